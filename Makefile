@@ -1,0 +1,135 @@
+# passhost - build, run, test, install.
+#
+#   make            build build/bin/passhost, build/lib/libpasshost.so, build/plugins/*.so
+#   make run        optimize the bundled CNN with configs/optimize.ini and print the report
+#   make test       build a sanitized tree (ASan + UBSan) in build/san and run every test
+#   make install    PREFIX=/usr/local: binary, library, headers, plugins, passhost.pc
+#   make bench      print load/pass/save times and peak memory (scripts/bench.sh)
+#   make clean
+#
+# BUILD selects the output tree; SAN=1 adds the sanitizers.
+
+BUILD   ?= build
+PREFIX  ?= /usr/local
+SAN     ?= 0
+ONNX_PROTO ?= /usr/include/onnx/onnx.proto
+
+CC      ?= cc
+OPT     ?= -O2
+CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g $(OPT) -Wall -Wextra -Wshadow -Wno-unused-parameter -fPIC
+ifeq ($(SAN),1)
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+endif
+CFLAGS_ALL := $(CFLAGS_BASE) $(SANFLAGS) $(CFLAGS) -Isdk/include -I$(BUILD)/gen
+LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
+
+DEPS_OK := $(shell scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
+
+SDK_SRC    := $(sort $(wildcard sdk/src/*.c))
+SDK_OBJ    := $(patsubst sdk/src/%.c,$(BUILD)/obj/sdk/%.o,$(SDK_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
+HOST_SRC   := $(filter-out host/main.c,$(sort $(wildcard host/*.c)))
+HOST_OBJ   := $(patsubst host/%.c,$(BUILD)/obj/host/%.o,$(HOST_SRC))
+PLUGINS    := $(notdir $(patsubst %/,%,$(sort $(dir $(wildcard plugins/*/*.c)))))
+PLUGIN_SO  := $(patsubst %,$(BUILD)/plugins/%.so,$(PLUGINS))
+TEST_PLUGIN_SRC := $(sort $(wildcard tests/plugins/*.c))
+TEST_PLUGIN_SO  := $(patsubst tests/plugins/%.c,$(BUILD)/test-plugins/%.so,$(TEST_PLUGIN_SRC))
+TEST_SRC   := $(sort $(wildcard tests/test_*.c))
+TEST_BIN   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
+TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
+HEADERS    := $(wildcard sdk/include/passhost/*.h)
+
+LIB        := $(BUILD)/lib/libpasshost.so
+HOSTLIB    := $(BUILD)/lib/libphhost.a
+BIN        := $(BUILD)/bin/passhost
+GEN_H      := $(BUILD)/gen/onnx/onnx.pb-c.h
+
+.PHONY: all run test test-build install clean bench deps check-deps
+.DEFAULT_GOAL := all
+
+all: check-deps $(BIN) $(LIB) $(PLUGIN_SO)
+
+check-deps:
+ifneq ($(DEPS_OK),yes)
+	scripts/deps.sh
+endif
+
+# --- generated protobuf-c code from the installed ONNX schema -------------
+$(GEN_H): $(ONNX_PROTO)
+	@mkdir -p $(BUILD)/gen
+	protoc-c --c_out=$(BUILD)/gen -I$(dir $(ONNX_PROTO)).. onnx/$(notdir $(ONNX_PROTO))
+$(BUILD)/gen/onnx/onnx.pb-c.c: $(GEN_H)
+
+$(BUILD)/obj/gen/onnx.pb-c.o: $(BUILD)/gen/onnx/onnx.pb-c.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fvisibility=hidden -c $< -o $@
+
+# --- the SDK library --------------------------------------------------------
+$(BUILD)/obj/sdk/%.o: sdk/src/%.c $(HEADERS) $(wildcard sdk/src/*.h) $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -fvisibility=hidden -c $< -o $@
+
+$(LIB): $(SDK_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libpasshost.so.1 $(LDFLAGS_ALL) -o $@ $^ -lprotobuf-c
+	ln -sf libpasshost.so $(BUILD)/lib/libpasshost.so.1
+
+# --- the host program ---------------------------------------------------------
+$(BUILD)/obj/host/%.o: host/%.c $(HEADERS) $(wildcard host/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(HOSTLIB): $(HOST_OBJ)
+	@mkdir -p $(dir $@)
+	ar rcs $@ $^
+
+$(BIN): $(BUILD)/obj/host/main.o $(HOSTLIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS_ALL) -o $@ $< $(HOSTLIB) -L$(BUILD)/lib -lpasshost -linih -ldl -lm \
+	  -Wl,-rpath,'$$ORIGIN/../lib'
+
+# --- plugins: one folder, one .so ------------------------------------------------
+.SECONDEXPANSION:
+$(BUILD)/plugins/%.so: $$(wildcard plugins/%/*.c) $$(wildcard plugins/%/*.h) $(HEADERS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -shared -o $@ $(filter %.c,$^) -L$(BUILD)/lib -lpasshost -lm \
+	  -Wl,-rpath,'$$ORIGIN/../lib'
+
+$(BUILD)/test-plugins/%.so: tests/plugins/%.c $(HEADERS) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -shared -o $@ $< -L$(BUILD)/lib -lpasshost -lm -Wl,-rpath,'$$ORIGIN/../lib'
+
+# --- tests (Check) ----------------------------------------------------------------
+$(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/support/*.h) $(HOSTLIB) $(LIB) $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests/support -Ihost -DPH_SOURCE_DIR='"$(CURDIR)"' \
+	  -DPH_BUILD_DIR='"$(abspath $(BUILD))"' -o $@ $< $(TEST_SUPPORT) $(HOSTLIB) \
+	  -L$(BUILD)/lib -lpasshost -linih -ldl -lm $(shell pkg-config --libs check) \
+	  -Wl,-rpath,'$(abspath $(BUILD))/lib' $(LDFLAGS_ALL)
+
+test-build: all $(TEST_PLUGIN_SO) $(TEST_BIN)
+
+# `make test` runs the whole suite on a sanitized build in build/san.
+test: check-deps
+	$(MAKE) --no-print-directory BUILD=build/san SAN=1 test-build
+	scripts/run_tests.sh build/san
+
+bench: all
+	scripts/bench.sh
+
+run: all
+	$(BIN) configs/optimize.ini
+
+# --- install ----------------------------------------------------------------------
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/passhost/plugins \
+	  $(DESTDIR)$(PREFIX)/include/passhost $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libpasshost.so
+	ln -sf libpasshost.so $(DESTDIR)$(PREFIX)/lib/libpasshost.so.1
+	install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/passhost/
+	$(if $(PLUGIN_SO),install -m 755 $(PLUGIN_SO) $(DESTDIR)$(PREFIX)/lib/passhost/plugins/)
+	$(CC) $(LDFLAGS_ALL) -o $(DESTDIR)$(PREFIX)/bin/passhost $(BUILD)/obj/host/main.o \
+	  $(HOSTLIB) -L$(BUILD)/lib -lpasshost -linih -ldl -lm -Wl,-rpath,'$$ORIGIN/../lib'
+	sed -e 's|@PREFIX@|$(PREFIX)|g' passhost.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/passhost.pc
+
+clean:
+	rm -rf build

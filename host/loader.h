@@ -1,0 +1,56 @@
+/* host/loader.h - finds pass plugins, dlopens them and checks their descriptors.
+ *
+ * A registry owns the dlopen handles of every plugin it loaded; descriptors
+ * stay valid until host_registry_free.  Load errors are one line each, naming
+ * the file: not loadable (with dlerror()), no entry symbol, ABI mismatch
+ * (found vs supported), malformed descriptor, duplicate pass name.
+ */
+#ifndef PASSHOST_HOST_LOADER_H
+#define PASSHOST_HOST_LOADER_H
+
+#include <stddef.h>
+
+#include "passhost/plugin.h"
+
+typedef struct host_plugin {
+    const ph_pass_desc *desc; /* borrowed from the plugin; valid while loaded */
+    char *path;               /* owned: the file it came from */
+    void *handle;             /* owned: dlopen handle */
+} host_plugin;
+
+typedef struct host_registry host_registry;
+
+/* Load errors, distinct so callers and tests can tell them apart. */
+enum {
+    HOST_LOAD_OK = 0,
+    HOST_LOAD_NOT_LOADABLE = -101,
+    HOST_LOAD_NO_ENTRY = -102,
+    HOST_LOAD_ABI_MISMATCH = -103,
+    HOST_LOAD_MALFORMED = -104,
+    HOST_LOAD_DUPLICATE = -105
+};
+
+/* A new empty registry; caller frees with host_registry_free.  NULL on OOM. */
+host_registry *host_registry_new(void);
+/* Unloads every plugin.  NULL allowed. */
+void host_registry_free(host_registry *r);
+
+/* Load one plugin file.  0 or a HOST_LOAD_* code with a one-line message in
+ * err naming the file. */
+int host_registry_load_file(host_registry *r, const char *path, ph_error *err);
+
+/* Load every *.so in dir, in name order.  Stops at the first error. */
+int host_registry_load_dir(host_registry *r, const char *dir, ph_error *err);
+
+/* Borrowed; NULL when no plugin has that name. */
+const host_plugin *host_registry_find(const host_registry *r, const char *name);
+size_t host_registry_count(const host_registry *r);
+const host_plugin *host_registry_at(const host_registry *r, size_t i);
+
+/* The default plugin folders after plugin_dir and PASSHOST_PLUGIN_PATH:
+ * <exe dir>/../plugins (the build tree) and <exe dir>/../lib/passhost/plugins
+ * (an install).  Fills up to max entries of out (owned by caller, free each);
+ * returns how many. */
+size_t host_default_plugin_dirs(char **out, size_t max);
+
+#endif

@@ -1,0 +1,331 @@
+/* passhost/ir.h - the graph IR that passes read and rewrite.
+ *
+ * A ph_model owns one main ph_graph; If/Loop/Scan bodies are ph_graphs owned
+ * by the node attribute that holds them.  Values are SSA: at most one
+ * producer (a node output), or a graph input, or an initializer (a value with
+ * a constant tensor).  Every value keeps the list of node inputs that use it,
+ * including uses from nodes inside subgraphs (outer-scope references), and
+ * the mutation functions below keep those lists right by construction.
+ *
+ * Ownership, stated once for the whole header:
+ *  - Handles (ph_graph, ph_node, ph_value, ph_tensor in a graph) are owned by
+ *    their model; a function returning one returns a borrowed pointer that
+ *    stays valid until the object is removed (nodes: until the pass that
+ *    removed them returns; values: until their node is freed) or the model
+ *    is freed.
+ *  - Strings returned by getters are borrowed and stay valid until the object
+ *    changes.  Strings passed in are copied.
+ *  - A ph_tensor made by ph_tensor_new belongs to the caller until it is given
+ *    to a graph (ph_graph_add_initializer, ph_node_set_attr_tensor), which
+ *    then owns it.
+ *
+ * Iteration: nodes are kept in a list in topological order.  To remove nodes
+ * while walking, read ph_node_next() before removing; a removed node stays
+ * readable (ph_node_is_removed) until the current pass returns.
+ */
+#ifndef PASSHOST_IR_H
+#define PASSHOST_IR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "passhost/error.h"
+#include "passhost/ops.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ph_model ph_model;
+typedef struct ph_graph ph_graph;
+typedef struct ph_node ph_node;
+typedef struct ph_value ph_value;
+typedef struct ph_tensor ph_tensor;
+
+/* Element types: the values of ONNX TensorProto.DataType. */
+typedef enum ph_dtype {
+    PH_DT_UNDEFINED = 0,
+    PH_DT_FLOAT = 1,
+    PH_DT_UINT8 = 2,
+    PH_DT_INT8 = 3,
+    PH_DT_UINT16 = 4,
+    PH_DT_INT16 = 5,
+    PH_DT_INT32 = 6,
+    PH_DT_INT64 = 7,
+    PH_DT_STRING = 8,
+    PH_DT_BOOL = 9,
+    PH_DT_FLOAT16 = 10,
+    PH_DT_DOUBLE = 11,
+    PH_DT_UINT32 = 12,
+    PH_DT_UINT64 = 13,
+    PH_DT_COMPLEX64 = 14,
+    PH_DT_COMPLEX128 = 15,
+    PH_DT_BFLOAT16 = 16
+} ph_dtype;
+
+/* Bytes per element of a fixed-size dtype; 0 for STRING and unknown codes. */
+PH_API size_t ph_dtype_size(int dtype);
+/* ONNX name of a dtype ("float", "int64", ...); static string, never NULL. */
+PH_API const char *ph_dtype_name(int dtype);
+
+/* ------------------------------------------------------------------ model */
+
+/* Load an ONNX model.  The file is opened read-only and never written; large
+ * initializer data stays in a read-only mapping of the file (or of its
+ * external-data files) until a pass replaces it.  On success *out is a new
+ * model the caller frees with ph_model_free. */
+PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err);
+
+/* Write the model to path atomically: a temporary file in the same folder,
+ * renamed over path only when complete.  Refuses to overwrite the file the
+ * model was loaded from.  Unmodelled parts of the input survive unchanged. */
+PH_API int ph_model_save(ph_model *m, const char *path, ph_error *err);
+
+/* A new empty model (for builders and tests): ir_version 8, default-domain
+ * opset `opset`.  Caller frees with ph_model_free; NULL when out of memory. */
+PH_API ph_model *ph_model_new(int64_t opset);
+
+/* Free the model and everything it owns.  NULL is allowed. */
+PH_API void ph_model_free(ph_model *m);
+
+/* The main graph (borrowed). */
+PH_API ph_graph *ph_model_graph(ph_model *m);
+
+/* Opset version imported for a domain ("" or "ai.onnx" is the default
+ * domain), or -1 when the domain is not imported. */
+PH_API int64_t ph_model_opset(const ph_model *m, const char *domain);
+/* Import (or change) an opset; returns 0 or a PH_E* code. */
+PH_API int ph_model_set_opset(ph_model *m, const char *domain, int64_t version);
+PH_API int64_t ph_model_ir_version(const ph_model *m);
+
+/* For hosts: free the nodes and values that passes removed.  Call between
+ * passes, never while one runs (ph_graph_toposort also does it). */
+PH_API void ph_model_collect(ph_model *m);
+
+/* Total nodes in the main graph and every subgraph. */
+PH_API size_t ph_model_node_count(const ph_model *m);
+
+/* ------------------------------------------------------------------ graph */
+
+PH_API ph_model *ph_graph_model(const ph_graph *g);
+/* The node whose attribute holds this subgraph; NULL for the main graph. */
+PH_API ph_node *ph_graph_parent(const ph_graph *g);
+PH_API const char *ph_graph_name(const ph_graph *g);
+
+/* Nodes in topological order; NULL past the end. */
+PH_API ph_node *ph_graph_first_node(const ph_graph *g);
+PH_API ph_node *ph_graph_last_node(const ph_graph *g);
+PH_API ph_node *ph_node_next(const ph_node *n);
+PH_API ph_node *ph_node_prev(const ph_node *n);
+/* Nodes of this graph only (not subgraphs). */
+PH_API size_t ph_graph_node_count(const ph_graph *g);
+
+PH_API size_t ph_graph_input_count(const ph_graph *g);
+PH_API ph_value *ph_graph_input(const ph_graph *g, size_t i);
+PH_API size_t ph_graph_output_count(const ph_graph *g);
+PH_API ph_value *ph_graph_output(const ph_graph *g, size_t i);
+/* Initializers in file order. */
+PH_API size_t ph_graph_initializer_count(const ph_graph *g);
+PH_API ph_value *ph_graph_initializer(const ph_graph *g, size_t i);
+
+/* Look a value up by name in this graph, then in the enclosing graphs. */
+PH_API ph_value *ph_graph_find_value(const ph_graph *g, const char *name);
+
+/* Add a graph input of the given type; dims[i] < 0 is an unknown dim, dims
+ * may be NULL when rank is 0, rank < 0 is an unknown rank.  NULL if the name
+ * is taken or out of memory. */
+PH_API ph_value *ph_graph_add_input(ph_graph *g, const char *name, int dtype,
+                                    int rank, const int64_t *dims);
+/* Append a graph output slot that reads value v. */
+PH_API int ph_graph_add_output(ph_graph *g, ph_value *v);
+/* Add an initializer named `name` (made unique if taken) holding tensor t;
+ * the graph takes ownership of t even on failure.  NULL on failure. */
+PH_API ph_value *ph_graph_add_initializer(ph_graph *g, const char *name, ph_tensor *t);
+
+/* Remove nodes none of whose outputs is used or a graph output, and
+ * initializers nobody uses, in this graph and its subgraphs.  Returns how
+ * many nodes and initializers were removed. */
+PH_API int ph_graph_remove_dead(ph_graph *g);
+
+/* Remove what became dead at v: an initializer nobody uses (and that is no
+ * graph input or output), or v's producer when none of its outputs is used
+ * any more, then recursively the producers of that node's inputs.  Costs
+ * only what it removes.  Returns how many nodes and initializers it removed. */
+PH_API int ph_value_prune(ph_value *v);
+
+/* Reorder nodes into a topological order, keeping the current order where it
+ * already is one.  PH_EVERIFY if the graph has a cycle. */
+PH_API int ph_graph_toposort(ph_graph *g);
+
+/* Check the invariants of this graph and its subgraphs: SSA, every input
+ * defined in scope before use, use lists exact, outputs produced, names
+ * unique, attributes well typed.  0, or PH_EVERIFY with a message in err. */
+PH_API int ph_graph_verify(const ph_graph *g, ph_error *err);
+
+/* A new value name or node name, unique in the model, built from hint.  The
+ * returned string is owned by the model (valid until the model is freed). */
+PH_API const char *ph_graph_unique_name(ph_graph *g, const char *hint);
+
+/* ------------------------------------------------------------------ nodes */
+
+/* Create a node inserted before `before` (at the end when NULL), with n_in
+ * inputs (NULL entries are omitted optional inputs) and n_out new output
+ * values with unique names.  Op domain "" (set others with
+ * ph_node_set_domain); the node gets a unique name built from op_type.
+ * NULL when out of memory or an input is out of scope. */
+PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type,
+                               size_t n_in, ph_value *const *inputs, size_t n_out);
+
+/* Remove a node.  Its outputs must be unused and not graph outputs
+ * (PH_EBUSY otherwise, nothing changed).  Its input uses are dropped now; the
+ * node's memory is freed after the current pass. */
+PH_API int ph_node_remove(ph_node *n);
+
+/* Bypass a node: every use of output `out_index` (including a graph output
+ * slot, see ph_value_replace) now reads `with`; then the node is removed if
+ * none of its outputs is still used.  PH_EBUSY with nothing changed if the
+ * output cannot be redirected. */
+PH_API int ph_node_bypass(ph_node *n, size_t out_index, ph_value *with);
+
+PH_API int ph_node_is_removed(const ph_node *n);
+PH_API ph_graph *ph_node_graph(const ph_node *n);
+PH_API ph_op ph_node_op(const ph_node *n);
+PH_API const char *ph_node_op_type(const ph_node *n);
+/* "" for the default domain. */
+PH_API const char *ph_node_domain(const ph_node *n);
+PH_API const char *ph_node_name(const ph_node *n);
+PH_API int ph_node_set_op_type(ph_node *n, const char *op_type);
+PH_API int ph_node_set_domain(ph_node *n, const char *domain);
+PH_API int ph_node_set_name(ph_node *n, const char *name);
+
+PH_API size_t ph_node_input_count(const ph_node *n);
+/* NULL for an omitted optional input or an index past the end. */
+PH_API ph_value *ph_node_input(const ph_node *n, size_t i);
+/* Set input i (i == count appends); v may be NULL (omitted).  Keeps uses. */
+PH_API int ph_node_set_input(ph_node *n, size_t i, ph_value *v);
+/* Remove input i, shifting the later ones down. */
+PH_API int ph_node_remove_input(ph_node *n, size_t i);
+PH_API size_t ph_node_output_count(const ph_node *n);
+PH_API ph_value *ph_node_output(const ph_node *n, size_t i);
+
+/* ------------------------------------------------------------- attributes */
+
+typedef enum ph_attr_type {
+    PH_ATTR_NONE = 0,     /* absent */
+    PH_ATTR_FLOAT = 1,
+    PH_ATTR_INT = 2,
+    PH_ATTR_STRING = 3,
+    PH_ATTR_TENSOR = 4,
+    PH_ATTR_GRAPH = 5,
+    PH_ATTR_FLOATS = 6,
+    PH_ATTR_INTS = 7,
+    PH_ATTR_STRINGS = 8,
+    PH_ATTR_OTHER = 100   /* any other ONNX attribute type, kept as is */
+} ph_attr_type;
+
+PH_API size_t ph_node_attr_count(const ph_node *n);
+PH_API const char *ph_node_attr_name(const ph_node *n, size_t i);
+PH_API ph_attr_type ph_node_attr_type(const ph_node *n, const char *name);
+
+/* Getters return the default when the attribute is absent or of another
+ * type. */
+PH_API int64_t ph_node_attr_int(const ph_node *n, const char *name, int64_t dflt);
+PH_API float ph_node_attr_float(const ph_node *n, const char *name, float dflt);
+/* NUL-terminated; borrowed. */
+PH_API const char *ph_node_attr_string(const ph_node *n, const char *name, const char *dflt);
+/* Element count, or -1 when absent; *vals is borrowed. */
+PH_API ptrdiff_t ph_node_attr_ints(const ph_node *n, const char *name, const int64_t **vals);
+PH_API ptrdiff_t ph_node_attr_floats(const ph_node *n, const char *name, const float **vals);
+/* Borrowed; NULL when absent. */
+PH_API const ph_tensor *ph_node_attr_tensor(const ph_node *n, const char *name);
+PH_API ph_graph *ph_node_attr_graph(const ph_node *n, const char *name);
+
+/* Setters replace an attribute of the same name or add one. */
+PH_API int ph_node_set_attr_int(ph_node *n, const char *name, int64_t v);
+PH_API int ph_node_set_attr_float(ph_node *n, const char *name, float v);
+PH_API int ph_node_set_attr_string(ph_node *n, const char *name, const char *v);
+PH_API int ph_node_set_attr_ints(ph_node *n, const char *name, size_t count, const int64_t *v);
+PH_API int ph_node_set_attr_floats(ph_node *n, const char *name, size_t count, const float *v);
+/* Takes ownership of t, even on failure. */
+PH_API int ph_node_set_attr_tensor(ph_node *n, const char *name, ph_tensor *t);
+/* Copy every attribute of src onto dst (not GRAPH attributes). */
+PH_API int ph_node_copy_attrs(ph_node *dst, const ph_node *src);
+/* Returns 1 if removed, 0 if absent. */
+PH_API int ph_node_remove_attr(ph_node *n, const char *name);
+
+/* Subgraphs held by this node's GRAPH/GRAPHS attributes. */
+PH_API size_t ph_node_subgraph_count(const ph_node *n);
+PH_API ph_graph *ph_node_subgraph(const ph_node *n, size_t i);
+
+/* ----------------------------------------------------------------- values */
+
+PH_API const char *ph_value_name(const ph_value *v);
+PH_API ph_graph *ph_value_graph(const ph_value *v);
+/* The node producing v, and which of its outputs v is; NULL for graph
+ * inputs and initializers. */
+PH_API ph_node *ph_value_producer(const ph_value *v);
+PH_API size_t ph_value_producer_index(const ph_value *v);
+
+/* Node inputs that read v (nodes of subgraphs included). */
+PH_API size_t ph_value_use_count(const ph_value *v);
+PH_API ph_node *ph_value_use(const ph_value *v, size_t i, size_t *input_index);
+
+PH_API int ph_value_is_graph_input(const ph_value *v);
+/* How many graph output slots read v. */
+PH_API size_t ph_value_graph_output_count(const ph_value *v);
+PH_API int ph_value_is_initializer(const ph_value *v);
+
+/* The constant tensor of v: an initializer that is not also a graph input
+ * (an input with an initializer is only a default and can be overridden).
+ * NULL otherwise. */
+PH_API const ph_tensor *ph_value_const(const ph_value *v);
+
+/* The one node that reads v, if v has exactly one use and is not a graph
+ * output; NULL otherwise.  The usual check before fusing into a consumer. */
+PH_API ph_node *ph_value_sole_consumer(const ph_value *v);
+
+/* Redirect every use of `old` to `repl`.  If `old` is a graph output, the
+ * output slot must keep its name: `repl` is renamed to old's name (and old
+ * gets a fresh one) when repl is produced by a node of the same graph and is
+ * not itself a graph input, output or initializer; otherwise PH_EBUSY and
+ * nothing changes.  repl must be in scope of every user. */
+PH_API int ph_value_replace(ph_value *old, ph_value *repl);
+/* 1 if ph_value_replace(old, repl) would succeed. */
+PH_API int ph_value_can_replace(const ph_value *old, const ph_value *repl);
+
+/* Known type of v (from the model's value_info, inputs and outputs, or set
+ * by passes).  dtype PH_DT_UNDEFINED and rank -1 when unknown; a dim is -1
+ * when unknown or symbolic (ph_value_dim_param then names it). */
+PH_API int ph_value_dtype(const ph_value *v);
+PH_API int ph_value_rank(const ph_value *v);
+PH_API int64_t ph_value_dim(const ph_value *v, int i);
+PH_API const char *ph_value_dim_param(const ph_value *v, int i);
+/* Replace the known type; rank < 0 clears the shape. */
+PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *dims);
+PH_API int ph_value_set_dim_param(ph_value *v, int i, const char *param);
+
+/* ---------------------------------------------------------------- tensors */
+
+/* A new tensor of dtype and shape; data (ph_tensor_nbytes bytes, little
+ * endian, row major) is copied, or zero-filled when NULL.  Caller owns it. */
+PH_API ph_tensor *ph_tensor_new(int dtype, size_t rank, const int64_t *dims, const void *data);
+PH_API ph_tensor *ph_tensor_clone(const ph_tensor *t);
+/* Free a tensor the caller owns (never one a graph owns).  NULL allowed. */
+PH_API void ph_tensor_free(ph_tensor *t);
+
+PH_API int ph_tensor_dtype(const ph_tensor *t);
+PH_API size_t ph_tensor_rank(const ph_tensor *t);
+PH_API int64_t ph_tensor_dim(const ph_tensor *t, size_t i);
+PH_API const int64_t *ph_tensor_dims(const ph_tensor *t);
+PH_API int64_t ph_tensor_numel(const ph_tensor *t);
+PH_API size_t ph_tensor_nbytes(const ph_tensor *t);
+/* The elements, little endian and row major; NULL for STRING tensors or when
+ * the data could not be read.  Borrowed, read-only. */
+PH_API const void *ph_tensor_data(const ph_tensor *t);
+/* 1 if both have the same dtype, shape and bytes. */
+PH_API int ph_tensor_equal(const ph_tensor *a, const ph_tensor *b);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,10 @@
+/* passhost/passhost.h - the whole public SDK in one include. */
+#ifndef PASSHOST_PASSHOST_H
+#define PASSHOST_PASSHOST_H
+
+#include "passhost/error.h"
+#include "passhost/ops.h"
+#include "passhost/ir.h"
+#include "passhost/plugin.h"
+
+#endif

@@ -1,0 +1,174 @@
+/* passhost/plugin.h - the pass plugin ABI.
+ *
+ * A pass is a shared object exporting one function, PH_PASS_ENTRY_SYMBOL,
+ * that returns a pointer to a constant descriptor the plugin owns (it must
+ * stay valid while the plugin is loaded).  Write the descriptor with
+ * PH_PASS_DEFINE so the ABI fields are filled in for you:
+ *
+ *     static int run(ph_graph *g, const ph_params *p, ph_ctx *ctx) { ... }
+ *     PH_PASS_DEFINE(
+ *         .name = "my_pass",
+ *         .summary = "what it does, in one line",
+ *         .stages = PH_STAGE_OPTIMIZE,
+ *         .exactness = PH_EXACT,
+ *         .run = run)
+ *
+ * The host reads `abi_major` first and refuses another major version; it
+ * reads only the first `struct_size` bytes, so a plugin built against an
+ * older minor version (a shorter descriptor) still loads.  Fields are only
+ * ever appended within a major version.
+ *
+ * run() returns the number of rewrites it made (0 = graph unchanged) or a
+ * negative PH_E* code after reporting the problem with ph_ctx_error().  A pass
+ * whose preconditions are not met leaves the graph untouched and returns 0.
+ */
+#ifndef PASSHOST_PLUGIN_H
+#define PASSHOST_PLUGIN_H
+
+#include <stdint.h>
+
+#include "passhost/error.h"
+#include "passhost/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PH_ABI_MAJOR 1
+#define PH_ABI_MINOR 0
+
+/* The one symbol the host looks up in every plugin. */
+#define PH_PASS_ENTRY_SYMBOL "passhost_pass_descriptor"
+
+typedef enum ph_stage {
+    PH_STAGE_OPTIMIZE = 1u << 0,
+    PH_STAGE_ADAPT = 1u << 1
+} ph_stage;
+
+typedef enum ph_exactness {
+    PH_EXACT = 0,   /* bit-identical results */
+    PH_FP = 1,      /* same maths; float rounding may differ by a few ulp */
+    PH_APPROX = 2   /* changes results by design; refused unless allowed */
+} ph_exactness;
+
+typedef enum ph_param_type {
+    PH_PARAM_INT = 1,
+    PH_PARAM_FLOAT = 2,
+    PH_PARAM_BOOL = 3,
+    PH_PARAM_STRING = 4
+} ph_param_type;
+
+/* One row of a pass's parameter table; the table ends with a row whose name
+ * is NULL.  default_value is text in the INI syntax ("3", "0.5", "true"). */
+typedef struct ph_param_def {
+    const char *name;
+    ph_param_type type;
+    const char *default_value;
+    const char *help;
+} ph_param_def;
+
+typedef struct ph_params ph_params; /* validated values, owned by the host */
+typedef struct ph_ctx ph_ctx;       /* per-run context, owned by the host */
+
+typedef struct ph_pass_desc {
+    /* ABI header: set by PH_PASS_DEFINE, never by hand. */
+    uint32_t abi_major;
+    uint32_t abi_minor;
+    uint32_t struct_size;
+
+    const char *name;     /* the name used in INI files: [a-z0-9_.]+ */
+    const char *summary;  /* one line for --list-passes */
+    unsigned stages;      /* PH_STAGE_* bits: stages the pass may run in */
+    int on_by_default;    /* in the stage's default ("integral") list */
+    int run_once;         /* run once after the fixpoint, not in it */
+    ph_exactness exactness;
+    /* Targets the pass applies to, separated by ';' (e.g. "ort;npu"); NULL
+     * or "" = every target.  A pass on by default is on only for these. */
+    const char *targets;
+    /* Ordering hints: NULL-terminated lists of pass names, or NULL. */
+    const char *const *run_after;
+    const char *const *run_before;
+    /* Parameter table ending with a row whose name is NULL, or NULL. */
+    const ph_param_def *params;
+    int (*run)(ph_graph *g, const ph_params *params, ph_ctx *ctx);
+} ph_pass_desc;
+
+typedef const ph_pass_desc *(*ph_pass_entry_fn)(void);
+
+#if defined(__GNUC__)
+#define PH_PLUGIN_EXPORT __attribute__((visibility("default")))
+#else
+#define PH_PLUGIN_EXPORT
+#endif
+
+/* Define the descriptor and the entry symbol in one go.  The arguments are
+ * designated initializers of the ph_pass_desc fields after the ABI header. */
+#define PH_PASS_DEFINE(...)                                                    \
+    static const ph_pass_desc ph_pass_descriptor_ = {                          \
+        .abi_major = PH_ABI_MAJOR,                                             \
+        .abi_minor = PH_ABI_MINOR,                                             \
+        .struct_size = (uint32_t)sizeof(ph_pass_desc),                         \
+        __VA_ARGS__};                                                          \
+    PH_PLUGIN_EXPORT const ph_pass_desc *passhost_pass_descriptor(void);       \
+    PH_PLUGIN_EXPORT const ph_pass_desc *passhost_pass_descriptor(void)        \
+    {                                                                          \
+        return &ph_pass_descriptor_;                                           \
+    }
+
+/* ------------------------------------------------------------- parameters */
+
+/* Values of the pass's declared parameters, validated by the host.  Asking
+ * for a name the table does not declare, or with the wrong type, returns the
+ * zero value.  Strings are borrowed for the duration of run(). */
+PH_API int64_t ph_params_int(const ph_params *p, const char *name);
+PH_API double ph_params_float(const ph_params *p, const char *name);
+PH_API int ph_params_bool(const ph_params *p, const char *name);
+PH_API const char *ph_params_string(const ph_params *p, const char *name);
+
+/* For hosts: a parameter set holding the defaults of a pass's table (which
+ * is borrowed and must outlive the set).  Caller frees with ph_params_free.
+ * NULL when out of memory or a default does not parse (err says which). */
+PH_API ph_params *ph_params_new(const ph_param_def *table, ph_error *err);
+PH_API void ph_params_free(ph_params *p);
+/* For hosts: set a declared parameter from INI text ("12", "0.5", "true",
+ * "no", ...).  PH_ENOTFOUND for an undeclared name, PH_EINVAL for a value
+ * that does not parse as the declared type; err says which. */
+PH_API int ph_params_set(ph_params *p, const char *name, const char *text, ph_error *err);
+
+/* ---------------------------------------------------------------- context */
+
+typedef enum ph_log_level {
+    PH_LOG_ERROR = 0,
+    PH_LOG_WARN = 1,
+    PH_LOG_INFO = 2,
+    PH_LOG_DEBUG = 3
+} ph_log_level;
+
+/* Receives every message; user is the pointer given to ph_ctx_new. */
+typedef void (*ph_log_fn)(void *user, ph_log_level level, const char *pass, const char *message);
+
+/* For hosts: a context that logs through fn (stderr when NULL).  Caller frees
+ * with ph_ctx_free.  NULL when out of memory. */
+PH_API ph_ctx *ph_ctx_new(ph_log_fn fn, void *user);
+PH_API void ph_ctx_free(ph_ctx *ctx);
+/* For hosts: the pass now running (copied), its target ("" when none). */
+PH_API void ph_ctx_begin_pass(ph_ctx *ctx, const char *pass_name, const char *target);
+/* For hosts: free the scratch memory of the pass that just ran. */
+PH_API void ph_ctx_end_pass(ph_ctx *ctx);
+/* For hosts: the last message given to ph_ctx_error, "" if none. */
+PH_API const char *ph_ctx_last_error(const ph_ctx *ctx);
+
+/* For passes: log a message tagged with the pass name. */
+PH_API void ph_log(ph_ctx *ctx, ph_log_level level, const char *fmt, ...) PH_PRINTF(3, 4);
+/* For passes: record why run() fails; returns code for `return ph_ctx_error(...)`. */
+PH_API int ph_ctx_error(ph_ctx *ctx, int code, const char *fmt, ...) PH_PRINTF(3, 4);
+/* For passes: the adapt stage's target ("" in the optimize stage). */
+PH_API const char *ph_ctx_target(const ph_ctx *ctx);
+/* For passes: zeroed scratch memory freed automatically when run() returns.
+ * NULL when out of memory. */
+PH_API void *ph_ctx_alloc(ph_ctx *ctx, size_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

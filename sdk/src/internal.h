@@ -1,0 +1,206 @@
+/* sdk/src/internal.h - the structures behind the public handles of libpasshost.
+ *
+ * Storage model: the protobuf-c tree unpacked from the file is the store for
+ * everything the IR does not model (doc strings, metadata, functions, unknown
+ * fields, attributes).  At load the IR takes ownership of the node,
+ * initializer and value-info messages out of each GraphProto (the graph's
+ * arrays are emptied); at save the arrays are filled again for the duration
+ * of one pack and emptied after.  Everything in the tree is malloc'd, so the
+ * IR may add and free messages with the system allocator.
+ *
+ * Internal symbols are prefixed phi_ and hidden (-fvisibility=hidden).
+ */
+#ifndef PASSHOST_SDK_INTERNAL_H
+#define PASSHOST_SDK_INTERNAL_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "onnx/onnx.pb-c.h"
+#include "passhost/passhost.h"
+
+/* ----------------------------------------------------------- string map */
+
+/* Open-addressing map from NUL-terminated keys (borrowed: the caller keeps
+ * each key alive while it is in the map) to pointers. */
+typedef struct phi_map {
+    const char **keys;
+    void **vals;
+    size_t cap;   /* power of two, or 0 */
+    size_t count; /* live entries */
+    size_t used;  /* live + tombstones */
+} phi_map;
+
+void phi_map_free(phi_map *m);
+void *phi_map_get(const phi_map *m, const char *key);
+/* Insert or overwrite; PH_ENOMEM on failure. */
+int phi_map_put(phi_map *m, const char *key, void *val);
+/* Remove key if present and mapped to val (val NULL: any). */
+void phi_map_del(phi_map *m, const char *key, const void *val);
+
+/* --------------------------------------------------------------- arrays */
+
+/* Grow *arr (of elem bytes each) so it can hold need elements. */
+int phi_grow(void **arr, size_t *cap, size_t need, size_t elem);
+
+/* ------------------------------------------------------------- mappings */
+
+typedef struct phi_mapping {
+    struct phi_mapping *next;
+    char *path; /* owned */
+    const uint8_t *data;
+    size_t size;
+} phi_mapping;
+
+/* Map a whole file read-only.  NULL with err set on failure. */
+phi_mapping *phi_map_file(const char *path, ph_error *err);
+void phi_unmap_file(phi_mapping *m);
+
+/* ---------------------------------------------------------------- tensor */
+
+typedef enum phi_storage {
+    PHI_DATA_NONE = 0,     /* no data read yet (typed fields not converted) */
+    PHI_DATA_MAPPED = 1,   /* data points into a file mapping; saved as raw_data */
+    PHI_DATA_OWNED = 2,    /* data is owned_data; saved as raw_data */
+    PHI_DATA_PROTO_RAW = 3,/* data is proto->raw_data itself */
+    PHI_DATA_TYPED = 4     /* data converted from typed fields into owned_data;
+                              the proto's typed fields are what gets saved */
+} phi_storage;
+
+struct ph_tensor {
+    Onnx__TensorProto *proto; /* owned unless borrowed */
+    int borrowed;             /* proto belongs to an attribute */
+    phi_storage storage;
+    int external;             /* proto says data_location EXTERNAL */
+    const uint8_t *data;
+    size_t nbytes;
+    void *owned_data;
+};
+
+/* Wrap a proto (taking ownership unless borrowed) and read its data: typed
+ * fields are converted lazily, raw_data is used in place. */
+ph_tensor *phi_tensor_wrap(Onnx__TensorProto *p, int borrowed);
+/* Point the tensor's data at bytes held elsewhere (a mapping). */
+int phi_tensor_attach(ph_tensor *t, const uint8_t *data, size_t nbytes, ph_error *err,
+                      const char *what);
+/* Bytes the tensor's dtype and dims call for (0 for strings/unknown). */
+size_t phi_tensor_expected_bytes(const Onnx__TensorProto *p, int *ok);
+
+/* ----------------------------------------------------------------- graph */
+
+typedef struct phi_use {
+    ph_node *node;
+    uint32_t index; /* input slot */
+} phi_use;
+
+struct ph_value {
+    char *name; /* owned */
+    ph_graph *graph;
+    ph_node *producer;
+    uint32_t out_index;
+    phi_use *uses;
+    size_t n_uses, cap_uses;
+    ph_tensor *tensor; /* initializer data, owned */
+    size_t init_pos;   /* index in graph->inits while an initializer */
+    int is_input;
+    size_t n_output_refs;
+    int dead;
+    /* known type */
+    int dtype;
+    int rank;
+    int64_t *dims;     /* owned, rank entries */
+    char **dim_params; /* owned, rank entries (NULL each when none) */
+    ph_value *grave_next;
+};
+
+typedef struct phi_subgraph {
+    Onnx__AttributeProto *attr; /* the attribute holding it (owned by node proto) */
+    size_t graphs_index;        /* for GRAPHS attributes; 0 for GRAPH */
+    ph_graph *graph;            /* owned */
+} phi_subgraph;
+
+typedef struct phi_attr_tensor {
+    Onnx__AttributeProto *attr;
+    ph_tensor *tensor; /* borrowed-proto wrapper, owned */
+} phi_attr_tensor;
+
+struct ph_node {
+    ph_graph *graph;
+    ph_node *prev, *next;
+    Onnx__NodeProto *proto; /* owned; input/output arrays empty between saves */
+    ph_op op;
+    ph_value **inputs;
+    uint32_t *use_pos; /* use_pos[i]: index of this slot's entry in inputs[i]->uses */
+    size_t n_inputs, cap_inputs;
+    ph_value **outputs; /* owned values */
+    size_t n_outputs;
+    phi_subgraph *subgraphs;
+    size_t n_subgraphs;
+    phi_attr_tensor *attr_tensors;
+    size_t n_attr_tensors;
+    int removed;
+    size_t mark; /* scratch for toposort/verify */
+    ph_node *grave_next;
+};
+
+typedef struct phi_output {
+    ph_value *value;
+    Onnx__ValueInfoProto *vi; /* owned */
+} phi_output;
+
+struct ph_graph {
+    ph_model *model;
+    ph_node *parent;
+    Onnx__GraphProto *proto; /* main graph: in the model tree; subgraph: in the attribute */
+    ph_node *first, *last;
+    size_t n_nodes;
+    ph_value **inputs;
+    Onnx__ValueInfoProto **input_vi; /* owned, parallel to inputs */
+    size_t n_inputs, cap_inputs;
+    phi_output *outputs;
+    size_t n_outputs, cap_outputs;
+    ph_value **inits; /* may hold NULL holes until compacted */
+    size_t n_inits, cap_inits;
+    int inits_holes;
+    Onnx__ValueInfoProto **value_info; /* owned, file order */
+    size_t n_value_info, cap_value_info;
+    phi_map values; /* name -> ph_value of this graph */
+};
+
+struct ph_model {
+    Onnx__ModelProto *proto; /* owned tree; graph arrays emptied */
+    ph_graph *graph;
+    phi_map value_names; /* every value name in every graph */
+    phi_map node_names;  /* every node name (value: count of nodes, as a pointer) */
+    phi_mapping *mappings;
+    ph_node *grave_nodes;
+    ph_value *grave_values;
+    char **strings; /* strings handed out by ph_graph_unique_name */
+    size_t n_strings, cap_strings;
+    uint64_t name_counter;
+    char *source_path; /* owned: file the model was loaded from, or NULL */
+    uint64_t source_dev, source_ino;
+};
+
+/* Construction used by the loader and the builders. */
+ph_graph *phi_graph_new(ph_model *m, ph_node *parent, Onnx__GraphProto *gp);
+void phi_graph_free(ph_graph *g);
+ph_value *phi_value_new(ph_graph *g, const char *name);
+/* Build the IR of gp (its arrays are taken over).  0 or an error. */
+int phi_graph_build(ph_graph *g, ph_error *err);
+void phi_value_parse_type(ph_value *v, const Onnx__TypeProto *tp);
+Onnx__ValueInfoProto *phi_value_info_new(const ph_value *v);
+int phi_add_use(ph_value *v, ph_node *n, uint32_t index);
+void phi_drop_use(ph_node *n, size_t index);
+int phi_in_scope(const ph_value *v, const ph_graph *g);
+char *phi_strdup(const char *s);
+/* Normalize attribute strings so attr->s.data is NUL-terminated. */
+int phi_attr_normalize(Onnx__AttributeProto *a);
+/* Free the nodes and values removed since the last collection. */
+void phi_model_collect(ph_model *m);
+/* Compact NULL holes out of g->inits. */
+void phi_graph_compact_inits(ph_graph *g);
+/* Register the subgraphs held by n's attributes (build their IR). */
+int phi_node_build_subgraphs(ph_node *n, ph_error *err);
+
+#endif
