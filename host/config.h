@@ -1,0 +1,111 @@
+/* host/config.h - the run configuration: INI file, custom_config files and
+ * `--set SECTION.KEY=VALUE` overrides, as plain data.
+ *
+ * This module knows the keys and their types but nothing about plugins: pass
+ * names and pass parameters are kept as text with the place they came from
+ * ("file:line" or "--set section.key"), and host_plan_build (plan.h) checks
+ * them against the loaded passes.
+ *
+ * Sections and keys (docs/config.md is the user's reference):
+ *   [model]     input, output, plugin_dir, log_path
+ *   [optimize]  pass_on, pass_off, no_integral, max_iterations,
+ *               allow_approximate, custom_config
+ *   [adapt]     the same keys plus target
+ *   [pass.NAME] KEY = VALUE parameters of pass NAME
+ * Relative paths in a file are relative to that file's folder; paths given
+ * with --set are used as given.  Every key may appear once per file; an
+ * indented line continues the previous key (lists only).
+ *
+ * Use: host_config_new, then host_config_load_file (optional), any number of
+ * host_config_set, then host_config_finish (reads the custom_config files).
+ * Every function returns 0 or a HOST_EXIT_* code with a one-line message in
+ * err.  Ownership: the config owns every string in it; callers borrow.
+ */
+#ifndef PASSHOST_HOST_CONFIG_H
+#define PASSHOST_HOST_CONFIG_H
+
+#include <stddef.h>
+
+#include "passhost/error.h"
+
+enum { HOST_STAGE_OPTIMIZE = 0, HOST_STAGE_ADAPT = 1, HOST_STAGE_COUNT = 2 };
+
+#define HOST_DEFAULT_MAX_ITERATIONS 16
+
+/* One value as written, and where: "file:line" or "--set section.key". */
+typedef struct host_item {
+    char *text;
+    char *where;
+} host_item;
+
+typedef struct host_list {
+    host_item *items;
+    size_t count;
+} host_list;
+
+typedef struct host_stage_config {
+    host_list pass_on;
+    host_list pass_off;
+    int no_integral;
+    int max_iterations;
+    int allow_approximate;
+    char *allow_approximate_where; /* where it was set, NULL if never */
+    char *custom_config;           /* resolved path, NULL if none */
+    char *custom_config_where;
+    char *target;                  /* "" when none; only [adapt] sets it */
+} host_stage_config;
+
+/* A [pass.NAME] KEY = VALUE setting.  Applied to a pass's parameters in
+ * order of priority (main file < custom_config < --set), then file order. */
+enum { HOST_PRIO_FILE = 0, HOST_PRIO_CUSTOM = 1, HOST_PRIO_SET = 2 };
+
+typedef struct host_param_setting {
+    char *pass;
+    char *key;
+    char *value;
+    char *where;
+    unsigned stage_mask; /* 1u << HOST_STAGE_* this setting applies to */
+    int priority;        /* HOST_PRIO_* */
+} host_param_setting;
+
+typedef struct host_config {
+    char *path;       /* the INI file given, NULL if none */
+    char *input;      /* NULL when not set */
+    char *output;
+    char *plugin_dir;
+    char *log_path;
+    host_stage_config stage[HOST_STAGE_COUNT];
+    host_param_setting *params;
+    size_t param_count;
+} host_config;
+
+/* Stage names as used for sections and in messages: "optimize", "adapt". */
+const char *host_stage_name(int stage);
+
+/* A config holding the defaults.  Caller frees with host_config_free.
+ * NULL when out of memory. */
+host_config *host_config_new(void);
+void host_config_free(host_config *cfg);
+
+/* Parse an INI file into cfg.  HOST_EXIT_CONFIG on any problem, with
+ * "file:line: what" in err. */
+int host_config_load_file(host_config *cfg, const char *path, ph_error *err);
+
+/* Apply one override "SECTION.KEY=VALUE" (the section may contain dots; it
+ * ends at the last dot before '=').  A list value replaces the list.
+ * HOST_EXIT_USAGE when the text is not of that form, HOST_EXIT_CONFIG for an
+ * unknown section or key or a bad value. */
+int host_config_set(host_config *cfg, const char *assignment, ph_error *err);
+
+/* Replace a [model] path (for -i/-o and --plugin-dir); value is copied. */
+int host_config_set_path(char **slot, const char *value, ph_error *err);
+
+/* Read each stage's custom_config file ([pass.NAME] sections only).
+ * Call once, after the last host_config_set. */
+int host_config_finish(host_config *cfg, ph_error *err);
+
+/* Parse a bool as the INI does (true/false/yes/no/on/off/1/0, any case).
+ * Returns 1 and sets *out, or 0 when text is not a bool. */
+int host_parse_bool(const char *text, int *out);
+
+#endif

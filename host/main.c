@@ -1,0 +1,101 @@
+/* host/main.c - the passhost program: the pipeline in one screen.
+ *
+ *   arguments -> config -> plugins -> plan -> load model
+ *             -> optimize stage -> adapt stage -> save -> report
+ *
+ * Each step returns 0 or an exit code (host/exit.h) with a one-line message;
+ * the first failure stops the pipeline, is printed once, and nothing is
+ * written.  See docs/config.md.
+ */
+#include <stdio.h>
+
+#include "cli.h"
+#include "config.h"
+#include "exit.h"
+#include "loader.h"
+#include "model_io.h"
+#include "plan.h"
+#include "report.h"
+#include "runner.h"
+#include "util.h"
+
+typedef struct run {
+    host_cli cli;
+    host_config *cfg;
+    host_registry *reg;
+    host_plan plan;
+    host_log log;
+    ph_model *model;
+    host_stage_stats stats[HOST_STAGE_COUNT];
+    host_run_summary sum;
+    ph_error err;
+} run;
+
+static int run_stages(run *r)
+{
+    ph_ctx *ctx = ph_ctx_new(host_log_sink, &r->log);
+    if (!ctx)
+        return ph_error_set(&r->err, HOST_EXIT_PASS, "out of memory");
+    host_run_opts opts = {.verify_each = r->cli.verify_each, .log = &r->log};
+    int rc = 0;
+    for (int s = 0; s < HOST_STAGE_COUNT && !rc; s++)
+        rc = host_run_stage(r->model, &r->plan.stage[s], ctx, &opts, &r->stats[s], &r->err);
+    ph_ctx_free(ctx);
+    return rc;
+}
+
+static void report(run *r, FILE *out)
+{
+    for (int s = 0; s < HOST_STAGE_COUNT; s++)
+        host_report_stage(out, &r->stats[s]);
+    host_report_summary(out, &r->sum, r->stats, HOST_STAGE_COUNT);
+}
+
+static void finish(run *r, int rc)
+{
+    if (rc)
+        host_log_fatal(&r->log, r->err.message);
+    for (int s = 0; s < HOST_STAGE_COUNT; s++)
+        host_stage_stats_free(&r->stats[s]);
+    ph_model_free(r->model);
+    host_plan_free(&r->plan);
+    host_registry_free(r->reg);
+    host_log_close(&r->log);
+    host_config_free(r->cfg);
+    host_cli_free(&r->cli);
+}
+
+int main(int argc, char **argv)
+{
+    run r = {.log = {.err = stderr}, .reg = host_registry_new()};
+    double t0 = host_now_ms();
+    int rc = r.reg ? host_cli_parse(&r.cli, argc, argv, &r.err) : HOST_EXIT_PLUGIN;
+    if (!rc && (r.cli.help || r.cli.version)) {
+        r.cli.help ? host_cli_usage(stdout) : host_cli_version(stdout);
+        return finish(&r, 0), 0;
+    }
+    if (!rc) rc = host_cli_config(&r.cli, &r.cfg, &r.err);
+    if (!rc) rc = host_log_open(&r.log, stderr, r.cfg->log_path, r.cli.quiet, &r.err);
+    if (!rc) rc = host_load_plugins(r.reg, r.cfg->plugin_dir, &r.err);
+    if (!rc && r.cli.list_passes) {
+        host_report_passes(stdout, r.reg);
+        return finish(&r, 0), 0;
+    }
+    if (!rc) rc = host_plan_build(&r.plan, r.cfg, r.reg, &r.err);
+    if (!rc) rc = host_check_output(r.cfg->input, r.cfg->output, &r.err);
+    if (!rc) rc = host_model_load(r.cfg->input, r.cli.verify_each, &r.model, &r.sum.load_ms, &r.err);
+    if (!rc) r.sum.nodes_loaded = ph_model_node_count(r.model);
+    if (!rc) rc = run_stages(&r);
+    if (!rc) rc = host_model_save(r.model, r.cfg->output, &r.sum.save_ms, &r.err);
+    if (!rc) {
+        r.sum = (host_run_summary){r.cfg->input, r.cfg->output, r.sum.load_ms, r.sum.save_ms,
+                                   host_now_ms() - t0, r.sum.nodes_loaded,
+                                   ph_model_node_count(r.model)};
+        if (!r.cli.quiet)
+            report(&r, stdout);
+        if (r.log.file)
+            report(&r, r.log.file);
+    }
+    finish(&r, rc);
+    return rc;
+}
