@@ -182,6 +182,18 @@ fail:
     return NULL;
 }
 
+int phi_value_info_refresh(Onnx__ValueInfoProto *vi, const ph_value *v)
+{
+    Onnx__ValueInfoProto *fresh = phi_value_info_new(v);
+    if (!fresh)
+        return PH_ENOMEM;
+    Onnx__TypeProto *t = vi->type;
+    vi->type = fresh->type;
+    fresh->type = t;
+    protobuf_c_message_free_unpacked(&fresh->base, NULL);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- graphs */
 
 ph_graph *phi_graph_new(ph_model *m, ph_node *parent, Onnx__GraphProto *gp)
@@ -882,6 +894,7 @@ PH_API const char *ph_value_dim_param(const ph_value *v, int i)
 PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *dims)
 {
     value_clear_type(v);
+    v->type_dirty = 1;
     v->dtype = dtype;
     if (rank < 0)
         return 0;
@@ -910,6 +923,7 @@ PH_API int ph_value_set_dim_param(ph_value *v, int i, const char *param)
         return PH_ENOMEM;
     free(v->dim_params[i]);
     v->dim_params[i] = d;
+    v->type_dirty = 1;
     if (d)
         v->dims[i] = -1;
     return 0;

@@ -105,6 +105,7 @@ struct ph_value {
     int is_input;
     size_t n_output_refs;
     int dead;
+    int type_dirty; /* type changed through the API: refresh its value_info at save */
     /* known type */
     int dtype;
     int rank;
@@ -190,6 +191,8 @@ ph_value *phi_value_new(ph_graph *g, const char *name);
 int phi_graph_build(ph_graph *g, ph_error *err);
 void phi_value_parse_type(ph_value *v, const Onnx__TypeProto *tp);
 Onnx__ValueInfoProto *phi_value_info_new(const ph_value *v);
+/* Replace vi's type by v's known type (when v's type changed). */
+int phi_value_info_refresh(Onnx__ValueInfoProto *vi, const ph_value *v);
 int phi_add_use(ph_value *v, ph_node *n, uint32_t index);
 void phi_drop_use(ph_node *n, size_t index);
 int phi_in_scope(const ph_value *v, const ph_graph *g);

@@ -271,8 +271,10 @@ static int take_initializer(ph_graph *g, Onnx__TensorProto *tp, const raw_ref *r
     v->tensor = t;
     v->init_pos = g->n_inits;
     g->inits[g->n_inits++] = v;
-    if (v->rank < 0 || !v->dtype)
+    if (v->rank < 0 || !v->dtype) {
         ph_value_set_type(v, tp->data_type, (int)tp->n_dims, tp->dims);
+        v->type_dirty = 0; /* what the file says, not an edit */
+    }
     if (ref && ref->present) {
         char what[300];
         snprintf(what, sizeof what, "initializer '%s'", name);

@@ -151,12 +151,17 @@ static void sync_graph(save_state *st, ph_graph *g)
     SET(st, gp->n_initializer, g->n_inits);
     for (size_t i = 0; i < g->n_inputs; i++) {
         ins[i] = g->input_vi[i];
+        if (g->inputs[i]->type_dirty && phi_value_info_refresh(ins[i], g->inputs[i]))
+            st->oom = 1;
         SET(st, ins[i]->name, g->inputs[i]->name);
     }
     SET(st, gp->input, ins);
     SET(st, gp->n_input, g->n_inputs);
     for (size_t i = 0; i < g->n_outputs; i++) {
         outs[i] = g->outputs[i].vi;
+        if (g->outputs[i].value->type_dirty && g->outputs[i].value->rank >= 0 &&
+            phi_value_info_refresh(outs[i], g->outputs[i].value))
+            st->oom = 1;
         SET(st, outs[i]->name, g->outputs[i].value->name);
     }
     SET(st, gp->output, outs);

@@ -1,0 +1,324 @@
+/* tests/test_ir.c - the IR's mutation API keeps use lists, names and order right. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passhost/passhost.h"
+
+static const int64_t dims23[] = {2, 3};
+
+/* x -> Relu -> a -> Identity -> b -> Neg -> c (output) */
+typedef struct chain {
+    ph_model *m;
+    ph_graph *g;
+    ph_value *x, *a, *b, *c;
+    ph_node *relu, *id, *neg;
+} chain;
+
+static chain make_chain(void)
+{
+    chain k;
+    k.m = ph_model_new(13);
+    ck_assert_ptr_nonnull(k.m);
+    k.g = ph_model_graph(k.m);
+    k.x = ph_graph_add_input(k.g, "x", PH_DT_FLOAT, 2, dims23);
+    k.relu = ph_node_create(k.g, NULL, "Relu", 1, &k.x, 1);
+    k.a = ph_node_output(k.relu, 0);
+    k.id = ph_node_create(k.g, NULL, "Identity", 1, &k.a, 1);
+    k.b = ph_node_output(k.id, 0);
+    k.neg = ph_node_create(k.g, NULL, "Neg", 1, &k.b, 1);
+    k.c = ph_node_output(k.neg, 0);
+    ck_assert_int_eq(ph_graph_add_output(k.g, k.c), 0);
+    ck_assert_int_eq(ph_graph_verify(k.g, NULL), 0);
+    return k;
+}
+
+static void assert_valid(ph_graph *g)
+{
+    ph_error e = {0};
+    int rc = ph_graph_verify(g, &e);
+    ck_assert_msg(rc == 0, "verify failed: %s", e.message);
+}
+
+START_TEST(test_build_and_query)
+{
+    chain k = make_chain();
+    ck_assert_uint_eq(ph_graph_node_count(k.g), 3);
+    ck_assert_int_eq(ph_node_op(k.relu), PH_OP_Relu);
+    ck_assert_int_eq(ph_node_op(k.id), PH_OP_Identity);
+    ck_assert_str_eq(ph_node_domain(k.id), "");
+    ck_assert_ptr_eq(ph_value_producer(k.a), k.relu);
+    ck_assert_uint_eq(ph_value_use_count(k.x), 1);
+    size_t idx = 9;
+    ck_assert_ptr_eq(ph_value_use(k.x, 0, &idx), k.relu);
+    ck_assert_uint_eq(idx, 0);
+    ck_assert_ptr_eq(ph_value_sole_consumer(k.a), k.id);
+    ck_assert_ptr_null(ph_value_sole_consumer(k.c)); /* graph output */
+    ck_assert_uint_eq(ph_value_graph_output_count(k.c), 1);
+    ck_assert(ph_value_is_graph_input(k.x));
+    ck_assert_int_eq(ph_value_rank(k.x), 2);
+    ck_assert_int_eq(ph_value_dim(k.x, -1), 3);
+    ck_assert_ptr_eq(ph_graph_find_value(k.g, ph_value_name(k.b)), k.b);
+    ck_assert_ptr_eq(ph_graph_first_node(k.g), k.relu);
+    ck_assert_ptr_eq(ph_node_next(k.relu), k.id);
+    ck_assert_ptr_eq(ph_graph_last_node(k.g), k.neg);
+    /* unknown op types map to PH_OP_UNKNOWN, custom domains too */
+    ph_node *c = ph_node_create(k.g, NULL, "NotAnOp", 1, &k.c, 1);
+    ck_assert_int_eq(ph_node_op(c), PH_OP_UNKNOWN);
+    ph_node_set_op_type(c, "Relu");
+    ck_assert_int_eq(ph_node_op(c), PH_OP_Relu);
+    ph_node_set_domain(c, "com.example");
+    ck_assert_int_eq(ph_node_op(c), PH_OP_UNKNOWN);
+    ck_assert_str_eq(ph_node_domain(c), "com.example");
+    ph_model_free(k.m);
+}
+END_TEST
+
+START_TEST(test_replace_and_bypass)
+{
+    chain k = make_chain();
+    /* bypass the Identity: Neg now reads a */
+    ck_assert_int_eq(ph_node_bypass(k.id, 0, k.a), 0);
+    ck_assert(ph_node_is_removed(k.id));
+    ck_assert_ptr_eq(ph_node_input(k.neg, 0), k.a);
+    ck_assert_uint_eq(ph_value_use_count(k.a), 1);
+    ck_assert_uint_eq(ph_graph_node_count(k.g), 2);
+    assert_valid(k.g);
+    ph_model_collect(k.m);
+    assert_valid(k.g);
+    ph_model_free(k.m);
+}
+END_TEST
+
+START_TEST(test_graph_output_keeps_its_name)
+{
+    chain k = make_chain();
+    const char *out_name = strdup(ph_value_name(k.c));
+    /* c = Neg(b) is the graph output; replacing c by b renames b to c's name */
+    ck_assert(ph_value_can_replace(k.c, k.b));
+    ck_assert_int_eq(ph_value_replace(k.c, k.b), 0);
+    ck_assert_ptr_eq(ph_graph_output(k.g, 0), k.b);
+    ck_assert_str_eq(ph_value_name(k.b), out_name);
+    ck_assert_str_ne(ph_value_name(k.c), out_name);
+    ck_assert_ptr_eq(ph_graph_find_value(k.g, out_name), k.b);
+    ck_assert_int_eq(ph_node_remove(k.neg), 0);
+    assert_valid(k.g);
+    /* a graph input cannot take over an output's name */
+    ph_value *x = k.x;
+    ck_assert(!ph_value_can_replace(k.b, x));
+    ck_assert_int_eq(ph_value_replace(k.b, x), PH_EBUSY);
+    ck_assert_ptr_eq(ph_graph_output(k.g, 0), k.b);
+    assert_valid(k.g);
+    free((void *)out_name);
+    ph_model_free(k.m);
+}
+END_TEST
+
+START_TEST(test_remove_busy_and_prune)
+{
+    chain k = make_chain();
+    ck_assert_int_eq(ph_node_remove(k.relu), PH_EBUSY); /* a is used */
+    ck_assert(!ph_node_is_removed(k.relu));
+    /* cut the output: everything becomes dead */
+    ph_value *ones = ph_graph_add_initializer(k.g, "ones", ph_tensor_new(PH_DT_FLOAT, 2, dims23, NULL));
+    ck_assert_ptr_nonnull(ones);
+    ph_node *add = ph_node_create(k.g, NULL, "Add", 2, (ph_value *[]){k.x, ones}, 1);
+    ck_assert_int_eq(ph_value_replace(k.c, ph_node_output(add, 0)), 0);
+    int removed = ph_value_prune(k.c);
+    ck_assert_int_eq(removed, 3); /* Neg, Identity, Relu */
+    ck_assert_uint_eq(ph_graph_node_count(k.g), 1);
+    assert_valid(k.g);
+    /* the initializer is still used by Add */
+    ck_assert_uint_eq(ph_graph_initializer_count(k.g), 1);
+    ph_model_free(k.m);
+}
+END_TEST
+
+START_TEST(test_remove_dead)
+{
+    chain k = make_chain();
+    ph_node *dead1 = ph_node_create(k.g, NULL, "Sigmoid", 1, &k.a, 1);
+    ph_value *d1 = ph_node_output(dead1, 0);
+    ph_node_create(k.g, NULL, "Tanh", 1, &d1, 1);
+    ph_graph_add_initializer(k.g, "unused", ph_tensor_new(PH_DT_INT64, 0, NULL, NULL));
+    ck_assert_int_eq(ph_graph_remove_dead(k.g), 3);
+    ck_assert_uint_eq(ph_graph_node_count(k.g), 3);
+    ck_assert_uint_eq(ph_graph_initializer_count(k.g), 0);
+    assert_valid(k.g);
+    ph_model_free(k.m);
+}
+END_TEST
+
+START_TEST(test_set_remove_input)
+{
+    chain k = make_chain();
+    ph_node *cat = ph_node_create(k.g, NULL, "Concat", 3, (ph_value *[]){k.a, k.b, k.a}, 1);
+    ck_assert_uint_eq(ph_value_use_count(k.a), 3);
+    ck_assert_int_eq(ph_node_remove_input(cat, 0), 0);
+    ck_assert_ptr_eq(ph_node_input(cat, 0), k.b);
+    ck_assert_ptr_eq(ph_node_input(cat, 1), k.a);
+    ck_assert_uint_eq(ph_value_use_count(k.a), 2);
+    assert_valid(k.g);
+    ck_assert_int_eq(ph_node_set_input(cat, 2, k.x), 0); /* append */
+    ck_assert_uint_eq(ph_node_input_count(cat), 3);
+    ck_assert_int_eq(ph_node_set_input(cat, 1, NULL), 0); /* omit */
+    ck_assert_uint_eq(ph_value_use_count(k.a), 1);
+    ck_assert_int_eq(ph_node_set_input(cat, 7, k.x), PH_EINVAL);
+    assert_valid(k.g);
+    ph_model_free(k.m);
+}
+END_TEST
+
+START_TEST(test_order_and_toposort)
+{
+    chain k = make_chain();
+    /* insert a consumer of c before the first node: out of order */
+    ph_node *early = ph_node_create(k.g, k.relu, "Abs", 1, &k.c, 1);
+    ck_assert_ptr_eq(ph_graph_first_node(k.g), early);
+    ph_error e = {0};
+    ck_assert_int_eq(ph_graph_verify(k.g, &e), PH_EVERIFY);
+    ck_assert_ptr_nonnull(strstr(e.message, "before it is defined"));
+    ck_assert_int_eq(ph_graph_toposort(k.g), 0);
+    ck_assert_ptr_eq(ph_graph_last_node(k.g), early);
+    ck_assert_ptr_eq(ph_graph_first_node(k.g), k.relu);
+    assert_valid(k.g);
+    /* a cycle is refused */
+    ck_assert_int_eq(ph_node_set_input(k.relu, 0, ph_node_output(early, 0)), 0);
+    ck_assert_int_eq(ph_graph_toposort(k.g), PH_EVERIFY);
+    ph_model_free(k.m);
+}
+END_TEST
+
+START_TEST(test_attributes)
+{
+    chain k = make_chain();
+    ph_node *n = k.relu;
+    ck_assert_int_eq(ph_node_attr_int(n, "axis", -7), -7);
+    ck_assert_int_eq(ph_node_set_attr_int(n, "axis", 3), 0);
+    ck_assert_int_eq(ph_node_attr_int(n, "axis", -7), 3);
+    ck_assert_int_eq(ph_node_attr_type(n, "axis"), PH_ATTR_INT);
+    ck_assert_int_eq(ph_node_set_attr_int(n, "axis", 4), 0); /* replace, not add */
+    ck_assert_uint_eq(ph_node_attr_count(n), 1);
+    const int64_t perm[] = {1, 0};
+    ph_node_set_attr_ints(n, "perm", 2, perm);
+    const int64_t *got;
+    ck_assert_int_eq(ph_node_attr_ints(n, "perm", &got), 2);
+    ck_assert_int_eq(got[0], 1);
+    ck_assert_int_eq(ph_node_attr_ints(n, "absent", &got), -1);
+    ph_node_set_attr_string(n, "mode", "linear");
+    ck_assert_str_eq(ph_node_attr_string(n, "mode", "x"), "linear");
+    ph_node_set_attr_float(n, "alpha", 0.5f);
+    ck_assert(ph_node_attr_float(n, "alpha", 0) == 0.5f);
+    const float fl[] = {1.5f, 2.5f};
+    ph_node_set_attr_floats(n, "scales", 2, fl);
+    const float *gf;
+    ck_assert_int_eq(ph_node_attr_floats(n, "scales", &gf), 2);
+    float td[] = {1, 2, 3, 4, 5, 6};
+    ck_assert_int_eq(ph_node_set_attr_tensor(n, "value", ph_tensor_new(PH_DT_FLOAT, 2, dims23, td)), 0);
+    const ph_tensor *t = ph_node_attr_tensor(n, "value");
+    ck_assert_ptr_nonnull(t);
+    ck_assert_int_eq(ph_tensor_numel(t), 6);
+    ck_assert(((const float *)ph_tensor_data(t))[5] == 6.0f);
+    /* wrong-type getters return the default */
+    ck_assert_int_eq(ph_node_attr_int(n, "mode", 11), 11);
+    ck_assert_int_eq(ph_node_copy_attrs(k.neg, n), 0);
+    ck_assert_uint_eq(ph_node_attr_count(k.neg), ph_node_attr_count(n));
+    ck_assert_str_eq(ph_node_attr_string(k.neg, "mode", "x"), "linear");
+    ck_assert(((const float *)ph_tensor_data(ph_node_attr_tensor(k.neg, "value")))[0] == 1.0f);
+    ck_assert_int_eq(ph_node_remove_attr(n, "mode"), 1);
+    ck_assert_int_eq(ph_node_remove_attr(n, "mode"), 0);
+    ck_assert_int_eq(ph_node_attr_type(n, "mode"), PH_ATTR_NONE);
+    assert_valid(k.g);
+    ph_model_free(k.m);
+}
+END_TEST
+
+START_TEST(test_unique_names_and_initializers)
+{
+    chain k = make_chain();
+    const char *n1 = ph_graph_unique_name(k.g, "x");
+    ck_assert_str_ne(n1, "x");
+    ck_assert_ptr_null(ph_graph_find_value(k.g, n1));
+    int64_t d[] = {4};
+    int64_t data[] = {1, 2, 3, 4};
+    ph_value *c1 = ph_graph_add_initializer(k.g, "w", ph_tensor_new(PH_DT_INT64, 1, d, data));
+    ph_value *c2 = ph_graph_add_initializer(k.g, "w", ph_tensor_new(PH_DT_INT64, 1, d, data));
+    ck_assert_str_eq(ph_value_name(c1), "w");
+    ck_assert_str_ne(ph_value_name(c2), "w");
+    ck_assert(ph_tensor_equal(ph_value_const(c1), ph_value_const(c2)));
+    ck_assert(ph_value_is_initializer(c1));
+    ck_assert_ptr_null(ph_value_const(k.x));
+    ck_assert_int_eq(ph_value_prune(c1), 1);
+    ck_assert_uint_eq(ph_graph_initializer_count(k.g), 1);
+    ck_assert_ptr_eq(ph_graph_initializer(k.g, 0), c2);
+    ck_assert_ptr_null(ph_graph_add_input(k.g, "x", PH_DT_FLOAT, 0, NULL)); /* taken */
+    assert_valid(k.g);
+    ph_model_free(k.m);
+}
+END_TEST
+
+START_TEST(test_subgraph_uses)
+{
+    ph_model *m;
+    ph_error e = {0};
+    ck_assert_int_eq(ph_model_load(PH_SOURCE_DIR "/tests/models/control_flow.onnx", &m, &e), 0);
+    ph_graph *g = ph_model_graph(m);
+    assert_valid(g);
+    ph_node *iff = NULL;
+    for (ph_node *n = ph_graph_first_node(g); n; n = ph_node_next(n))
+        if (ph_node_op(n) == PH_OP_If)
+            iff = n;
+    ck_assert_ptr_nonnull(iff);
+    ck_assert_uint_eq(ph_node_subgraph_count(iff), 2);
+    ph_graph *then_g = ph_node_attr_graph(iff, "then_branch");
+    ck_assert_ptr_nonnull(then_g);
+    ck_assert_ptr_eq(ph_graph_parent(then_g), iff);
+    /* some value of the main graph is read from inside the branch */
+    int outer_uses = 0;
+    for (ph_node *n = ph_graph_first_node(then_g); n; n = ph_node_next(n))
+        for (size_t i = 0; i < ph_node_input_count(n); i++)
+            if (ph_node_input(n, i) && ph_value_graph(ph_node_input(n, i)) == g)
+                outer_uses++;
+    ck_assert_int_gt(outer_uses, 0);
+    /* a value of the subgraph cannot be used by the main graph */
+    ph_value *inner = ph_node_output(ph_graph_first_node(then_g), 0);
+    ck_assert_ptr_null(ph_node_create(g, NULL, "Relu", 1, &inner, 1));
+    ck_assert_int_eq(ph_node_set_input(ph_graph_first_node(g), 0, inner), PH_EINVAL);
+    /* removing the If (after cutting its users) drops the branch's outer uses */
+    ph_value *out = ph_node_output(iff, 0);
+    size_t n_users = ph_value_use_count(out);
+    if (n_users == 0 && ph_value_graph_output_count(out) == 0) {
+        ck_assert_int_eq(ph_node_remove(iff), 0);
+        assert_valid(g);
+    }
+    ph_model_free(m);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("ir");
+    TCase *tc = tcase_create("mutation");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_build_and_query);
+    tcase_add_test(tc, test_replace_and_bypass);
+    tcase_add_test(tc, test_graph_output_keeps_its_name);
+    tcase_add_test(tc, test_remove_busy_and_prune);
+    tcase_add_test(tc, test_remove_dead);
+    tcase_add_test(tc, test_set_remove_input);
+    tcase_add_test(tc, test_order_and_toposort);
+    tcase_add_test(tc, test_attributes);
+    tcase_add_test(tc, test_unique_names_and_initializers);
+    tcase_add_test(tc, test_subgraph_uses);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,364 @@
+/* tests/test_model_io.c - ONNX load and save: byte-identical round trips,
+ * external data, typed-field tensors, bad files, atomic and safe writes. */
+#include <check.h>
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "passhost/passhost.h"
+
+static char tmpdir[256];
+
+static void setup(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/ph_io_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void teardown(void)
+{
+    char cmd[300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+    ck_assert_int_eq(system(cmd), 0);
+}
+
+static unsigned char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *d = malloc((size_t)n + 1);
+    ck_assert_uint_eq(fread(d, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    *len = (size_t)n;
+    return d;
+}
+
+static void write_file(const char *path, const void *d, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(d, 1, n, f), n);
+    fclose(f);
+}
+
+static void assert_round_trip_identical(const char *path)
+{
+    ph_model *m;
+    ph_error e = {0};
+    int rc = ph_model_load(path, &m, &e);
+    ck_assert_msg(rc == 0, "load %s: %s", path, e.message);
+    rc = ph_graph_verify(ph_model_graph(m), &e);
+    ck_assert_msg(rc == 0, "verify %s: %s", path, e.message);
+    char out[512];
+    snprintf(out, sizeof out, "%s/out.onnx", tmpdir);
+    rc = ph_model_save(m, out, &e);
+    ck_assert_msg(rc == 0, "save %s: %s", path, e.message);
+    ph_model_free(m);
+    size_t a, b;
+    unsigned char *da = read_file(path, &a), *db = read_file(out, &b);
+    ck_assert_msg(a == b && memcmp(da, db, a) == 0, "%s: round trip is not byte-identical (%zu vs %zu bytes)",
+                  path, a, b);
+    free(da);
+    free(db);
+}
+
+START_TEST(test_round_trip_every_bundled_model)
+{
+    const char *dirs[] = {PH_SOURCE_DIR "/models", PH_SOURCE_DIR "/tests/models"};
+    int count = 0;
+    for (int d = 0; d < 2; d++) {
+        DIR *dir = opendir(dirs[d]);
+        ck_assert_ptr_nonnull(dir);
+        struct dirent *de;
+        while ((de = readdir(dir))) {
+            size_t l = strlen(de->d_name);
+            if (l < 5 || strcmp(de->d_name + l - 5, ".onnx") != 0)
+                continue;
+            if (strstr(de->d_name, "external_data"))
+                continue; /* saved with its data inline: tested below */
+            char path[512];
+            snprintf(path, sizeof path, "%s/%s", dirs[d], de->d_name);
+            assert_round_trip_identical(path);
+            count++;
+        }
+        closedir(dir);
+    }
+    ck_assert_int_ge(count, 5);
+}
+END_TEST
+
+static const ph_value *find_init(ph_model *m, const char *name)
+{
+    ph_graph *g = ph_model_graph(m);
+    for (size_t i = 0; i < ph_graph_initializer_count(g); i++)
+        if (strcmp(ph_value_name(ph_graph_initializer(g, i)), name) == 0)
+            return ph_graph_initializer(g, i);
+    return NULL;
+}
+
+START_TEST(test_external_data_inlined)
+{
+    ph_model *m, *m2;
+    ph_error e = {0};
+    ck_assert_int_eq(ph_model_load(PH_SOURCE_DIR "/tests/models/external_data.onnx", &m, &e), 0);
+    char out[512];
+    snprintf(out, sizeof out, "%s/inline.onnx", tmpdir);
+    ck_assert_int_eq(ph_model_save(m, out, &e), 0);
+    ck_assert_int_eq(ph_model_load(out, &m2, &e), 0);
+    ph_graph *g = ph_model_graph(m);
+    ck_assert_uint_eq(ph_graph_initializer_count(g), 2);
+    for (size_t i = 0; i < ph_graph_initializer_count(g); i++) {
+        const ph_value *v = ph_graph_initializer(g, i);
+        const ph_value *w = find_init(m2, ph_value_name(v));
+        ck_assert_ptr_nonnull(w);
+        ck_assert(ph_tensor_equal(ph_value_const(v), ph_value_const(w)));
+        ck_assert_int_gt(ph_tensor_nbytes(ph_value_const(v)), 0);
+    }
+    /* the saved model needs no external file */
+    struct stat st;
+    char bin[600];
+    snprintf(bin, sizeof bin, "%s/external_data.bin", tmpdir);
+    ck_assert_int_ne(stat(bin, &st), 0);
+    ph_model_free(m);
+    ph_model_free(m2);
+}
+END_TEST
+
+START_TEST(test_external_data_out_of_range)
+{
+    /* a data file shorter than the model says */
+    size_t n;
+    unsigned char *model = read_file(PH_SOURCE_DIR "/tests/models/external_data.onnx", &n);
+    char path[512];
+    snprintf(path, sizeof path, "%s/external_data.onnx", tmpdir);
+    write_file(path, model, n);
+    snprintf(path, sizeof path, "%s/external_data.bin", tmpdir);
+    write_file(path, "short", 5);
+    snprintf(path, sizeof path, "%s/external_data.onnx", tmpdir);
+    ph_model *m;
+    ph_error e = {0};
+    ck_assert_int_eq(ph_model_load(path, &m, &e), PH_EPARSE);
+    ck_assert_ptr_null(m);
+    ck_assert_ptr_nonnull(strstr(e.message, "outside"));
+    free(model);
+}
+END_TEST
+
+START_TEST(test_typed_field_tensor_readable)
+{
+    ph_model *m;
+    ph_error e = {0};
+    ck_assert_int_eq(ph_model_load(PH_SOURCE_DIR "/tests/models/control_flow.onnx", &m, &e), 0);
+    ph_graph *g = ph_model_graph(m);
+    int seen = 0;
+    for (size_t i = 0; i < ph_graph_initializer_count(g); i++) {
+        const ph_tensor *t = ph_value_const(ph_graph_initializer(g, i));
+        if (!t)
+            continue;
+        ck_assert_ptr_nonnull(ph_tensor_data(t));
+        ph_tensor *c = ph_tensor_clone(t);
+        ck_assert(ph_tensor_equal(c, t));
+        ph_tensor_free(c);
+        seen++;
+    }
+    ck_assert_int_ge(seen, 2);
+    ph_model_free(m);
+}
+END_TEST
+
+static void assert_load_fails(const char *path, int code, const char *needle)
+{
+    ph_model *m = (ph_model *)1;
+    ph_error e = {0};
+    int rc = ph_model_load(path, &m, &e);
+    ck_assert_msg(rc == code, "%s: rc %d, want %d (%s)", path, rc, code, e.message);
+    ck_assert_ptr_null(m);
+    ck_assert_msg(strstr(e.message, path) != NULL, "message does not name the file: %s", e.message);
+    if (needle)
+        ck_assert_msg(strstr(e.message, needle) != NULL, "message lacks '%s': %s", needle, e.message);
+}
+
+START_TEST(test_bad_files)
+{
+    char path[512];
+    snprintf(path, sizeof path, "%s/missing.onnx", tmpdir);
+    assert_load_fails(path, PH_EIO, "cannot open");
+    assert_load_fails(tmpdir, PH_EIO, "not a regular file");
+    snprintf(path, sizeof path, "%s/empty.onnx", tmpdir);
+    write_file(path, "", 0);
+    assert_load_fails(path, PH_EPARSE, "empty");
+    snprintf(path, sizeof path, "%s/text.onnx", tmpdir);
+    const char *text = "hello, this is not a model\n";
+    write_file(path, text, strlen(text));
+    assert_load_fails(path, PH_EPARSE, "not");
+    /* the first half of a real model */
+    size_t n;
+    unsigned char *model = read_file(PH_SOURCE_DIR "/models/cnn_small.onnx", &n);
+    snprintf(path, sizeof path, "%s/truncated.onnx", tmpdir);
+    write_file(path, model, n / 2);
+    assert_load_fails(path, PH_EPARSE, "truncated");
+    /* one byte short */
+    write_file(path, model, n - 1);
+    assert_load_fails(path, PH_EPARSE, NULL);
+    /* random bytes */
+    srand(7);
+    for (size_t i = 0; i < 4096; i++)
+        model[i] = (unsigned char)rand();
+    snprintf(path, sizeof path, "%s/random.onnx", tmpdir);
+    write_file(path, model, 4096);
+    assert_load_fails(path, PH_EPARSE, NULL);
+    free(model);
+}
+END_TEST
+
+static int count_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    int c = 0;
+    struct dirent *de;
+    while ((de = readdir(d)))
+        if (de->d_name[0] != '.' || strstr(de->d_name, ".tmp."))
+            c += strcmp(de->d_name, ".") && strcmp(de->d_name, "..");
+    closedir(d);
+    return c;
+}
+
+START_TEST(test_save_is_safe)
+{
+    /* copy a model into the temp dir, load it, try to overwrite it */
+    size_t n;
+    unsigned char *model = read_file(PH_SOURCE_DIR "/models/transformer_block.onnx", &n);
+    char in[512], out[512];
+    snprintf(in, sizeof in, "%s/in.onnx", tmpdir);
+    write_file(in, model, n);
+    ph_model *m;
+    ph_error e = {0};
+    ck_assert_int_eq(ph_model_load(in, &m, &e), 0);
+    ck_assert_int_eq(ph_model_save(m, in, &e), PH_EINVAL);
+    ck_assert_ptr_nonnull(strstr(e.message, "input"));
+    /* a folder that does not exist: error, nothing written */
+    snprintf(out, sizeof out, "%s/no/such/dir/out.onnx", tmpdir);
+    ck_assert_int_eq(ph_model_save(m, out, &e), PH_EIO);
+    ck_assert_int_eq(count_files(tmpdir), 1);
+    /* an existing output is replaced whole */
+    snprintf(out, sizeof out, "%s/out.onnx", tmpdir);
+    write_file(out, "old", 3);
+    ck_assert_int_eq(ph_model_save(m, out, &e), 0);
+    ck_assert_int_eq(count_files(tmpdir), 2);
+    size_t n2;
+    unsigned char *saved = read_file(out, &n2);
+    ck_assert(n2 == n && memcmp(saved, model, n) == 0);
+    /* the input is untouched */
+    unsigned char *again = read_file(in, &n2);
+    ck_assert(n2 == n && memcmp(again, model, n) == 0);
+    ph_model_free(m);
+    free(model);
+    free(saved);
+    free(again);
+}
+END_TEST
+
+START_TEST(test_build_save_load)
+{
+    ph_model *m = ph_model_new(13);
+    ph_graph *g = ph_model_graph(m);
+    int64_t d[] = {1, 4};
+    ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT, 2, d);
+    ph_value_set_dim_param(x, 0, "batch");
+    float w[] = {1, 2, 3, 4};
+    ph_value *wv = ph_graph_add_initializer(g, "w", ph_tensor_new(PH_DT_FLOAT, 2, d, w));
+    ph_node *mul = ph_node_create(g, NULL, "Mul", 2, (ph_value *[]){x, wv}, 1);
+    ph_node_set_attr_int(mul, "unused_attr", 5);
+    ph_node *tr = ph_node_create(g, NULL, "Transpose", 1, (ph_value *[]){ph_node_output(mul, 0)}, 1);
+    const int64_t perm[] = {1, 0};
+    ph_node_set_attr_ints(tr, "perm", 2, perm);
+    ph_graph_add_output(g, ph_node_output(tr, 0));
+    ph_model_set_opset(m, "com.example", 1);
+    char out[512];
+    snprintf(out, sizeof out, "%s/built.onnx", tmpdir);
+    ph_error e = {0};
+    ck_assert_int_eq(ph_model_save(m, out, &e), 0);
+    ph_model *m2;
+    ck_assert_int_eq(ph_model_load(out, &m2, &e), 0);
+    ph_graph *g2 = ph_model_graph(m2);
+    ck_assert_uint_eq(ph_graph_node_count(g2), 2);
+    ck_assert_int_eq(ph_node_op(ph_graph_first_node(g2)), PH_OP_Mul);
+    ck_assert_int_eq(ph_node_attr_int(ph_graph_first_node(g2), "unused_attr", 0), 5);
+    const int64_t *p;
+    ck_assert_int_eq(ph_node_attr_ints(ph_graph_last_node(g2), "perm", &p), 2);
+    ck_assert_int_eq(p[0], 1);
+    ph_value *x2 = ph_graph_input(g2, 0);
+    ck_assert_str_eq(ph_value_name(x2), "x");
+    ck_assert_str_eq(ph_value_dim_param(x2, 0), "batch");
+    ck_assert_int_eq(ph_value_dim(x2, 1), 4);
+    ck_assert_int_eq(ph_model_opset(m2, ""), 13);
+    ck_assert_int_eq(ph_model_opset(m2, "com.example"), 1);
+    ck_assert_int_eq(ph_model_opset(m2, "com.other"), -1);
+    ck_assert(ph_tensor_equal(ph_value_const(wv), ph_value_const(ph_graph_initializer(g2, 0))));
+    ck_assert_int_eq(ph_graph_verify(g2, &e), 0);
+    ph_model_free(m);
+    ph_model_free(m2);
+}
+END_TEST
+
+START_TEST(test_edit_then_save_keeps_unmodelled_parts)
+{
+    ph_model *m, *m2;
+    ph_error e = {0};
+    ck_assert_int_eq(ph_model_load(PH_SOURCE_DIR "/tests/models/unknown_fields.onnx", &m, &e), 0);
+    /* rename-free edit: add a Relu after the output and make it the output */
+    ph_graph *g = ph_model_graph(m);
+    ph_value *y = ph_graph_output(g, 0);
+    ph_node *r = ph_node_create(g, NULL, "Relu", 1, &y, 1);
+    ck_assert_ptr_nonnull(r);
+    char out[512];
+    snprintf(out, sizeof out, "%s/edited.onnx", tmpdir);
+    ck_assert_int_eq(ph_model_save(m, out, &e), 0);
+    size_t n;
+    unsigned char *d = read_file(out, &n);
+    /* the unknown length-delimited field of the model survives */
+    int found = 0;
+    for (size_t i = 0; i + 22 <= n; i++)
+        if (memcmp(d + i, "passhost-unknown-bytes", 22) == 0)
+            found = 1;
+    ck_assert(found);
+    free(d);
+    ck_assert_int_eq(ph_model_load(out, &m2, &e), 0);
+    ck_assert_uint_eq(ph_graph_node_count(ph_model_graph(m2)), 3);
+    ph_model_free(m);
+    ph_model_free(m2);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("model_io");
+    TCase *tc = tcase_create("io");
+    tcase_set_timeout(tc, 120);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, test_round_trip_every_bundled_model);
+    tcase_add_test(tc, test_external_data_inlined);
+    tcase_add_test(tc, test_external_data_out_of_range);
+    tcase_add_test(tc, test_typed_field_tensor_readable);
+    tcase_add_test(tc, test_bad_files);
+    tcase_add_test(tc, test_save_is_safe);
+    tcase_add_test(tc, test_build_save_load);
+    tcase_add_test(tc, test_edit_then_save_keeps_unmodelled_parts);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
