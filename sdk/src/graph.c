@@ -816,6 +816,8 @@ PH_API int ph_value_can_replace(const ph_value *old, const ph_value *repl)
         if (!phi_in_scope(repl, old->uses[i].node->graph))
             return 0;
     if (old->n_output_refs) {
+        if (old->is_input || !old->producer) /* renaming it would change the interface */
+            return 0;
         if (!repl->producer || repl->graph != old->graph || repl->is_input || repl->n_output_refs ||
             repl->tensor)
             return 0;

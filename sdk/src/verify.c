@@ -165,6 +165,11 @@ static int verify_graph(vctx *c, const ph_graph *g)
     }
     for (size_t i = 0; i < g->n_outputs; i++) {
         const ph_value *v = g->outputs[i].value;
+        size_t refs = 0;
+        for (size_t k = 0; v && k < g->n_outputs; k++)
+            refs += g->outputs[k].value == v;
+        if (v && v->graph == g && v->n_output_refs != refs)
+            return fail(c, g, NULL, "graph output count of a value is wrong", v->name);
         if (!v || v->dead)
             return fail(c, g, NULL, "graph output reads a removed value", v ? v->name : "");
         if (!phi_in_scope(v, g))
