@@ -457,10 +457,11 @@ static int check_twice(ini_state *st, const char *section, const char *key, cons
     for (size_t i = 0; i < st->seen_count; i++) {
         if (strcmp(st->seen[i].id, id) == 0) {
             free(id);
+            int list = strcmp(key, "pass_on") == 0 || strcmp(key, "pass_off") == 0;
             return ph_error_set(st->err, HOST_EXIT_CONFIG,
-                                "%s: '%s' in [%s] given twice (lines %d and %d); continue "
-                                "a list on indented lines", where, key, section,
-                                st->seen[i].line, st->line);
+                                "%s: '%s' in [%s] given twice (lines %d and %d)%s", where, key,
+                                section, st->seen[i].line, st->line,
+                                list ? "; continue a list on indented lines" : "");
         }
     }
     host_xgrow(&st->seen, &st->seen_cap, st->seen_count + 1, sizeof *st->seen);

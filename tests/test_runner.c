@@ -1,0 +1,377 @@
+/* tests/test_runner.c - the stage runner: fixpoint rounds, the cap and its
+ * warning for passes that undo each other, run-once passes after the loop,
+ * order hints (and their cycles), failing passes, cycles left in the graph,
+ * and --verify-each.  Models are built with the SDK builder API; passes are
+ * the test plugins of tests/plugins, copied into a mkdtemp folder. */
+#include <check.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "exit.h"
+#include "loader.h"
+#include "plan.h"
+#include "report.h"
+#include "runner.h"
+
+static char tmpdir[256];
+
+static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)st, (void)flag, (void)ftw;
+    return remove(path);
+}
+
+static void setup(void)
+{
+    snprintf(tmpdir, sizeof tmpdir, "/tmp/ph_test_runner.XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+}
+
+static void teardown(void)
+{
+    nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static const char *const all_plugins[] = {
+    "tp_good", "tp_one_step", "tp_flip_a", "tp_flip_b", "tp_once", "tp_order_a", "tp_order_b",
+    "tp_order_c", "tp_cycle_x", "tp_cycle_y", "tp_fail", "tp_make_cycle", "tp_break_graph",
+    NULL};
+
+static host_registry *load_plugins(void)
+{
+    for (size_t i = 0; all_plugins[i]; i++) {
+        char cmd[2048];
+        snprintf(cmd, sizeof cmd, "cp '%s/test-plugins/%s.so' '%s/'", PH_BUILD_DIR,
+                 all_plugins[i], tmpdir);
+        ck_assert_msg(system(cmd) == 0, "%s", cmd);
+    }
+    host_registry *reg = host_registry_new();
+    ph_error err = {0};
+    ck_assert_msg(host_registry_load_dir(reg, tmpdir, &err) == 0, "%s", err.message);
+    return reg;
+}
+
+/* x -> Relu -> k x Identity -> Neg -> y */
+static ph_model *chain_model(int k)
+{
+    static const int64_t dims[] = {2, 3};
+    ph_model *m = ph_model_new(13);
+    ck_assert_ptr_nonnull(m);
+    ph_graph *g = ph_model_graph(m);
+    ph_value *v = ph_graph_add_input(g, "x", PH_DT_FLOAT, 2, dims);
+    ck_assert_ptr_nonnull(v);
+    ph_node *n = ph_node_create(g, NULL, "Relu", 1, &v, 1);
+    ck_assert_ptr_nonnull(n);
+    v = ph_node_output(n, 0);
+    for (int i = 0; i < k; i++) {
+        n = ph_node_create(g, NULL, "Identity", 1, &v, 1);
+        ck_assert_ptr_nonnull(n);
+        v = ph_node_output(n, 0);
+    }
+    n = ph_node_create(g, NULL, "Neg", 1, &v, 1);
+    ck_assert_ptr_nonnull(n);
+    ck_assert_int_eq(ph_graph_add_output(g, ph_node_output(n, 0)), 0);
+    ck_assert_int_eq(ph_graph_verify(g, NULL), 0);
+    return m;
+}
+
+/* One run of the optimize stage with the given --set overrides. */
+typedef struct run_result {
+    int rc;
+    ph_error err;
+    host_stage_stats stats;
+    char *log;     /* what the runner logged (warnings) */
+    size_t log_len;
+} run_result;
+
+static host_plan build_plan(host_registry *reg, const char *const *sets)
+{
+    host_config *cfg = host_config_new();
+    ph_error err = {0};
+    for (size_t i = 0; sets[i]; i++)
+        ck_assert_msg(host_config_set(cfg, sets[i], &err) == 0, "%s", err.message);
+    host_plan plan;
+    ck_assert_msg(host_plan_build(&plan, cfg, reg, &err) == 0, "%s", err.message);
+    host_config_free(cfg);
+    return plan;
+}
+
+static run_result run_optimize(ph_model *m, const host_plan *plan, int verify_each)
+{
+    run_result r = {0};
+    FILE *mem = open_memstream(&r.log, &r.log_len);
+    ck_assert_ptr_nonnull(mem);
+    host_log log = {.err = mem, .quiet = 1};
+    ph_ctx *ctx = ph_ctx_new(host_log_sink, &log);
+    host_run_opts opts = {.verify_each = verify_each, .log = &log};
+    r.rc = host_run_stage(m, &plan->stage[HOST_STAGE_OPTIMIZE], ctx, &opts, &r.stats, &r.err);
+    ph_ctx_free(ctx);
+    fclose(mem);
+    return r;
+}
+
+static void free_result(run_result *r)
+{
+    host_stage_stats_free(&r->stats);
+    free(r->log);
+}
+
+static const host_pass_stats *stats_of(const run_result *r, const char *name)
+{
+    for (size_t i = 0; i < r->stats.count; i++)
+        if (strcmp(r->stats.passes[i].name, name) == 0)
+            return &r->stats.passes[i];
+    ck_abort_msg("no stats for %s", name);
+    return NULL;
+}
+
+START_TEST(fixpoint_in_expected_rounds)
+{
+    host_registry *reg = load_plugins();
+    const char *sets[] = {"optimize.pass_on=tp_one_step", NULL};
+    host_plan plan = build_plan(reg, sets);
+    ph_model *m = chain_model(4);
+    run_result r = run_optimize(m, &plan, 1);
+    ck_assert_msg(r.rc == 0, "%s", r.err.message);
+    /* 4 rounds that each remove one Identity, then one that sees no change */
+    ck_assert_int_eq(r.stats.rounds, 5);
+    ck_assert_int_eq(r.stats.hit_cap, 0);
+    const host_pass_stats *p = stats_of(&r, "tp_one_step");
+    ck_assert_uint_eq(p->calls, 5);
+    ck_assert_int_eq(p->rewrites, 4);
+    ck_assert_uint_eq(p->nodes_before, 6);
+    ck_assert_uint_eq(p->nodes_after, 2);
+    ck_assert_uint_eq(r.stats.nodes_before, 6);
+    ck_assert_uint_eq(r.stats.nodes_after, 2);
+    ck_assert_uint_eq(ph_model_node_count(m), 2);
+    ck_assert_int_eq(ph_graph_verify(ph_model_graph(m), NULL), 0);
+    ck_assert_uint_eq(r.log_len, 0);
+    free_result(&r);
+    ph_model_free(m);
+    host_plan_free(&plan);
+    host_registry_free(reg);
+}
+END_TEST
+
+START_TEST(cap_stops_a_slow_pass)
+{
+    host_registry *reg = load_plugins();
+    const char *sets[] = {"optimize.pass_on=tp_one_step", "optimize.max_iterations=3", NULL};
+    host_plan plan = build_plan(reg, sets);
+    ph_model *m = chain_model(4);
+    run_result r = run_optimize(m, &plan, 0);
+    ck_assert_int_eq(r.rc, 0);
+    ck_assert_int_eq(r.stats.rounds, 3);
+    ck_assert_int_eq(r.stats.hit_cap, 1);
+    ck_assert_uint_eq(ph_model_node_count(m), 3);
+    ck_assert_msg(r.log && strstr(r.log, "tp_one_step") && strstr(r.log, "3 rounds"), "log: %s",
+                  r.log ? r.log : "");
+    free_result(&r);
+    ph_model_free(m);
+    host_plan_free(&plan);
+    host_registry_free(reg);
+}
+END_TEST
+
+START_TEST(oscillation_is_named)
+{
+    host_registry *reg = load_plugins();
+    const char *sets[] = {"optimize.pass_on=tp_flip_a,tp_flip_b,tp_good",
+                          "optimize.max_iterations=6", NULL};
+    host_plan plan = build_plan(reg, sets);
+    ph_model *m = chain_model(1);
+    run_result r = run_optimize(m, &plan, 1);
+    ck_assert_msg(r.rc == 0, "%s", r.err.message);
+    ck_assert_int_eq(r.stats.rounds, 6);
+    ck_assert_int_eq(r.stats.hit_cap, 1);
+    ck_assert_uint_eq(stats_of(&r, "tp_flip_a")->calls, 6);
+    ck_assert_uint_eq(stats_of(&r, "tp_flip_b")->calls, 6);
+    ck_assert_int_eq(stats_of(&r, "tp_flip_a")->rewrites, 6 * 3);
+    ck_assert_ptr_nonnull(r.log);
+    ck_assert_msg(strstr(r.log, "warning") && strstr(r.log, "tp_flip_a") &&
+                  strstr(r.log, "tp_flip_b"), "log: %s", r.log);
+    ck_assert_msg(strstr(r.log, "tp_good") == NULL, "tp_good did not change: %s", r.log);
+    free_result(&r);
+    ph_model_free(m);
+    host_plan_free(&plan);
+    host_registry_free(reg);
+}
+END_TEST
+
+START_TEST(run_once_after_the_loop)
+{
+    host_registry *reg = load_plugins();
+    /* tp_once sorts before tp_one_step but runs after the fixpoint */
+    const char *sets[] = {"optimize.pass_on=tp_once,tp_one_step", NULL};
+    host_plan plan = build_plan(reg, sets);
+    ph_model *m = chain_model(3);
+    run_result r = run_optimize(m, &plan, 1);
+    ck_assert_msg(r.rc == 0, "%s", r.err.message);
+    ck_assert_int_eq(r.stats.rounds, 4);
+    const host_pass_stats *once = stats_of(&r, "tp_once");
+    ck_assert_uint_eq(once->calls, 1);
+    ck_assert_int_eq(once->rewrites, 1);
+    ck_assert_uint_eq(once->nodes_before, 2); /* the Identities were gone */
+    ph_node *first = ph_graph_first_node(ph_model_graph(m));
+    ck_assert_int_eq(ph_node_attr_int(first, "tp_once_calls", 0), 1);
+    free_result(&r);
+    ph_model_free(m);
+
+    /* a stage of only run-once passes: no rounds, one call */
+    const char *only[] = {"optimize.pass_on=tp_once", NULL};
+    host_plan_free(&plan);
+    plan = build_plan(reg, only);
+    m = chain_model(0);
+    r = run_optimize(m, &plan, 0);
+    ck_assert_int_eq(r.rc, 0);
+    ck_assert_int_eq(r.stats.rounds, 0);
+    ck_assert_uint_eq(stats_of(&r, "tp_once")->calls, 1);
+    free_result(&r);
+    ph_model_free(m);
+    host_plan_free(&plan);
+    host_registry_free(reg);
+}
+END_TEST
+
+START_TEST(empty_stage)
+{
+    host_registry *reg = load_plugins();
+    const char *sets[] = {NULL};
+    host_plan plan = build_plan(reg, sets); /* no test pass is on by default */
+    ph_model *m = chain_model(2);
+    run_result r = run_optimize(m, &plan, 0);
+    ck_assert_int_eq(r.rc, 0);
+    ck_assert_int_eq(r.stats.rounds, 0);
+    ck_assert_uint_eq(r.stats.count, 0);
+    ck_assert_uint_eq(ph_model_node_count(m), 4);
+    free_result(&r);
+    ph_model_free(m);
+    host_plan_free(&plan);
+    host_registry_free(reg);
+}
+END_TEST
+
+START_TEST(order_hints)
+{
+    host_registry *reg = load_plugins();
+    /* catalogue order: tp_good, tp_order_a, tp_order_b, tp_order_c;
+     * hints: b before a (a.run_after), c before b (c.run_before);
+     * a's hint naming a pass that is not loaded is ignored */
+    const char *sets[] = {"optimize.pass_on=tp_order_a,tp_order_b,tp_order_c,tp_good", NULL};
+    host_plan plan = build_plan(reg, sets);
+    const host_stage_plan *sp = &plan.stage[HOST_STAGE_OPTIMIZE];
+    ck_assert_uint_eq(sp->count, 4);
+    const char *want[] = {"tp_good", "tp_order_c", "tp_order_b", "tp_order_a"};
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_str_eq(sp->steps[i].plugin->desc->name, want[i]);
+    host_plan_free(&plan);
+
+    /* a hint naming a pass not in the list is ignored */
+    const char *two[] = {"optimize.pass_on=tp_order_a,tp_order_c", NULL};
+    plan = build_plan(reg, two);
+    sp = &plan.stage[HOST_STAGE_OPTIMIZE];
+    ck_assert_str_eq(sp->steps[0].plugin->desc->name, "tp_order_a");
+    ck_assert_str_eq(sp->steps[1].plugin->desc->name, "tp_order_c");
+    host_plan_free(&plan);
+    host_registry_free(reg);
+}
+END_TEST
+
+START_TEST(order_cycle)
+{
+    host_registry *reg = load_plugins();
+    host_config *cfg = host_config_new();
+    ph_error err = {0};
+    ck_assert_int_eq(host_config_set(cfg, "optimize.pass_on=tp_cycle_x,tp_good,tp_cycle_y", &err),
+                     0);
+    host_plan plan;
+    ck_assert_int_eq(host_plan_build(&plan, cfg, reg, &err), HOST_EXIT_PASS);
+    ck_assert_msg(strstr(err.message, "cycle") && strstr(err.message, "tp_cycle_x") &&
+                  strstr(err.message, "tp_cycle_y") && !strstr(err.message, "tp_good"),
+                  "%s", err.message);
+    host_config_free(cfg);
+    host_registry_free(reg);
+}
+END_TEST
+
+static void expect_stage_error(const char *pass_on, int verify_each, const char *frag)
+{
+    host_registry *reg = load_plugins();
+    char set[200];
+    snprintf(set, sizeof set, "optimize.pass_on=%s", pass_on);
+    const char *sets[] = {set, NULL};
+    host_plan plan = build_plan(reg, sets);
+    ph_model *m = chain_model(1);
+    run_result r = run_optimize(m, &plan, verify_each);
+    ck_assert_int_eq(r.rc, HOST_EXIT_PASS);
+    ck_assert_msg(strstr(r.err.message, frag) != NULL, "'%s' not in: %s", frag, r.err.message);
+    free_result(&r);
+    ph_model_free(m);
+    host_plan_free(&plan);
+    host_registry_free(reg);
+}
+
+START_TEST(failing_pass)
+{
+    expect_stage_error("tp_fail", 0, "pass tp_fail: failed: deliberate failure");
+}
+END_TEST
+
+START_TEST(cycle_in_graph)
+{
+    expect_stage_error("tp_make_cycle", 0, "pass tp_make_cycle: left a cycle");
+}
+END_TEST
+
+START_TEST(verify_each_names_the_pass)
+{
+    expect_stage_error("tp_good,tp_break_graph", 1, "pass tp_break_graph: broke the graph");
+
+    /* without --verify-each the runner does not look */
+    host_registry *reg = load_plugins();
+    const char *sets[] = {"optimize.pass_on=tp_break_graph", NULL};
+    host_plan plan = build_plan(reg, sets);
+    ph_model *m = chain_model(1);
+    run_result r = run_optimize(m, &plan, 0);
+    ck_assert_int_eq(r.rc, 0);
+    ck_assert_int_ne(ph_graph_verify(ph_model_graph(m), NULL), 0);
+    free_result(&r);
+    ph_model_free(m);
+    host_plan_free(&plan);
+    host_registry_free(reg);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("runner");
+    TCase *tc = tcase_create("stage");
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, fixpoint_in_expected_rounds);
+    tcase_add_test(tc, cap_stops_a_slow_pass);
+    tcase_add_test(tc, oscillation_is_named);
+    tcase_add_test(tc, run_once_after_the_loop);
+    tcase_add_test(tc, empty_stage);
+    tcase_add_test(tc, order_hints);
+    tcase_add_test(tc, order_cycle);
+    tcase_add_test(tc, failing_pass);
+    tcase_add_test(tc, cycle_in_graph);
+    tcase_add_test(tc, verify_each_names_the_pass);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
