@@ -83,6 +83,17 @@ ph_tensor *phi_tensor_wrap(Onnx__TensorProto *p, int borrowed);
 /* Point the tensor's data at bytes held elsewhere (a mapping). */
 int phi_tensor_attach(ph_tensor *t, const uint8_t *data, size_t nbytes, ph_error *err,
                       const char *what);
+/* A new tensor of dtype and shape whose bytes are uninitialized (for
+ * kernels that write every element).  NULL on OOM or a bad shape. */
+ph_tensor *phi_tensor_alloc(int dtype, size_t rank, const int64_t *dims);
+/* Writable bytes of a tensor made by ph_tensor_new or phi_tensor_alloc
+ * (NULL for any other tensor). */
+void *phi_tensor_mut(ph_tensor *t);
+/* IEEE half and bfloat16 conversions (round to nearest even). */
+float phi_half_to_float(uint16_t h);
+uint16_t phi_float_to_half(float f);
+float phi_bf16_to_float(uint16_t h);
+uint16_t phi_float_to_bf16(float f);
 /* Bytes the tensor's dtype and dims call for (0 for strings/unknown). */
 size_t phi_tensor_expected_bytes(const Onnx__TensorProto *p, int *ok);
 

@@ -138,7 +138,24 @@ static int convert_typed(ph_tensor *t)
     return 0;
 }
 
+static ph_tensor *tensor_make(int dtype, size_t rank, const int64_t *dims, const void *data, int zero);
+
 PH_API ph_tensor *ph_tensor_new(int dtype, size_t rank, const int64_t *dims, const void *data)
+{
+    return tensor_make(dtype, rank, dims, data, 1);
+}
+
+ph_tensor *phi_tensor_alloc(int dtype, size_t rank, const int64_t *dims)
+{
+    return tensor_make(dtype, rank, dims, NULL, 0);
+}
+
+void *phi_tensor_mut(ph_tensor *t)
+{
+    return t->storage == PHI_DATA_OWNED ? t->owned_data : NULL;
+}
+
+static ph_tensor *tensor_make(int dtype, size_t rank, const int64_t *dims, const void *data, int zero)
 {
     Onnx__TensorProto *p = malloc(sizeof *p);
     if (!p)
@@ -166,7 +183,7 @@ PH_API ph_tensor *ph_tensor_new(int dtype, size_t rank, const int64_t *dims, con
     }
     if (data)
         memcpy(buf, data, nbytes);
-    else
+    else if (zero)
         memset(buf, 0, nbytes);
     t->owned_data = buf;
     t->data = buf;
@@ -248,4 +265,76 @@ PH_API int ph_tensor_equal(const ph_tensor *a, const ph_tensor *b)
     if (!da || !db)
         return 0;
     return memcmp(da, db, ph_tensor_nbytes(a)) == 0;
+}
+
+/* ------------------------------------------------------ half precision */
+
+float phi_half_to_float(uint16_t h)
+{
+    uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
+    if (exp == 0) {
+        if (man == 0) {
+            bits = sign;
+        } else { /* subnormal: normalize */
+            exp = 127 - 15 + 1;
+            while (!(man & 0x400)) {
+                man <<= 1;
+                exp--;
+            }
+            man &= 0x3ff;
+            bits = sign | (exp << 23) | (man << 13);
+        }
+    } else if (exp == 0x1f) {
+        bits = sign | 0x7f800000u | (man << 13);
+    } else {
+        bits = sign | ((exp - 15 + 127) << 23) | (man << 13);
+    }
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+uint16_t phi_float_to_half(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    uint32_t sign = (x >> 16) & 0x8000;
+    int32_t exp = (int32_t)((x >> 23) & 0xff) - 127 + 15;
+    uint32_t man = x & 0x7fffff;
+    if (((x >> 23) & 0xff) == 0xff) /* inf or nan */
+        return (uint16_t)(sign | 0x7c00 | (man ? 0x200 | (man >> 13) : 0));
+    if (exp >= 0x1f)
+        return (uint16_t)(sign | 0x7c00);
+    if (exp <= 0) {
+        if (exp < -10)
+            return (uint16_t)sign;
+        man |= 0x800000;
+        uint32_t shift = (uint32_t)(14 - exp);
+        uint32_t half = man >> shift, rem = man & ((1u << shift) - 1), mid = 1u << (shift - 1);
+        if (rem > mid || (rem == mid && (half & 1)))
+            half++;
+        return (uint16_t)(sign | half);
+    }
+    uint32_t half = sign | ((uint32_t)exp << 10) | (man >> 13), rem = man & 0x1fff;
+    if (rem > 0x1000 || (rem == 0x1000 && (half & 1)))
+        half++; /* may carry into the exponent: still correct, up to inf */
+    return (uint16_t)half;
+}
+
+float phi_bf16_to_float(uint16_t h)
+{
+    uint32_t bits = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &bits, 4);
+    return f;
+}
+
+uint16_t phi_float_to_bf16(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, 4);
+    if ((x & 0x7f800000u) == 0x7f800000u && (x & 0x7fffff))
+        return (uint16_t)((x >> 16) | 0x40); /* quiet nan */
+    x += 0x7fff + ((x >> 16) & 1);
+    return (uint16_t)(x >> 16);
 }

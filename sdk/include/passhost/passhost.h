@@ -6,5 +6,6 @@
 #include "passhost/ops.h"
 #include "passhost/ir.h"
 #include "passhost/plugin.h"
+#include "passhost/eval.h"
 
 #endif

@@ -1,0 +1,50 @@
+/* passhost/eval.h - the reference evaluator: runs an ONNX graph on the CPU.
+ *
+ * Used to fold constants and to check that a rewritten model still computes
+ * what the original did.  ONNX semantics for opsets 11-17; an operator or
+ * dtype it does not support is an error naming it, never a wrong answer.
+ *
+ * Ownership: the graph is borrowed and must not change while an evaluator
+ * prepared for it is alive; input tensors are borrowed for the call; output
+ * tensors are new and owned by the caller (ph_tensor_free).
+ */
+#ifndef PASSHOST_EVAL_H
+#define PASSHOST_EVAL_H
+
+#include <stddef.h>
+
+#include "passhost/error.h"
+#include "passhost/ir.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct ph_eval ph_eval;
+
+/* Prepare to run graph g (normally a model's main graph).  Fails, naming the
+ * node, if some operator or attribute is not supported.  Caller frees with
+ * ph_eval_free. */
+PH_API int ph_eval_new(const ph_graph *g, ph_eval **out, ph_error *err);
+PH_API void ph_eval_free(ph_eval *e);
+
+/* Run once.  inputs[i] feeds graph input i (a NULL entry for an input that
+ * has an initializer uses the initializer); outputs[i] receives a new tensor
+ * for graph output i.  0, or an error naming the node that failed. */
+PH_API int ph_eval_run(ph_eval *e, const ph_tensor *const *inputs, size_t n_inputs,
+                       ph_tensor **outputs, size_t n_outputs, ph_error *err);
+
+/* Evaluate one node on the given input tensors (NULL for omitted optional
+ * inputs), filling outputs[0..ph_node_output_count(n)) with new tensors
+ * (NULL for omitted outputs).  opset is the default-domain opset of the
+ * model.  PH_EUNSUPPORTED, naming the op, when it cannot be evaluated. */
+PH_API int ph_eval_node(const ph_node *n, int64_t opset, const ph_tensor *const *inputs,
+                        ph_tensor **outputs, ph_error *err);
+
+/* 1 if ph_eval_node can evaluate nodes of this op type at all. */
+PH_API int ph_eval_supports(const ph_node *n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
