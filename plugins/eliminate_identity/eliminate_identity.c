@@ -1,0 +1,70 @@
+/* eliminate_identity - remove Identity nodes.
+ *
+ * Requires: an Identity of the default domain with its input present.
+ * Changes:  every user of the Identity's output reads the Identity's input
+ *           instead, and the Identity is removed.  Runs in the main graph and,
+ *           recursively, in every If/Loop/Scan body.
+ * Leaves:   an Identity whose output is a graph output that cannot be
+ *           redirected (ph_value_can_replace: the input is a graph input, an
+ *           initializer, itself a graph output, or from an enclosing graph),
+ *           since the output name is part of the model's interface.
+ * Exact:    yes; Identity copies its input.
+ */
+#include <passhost/passhost.h>
+
+static int is_identity(const ph_node *n)
+{
+    return ph_node_op(n) == PH_OP_Identity && ph_node_domain(n)[0] == '\0' &&
+           ph_node_input_count(n) >= 1 && ph_node_input(n, 0) && ph_node_output_count(n) == 1;
+}
+
+/* Bypass one Identity: 1 if removed, 0 if left, or a PH_E* code. */
+static int bypass_identity(ph_node *n, ph_ctx *ctx)
+{
+    ph_value *in = ph_node_input(n, 0), *out = ph_node_output(n, 0);
+    if (!ph_value_can_replace(out, in))
+        return 0;
+    int rc = ph_node_bypass(n, 0, in);
+    if (rc < 0)
+        return ph_ctx_error(ctx, rc, "cannot bypass Identity '%s': %s", ph_node_name(n),
+                            ph_strerror(rc));
+    return 1;
+}
+
+static int run_graph(ph_graph *g, ph_ctx *ctx)
+{
+    int total = 0;
+    ph_node *next;
+    for (ph_node *n = ph_graph_first_node(g); n; n = next) {
+        next = ph_node_next(n);
+        if (ph_node_is_removed(n))
+            continue;
+        for (size_t i = 0; i < ph_node_subgraph_count(n); i++) {
+            int rc = run_graph(ph_node_subgraph(n, i), ctx);
+            if (rc < 0)
+                return rc;
+            total += rc;
+        }
+        if (!is_identity(n))
+            continue;
+        int rc = bypass_identity(n, ctx);
+        if (rc < 0)
+            return rc;
+        total += rc;
+    }
+    return total;
+}
+
+static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
+{
+    return run_graph(g, ctx);
+}
+
+PH_PASS_DEFINE(
+    .name = "eliminate_identity",
+    .summary = "Identity -> bypass (also inside If/Loop/Scan bodies)",
+    .stages = PH_STAGE_OPTIMIZE,
+    .on_by_default = 1,
+    .run_once = 0,
+    .exactness = PH_EXACT,
+    .run = run)

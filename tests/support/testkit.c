@@ -1,0 +1,401 @@
+/* tests/support/testkit.c - see testkit.h. */
+#include "testkit.h"
+
+#include <check.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef PH_BUILD_DIR
+#define PH_BUILD_DIR "build"
+#endif
+
+/* ------------------------------------------------------------ plugins */
+
+tk_pass *tk_pass_load(const char *name)
+{
+    char path[4096];
+    ph_error err = {0};
+    snprintf(path, sizeof path, "%s/plugins/%s.so", PH_BUILD_DIR, name);
+    tk_pass *p = calloc(1, sizeof *p);
+    ck_assert_ptr_nonnull(p);
+    p->reg = host_registry_new();
+    ck_assert_ptr_nonnull(p->reg);
+    int rc = host_registry_load_file(p->reg, path, &err);
+    ck_assert_msg(rc == 0, "loading %s: %s", path, err.message);
+    const host_plugin *hp = host_registry_find(p->reg, name);
+    ck_assert_msg(hp != NULL, "%s does not define a pass named '%s'", path, name);
+    p->desc = hp->desc;
+    ck_assert_ptr_nonnull(p->desc->run);
+    return p;
+}
+
+void tk_pass_free(tk_pass *p)
+{
+    if (!p)
+        return;
+    host_registry_free(p->reg);
+    free(p);
+}
+
+static const ph_param_def no_params[] = {{NULL, 0, NULL, NULL}};
+
+int tk_pass_run(const tk_pass *p, ph_model *m)
+{
+    ph_error err = {0};
+    ph_graph *g = ph_model_graph(m);
+    ph_params *params = ph_params_new(p->desc->params ? p->desc->params : no_params, &err);
+    ck_assert_msg(params != NULL, "params of %s: %s", p->desc->name, err.message);
+    ph_ctx *ctx = ph_ctx_new(NULL, NULL);
+    ck_assert_ptr_nonnull(ctx);
+
+    ph_ctx_begin_pass(ctx, p->desc->name, "");
+    int rc = p->desc->run(g, params, ctx);
+    ck_assert_msg(rc >= 0, "pass %s failed (%d): %s", p->desc->name, rc, ph_ctx_last_error(ctx));
+    ph_ctx_end_pass(ctx);
+    ph_ctx_free(ctx);
+    ph_params_free(params);
+
+    int trc = ph_graph_toposort(g);
+    ck_assert_msg(trc == 0, "toposort after %s: %s", p->desc->name, ph_strerror(trc));
+    int vrc = ph_graph_verify(g, &err);
+    ck_assert_msg(vrc == 0, "verify after %s: %s", p->desc->name, err.message);
+    return rc;
+}
+
+int tk_pass_run_checked(const tk_pass *p, ph_model *m, uint64_t seed)
+{
+    me_tensor *before, *after;
+    size_t nb, na;
+    tk_eval(m, seed, &before, &nb);
+    int rc = tk_pass_run(p, m);
+    tk_eval(m, seed, &after, &na);
+    tk_compare(before, nb, after, na, p->desc->exactness);
+    tk_free_outputs(before, nb);
+    tk_free_outputs(after, na);
+    return rc;
+}
+
+void tk_assert_untouched(const tk_pass *p, ph_model *m)
+{
+    ph_graph *g = ph_model_graph(m);
+    size_t nodes = ph_model_node_count(m);
+    char *before = tk_graph_sig(g);
+    int rc = tk_pass_run(p, m);
+    char *after = tk_graph_sig(g);
+    ck_assert_msg(rc == 0, "%s reported %d rewrites on a graph it must leave alone",
+                  p->desc->name, rc);
+    ck_assert_msg(strcmp(before, after) == 0, "%s changed the graph:\n--- before\n%s--- after\n%s",
+                  p->desc->name, before, after);
+    ck_assert_uint_eq(ph_model_node_count(m), nodes);
+    free(before);
+    free(after);
+}
+
+/* ------------------------------------------------------------ builders */
+
+ph_model *tk_model(void)
+{
+    ph_model *m = ph_model_new(17);
+    ck_assert_ptr_nonnull(m);
+    return m;
+}
+
+ph_value *tk_input(ph_graph *g, const char *name, int rank, const int64_t *dims)
+{
+    ph_value *v = ph_graph_add_input(g, name, PH_DT_FLOAT, rank, rank > 0 ? dims : NULL);
+    ck_assert_msg(v != NULL, "cannot add input %s", name);
+    return v;
+}
+
+/* splitmix64: small, good enough, identical everywhere. */
+static uint64_t tk_rand(uint64_t *state)
+{
+    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* Uniform in [-1, 1), exactly representable (24 random bits). */
+static float tk_rand_float(uint64_t *state)
+{
+    return (float)(tk_rand(state) >> 40) * (1.0f / 8388608.0f) - 1.0f;
+}
+
+static void fill_random(float *data, int64_t count, uint64_t seed)
+{
+    uint64_t state = seed;
+    for (int64_t i = 0; i < count; i++)
+        data[i] = tk_rand_float(&state);
+}
+
+ph_value *tk_init(ph_graph *g, const char *name, int rank, const int64_t *dims, uint64_t seed)
+{
+    int64_t count = 1;
+    for (int i = 0; i < rank; i++)
+        count *= dims[i];
+    float *data = malloc((size_t)(count ? count : 1) * sizeof(float));
+    ck_assert_ptr_nonnull(data);
+    fill_random(data, count, seed);
+    ph_tensor *t = ph_tensor_new(PH_DT_FLOAT, (size_t)rank, dims, data);
+    free(data);
+    ck_assert_ptr_nonnull(t);
+    ph_value *v = ph_graph_add_initializer(g, name, t);
+    ck_assert_msg(v != NULL, "cannot add initializer %s", name);
+    return v;
+}
+
+ph_node *tk_node(ph_graph *g, const char *op, size_t n_in, ph_value *const *inputs)
+{
+    ph_node *n = ph_node_create(g, NULL, op, n_in, inputs, 1);
+    ck_assert_msg(n != NULL, "cannot create %s", op);
+    return n;
+}
+
+ph_value *tk_op1(ph_graph *g, const char *op, ph_value *x)
+{
+    return ph_node_output(tk_node(g, op, 1, &x), 0);
+}
+
+ph_value *tk_op2(ph_graph *g, const char *op, ph_value *a, ph_value *b)
+{
+    ph_value *in[2] = {a, b};
+    return ph_node_output(tk_node(g, op, 2, in), 0);
+}
+
+ph_value *tk_transpose(ph_graph *g, ph_value *x, size_t rank, const int64_t *perm)
+{
+    ph_node *n = tk_node(g, "Transpose", 1, &x);
+    if (perm)
+        ck_assert_int_eq(ph_node_set_attr_ints(n, "perm", rank, perm), 0);
+    return ph_node_output(n, 0);
+}
+
+void tk_output(ph_graph *g, ph_value *v)
+{
+    ck_assert_int_eq(ph_graph_add_output(g, v), 0);
+}
+
+void tk_set_shape(ph_value *v, int rank, const int64_t *dims)
+{
+    ck_assert_int_eq(ph_value_set_type(v, PH_DT_FLOAT, rank, rank > 0 ? dims : NULL), 0);
+}
+
+/* --------------------------------------------------------- inspection */
+
+typedef struct tk_buf {
+    char *s;
+    size_t len, cap;
+} tk_buf;
+
+static void buf_printf(tk_buf *b, const char *fmt, ...) PH_PRINTF(2, 3);
+static void buf_printf(tk_buf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int need = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    ck_assert_int_ge(need, 0);
+    if (b->len + (size_t)need + 1 > b->cap) {
+        size_t cap = (b->cap ? b->cap * 2 : 256) + (size_t)need;
+        b->s = realloc(b->s, cap);
+        ck_assert_ptr_nonnull(b->s);
+        b->cap = cap;
+    }
+    va_start(ap, fmt);
+    vsnprintf(b->s + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    b->len += (size_t)need;
+}
+
+static void sig_value(tk_buf *b, const ph_value *v)
+{
+    buf_printf(b, "%s", v ? ph_value_name(v) : "");
+}
+
+static void sig_attrs(tk_buf *b, const ph_node *n)
+{
+    for (size_t i = 0; i < ph_node_attr_count(n); i++) {
+        const char *name = ph_node_attr_name(n, i);
+        const int64_t *iv;
+        buf_printf(b, " %s", name);
+        switch (ph_node_attr_type(n, name)) {
+        case PH_ATTR_INT:
+            buf_printf(b, "=%lld", (long long)ph_node_attr_int(n, name, 0));
+            break;
+        case PH_ATTR_FLOAT:
+            buf_printf(b, "=%a", (double)ph_node_attr_float(n, name, 0));
+            break;
+        case PH_ATTR_STRING:
+            buf_printf(b, "=%s", ph_node_attr_string(n, name, ""));
+            break;
+        case PH_ATTR_INTS: {
+            ptrdiff_t len = ph_node_attr_ints(n, name, &iv);
+            buf_printf(b, "=[");
+            for (ptrdiff_t k = 0; k < len; k++)
+                buf_printf(b, "%s%lld", k ? "," : "", (long long)iv[k]);
+            buf_printf(b, "]");
+            break;
+        }
+        default:
+            break;
+        }
+    }
+}
+
+static void sig_graph(tk_buf *b, const ph_graph *g, int depth)
+{
+    buf_printf(b, "%*sgraph %s\n", depth * 2, "", ph_graph_name(g));
+    for (ph_node *n = ph_graph_first_node(g); n; n = ph_node_next(n)) {
+        if (ph_node_is_removed(n))
+            continue;
+        buf_printf(b, "%*s%s:%s(", depth * 2 + 2, "", ph_node_domain(n), ph_node_op_type(n));
+        for (size_t i = 0; i < ph_node_input_count(n); i++) {
+            buf_printf(b, i ? "," : "");
+            sig_value(b, ph_node_input(n, i));
+        }
+        buf_printf(b, ")->(");
+        for (size_t i = 0; i < ph_node_output_count(n); i++) {
+            buf_printf(b, i ? "," : "");
+            sig_value(b, ph_node_output(n, i));
+        }
+        buf_printf(b, ")");
+        sig_attrs(b, n);
+        buf_printf(b, "\n");
+        for (size_t i = 0; i < ph_node_subgraph_count(n); i++)
+            sig_graph(b, ph_node_subgraph(n, i), depth + 2);
+    }
+    buf_printf(b, "%*soutputs:", depth * 2 + 2, "");
+    for (size_t i = 0; i < ph_graph_output_count(g); i++) {
+        buf_printf(b, " ");
+        sig_value(b, ph_graph_output(g, i));
+    }
+    buf_printf(b, "\n%*sinitializers: %zu\n", depth * 2 + 2, "", ph_graph_initializer_count(g));
+}
+
+char *tk_graph_sig(const ph_graph *g)
+{
+    tk_buf b = {0};
+    sig_graph(&b, g, 0);
+    return b.s;
+}
+
+const char *tk_ops(const ph_graph *g, char *buf, size_t size)
+{
+    size_t off = 0;
+    buf[0] = '\0';
+    for (ph_node *n = ph_graph_first_node(g); n && off < size; n = ph_node_next(n)) {
+        if (ph_node_is_removed(n))
+            continue;
+        off += (size_t)snprintf(buf + off, size - off, "%s%s", off ? "," : "", ph_node_op_type(n));
+    }
+    return buf;
+}
+
+size_t tk_count_op(const ph_graph *g, ph_op op)
+{
+    size_t count = 0;
+    for (ph_node *n = ph_graph_first_node(g); n; n = ph_node_next(n))
+        if (!ph_node_is_removed(n) && ph_node_op(n) == op)
+            count++;
+    return count;
+}
+
+ph_node *tk_find_op(const ph_graph *g, ph_op op)
+{
+    for (ph_node *n = ph_graph_first_node(g); n; n = ph_node_next(n))
+        if (!ph_node_is_removed(n) && ph_node_op(n) == op)
+            return n;
+    return NULL;
+}
+
+/* ------------------------------------------------------------ numbers */
+
+void tk_random_inputs(const ph_graph *g, uint64_t seed, me_tensor *inputs)
+{
+    for (size_t i = 0; i < ph_graph_input_count(g); i++) {
+        const ph_value *v = ph_graph_input(g, i);
+        int rank = ph_value_rank(v);
+        int64_t dims[ME_MAX_RANK];
+        ck_assert_msg(rank >= 0 && rank <= ME_MAX_RANK, "input %s: rank %d not usable",
+                      ph_value_name(v), rank);
+        for (int d = 0; d < rank; d++) {
+            dims[d] = ph_value_dim(v, d);
+            ck_assert_msg(dims[d] >= 0, "input %s: dim %d unknown", ph_value_name(v), d);
+        }
+        ck_assert_int_eq(me_tensor_alloc(&inputs[i], rank, dims), 0);
+        fill_random(inputs[i].data, me_numel(&inputs[i]), seed * 1000003u + i);
+    }
+}
+
+void tk_free_outputs(me_tensor *outs, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        me_tensor_free(&outs[i]);
+    free(outs);
+}
+
+void tk_eval(const ph_model *m, uint64_t seed, me_tensor **outs, size_t *n_outs)
+{
+    const ph_graph *g = ph_model_graph((ph_model *)m);
+    size_t n_in = ph_graph_input_count(g), n_out = ph_graph_output_count(g);
+    me_tensor *in = calloc(n_in ? n_in : 1, sizeof *in);
+    me_tensor *out = calloc(n_out ? n_out : 1, sizeof *out);
+    char err[512] = "";
+    ck_assert_ptr_nonnull(in);
+    ck_assert_ptr_nonnull(out);
+    tk_random_inputs(g, seed, in);
+    int rc = me_eval(g, in, n_in, out, err, sizeof err);
+    ck_assert_msg(rc == 0, "%s", err);
+    for (size_t i = 0; i < n_in; i++)
+        me_tensor_free(&in[i]);
+    free(in);
+    *outs = out;
+    *n_outs = n_out;
+}
+
+/* Distance in ulp between two floats of the same sign class. */
+static int64_t ulp_distance(float a, float b)
+{
+    int32_t ia, ib;
+    memcpy(&ia, &a, sizeof ia);
+    memcpy(&ib, &b, sizeof ib);
+    if (ia < 0)
+        ia = INT32_MIN - ia;
+    if (ib < 0)
+        ib = INT32_MIN - ib;
+    int64_t d = (int64_t)ia - (int64_t)ib;
+    return d < 0 ? -d : d;
+}
+
+static void compare_one(const me_tensor *a, const me_tensor *b, size_t index, ph_exactness ex)
+{
+    ck_assert_msg(a->rank == b->rank, "output %zu: rank %d before, %d after", index, a->rank,
+                  b->rank);
+    for (int d = 0; d < a->rank; d++)
+        ck_assert_msg(a->dims[d] == b->dims[d], "output %zu: dim %d is %lld before, %lld after",
+                      index, d, (long long)a->dims[d], (long long)b->dims[d]);
+    int64_t count = me_numel(a);
+    for (int64_t i = 0; i < count; i++) {
+        float x = a->data[i], y = b->data[i];
+        if (ex == PH_EXACT)
+            ck_assert_msg(memcmp(&x, &y, sizeof x) == 0,
+                          "output %zu element %lld: %.9g before, %.9g after (must be bit-exact)",
+                          index, (long long)i, (double)x, (double)y);
+        else
+            ck_assert_msg(ulp_distance(x, y) <= 8 || fabsf(x - y) <= 1e-6f,
+                          "output %zu element %lld: %.9g before, %.9g after", index,
+                          (long long)i, (double)x, (double)y);
+    }
+}
+
+void tk_compare(const me_tensor *a, size_t na, const me_tensor *b, size_t nb, ph_exactness ex)
+{
+    ck_assert_msg(ex != PH_APPROX, "tk_compare cannot judge an approximate pass");
+    ck_assert_msg(na == nb, "%zu outputs before, %zu after", na, nb);
+    for (size_t i = 0; i < na; i++)
+        compare_one(&a[i], &b[i], i, ex);
+}

@@ -1,0 +1,99 @@
+/* tests/support/testkit.h - helpers for pass tests (Check).
+ *
+ * Load a built pass plugin through the host's real loader, run it the way the
+ * host does (params from the descriptor's table, a context, toposort and the
+ * verifier afterwards), build small graphs in a line or two, and check a pass
+ * numerically: evaluate the model before and after on the same seeded random
+ * inputs with mini_eval and compare every output (bit for bit for exact
+ * passes).
+ *
+ * Failures are Check assertions (ck_assert_msg), so these helpers are only
+ * for use inside a Check test.  Ownership: a tk_pass is owned by the caller
+ * (tk_pass_free); strings returned by tk_graph_sig are malloc'd (caller
+ * frees); every builder returns handles borrowed from the model.
+ */
+#ifndef PASSHOST_TESTS_TESTKIT_H
+#define PASSHOST_TESTS_TESTKIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "loader.h"
+#include "mini_eval.h"
+#include "passhost/passhost.h"
+
+/* Dims and perms inline: tk_input(g, "x", 2, TK_I64(3, 4)). */
+#define TK_I64(...) ((const int64_t[]){__VA_ARGS__})
+
+/* ------------------------------------------------------------ plugins */
+
+typedef struct tk_pass {
+    host_registry *reg;       /* owned */
+    const ph_pass_desc *desc; /* borrowed from the plugin */
+} tk_pass;
+
+/* Load PH_BUILD_DIR/plugins/NAME.so and find the pass NAME in it. */
+tk_pass *tk_pass_load(const char *name);
+void tk_pass_free(tk_pass *p);
+
+/* Run the pass on m's main graph like the host: default params, a context,
+ * then ph_graph_toposort and ph_graph_verify, both of which must succeed.
+ * Returns the pass's rewrite count (asserting it is not an error). */
+int tk_pass_run(const tk_pass *p, ph_model *m);
+
+/* tk_pass_run with a numeric check: evaluate m before and after on random
+ * inputs from seed, compare every output (bit-exact for PH_EXACT passes, a
+ * few ulp for PH_FP).  Returns the rewrite count. */
+int tk_pass_run_checked(const tk_pass *p, ph_model *m, uint64_t seed);
+
+/* Assert the pass changes nothing on m: returns 0 and leaves the graph's
+ * signature (tk_graph_sig) and node count as they were. */
+void tk_assert_untouched(const tk_pass *p, ph_model *m);
+
+/* ------------------------------------------------------------ builders */
+
+/* A new model, default opset 17.  Caller frees with ph_model_free. */
+ph_model *tk_model(void);
+/* A float graph input; rank < 0 = unknown rank (dims ignored), dims[i] < 0
+ * an unknown dim. */
+ph_value *tk_input(ph_graph *g, const char *name, int rank, const int64_t *dims);
+/* A float initializer of random values in [-1, 1) from seed. */
+ph_value *tk_init(ph_graph *g, const char *name, int rank, const int64_t *dims, uint64_t seed);
+/* A default-domain node with one output. */
+ph_node *tk_node(ph_graph *g, const char *op, size_t n_in, ph_value *const *inputs);
+ph_value *tk_op1(ph_graph *g, const char *op, ph_value *x);
+ph_value *tk_op2(ph_graph *g, const char *op, ph_value *a, ph_value *b);
+/* Transpose with the given perm; perm NULL = no perm attribute. */
+ph_value *tk_transpose(ph_graph *g, ph_value *x, size_t rank, const int64_t *perm);
+/* Mark v as a graph output. */
+void tk_output(ph_graph *g, ph_value *v);
+/* Set v's known type to float with the given shape (rank < 0: unknown). */
+void tk_set_shape(ph_value *v, int rank, const int64_t *dims);
+
+/* --------------------------------------------------------- inspection */
+
+/* A text signature of g and its subgraphs: every node (op, inputs, outputs,
+ * int attributes) in order, and the graph outputs.  Equal signatures mean an
+ * untouched graph.  Caller frees. */
+char *tk_graph_sig(const ph_graph *g);
+/* Op types of g's nodes in order, comma separated, into buf. */
+const char *tk_ops(const ph_graph *g, char *buf, size_t size);
+/* Nodes of g (not subgraphs) with this op. */
+size_t tk_count_op(const ph_graph *g, ph_op op);
+/* First node of g with this op, or NULL. */
+ph_node *tk_find_op(const ph_graph *g, ph_op op);
+
+/* ------------------------------------------------------------ numbers */
+
+/* Fill inputs[i] (ph_graph_input_count(g) of them) with random values from
+ * seed; every input dim must be known. */
+void tk_random_inputs(const ph_graph *g, uint64_t seed, me_tensor *inputs);
+/* Evaluate m's main graph on random inputs from seed; *outs (caller frees
+ * with tk_free_outputs) gets one tensor per graph output. */
+void tk_eval(const ph_model *m, uint64_t seed, me_tensor **outs, size_t *n_outs);
+void tk_free_outputs(me_tensor *outs, size_t n);
+/* Assert two output sets agree: bit-exact for PH_EXACT, within a few ulp
+ * for PH_FP. */
+void tk_compare(const me_tensor *a, size_t na, const me_tensor *b, size_t nb, ph_exactness ex);
+
+#endif

@@ -1,0 +1,352 @@
+/* tests/test_pass_eliminate_identity.c - the eliminate_identity pass. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testkit.h"
+
+static tk_pass *pass;
+
+static void setup(void) { pass = tk_pass_load("eliminate_identity"); }
+static void teardown(void)
+{
+    tk_pass_free(pass);
+    pass = NULL;
+}
+
+/* Identity nodes in g and its subgraphs. */
+static size_t count_identity(const ph_graph *g)
+{
+    size_t count = 0;
+    for (ph_node *n = ph_graph_first_node(g); n; n = ph_node_next(n)) {
+        if (ph_node_is_removed(n))
+            continue;
+        count += ph_node_op(n) == PH_OP_Identity;
+        for (size_t i = 0; i < ph_node_subgraph_count(n); i++)
+            count += count_identity(ph_node_subgraph(n, i));
+    }
+    return count;
+}
+
+START_TEST(removes_identity_before_relu)
+{
+    char ops[256];
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 3));
+    tk_output(g, tk_op1(g, "Relu", tk_op1(g, "Identity", x)));
+
+    ck_assert_int_eq(tk_pass_run_checked(pass, m, 1), 1);
+    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu");
+    ck_assert_ptr_eq(ph_node_input(ph_graph_first_node(g), 0), x);
+    ck_assert_int_eq(tk_pass_run(pass, m), 0); /* fixpoint */
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(removes_chain_and_fans_out)
+{
+    char ops[256];
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 2, TK_I64(3, 4));
+    ph_value *i2 = tk_op1(g, "Identity", tk_op1(g, "Identity", x));
+    tk_output(g, tk_op1(g, "Relu", i2));
+    tk_output(g, tk_op1(g, "Neg", i2));
+    tk_output(g, tk_op2(g, "Add", i2, x));
+
+    ck_assert_int_eq(tk_pass_run_checked(pass, m, 2), 2);
+    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Neg,Add");
+    ck_assert_uint_eq(ph_value_use_count(x), 4);
+    ph_model_free(m);
+}
+END_TEST
+
+/* The Identity's output is a graph output and its input comes from a node:
+ * the producer's value takes over the output's name. */
+START_TEST(graph_output_keeps_its_name)
+{
+    char ops[256];
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 2));
+    ph_value *r = tk_op1(g, "Relu", x);
+    ph_value *y = tk_op1(g, "Identity", r);
+    tk_output(g, y);
+    char *name = strdup(ph_value_name(y));
+
+    ck_assert_int_eq(tk_pass_run_checked(pass, m, 3), 1);
+    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu");
+    ck_assert_uint_eq(ph_graph_output_count(g), 1);
+    ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
+    ck_assert_ptr_eq(ph_value_producer(ph_graph_output(g, 0)), ph_graph_first_node(g));
+    free(name);
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(graph_input_to_graph_output_is_kept)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 2));
+    tk_output(g, tk_op1(g, "Identity", x));
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(initializer_to_graph_output_is_kept)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *w = tk_init(g, "w", 2, TK_I64(2, 2), 7);
+    tk_output(g, tk_op1(g, "Identity", w));
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+/* The Identity's input is itself a graph output: both names must stay. */
+START_TEST(graph_output_to_graph_output_is_kept)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 2));
+    ph_value *r = tk_op1(g, "Relu", x);
+    tk_output(g, r);
+    tk_output(g, tk_op1(g, "Identity", r));
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(other_domain_is_kept)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 2));
+    ph_node *n = tk_node(g, "Identity", 1, &x);
+    ck_assert_int_eq(ph_model_set_opset(m, "com.example", 1), 0);
+    ck_assert_int_eq(ph_node_set_domain(n, "com.example"), 0);
+    tk_output(g, tk_op1(g, "Relu", ph_node_output(n, 0)));
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+/* ---- subgraphs: a model written as protobuf wire bytes (the builder API has
+ * no way to make If bodies), loaded with ph_model_load. */
+
+typedef struct pb {
+    unsigned char data[4096];
+    size_t len;
+} pb;
+
+static void pb_byte(pb *b, unsigned char c)
+{
+    ck_assert_uint_lt(b->len, sizeof b->data);
+    b->data[b->len++] = c;
+}
+
+static void pb_varint(pb *b, uint64_t v)
+{
+    while (v >= 0x80) {
+        pb_byte(b, (unsigned char)(v | 0x80));
+        v >>= 7;
+    }
+    pb_byte(b, (unsigned char)v);
+}
+
+static void pb_int(pb *b, unsigned field, uint64_t v)
+{
+    pb_varint(b, (uint64_t)field << 3);
+    pb_varint(b, v);
+}
+
+static void pb_bytes(pb *b, unsigned field, const void *data, size_t len)
+{
+    pb_varint(b, (uint64_t)field << 3 | 2);
+    pb_varint(b, len);
+    for (size_t i = 0; i < len; i++)
+        pb_byte(b, ((const unsigned char *)data)[i]);
+}
+
+static void pb_str(pb *b, unsigned field, const char *s) { pb_bytes(b, field, s, strlen(s)); }
+static void pb_msg(pb *b, unsigned field, const pb *m) { pb_bytes(b, field, m->data, m->len); }
+
+/* ValueInfoProto: name, tensor type of elem_type with dims (rank may be 0). */
+static void pb_value_info(pb *b, unsigned field, const char *name, int elem, int rank,
+                          const int64_t *dims)
+{
+    pb shape = {0}, tensor = {0}, type = {0}, vi = {0};
+    for (int i = 0; i < rank; i++) {
+        pb dim = {0};
+        pb_int(&dim, 1, (uint64_t)dims[i]);
+        pb_msg(&shape, 1, &dim);
+    }
+    pb_int(&tensor, 1, (uint64_t)elem);
+    pb_msg(&tensor, 2, &shape);
+    pb_msg(&type, 1, &tensor);
+    pb_str(&vi, 1, name);
+    pb_msg(&vi, 2, &type);
+    pb_msg(b, field, &vi);
+}
+
+/* NodeProto with one input and one output (input NULL: none). */
+static void pb_node(pb *b, const char *op, const char *name, const char *in, const char *out,
+                    const pb *attrs)
+{
+    pb n = {0};
+    if (in)
+        pb_str(&n, 1, in);
+    pb_str(&n, 2, out);
+    pb_str(&n, 3, name);
+    pb_str(&n, 4, op);
+    for (size_t i = 0; attrs && i < attrs->len; i++) /* whole field-5 records */
+        pb_byte(&n, attrs->data[i]);
+    pb_msg(b, 1, &n);
+}
+
+static void pb_graph_attr(pb *attrs, const char *name, const pb *graph)
+{
+    pb a = {0};
+    pb_str(&a, 1, name);
+    pb_msg(&a, 6, graph);
+    pb_int(&a, 20, 5); /* AttributeProto.GRAPH */
+    pb_msg(attrs, 5, &a);
+}
+
+/* x float[2,3], flag bool[] -> If(flag) -> y float[2,3].
+ *   then: Identity(x) -> t_id (outer-scope input); Relu(t_id) -> then_out
+ *   else: Neg(x) -> e_neg; Identity(e_neg) -> else_out (a subgraph output)
+ *   main: Identity(y_if) -> y */
+static void write_if_model(const char *path)
+{
+    const int64_t d[2] = {2, 3};
+    pb then_g = {0}, else_g = {0}, attrs = {0}, graph = {0}, opset = {0}, model = {0};
+    pb_node(&then_g, "Identity", "then_id", "x", "t_id", NULL);
+    pb_node(&then_g, "Relu", "then_relu", "t_id", "then_out", NULL);
+    pb_str(&then_g, 2, "then_branch");
+    pb_value_info(&then_g, 12, "then_out", PH_DT_FLOAT, 2, d);
+    pb_node(&else_g, "Neg", "else_neg", "x", "e_neg", NULL);
+    pb_node(&else_g, "Identity", "else_id", "e_neg", "else_out", NULL);
+    pb_str(&else_g, 2, "else_branch");
+    pb_value_info(&else_g, 12, "else_out", PH_DT_FLOAT, 2, d);
+
+    pb_graph_attr(&attrs, "then_branch", &then_g);
+    pb_graph_attr(&attrs, "else_branch", &else_g);
+    pb_node(&graph, "If", "branch", "flag", "y_if", &attrs);
+    pb_node(&graph, "Relu", "after", "y_if", "y", NULL);
+    pb_str(&graph, 2, "main");
+    pb_value_info(&graph, 11, "x", PH_DT_FLOAT, 2, d);
+    pb_value_info(&graph, 11, "flag", PH_DT_BOOL, 0, NULL);
+    pb_value_info(&graph, 12, "y", PH_DT_FLOAT, 2, d);
+
+    pb_str(&opset, 1, "");
+    pb_int(&opset, 2, 17);
+    pb_int(&model, 1, 8);
+    pb_msg(&model, 7, &graph);
+    pb_msg(&model, 8, &opset);
+
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(model.data, 1, model.len, f), model.len);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+static ph_graph *subgraph_named(ph_graph *g, const char *name)
+{
+    for (ph_node *n = ph_graph_first_node(g); n; n = ph_node_next(n))
+        for (size_t i = 0; i < ph_node_subgraph_count(n); i++)
+            if (!strcmp(ph_graph_name(ph_node_subgraph(n, i)), name))
+                return ph_node_subgraph(n, i);
+    return NULL;
+}
+
+START_TEST(removes_identity_inside_if_branches)
+{
+    char path[] = "/tmp/ph_identity_if_XXXXXX", ops[256];
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    write_if_model(path);
+    ph_model *m = NULL;
+    ph_error err = {0};
+    int rc = ph_model_load(path, &m, &err);
+    unlink(path);
+    ck_assert_msg(rc == 0, "loading the If model: %s", err.message);
+    ph_graph *g = ph_model_graph(m);
+    ck_assert_uint_eq(count_identity(g), 2);
+
+    ck_assert_int_eq(tk_pass_run(pass, m), 2);
+    ck_assert_uint_eq(count_identity(g), 0);
+    ph_graph *then_g = subgraph_named(g, "then_branch");
+    ph_graph *else_g = subgraph_named(g, "else_branch");
+    ck_assert_ptr_nonnull(then_g);
+    ck_assert_ptr_nonnull(else_g);
+    ck_assert_str_eq(tk_ops(then_g, ops, sizeof ops), "Relu");
+    ck_assert_str_eq(tk_ops(else_g, ops, sizeof ops), "Neg");
+    /* then: Relu reads the outer x; else: the branch output keeps its name */
+    ck_assert_ptr_eq(ph_node_input(ph_graph_first_node(then_g), 0), ph_graph_input(g, 0));
+    ck_assert_str_eq(ph_value_name(ph_graph_output(else_g, 0)), "else_out");
+    ck_assert_ptr_eq(ph_value_producer(ph_graph_output(else_g, 0)), ph_graph_first_node(else_g));
+    ph_model_free(m);
+}
+END_TEST
+
+/* The bundled control-flow model's Loop body has Identity(cond_in) ->
+ * cond_out: a body input to a body output, which must stay. */
+START_TEST(loop_condition_identity_is_kept)
+{
+    ph_model *m = NULL;
+    ph_error err = {0};
+    int rc = ph_model_load(PH_SOURCE_DIR "/tests/models/control_flow.onnx", &m, &err);
+    ck_assert_msg(rc == 0, "%s", err.message);
+    ck_assert_uint_eq(count_identity(ph_model_graph(m)), 1);
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+/* The demo CNN has two Identity nodes between ordinary nodes. */
+START_TEST(cnn_identities_removed)
+{
+    ph_model *m = NULL;
+    ph_error err = {0};
+    int rc = ph_model_load(PH_SOURCE_DIR "/tests/models/cnn_small.onnx", &m, &err);
+    ck_assert_msg(rc == 0, "%s", err.message);
+    size_t nodes = ph_model_node_count(m);
+    ck_assert_uint_eq(count_identity(ph_model_graph(m)), 2);
+    ck_assert_int_eq(tk_pass_run(pass, m), 2);
+    ck_assert_uint_eq(count_identity(ph_model_graph(m)), 0);
+    ck_assert_uint_eq(ph_model_node_count(m), nodes - 2);
+    ph_model_free(m);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("pass_eliminate_identity");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, removes_identity_before_relu);
+    tcase_add_test(tc, removes_chain_and_fans_out);
+    tcase_add_test(tc, graph_output_keeps_its_name);
+    tcase_add_test(tc, graph_input_to_graph_output_is_kept);
+    tcase_add_test(tc, initializer_to_graph_output_is_kept);
+    tcase_add_test(tc, graph_output_to_graph_output_is_kept);
+    tcase_add_test(tc, other_domain_is_kept);
+    tcase_add_test(tc, removes_identity_inside_if_branches);
+    tcase_add_test(tc, loop_condition_identity_is_kept);
+    tcase_add_test(tc, cnn_identities_removed);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
