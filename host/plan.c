@@ -405,7 +405,7 @@ static int build_stage(host_stage_plan *sp, int stage, const host_config *cfg,
     char *on = host_xcalloc(n, 1);
     const char **why = host_xcalloc(n, sizeof *why);
     sp->stage = stage;
-    sp->target = sc->target;
+    sp->target = host_xstrdup(sc->target);
     sp->max_iterations = sc->max_iterations;
     int rc = select_passes(stage, sc, reg, on, why, err);
     if (!rc)
@@ -444,7 +444,9 @@ void host_plan_free(host_plan *plan)
             if (sp->steps[i].params)
                 ph_params_free(sp->steps[i].params);
         free(sp->steps);
+        free(sp->target);
         sp->steps = NULL;
+        sp->target = NULL;
         sp->count = 0;
     }
 }

@@ -25,7 +25,7 @@ typedef struct host_step {
 
 typedef struct host_stage_plan {
     int stage;          /* HOST_STAGE_* */
-    const char *target; /* borrowed from the config; "" when none */
+    char *target;       /* owned copy; "" when none */
     int max_iterations;
     host_step *steps;   /* owned array */
     size_t count;
@@ -41,7 +41,7 @@ typedef struct host_plan {
  * met twice is read once.  0 or HOST_EXIT_PLUGIN with the loader's message. */
 int host_load_plugins(host_registry *reg, const char *plugin_dir, ph_error *err);
 
-/* Build the plan (the config and registry must outlive it).  0, or
+/* Build the plan (the registry must outlive it; the config need not).  0, or
  * HOST_EXIT_CONFIG (unknown pass, on+off, stage, approx, parameters) or
  * HOST_EXIT_PASS (order hints cycle), with a one-line message. */
 int host_plan_build(host_plan *plan, const host_config *cfg, const host_registry *reg,

@@ -31,7 +31,7 @@ typedef struct host_pass_stats {
 
 typedef struct host_stage_stats {
     int stage;              /* HOST_STAGE_* */
-    const char *target;     /* borrowed */
+    const char *target;     /* borrowed from the stage plan */
     int rounds;             /* fixpoint rounds run */
     int hit_cap;            /* the last round still changed the graph */
     double ms;
