@@ -573,8 +573,6 @@ static int op_pool(me_env *e, const ph_node *n, const me_tensor **in, size_t n_i
     if (pool_geometry(e, n, x, &g))
         return -1;
     int include_pad = !is_max && ph_node_attr_int(n, "count_include_pad", 0) != 0;
-    if (include_pad && g.ceil_mode)
-        return node_fail(e, n, "count_include_pad with ceil_mode is ambiguous; not supported");
     int64_t odims[4] = {x->dims[0], x->dims[1], g.out[0], g.out[1]};
     if (me_tensor_alloc(out, 4, odims))
         return node_fail(e, n, "out of memory");
@@ -604,6 +602,11 @@ static int op_pool(me_env *e, const ph_node *n, const me_tensor **in, size_t n_i
                     }
                 if (valid == 0)
                     return node_fail(e, n, "a window covers only padding");
+                /* ceil_mode windows reaching past the end padding: runtimes
+                 * disagree on the divisor, so refuse rather than guess */
+                if (include_pad && padded != g.k[0] * g.k[1])
+                    return node_fail(e, n, "count_include_pad with a window past the "
+                                           "padding (ceil_mode) is not supported");
                 if (!is_max)
                     acc /= (float)(include_pad ? padded : valid);
                 *o++ = acc;

@@ -1,0 +1,412 @@
+/* tests/test_pass_eliminate_nop_pool.c - the eliminate_nop_pool pass. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testkit.h"
+
+static tk_pass *pass;
+
+static void setup(void) { pass = tk_pass_load("eliminate_nop_pool"); }
+static void teardown(void)
+{
+    tk_pass_free(pass);
+    pass = NULL;
+}
+
+/* x [1,2,5,4] -> Relu -> POOL -> Neg -> y; returns the pool node. */
+static ph_node *relu_pool_neg(ph_model *m, const char *op)
+{
+    ph_graph *g = ph_model_graph(m);
+    ph_value *r = tk_op1(g, "Relu", tk_input(g, "x", 4, TK_I64(1, 2, 5, 4)));
+    ph_node *pool = tk_node(g, op, 1, &r);
+    ck_assert_int_eq(ph_node_set_attr_ints(pool, "kernel_shape", 2, TK_I64(1, 1)), 0);
+    tk_output(g, tk_op1(g, "Neg", ph_node_output(pool, 0)));
+    return pool;
+}
+
+static void set_ints(ph_node *n, const char *name, size_t count, const int64_t *v)
+{
+    ck_assert_int_eq(ph_node_set_attr_ints(n, name, count, v), 0);
+}
+
+START_TEST(maxpool_kernel1_removed)
+{
+    char ops[256];
+    ph_model *m = tk_model();
+    relu_pool_neg(m, "MaxPool");
+    ck_assert_int_eq(tk_pass_run_checked(pass, m, 11), 1);
+    ck_assert_str_eq(tk_ops(ph_model_graph(m), ops, sizeof ops), "Relu,Neg");
+    ck_assert_int_eq(tk_pass_run(pass, m), 0);
+    ph_model_free(m);
+}
+END_TEST
+
+/* Every attribute spelled out with its no-op value. */
+START_TEST(averagepool_explicit_attrs_removed)
+{
+    char ops[256];
+    ph_model *m = tk_model();
+    ph_node *pool = relu_pool_neg(m, "AveragePool");
+    set_ints(pool, "strides", 2, TK_I64(1, 1));
+    set_ints(pool, "pads", 4, TK_I64(0, 0, 0, 0));
+    ck_assert_int_eq(ph_node_set_attr_string(pool, "auto_pad", "VALID"), 0);
+    ck_assert_int_eq(ph_node_set_attr_int(pool, "ceil_mode", 1), 0);
+    ck_assert_int_eq(ph_node_set_attr_int(pool, "count_include_pad", 1), 0);
+    ck_assert_int_eq(tk_pass_run_checked(pass, m, 12), 1);
+    ck_assert_str_eq(tk_ops(ph_model_graph(m), ops, sizeof ops), "Relu,Neg");
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(maxpool_unit_dilations_removed)
+{
+    ph_model *m = tk_model();
+    ph_node *pool = relu_pool_neg(m, "MaxPool");
+    set_ints(pool, "dilations", 2, TK_I64(1, 1));
+    set_ints(pool, "strides", 2, TK_I64(1, 1));
+    ck_assert_int_eq(tk_pass_run_checked(pass, m, 13), 1);
+    ck_assert_uint_eq(tk_count_op(ph_model_graph(m), PH_OP_MaxPool), 0);
+    ph_model_free(m);
+}
+END_TEST
+
+/* The pool's output is a graph output: the Relu's value takes its name. */
+START_TEST(pool_output_graph_output_redirected)
+{
+    char ops[256];
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *r = tk_op1(g, "Relu", tk_input(g, "x", 4, TK_I64(2, 3, 2, 2)));
+    ph_node *pool = tk_node(g, "AveragePool", 1, &r);
+    set_ints(pool, "kernel_shape", 2, TK_I64(1, 1));
+    tk_output(g, ph_node_output(pool, 0));
+    char *name = strdup(ph_value_name(ph_node_output(pool, 0)));
+    ck_assert_int_eq(tk_pass_run_checked(pass, m, 14), 1);
+    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu");
+    ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
+    free(name);
+    ph_model_free(m);
+}
+END_TEST
+
+/* MaxPool declares its Indices output but nobody reads it. */
+START_TEST(maxpool_unused_indices_removed)
+{
+    char ops[256];
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *r = tk_op1(g, "Relu", tk_input(g, "x", 4, TK_I64(1, 1, 3, 3)));
+    ph_node *pool = ph_node_create(g, NULL, "MaxPool", 1, &r, 2);
+    ck_assert_ptr_nonnull(pool);
+    set_ints(pool, "kernel_shape", 2, TK_I64(1, 1));
+    tk_output(g, tk_op1(g, "Neg", ph_node_output(pool, 0)));
+    ck_assert_int_eq(tk_pass_run(pass, m), 1);
+    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Neg");
+    ph_model_free(m);
+}
+END_TEST
+
+/* Inside the 1-D case too: kernel [1] on [N,C,L]. */
+START_TEST(pool_1d_removed)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *r = tk_op1(g, "Relu", tk_input(g, "x", 3, TK_I64(1, 2, 7)));
+    ph_node *pool = tk_node(g, "MaxPool", 1, &r);
+    set_ints(pool, "kernel_shape", 1, TK_I64(1));
+    set_ints(pool, "pads", 2, TK_I64(0, 0));
+    tk_output(g, tk_op1(g, "Neg", ph_node_output(pool, 0)));
+    ck_assert_int_eq(tk_pass_run(pass, m), 1);
+    ck_assert_uint_eq(tk_count_op(g, PH_OP_MaxPool), 0);
+    ph_model_free(m);
+}
+END_TEST
+
+/* ---- negative cases: the graph must come back untouched */
+
+START_TEST(stride2_kept)
+{
+    ph_model *m = tk_model();
+    set_ints(relu_pool_neg(m, "MaxPool"), "strides", 2, TK_I64(2, 2));
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(stride_one_axis_kept)
+{
+    ph_model *m = tk_model();
+    set_ints(relu_pool_neg(m, "AveragePool"), "strides", 2, TK_I64(1, 2));
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(nonzero_pads_kept)
+{
+    ph_model *m = tk_model();
+    set_ints(relu_pool_neg(m, "MaxPool"), "pads", 4, TK_I64(0, 0, 1, 0));
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(kernel_2_kept)
+{
+    ph_model *m = tk_model();
+    set_ints(relu_pool_neg(m, "AveragePool"), "kernel_shape", 2, TK_I64(1, 2));
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(dilation_2_kept)
+{
+    ph_model *m = tk_model();
+    set_ints(relu_pool_neg(m, "MaxPool"), "dilations", 2, TK_I64(2, 1));
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(missing_kernel_kept)
+{
+    ph_model *m = tk_model();
+    ck_assert_int_eq(ph_node_remove_attr(relu_pool_neg(m, "MaxPool"), "kernel_shape"), 1);
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(malformed_strides_kept)
+{
+    ph_model *m = tk_model();
+    set_ints(relu_pool_neg(m, "MaxPool"), "strides", 3, TK_I64(1, 1, 1));
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(maxpool_used_indices_kept)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *r = tk_op1(g, "Relu", tk_input(g, "x", 4, TK_I64(1, 1, 3, 3)));
+    ph_node *pool = ph_node_create(g, NULL, "MaxPool", 1, &r, 2);
+    ck_assert_ptr_nonnull(pool);
+    set_ints(pool, "kernel_shape", 2, TK_I64(1, 1));
+    tk_output(g, tk_op1(g, "Neg", ph_node_output(pool, 0)));
+    tk_output(g, ph_node_output(pool, 1));
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+/* Graph input straight to graph output: the output name cannot move. */
+START_TEST(input_to_output_kept)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 4, TK_I64(1, 1, 3, 3));
+    ph_node *pool = tk_node(g, "MaxPool", 1, &x);
+    set_ints(pool, "kernel_shape", 2, TK_I64(1, 1));
+    tk_output(g, ph_node_output(pool, 0));
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(other_domain_kept)
+{
+    ph_model *m = tk_model();
+    ck_assert_int_eq(ph_model_set_opset(m, "com.example", 1), 0);
+    ck_assert_int_eq(ph_node_set_domain(relu_pool_neg(m, "MaxPool"), "com.example"), 0);
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(other_pools_kept)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *r = tk_op1(g, "Relu", tk_input(g, "x", 4, TK_I64(1, 1, 3, 3)));
+    ph_node *lp = tk_node(g, "LpPool", 1, &r);
+    set_ints(lp, "kernel_shape", 2, TK_I64(1, 1));
+    tk_output(g, ph_node_output(lp, 0));
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+/* The demo CNN has one no-op MaxPool (kernel 1, stride 1) and a real one. */
+START_TEST(cnn_nop_maxpool_removed)
+{
+    ph_model *m = NULL;
+    ph_error err = {0};
+    int rc = ph_model_load(PH_SOURCE_DIR "/tests/models/cnn_small.onnx", &m, &err);
+    ck_assert_msg(rc == 0, "%s", err.message);
+    ph_graph *g = ph_model_graph(m);
+    ck_assert_uint_eq(tk_count_op(g, PH_OP_MaxPool), 2);
+    ck_assert_int_eq(tk_pass_run(pass, m), 1);
+    ck_assert_uint_eq(tk_count_op(g, PH_OP_MaxPool), 1);
+    const int64_t *k;
+    ck_assert_int_eq(ph_node_attr_ints(tk_find_op(g, PH_OP_MaxPool), "kernel_shape", &k), 2);
+    ck_assert_int_eq(k[0], 3);
+    ph_model_free(m);
+}
+END_TEST
+
+/* ---- mini_eval's pooling against hand-computed results, so the numeric
+ * checks above rest on a checked evaluator. */
+
+/* Pool x = arange(h*w) as [1,1,h,w] with the node's attrs set by the caller;
+ * returns the output (caller frees). */
+static me_tensor eval_pool(ph_model *m, ph_node *pool, int64_t h, int64_t w)
+{
+    (void)pool;
+    me_tensor x, y;
+    char err[512] = "";
+    ck_assert_int_eq(me_tensor_alloc(&x, 4, TK_I64(1, 1, h, w)), 0);
+    for (int64_t i = 0; i < h * w; i++)
+        x.data[i] = (float)i;
+    int rc = me_eval(ph_model_graph(m), &x, 1, &y, err, sizeof err);
+    ck_assert_msg(rc == 0, "%s", err);
+    me_tensor_free(&x);
+    return y;
+}
+
+static ph_node *single_pool(ph_model *m, const char *op, int64_t h, int64_t w, int64_t k)
+{
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 4, TK_I64(1, 1, h, w));
+    ph_node *pool = tk_node(g, op, 1, &x);
+    set_ints(pool, "kernel_shape", 2, TK_I64(k, k));
+    tk_output(g, ph_node_output(pool, 0));
+    return pool;
+}
+
+static void expect(const me_tensor *y, int64_t oh, int64_t ow, const float *want)
+{
+    ck_assert_int_eq(y->rank, 4);
+    ck_assert_int_eq(y->dims[2], oh);
+    ck_assert_int_eq(y->dims[3], ow);
+    for (int64_t i = 0; i < oh * ow; i++)
+        ck_assert_msg(y->data[i] == want[i], "element %lld: %g, want %g", (long long)i,
+                      (double)y->data[i], (double)want[i]);
+}
+
+START_TEST(eval_maxpool_stride2)
+{
+    ph_model *m = tk_model();
+    ph_node *p = single_pool(m, "MaxPool", 4, 4, 2);
+    set_ints(p, "strides", 2, TK_I64(2, 2));
+    me_tensor y = eval_pool(m, p, 4, 4);
+    expect(&y, 2, 2, (const float[]){5, 7, 13, 15});
+    me_tensor_free(&y);
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(eval_maxpool_ceil_and_dilation)
+{
+    ph_model *m = tk_model();
+    ph_node *p = single_pool(m, "MaxPool", 5, 5, 2);
+    set_ints(p, "strides", 2, TK_I64(2, 2));
+    ck_assert_int_eq(ph_node_set_attr_int(p, "ceil_mode", 1), 0);
+    me_tensor y = eval_pool(m, p, 5, 5);
+    expect(&y, 3, 3, (const float[]){6, 8, 9, 16, 18, 19, 21, 23, 24});
+    me_tensor_free(&y);
+    ph_model_free(m);
+
+    m = tk_model();
+    p = single_pool(m, "MaxPool", 4, 4, 2);
+    set_ints(p, "dilations", 2, TK_I64(2, 2));
+    y = eval_pool(m, p, 4, 4);
+    expect(&y, 2, 2, (const float[]){10, 11, 14, 15});
+    me_tensor_free(&y);
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(eval_averagepool_pads)
+{
+    /* 3x3 arange, kernel 3, pads 1: corners average the in-bounds values
+     * only, unless count_include_pad divides by the kernel size. */
+    ph_model *m = tk_model();
+    ph_node *p = single_pool(m, "AveragePool", 3, 3, 3);
+    set_ints(p, "pads", 4, TK_I64(1, 1, 1, 1));
+    me_tensor y = eval_pool(m, p, 3, 3);
+    expect(&y, 3, 3, (const float[]){2, 2.5f, 3, 3.5f, 4, 4.5f, 5, 5.5f, 6});
+    me_tensor_free(&y);
+    ck_assert_int_eq(ph_node_set_attr_int(p, "count_include_pad", 1), 0);
+    y = eval_pool(m, p, 3, 3);
+    ck_assert_float_eq(y.data[0], 8.0f / 9.0f);
+    ck_assert_float_eq(y.data[4], 4.0f);
+    me_tensor_free(&y);
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(eval_refuses_unsupported)
+{
+    char err[512] = "";
+    me_tensor x, y;
+    ph_model *m = tk_model();
+    ph_node *p = single_pool(m, "MaxPool", 2, 2, 1);
+    ck_assert_int_eq(ph_node_set_attr_string(p, "auto_pad", "BOGUS"), 0);
+    ck_assert_int_eq(me_tensor_alloc(&x, 4, TK_I64(1, 1, 2, 2)), 0);
+    ck_assert_int_eq(me_eval(ph_model_graph(m), &x, 1, &y, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "auto_pad"));
+    ph_model_free(m);
+
+    m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *in = tk_input(g, "x", 4, TK_I64(1, 1, 2, 2));
+    tk_output(g, tk_op1(g, "Sigmoid", in));
+    ck_assert_int_eq(me_eval(g, &x, 1, &y, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "Sigmoid"));
+    me_tensor_free(&x);
+    ph_model_free(m);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("pass_eliminate_nop_pool");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, maxpool_kernel1_removed);
+    tcase_add_test(tc, averagepool_explicit_attrs_removed);
+    tcase_add_test(tc, maxpool_unit_dilations_removed);
+    tcase_add_test(tc, pool_output_graph_output_redirected);
+    tcase_add_test(tc, maxpool_unused_indices_removed);
+    tcase_add_test(tc, pool_1d_removed);
+    tcase_add_test(tc, stride2_kept);
+    tcase_add_test(tc, stride_one_axis_kept);
+    tcase_add_test(tc, nonzero_pads_kept);
+    tcase_add_test(tc, kernel_2_kept);
+    tcase_add_test(tc, dilation_2_kept);
+    tcase_add_test(tc, missing_kernel_kept);
+    tcase_add_test(tc, malformed_strides_kept);
+    tcase_add_test(tc, maxpool_used_indices_kept);
+    tcase_add_test(tc, input_to_output_kept);
+    tcase_add_test(tc, other_domain_kept);
+    tcase_add_test(tc, other_pools_kept);
+    tcase_add_test(tc, cnn_nop_maxpool_removed);
+    suite_add_tcase(s, tc);
+    TCase *te = tcase_create("mini_eval");
+    tcase_set_timeout(te, 60);
+    tcase_add_test(te, eval_maxpool_stride2);
+    tcase_add_test(te, eval_maxpool_ceil_and_dilation);
+    tcase_add_test(te, eval_averagepool_pads);
+    tcase_add_test(te, eval_refuses_unsupported);
+    suite_add_tcase(s, te);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
