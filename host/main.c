@@ -31,6 +31,25 @@ typedef struct run {
     ph_error err;
 } run;
 
+static int load_plugins(run *r)
+{
+    r->reg = host_registry_new();
+    if (!r->reg)
+        return ph_error_set(&r->err, HOST_EXIT_PLUGIN, "out of memory");
+    return host_load_plugins(r->reg, r->cfg->plugin_dir, &r->err);
+}
+
+static int load_model(run *r)
+{
+    int rc = host_check_output(r->cfg->input, r->cfg->output, &r->err);
+    if (!rc)
+        rc = host_model_load(r->cfg->input, r->cli.verify_each, &r->model, &r->sum.load_ms,
+                             &r->err);
+    if (!rc)
+        r->sum.nodes_loaded = ph_model_node_count(r->model);
+    return rc;
+}
+
 static int run_stages(run *r)
 {
     ph_ctx *ctx = ph_ctx_new(host_log_sink, &r->log);
@@ -44,14 +63,28 @@ static int run_stages(run *r)
     return rc;
 }
 
-static void report(run *r, FILE *out)
+static void print_report(run *r, FILE *out)
 {
     for (int s = 0; s < HOST_STAGE_COUNT; s++)
         host_report_stage(out, &r->stats[s]);
     host_report_summary(out, &r->sum, r->stats, HOST_STAGE_COUNT);
 }
 
-static void finish(run *r, int rc)
+/* The report on stdout (unless -q) and in the log file. */
+static void report(run *r, double t0)
+{
+    r->sum.input = r->cfg->input;
+    r->sum.output = r->cfg->output;
+    r->sum.total_ms = host_now_ms() - t0;
+    r->sum.nodes_saved = ph_model_node_count(r->model);
+    if (!r->cli.quiet)
+        print_report(r, stdout);
+    if (r->log.file)
+        print_report(r, r->log.file);
+}
+
+/* Print the error (if any), free everything; returns the exit code. */
+static int finish(run *r, int rc)
 {
     if (rc)
         host_log_fatal(&r->log, r->err.message);
@@ -63,39 +96,29 @@ static void finish(run *r, int rc)
     host_log_close(&r->log);
     host_config_free(r->cfg);
     host_cli_free(&r->cli);
+    return rc;
 }
 
 int main(int argc, char **argv)
 {
-    run r = {.log = {.err = stderr}, .reg = host_registry_new()};
+    run r = {.log = {.err = stderr}};
     double t0 = host_now_ms();
-    int rc = r.reg ? host_cli_parse(&r.cli, argc, argv, &r.err) : HOST_EXIT_PLUGIN;
+    int rc = host_cli_parse(&r.cli, argc, argv, &r.err);
     if (!rc && (r.cli.help || r.cli.version)) {
         r.cli.help ? host_cli_usage(stdout) : host_cli_version(stdout);
-        return finish(&r, 0), 0;
+        return finish(&r, 0);
     }
     if (!rc) rc = host_cli_config(&r.cli, &r.cfg, &r.err);
     if (!rc) rc = host_log_open(&r.log, stderr, r.cfg->log_path, r.cli.quiet, &r.err);
-    if (!rc) rc = host_load_plugins(r.reg, r.cfg->plugin_dir, &r.err);
+    if (!rc) rc = load_plugins(&r);
     if (!rc && r.cli.list_passes) {
         host_report_passes(stdout, r.reg);
-        return finish(&r, 0), 0;
+        return finish(&r, 0);
     }
     if (!rc) rc = host_plan_build(&r.plan, r.cfg, r.reg, &r.err);
-    if (!rc) rc = host_check_output(r.cfg->input, r.cfg->output, &r.err);
-    if (!rc) rc = host_model_load(r.cfg->input, r.cli.verify_each, &r.model, &r.sum.load_ms, &r.err);
-    if (!rc) r.sum.nodes_loaded = ph_model_node_count(r.model);
+    if (!rc) rc = load_model(&r);
     if (!rc) rc = run_stages(&r);
     if (!rc) rc = host_model_save(r.model, r.cfg->output, &r.sum.save_ms, &r.err);
-    if (!rc) {
-        r.sum = (host_run_summary){r.cfg->input, r.cfg->output, r.sum.load_ms, r.sum.save_ms,
-                                   host_now_ms() - t0, r.sum.nodes_loaded,
-                                   ph_model_node_count(r.model)};
-        if (!r.cli.quiet)
-            report(&r, stdout);
-        if (r.log.file)
-            report(&r, r.log.file);
-    }
-    finish(&r, rc);
-    return rc;
+    if (!rc) report(&r, t0);
+    return finish(&r, rc);
 }
