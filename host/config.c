@@ -159,18 +159,19 @@ static int is_pass_name(const char *s)
     return 1;
 }
 
-/* The stage of a section name, -1 for [model], -2 for [pass.NAME], -3 if
- * unknown. */
+/* Section kinds: a stage's index (HOST_STAGE_*) or one of these. */
+enum { SEC_MODEL = -1, SEC_PASS = -2, SEC_UNKNOWN = -3 };
+
 static int section_kind(const char *section)
 {
     if (strcmp(section, "model") == 0)
-        return -1;
+        return SEC_MODEL;
     for (int s = 0; s < HOST_STAGE_COUNT; s++)
         if (strcmp(section, stage_names[s]) == 0)
             return s;
     if (strncmp(section, "pass.", 5) == 0 && is_pass_name(section + 5))
-        return -2;
-    return -3;
+        return SEC_PASS;
+    return SEC_UNKNOWN;
 }
 
 /* 0 when the section may appear (params_only: only [pass.NAME]), else an
@@ -178,7 +179,7 @@ static int section_kind(const char *section)
 static int check_section(const char *section, int params_only, const char *where, ph_error *err)
 {
     int kind = section_kind(section);
-    if (kind == -2 || (!params_only && kind != -3))
+    if (kind == SEC_PASS || (!params_only && kind != SEC_UNKNOWN))
         return 0;
     if (params_only)
         return ph_error_set(err, HOST_EXIT_CONFIG,
@@ -196,7 +197,7 @@ static int check_section(const char *section, int params_only, const char *where
 static int find_slot(host_config *cfg, int kind, const char *key, slot *out)
 {
     memset(out, 0, sizeof *out);
-    if (kind == -1) {
+    if (kind == SEC_MODEL) {
         struct { const char *name; char **str; } model[] = {
             {"input", &cfg->input}, {"output", &cfg->output},
             {"plugin_dir", &cfg->plugin_dir}, {"log_path", &cfg->log_path}};
@@ -227,7 +228,7 @@ static int find_slot(host_config *cfg, int kind, const char *key, slot *out)
 
 static const char *keys_of(int kind)
 {
-    if (kind == -1)
+    if (kind == SEC_MODEL)
         return "input, output, plugin_dir, log_path";
     if (kind == HOST_STAGE_ADAPT)
         return "pass_on, pass_off, no_integral, max_iterations, allow_approximate, "
@@ -299,14 +300,14 @@ static int assign(host_config *cfg, const char *section, const char *key, const 
                   ph_error *err)
 {
     int kind = section_kind(section);
-    if (kind == -2) {
+    if (kind == SEC_PASS) {
         if (!*key)
             return ph_error_set(err, HOST_EXIT_CONFIG, "%s: [%s]: empty key", where, section);
         add_param(cfg, section + 5, key, value, where, stage_mask, priority);
         return 0;
     }
     slot sl;
-    if (kind == -3)
+    if (kind == SEC_UNKNOWN)
         return ph_error_set(err, HOST_EXIT_CONFIG, "%s: unknown section [%s]", where, section);
     if (!find_slot(cfg, kind, key, &sl))
         return ph_error_set(err, HOST_EXIT_CONFIG, "%s: unknown key '%s' in [%s] (expected %s)",
@@ -477,7 +478,7 @@ static int continue_key(ini_state *st, const char *section, const char *key, con
 {
     int kind = section_kind(section);
     slot sl;
-    if (kind >= -1 && kind != -2 && find_slot(st->cfg, kind, key, &sl) && sl.kind == KEY_LIST) {
+    if (kind >= SEC_MODEL && find_slot(st->cfg, kind, key, &sl) && sl.kind == KEY_LIST) {
         list_append(sl.list, value, where);
         return 0;
     }
@@ -530,7 +531,7 @@ static int parse_file(host_config *cfg, const char *path, int params_only, unsig
     int ret = ini_parse_stream(read_line, &st, on_pair, &st);
     if (!st.rc && ferror(f))
         st.rc = ph_error_set(err, HOST_EXIT_CONFIG, "%s: read error", path);
-    if (ret == -2)
+    if (ret == -2) /* inih: out of memory */
         st.rc = ph_error_set(err, HOST_EXIT_CONFIG, "%s: out of memory", path);
     else if (ret > 0 && (!st.rc || ret < st.err_line))
         st.rc = ph_error_set(err, HOST_EXIT_CONFIG,

@@ -305,7 +305,8 @@ int host_registry_load_dir(host_registry *r, const char *dir, ph_error *err)
         names[count++] = host_xstrdup(de->d_name);
     }
     closedir(d);
-    qsort(names, count, sizeof *names, cmp_names);
+    if (count > 1)
+        qsort(names, count, sizeof *names, cmp_names);
     unsigned generation = ++r->generation;
     int rc = 0;
     for (size_t i = 0; i < count; i++) {
