@@ -295,6 +295,41 @@ START_TEST(test_subgraph_uses)
 }
 END_TEST
 
+/* Removes every Identity and the node right after each one it visits. */
+static int drop_identity_and_next(ph_node *n, void *user)
+{
+    int *visits = user;
+    (*visits)++;
+    if (ph_node_op(n) != PH_OP_Identity)
+        return 0;
+    ph_node *after = ph_node_next(n);
+    ph_value *in = ph_node_input(n, 0), *out = ph_node_output(n, 0);
+    ck_assert_int_eq(ph_value_replace(out, in), 0);
+    ck_assert_int_eq(ph_node_remove(n), 0);
+    if (after && ph_value_use_count(ph_node_output(after, 0)) == 0 &&
+        ph_value_graph_output_count(ph_node_output(after, 0)) == 0) {
+        ck_assert_int_eq(ph_node_remove(after), 0);
+        return 2;
+    }
+    return 1;
+}
+
+START_TEST(test_walk_survives_removal)
+{
+    chain k = make_chain();
+    /* x -> Relu -> Identity -> Neg(out); plus a dead Sigmoid after the Identity's position */
+    ph_node *dead = ph_node_create(k.g, k.neg, "Sigmoid", 1, &k.a, 1);
+    ck_assert_ptr_nonnull(dead);
+    int visits = 0;
+    int rc = ph_graph_walk(k.g, drop_identity_and_next, &visits);
+    ck_assert_int_eq(rc, 2);
+    ck_assert_int_eq(visits, 3); /* Relu, Identity, Neg: the removed Sigmoid is skipped */
+    ck_assert_uint_eq(ph_graph_node_count(k.g), 2);
+    assert_valid(k.g);
+    ph_model_free(k.m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("ir");
@@ -310,6 +345,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_attributes);
     tcase_add_test(tc, test_unique_names_and_initializers);
     tcase_add_test(tc, test_subgraph_uses);
+    tcase_add_test(tc, test_walk_survives_removal);
     suite_add_tcase(s, tc);
     return s;
 }

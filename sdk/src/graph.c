@@ -249,7 +249,13 @@ PH_API const char *ph_graph_name(const ph_graph *g)
 }
 PH_API ph_node *ph_graph_first_node(const ph_graph *g) { return g->first; }
 PH_API ph_node *ph_graph_last_node(const ph_graph *g) { return g->last; }
-PH_API ph_node *ph_node_next(const ph_node *n) { return n->next; }
+PH_API ph_node *ph_node_next(const ph_node *n)
+{
+    ph_node *x = n->next;
+    while (x && x->removed)
+        x = x->next;
+    return x;
+}
 PH_API ph_node *ph_node_prev(const ph_node *n) { return n->prev; }
 PH_API size_t ph_graph_node_count(const ph_graph *g) { return g->n_nodes; }
 PH_API size_t ph_graph_input_count(const ph_graph *g) { return g->n_inputs; }
@@ -390,7 +396,8 @@ static void node_unlink(ph_node *n)
         n->next->prev = n->prev;
     else
         g->last = n->prev;
-    n->prev = n->next = NULL;
+    /* n->next is kept: walking on from a removed node reaches what followed it */
+    n->prev = NULL;
     g->n_nodes--;
 }
 
@@ -1013,6 +1020,28 @@ void phi_model_collect(ph_model *m)
 }
 
 PH_API void ph_model_collect(ph_model *m) { phi_model_collect(m); }
+
+/* ----------------------------------------------------------------- walk */
+
+PH_API int ph_graph_walk(ph_graph *g, ph_node_fn fn, void *user)
+{
+    int total = 0;
+    for (ph_node *n = g->first; n; n = ph_node_next(n)) {
+        for (size_t s = 0; s < n->n_subgraphs && !n->removed; s++) {
+            int rc = ph_graph_walk(n->subgraphs[s].graph, fn, user);
+            if (rc < 0)
+                return rc;
+            total += rc;
+        }
+        if (n->removed)
+            continue;
+        int rc = fn(n, user);
+        if (rc < 0)
+            return rc;
+        total += rc;
+    }
+    return total;
+}
 
 /* ------------------------------------------------------------- toposort */
 

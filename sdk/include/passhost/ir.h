@@ -115,8 +115,20 @@ PH_API const char *ph_graph_name(const ph_graph *g);
 /* Nodes in topological order; NULL past the end. */
 PH_API ph_node *ph_graph_first_node(const ph_graph *g);
 PH_API ph_node *ph_graph_last_node(const ph_graph *g);
+/* The next live node; for a node removed during this pass, the first live
+ * node that followed it, so a walk can go on after removing its position. */
 PH_API ph_node *ph_node_next(const ph_node *n);
 PH_API ph_node *ph_node_prev(const ph_node *n);
+/* Called for each node by ph_graph_walk: returns the rewrites it made (0
+ * for none) or a negative PH_E* code, which stops the walk. */
+typedef int (*ph_node_fn)(ph_node *n, void *user);
+
+/* Call fn on every node of g in order, and on the nodes of each node's
+ * subgraphs just before that node.  fn may remove the node it is given and
+ * any other node; the walk goes on with the first live node after it.
+ * Returns the sum of fn's results, or the first negative one. */
+PH_API int ph_graph_walk(ph_graph *g, ph_node_fn fn, void *user);
+
 /* Nodes of this graph only (not subgraphs). */
 PH_API size_t ph_graph_node_count(const ph_graph *g);
 
