@@ -329,6 +329,17 @@ START_TEST(transformer_folds_and_verifies)
 }
 END_TEST
 
+/* Cancelling pairs must go first: x -> T -> T -> MatMul would otherwise keep
+ * one Transpose and turn the MatMul into a transposing Gemm. */
+START_TEST(runs_after_merge_consecutive_transpose)
+{
+    int found = 0;
+    for (const char *const *a = pass->desc->run_after; a && *a; a++)
+        found |= strcmp(*a, "merge_consecutive_transpose") == 0;
+    ck_assert_msg(found, "run_after does not name merge_consecutive_transpose");
+}
+END_TEST
+
 /* ---- mini_eval's MatMul, Gemm, Transpose and Add on hand-computed data */
 
 static void eval_with(ph_model *m, const me_tensor *in, size_t n_in, me_tensor *out)
@@ -458,6 +469,7 @@ int main(void)
     tcase_add_test(tc, old_opset_kept);
     tcase_add_test(tc, identity_perm_kept);
     tcase_add_test(tc, transformer_folds_and_verifies);
+    tcase_add_test(tc, runs_after_merge_consecutive_transpose);
     suite_add_tcase(s, tc);
     TCase *te = tcase_create("mini_eval");
     tcase_set_timeout(te, 60);

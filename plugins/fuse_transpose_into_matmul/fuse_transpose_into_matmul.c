@@ -314,6 +314,11 @@ static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
     return run_graph(g, ctx);
 }
 
+/* Let Transpose pairs cancel (and Identities between them go) first: folding
+ * the second of a cancelling pair into a flag would keep the first one. */
+static const char *const run_after[] = {"eliminate_identity", "merge_consecutive_transpose",
+                                        NULL};
+
 PH_PASS_DEFINE(
     .name = "fuse_transpose_into_matmul",
     .summary = "last-two-dims Transpose into MatMul/Gemm: transA/transB or a transposed constant",
@@ -321,4 +326,5 @@ PH_PASS_DEFINE(
     .on_by_default = 1,
     .run_once = 0,
     .exactness = PH_EXACT,
+    .run_after = run_after,
     .run = run)
