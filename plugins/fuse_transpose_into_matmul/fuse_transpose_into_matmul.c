@@ -77,14 +77,23 @@ static int swap_rank(const ph_node *t, int rank_hint)
     return p[r - 2] == r - 1 && p[r - 1] == r - 2 ? (int)r : -1;
 }
 
-/* A copy of t with its last two dims swapped; NULL when out of memory or the
- * data is not readable.  Caller owns the result. */
+/* 1 if swap_last2 can copy t: rank 2..MAX_RANK, fixed-size elements, data
+ * readable. */
+static int swappable(const ph_tensor *t)
+{
+    size_t rank = ph_tensor_rank(t);
+    return rank >= 2 && rank <= MAX_RANK && ph_dtype_size(ph_tensor_dtype(t)) > 0 &&
+           (ph_tensor_nbytes(t) == 0 || ph_tensor_data(t) != NULL);
+}
+
+/* A copy of t (swappable) with its last two dims swapped; NULL when out of
+ * memory.  Caller owns the result. */
 static ph_tensor *swap_last2(const ph_tensor *t)
 {
     size_t rank = ph_tensor_rank(t), esz = ph_dtype_size(ph_tensor_dtype(t));
     const unsigned char *src = ph_tensor_data(t);
     int64_t dims[MAX_RANK];
-    if (rank < 2 || rank > MAX_RANK || esz == 0 || (!src && ph_tensor_nbytes(t) > 0))
+    if (!swappable(t))
         return NULL;
     memcpy(dims, ph_tensor_dims(t), rank * sizeof *dims);
     int64_t rows = dims[rank - 2], cols = dims[rank - 1];
@@ -164,7 +173,8 @@ static operand plan_matmul_operand(const ph_node *m, size_t i)
     if (op.kind == FOLD_NONE)
         return op;
     const ph_tensor *ct = ph_value_const(op.x);
-    if (ct && ph_value_sole_consumer(op.v) == m && (int)ph_tensor_rank(ct) == op.rank) {
+    if (ct && ph_value_sole_consumer(op.v) == m && (int)ph_tensor_rank(ct) == op.rank &&
+        swappable(ct)) {
         op.kind = FOLD_CONST;
         return op;
     }
