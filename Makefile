@@ -92,7 +92,7 @@ $(BIN): $(BUILD)/obj/host/main.o $(HOSTLIB) $(LIB)
 $(BUILD)/plugins/%.so: $$(wildcard plugins/%/*.c) $$(wildcard plugins/%/*.h) $(HEADERS) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -shared -o $@ $(filter %.c,$^) -L$(BUILD)/lib -lpasshost -lm \
-	  -Wl,-rpath,'$$ORIGIN/../lib'
+	  -Wl,-rpath,'$$ORIGIN/../lib:$$ORIGIN/../..'
 
 $(BUILD)/test-plugins/%.so: tests/plugins/%.c $(HEADERS) $(LIB)
 	@mkdir -p $(dir $@)
@@ -127,8 +127,7 @@ install: all
 	ln -sf libpasshost.so $(DESTDIR)$(PREFIX)/lib/libpasshost.so.1
 	install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/passhost/
 	$(if $(PLUGIN_SO),install -m 755 $(PLUGIN_SO) $(DESTDIR)$(PREFIX)/lib/passhost/plugins/)
-	$(CC) $(LDFLAGS_ALL) -o $(DESTDIR)$(PREFIX)/bin/passhost $(BUILD)/obj/host/main.o \
-	  $(HOSTLIB) -L$(BUILD)/lib -lpasshost -linih -ldl -lm -Wl,-rpath,'$$ORIGIN/../lib'
+	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/passhost
 	sed -e 's|@PREFIX@|$(PREFIX)|g' passhost.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/passhost.pc
 
 clean:

@@ -31,33 +31,15 @@ static int bypass_identity(ph_node *n, ph_ctx *ctx)
     return 1;
 }
 
-static int run_graph(ph_graph *g, ph_ctx *ctx)
+/* One node of the walk: bypass it if it is an Identity. */
+static int visit(ph_node *n, void *ctx)
 {
-    int total = 0;
-    ph_node *next;
-    for (ph_node *n = ph_graph_first_node(g); n; n = next) {
-        next = ph_node_next(n);
-        if (ph_node_is_removed(n))
-            continue;
-        for (size_t i = 0; i < ph_node_subgraph_count(n); i++) {
-            int rc = run_graph(ph_node_subgraph(n, i), ctx);
-            if (rc < 0)
-                return rc;
-            total += rc;
-        }
-        if (!is_identity(n))
-            continue;
-        int rc = bypass_identity(n, ctx);
-        if (rc < 0)
-            return rc;
-        total += rc;
-    }
-    return total;
+    return is_identity(n) ? bypass_identity(n, ctx) : 0;
 }
 
 static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
 {
-    return run_graph(g, ctx);
+    return ph_graph_walk(g, visit, ctx);
 }
 
 PH_PASS_DEFINE(

@@ -88,34 +88,22 @@ static int is_nop_pool(const ph_node *n)
            ph_value_can_replace(ph_node_output(n, 0), ph_node_input(n, 0));
 }
 
-static int run_graph(ph_graph *g, ph_ctx *ctx)
+/* One node of the walk: bypass it if it is a pool that does nothing. */
+static int visit(ph_node *n, void *user)
 {
-    int total = 0;
-    ph_node *next;
-    for (ph_node *n = ph_graph_first_node(g); n; n = next) {
-        next = ph_node_next(n);
-        if (ph_node_is_removed(n))
-            continue;
-        for (size_t i = 0; i < ph_node_subgraph_count(n); i++) {
-            int rc = run_graph(ph_node_subgraph(n, i), ctx);
-            if (rc < 0)
-                return rc;
-            total += rc;
-        }
-        if (!is_nop_pool(n))
-            continue;
-        int rc = ph_node_bypass(n, 0, ph_node_input(n, 0));
-        if (rc < 0)
-            return ph_ctx_error(ctx, rc, "cannot bypass %s '%s': %s", ph_node_op_type(n),
-                                ph_node_name(n), ph_strerror(rc));
-        total++;
-    }
-    return total;
+    ph_ctx *ctx = user;
+    if (!is_nop_pool(n))
+        return 0;
+    int rc = ph_node_bypass(n, 0, ph_node_input(n, 0));
+    if (rc < 0)
+        return ph_ctx_error(ctx, rc, "cannot bypass %s '%s': %s", ph_node_op_type(n), ph_node_name(n),
+                            ph_strerror(rc));
+    return 1;
 }
 
 static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
 {
-    return run_graph(g, ctx);
+    return ph_graph_walk(g, visit, ctx);
 }
 
 PH_PASS_DEFINE(

@@ -293,35 +293,19 @@ static int fuse_matmul(ph_node *m, ph_ctx *ctx)
 
 /* --------------------------------------------------------------- walk */
 
-static int run_graph(ph_graph *g, ph_ctx *ctx)
+/* One node of the walk: fold the Transposes feeding a Gemm or MatMul. */
+static int visit(ph_node *n, void *ctx)
 {
-    int total = 0;
-    ph_node *next;
-    for (ph_node *n = ph_graph_first_node(g); n; n = next) {
-        next = ph_node_next(n);
-        if (ph_node_is_removed(n))
-            continue;
-        for (size_t i = 0; i < ph_node_subgraph_count(n); i++) {
-            int rc = run_graph(ph_node_subgraph(n, i), ctx);
-            if (rc < 0)
-                return rc;
-            total += rc;
-        }
-        int rc = 0;
-        if (is_default(n, PH_OP_Gemm) && ph_node_input_count(n) >= 2)
-            rc = fuse_gemm(n, ctx);
-        else if (is_default(n, PH_OP_MatMul))
-            rc = fuse_matmul(n, ctx);
-        if (rc < 0)
-            return rc;
-        total += rc;
-    }
-    return total;
+    if (is_default(n, PH_OP_Gemm) && ph_node_input_count(n) >= 2)
+        return fuse_gemm(n, ctx);
+    if (is_default(n, PH_OP_MatMul))
+        return fuse_matmul(n, ctx);
+    return 0;
 }
 
 static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
 {
-    return run_graph(g, ctx);
+    return ph_graph_walk(g, visit, ctx);
 }
 
 /* Let Transpose pairs cancel (and Identities between them go) first: folding
