@@ -168,6 +168,7 @@ static attr_t *new_attr(ph_node *n, const char *name, Onnx__AttributeProto__Attr
         free(a);
         return NULL;
     }
+    phi_infer_touch(n);
     Onnx__NodeProto *p = n->proto;
     if (old) {
         drop_attr_tensor(n, old);
@@ -315,6 +316,7 @@ static int copy_attr(ph_node *dst, const attr_t *src)
         return PH_ENOMEM;
     }
     size_t pos;
+    phi_infer_touch(dst);
     attr_t *old = find_attr(dst, src->name, &pos);
     Onnx__NodeProto *p = dst->proto;
     if (old) {
@@ -358,6 +360,7 @@ PH_API int ph_node_remove_attr(ph_node *n, const char *name)
             return PH_EBUSY;
     drop_attr_tensor(n, a);
     protobuf_c_message_free_unpacked(&a->base, NULL);
+    phi_infer_touch(n);
     Onnx__NodeProto *p = n->proto;
     memmove(p->attribute + pos, p->attribute + pos + 1, (p->n_attribute - pos - 1) * sizeof *p->attribute);
     p->n_attribute--;

@@ -79,6 +79,7 @@ static void value_clear_type(ph_value *v)
 
 static void value_free(ph_value *v)
 {
+    phi_infer_value_free(v);
     value_clear_type(v);
     ph_tensor_free(v->tensor);
     free(v->uses);
@@ -238,6 +239,7 @@ void phi_graph_free(ph_graph *g)
     free(g->inits);
     free(g->value_info);
     phi_map_free(&g->values);
+    phi_infer_graph_free(g);
     free(g);
 }
 
@@ -458,6 +460,7 @@ static void graph_drop_all_uses(ph_graph *g)
 
 static void node_free(ph_node *n)
 {
+    phi_infer_node_free(n);
     for (size_t s = 0; s < n->n_subgraphs; s++)
         phi_graph_free(n->subgraphs[s].graph);
     for (size_t i = 0; i < n->n_attr_tensors; i++)
@@ -607,6 +610,7 @@ PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type
     n->n_inputs = n_in;
     node_link_before(g, n, before);
     node_names_add(g->model, np->name);
+    phi_infer_touch(n);
     return n;
 }
 
@@ -687,6 +691,7 @@ PH_API int ph_node_set_op_type(ph_node *n, const char *op_type)
     int rc = set_string(&n->proto->op_type, op_type);
     if (!rc)
         n->op = op_lookup(n->proto->domain, op_type);
+    phi_infer_touch(n);
     return rc;
 }
 
@@ -702,6 +707,7 @@ PH_API int ph_node_set_domain(ph_node *n, const char *domain)
     }
     if (!rc)
         n->op = op_lookup(n->proto->domain, ph_node_op_type(n));
+    phi_infer_touch(n);
     return rc;
 }
 
@@ -758,6 +764,7 @@ PH_API int ph_node_set_input(ph_node *n, size_t i, ph_value *v)
     }
     if (n->inputs[i] == v)
         return 0;
+    phi_infer_touch(n);
     ph_value *old = n->inputs[i];
     phi_drop_use(n, i);
     n->inputs[i] = v;
@@ -774,6 +781,7 @@ PH_API int ph_node_remove_input(ph_node *n, size_t i)
 {
     if (i >= n->n_inputs)
         return PH_EINVAL;
+    phi_infer_touch(n);
     phi_drop_use(n, i);
     for (size_t k = i + 1; k < n->n_inputs; k++) {
         ph_value *v = n->inputs[k];
@@ -860,6 +868,7 @@ PH_API int ph_value_replace(ph_value *old, ph_value *repl)
         old->n_uses--;
         u.node->inputs[u.index] = repl;
         phi_add_use(repl, u.node, u.index); /* capacity reserved above */
+        phi_infer_touch(u.node);
     }
     if (old->n_output_refs) {
         /* The output slot keeps its name: repl takes old's name. */
@@ -904,6 +913,7 @@ PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *di
 {
     value_clear_type(v);
     v->type_dirty = 1;
+    v->infer_fresh = 0;
     v->dtype = dtype;
     if (rank < 0)
         return 0;
@@ -933,6 +943,7 @@ PH_API int ph_value_set_dim_param(ph_value *v, int i, const char *param)
     free(v->dim_params[i]);
     v->dim_params[i] = d;
     v->type_dirty = 1;
+    v->infer_fresh = 0;
     if (d)
         v->dims[i] = -1;
     return 0;

@@ -99,6 +99,11 @@ size_t phi_tensor_expected_bytes(const Onnx__TensorProto *p, int *ok);
 
 /* ----------------------------------------------------------------- graph */
 
+/* Intrusive doubly-linked list link (shape inference's dirty-node list). */
+typedef struct phi_dlink {
+    struct phi_dlink *prev, *next; /* both NULL when not linked */
+} phi_dlink;
+
 typedef struct phi_use {
     ph_node *node;
     uint32_t index; /* input slot */
@@ -123,6 +128,9 @@ struct ph_value {
     int64_t *dims;     /* owned, rank entries */
     char **dim_params; /* owned, rank entries (NULL each when none) */
     ph_value *grave_next;
+    /* shape inference (infer_core.c) */
+    struct phi_vinfer *infer; /* owned: cached interned type + partial constant */
+    int infer_fresh;          /* infer's cached type matches; cleared by the type setters */
 };
 
 typedef struct phi_subgraph {
@@ -153,6 +161,7 @@ struct ph_node {
     int removed;
     size_t mark; /* scratch for toposort/verify */
     ph_node *grave_next;
+    phi_dlink infer_link; /* in the model's list of nodes to re-infer */
 };
 
 typedef struct phi_output {
@@ -192,6 +201,7 @@ struct ph_model {
     uint64_t name_counter;
     char *source_path; /* owned: file the model was loaded from, or NULL */
     uint64_t source_dev, source_ino;
+    struct phi_infer_state *infer; /* owned: shape inference state, NULL until first inference */
 };
 
 /* Construction used by the loader and the builders. */
@@ -216,5 +226,13 @@ void phi_model_collect(ph_model *m);
 void phi_graph_compact_inits(ph_graph *g);
 /* Register the subgraphs held by n's attributes (build their IR). */
 int phi_node_build_subgraphs(ph_node *n, ph_error *err);
+
+/* Shape inference hooks (infer_core.c), O(1) each: a node whose inputs,
+ * attributes or op changed is queued for ph_graph_update_shapes; freeing
+ * unqueues it; the model's state goes with its main graph. */
+void phi_infer_touch(ph_node *n);
+void phi_infer_node_free(ph_node *n);
+void phi_infer_value_free(ph_value *v);
+void phi_infer_graph_free(ph_graph *g);
 
 #endif

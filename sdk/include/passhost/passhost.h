@@ -7,5 +7,6 @@
 #include "passhost/ir.h"
 #include "passhost/plugin.h"
 #include "passhost/eval.h"
+#include "passhost/shape.h"
 
 #endif
