@@ -32,6 +32,9 @@ void phi_dgemm(size_t M, size_t N, size_t K, double alpha,
                const double *B, ptrdiff_t rsb, ptrdiff_t csb,
                double beta, double *C, ptrdiff_t ldc);
 
+/* y[0..n) += w * x[0..n) (x and y do not overlap). */
+void phi_saxpy(size_t n, float w, const float *x, float *y);
+
 /* Product of dims[0..n), or -1 if it overflows int64. */
 int64_t phi_nn_prod(const int64_t *dims, size_t n);
 

@@ -191,10 +191,7 @@ static void depthwise2d(const float *x, const float *w, float bias, float *y, co
                 if (hi > OW)
                     hi = OW;
                 if (sw == 1 && lo < hi) {
-                    const float *xs = xr + (off + lo);
-                    float *yo = yr + lo;
-                    for (int64_t q = 0; q < hi - lo; q++)
-                        yo[q] += wv * xs[q];
+                    phi_saxpy((size_t)(hi - lo), wv, xr + (off + lo), yr + lo);
                 } else {
                     for (int64_t q = lo; q < hi; q++)
                         yr[q] += wv * xr[off + q * sw];

@@ -279,6 +279,57 @@ int64_t phi_nn_prod(const int64_t *dims, size_t n)
     return p;
 }
 
+/* y[0..n) += w * x[0..n): the inner loop of direct convolutions.  Written
+ * with vector extensions because -O2 does not vectorize loops of unknown
+ * trip count on its own. */
+#if defined(__GNUC__)
+#ifdef HAVE_AVX_KERNEL
+#if defined(__clang__)
+__attribute__((target("avx,fma")))
+#else
+__attribute__((target("avx,fma"), optimize("fp-contract=fast")))
+#endif
+static void saxpy_avx(size_t n, float w, const float *restrict x, float *restrict y)
+{
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        v8f xv, yv;
+        memcpy(&xv, x + i, sizeof xv);
+        memcpy(&yv, y + i, sizeof yv);
+        yv += w * xv;
+        memcpy(y + i, &yv, sizeof yv);
+    }
+    for (; i < n; i++)
+        y[i] += w * x[i];
+}
+#endif
+void phi_saxpy(size_t n, float w, const float *restrict x, float *restrict y)
+{
+#ifdef HAVE_AVX_KERNEL
+    if (n >= 16 && cpu_has_avx_fma()) {
+        saxpy_avx(n, w, x, y);
+        return;
+    }
+#endif
+    size_t i = 0;
+    for (; i + 4 <= n; i += 4) {
+        v4f xv, yv;
+        memcpy(&xv, x + i, sizeof xv);
+        memcpy(&yv, y + i, sizeof yv);
+        yv += w * xv;
+        memcpy(y + i, &yv, sizeof yv);
+    }
+    for (; i < n; i++)
+        y[i] += w * x[i];
+}
+#else
+void phi_saxpy(size_t n, float w, const float *x, float *y)
+{
+    for (size_t i = 0; i < n; i++)
+        y[i] += w * x[i];
+}
+#endif
+
 /* ------------------------------------------------------------- MatMul */
 
 /* Integer product with wrap-around: C(MxN) = A(MxK) B(KxN), all contiguous. */
