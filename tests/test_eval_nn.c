@@ -992,6 +992,68 @@ START_TEST(test_einsum)
 }
 END_TEST
 
+/* -------------------------------------------------------------- float64 */
+
+static ph_tensor *td(size_t rank, const int64_t *dims, const double *data)
+{
+    ph_tensor *t = ph_tensor_new(PH_DT_DOUBLE, rank, dims, data);
+    ck_assert_ptr_nonnull(t);
+    return t;
+}
+
+static void expect_d(const ph_tensor *y, const double *want, int64_t n)
+{
+    ck_assert_int_eq(ph_tensor_dtype(y), PH_DT_DOUBLE);
+    ck_assert_int_eq(ph_tensor_numel(y), n);
+    const double *got = ph_tensor_data(y);
+    for (int64_t i = 0; i < n; i++)
+        ck_assert_msg(fabs(got[i] - want[i]) < 1e-12, "element %lld: %g vs %g", (long long)i, got[i],
+                      want[i]);
+}
+
+START_TEST(test_float64)
+{
+    tnode t = mk("Gemm", 13, 3, 0, 1);
+    ph_node_set_attr_int(t.n, "transB", 1);
+    ph_node_set_attr_float(t.n, "beta", 2.0f);
+    const ph_tensor *in[3] = {td(2, I64(2, 3), (const double[]){1, 2, 3, 4, 5, 6}),
+                              td(2, I64(2, 3), (const double[]){7, 9, 11, 8, 10, 12}),
+                              td(1, I64(2), (const double[]){1, -1})};
+    ph_tensor *y = run1(t, 3, in);
+    expect_d(y, (const double[]){60, 62, 141, 152}, 4);
+    ph_tensor_free(y);
+    double x[25], w[9];
+    for (int i = 0; i < 25; i++)
+        x[i] = i;
+    for (int i = 0; i < 9; i++)
+        w[i] = 1;
+    t = mk("Conv", 11, 2, 0, 1);
+    in[0] = td(4, I64(1, 1, 5, 5), x);
+    in[1] = td(4, I64(1, 1, 3, 3), w);
+    y = run1(t, 2, in);
+    expect_d(y, (const double[]){54, 63, 72, 99, 108, 117, 144, 153, 162}, 9);
+    ph_tensor_free(y);
+    t = mk("MaxPool", 12, 1, 0, 1);
+    set_ints(t.n, "kernel_shape", 2, I64(2, 2));
+    set_ints(t.n, "strides", 2, I64(2, 2));
+    in[0] = td(4, I64(1, 1, 5, 5), x);
+    y = run1(t, 1, in);
+    expect_d(y, (const double[]){6, 8, 16, 18}, 4);
+    ph_tensor_free(y);
+    /* unsupported dtype is an error naming the op */
+    t = mk("Conv", 11, 2, 0, 1);
+    in[0] = ti64(4, I64(1, 1, 1, 1), I64(1));
+    in[1] = ti64(4, I64(1, 1, 1, 1), I64(1));
+    ph_tensor *outs[1] = {0};
+    ph_error e;
+    ck_assert_int_eq(run(t, in, outs, &e), PH_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(e.message, "Conv"));
+    ph_tensor_free((ph_tensor *)in[0]);
+    ph_tensor_free((ph_tensor *)in[1]);
+    ph_model_free(t.m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("eval_nn");
@@ -1014,6 +1076,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_resize_nearest);
     tcase_add_test(tc, test_resize_linear_cubic);
     tcase_add_test(tc, test_einsum);
+    tcase_add_test(tc, test_float64);
     suite_add_tcase(s, tc);
     return s;
 }
