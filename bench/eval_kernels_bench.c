@@ -8,7 +8,7 @@
  *
  *   make build/lib/libpasshost.so
  *   cc -std=c11 -D_GNU_SOURCE -O2 -Isdk/include bench/eval_kernels_bench.c \
- *      -Lbuild/lib -lpasshost -Wl,-rpath,$PWD/build/lib -o /tmp/ekb && /tmp/ekb
+ *      -Lbuild/lib -lpasshost -lm -Wl,-rpath,$PWD/build/lib -o /tmp/ekb && /tmp/ekb
  */
 #include <stdint.h>
 #include <stdio.h>
