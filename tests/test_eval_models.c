@@ -34,7 +34,7 @@ typedef struct ref_tensor {
 /* Read manifest.txt: "input|output <i> <name> <dtype> <rank> <dims...> <file>". */
 static size_t read_manifest(const char *dir, ref_tensor *ts)
 {
-    char path[1024], line[1024];
+    char path[1200], line[1024];
     snprintf(path, sizeof path, "%s/manifest.txt", dir);
     FILE *f = fopen(path, "r");
     ck_assert_msg(f != NULL, "cannot open %s", path);
@@ -65,7 +65,7 @@ static ph_tensor *read_tensor(const char *dir, const ref_tensor *r)
 {
     ph_tensor *t = ph_tensor_new(r->dtype, r->rank, r->dims, NULL);
     ck_assert_ptr_nonnull(t);
-    char path[1024];
+    char path[1200];
     snprintf(path, sizeof path, "%s/%s", dir, r->file);
     FILE *f = fopen(path, "rb");
     ck_assert_msg(f != NULL, "cannot open %s", path);
@@ -151,6 +151,22 @@ END_TEST
 START_TEST(test_cnn_small) { check_model("cnn_small"); }
 END_TEST
 
+/* Operators of other domains and control flow are refused at preparation,
+ * naming the node and the operator. */
+START_TEST(test_control_flow_refused)
+{
+    ph_model *m = NULL;
+    ph_error err = {0, ""};
+    ck_assert_int_eq(ph_model_load(PH_SOURCE_DIR "/tests/models/control_flow.onnx", &m, &err), 0);
+    ph_eval *e = NULL;
+    ck_assert_int_eq(ph_eval_new(ph_model_graph(m), &e, &err), PH_EUNSUPPORTED);
+    ck_assert_ptr_null(e);
+    ck_assert_ptr_nonnull(strstr(err.message, "ScaleAdd"));
+    ck_assert_ptr_nonnull(strstr(err.message, "custom.fn"));
+    ph_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("eval_models");
@@ -158,6 +174,7 @@ int main(void)
     tcase_set_timeout(t, 120);
     tcase_add_test(t, test_transformer_block);
     tcase_add_test(t, test_cnn_small);
+    tcase_add_test(t, test_control_flow_refused);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
     srunner_run_all(r, CK_NORMAL);
