@@ -48,6 +48,8 @@ typedef struct phi_pc {
 struct phi_vinfer {
     int by_infer;    /* the value's type was written by inference */
     phi_shape shape; /* interned copy of the type, valid while ph_value.infer_fresh */
+    phi_shape decl;  /* the type last set outside inference (model, pass, user) */
+    int has_decl;
     int pc_n;        /* partial constant entries, -1 none */
     int64_t *pc_v;
     uint8_t *pc_k;
@@ -75,7 +77,7 @@ typedef struct phi_ictx {
     phi_shape *in;  /* nin: types of the inputs (unknown when omitted) */
     phi_shape *out; /* nout: filled by the operator (start unknown) */
     phi_pc **out_pc;     /* nout: NULL unless the operator made one */
-    phi_pc in_pc_buf[4]; /* scratch for constant inputs */
+    phi_pc in_pc_buf[6]; /* scratch for constant inputs */
 } phi_ictx;
 
 typedef int (*phi_infer_fn)(phi_ictx *c);

@@ -312,6 +312,8 @@ void phi_read_type(struct phi_infer_state *st, ph_value *v, phi_shape *s)
     struct phi_vinfer *vi = vinfer_get(v);
     if (vi) {
         vi->shape = *s;
+        vi->decl = *s;
+        vi->has_decl = s->dtype || s->rank >= 0;
         vi->by_infer = 0;
         v->infer_fresh = 1;
     }
@@ -377,8 +379,16 @@ int phi_write_type(struct phi_infer_state *st, ph_value *v, const phi_shape *sin
     phi_shape cur, s = *sin;
     phi_read_type(st, v, &cur);
     struct phi_vinfer *vi = v->infer;
-    int declared = !(vi && v->infer_fresh && vi->by_infer) || v->n_output_refs;
-    if (declared && (cur.dtype || cur.rank >= 0)) {
+    /* Merge with the declared type: on the first inference of any value,
+     * and always for graph outputs (their declared type is the interface). */
+    int first = !(vi && v->infer_fresh && vi->by_infer);
+    phi_shape decl = cur;
+    int declared = first ? (cur.dtype || cur.rank >= 0) : (v->n_output_refs && vi->has_decl);
+    if (!first)
+        decl = vi->decl;
+    if (declared) {
+        phi_shape cur_saved = cur;
+        cur = decl;
         char a[200], b[200];
         int bad = (s.dtype && cur.dtype && s.dtype != cur.dtype) ||
                   (s.rank >= 0 && cur.rank >= 0 && s.rank != cur.rank);
@@ -402,6 +412,7 @@ int phi_write_type(struct phi_infer_state *st, ph_value *v, const phi_shape *sin
                     s.d[i] = cur.d[i] == PHI_DIM_UNK ? s.d[i] : cur.d[i];
             }
         }
+        cur = cur_saved;
     }
     int same = phi_shape_eq(&s, &cur) && pc_same(vi, pc);
     if (same) {
