@@ -70,7 +70,7 @@ $(BUILD)/obj/sdk/%.o: sdk/src/%.c $(HEADERS) $(wildcard sdk/src/*.h) $(GEN_H)
 
 $(LIB): $(SDK_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libpasshost.so.1 $(LDFLAGS_ALL) -o $@ $^ -lprotobuf-c
+	$(CC) -shared -Wl,-soname,libpasshost.so.1 $(LDFLAGS_ALL) -o $@ $^ -lprotobuf-c -lm
 	ln -sf libpasshost.so $(BUILD)/lib/libpasshost.so.1
 
 # --- the host program ---------------------------------------------------------

@@ -8,7 +8,7 @@
 #include "passhost/plugin.h"
 #include "util.h"
 
-typedef enum { OPT_FLAG, OPT_VALUE } opt_kind;
+typedef enum { OPT_FLAG, OPT_VALUE, OPT_OPTIONAL } opt_kind; /* OPTIONAL: --opt or --opt=X */
 
 typedef struct opt_def {
     const char *shortname; /* "-i" or NULL */
@@ -20,6 +20,7 @@ static const opt_def options[] = {
     {"-i", "--input", OPT_VALUE},      {"-o", "--output", OPT_VALUE},
     {NULL, "--set", OPT_VALUE},        {NULL, "--plugin-dir", OPT_VALUE},
     {NULL, "--list-passes", OPT_FLAG}, {NULL, "--verify-each", OPT_FLAG},
+    {NULL, "--verify", OPT_OPTIONAL},  {NULL, "--shapes", OPT_FLAG},
     {"-q", "--quiet", OPT_FLAG},       {"-h", "--help", OPT_FLAG},
     {NULL, "--version", OPT_FLAG},
 };
@@ -42,7 +43,12 @@ void host_cli_usage(FILE *out)
           "                           --set pass.NAME.PARAM=VALUE\n"
           "  --plugin-dir DIR         search DIR for passes first (overrides plugin_dir)\n"
           "  --list-passes            print every pass found and exit\n"
-          "  --verify-each            verify the graph after every pass that changed it\n"
+          "  --verify[=N]             run the original and the rewritten model on N (default:\n"
+          "                           [verify] runs, 3) seeded random inputs; compare outputs\n"
+          "  --verify-each            after every pass that changed the graph: check its\n"
+          "                           structure and (if the evaluator supports the model)\n"
+          "                           its outputs; name the first pass that broke either\n"
+          "  --shapes                 infer shapes, write them into value_info, run no passes\n"
           "  -q, --quiet              no report and no info messages\n"
           "  -h, --help               this help\n"
           "  --version                print the version\n"
@@ -86,6 +92,8 @@ static void take_flag(host_cli *cli, const opt_def *o)
         cli->list_passes = 1;
     else if (strcmp(n, "--verify-each") == 0)
         cli->verify_each = 1;
+    else if (strcmp(n, "--shapes") == 0)
+        cli->shapes_only = 1;
     else if (strcmp(n, "--quiet") == 0)
         cli->quiet = 1;
     else if (strcmp(n, "--help") == 0)
@@ -130,6 +138,15 @@ static int parse_arg(host_cli *cli, int argc, char **argv, int *i, int *only_fil
     const opt_def *o = match_option(arg, &value);
     if (!o)
         return ph_error_set(err, HOST_EXIT_USAGE, "unknown option %s; see passhost --help", arg);
+    if (o->kind == OPT_OPTIONAL) { /* --verify[=N] */
+        char *end = NULL;
+        long n = value ? strtol(value, &end, 10) : -1;
+        if (value && (end == value || *end || n < 1 || n > 1000))
+            return ph_error_set(err, HOST_EXIT_USAGE, "%s=%s: want a whole number from 1 to 1000",
+                                o->longname, value);
+        cli->verify_runs = (int)n;
+        return 0;
+    }
     if (o->kind == OPT_FLAG) {
         if (value)
             return ph_error_set(err, HOST_EXIT_USAGE, "%s takes no value", o->longname);

@@ -24,6 +24,8 @@ typedef struct host_cli {
     size_t set_count;
     int list_passes;
     int verify_each;
+    int verify_runs; /* --verify[=N]: 0 = off, else the number of input sets */
+    int shapes_only; /* --shapes: infer shapes, write value_info, no passes */
     int quiet;
     int help;
     int version;

@@ -83,6 +83,8 @@ host_config *host_config_new(void)
         cfg->stage[s].max_iterations = HOST_DEFAULT_MAX_ITERATIONS;
         cfg->stage[s].target = host_xstrdup("");
     }
+    cfg->infer_shapes = 1;
+    cfg->verify = (host_verify_config){HOST_DEFAULT_VERIFY_RUNS, HOST_DEFAULT_ATOL, HOST_DEFAULT_RTOL, 0};
     return cfg;
 }
 
@@ -95,6 +97,8 @@ void host_config_free(host_config *cfg)
     free(cfg->output);
     free(cfg->plugin_dir);
     free(cfg->log_path);
+    free(cfg->input_shape);
+    free(cfg->input_shape_range);
     for (int s = 0; s < HOST_STAGE_COUNT; s++) {
         host_stage_config *st = &cfg->stage[s];
         list_clear(&st->pass_on);
@@ -138,14 +142,15 @@ int host_config_set_path(char **slot, const char *value, ph_error *err)
 
 /* ------------------------------------------------------- sections and keys */
 
-typedef enum { KEY_PATH, KEY_LIST, KEY_BOOL, KEY_INT, KEY_TEXT } key_kind;
+typedef enum { KEY_PATH, KEY_LIST, KEY_BOOL, KEY_INT, KEY_TEXT, KEY_REAL, KEY_INT0 } key_kind;
 
 /* Where a key's value goes. */
 typedef struct slot {
     key_kind kind;
     char **str;    /* KEY_PATH, KEY_TEXT */
     host_list *list;
-    int *num;      /* KEY_BOOL, KEY_INT */
+    int *num;      /* KEY_BOOL, KEY_INT, KEY_INT0 */
+    double *real;  /* KEY_REAL */
     char **where;  /* optional: remembers where the key was set */
 } slot;
 
@@ -160,12 +165,14 @@ static int is_pass_name(const char *s)
 }
 
 /* Section kinds: a stage's index (HOST_STAGE_*) or one of these. */
-enum { SEC_MODEL = -1, SEC_PASS = -2, SEC_UNKNOWN = -3 };
+enum { SEC_MODEL = -1, SEC_PASS = -2, SEC_UNKNOWN = -3, SEC_VERIFY = -4 };
 
 static int section_kind(const char *section)
 {
     if (strcmp(section, "model") == 0)
         return SEC_MODEL;
+    if (strcmp(section, "verify") == 0)
+        return SEC_VERIFY;
     for (int s = 0; s < HOST_STAGE_COUNT; s++)
         if (strcmp(section, stage_names[s]) == 0)
             return s;
@@ -190,8 +197,8 @@ static int check_section(const char *section, int params_only, const char *where
                             "%s: [%s]: a pass name is lowercase letters, digits, '_' and '.'",
                             where, section);
     return ph_error_set(err, HOST_EXIT_CONFIG,
-                        "%s: unknown section [%s] (expected [model], [optimize], [adapt] "
-                        "or [pass.NAME])", where, section);
+                        "%s: unknown section [%s] (expected [model], [optimize], [adapt], "
+                        "[verify] or [pass.NAME])", where, section);
 }
 
 static int find_slot(host_config *cfg, int kind, const char *key, slot *out)
@@ -204,6 +211,25 @@ static int find_slot(host_config *cfg, int kind, const char *key, slot *out)
         for (size_t i = 0; i < sizeof model / sizeof model[0]; i++)
             if (strcmp(key, model[i].name) == 0)
                 return out->kind = KEY_PATH, out->str = model[i].str, 1;
+        if (strcmp(key, "input_shape") == 0)
+            return out->kind = KEY_TEXT, out->str = &cfg->input_shape, 1;
+        if (strcmp(key, "input_shape_range") == 0)
+            return out->kind = KEY_TEXT, out->str = &cfg->input_shape_range, 1;
+        if (strcmp(key, "infer_shapes") == 0)
+            return out->kind = KEY_BOOL, out->num = &cfg->infer_shapes, 1;
+        if (strcmp(key, "write_shapes") == 0)
+            return out->kind = KEY_BOOL, out->num = &cfg->write_shapes, 1;
+        return 0;
+    }
+    if (kind == SEC_VERIFY) {
+        if (strcmp(key, "runs") == 0)
+            return out->kind = KEY_INT, out->num = &cfg->verify.runs, 1;
+        if (strcmp(key, "seed") == 0)
+            return out->kind = KEY_INT0, out->num = &cfg->verify.seed, 1;
+        if (strcmp(key, "atol") == 0)
+            return out->kind = KEY_REAL, out->real = &cfg->verify.atol, 1;
+        if (strcmp(key, "rtol") == 0)
+            return out->kind = KEY_REAL, out->real = &cfg->verify.rtol, 1;
         return 0;
     }
     host_stage_config *st = &cfg->stage[kind];
@@ -229,7 +255,10 @@ static int find_slot(host_config *cfg, int kind, const char *key, slot *out)
 static const char *keys_of(int kind)
 {
     if (kind == SEC_MODEL)
-        return "input, output, plugin_dir, log_path";
+        return "input, output, plugin_dir, log_path, input_shape, input_shape_range, "
+               "infer_shapes, write_shapes";
+    if (kind == SEC_VERIFY)
+        return "runs, atol, rtol, seed";
     if (kind == HOST_STAGE_ADAPT)
         return "pass_on, pass_off, no_integral, max_iterations, allow_approximate, "
                "custom_config, target";
@@ -288,6 +317,24 @@ static int store(const slot *sl, const char *key, const char *value, const char 
                                 where, key, value);
         *sl->num = (int)n;
         break;
+    case KEY_INT0:
+        errno = 0;
+        n = strtol(value, &end, 10);
+        if (errno || end == value || *end || n < 0 || n > 2147483647L)
+            return ph_error_set(err, HOST_EXIT_CONFIG,
+                                "%s: %s: '%s' is not a whole number from 0 to 2147483647", where,
+                                key, value);
+        *sl->num = (int)n;
+        break;
+    case KEY_REAL: {
+        errno = 0;
+        double d = strtod(value, &end);
+        if (errno || end == value || *end || !(d >= 0) || d > 1e30)
+            return ph_error_set(err, HOST_EXIT_CONFIG, "%s: %s: '%s' is not a number >= 0", where,
+                                key, value);
+        *sl->real = d;
+        break;
+    }
     }
     if (sl->where)
         set_string(sl->where, where);

@@ -7,11 +7,13 @@
  * them against the loaded passes.
  *
  * Sections and keys (docs/config.md is the user's reference):
- *   [model]     input, output, plugin_dir, log_path
+ *   [model]     input, output, plugin_dir, log_path, input_shape,
+ *               input_shape_range, infer_shapes, write_shapes
  *   [optimize]  pass_on, pass_off, no_integral, max_iterations,
  *               allow_approximate, custom_config
  *   [adapt]     the same keys plus target
  *   [pass.NAME] KEY = VALUE parameters of pass NAME
+ *   [verify]    runs, atol, rtol, seed (numeric checks: --verify)
  * Relative paths in a file are relative to that file's folder; paths given
  * with --set are used as given.  Every key may appear once per file; an
  * indented line continues the previous key (lists only).
@@ -68,12 +70,29 @@ typedef struct host_param_setting {
     int priority;        /* HOST_PRIO_* */
 } host_param_setting;
 
+/* Numeric verification settings ([verify]). */
+typedef struct host_verify_config {
+    int runs;       /* random input sets; --verify=N overrides */
+    double atol;    /* |got - want| <= atol + rtol * |want| */
+    double rtol;
+    int seed;
+} host_verify_config;
+
+#define HOST_DEFAULT_VERIFY_RUNS 3
+#define HOST_DEFAULT_ATOL 1e-5
+#define HOST_DEFAULT_RTOL 1e-4
+
 typedef struct host_config {
     char *path;       /* the INI file given, NULL if none */
     char *input;      /* NULL when not set */
     char *output;
     char *plugin_dir;
     char *log_path;
+    char *input_shape;       /* "name:1x3x224x224; other:1x128", NULL if none */
+    char *input_shape_range; /* "name:1~32x3x224x224; ...", NULL if none */
+    int infer_shapes;        /* infer shapes before the stages (default 1) */
+    int write_shapes;        /* write inferred shapes into value_info on save */
+    host_verify_config verify;
     host_stage_config stage[HOST_STAGE_COUNT];
     host_param_setting *params;
     size_t param_count;

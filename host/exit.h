@@ -19,7 +19,10 @@
     X(HOST_EXIT_PASS, 5, "a pass failed or broke the graph, or order hints form a "    \
                          "cycle")                                                      \
     X(HOST_EXIT_OUTPUT, 6, "the output model cannot be written")                       \
-    X(HOST_EXIT_MISMATCH, 7, "reserved: numeric verification mismatch")
+    X(HOST_EXIT_MISMATCH, 7, "numeric verification: the rewritten model computes "         \
+                             "different outputs (--verify, --verify-each)")                 \
+    X(HOST_EXIT_NOVERIFY, 8, "numeric verification cannot run: the evaluator does not "     \
+                             "support an operator or dtype of the model")
 
 enum host_exit {
 #define HOST_X_ENUM(name, value, desc) name = value,

@@ -1,7 +1,8 @@
 /* host/main.c - the passhost program: the pipeline in one screen.
  *
- *   arguments -> config -> plugins -> plan -> load model
- *             -> optimize stage -> adapt stage -> save -> report
+ *   arguments -> config -> plugins -> plan -> load model -> input shapes
+ *             -> [reference outputs] -> optimize stage -> adapt stage
+ *             -> [shapes into value_info] -> [compare outputs] -> save -> report
  *
  * Each step returns 0 or an exit code (host/exit.h) with a one-line message;
  * the first failure stops the pipeline, is printed once, and nothing is
@@ -17,7 +18,9 @@
 #include "plan.h"
 #include "report.h"
 #include "runner.h"
+#include "shapes.h"
 #include "util.h"
+#include "verify.h"
 
 typedef struct run {
     host_cli cli;
@@ -26,6 +29,7 @@ typedef struct run {
     host_plan plan;
     host_log log;
     ph_model *model;
+    host_verify *verify;
     host_stage_stats stats[HOST_STAGE_COUNT];
     host_run_summary sum;
     ph_error err;
@@ -55,7 +59,8 @@ static int run_stages(run *r)
     ph_ctx *ctx = ph_ctx_new(host_log_sink, &r->log);
     if (!ctx)
         return ph_error_set(&r->err, HOST_EXIT_PASS, "out of memory");
-    host_run_opts opts = {.verify_each = r->cli.verify_each, .log = &r->log};
+    host_run_opts opts = {.verify_each = r->cli.verify_each, .log = &r->log,
+                          .update_shapes = r->cfg->infer_shapes, .verify = r->verify};
     int rc = 0;
     for (int s = 0; s < HOST_STAGE_COUNT && !rc; s++)
         rc = host_run_stage(r->model, &r->plan.stage[s], ctx, &opts, &r->stats[s], &r->err);
@@ -63,9 +68,51 @@ static int run_stages(run *r)
     return rc;
 }
 
+/* Reference outputs of the model as loaded, for --verify and --verify-each.
+ * --verify-each on a model the evaluator cannot run checks structure only. */
+static int prepare_verify(run *r)
+{
+    if (!r->cli.verify_runs && !r->cli.verify_each)
+        return 0;
+    host_verify_config vc = r->cfg->verify;
+    if (r->cli.verify_runs > 0)
+        vc.runs = r->cli.verify_runs;
+    int rc = host_verify_new(r->model, &vc, &r->verify, &r->err);
+    if (rc && !r->cli.verify_runs) {
+        host_log_msg(&r->log, PH_LOG_WARN, NULL, "--verify-each checks structure only: %s",
+                     r->err.message);
+        host_verify_free(r->verify);
+        r->verify = NULL;
+        return 0;
+    }
+    return rc;
+}
+
+/* --shapes, or [model] write_shapes: inferred shapes into value_info. */
+static int write_shapes(run *r)
+{
+    if (!r->cfg->write_shapes && !r->cli.shapes_only)
+        return 0;
+    ph_error e = {0};
+    if (ph_graph_write_value_info(ph_model_graph(r->model), &e) < 0)
+        return ph_error_set(&r->err, HOST_EXIT_MODEL, "writing shapes: %.400s", e.message);
+    return 0;
+}
+
+/* --verify: compare the rewritten model's outputs with the reference. */
+static int check_outputs(run *r)
+{
+    if (!r->cli.verify_runs)
+        return 0;
+    int rc = host_verify_check(r->verify, r->model, &r->err);
+    if (!r->cli.quiet || rc == HOST_EXIT_MISMATCH)
+        host_verify_print(stdout, r->verify);
+    return rc;
+}
+
 static void print_report(run *r, FILE *out)
 {
-    for (int s = 0; s < HOST_STAGE_COUNT; s++)
+    for (int s = 0; s < HOST_STAGE_COUNT && !r->cli.shapes_only; s++)
         host_report_stage(out, &r->stats[s]);
     host_report_summary(out, &r->sum, r->stats, HOST_STAGE_COUNT);
 }
@@ -90,6 +137,7 @@ static int finish(run *r, int rc)
         host_log_fatal(&r->log, r->err.message);
     for (int s = 0; s < HOST_STAGE_COUNT; s++)
         host_stage_stats_free(&r->stats[s]);
+    host_verify_free(r->verify);
     ph_model_free(r->model);
     host_plan_free(&r->plan);
     host_registry_free(r->reg);
@@ -110,14 +158,19 @@ int main(int argc, char **argv)
     }
     if (!rc) rc = host_cli_config(&r.cli, &r.cfg, &r.err);
     if (!rc) rc = host_log_open(&r.log, stderr, r.cfg->log_path, r.cli.quiet, &r.err);
-    if (!rc) rc = load_plugins(&r);
+    int passes = !rc && !r.cli.shapes_only; /* --shapes runs no passes */
+    if (passes) rc = load_plugins(&r);
     if (!rc && r.cli.list_passes) {
         host_report_passes(stdout, r.reg);
         return finish(&r, 0);
     }
-    if (!rc) rc = host_plan_build(&r.plan, r.cfg, r.reg, &r.err);
+    if (passes && !rc) rc = host_plan_build(&r.plan, r.cfg, r.reg, &r.err);
     if (!rc) rc = load_model(&r);
-    if (!rc) rc = run_stages(&r);
+    if (!rc) rc = host_apply_shapes(r.model, r.cfg, r.cli.shapes_only, &r.err);
+    if (!rc) rc = prepare_verify(&r);
+    if (passes && !rc) rc = run_stages(&r);
+    if (!rc) rc = write_shapes(&r);
+    if (!rc) rc = check_outputs(&r);
     if (!rc) rc = host_model_save(r.model, r.cfg->output, &r.sum.save_ms, &r.err);
     if (!rc) report(&r, t0);
     return finish(&r, rc);

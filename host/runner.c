@@ -8,6 +8,7 @@
 #include "exit.h"
 #include "report.h"
 #include "util.h"
+#include "verify.h"
 
 typedef struct stage_run {
     ph_model *model;
@@ -19,7 +20,7 @@ typedef struct stage_run {
     ph_error *err;
 } stage_run;
 
-/* Run step i once.  Returns its rewrite count (>= 0) or -HOST_EXIT_PASS. */
+/* Run step i once.  Returns its rewrite count (>= 0) or -HOST_EXIT_*. */
 static long long call_pass(stage_run *sr, size_t i)
 {
     const host_step *step = &sr->plan->steps[i];
@@ -53,6 +54,20 @@ static long long call_pass(stage_run *sr, size_t i)
             ph_error_set(sr->err, HOST_EXIT_PASS, "pass %s: broke the graph: %.400s", d->name,
                          verr.message[0] ? verr.message : ph_strerror(verr.code));
             return -HOST_EXIT_PASS;
+        }
+        if (sr->opts->update_shapes && ph_graph_update_shapes(g, &verr) < 0) {
+            ph_error_set(sr->err, HOST_EXIT_PASS, "pass %s: left shapes that contradict each other: %.400s",
+                         d->name, verr.message[0] ? verr.message : ph_strerror(verr.code));
+            return -HOST_EXIT_PASS;
+        }
+        if (sr->opts->verify_each && sr->opts->verify) {
+            int rc = host_verify_check(sr->opts->verify, sr->model, &verr);
+            if (rc) {
+                ph_error_set(sr->err, rc, "pass %s: %s: %.400s", d->name,
+                             rc == HOST_EXIT_MISMATCH ? "broke numeric equivalence" : "left a model the evaluator cannot run",
+                             verr.message);
+                return -rc;
+            }
         }
         sr->nodes = ph_model_node_count(sr->model);
     }

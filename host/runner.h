@@ -5,7 +5,8 @@
  * For every call: ph_ctx_begin_pass, run, ph_ctx_end_pass.  A negative
  * return is an error naming the pass and ph_ctx_last_error().  After a call
  * that made rewrites the graph is re-sorted (ph_graph_toposort; a cycle is
- * an error naming the pass) and, with verify_each, verified.  Reaching the
+ * an error naming the pass), its shapes updated incrementally (update_shapes)
+ * and, with verify_each, verified: structure, then outputs (verify).  Reaching the
  * cap is not an error: a warning names the passes that still changed the
  * graph in the last round (that is how two passes undoing each other show).
  */
@@ -41,8 +42,12 @@ typedef struct host_stage_stats {
     size_t count;
 } host_stage_stats;
 
+struct host_verify;
+
 typedef struct host_run_opts {
     int verify_each;
+    int update_shapes;          /* keep inferred shapes current after each change */
+    struct host_verify *verify; /* with verify_each: numeric check after each change (NULL: none) */
     struct host_log *log; /* borrowed; the cap warning goes here (NULL: none) */
 } host_run_opts;
 
