@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "exit.h"
+#include "passhost/passhost.h"
 
 extern char **environ;
 
@@ -39,7 +40,7 @@ static void copy_file(const char *from, const char *to)
 
 static const char *const test_plugins[] = {"tp_good", "tp_one_step", "tp_flip_a", "tp_flip_b",
                                            "tp_once", "tp_fail", "tp_break_graph",
-                                           "tp_make_cycle", NULL};
+                                           "tp_make_cycle", "tp_wrong_math", NULL};
 
 static void setup(void)
 {
@@ -438,6 +439,86 @@ START_TEST(output_errors)
 }
 END_TEST
 
+
+/* ------------------------------------------------- numeric verification */
+
+START_TEST(verify_passes_on_default_stages)
+{
+    const char *in = model_copy("cnn_small.onnx");
+    result r = RUN("-i", in, "-o", tpath("out.onnx"), "--verify=2");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "verify: 2 runs"));
+    ck_assert_ptr_nonnull(strstr(r.out, "output logits"));
+    ck_assert_ptr_null(strstr(r.out, "MISMATCH"));
+    ck_assert(exists(tpath("out.onnx")));
+    free_result(&r);
+}
+END_TEST
+
+START_TEST(verify_catches_a_wrong_pass)
+{
+    const char *in = model_copy("cnn_small.onnx");
+    result r = RUN("-i", in, "-o", tpath("out.onnx"), "--plugin-dir", plugdir, "--set",
+                   "optimize.no_integral=true", "--set", "optimize.pass_on=tp_wrong_math", "--verify");
+    ck_assert_ptr_nonnull(strstr(r.out, "MISMATCH"));
+    expect_failure(&r, HOST_EXIT_MISMATCH, "output 'logits' differs", "max abs");
+    ck_assert(!exists(tpath("out.onnx"))); /* nothing written */
+}
+END_TEST
+
+START_TEST(verify_each_names_the_wrong_pass)
+{
+    const char *in = model_copy("cnn_small.onnx");
+    result r = RUN("-i", in, "-o", tpath("out.onnx"), "--plugin-dir", plugdir, "--set",
+                   "optimize.pass_on=tp_wrong_math", "--verify-each", "-q");
+    expect_failure(&r, HOST_EXIT_MISMATCH, "pass tp_wrong_math", "numeric equivalence");
+    ck_assert(!exists(tpath("out.onnx")));
+    /* a model the evaluator cannot run: --verify refuses, --verify-each checks structure only */
+    in = model_copy("control_flow.onnx");
+    r = RUN("-i", in, "-o", tpath("cf.onnx"), "--verify");
+    expect_failure(&r, HOST_EXIT_NOVERIFY, "cannot evaluate", NULL);
+    r = RUN("-i", in, "-o", tpath("cf.onnx"), "--verify-each", "-q");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_ptr_nonnull(strstr(r.err, "structure only"));
+    free_result(&r);
+}
+END_TEST
+
+START_TEST(input_shapes)
+{
+    const char *in = model_copy("transformer_block.onnx");
+    result r = RUN("-i", in, "-o", tpath("o.onnx"), "--set", "model.input_shape=nosuch:1x2");
+    expect_failure(&r, HOST_EXIT_CONFIG, "nosuch", NULL);
+    r = RUN("-i", in, "-o", tpath("o.onnx"), "--set", "model.input_shape=tokens:1xq");
+    expect_failure(&r, HOST_EXIT_CONFIG, "input_shape", NULL);
+    r = RUN("-i", in, "-o", tpath("o.onnx"), "--set", "model.input_shape=tokens:1x16x65");
+    expect_failure(&r, HOST_EXIT_MODEL, "tokens", NULL); /* the model says 64 */
+    r = RUN("-i", in, "-o", tpath("o.onnx"), "--set", "model.input_shape_range=tokens:1~8x3~3x64",
+            "--verify=1", "-q");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    free_result(&r);
+}
+END_TEST
+
+START_TEST(shapes_written_to_value_info)
+{
+    const char *in = model_copy("transformer_block.onnx");
+    result r = RUN("--shapes", "-i", in, "-o", tpath("shapes.onnx"), "-q");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    free_result(&r);
+    ph_model *m;
+    ph_error e = {0};
+    ck_assert_int_eq(ph_model_load(tpath("shapes.onnx"), &m, &e), 0);
+    ph_graph *g = ph_model_graph(m);
+    size_t nodes = 0, typed = 0;
+    for (ph_node *n = ph_graph_first_node(g); n; n = ph_node_next(n), nodes++)
+        typed += ph_value_rank(ph_node_output(n, 0)) >= 0 && ph_value_dtype(ph_node_output(n, 0));
+    ck_assert_uint_eq(nodes, 122); /* no passes ran */
+    ck_assert_uint_eq(typed, nodes);
+    ph_model_free(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cli");
@@ -455,6 +536,11 @@ static Suite *suite(void)
     tcase_add_test(tc, plugin_errors);
     tcase_add_test(tc, pass_errors);
     tcase_add_test(tc, output_errors);
+    tcase_add_test(tc, verify_passes_on_default_stages);
+    tcase_add_test(tc, verify_catches_a_wrong_pass);
+    tcase_add_test(tc, verify_each_names_the_wrong_pass);
+    tcase_add_test(tc, input_shapes);
+    tcase_add_test(tc, shapes_written_to_value_info);
     suite_add_tcase(s, tc);
     return s;
 }
