@@ -493,6 +493,12 @@ START_TEST(input_shapes)
     expect_failure(&r, HOST_EXIT_CONFIG, "input_shape", NULL);
     r = RUN("-i", in, "-o", tpath("o.onnx"), "--set", "model.input_shape=tokens:1x16x65");
     expect_failure(&r, HOST_EXIT_MODEL, "tokens", NULL); /* the model says 64 */
+    r = RUN("-i", in, "-o", tpath("o.onnx"), "--set", "verify.atol=abc");
+    expect_failure(&r, HOST_EXIT_CONFIG, "atol", NULL);
+    r = RUN("-i", in, "-o", tpath("o.onnx"), "--set", "verify.runs=0");
+    expect_failure(&r, HOST_EXIT_CONFIG, "runs", NULL);
+    r = RUN("-i", in, "-o", tpath("o.onnx"), "--set", "verify.tolerance=1");
+    expect_failure(&r, HOST_EXIT_CONFIG, "unknown key 'tolerance'", NULL);
     r = RUN("-i", in, "-o", tpath("o.onnx"), "--set", "model.input_shape_range=tokens:1~8x3~3x64",
             "--verify=1", "-q");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
