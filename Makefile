@@ -3,6 +3,7 @@
 #   make            build build/bin/passhost, build/lib/libpasshost.so, build/plugins/*.so
 #   make run        optimize the bundled CNN with configs/optimize.ini and print the report
 #   make test       build a sanitized tree (ASan + UBSan) in build/san and run every test
+#   make test-ort   run original and rewritten bundled models in ONNX Runtime and compare
 #   make install    PREFIX=/usr/local: binary, library, headers, plugins, passhost.pc
 #   make bench      print load/pass/save times and peak memory (scripts/bench.sh)
 #   make clean
@@ -43,7 +44,7 @@ HOSTLIB    := $(BUILD)/lib/libphhost.a
 BIN        := $(BUILD)/bin/passhost
 GEN_H      := $(BUILD)/gen/onnx/onnx.pb-c.h
 
-.PHONY: all run test test-build install clean bench deps check-deps
+.PHONY: all run test test-build test-ort install clean bench deps check-deps
 .DEFAULT_GOAL := all
 
 all: check-deps $(BIN) $(LIB) $(PLUGIN_SO)
@@ -112,6 +113,11 @@ test-build: all $(TEST_PLUGIN_SO) $(TEST_BIN)
 test: check-deps
 	$(MAKE) --no-print-directory BUILD=build/san SAN=1 test-build
 	scripts/run_tests.sh build/san
+
+# Cross-check with ONNX Runtime (onnxruntime-node from npm): every bundled
+# model, original vs rewritten, on the same inputs.
+test-ort: all
+	scripts/test_ort.sh $(BUILD)
 
 bench: all
 	scripts/bench.sh
