@@ -1,0 +1,446 @@
+/* constant_folding - compute nodes whose inputs are all constant.
+ *
+ * Requires: a default-domain node that is deterministic and has no
+ *   subgraph, every present input of which is a constant: an initializer
+ *   that is not a graph input (ph_value_const), or a value this walk already
+ *   computed.  Omitted optional inputs are fine.  Nodes with no inputs fold
+ *   too (in practice Constant, so folding alone also starts chains that read
+ *   Constant nodes).
+ *   Shape of a value whose dims [start, end) are all known numbers (the
+ *   value's known type: declared, or set by shape inference), and Size of a
+ *   value whose whole shape is known, fold without the value being constant.
+ * Changes:  the node is evaluated with ph_eval_node at the model's
+ *   default-domain opset; each output that has users becomes an initializer
+ *   of the node's graph (named after the output) that the users read
+ *   instead; the node is removed, and so is whatever only fed it
+ *   (ph_value_prune on its inputs: Constant nodes, initializers, the node
+ *   chain behind a folded Shape when nothing else reads it).  The walk is in
+ *   topological order, so a chain (Shape -> Gather -> Concat -> Reshape's
+ *   shape input) folds in one run.  Main graph and If/Loop/Scan bodies (a
+ *   body's folded value becomes an initializer of that body).
+ * Leaves:
+ *   - non-deterministic ops: RandomNormal, RandomUniform, RandomNormalLike,
+ *     RandomUniformLike, Multinomial, Bernoulli, and Dropout with a constant
+ *     true training_mode;
+ *   - QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear (their
+ *     quantized form is what a backend wants to see);
+ *   - ops with subgraphs (If, Loop, Scan, ...), ops of other domains;
+ *   - a node with an output larger than max_output_bytes (checked before
+ *     evaluating when the output's type is known, and after);
+ *   - a node none of whose outputs is read (dead code is another pass's);
+ *   - a node with an output that is a graph output: the output must keep its
+ *     name and an initializer cannot take it over (ph_value_replace refuses
+ *     one), so the node stays; its computed outputs are still used to fold
+ *     the nodes that read them;
+ *   - ops the evaluator does not support (ph_eval_supports) and nodes it
+ *     fails on (an unsupported dtype or attribute): a warning through
+ *     ph_log naming the node, never a failure, and the node is untouched.
+ * Parameters: max_output_bytes (int, default 1048576 = 1 MiB; 0 = no cap).
+ *   onnx-simplifier's own default threshold is 1.5 GB, i.e. only the 2 GB
+ *   protobuf limit; 1 MiB keeps every shape computation and the
+ *   preprocessing of small weights, and refuses what blows a model up
+ *   (Expand/Tile/ConstantOfShape/Range/broadcasts of small constants).
+ *   Raise it, or set 0, to fold transposes/casts of large weights too.
+ * Exact:    yes; the evaluator computes what the runtime would, and the
+ *   result is stored bit for bit.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <passhost/passhost.h>
+
+/* A value computed in this walk whose node had to stay (a graph output). */
+typedef struct kept {
+    const ph_value *v;
+    ph_tensor *t; /* owned */
+} kept;
+
+typedef struct fold_state {
+    ph_ctx *ctx;
+    int64_t opset;
+    uint64_t cap; /* bytes per output; 0 = none */
+    kept *kept;   /* at most one entry per graph output slot */
+    size_t n_kept, cap_kept;
+    /* per-node scratch, grown as needed */
+    const ph_tensor **in;
+    ph_value **ins;
+    ph_tensor **out;
+    size_t cap_io;
+} fold_state;
+
+static int is_nondeterministic(ph_op op)
+{
+    switch (op) {
+    case PH_OP_RandomNormal:
+    case PH_OP_RandomUniform:
+    case PH_OP_RandomNormalLike:
+    case PH_OP_RandomUniformLike:
+    case PH_OP_Multinomial:
+    case PH_OP_Bernoulli:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int is_quantization(ph_op op)
+{
+    return op == PH_OP_QuantizeLinear || op == PH_OP_DequantizeLinear || op == PH_OP_DynamicQuantizeLinear;
+}
+
+/* Ops whose semantics allow folding at all (before looking at inputs). */
+static int foldable_op(const ph_node *n)
+{
+    ph_op op = ph_node_op(n);
+    if (op == PH_OP_UNKNOWN || ph_node_domain(n)[0] != '\0')
+        return 0;
+    if (is_nondeterministic(op) || is_quantization(op))
+        return 0;
+    if (op == PH_OP_If || op == PH_OP_Loop || op == PH_OP_Scan || op == PH_OP_SequenceMap ||
+        ph_node_subgraph_count(n) > 0)
+        return 0;
+    return 1;
+}
+
+/* The constant value of v: an initializer, or a value computed earlier in
+ * this walk whose node stayed.  NULL when not constant. */
+static const ph_tensor *const_of(const fold_state *st, const ph_value *v)
+{
+    const ph_tensor *t = ph_value_const(v);
+    if (t)
+        return t;
+    for (size_t i = 0; i < st->n_kept; i++)
+        if (st->kept[i].v == v)
+            return st->kept[i].t;
+    return NULL;
+}
+
+/* Dropout in training mode draws a random mask. */
+static int random_dropout(const fold_state *st, const ph_node *n)
+{
+    if (ph_node_op(n) != PH_OP_Dropout)
+        return 0;
+    if (st->opset < 7) /* is_test, default 0: training */
+        return ph_node_attr_int(n, "is_test", 0) == 0;
+    const ph_value *tm = ph_node_input_count(n) > 2 ? ph_node_input(n, 2) : NULL;
+    if (!tm)
+        return 0;
+    const ph_tensor *t = const_of(st, tm);
+    const unsigned char *b = t ? ph_tensor_data(t) : NULL;
+    return !b || ph_tensor_nbytes(t) < 1 || b[0] != 0;
+}
+
+static void free_tensors(ph_tensor **t, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        ph_tensor_free(t[i]);
+        t[i] = NULL;
+    }
+}
+
+/* Bytes of v's known type, or 0 when unknown. */
+static uint64_t known_bytes(const ph_value *v)
+{
+    int64_t numel = ph_value_numel(v);
+    size_t es = ph_dtype_size(ph_value_dtype(v));
+    return numel >= 0 && es ? (uint64_t)numel * es : 0;
+}
+
+/* Install the computed outputs of n (out[j] for output j, owned; taken over
+ * whatever happens).  When no output is a graph output: each used output
+ * becomes an initializer, n is removed and what fed only n is pruned (1).
+ * Otherwise n stays and its used outputs are remembered for later nodes
+ * (0).  Negative PH_E* on failure. */
+static int install(fold_state *st, ph_node *n, ph_tensor **out)
+{
+    size_t n_out = ph_node_output_count(n), n_in = ph_node_input_count(n);
+    int keep = 0;
+    for (size_t j = 0; j < n_out; j++) {
+        const ph_value *v = ph_node_output(n, j);
+        if (v && ph_value_graph_output_count(v))
+            keep = 1;
+    }
+    if (keep) {
+        for (size_t j = 0; j < n_out; j++) {
+            const ph_value *v = ph_node_output(n, j);
+            if (!out[j] || !v || ph_value_use_count(v) == 0)
+                continue;
+            if (st->n_kept == st->cap_kept) {
+                size_t c = st->cap_kept ? 2 * st->cap_kept : 8;
+                kept *k = realloc(st->kept, c * sizeof *k);
+                if (!k) {
+                    free_tensors(out, n_out);
+                    return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");
+                }
+                st->kept = k;
+                st->cap_kept = c;
+            }
+            st->kept[st->n_kept++] = (kept){v, out[j]};
+            out[j] = NULL;
+        }
+        free_tensors(out, n_out);
+        return 0;
+    }
+
+    ph_value **inputs = st->ins; /* n's inputs, before removing n drops them */
+    for (size_t i = 0; i < n_in; i++)
+        inputs[i] = ph_node_input(n, i);
+    ph_graph *g = ph_node_graph(n);
+    int rc = 0;
+    for (size_t j = 0; j < n_out && rc == 0; j++) {
+        ph_value *v = ph_node_output(n, j);
+        if (!out[j] || !v || ph_value_use_count(v) == 0)
+            continue;
+        ph_value *init = ph_graph_add_initializer(g, ph_value_name(v), out[j]);
+        out[j] = NULL; /* the graph owns it now, even on failure */
+        if (!init) {
+            rc = PH_ENOMEM;
+            break;
+        }
+        /* v is no graph output and init is in n's graph, in scope of every
+           user: only memory can fail */
+        rc = ph_value_replace(v, init);
+    }
+    free_tensors(out, n_out);
+    if (rc == 0)
+        rc = ph_node_remove(n);
+    if (rc < 0)
+        return ph_ctx_error(st->ctx, rc, "cannot fold node '%s' (%s): %s", ph_node_name(n),
+                            ph_node_op_type(n), ph_strerror(rc));
+    for (size_t i = 0; i < n_in; i++)
+        if (inputs[i] && ph_value_prune(inputs[i]) < 0)
+            return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory pruning after '%s'", ph_node_name(n));
+    return 1;
+}
+
+/* Shape or Size of a value that is not constant but whose shape is known:
+ * the result into *out (new), or NULL when not known.  0 or PH_ENOMEM. */
+static int static_shape(const ph_node *n, ph_tensor **out)
+{
+    *out = NULL;
+    const ph_value *x = ph_node_input_count(n) >= 1 ? ph_node_input(n, 0) : NULL;
+    if (!x || ph_node_output_count(n) != 1 || ph_value_rank(x) < 0)
+        return 0;
+    int64_t r = ph_value_rank(x);
+    if (ph_node_op(n) == PH_OP_Size) {
+        int64_t numel = ph_value_numel(x);
+        if (numel < 0)
+            return 0;
+        *out = ph_tensor_new(PH_DT_INT64, 0, NULL, &numel);
+        return *out ? 0 : PH_ENOMEM;
+    }
+    /* Shape: dims [start, end) with the clamping of opset 15 */
+    int64_t s = ph_node_attr_int(n, "start", 0), e = ph_node_attr_int(n, "end", r);
+    s = s < 0 ? s + r : s;
+    e = e < 0 ? e + r : e;
+    s = s < 0 ? 0 : s > r ? r : s;
+    e = e < 0 ? 0 : e > r ? r : e;
+    int64_t len = e > s ? e - s : 0;
+    int64_t dims[64];
+    if (len > 64)
+        return 0;
+    for (int64_t i = 0; i < len; i++) {
+        dims[i] = ph_value_dim(x, (int)(s + i));
+        if (dims[i] < 0)
+            return 0;
+    }
+    *out = ph_tensor_new(PH_DT_INT64, 1, &len, len ? dims : NULL);
+    return *out ? 0 : PH_ENOMEM;
+}
+
+/* Make room for n input/output pointers in st's scratch.  0 or PH_ENOMEM. */
+static int grow_io(fold_state *st, size_t n)
+{
+    if (n <= st->cap_io)
+        return 0;
+    size_t c = n < 16 ? 16 : n;
+    const ph_tensor **in = realloc(st->in, c * sizeof *in);
+    if (in)
+        st->in = in;
+    ph_value **ins = realloc(st->ins, c * sizeof *ins);
+    if (ins)
+        st->ins = ins;
+    ph_tensor **out = realloc(st->out, c * sizeof *out);
+    if (out)
+        st->out = out;
+    if (!in || !ins || !out)
+        return PH_ENOMEM;
+    st->cap_io = c;
+    return 0;
+}
+
+/* The entries of an int64 scalar or vector constant (*v, *count), or 0 when
+ * t is not one or cannot be read. */
+static int int64_entries(const ph_tensor *t, const int64_t **v, int64_t *count)
+{
+    if (!t || ph_tensor_dtype(t) != PH_DT_INT64 || ph_tensor_rank(t) > 1 || !(*v = ph_tensor_data(t)))
+        return 0;
+    *count = ph_tensor_numel(t);
+    return 1;
+}
+
+static uint64_t sat_mul(uint64_t a, uint64_t b)
+{
+    return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
+}
+
+/* Bytes the output of a node that can blow a small constant up (ConstantOfShape,
+ * Expand, Tile) will take, computed from its constant inputs before running
+ * it; 0 when not predicted.  Saturates instead of overflowing. */
+static uint64_t predicted_bytes(const ph_node *n, const ph_tensor *const *in)
+{
+    const int64_t *v;
+    int64_t k;
+    uint64_t elems = 1;
+    size_t n_in = ph_node_input_count(n);
+    switch (ph_node_op(n)) {
+    case PH_OP_ConstantOfShape: {
+        if (n_in < 1 || !int64_entries(in[0], &v, &k))
+            return 0;
+        const ph_tensor *val = ph_node_attr_tensor(n, "value");
+        size_t es = val ? ph_dtype_size(ph_tensor_dtype(val)) : sizeof(float);
+        for (int64_t i = 0; i < k; i++)
+            elems = sat_mul(elems, v[i] > 0 ? (uint64_t)v[i] : 0);
+        return sat_mul(elems, es ? es : 1);
+    }
+    case PH_OP_Expand: {
+        if (n_in < 2 || !in[0] || !int64_entries(in[1], &v, &k))
+            return 0;
+        size_t r = ph_tensor_rank(in[0]), rank = r > (size_t)k ? r : (size_t)k;
+        for (size_t i = 0; i < rank; i++) {
+            int64_t a = i + r >= rank ? ph_tensor_dim(in[0], i + r - rank) : 1;
+            int64_t b = i + (size_t)k >= rank ? v[i + (size_t)k - rank] : 1;
+            elems = sat_mul(elems, (uint64_t)(a == 1 ? (b > 0 ? b : 0) : a));
+        }
+        return sat_mul(elems, ph_dtype_size(ph_tensor_dtype(in[0])));
+    }
+    case PH_OP_Tile: {
+        if (n_in < 2 || !in[0] || !int64_entries(in[1], &v, &k))
+            return 0;
+        elems = (uint64_t)ph_tensor_numel(in[0]);
+        for (int64_t i = 0; i < k; i++)
+            elems = sat_mul(elems, v[i] > 0 ? (uint64_t)v[i] : 0);
+        return sat_mul(elems, ph_dtype_size(ph_tensor_dtype(in[0])));
+    }
+    default:
+        return 0;
+    }
+}
+
+/* 1 if some output of n is read by a node or is a graph output. */
+static int outputs_used(const ph_node *n)
+{
+    for (size_t j = 0; j < ph_node_output_count(n); j++) {
+        const ph_value *v = ph_node_output(n, j);
+        if (v && (ph_value_use_count(v) || ph_value_graph_output_count(v)))
+            return 1;
+    }
+    return 0;
+}
+
+static int fold_node(ph_node *n, void *user)
+{
+    fold_state *st = user;
+    if (!foldable_op(n) || !outputs_used(n) || random_dropout(st, n))
+        return 0;
+    size_t n_in = ph_node_input_count(n), n_out = ph_node_output_count(n);
+    int all_const = 1;
+    for (size_t i = 0; i < n_in && all_const; i++)
+        if (ph_node_input(n, i) && !const_of(st, ph_node_input(n, i)))
+            all_const = 0;
+
+    if (grow_io(st, n_in > n_out ? n_in : n_out) < 0)
+        return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");
+    ph_tensor **out = st->out;
+    const ph_tensor **in = st->in;
+    for (size_t j = 0; j < n_out; j++)
+        out[j] = NULL;
+    ph_op op = ph_node_op(n);
+    if (!all_const) {
+        if (op != PH_OP_Shape && op != PH_OP_Size)
+            return 0;
+        int rc = static_shape(n, &out[0]);
+        if (rc < 0)
+            return ph_ctx_error(st->ctx, rc, "out of memory");
+        return out[0] ? install(st, n, out) : 0;
+    }
+
+    for (size_t j = 0; j < n_out && st->cap; j++) {
+        uint64_t b = ph_node_output(n, j) ? known_bytes(ph_node_output(n, j)) : 0;
+        if (b > st->cap) {
+            ph_log(st->ctx, PH_LOG_INFO, "node '%s' (%s) not folded: output %zu would take %llu bytes (max_output_bytes %llu)",
+                   ph_node_name(n), ph_node_op_type(n), j, (unsigned long long)b, (unsigned long long)st->cap);
+            return 0;
+        }
+    }
+    if (!ph_eval_supports(n)) {
+        ph_log(st->ctx, PH_LOG_WARN, "node '%s' (%s) not folded: the evaluator does not support %s",
+               ph_node_name(n), ph_node_op_type(n), ph_node_op_type(n));
+        return 0;
+    }
+    for (size_t i = 0; i < n_in; i++)
+        in[i] = ph_node_input(n, i) ? const_of(st, ph_node_input(n, i)) : NULL;
+    uint64_t est = predicted_bytes(n, in);
+    if (st->cap && est > st->cap) {
+        ph_log(st->ctx, PH_LOG_INFO, "node '%s' (%s) not folded: its output would take %llu bytes (max_output_bytes %llu)",
+               ph_node_name(n), ph_node_op_type(n), (unsigned long long)est, (unsigned long long)st->cap);
+        return 0;
+    }
+    ph_error err = {0, ""};
+    int rc = ph_eval_node(n, st->opset, in, out, &err);
+    if (rc == PH_ENOMEM)
+        return ph_ctx_error(st->ctx, rc, "out of memory evaluating '%s'", ph_node_name(n));
+    if (rc < 0) {
+        ph_log(st->ctx, PH_LOG_WARN, "node '%s' (%s) not folded: %s", ph_node_name(n), ph_node_op_type(n),
+               err.message[0] ? err.message : ph_strerror(rc));
+        free_tensors(out, n_out);
+        return 0;
+    }
+    for (size_t j = 0; j < n_out && st->cap; j++) {
+        if (out[j] && ph_tensor_nbytes(out[j]) > st->cap) {
+            ph_log(st->ctx, PH_LOG_INFO, "node '%s' (%s) not folded: output %zu takes %zu bytes (max_output_bytes %llu)",
+                   ph_node_name(n), ph_node_op_type(n), j, ph_tensor_nbytes(out[j]),
+                   (unsigned long long)st->cap);
+            free_tensors(out, n_out);
+            return 0;
+        }
+    }
+    return install(st, n, out);
+}
+
+static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
+{
+    int64_t cap = ph_params_int(params, "max_output_bytes");
+    if (cap < 0)
+        return ph_ctx_error(ctx, PH_EINVAL, "max_output_bytes must be >= 0 (0 = no cap), got %lld",
+                            (long long)cap);
+    fold_state st = {ctx, ph_model_opset(ph_graph_model(g), ""), (uint64_t)cap, NULL, 0, 0, NULL, NULL, NULL, 0};
+    if (st.opset < 1)
+        return 0; /* no default-domain opset: nothing to evaluate against */
+    int rc = ph_graph_walk(g, fold_node, &st);
+    for (size_t i = 0; i < st.n_kept; i++)
+        ph_tensor_free(st.kept[i].t);
+    free(st.kept);
+    free(st.in);
+    free(st.ins);
+    free(st.out);
+    return rc;
+}
+
+static const ph_param_def params[] = {
+    {"max_output_bytes", PH_PARAM_INT, "1048576",
+     "largest output (bytes) a folded node may produce; 0 = no cap"},
+    {NULL, 0, NULL, NULL}};
+
+static const char *const run_after[] = {"constant_to_initializer", NULL};
+
+PH_PASS_DEFINE(
+    .name = "constant_folding",
+    .summary = "nodes with all-constant inputs, and Shape/Size of static shapes -> initializers",
+    .stages = PH_STAGE_OPTIMIZE,
+    .on_by_default = 1,
+    .run_once = 0,
+    .exactness = PH_EXACT,
+    .run_after = run_after,
+    .params = params,
+    .run = run)
