@@ -702,6 +702,11 @@ PH_API int ph_graph_infer_shapes(ph_graph *g, ph_error *err)
     if (!st)
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     memset(&st->stats, 0, sizeof st->stats);
+    if (!g->parent) {
+        double pos = 0;
+        for (ph_node *n = g->first; n; n = n->next)
+            n->infer_pos = ++pos;
+    }
     int rc = phi_infer_graph(st, g, err);
     if (!g->parent) {
         while (st->dirty.next != &st->dirty)
@@ -711,15 +716,102 @@ PH_API int ph_graph_infer_shapes(ph_graph *g, ph_error *err)
     return rc;
 }
 
-static void touch_users(ph_node *n)
+/* Incremental order: main-graph nodes carry a position (their index at the
+ * last full inference; a node made since gets just above its producers),
+ * and the update pops queued nodes lowest position first from a binary
+ * heap, so a node is re-inferred after every changed producer and normally
+ * once.  A position found stale (a producer not below it) is recomputed
+ * and the node re-queued. */
+typedef struct heap {
+    ph_node **a;
+    size_t n, cap;
+} heap;
+
+static int heap_push(heap *h, ph_node *x)
 {
-    for (size_t i = 0; i < n->n_outputs; i++) {
-        ph_value *v = n->outputs[i];
-        if (!v)
-            continue;
-        for (size_t u = 0; u < v->n_uses; u++)
-            phi_infer_touch(v->uses[u].node);
+    if (phi_grow((void **)&h->a, &h->cap, h->n + 1, sizeof *h->a))
+        return PH_ENOMEM;
+    size_t i = h->n++;
+    while (i && h->a[(i - 1) / 2]->infer_pos > x->infer_pos) {
+        h->a[i] = h->a[(i - 1) / 2];
+        i = (i - 1) / 2;
     }
+    h->a[i] = x;
+    return 0;
+}
+
+static ph_node *heap_pop(heap *h)
+{
+    ph_node *top = h->a[0], *x = h->a[--h->n];
+    size_t i = 0;
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= h->n)
+            break;
+        if (c + 1 < h->n && h->a[c + 1]->infer_pos < h->a[c]->infer_pos)
+            c++;
+        if (h->a[c]->infer_pos >= x->infer_pos)
+            break;
+        h->a[i] = h->a[c];
+        i = c;
+    }
+    if (h->n)
+        h->a[i] = x;
+    return top;
+}
+
+/* Position just above n's producers; 0 if some producer has none yet. */
+static double pos_above_producers(const ph_node *n, const ph_node **missing)
+{
+    double p = 0;
+    *missing = NULL;
+    for (size_t i = 0; i < n->n_inputs; i++) {
+        const ph_value *v = n->inputs[i];
+        const ph_node *q = v ? v->producer : NULL;
+        if (!q || q->graph != n->graph)
+            continue;
+        if (q->infer_pos <= 0) {
+            *missing = q;
+            return 0;
+        }
+        if (q->infer_pos > p)
+            p = q->infer_pos;
+    }
+    return p + 1e-6;
+}
+
+/* Give n (and producers made since the last full inference) a position. */
+static int ensure_pos(ph_node *n, ph_node ***stack, size_t *cap)
+{
+    if (n->infer_pos > 0)
+        return 0;
+    size_t ns = 0;
+    if (phi_grow((void **)stack, cap, 1, sizeof **stack))
+        return PH_ENOMEM;
+    (*stack)[ns++] = n;
+    while (ns) {
+        ph_node *top = (*stack)[ns - 1];
+        const ph_node *miss;
+        double p = pos_above_producers(top, &miss);
+        if (miss) {
+            if (phi_grow((void **)stack, cap, ns + 1, sizeof **stack))
+                return PH_ENOMEM;
+            (*stack)[ns++] = (ph_node *)miss;
+            continue;
+        }
+        top->infer_pos = p;
+        ns--;
+    }
+    return 0;
+}
+
+static void link_tail(struct phi_infer_state *st, ph_node *n)
+{
+    phi_dlink *l = &n->infer_link;
+    l->prev = st->dirty.prev;
+    l->next = &st->dirty;
+    st->dirty.prev->next = l;
+    st->dirty.prev = l;
 }
 
 PH_API int ph_graph_update_shapes(ph_graph *g, ph_error *err)
@@ -730,48 +822,59 @@ PH_API int ph_graph_update_shapes(ph_graph *g, ph_error *err)
         return ph_graph_infer_shapes(m->graph, err);
     memset(&st->stats, 0, sizeof st->stats);
     int64_t opset = ph_model_opset(m, "");
+    heap h = {0};
     ph_node **stack = NULL;
-    size_t ns = 0, cap = 0;
+    size_t cap = 0;
     int rc = 0;
-    while (!rc && st->dirty.next != &st->dirty) {
-        ph_node *start = NODE_OF_LINK(st->dirty.next);
-        link_unlink(&start->infer_link);
-        if (phi_grow((void **)&stack, &cap, 1, sizeof *stack)) {
-            rc = ph_error_set(err, PH_ENOMEM, "out of memory");
+    /* queued nodes stay on the dirty list (it marks them) until popped */
+    for (phi_dlink *l = st->dirty.next; l != &st->dirty && !rc; l = l->next) {
+        ph_node *n = NODE_OF_LINK(l);
+        rc = ensure_pos(n, &stack, &cap);
+        if (!rc)
+            rc = heap_push(&h, n);
+    }
+    while (!rc && h.n) {
+        ph_node *n = heap_pop(&h);
+        if (!n->infer_link.next)
+            continue;
+        if (n->removed) {
+            link_unlink(&n->infer_link);
+            continue;
+        }
+        const ph_node *miss;
+        double p = pos_above_producers(n, &miss);
+        if (!miss && p > n->infer_pos) { /* stale position: retry later in order */
+            n->infer_pos = p;
+            rc = heap_push(&h, n);
+            continue;
+        }
+        link_unlink(&n->infer_link);
+        int r = infer_node(st, n, opset, err);
+        if (r < 0) {
+            rc = r;
+            phi_infer_touch(n); /* retry next time */
             break;
         }
-        stack[ns++] = start;
-        while (ns) {
-            ph_node *top = stack[ns - 1];
-            ph_node *dep = NULL;
-            for (size_t i = 0; i < top->n_inputs && !dep; i++) {
-                ph_value *v = top->inputs[i];
-                if (v && v->producer && v->producer->infer_link.next)
-                    dep = v->producer;
+        if (!r)
+            continue;
+        for (size_t i = 0; i < n->n_outputs && !rc; i++) {
+            ph_value *v = n->outputs[i];
+            for (size_t u = 0; v && u < v->n_uses && !rc; u++) {
+                ph_node *c = v->uses[u].node;
+                while (c->graph->parent)
+                    c = c->graph->parent;
+                if (c->infer_link.next || c->removed)
+                    continue;
+                link_tail(st, c);
+                rc = ensure_pos(c, &stack, &cap);
+                if (!rc)
+                    rc = heap_push(&h, c);
             }
-            if (dep) {
-                link_unlink(&dep->infer_link);
-                if (phi_grow((void **)&stack, &cap, ns + 1, sizeof *stack)) {
-                    rc = ph_error_set(err, PH_ENOMEM, "out of memory");
-                    break;
-                }
-                stack[ns++] = dep;
-                continue;
-            }
-            ns--;
-            if (top->removed)
-                continue;
-            int r = infer_node(st, top, opset, err);
-            if (r < 0) {
-                rc = r;
-                phi_infer_touch(top); /* retry next time */
-                break;
-            }
-            if (r)
-                touch_users(top);
         }
-        ns = 0;
     }
+    if (rc == PH_ENOMEM)
+        ph_error_set(err, PH_ENOMEM, "out of memory");
+    free(h.a);
     free(stack);
     if (rc)
         st->inferred = 0;

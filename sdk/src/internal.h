@@ -162,6 +162,7 @@ struct ph_node {
     size_t mark; /* scratch for toposort/verify */
     ph_node *grave_next;
     phi_dlink infer_link; /* in the model's list of nodes to re-infer */
+    double infer_pos;     /* topological position for incremental inference (0: not yet known) */
 };
 
 typedef struct phi_output {
