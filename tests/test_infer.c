@@ -42,7 +42,7 @@ static void teardown(void)
 /* "batch,3,?" -> dims/params; "*" = unknown rank; "" = scalar. */
 static ph_value *in(const char *name, int dt, const char *shape)
 {
-    int64_t dims[16];
+    int64_t dims[16] = {0};
     char params[16][32];
     int rank = 0;
     if (strcmp(shape, "*") == 0) {
