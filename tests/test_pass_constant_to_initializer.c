@@ -1,0 +1,557 @@
+/* tests/test_pass_constant_to_initializer.c - the constant_to_initializer pass.
+ *
+ * Numeric checks use the SDK evaluator (ph_eval_run) before and after the
+ * pass on the same seeded inputs and require bit-identical outputs. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testkit.h"
+
+static tk_pass *pass;
+
+static void setup(void) { pass = tk_pass_load("constant_to_initializer"); }
+static void teardown(void)
+{
+    tk_pass_free(pass);
+    pass = NULL;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+typedef struct logcap {
+    int warnings;
+    char last[512];
+} logcap;
+
+static void cap_log(void *user, ph_log_level level, const char *name, const char *msg)
+{
+    logcap *c = user;
+    (void)name;
+    if (level <= PH_LOG_WARN) {
+        c->warnings++;
+        snprintf(c->last, sizeof c->last, "%s", msg);
+    }
+}
+
+static const ph_param_def no_params[] = {{NULL, 0, NULL, NULL}};
+
+/* Run p on m like the host, with one parameter set (param NULL: defaults)
+ * and warnings captured into cap (NULL: stderr); toposort and verify after. */
+static int run_with(const tk_pass *p, ph_model *m, const char *param, const char *value, logcap *cap)
+{
+    ph_error err = {0};
+    ph_params *params = ph_params_new(p->desc->params ? p->desc->params : no_params, &err);
+    ck_assert_msg(params != NULL, "%s", err.message);
+    if (param)
+        ck_assert_msg(ph_params_set(params, param, value, &err) == 0, "%s", err.message);
+    ph_ctx *ctx = ph_ctx_new(cap ? cap_log : NULL, cap);
+    ck_assert_ptr_nonnull(ctx);
+    ph_ctx_begin_pass(ctx, p->desc->name, "");
+    int rc = p->desc->run(ph_model_graph(m), params, ctx);
+    ck_assert_msg(rc >= 0, "pass %s failed (%d): %s", p->desc->name, rc, ph_ctx_last_error(ctx));
+    ph_ctx_end_pass(ctx);
+    ph_ctx_free(ctx);
+    ph_params_free(params);
+    ck_assert_int_eq(ph_graph_toposort(ph_model_graph(m)), 0);
+    ck_assert_msg(ph_graph_verify(ph_model_graph(m), &err) == 0, "verify after %s: %s", p->desc->name,
+                  err.message);
+    return rc;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* A random tensor of v's known type (every dim must be known). */
+static ph_tensor *random_for(const ph_value *v, uint64_t *state)
+{
+    int dt = ph_value_dtype(v), rank = ph_value_rank(v);
+    ck_assert_msg(rank >= 0, "input %s has no known rank", ph_value_name(v));
+    int64_t dims[16], numel = 1;
+    for (int i = 0; i < rank; i++) {
+        dims[i] = ph_value_dim(v, i);
+        ck_assert_msg(dims[i] >= 0, "input %s: dim %d unknown", ph_value_name(v), i);
+        numel *= dims[i];
+    }
+    size_t es = ph_dtype_size(dt);
+    ck_assert_uint_gt(es, 0);
+    unsigned char *buf = calloc((size_t)(numel ? numel : 1), es);
+    ck_assert_ptr_nonnull(buf);
+    for (int64_t i = 0; i < numel; i++) {
+        uint64_t r = rnd(state);
+        if (dt == PH_DT_FLOAT)
+            ((float *)buf)[i] = (float)(r >> 40) * (1.0f / 8388608.0f) - 1.0f;
+        else if (dt == PH_DT_DOUBLE)
+            ((double *)buf)[i] = (double)(r >> 11) * (1.0 / 4503599627370496.0) - 1.0;
+        else if (dt == PH_DT_INT64)
+            ((int64_t *)buf)[i] = (int64_t)(r % 4);
+        else if (dt == PH_DT_BOOL)
+            buf[i] = (unsigned char)(r & 1);
+    }
+    ph_tensor *t = ph_tensor_new(dt, (size_t)rank, dims, buf);
+    free(buf);
+    ck_assert_ptr_nonnull(t);
+    return t;
+}
+
+/* Evaluate m's main graph with the SDK evaluator on inputs from seed;
+ * returns the number of outputs, *outs (caller frees with free_outs). */
+static size_t eval_model(ph_model *m, uint64_t seed, ph_tensor ***outs)
+{
+    ph_graph *g = ph_model_graph(m);
+    ph_error err = {0};
+    ph_eval *e = NULL;
+    ck_assert_msg(ph_eval_new(g, &e, &err) == 0, "ph_eval_new: %s", err.message);
+    size_t ni = ph_graph_input_count(g), no = ph_graph_output_count(g);
+    ph_tensor **in = calloc(ni ? ni : 1, sizeof *in), **out = calloc(no ? no : 1, sizeof *out);
+    ck_assert(in && out);
+    uint64_t state = seed;
+    for (size_t i = 0; i < ni; i++)
+        if (!ph_value_is_initializer(ph_graph_input(g, i)))
+            in[i] = random_for(ph_graph_input(g, i), &state);
+    int rc = ph_eval_run(e, (const ph_tensor *const *)in, ni, out, no, &err);
+    ck_assert_msg(rc == 0, "ph_eval_run: %s", err.message);
+    for (size_t i = 0; i < ni; i++)
+        ph_tensor_free(in[i]);
+    free(in);
+    ph_eval_free(e);
+    *outs = out;
+    return no;
+}
+
+static void free_outs(ph_tensor **t, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        ph_tensor_free(t[i]);
+    free(t);
+}
+
+static void assert_same(ph_tensor **a, size_t na, ph_tensor **b, size_t nb)
+{
+    ck_assert_uint_eq(na, nb);
+    for (size_t i = 0; i < na; i++)
+        ck_assert_msg(ph_tensor_equal(a[i], b[i]), "output %zu differs after the pass", i);
+}
+
+/* run_with plus a bit-exact before/after comparison with the evaluator. */
+static int run_checked(const tk_pass *p, ph_model *m, uint64_t seed, const char *param, const char *value,
+                       logcap *cap)
+{
+    ph_tensor **before, **after;
+    size_t nb = eval_model(m, seed, &before);
+    int rc = run_with(p, m, param, value, cap);
+    size_t na = eval_model(m, seed, &after);
+    assert_same(before, nb, after, na);
+    free_outs(before, nb);
+    free_outs(after, na);
+    return rc;
+}
+
+/* ---- models written as protobuf wire bytes (the builder API cannot make
+ * If bodies) */
+
+typedef struct pb {
+    unsigned char data[4096];
+    size_t len;
+} pb;
+
+static void pb_byte(pb *b, unsigned char c)
+{
+    ck_assert_uint_lt(b->len, sizeof b->data);
+    b->data[b->len++] = c;
+}
+
+static void pb_varint(pb *b, uint64_t v)
+{
+    while (v >= 0x80) {
+        pb_byte(b, (unsigned char)(v | 0x80));
+        v >>= 7;
+    }
+    pb_byte(b, (unsigned char)v);
+}
+
+static void pb_int(pb *b, unsigned field, uint64_t v)
+{
+    pb_varint(b, (uint64_t)field << 3);
+    pb_varint(b, v);
+}
+
+static void pb_bytes(pb *b, unsigned field, const void *data, size_t len)
+{
+    pb_varint(b, (uint64_t)field << 3 | 2);
+    pb_varint(b, len);
+    for (size_t i = 0; i < len; i++)
+        pb_byte(b, ((const unsigned char *)data)[i]);
+}
+
+static void pb_str(pb *b, unsigned field, const char *s) { pb_bytes(b, field, s, strlen(s)); }
+static void pb_msg(pb *b, unsigned field, const pb *m) { pb_bytes(b, field, m->data, m->len); }
+
+static void pb_value_info(pb *b, unsigned field, const char *name, int elem, int rank, const int64_t *dims)
+{
+    pb shape = {0}, tensor = {0}, type = {0}, vi = {0};
+    for (int i = 0; i < rank; i++) {
+        pb dim = {0};
+        pb_int(&dim, 1, (uint64_t)dims[i]);
+        pb_msg(&shape, 1, &dim);
+    }
+    pb_int(&tensor, 1, (uint64_t)elem);
+    pb_msg(&tensor, 2, &shape);
+    pb_msg(&type, 1, &tensor);
+    pb_str(&vi, 1, name);
+    pb_msg(&vi, 2, &type);
+    pb_msg(b, field, &vi);
+}
+
+/* NodeProto with up to two inputs and one output, attrs as whole field-5
+ * records. */
+static void pb_node(pb *b, const char *op, const char *in0, const char *in1, const char *out, const pb *attrs)
+{
+    pb n = {0};
+    if (in0)
+        pb_str(&n, 1, in0);
+    if (in1)
+        pb_str(&n, 1, in1);
+    pb_str(&n, 2, out);
+    pb_str(&n, 3, out); /* node name = output name */
+    pb_str(&n, 4, op);
+    for (size_t i = 0; attrs && i < attrs->len; i++)
+        pb_byte(&n, attrs->data[i]);
+    pb_msg(b, 1, &n);
+}
+
+/* Attribute value_ints = vals (unpacked repeated int64, type INTS). */
+static void pb_ints_attr(pb *attrs, const char *name, size_t n, const int64_t *vals)
+{
+    pb a = {0};
+    pb_str(&a, 1, name);
+    for (size_t i = 0; i < n; i++)
+        pb_int(&a, 8, (uint64_t)vals[i]);
+    pb_int(&a, 20, 7);
+    pb_msg(attrs, 5, &a);
+}
+
+static void pb_graph_attr(pb *attrs, const char *name, const pb *graph)
+{
+    pb a = {0};
+    pb_str(&a, 1, name);
+    pb_msg(&a, 6, graph);
+    pb_int(&a, 20, 5);
+    pb_msg(attrs, 5, &a);
+}
+
+/* Write model bytes to a temporary file and load them. */
+static ph_model *load_pb(const pb *model)
+{
+    char path[] = "/tmp/ph_c2i_pb_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(model->data, 1, model->len, f), model->len);
+    ck_assert_int_eq(fclose(f), 0);
+    ph_model *m = NULL;
+    ph_error err = {0};
+    int rc = ph_model_load(path, &m, &err);
+    unlink(path);
+    ck_assert_msg(rc == 0, "loading a test model: %s", err.message);
+    return m;
+}
+
+/* ------------------------------------------------------------ tests */
+
+static ph_node *constant(ph_graph *g)
+{
+    ph_node *c = ph_node_create(g, NULL, "Constant", 0, NULL, 1);
+    ck_assert_ptr_nonnull(c);
+    return c;
+}
+
+/* The initializer a node input reads, asserting it is one. */
+static const ph_tensor *init_of(const ph_node *n, size_t i)
+{
+    const ph_value *v = ph_node_input(n, i);
+    ck_assert_ptr_nonnull(v);
+    ck_assert_msg(ph_value_is_initializer(v) && ph_value_const(v), "input %zu of '%s' is no initializer", i,
+                  ph_node_name(n));
+    return ph_value_const(v);
+}
+
+/* value = float[2,3] tensor feeding an Add. */
+START_TEST(value_tensor_becomes_initializer)
+{
+    char ops[256];
+    const float vals[6] = {1, -2, 3.5f, 4, 0.25f, -6};
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 3));
+    ph_node *c = constant(g);
+    ck_assert_int_eq(ph_node_set_attr_tensor(c, "value", ph_tensor_new(PH_DT_FLOAT, 2, TK_I64(2, 3), vals)), 0);
+    ph_node *add = tk_node(g, "Add", 2, (ph_value *[]){x, ph_node_output(c, 0)});
+    tk_output(g, ph_node_output(add, 0));
+
+    ck_assert_int_eq(run_checked(pass, m, 1, NULL, NULL, NULL), 1);
+    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Add");
+    const ph_tensor *t = init_of(add, 1);
+    ck_assert_int_eq(ph_tensor_dtype(t), PH_DT_FLOAT);
+    ck_assert_uint_eq(ph_tensor_rank(t), 2);
+    ck_assert_int_eq(ph_tensor_dim(t, 0), 2);
+    ck_assert_int_eq(ph_tensor_dim(t, 1), 3);
+    ck_assert_mem_eq(ph_tensor_data(t), vals, sizeof vals);
+    ck_assert_uint_eq(ph_graph_initializer_count(g), 1);
+    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 0); /* fixpoint */
+    ph_model_free(m);
+}
+END_TEST
+
+/* value_float, value_floats, value_int, value_ints: dtype and shape as the
+ * Constant op defines them (scalars for the singular forms). */
+START_TEST(every_value_attribute)
+{
+    char ops[256];
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 3));
+    ph_node *cf = constant(g), *cfs = constant(g), *ci = constant(g), *cis = constant(g);
+    ck_assert_int_eq(ph_node_set_attr_float(cf, "value_float", 2.5f), 0);
+    ck_assert_int_eq(ph_node_set_attr_floats(cfs, "value_floats", 3, (const float[]){1, 2, 3}), 0);
+    ck_assert_int_eq(ph_node_set_attr_int(ci, "value_int", 1), 0);
+    ck_assert_int_eq(ph_node_set_attr_ints(cis, "value_ints", 2, TK_I64(3, 2)), 0);
+    ph_node *mul = tk_node(g, "Mul", 2, (ph_value *[]){x, ph_node_output(cf, 0)});
+    ph_node *add = tk_node(g, "Add", 2, (ph_value *[]){ph_node_output(mul, 0), ph_node_output(cfs, 0)});
+    ph_node *rs = tk_node(g, "Reshape", 2, (ph_value *[]){ph_node_output(add, 0), ph_node_output(cis, 0)});
+    ph_node *ga = tk_node(g, "Gather", 2, (ph_value *[]){ph_node_output(rs, 0), ph_node_output(ci, 0)});
+    tk_output(g, ph_node_output(ga, 0));
+
+    ck_assert_int_eq(run_checked(pass, m, 2, NULL, NULL, NULL), 4);
+    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Mul,Add,Reshape,Gather");
+    const ph_tensor *t = init_of(mul, 1);
+    ck_assert_int_eq(ph_tensor_dtype(t), PH_DT_FLOAT);
+    ck_assert_uint_eq(ph_tensor_rank(t), 0);
+    ck_assert_float_eq(*(const float *)ph_tensor_data(t), 2.5f);
+    t = init_of(add, 1);
+    ck_assert_int_eq(ph_tensor_dtype(t), PH_DT_FLOAT);
+    ck_assert_uint_eq(ph_tensor_rank(t), 1);
+    ck_assert_int_eq(ph_tensor_dim(t, 0), 3);
+    ck_assert_float_eq(((const float *)ph_tensor_data(t))[2], 3.0f);
+    t = init_of(ga, 1);
+    ck_assert_int_eq(ph_tensor_dtype(t), PH_DT_INT64);
+    ck_assert_uint_eq(ph_tensor_rank(t), 0);
+    ck_assert_int_eq(*(const int64_t *)ph_tensor_data(t), 1);
+    t = init_of(rs, 1);
+    ck_assert_int_eq(ph_tensor_dtype(t), PH_DT_INT64);
+    ck_assert_int_eq(ph_tensor_dim(t, 0), 2);
+    ck_assert_int_eq(((const int64_t *)ph_tensor_data(t))[0], 3);
+    ph_model_free(m);
+}
+END_TEST
+
+/* One Constant read by several nodes: one initializer for all of them. */
+START_TEST(constant_with_several_consumers)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 1, TK_I64(3));
+    ph_node *c = constant(g);
+    ck_assert_int_eq(ph_node_set_attr_floats(c, "value_floats", 3, (const float[]){1, 2, 3}), 0);
+    ph_value *cv = ph_node_output(c, 0);
+    ph_node *a = tk_node(g, "Add", 2, (ph_value *[]){x, cv});
+    ph_node *s = tk_node(g, "Sub", 2, (ph_value *[]){cv, ph_node_output(a, 0)});
+    ph_node *mu = tk_node(g, "Mul", 2, (ph_value *[]){ph_node_output(s, 0), cv});
+    tk_output(g, ph_node_output(mu, 0));
+
+    ck_assert_int_eq(run_checked(pass, m, 3, NULL, NULL, NULL), 1);
+    ck_assert_uint_eq(tk_count_op(g, PH_OP_Constant), 0);
+    ph_value *init = ph_node_input(a, 1);
+    ck_assert_ptr_eq(ph_node_input(s, 0), init);
+    ck_assert_ptr_eq(ph_node_input(mu, 1), init);
+    ck_assert_uint_eq(ph_value_use_count(init), 3);
+    ph_model_free(m);
+}
+END_TEST
+
+/* A Constant that is a graph output stays, with or without other users:
+ * an initializer cannot take over the output's name through the SDK. */
+START_TEST(graph_output_constant_is_kept)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 1, TK_I64(3));
+    ph_node *c = constant(g);
+    ck_assert_int_eq(ph_node_set_attr_floats(c, "value_floats", 3, (const float[]){1, 2, 3}), 0);
+    tk_output(g, ph_node_output(c, 0));
+    tk_output(g, tk_op1(g, "Relu", x));
+    tk_assert_untouched(pass, m);
+    /* now also read by a node in the middle of the graph */
+    tk_output(g, tk_op2(g, "Add", x, ph_node_output(c, 0)));
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+/* String constants (no SDK call builds a string tensor), malformed ones
+ * (no value, or two) and other domains are left alone. */
+START_TEST(unconvertible_constants_are_kept)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 1, TK_I64(3));
+    ph_node *s = constant(g);
+    ck_assert_int_eq(ph_node_set_attr_string(s, "value_string", "hello"), 0);
+    ph_node *two = constant(g);
+    ck_assert_int_eq(ph_node_set_attr_float(two, "value_float", 1.0f), 0);
+    ck_assert_int_eq(ph_node_set_attr_int(two, "value_int", 1), 0);
+    ph_node *none = constant(g);
+    ph_node *other = constant(g);
+    ck_assert_int_eq(ph_node_set_attr_float(other, "value_float", 1.0f), 0);
+    ck_assert_int_eq(ph_model_set_opset(m, "com.example", 1), 0);
+    ck_assert_int_eq(ph_node_set_domain(other, "com.example"), 0);
+    ph_node *use[4] = {s, two, none, other};
+    for (int i = 0; i < 4; i++) {
+        ph_node *id = tk_node(g, "Identity", 1, (ph_value *[]){ph_node_output(use[i], 0)});
+        tk_output(g, tk_op2(g, "Add", x, ph_node_output(id, 0)));
+    }
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+/* A Constant nobody reads is removed: its initializer would be dead. */
+START_TEST(unused_constant_is_removed)
+{
+    char ops[256];
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 1, TK_I64(3));
+    ck_assert_int_eq(ph_node_set_attr_int(constant(g), "value_int", 7), 0);
+    tk_output(g, tk_op1(g, "Relu", x));
+    ck_assert_int_eq(run_checked(pass, m, 4, NULL, NULL, NULL), 1);
+    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu");
+    ck_assert_uint_eq(ph_graph_initializer_count(g), 0);
+    ph_model_free(m);
+}
+END_TEST
+
+/* Constants inside If bodies become initializers of their body; a main
+ * graph Constant read from inside a body becomes a main-graph initializer
+ * (outer scope); a Constant that is a body output stays.
+ *   main:  Constant k = [10,20,30]; If(flag) -> y
+ *   then:  Constant c = [1,2,3]; Add(x, c) -> t; Add(t, k) -> then_out
+ *   else:  Constant -> else_out */
+START_TEST(constants_in_if_bodies)
+{
+    const int64_t d[1] = {3};
+    pb then_g = {0}, else_g = {0}, attrs = {0}, graph = {0}, opset = {0}, model = {0}, ca = {0}, cb = {0}, ck = {0};
+    pb_ints_attr(&ca, "value_ints", 3, (const int64_t[]){1, 2, 3});
+    pb_node(&then_g, "Constant", NULL, NULL, "c", &ca);
+    pb_node(&then_g, "Add", "x", "c", "t", NULL);
+    pb_node(&then_g, "Add", "t", "k", "then_out", NULL);
+    pb_str(&then_g, 2, "then_branch");
+    pb_value_info(&then_g, 12, "then_out", PH_DT_INT64, 1, d);
+    pb_ints_attr(&cb, "value_ints", 3, (const int64_t[]){4, 5, 6});
+    pb_node(&else_g, "Constant", NULL, NULL, "else_out", &cb);
+    pb_str(&else_g, 2, "else_branch");
+    pb_value_info(&else_g, 12, "else_out", PH_DT_INT64, 1, d);
+    pb_graph_attr(&attrs, "then_branch", &then_g);
+    pb_graph_attr(&attrs, "else_branch", &else_g);
+    pb_ints_attr(&ck, "value_ints", 3, (const int64_t[]){10, 20, 30});
+    pb_node(&graph, "Constant", NULL, NULL, "k", &ck);
+    pb_node(&graph, "If", "flag", NULL, "y", &attrs);
+    pb_str(&graph, 2, "main");
+    pb_value_info(&graph, 11, "x", PH_DT_INT64, 1, d);
+    pb_value_info(&graph, 11, "flag", PH_DT_BOOL, 0, NULL);
+    pb_value_info(&graph, 12, "y", PH_DT_INT64, 1, d);
+    pb_str(&opset, 1, "");
+    pb_int(&opset, 2, 17);
+    pb_int(&model, 1, 8);
+    pb_msg(&model, 7, &graph);
+    pb_msg(&model, 8, &opset);
+    ph_model *m = load_pb(&model);
+
+    char ops[256];
+    ph_graph *g = ph_model_graph(m);
+    ph_node *iff = tk_find_op(g, PH_OP_If);
+    ck_assert_ptr_nonnull(iff);
+    ph_graph *then_b = ph_node_attr_graph(iff, "then_branch"), *else_b = ph_node_attr_graph(iff, "else_branch");
+    ck_assert(then_b && else_b);
+
+    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 2);
+    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "If");
+    ck_assert_str_eq(tk_ops(then_b, ops, sizeof ops), "Add,Add");
+    ck_assert_str_eq(tk_ops(else_b, ops, sizeof ops), "Constant");
+    ck_assert_uint_eq(ph_graph_initializer_count(g), 1);
+    ck_assert_uint_eq(ph_graph_initializer_count(then_b), 1);
+    ck_assert_uint_eq(ph_graph_initializer_count(else_b), 0);
+    ph_node *a1 = ph_graph_first_node(then_b), *a2 = ph_node_next(a1);
+    ck_assert_ptr_eq(ph_value_graph(ph_node_input(a1, 1)), then_b);
+    ck_assert_int_eq(((const int64_t *)ph_tensor_data(init_of(a1, 1)))[1], 2);
+    ck_assert_ptr_eq(ph_value_graph(ph_node_input(a2, 1)), g);
+    ck_assert_int_eq(((const int64_t *)ph_tensor_data(init_of(a2, 1)))[2], 30);
+    ck_assert_str_eq(ph_value_name(ph_graph_output(else_b, 0)), "else_out");
+
+    /* the rewritten model saves and loads back with the same structure */
+    char path[] = "/tmp/ph_c2i_out_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    unlink(path);
+    ph_error err = {0};
+    ck_assert_msg(ph_model_save(m, path, &err) == 0, "%s", err.message);
+    ph_model *back = NULL;
+    ck_assert_msg(ph_model_load(path, &back, &err) == 0, "%s", err.message);
+    unlink(path);
+    ck_assert_msg(ph_graph_verify(ph_model_graph(back), &err) == 0, "%s", err.message);
+    ph_node *iff2 = tk_find_op(ph_model_graph(back), PH_OP_If);
+    ck_assert_uint_eq(ph_graph_initializer_count(ph_node_attr_graph(iff2, "then_branch")), 1);
+    ck_assert_uint_eq(ph_graph_initializer_count(ph_model_graph(back)), 1);
+    ph_model_free(back);
+    ph_model_free(m);
+}
+END_TEST
+
+/* The bundled transformer block: all 29 Constants become initializers and
+ * the outputs stay bit-identical (evaluated at batch 2, seq 5). */
+START_TEST(transformer_block_constants)
+{
+    ph_model *m = NULL;
+    ph_error err = {0};
+    ck_assert_int_eq(ph_model_load(PH_SOURCE_DIR "/models/transformer_block.onnx", &m, &err), 0);
+    ph_graph *g = ph_model_graph(m);
+    ck_assert_int_eq(ph_graph_set_input_shape(g, "tokens", 3, TK_I64(2, 5, 64), &err), 0);
+    size_t constants = tk_count_op(g, PH_OP_Constant), nodes = ph_model_node_count(m);
+    ck_assert_uint_eq(constants, 29);
+    ck_assert_int_eq(run_checked(pass, m, 5, NULL, NULL, NULL), 29);
+    ck_assert_uint_eq(tk_count_op(g, PH_OP_Constant), 0);
+    ck_assert_uint_eq(ph_model_node_count(m), nodes - constants);
+    ph_model_free(m);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("pass_constant_to_initializer");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, value_tensor_becomes_initializer);
+    tcase_add_test(tc, every_value_attribute);
+    tcase_add_test(tc, constant_with_several_consumers);
+    tcase_add_test(tc, graph_output_constant_is_kept);
+    tcase_add_test(tc, unconvertible_constants_are_kept);
+    tcase_add_test(tc, unused_constant_is_removed);
+    tcase_add_test(tc, constants_in_if_bodies);
+    tcase_add_test(tc, transformer_block_constants);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
