@@ -1,0 +1,535 @@
+/* tests/test_pass_eliminate_duplicate_initializer.c - the
+ * eliminate_duplicate_initializer pass.
+ *
+ * Numeric checks use the SDK evaluator (ph_eval_run) before and after the
+ * pass on the same seeded inputs and require bit-identical outputs. */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testkit.h"
+
+static tk_pass *pass;
+
+static void setup(void) { pass = tk_pass_load("eliminate_duplicate_initializer"); }
+static void teardown(void)
+{
+    tk_pass_free(pass);
+    pass = NULL;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+typedef struct logcap {
+    int warnings;
+    char last[512];
+} logcap;
+
+static void cap_log(void *user, ph_log_level level, const char *name, const char *msg)
+{
+    logcap *c = user;
+    (void)name;
+    if (level <= PH_LOG_WARN) {
+        c->warnings++;
+        snprintf(c->last, sizeof c->last, "%s", msg);
+    }
+}
+
+static const ph_param_def no_params[] = {{NULL, 0, NULL, NULL}};
+
+/* Run p on m like the host, with one parameter set (param NULL: defaults)
+ * and warnings captured into cap (NULL: stderr); toposort and verify after. */
+static int run_with(const tk_pass *p, ph_model *m, const char *param, const char *value, logcap *cap)
+{
+    ph_error err = {0};
+    ph_params *params = ph_params_new(p->desc->params ? p->desc->params : no_params, &err);
+    ck_assert_msg(params != NULL, "%s", err.message);
+    if (param)
+        ck_assert_msg(ph_params_set(params, param, value, &err) == 0, "%s", err.message);
+    ph_ctx *ctx = ph_ctx_new(cap ? cap_log : NULL, cap);
+    ck_assert_ptr_nonnull(ctx);
+    ph_ctx_begin_pass(ctx, p->desc->name, "");
+    int rc = p->desc->run(ph_model_graph(m), params, ctx);
+    ck_assert_msg(rc >= 0, "pass %s failed (%d): %s", p->desc->name, rc, ph_ctx_last_error(ctx));
+    ph_ctx_end_pass(ctx);
+    ph_ctx_free(ctx);
+    ph_params_free(params);
+    ck_assert_int_eq(ph_graph_toposort(ph_model_graph(m)), 0);
+    ck_assert_msg(ph_graph_verify(ph_model_graph(m), &err) == 0, "verify after %s: %s", p->desc->name,
+                  err.message);
+    return rc;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+/* A random tensor of v's known type (every dim must be known). */
+static ph_tensor *random_for(const ph_value *v, uint64_t *state)
+{
+    int dt = ph_value_dtype(v), rank = ph_value_rank(v);
+    ck_assert_msg(rank >= 0, "input %s has no known rank", ph_value_name(v));
+    int64_t dims[16], numel = 1;
+    for (int i = 0; i < rank; i++) {
+        dims[i] = ph_value_dim(v, i);
+        ck_assert_msg(dims[i] >= 0, "input %s: dim %d unknown", ph_value_name(v), i);
+        numel *= dims[i];
+    }
+    size_t es = ph_dtype_size(dt);
+    ck_assert_uint_gt(es, 0);
+    unsigned char *buf = calloc((size_t)(numel ? numel : 1), es);
+    ck_assert_ptr_nonnull(buf);
+    for (int64_t i = 0; i < numel; i++) {
+        uint64_t r = rnd(state);
+        if (dt == PH_DT_FLOAT)
+            ((float *)buf)[i] = (float)(r >> 40) * (1.0f / 8388608.0f) - 1.0f;
+        else if (dt == PH_DT_DOUBLE)
+            ((double *)buf)[i] = (double)(r >> 11) * (1.0 / 4503599627370496.0) - 1.0;
+        else if (dt == PH_DT_INT64)
+            ((int64_t *)buf)[i] = (int64_t)(r % 4);
+        else if (dt == PH_DT_BOOL)
+            buf[i] = (unsigned char)(r & 1);
+    }
+    ph_tensor *t = ph_tensor_new(dt, (size_t)rank, dims, buf);
+    free(buf);
+    ck_assert_ptr_nonnull(t);
+    return t;
+}
+
+/* Evaluate m's main graph with the SDK evaluator on inputs from seed;
+ * returns the number of outputs, *outs (caller frees with free_outs). */
+static size_t eval_model(ph_model *m, uint64_t seed, ph_tensor ***outs)
+{
+    ph_graph *g = ph_model_graph(m);
+    ph_error err = {0};
+    ph_eval *e = NULL;
+    ck_assert_msg(ph_eval_new(g, &e, &err) == 0, "ph_eval_new: %s", err.message);
+    size_t ni = ph_graph_input_count(g), no = ph_graph_output_count(g);
+    ph_tensor **in = calloc(ni ? ni : 1, sizeof *in), **out = calloc(no ? no : 1, sizeof *out);
+    ck_assert(in && out);
+    uint64_t state = seed;
+    for (size_t i = 0; i < ni; i++)
+        if (!ph_value_is_initializer(ph_graph_input(g, i)))
+            in[i] = random_for(ph_graph_input(g, i), &state);
+    int rc = ph_eval_run(e, (const ph_tensor *const *)in, ni, out, no, &err);
+    ck_assert_msg(rc == 0, "ph_eval_run: %s", err.message);
+    for (size_t i = 0; i < ni; i++)
+        ph_tensor_free(in[i]);
+    free(in);
+    ph_eval_free(e);
+    *outs = out;
+    return no;
+}
+
+static void free_outs(ph_tensor **t, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        ph_tensor_free(t[i]);
+    free(t);
+}
+
+static void assert_same(ph_tensor **a, size_t na, ph_tensor **b, size_t nb)
+{
+    ck_assert_uint_eq(na, nb);
+    for (size_t i = 0; i < na; i++)
+        ck_assert_msg(ph_tensor_equal(a[i], b[i]), "output %zu differs after the pass", i);
+}
+
+/* run_with plus a bit-exact before/after comparison with the evaluator. */
+static int run_checked(const tk_pass *p, ph_model *m, uint64_t seed, const char *param, const char *value,
+                       logcap *cap)
+{
+    ph_tensor **before, **after;
+    size_t nb = eval_model(m, seed, &before);
+    int rc = run_with(p, m, param, value, cap);
+    size_t na = eval_model(m, seed, &after);
+    assert_same(before, nb, after, na);
+    free_outs(before, nb);
+    free_outs(after, na);
+    return rc;
+}
+
+/* ---- models written as protobuf wire bytes (the builder API cannot make
+ * If bodies or inputs with defaults) */
+
+typedef struct pb {
+    unsigned char data[4096];
+    size_t len;
+} pb;
+
+static void pb_byte(pb *b, unsigned char c)
+{
+    ck_assert_uint_lt(b->len, sizeof b->data);
+    b->data[b->len++] = c;
+}
+
+static void pb_varint(pb *b, uint64_t v)
+{
+    while (v >= 0x80) {
+        pb_byte(b, (unsigned char)(v | 0x80));
+        v >>= 7;
+    }
+    pb_byte(b, (unsigned char)v);
+}
+
+static void pb_int(pb *b, unsigned field, uint64_t v)
+{
+    pb_varint(b, (uint64_t)field << 3);
+    pb_varint(b, v);
+}
+
+static void pb_bytes(pb *b, unsigned field, const void *data, size_t len)
+{
+    pb_varint(b, (uint64_t)field << 3 | 2);
+    pb_varint(b, len);
+    for (size_t i = 0; i < len; i++)
+        pb_byte(b, ((const unsigned char *)data)[i]);
+}
+
+static void pb_str(pb *b, unsigned field, const char *s) { pb_bytes(b, field, s, strlen(s)); }
+static void pb_msg(pb *b, unsigned field, const pb *m) { pb_bytes(b, field, m->data, m->len); }
+
+static void pb_value_info(pb *b, unsigned field, const char *name, int elem, int rank, const int64_t *dims)
+{
+    pb shape = {0}, tensor = {0}, type = {0}, vi = {0};
+    for (int i = 0; i < rank; i++) {
+        pb dim = {0};
+        pb_int(&dim, 1, (uint64_t)dims[i]);
+        pb_msg(&shape, 1, &dim);
+    }
+    pb_int(&tensor, 1, (uint64_t)elem);
+    pb_msg(&tensor, 2, &shape);
+    pb_msg(&type, 1, &tensor);
+    pb_str(&vi, 1, name);
+    pb_msg(&vi, 2, &type);
+    pb_msg(b, field, &vi);
+}
+
+/* NodeProto with up to two inputs and one output, attrs as whole field-5
+ * records. */
+static void pb_node(pb *b, const char *op, const char *in0, const char *in1, const char *out, const pb *attrs)
+{
+    pb n = {0};
+    if (in0)
+        pb_str(&n, 1, in0);
+    if (in1)
+        pb_str(&n, 1, in1);
+    pb_str(&n, 2, out);
+    pb_str(&n, 3, out); /* node name = output name */
+    pb_str(&n, 4, op);
+    for (size_t i = 0; attrs && i < attrs->len; i++)
+        pb_byte(&n, attrs->data[i]);
+    pb_msg(b, 1, &n);
+}
+
+static void pb_graph_attr(pb *attrs, const char *name, const pb *graph)
+{
+    pb a = {0};
+    pb_str(&a, 1, name);
+    pb_msg(&a, 6, graph);
+    pb_int(&a, 20, 5);
+    pb_msg(attrs, 5, &a);
+}
+
+/* Write model bytes to a temporary file and load them. */
+static ph_model *load_pb(const pb *model)
+{
+    char path[] = "/tmp/ph_dup_pb_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    FILE *f = fdopen(fd, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(model->data, 1, model->len, f), model->len);
+    ck_assert_int_eq(fclose(f), 0);
+    ph_model *m = NULL;
+    ph_error err = {0};
+    int rc = ph_model_load(path, &m, &err);
+    unlink(path);
+    ck_assert_msg(rc == 0, "loading a test model: %s", err.message);
+    return m;
+}
+
+/* ------------------------------------------------------------ tests */
+
+static ph_value *init_of(ph_graph *g, const char *name, int dtype, size_t rank, const int64_t *dims,
+                         const void *data)
+{
+    ph_value *v = ph_graph_add_initializer(g, name, ph_tensor_new(dtype, rank, dims, data));
+    ck_assert_ptr_nonnull(v);
+    return v;
+}
+
+START_TEST(merges_two_equal_initializers)
+{
+    char ops[256];
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 3));
+    ph_value *w1 = tk_init(g, "w1", 2, TK_I64(2, 3), 42), *w2 = tk_init(g, "w2", 2, TK_I64(2, 3), 42);
+    ph_node *add = tk_node(g, "Add", 2, (ph_value *[]){x, w1});
+    ph_node *mul = tk_node(g, "Mul", 2, (ph_value *[]){ph_node_output(add, 0), w2});
+    tk_output(g, ph_node_output(mul, 0));
+
+    ck_assert_int_eq(run_checked(pass, m, 1, NULL, NULL, NULL), 1);
+    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Add,Mul");
+    ck_assert_ptr_eq(ph_node_input(mul, 1), w1);
+    ck_assert_uint_eq(ph_graph_initializer_count(g), 1);
+    ck_assert_ptr_null(ph_graph_find_value(g, "w2"));
+    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 0); /* fixpoint */
+    ph_model_free(m);
+}
+END_TEST
+
+/* Three copies of one tensor, two of another, one distinct, and two empty
+ * tensors: the first of each group (file order) is kept. */
+START_TEST(merges_groups_keeping_the_first)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 1, TK_I64(4));
+    ph_value *a[3], *b[2], *c;
+    for (int i = 0; i < 3; i++) {
+        char name[8];
+        snprintf(name, sizeof name, "a%d", i);
+        a[i] = tk_init(g, name, 1, TK_I64(4), 7);
+    }
+    b[0] = tk_init(g, "b0", 1, TK_I64(4), 8);
+    c = tk_init(g, "c", 1, TK_I64(4), 9);
+    b[1] = tk_init(g, "b1", 1, TK_I64(4), 8);
+    ph_value *e0 = init_of(g, "e0", PH_DT_FLOAT, 1, TK_I64(0), NULL);
+    ph_value *e1 = init_of(g, "e1", PH_DT_FLOAT, 1, TK_I64(0), NULL);
+    ph_value *cur = x;
+    ph_value *all[6] = {a[2], b[1], a[1], c, b[0], a[0]};
+    for (int i = 0; i < 6; i++)
+        cur = tk_op2(g, i % 2 ? "Mul" : "Add", cur, all[i]);
+    tk_output(g, cur);
+    ph_value *cat_in[3] = {x, e0, e1};
+    ph_node *cat = tk_node(g, "Concat", 3, cat_in);
+    ck_assert_int_eq(ph_node_set_attr_int(cat, "axis", 0), 0);
+    tk_output(g, ph_node_output(cat, 0));
+
+    ck_assert_int_eq(run_checked(pass, m, 2, NULL, NULL, NULL), 4);
+    ck_assert_uint_eq(ph_graph_initializer_count(g), 4);
+    ck_assert_uint_eq(ph_value_use_count(a[0]), 3);
+    ck_assert_uint_eq(ph_value_use_count(b[0]), 2);
+    ck_assert_uint_eq(ph_value_use_count(c), 1);
+    ck_assert_ptr_eq(ph_node_input(cat, 1), e0);
+    ck_assert_ptr_eq(ph_node_input(cat, 2), e0);
+    ph_model_free(m);
+}
+END_TEST
+
+/* The same bytes under another shape or dtype are different constants. */
+START_TEST(same_bytes_other_shape_or_dtype_kept)
+{
+    const float f[6] = {1, 2, 3, 4, 5, 6};
+    int32_t bits[6];
+    memcpy(bits, f, sizeof f);
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 3));
+    ph_value *w23 = init_of(g, "w23", PH_DT_FLOAT, 2, TK_I64(2, 3), f);
+    ph_value *w32 = init_of(g, "w32", PH_DT_FLOAT, 2, TK_I64(3, 2), f);
+    ph_value *w6 = init_of(g, "w6", PH_DT_FLOAT, 1, TK_I64(6), f);
+    ph_value *wi = init_of(g, "wi", PH_DT_INT32, 2, TK_I64(2, 3), bits);
+    tk_output(g, tk_op2(g, "Add", x, w23));
+    tk_output(g, tk_op2(g, "MatMul", x, w32));
+    tk_output(g, tk_op1(g, "Relu", w6));
+    tk_output(g, tk_op1(g, "Neg", wi));
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+/* An initializer that is a graph output keeps its name: never merged, in
+ * either direction. */
+START_TEST(graph_output_initializer_kept)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 3));
+    ph_value *w1 = tk_init(g, "w1", 2, TK_I64(2, 3), 5);
+    ph_value *w2 = tk_init(g, "w2", 2, TK_I64(2, 3), 5);
+    tk_output(g, w1);
+    tk_output(g, tk_op2(g, "Add", x, w2));
+    tk_output(g, tk_op2(g, "Mul", x, w1));
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+/* x float[3], w float[3] with initializer [1,2,3] (a default the user can
+ * override), w2 = [1,2,3] a true constant: never merged. */
+START_TEST(graph_input_default_kept)
+{
+    const int64_t d[1] = {3};
+    const float w[3] = {1, 2, 3};
+    pb graph = {0}, opset = {0}, model = {0}, i1 = {0}, i2 = {0};
+    pb_int(&i1, 1, 3);
+    pb_int(&i1, 2, PH_DT_FLOAT);
+    pb_str(&i1, 8, "w");
+    pb_bytes(&i1, 9, w, sizeof w);
+    pb_int(&i2, 1, 3);
+    pb_int(&i2, 2, PH_DT_FLOAT);
+    pb_str(&i2, 8, "w2");
+    pb_bytes(&i2, 9, w, sizeof w);
+    pb_node(&graph, "Add", "x", "w", "t", NULL);
+    pb_node(&graph, "Mul", "t", "w2", "y", NULL);
+    pb_str(&graph, 2, "main");
+    pb_msg(&graph, 5, &i1);
+    pb_msg(&graph, 5, &i2);
+    pb_value_info(&graph, 11, "x", PH_DT_FLOAT, 1, d);
+    pb_value_info(&graph, 11, "w", PH_DT_FLOAT, 1, d);
+    pb_value_info(&graph, 12, "y", PH_DT_FLOAT, 1, d);
+    pb_str(&opset, 1, "");
+    pb_int(&opset, 2, 17);
+    pb_int(&model, 1, 8);
+    pb_msg(&model, 7, &graph);
+    pb_msg(&model, 8, &opset);
+    ph_model *m = load_pb(&model);
+    ck_assert_int_eq(ph_value_is_graph_input(ph_graph_find_value(ph_model_graph(m), "w")), 1);
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
+/* Bodies are deduplicated on their own initializers.
+ *   main: initializer k = [1,2,3]; If(flag) -> y
+ *   then: initializers a = b = [1,2,3]; Add(x, a) -> t; Add(t, b) -> then_out
+ *   else: Neg(x) -> else_out */
+START_TEST(duplicates_inside_if_body)
+{
+    const int64_t d[1] = {3}, v[3] = {1, 2, 3};
+    pb then_g = {0}, else_g = {0}, attrs = {0}, graph = {0}, opset = {0}, model = {0};
+    const char *names[3] = {"a", "b", "k"};
+    pb inits[3] = {{{0}, 0}, {{0}, 0}, {{0}, 0}};
+    for (int i = 0; i < 3; i++) {
+        pb_int(&inits[i], 1, 3);
+        pb_int(&inits[i], 2, PH_DT_INT64);
+        pb_str(&inits[i], 8, names[i]);
+        pb_bytes(&inits[i], 9, v, sizeof v);
+    }
+    pb_node(&then_g, "Add", "x", "a", "t", NULL);
+    pb_node(&then_g, "Add", "t", "b", "then_out", NULL);
+    pb_str(&then_g, 2, "then_branch");
+    pb_msg(&then_g, 5, &inits[0]);
+    pb_msg(&then_g, 5, &inits[1]);
+    pb_value_info(&then_g, 12, "then_out", PH_DT_INT64, 1, d);
+    pb_node(&else_g, "Add", "x", "k", "else_out", NULL);
+    pb_str(&else_g, 2, "else_branch");
+    pb_value_info(&else_g, 12, "else_out", PH_DT_INT64, 1, d);
+    pb_graph_attr(&attrs, "then_branch", &then_g);
+    pb_graph_attr(&attrs, "else_branch", &else_g);
+    pb_node(&graph, "If", "flag", NULL, "y", &attrs);
+    pb_str(&graph, 2, "main");
+    pb_msg(&graph, 5, &inits[2]);
+    pb_value_info(&graph, 11, "x", PH_DT_INT64, 1, d);
+    pb_value_info(&graph, 11, "flag", PH_DT_BOOL, 0, NULL);
+    pb_value_info(&graph, 12, "y", PH_DT_INT64, 1, d);
+    pb_str(&opset, 1, "");
+    pb_int(&opset, 2, 17);
+    pb_int(&model, 1, 8);
+    pb_msg(&model, 7, &graph);
+    pb_msg(&model, 8, &opset);
+    ph_model *m = load_pb(&model);
+    ph_graph *g = ph_model_graph(m);
+    ph_graph *then_b = ph_node_attr_graph(tk_find_op(g, PH_OP_If), "then_branch");
+    ck_assert_ptr_nonnull(then_b);
+
+    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 1);
+    ck_assert_uint_eq(ph_graph_initializer_count(then_b), 1);
+    ck_assert_uint_eq(ph_graph_initializer_count(g), 1);
+    ph_node *a1 = ph_graph_first_node(then_b), *a2 = ph_node_next(a1);
+    ck_assert_str_eq(ph_value_name(ph_node_input(a1, 1)), "a");
+    ck_assert_ptr_eq(ph_node_input(a2, 1), ph_node_input(a1, 1));
+    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 0);
+    ph_model_free(m);
+}
+END_TEST
+
+/* Many initializers, every value twice (interleaved): half are merged,
+ * through the hash table, with the right partner each time. */
+START_TEST(many_initializers)
+{
+    enum { N = 1500 };
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 1, TK_I64(2));
+    ph_value *first[N];
+    for (int pass_no = 0; pass_no < 2; pass_no++)
+        for (int i = 0; i < N; i++) {
+            char name[16];
+            int64_t val[2] = {i, -i}; /* the same in both copies */
+            snprintf(name, sizeof name, "v%d_%d", pass_no, i);
+            ph_value *v = init_of(g, name, PH_DT_INT64, 1, TK_I64(2), val);
+            if (!pass_no)
+                first[i] = v;
+            ph_node *cast = tk_node(g, "Cast", 1, &v);
+            ck_assert_int_eq(ph_node_set_attr_int(cast, "to", PH_DT_FLOAT), 0);
+            x = tk_op2(g, "Add", x, ph_node_output(cast, 0));
+        }
+    tk_output(g, x);
+    ck_assert_int_eq(run_checked(pass, m, 3, NULL, NULL, NULL), N);
+    ck_assert_uint_eq(ph_graph_initializer_count(g), N);
+    for (int i = 0; i < N; i++)
+        ck_assert_uint_eq(ph_value_use_count(first[i]), 2);
+    ph_model_free(m);
+}
+END_TEST
+
+/* The transformer block after constant_to_initializer: its many equal
+ * small constants (Unsqueeze axes, ...) collapse, outputs bit-identical. */
+START_TEST(transformer_block_duplicates)
+{
+    ph_model *m = NULL;
+    ph_error err = {0};
+    ck_assert_int_eq(ph_model_load(PH_SOURCE_DIR "/models/transformer_block.onnx", &m, &err), 0);
+    ph_graph *g = ph_model_graph(m);
+    ck_assert_int_eq(ph_graph_set_input_shape(g, "tokens", 3, TK_I64(2, 5, 64), &err), 0);
+    tk_pass *c2i = tk_pass_load("constant_to_initializer");
+    ck_assert_int_gt(run_with(c2i, m, NULL, NULL, NULL), 0);
+    tk_pass_free(c2i);
+    size_t inits = ph_graph_initializer_count(g);
+    int merged = run_checked(pass, m, 4, NULL, NULL, NULL);
+    ck_assert_int_gt(merged, 0);
+    ck_assert_uint_eq(ph_graph_initializer_count(g), inits - (size_t)merged);
+    for (size_t i = 0; i < ph_graph_initializer_count(g); i++)
+        for (size_t j = i + 1; j < ph_graph_initializer_count(g); j++) {
+            ph_value *a = ph_graph_initializer(g, i), *b = ph_graph_initializer(g, j);
+            if (ph_value_const(a) && ph_value_const(b) && !ph_value_graph_output_count(a) &&
+                !ph_value_graph_output_count(b))
+                ck_assert_msg(!ph_tensor_equal(ph_value_const(a), ph_value_const(b)), "%s and %s still equal",
+                              ph_value_name(a), ph_value_name(b));
+        }
+    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 0);
+    ph_model_free(m);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("pass_eliminate_duplicate_initializer");
+    TCase *tc = tcase_create("core");
+    tcase_set_timeout(tc, 120);
+    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_test(tc, merges_two_equal_initializers);
+    tcase_add_test(tc, merges_groups_keeping_the_first);
+    tcase_add_test(tc, same_bytes_other_shape_or_dtype_kept);
+    tcase_add_test(tc, graph_output_initializer_kept);
+    tcase_add_test(tc, graph_input_default_kept);
+    tcase_add_test(tc, duplicates_inside_if_body);
+    tcase_add_test(tc, many_initializers);
+    tcase_add_test(tc, transformer_block_duplicates);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
