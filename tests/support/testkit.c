@@ -51,6 +51,10 @@ int tk_pass_run(const tk_pass *p, ph_model *m)
     ph_ctx *ctx = ph_ctx_new(NULL, NULL);
     ck_assert_ptr_nonnull(ctx);
 
+    if (p->shapes) {
+        int src = ph_graph_update_shapes(g, &err);
+        ck_assert_msg(src == 0, "shapes before %s: %s", p->desc->name, err.message);
+    }
     ph_ctx_begin_pass(ctx, p->desc->name, "");
     int rc = p->desc->run(g, params, ctx);
     ck_assert_msg(rc >= 0, "pass %s failed (%d): %s", p->desc->name, rc, ph_ctx_last_error(ctx));
@@ -62,6 +66,10 @@ int tk_pass_run(const tk_pass *p, ph_model *m)
     ck_assert_msg(trc == 0, "toposort after %s: %s", p->desc->name, ph_strerror(trc));
     int vrc = ph_graph_verify(g, &err);
     ck_assert_msg(vrc == 0, "verify after %s: %s", p->desc->name, err.message);
+    if (p->shapes && rc > 0) {
+        int src = ph_graph_update_shapes(g, &err);
+        ck_assert_msg(src == 0, "shapes after %s: %s", p->desc->name, err.message);
+    }
     return rc;
 }
 
@@ -75,6 +83,142 @@ int tk_pass_run_checked(const tk_pass *p, ph_model *m, uint64_t seed)
     tk_compare(before, nb, after, na, p->desc->exactness);
     tk_free_outputs(before, nb);
     tk_free_outputs(after, na);
+    return rc;
+}
+
+static uint64_t tk_rand(uint64_t *state);
+static float tk_rand_float(uint64_t *state);
+
+/* Random inputs for g's inputs, unknown dims set to `size` (> 0). */
+static void sdk_random_inputs(const ph_graph *g, uint64_t seed, int64_t size, ph_tensor **in)
+{
+    for (size_t i = 0; i < ph_graph_input_count(g); i++) {
+        const ph_value *v = ph_graph_input(g, i);
+        int rank = ph_value_rank(v), dt = ph_value_dtype(v);
+        int64_t dims[16];
+        ck_assert_msg(rank >= 0 && rank <= 16, "input %s: rank %d not usable", ph_value_name(v), rank);
+        for (int d = 0; d < rank; d++) {
+            dims[d] = ph_value_dim(v, d);
+            if (dims[d] < 0) {
+                ck_assert_msg(size > 0, "input %s: dim %d unknown and no size given",
+                              ph_value_name(v), d);
+                dims[d] = size;
+            }
+        }
+        int64_t count = 1;
+        for (int d = 0; d < rank; d++)
+            count *= dims[d];
+        size_t esize = ph_dtype_size(dt);
+        ck_assert_msg(dt == PH_DT_FLOAT || dt == PH_DT_INT64 || dt == PH_DT_INT32,
+                      "input %s: dtype %s not supported by the test kit", ph_value_name(v),
+                      ph_dtype_name(dt));
+        unsigned char *data = malloc((size_t)(count ? count : 1) * esize);
+        ck_assert_ptr_nonnull(data);
+        uint64_t state = seed * 1000003u + i;
+        for (int64_t k = 0; k < count; k++) {
+            if (dt == PH_DT_FLOAT) {
+                float f = tk_rand_float(&state);
+                memcpy(data + (size_t)k * esize, &f, esize);
+            } else if (dt == PH_DT_INT64) {
+                int64_t x = (int64_t)(tk_rand(&state) % 4);
+                memcpy(data + (size_t)k * esize, &x, esize);
+            } else {
+                int32_t x = (int32_t)(tk_rand(&state) % 4);
+                memcpy(data + (size_t)k * esize, &x, esize);
+            }
+        }
+        in[i] = ph_tensor_new(dt, (size_t)rank, dims, data);
+        free(data);
+        ck_assert_msg(in[i] != NULL, "input %s: cannot allocate", ph_value_name(v));
+    }
+}
+
+/* Evaluate m's main graph with ph_eval; outs gets one tensor per output. */
+static ph_tensor **sdk_eval(const ph_model *m, uint64_t seed, int64_t size, size_t *n_outs)
+{
+    const ph_graph *g = ph_model_graph((ph_model *)m);
+    size_t n_in = ph_graph_input_count(g), n_out = ph_graph_output_count(g);
+    ph_tensor **in = calloc(n_in ? n_in : 1, sizeof *in);
+    ph_tensor **out = calloc(n_out ? n_out : 1, sizeof *out);
+    ph_error err = {0};
+    ph_eval *e = NULL;
+    ck_assert_ptr_nonnull(in);
+    ck_assert_ptr_nonnull(out);
+    sdk_random_inputs(g, seed, size, in);
+    int rc = ph_eval_new(g, &e, &err);
+    ck_assert_msg(rc == 0, "ph_eval_new: %s", err.message);
+    rc = ph_eval_run(e, (const ph_tensor *const *)in, n_in, out, n_out, &err);
+    ck_assert_msg(rc == 0, "ph_eval_run: %s", err.message);
+    ph_eval_free(e);
+    for (size_t i = 0; i < n_in; i++)
+        ph_tensor_free(in[i]);
+    free(in);
+    *n_outs = n_out;
+    return out;
+}
+
+static void sdk_free(ph_tensor **t, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        ph_tensor_free(t[i]);
+    free(t);
+}
+
+static int64_t ulp_distance(float a, float b);
+
+static void sdk_compare(ph_tensor **a, size_t na, ph_tensor **b, size_t nb, ph_exactness ex,
+                        int64_t size)
+{
+    ck_assert_msg(na == nb, "%zu outputs before, %zu after", na, nb);
+    for (size_t i = 0; i < na; i++) {
+        ck_assert_msg(ph_tensor_dtype(a[i]) == ph_tensor_dtype(b[i]),
+                      "output %zu (size %lld): dtype %d before, %d after", i, (long long)size,
+                      ph_tensor_dtype(a[i]), ph_tensor_dtype(b[i]));
+        ck_assert_msg(ph_tensor_rank(a[i]) == ph_tensor_rank(b[i]),
+                      "output %zu (size %lld): rank %zu before, %zu after", i, (long long)size,
+                      ph_tensor_rank(a[i]), ph_tensor_rank(b[i]));
+        for (size_t d = 0; d < ph_tensor_rank(a[i]); d++)
+            ck_assert_msg(ph_tensor_dim(a[i], d) == ph_tensor_dim(b[i], d),
+                          "output %zu (size %lld): dim %zu is %lld before, %lld after", i,
+                          (long long)size, d, (long long)ph_tensor_dim(a[i], d),
+                          (long long)ph_tensor_dim(b[i], d));
+        size_t bytes = ph_tensor_nbytes(a[i]);
+        const void *da = ph_tensor_data(a[i]), *db = ph_tensor_data(b[i]);
+        if (ex == PH_EXACT || ph_tensor_dtype(a[i]) != PH_DT_FLOAT) {
+            ck_assert_msg(bytes == 0 || memcmp(da, db, bytes) == 0,
+                          "output %zu (size %lld): data differs (must be bit-exact)", i,
+                          (long long)size);
+            continue;
+        }
+        for (int64_t k = 0; k < ph_tensor_numel(a[i]); k++) {
+            float x = ((const float *)da)[k], y = ((const float *)db)[k];
+            ck_assert_msg(ulp_distance(x, y) <= 8 || fabsf(x - y) <= 1e-6f,
+                          "output %zu element %lld: %.9g before, %.9g after", i, (long long)k,
+                          (double)x, (double)y);
+        }
+    }
+}
+
+int tk_pass_run_eval(const tk_pass *p, ph_model *m, uint64_t seed, size_t n_sizes,
+                     const int64_t *sizes)
+{
+    size_t runs = n_sizes ? n_sizes : 1;
+    ph_tensor ***before = calloc(runs, sizeof *before);
+    size_t *nb = calloc(runs, sizeof *nb);
+    ck_assert_ptr_nonnull(before);
+    ck_assert_ptr_nonnull(nb);
+    for (size_t r = 0; r < runs; r++)
+        before[r] = sdk_eval(m, seed, n_sizes ? sizes[r] : 0, &nb[r]);
+    int rc = tk_pass_run(p, m);
+    for (size_t r = 0; r < runs; r++) {
+        size_t na;
+        ph_tensor **after = sdk_eval(m, seed, n_sizes ? sizes[r] : 0, &na);
+        sdk_compare(before[r], nb[r], after, na, p->desc->exactness, n_sizes ? sizes[r] : 0);
+        sdk_free(after, na);
+        sdk_free(before[r], nb[r]);
+    }
+    free(before);
+    free(nb);
     return rc;
 }
 
@@ -101,6 +245,22 @@ ph_model *tk_model(void)
     ph_model *m = ph_model_new(17);
     ck_assert_ptr_nonnull(m);
     return m;
+}
+
+void tk_infer(ph_model *m)
+{
+    ph_error err = {0};
+    int rc = ph_graph_infer_shapes(ph_model_graph(m), &err);
+    ck_assert_msg(rc == 0, "shape inference: %s", err.message);
+}
+
+ph_value *tk_ints(ph_graph *g, const char *name, size_t n, const int64_t *vals)
+{
+    ph_tensor *t = ph_tensor_new(PH_DT_INT64, 1, TK_I64((int64_t)n), vals);
+    ck_assert_ptr_nonnull(t);
+    ph_value *v = ph_graph_add_initializer(g, name, t);
+    ck_assert_msg(v != NULL, "cannot add initializer %s", name);
+    return v;
 }
 
 ph_value *tk_input(ph_graph *g, const char *name, int rank, const int64_t *dims)

@@ -30,6 +30,11 @@
 typedef struct tk_pass {
     host_registry *reg;       /* owned */
     const ph_pass_desc *desc; /* borrowed from the plugin */
+    /* Set to 1 for passes that read shapes: tk_pass_run then brings the
+     * inferred shapes up to date (ph_graph_update_shapes) before the pass,
+     * as the host does before a stage, and again after it, as the host does
+     * after every pass that changed something; both must succeed. */
+    int shapes;
 } tk_pass;
 
 /* Load PH_BUILD_DIR/plugins/NAME.so and find the pass NAME in it. */
@@ -46,6 +51,16 @@ int tk_pass_run(const tk_pass *p, ph_model *m);
  * few ulp for PH_FP).  Returns the rewrite count. */
 int tk_pass_run_checked(const tk_pass *p, ph_model *m, uint64_t seed);
 
+/* tk_pass_run with a numeric check by the SDK evaluator (ph_eval): m is
+ * evaluated before and after the pass on random inputs from seed (float
+ * inputs in [-1, 1), integer inputs in [0, 4)), once for each of the n_sizes
+ * values in sizes, which is given to every unknown or symbolic input dim
+ * (n_sizes 0: every input dim must be known, one evaluation).  Every output
+ * must agree: dtype, shape, and bytes for PH_EXACT passes (a few ulp of
+ * float for PH_FP).  Returns the rewrite count. */
+int tk_pass_run_eval(const tk_pass *p, ph_model *m, uint64_t seed, size_t n_sizes,
+                     const int64_t *sizes);
+
 /* Assert the pass changes nothing on m: returns 0 and leaves the graph's
  * signature (tk_graph_sig) and node count as they were. */
 void tk_assert_untouched(const tk_pass *p, ph_model *m);
@@ -54,6 +69,10 @@ void tk_assert_untouched(const tk_pass *p, ph_model *m);
 
 /* A new model, default opset 17.  Caller frees with ph_model_free. */
 ph_model *tk_model(void);
+/* Infer the shapes of m's main graph (asserting success). */
+void tk_infer(ph_model *m);
+/* A 1-D int64 initializer of n values. */
+ph_value *tk_ints(ph_graph *g, const char *name, size_t n, const int64_t *vals);
 /* A float graph input; rank < 0 = unknown rank (dims ignored), dims[i] < 0
  * an unknown dim. */
 ph_value *tk_input(ph_graph *g, const char *name, int rank, const int64_t *dims);
