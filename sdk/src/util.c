@@ -98,7 +98,11 @@ static uint64_t hash_str(const char *s)
         h ^= (unsigned char)*s;
         h *= 1099511628211ull;
     }
-    return h ^ (h >> 29);
+    h ^= h >> 33; /* murmur3 finalizer: spread similar names over the table */
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
 }
 
 void phi_map_free(phi_map *m)
@@ -166,9 +170,9 @@ static int map_rehash(phi_map *m, size_t ncap)
 
 int phi_map_put(phi_map *m, const char *key, void *val)
 {
-    if ((m->used + 1) * 4 >= m->cap * 3) {
+    if ((m->used + 1) * 2 >= m->cap) { /* at most half full: short probe runs */
         size_t ncap = m->cap ? m->cap : 16;
-        while ((m->count + 1) * 2 >= ncap)
+        while ((m->count + 1) * 4 >= ncap)
             ncap *= 2;
         if (map_rehash(m, ncap))
             return PH_ENOMEM;
