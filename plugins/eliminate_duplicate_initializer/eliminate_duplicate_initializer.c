@@ -6,11 +6,14 @@
  *   output (its name is part of the interface), and whose data can be read
  *   (not string tensors, not unreadable external data).
  * Changes:  every user of the later one (in file order) reads the first one
- *   instead, and the later one is removed.  Cost is linear in the bytes: each
- *   candidate's dtype, dims and bytes are hashed once (FNV-1a, 64 bits) into
- *   an open-addressing table, and bytes are compared in full only when the
- *   hashes match.  Runs per graph: the main graph, then each If/Loop/Scan
- *   body on its own initializers.
+ *   instead, and the later one is removed.  Cost is linear in the bytes, and
+ *   bytes are read only where a duplicate is possible: candidates are first
+ *   counted by dtype and dims; only those whose dtype and dims occur twice or
+ *   more get their bytes hashed (64-bit, a word at a time) into an
+ *   open-addressing table, and bytes are compared in full only when hashes
+ *   match.  So the weights of a large model with unique shapes are never
+ *   paged in.  Runs per graph: the main graph, then each If/Loop/Scan body
+ *   on its own initializers (a body's copy of an outer initializer stays).
  * Leaves:   initializers that differ in anything (e.g. the same bytes under
  *   another dtype or shape), graph inputs and outputs.
  * Exact:    yes; users read identical data.
@@ -22,27 +25,51 @@
 
 typedef struct slot {
     uint64_t hash;
-    ph_value *v; /* NULL = empty */
+    ph_value *v;    /* NULL = empty */
+    size_t count;   /* phase 1: candidates with this dtype-and-dims hash */
 } slot;
 
-static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
+static uint64_t mix(uint64_t h, uint64_t w)
 {
-    const unsigned char *p = data;
-    for (size_t i = 0; i < n; i++) {
-        h ^= p[i];
-        h *= 0x100000001b3ull;
-    }
+    h ^= w;
+    h *= 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+/* Hash of dtype and dims only. */
+static uint64_t shape_hash(const ph_tensor *t)
+{
+    uint64_t h = mix(0xcbf29ce484222325ull, (uint64_t)ph_tensor_dtype(t));
+    h = mix(h, (uint64_t)ph_tensor_rank(t));
+    for (size_t i = 0; i < ph_tensor_rank(t); i++)
+        h = mix(h, (uint64_t)ph_tensor_dim(t, i));
     return h;
 }
 
-static uint64_t tensor_hash(const ph_tensor *t)
+/* Hash of the bytes, seeded with the shape hash; 8 bytes at a time. */
+static uint64_t data_hash(uint64_t h, const ph_tensor *t)
 {
-    uint64_t h = 0xcbf29ce484222325ull;
-    int64_t head[2] = {ph_tensor_dtype(t), (int64_t)ph_tensor_rank(t)};
-    h = fnv1a(h, head, sizeof head);
-    if (ph_tensor_rank(t))
-        h = fnv1a(h, ph_tensor_dims(t), ph_tensor_rank(t) * sizeof(int64_t));
-    return fnv1a(h, ph_tensor_data(t), ph_tensor_nbytes(t));
+    const unsigned char *p = ph_tensor_data(t);
+    size_t n = ph_tensor_nbytes(t), i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+        h = mix(h, w);
+    }
+    uint64_t tail = 0;
+    for (size_t k = 0; i < n; i++, k++)
+        tail |= (uint64_t)p[i] << (8 * k);
+    return mix(mix(h, tail), n);
+}
+
+/* The slot of `hash` in a table of cap (a power of two) entries, for a
+ * phase-1 count: an existing slot with that hash or the empty one. */
+static slot *count_slot(slot *table, size_t cap, uint64_t hash)
+{
+    size_t k = (size_t)hash & (cap - 1);
+    while (table[k].count && table[k].hash != hash)
+        k = (k + 1) & (cap - 1);
+    return &table[k];
 }
 
 /* An initializer this pass may merge (keep or drop). */
@@ -75,13 +102,34 @@ static int dedup_graph(ph_graph *g, ph_ctx *ctx)
     for (size_t i = 0; i < n; i++)
         inits[i] = ph_graph_initializer(g, i);
 
-    int merged = 0;
+    /* phase 1: count candidates per dtype and dims */
     for (size_t i = 0; i < n; i++) {
-        ph_value *v = inits[i];
-        const ph_tensor *t = candidate(v);
+        const ph_tensor *t = candidate(inits[i]);
         if (!t)
             continue;
-        uint64_t h = tensor_hash(t);
+        slot *s = count_slot(table, cap, shape_hash(t));
+        s->hash = shape_hash(t);
+        s->count++;
+    }
+    size_t *maybe = malloc(n * sizeof *maybe), n_maybe = 0; /* indices worth hashing */
+    if (!maybe) {
+        free(inits);
+        free(table);
+        return ph_ctx_error(ctx, PH_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < n; i++) {
+        const ph_tensor *t = candidate(inits[i]);
+        if (t && count_slot(table, cap, shape_hash(t))->count >= 2)
+            maybe[n_maybe++] = i;
+    }
+    memset(table, 0, cap * sizeof *table);
+
+    /* phase 2: hash the bytes of those, merge on equal data */
+    int merged = 0;
+    for (size_t m = 0; m < n_maybe; m++) {
+        ph_value *v = inits[maybe[m]];
+        const ph_tensor *t = candidate(v);
+        uint64_t h = data_hash(shape_hash(t), t);
         size_t k = (size_t)h & (cap - 1);
         ph_value *keep = NULL;
         for (; table[k].v; k = (k + 1) & (cap - 1))
@@ -90,7 +138,7 @@ static int dedup_graph(ph_graph *g, ph_ctx *ctx)
                 break;
             }
         if (!keep) {
-            table[k] = (slot){h, v};
+            table[k] = (slot){h, v, 0};
             continue;
         }
         /* v is no graph output and keep is in v's graph: only memory can fail */
@@ -98,6 +146,7 @@ static int dedup_graph(ph_graph *g, ph_ctx *ctx)
         if (rc < 0) {
             free(inits);
             free(table);
+            free(maybe);
             return ph_ctx_error(ctx, rc, "cannot merge initializer '%s' into '%s': %s", ph_value_name(v),
                                 ph_value_name(keep), ph_strerror(rc));
         }
@@ -106,6 +155,7 @@ static int dedup_graph(ph_graph *g, ph_ctx *ctx)
     }
     free(inits);
     free(table);
+    free(maybe);
     return merged;
 }
 
