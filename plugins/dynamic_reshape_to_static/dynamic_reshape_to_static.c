@@ -1,0 +1,149 @@
+/* dynamic_reshape_to_static - a Reshape's run-time shape becomes a constant.
+ *
+ * Seed 000 KnowledgeDynamicReshape: in dynamic-shape models the target of a
+ * Reshape is usually computed at run time (Shape -> Gather -> Concat ...),
+ * which costs small operators and makes the Reshape wait for them.  Two
+ * Reshape rules make a constant target possible: 0 copies the input's dim
+ * at that position (allowzero = 0), and one -1 is inferred from the element
+ * count.  msit finds the constant by running inference at several fixed
+ * input sizes from input_shape_range; passhost's inference does the same in
+ * one go with symbolic dims: it tracks the computed shape as a "shape
+ * constant" whose entries are numbers, symbolic dims (`batch`, `seq`) or
+ * unknown.  Input shapes the user fixed ([model] input_shape) are already
+ * numbers by the time the pass runs; ranges leave the dims symbolic.
+ *
+ * Requires: a default-domain Reshape (opset >= 5, shape as input 1) whose
+ *   shape input is not already a constant (initializer or Constant node)
+ *   nor a graph input, but is tracked by the inference as a shape constant
+ *   of known length, each entry turned into a constant as follows:
+ *   - a number: kept (0 and -1 keep their meaning);
+ *   - a symbolic dim equal (by name) to the data input's dim at the same
+ *     position, with allowzero = 0: 0 (copy that dim);
+ *   - anything else: unknown.
+ *   At most one entry may remain unknown, and only when no entry is already
+ *   -1 and the parameter allow_minus_one is true: it becomes -1.  With
+ *   allowzero = 1 a -1 is only introduced when no entry is 0 (ONNX forbids
+ *   both).  Assumption for the -1 case: the other entries' product is not 0
+ *   at run time (no symbolic dim is 0, as with input_shape_range minimums
+ *   >= 1); ONNX cannot infer a -1 next to a zero-sized dim.
+ * Changes:  the Reshape reads a new int64 initializer; the old shape value
+ *   is pruned, which removes the shape-computing operators nothing else
+ *   uses.  Main graph and every If/Loop/Scan body.
+ * Exact:    yes; the Reshape produces the same shape from the same data.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <passhost/passhost.h>
+
+#define MAX_RANK 64
+
+typedef struct state {
+    ph_ctx *ctx;
+    int allow_minus_one;
+} state;
+
+/* The constant target for Reshape n into out; its length, or -1. */
+static ptrdiff_t static_target(const ph_node *n, int allow_minus_one, int64_t *out)
+{
+    const ph_value *x = ph_node_input(n, 0), *shape = ph_node_input(n, 1);
+    const ph_node *p = ph_value_producer(shape);
+    if (ph_value_const(shape) || ph_value_is_graph_input(shape) || ph_value_is_initializer(shape) ||
+        (p && ph_node_op(p) == PH_OP_Constant))
+        return -1;
+    ptrdiff_t len = ph_value_shape_const_len(shape);
+    if (len < 0 || len > MAX_RANK)
+        return -1;
+    int allowzero = ph_node_attr_int(n, "allowzero", 0) != 0;
+    int xr = ph_value_rank(x);
+    ptrdiff_t unknown = -1;
+    int has_minus = 0, has_zero = 0;
+    for (ptrdiff_t k = 0; k < len; k++) {
+        const char *param = NULL;
+        int64_t v = 0;
+        switch (ph_value_shape_const_at(shape, (size_t)k, &v, &param)) {
+        case PH_SC_KNOWN:
+            if (v < -1)
+                return -1; /* invalid target: leave it to the runtime */
+            out[k] = v;
+            has_minus |= v == -1;
+            has_zero |= v == 0;
+            continue;
+        case PH_SC_SYMBOLIC:
+            if (!allowzero && param && param[0] && k < xr && ph_value_dim(x, (int)k) < 0) {
+                const char *xp = ph_value_dim_param(x, (int)k);
+                if (xp && !strcmp(xp, param)) {
+                    out[k] = 0;
+                    has_zero = 1;
+                    continue;
+                }
+            }
+            break;
+        default:
+            break;
+        }
+        if (unknown >= 0)
+            return -1; /* two unknown entries */
+        unknown = k;
+    }
+    if (unknown >= 0) {
+        if (!allow_minus_one || has_minus || (allowzero && has_zero))
+            return -1;
+        out[unknown] = -1;
+    }
+    return len;
+}
+
+/* One node of the walk: give a dynamic Reshape a constant target. */
+static int visit(ph_node *n, void *user)
+{
+    state *st = user;
+    if (ph_node_op(n) != PH_OP_Reshape || ph_node_domain(n)[0] != '\0' || ph_node_input_count(n) != 2 ||
+        !ph_node_input(n, 0) || !ph_node_input(n, 1))
+        return 0;
+    int64_t target[MAX_RANK];
+    ptrdiff_t len = static_target(n, st->allow_minus_one, target);
+    if (len < 0)
+        return 0;
+    ph_graph *g = ph_node_graph(n);
+    ph_tensor *t = ph_tensor_new(PH_DT_INT64, 1, (const int64_t[]){(int64_t)len}, target);
+    if (!t)
+        return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");
+    char hint[256];
+    snprintf(hint, sizeof hint, "%s_shape", ph_node_name(n));
+    ph_value *c = ph_graph_add_initializer(g, hint, t);
+    if (!c)
+        return ph_ctx_error(st->ctx, PH_ENOMEM, "cannot add the shape of Reshape '%s'", ph_node_name(n));
+    ph_value *old = ph_node_input(n, 1);
+    int rc = ph_node_set_input(n, 1, c);
+    if (rc < 0) {
+        ph_value_prune(c);
+        return ph_ctx_error(st->ctx, rc, "cannot set the shape of Reshape '%s': %s", ph_node_name(n),
+                            ph_strerror(rc));
+    }
+    ph_value_prune(old);
+    return 1;
+}
+
+static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
+{
+    state st = {ctx, ph_params_bool(params, "allow_minus_one")};
+    return ph_graph_walk(g, visit, &st);
+}
+
+static const ph_param_def params[] = {
+    {"allow_minus_one", PH_PARAM_BOOL, "true",
+     "let one entry that is neither a number nor a copy of the input's dim become -1"},
+    {NULL, 0, NULL, NULL},
+};
+
+PH_PASS_DEFINE(
+    .name = "dynamic_reshape_to_static",
+    .summary = "Reshape whose shape is computed at run time -> constant shape with 0 and -1",
+    .stages = PH_STAGE_OPTIMIZE,
+    .on_by_default = 0,
+    .run_once = 0,
+    .exactness = PH_EXACT,
+    .params = params,
+    .run = run)
