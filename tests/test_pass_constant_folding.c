@@ -332,6 +332,66 @@ START_TEST(shape_slice_of_partly_known_shape)
 }
 END_TEST
 
+/* x[batch, 3, 4]: Gather(Shape(x), 2) is 4 whatever batch is; the chain
+ * behind it folds, the Gather of dim 0 stays.
+ *   Reshape(x, Concat([-1], Unsqueeze(Gather(Shape(x), 2))))   -> folds
+ *   Concat(Gather(Shape(x), [0]), Gather(Shape(x), [1]))      -> 2nd Gather only */
+static void build_partial(ph_model *m)
+{
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 3, TK_I64(-1, 3, 4));
+    ck_assert_int_eq(ph_value_set_dim_param(x, 0, "batch"), 0);
+    ph_value *shape = tk_op1(g, "Shape", x);
+    ph_value *d2 = tk_op2(g, "Gather", shape, i64_init(g, "i2", 0, NULL, TK_I64(2)));
+    ph_node *uq = tk_node(g, "Unsqueeze", 2, (ph_value *[]){d2, i64_init(g, "axes", 1, TK_I64(1), TK_I64(0))});
+    ph_node *cat = tk_node(g, "Concat", 2, (ph_value *[]){i64_init(g, "m1", 1, TK_I64(1), TK_I64(-1)),
+                                                          ph_node_output(uq, 0)});
+    ck_assert_int_eq(ph_node_set_attr_int(cat, "axis", 0), 0);
+    tk_output(g, ph_node_output(tk_node(g, "Reshape", 2, (ph_value *[]){x, ph_node_output(cat, 0)}), 0));
+    ph_value *b = tk_op2(g, "Gather", shape, i64_init(g, "i0", 1, TK_I64(1), TK_I64(0)));
+    ph_value *c = tk_op2(g, "Gather", shape, i64_init(g, "i1", 1, TK_I64(1), TK_I64(1)));
+    ph_node *cat2 = tk_node(g, "Concat", 2, (ph_value *[]){b, c});
+    ck_assert_int_eq(ph_node_set_attr_int(cat2, "axis", 0), 0);
+    ph_node *cast = tk_node(g, "Cast", 1, (ph_value *[]){ph_node_output(cat2, 0)});
+    ck_assert_int_eq(ph_node_set_attr_int(cast, "to", PH_DT_FLOAT), 0);
+    tk_output(g, ph_node_output(cast, 0));
+}
+
+START_TEST(partly_known_shape_folds_known_dims)
+{
+    char ops[256];
+    ph_model *m = tk_model(), *orig = tk_model();
+    build_partial(m);
+    build_partial(orig);
+    ph_graph *g = ph_model_graph(m);
+    /* Gather(., 2), Unsqueeze, Concat, Gather(., [1]) */
+    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 4);
+    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Shape,Reshape,Gather,Concat,Cast");
+    ph_node *rs = tk_find_op(g, PH_OP_Reshape);
+    size_t n;
+    const int64_t *v = const_data_i64(ph_node_input(rs, 1), &n);
+    ck_assert_uint_eq(n, 2);
+    ck_assert_int_eq(v[0], -1);
+    ck_assert_int_eq(v[1], 4);
+    v = const_data_i64(ph_node_input(tk_find_op(g, PH_OP_Concat), 1), &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_int_eq(v[0], 3);
+    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 0);
+
+    /* same results as the original at batch 5 */
+    ph_error err = {0};
+    ck_assert_int_eq(ph_graph_set_input_shape(g, "x", 3, TK_I64(5, 3, 4), &err), 0);
+    ck_assert_int_eq(ph_graph_set_input_shape(ph_model_graph(orig), "x", 3, TK_I64(5, 3, 4), &err), 0);
+    ph_tensor **before, **after;
+    size_t nb = eval_model(orig, 31, &before), na = eval_model(m, 31, &after);
+    assert_same(before, nb, after, na);
+    free_outs(before, nb);
+    free_outs(after, na);
+    ph_model_free(orig);
+    ph_model_free(m);
+}
+END_TEST
+
 START_TEST(size_of_static_shape)
 {
     char ops[256];
@@ -928,6 +988,7 @@ int main(void)
     tcase_add_test(tc, folds_shape_gather_concat_reshape);
     tcase_add_test(tc, folds_shape_chain_after_inference);
     tcase_add_test(tc, shape_slice_of_partly_known_shape);
+    tcase_add_test(tc, partly_known_shape_folds_known_dims);
     tcase_add_test(tc, size_of_static_shape);
     tcase_add_test(tc, shared_constant_stays_for_other_consumers);
     tcase_add_test(tc, folds_split_outputs);

@@ -9,6 +9,11 @@
  *   Shape of a value whose dims [start, end) are all known numbers (the
  *   value's known type: declared, or set by shape inference), and Size of a
  *   value whose whole shape is known, fold without the value being constant.
+ *   Partly known shapes: Shape with some dims unknown is tracked (not
+ *   folded) as a partial vector through Gather, Slice, Concat, Squeeze,
+ *   Unsqueeze, Reshape and Identity (ops that only move entries); a result
+ *   whose entries are all known folds, e.g. Gather(Shape(x), 2) for
+ *   x[batch, seq, 64] -> 64.
  * Changes:  the node is evaluated with ph_eval_node at the model's
  *   default-domain opset; each output that has users becomes an initializer
  *   of the node's graph (named after the output) that the users read
@@ -49,17 +54,28 @@
 
 #include <passhost/passhost.h>
 
-/* A value computed in this walk whose node had to stay (a graph output). */
+/* A value computed in this walk that is not an initializer: the output of a
+ * node that had to stay (a graph output), or a partial shape (below). */
 typedef struct kept {
-    const ph_value *v;
-    ph_tensor *t; /* owned */
+    const ph_value *v; /* NULL = empty slot */
+    ph_tensor *t;      /* owned */
+    int partial;       /* int64 entries of UNKNOWN_DIM are unknown */
 } kept;
+
+/* Partial shapes: Shape of a value with some dims unknown gives an int64
+ * vector holding UNKNOWN_DIM for those dims.  Ops that only move entries
+ * (Gather, Slice, Concat, ...) carry it along; an entry a real dim can
+ * never equal, so a result without it is fully known and folds, e.g.
+ * Gather(Shape(x), 2) for x[batch, seq, 64] -> 64.  A constant that holds
+ * UNKNOWN_DIM itself only makes a result look partial: a missed fold,
+ * never a wrong one. */
+#define UNKNOWN_DIM INT64_MIN
 
 typedef struct fold_state {
     ph_ctx *ctx;
     int64_t opset;
     uint64_t cap; /* bytes per output; 0 = none */
-    kept *kept;   /* at most one entry per graph output slot */
+    kept *kept;   /* open-addressing table keyed by value, cap_kept a power of 2 */
     size_t n_kept, cap_kept;
     /* per-node scratch, grown as needed */
     const ph_tensor **in;
@@ -67,6 +83,57 @@ typedef struct fold_state {
     ph_tensor **out;
     size_t cap_io;
 } fold_state;
+
+static size_t ptr_hash(const void *p)
+{
+    uint64_t x = (uint64_t)(uintptr_t)p;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return (size_t)x;
+}
+
+static kept *kept_find(const fold_state *st, const ph_value *v)
+{
+    if (!st->cap_kept)
+        return NULL;
+    for (size_t k = ptr_hash(v) & (st->cap_kept - 1);; k = (k + 1) & (st->cap_kept - 1)) {
+        if (st->kept[k].v == v)
+            return &st->kept[k];
+        if (!st->kept[k].v)
+            return NULL;
+    }
+}
+
+/* Remember t (taken over, freed on failure) as v's value.  0 or PH_ENOMEM. */
+static int kept_put(fold_state *st, const ph_value *v, ph_tensor *t, int partial)
+{
+    if (2 * (st->n_kept + 1) > st->cap_kept) {
+        size_t c = st->cap_kept ? 2 * st->cap_kept : 16;
+        kept *tab = calloc(c, sizeof *tab);
+        if (!tab) {
+            ph_tensor_free(t);
+            return PH_ENOMEM;
+        }
+        for (size_t i = 0; i < st->cap_kept; i++) {
+            if (!st->kept[i].v)
+                continue;
+            size_t k = ptr_hash(st->kept[i].v) & (c - 1);
+            while (tab[k].v)
+                k = (k + 1) & (c - 1);
+            tab[k] = st->kept[i];
+        }
+        free(st->kept);
+        st->kept = tab;
+        st->cap_kept = c;
+    }
+    size_t k = ptr_hash(v) & (st->cap_kept - 1);
+    while (st->kept[k].v)
+        k = (k + 1) & (st->cap_kept - 1);
+    st->kept[k] = (kept){v, t, partial};
+    st->n_kept++;
+    return 0;
+}
 
 static int is_nondeterministic(ph_op op)
 {
@@ -109,10 +176,15 @@ static const ph_tensor *const_of(const fold_state *st, const ph_value *v)
     const ph_tensor *t = ph_value_const(v);
     if (t)
         return t;
-    for (size_t i = 0; i < st->n_kept; i++)
-        if (st->kept[i].v == v)
-            return st->kept[i].t;
-    return NULL;
+    const kept *k = kept_find(st, v);
+    return k && !k->partial ? k->t : NULL;
+}
+
+/* v's partial shape vector, or NULL. */
+static const ph_tensor *partial_of(const fold_state *st, const ph_value *v)
+{
+    const kept *k = v ? kept_find(st, v) : NULL;
+    return k && k->partial ? k->t : NULL;
 }
 
 /* Dropout in training mode draws a random mask. */
@@ -165,18 +237,12 @@ static int install(fold_state *st, ph_node *n, ph_tensor **out)
             const ph_value *v = ph_node_output(n, j);
             if (!out[j] || !v || ph_value_use_count(v) == 0)
                 continue;
-            if (st->n_kept == st->cap_kept) {
-                size_t c = st->cap_kept ? 2 * st->cap_kept : 8;
-                kept *k = realloc(st->kept, c * sizeof *k);
-                if (!k) {
-                    free_tensors(out, n_out);
-                    return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");
-                }
-                st->kept = k;
-                st->cap_kept = c;
-            }
-            st->kept[st->n_kept++] = (kept){v, out[j]};
+            int rc = kept_put(st, v, out[j], 0);
             out[j] = NULL;
+            if (rc < 0) {
+                free_tensors(out, n_out);
+                return ph_ctx_error(st->ctx, rc, "out of memory");
+            }
         }
         free_tensors(out, n_out);
         return 0;
@@ -213,11 +279,14 @@ static int install(fold_state *st, ph_node *n, ph_tensor **out)
     return 1;
 }
 
-/* Shape or Size of a value that is not constant but whose shape is known:
- * the result into *out (new), or NULL when not known.  0 or PH_ENOMEM. */
-static int static_shape(const ph_node *n, ph_tensor **out)
+/* Shape or Size of a value that is not constant: the result into *out
+ * (new), or NULL when nothing is known.  A Shape with some dims unknown
+ * gives a partial vector (UNKNOWN_DIM entries, *partial = 1); Size needs
+ * the whole shape.  0 or PH_ENOMEM. */
+static int static_shape(const ph_node *n, ph_tensor **out, int *partial)
 {
     *out = NULL;
+    *partial = 0;
     const ph_value *x = ph_node_input_count(n) >= 1 ? ph_node_input(n, 0) : NULL;
     if (!x || ph_node_output_count(n) != 1 || ph_value_rank(x) < 0)
         return 0;
@@ -235,17 +304,79 @@ static int static_shape(const ph_node *n, ph_tensor **out)
     e = e < 0 ? e + r : e;
     s = s < 0 ? 0 : s > r ? r : s;
     e = e < 0 ? 0 : e > r ? r : e;
-    int64_t len = e > s ? e - s : 0;
+    int64_t len = e > s ? e - s : 0, known = 0;
     int64_t dims[64];
     if (len > 64)
         return 0;
     for (int64_t i = 0; i < len; i++) {
         dims[i] = ph_value_dim(x, (int)(s + i));
         if (dims[i] < 0)
-            return 0;
+            dims[i] = UNKNOWN_DIM;
+        else
+            known++;
     }
+    if (len && known == 0)
+        return 0;
+    *partial = known < len;
     *out = ph_tensor_new(PH_DT_INT64, 1, &len, len ? dims : NULL);
     return *out ? 0 : PH_ENOMEM;
+}
+
+/* Ops that only move int64 entries around (no arithmetic), so a partial
+ * shape can go through them: the partial operand is the data input (any
+ * input of Concat), every other input must be constant. */
+static int moves_entries(ph_op op)
+{
+    switch (op) {
+    case PH_OP_Gather:
+    case PH_OP_Slice:
+    case PH_OP_Concat:
+    case PH_OP_Squeeze:
+    case PH_OP_Unsqueeze:
+    case PH_OP_Reshape:
+    case PH_OP_Identity:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* n reads partial shapes: evaluate it on them; a result with every entry
+ * known folds (install), a partial one is remembered.  1 if folded, 0 if
+ * not, or a PH_E* code. */
+static int fold_partial(fold_state *st, ph_node *n, const ph_tensor **in, ph_tensor **out)
+{
+    ph_op op = ph_node_op(n);
+    size_t n_in = ph_node_input_count(n);
+    if (!moves_entries(op) || ph_node_output_count(n) != 1 || !ph_node_output(n, 0))
+        return 0;
+    for (size_t i = 0; i < n_in; i++) {
+        const ph_value *v = ph_node_input(n, i);
+        in[i] = v ? const_of(st, v) : NULL;
+        if (v && !in[i]) {
+            in[i] = (op == PH_OP_Concat || i == 0) ? partial_of(st, v) : NULL;
+            if (!in[i])
+                return 0;
+        }
+    }
+    ph_error err = {0, ""};
+    int rc = ph_eval_node(n, st->opset, in, out, &err);
+    if (rc == PH_ENOMEM)
+        return ph_ctx_error(st->ctx, rc, "out of memory evaluating '%s'", ph_node_name(n));
+    if (rc < 0 || ph_tensor_dtype(out[0]) != PH_DT_INT64 || !ph_tensor_data(out[0])) {
+        ph_log(st->ctx, PH_LOG_DEBUG, "node '%s' (%s): no partial shape: %s", ph_node_name(n),
+               ph_node_op_type(n), rc < 0 ? err.message : "not an int64 result");
+        free_tensors(out, 1);
+        return 0;
+    }
+    const int64_t *d = ph_tensor_data(out[0]);
+    for (int64_t i = 0; i < ph_tensor_numel(out[0]); i++)
+        if (d[i] == UNKNOWN_DIM) {
+            rc = kept_put(st, ph_node_output(n, 0), out[0], 1);
+            out[0] = NULL;
+            return rc < 0 ? ph_ctx_error(st->ctx, rc, "out of memory") : 0;
+        }
+    return install(st, n, out);
 }
 
 /* Make room for n input/output pointers in st's scratch.  0 or PH_ENOMEM. */
@@ -358,11 +489,15 @@ static int fold_node(ph_node *n, void *user)
     ph_op op = ph_node_op(n);
     if (!all_const) {
         if (op != PH_OP_Shape && op != PH_OP_Size)
-            return 0;
-        int rc = static_shape(n, &out[0]);
+            return fold_partial(st, n, in, out);
+        int partial, rc = static_shape(n, &out[0], &partial);
         if (rc < 0)
             return ph_ctx_error(st->ctx, rc, "out of memory");
-        return out[0] ? install(st, n, out) : 0;
+        if (!out[0] || !partial)
+            return out[0] ? install(st, n, out) : 0;
+        rc = kept_put(st, ph_node_output(n, 0), out[0], 1);
+        out[0] = NULL;
+        return rc < 0 ? ph_ctx_error(st->ctx, rc, "out of memory") : 0;
     }
 
     for (size_t j = 0; j < n_out && st->cap; j++) {
@@ -418,7 +553,7 @@ static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
     if (st.opset < 1)
         return 0; /* no default-domain opset: nothing to evaluate against */
     int rc = ph_graph_walk(g, fold_node, &st);
-    for (size_t i = 0; i < st.n_kept; i++)
+    for (size_t i = 0; i < st.cap_kept; i++)
         ph_tensor_free(st.kept[i].t);
     free(st.kept);
     free(st.in);
