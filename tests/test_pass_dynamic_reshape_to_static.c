@@ -117,6 +117,24 @@ START_TEST(static_input_all_numbers)
 }
 END_TEST
 
+/* allow_minus_one = false: the [batch*seq, 8] target stays dynamic. */
+START_TEST(minus_one_not_allowed_kept)
+{
+    static const char *const no_minus[] = {"allow_minus_one", "false", NULL};
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = sym_input(g, "x", 3, TK_I64(-1, -1, 8), (const char *[]){"batch", "seq", NULL});
+    ph_value *r = tk_op1(g, "Relu", x);
+    ph_value *shape = tk_op1(g, "Shape", r);
+    ph_value *bs = tk_op2(g, "Mul", dim_of(g, shape, 0), dim_of(g, shape, 1));
+    ph_value *parts[2] = {bs, tk_ints(g, "c", 1, TK_I64(8))};
+    tk_output(g, tk_op1(g, "Neg", tk_op2(g, "Reshape", r, concat0(g, 2, parts))));
+    pass->params = no_minus;
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
 /* Two Reshapes share the computed shape; the shape is also a graph output,
  * so the chain stays for it while both Reshapes read constants. */
 START_TEST(shared_shape_graph_output_kept)
@@ -249,6 +267,7 @@ int main(void)
     tcase_add_test(tc, one_unknown_becomes_minus_one);
     tcase_add_test(tc, static_input_all_numbers);
     tcase_add_test(tc, shared_shape_graph_output_kept);
+    tcase_add_test(tc, minus_one_not_allowed_kept);
     tcase_add_test(tc, swapped_symbols_kept);
     tcase_add_test(tc, allowzero_kept);
     tcase_add_test(tc, unknown_next_to_minus_one_kept);

@@ -48,6 +48,10 @@ int tk_pass_run(const tk_pass *p, ph_model *m)
     ph_graph *g = ph_model_graph(m);
     ph_params *params = ph_params_new(p->desc->params ? p->desc->params : no_params, &err);
     ck_assert_msg(params != NULL, "params of %s: %s", p->desc->name, err.message);
+    for (size_t i = 0; p->params && p->params[i]; i += 2) {
+        int prc = ph_params_set(params, p->params[i], p->params[i + 1], &err);
+        ck_assert_msg(prc == 0, "param %s of %s: %s", p->params[i], p->desc->name, err.message);
+    }
     ph_ctx *ctx = ph_ctx_new(NULL, NULL);
     ck_assert_ptr_nonnull(ctx);
 
@@ -109,7 +113,7 @@ static void sdk_random_inputs(const ph_graph *g, uint64_t seed, int64_t size, ph
         for (int d = 0; d < rank; d++)
             count *= dims[d];
         size_t esize = ph_dtype_size(dt);
-        ck_assert_msg(dt == PH_DT_FLOAT || dt == PH_DT_INT64 || dt == PH_DT_INT32,
+        ck_assert_msg(dt == PH_DT_FLOAT || dt == PH_DT_INT64 || dt == PH_DT_INT32 || dt == PH_DT_BOOL,
                       "input %s: dtype %s not supported by the test kit", ph_value_name(v),
                       ph_dtype_name(dt));
         unsigned char *data = malloc((size_t)(count ? count : 1) * esize);
@@ -122,9 +126,11 @@ static void sdk_random_inputs(const ph_graph *g, uint64_t seed, int64_t size, ph
             } else if (dt == PH_DT_INT64) {
                 int64_t x = (int64_t)(tk_rand(&state) % 4);
                 memcpy(data + (size_t)k * esize, &x, esize);
-            } else {
+            } else if (dt == PH_DT_INT32) {
                 int32_t x = (int32_t)(tk_rand(&state) % 4);
                 memcpy(data + (size_t)k * esize, &x, esize);
+            } else {
+                data[k] = (unsigned char)(tk_rand(&state) & 1);
             }
         }
         in[i] = ph_tensor_new(dt, (size_t)rank, dims, data);

@@ -35,6 +35,9 @@ typedef struct tk_pass {
      * as the host does before a stage, and again after it, as the host does
      * after every pass that changed something; both must succeed. */
     int shapes;
+    /* Parameter values other than the defaults: name, INI text, name,
+     * text, ..., NULL (or NULL for none); borrowed. */
+    const char *const *params;
 } tk_pass;
 
 /* Load PH_BUILD_DIR/plugins/NAME.so and find the pass NAME in it. */
@@ -53,7 +56,7 @@ int tk_pass_run_checked(const tk_pass *p, ph_model *m, uint64_t seed);
 
 /* tk_pass_run with a numeric check by the SDK evaluator (ph_eval): m is
  * evaluated before and after the pass on random inputs from seed (float
- * inputs in [-1, 1), integer inputs in [0, 4)), once for each of the n_sizes
+ * inputs in [-1, 1), int32/int64 inputs in [0, 4), bool inputs 0 or 1), once for each of the n_sizes
  * values in sizes, which is given to every unknown or symbolic input dim
  * (n_sizes 0: every input dim must be known, one evaluation).  Every output
  * must agree: dtype, shape, and bytes for PH_EXACT passes (a few ulp of
