@@ -213,8 +213,8 @@ static void writer_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
     file_writer *w = (file_writer *)b;
     if (w->err)
         return;
-    if (w->len + len > w->cap)
-        flush_writer(w);
+    if (w->len + len > w->cap || len >= w->cap / 2)
+        flush_writer(w); /* keep order: buffered bytes go before a large write */
     if (len >= w->cap / 2) {
         write_all(w, data, len); /* large tensors go straight from the mapping */
         return;
