@@ -527,6 +527,9 @@ START_TEST(test_shape_ops)
     ph_value *sl3 = out(node("Slice", 1, in("sy", F, "batch,seq"), i64s(1, 0LL), i64s(1, 9223372036854775807LL),
                              i64s(1, 1LL), END), 0);
     ph_value *sl4 = out(node("Slice", 1, x, i64s(1, 0LL), i64s(1, 5LL), i64s(1, 3LL), i64s(1, 2LL), END), 0);
+    /* negative step, start before the beginning: the spec clamps it to 0, one element */
+    ph_value *sl5 = out(node("Slice", 1, in("sn", F, "3"), i64s(1, -10LL), i64s(1, (long long)INT64_MIN),
+                             i64s(1, 0LL), i64s(1, -1LL), END), 0);
     ph_node *ga = node("Gather", 1, x, in("idx", I64, "7,8"), END);
     ph_node_set_attr_int(ga, "axis", -3);
     ph_value *ge = out(node("GatherElements", 1, x, in("gi", I64, "2,3,4,1"), END), 0);
@@ -561,6 +564,7 @@ START_TEST(test_shape_ops)
     EXPECT(sl2, "float[2,3,4,5]");
     EXPECT(sl3, "float[batch,seq]");
     EXPECT(sl4, "float[2,3,4,3]");
+    EXPECT(sl5, "float[1]");
     EXPECT(out(ga, 0), "float[2,7,8,4,5]");
     EXPECT(ge, "float[2,3,4,1]");
     EXPECT(ex, "float[2,3,6]");

@@ -263,7 +263,7 @@ static int64_t slice_len(int64_t d, int64_t s, int64_t e, int64_t st, int64_t *s
         *start_out = s;
         return e > s ? (e - s + st - 1) / st : 0;
     }
-    s = s < 0 ? -1 : s > d - 1 ? d - 1 : s;
+    s = s < 0 ? 0 : s > d - 1 ? d - 1 : s; /* spec: starts clamp to [0, d-1] */
     e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;
     *start_out = s;
     return s > e ? (s - e + (-st) - 1) / (-st) : 0;

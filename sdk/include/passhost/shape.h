@@ -18,8 +18,9 @@
  * Values computed from shapes (Shape -> Gather/Slice -> Concat/Unsqueeze/
  * arithmetic -> Reshape/Expand/ConstantOfShape/...) are tracked as "shape
  * constants": small int64 vectors whose entries are known numbers, symbolic
- * dims or unknown.  Integer initializers and Constant nodes are shape
- * constants too.
+ * dims or unknown.  Integer initializers and Constant nodes feed shape
+ * constants into the nodes that read them, but the queries below track only
+ * node outputs: read an initializer itself with ph_value_const.
  *
  * Incremental use: after the first ph_graph_infer_shapes, every mutation
  * through ir.h (ph_node_create, ph_node_set_input, ph_node_remove_input,
