@@ -377,21 +377,42 @@ START_TEST(constant_with_several_consumers)
 }
 END_TEST
 
-/* A Constant that is a graph output stays, with or without other users:
- * an initializer cannot take over the output's name through the SDK. */
-START_TEST(graph_output_constant_is_kept)
+/* A Constant that is a main-graph output becomes an initializer under the
+ * output's name, with or without other users; the outputs compute the same. */
+START_TEST(graph_output_constant_becomes_named_initializer)
 {
+    char ops[256];
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
     ph_value *x = tk_input(g, "x", 1, TK_I64(3));
     ph_node *c = constant(g);
     ck_assert_int_eq(ph_node_set_attr_floats(c, "value_floats", 3, (const float[]){1, 2, 3}), 0);
     tk_output(g, ph_node_output(c, 0));
-    tk_output(g, tk_op1(g, "Relu", x));
-    tk_assert_untouched(pass, m);
-    /* now also read by a node in the middle of the graph */
-    tk_output(g, tk_op2(g, "Add", x, ph_node_output(c, 0)));
-    tk_assert_untouched(pass, m);
+    tk_output(g, tk_op2(g, "Add", x, ph_node_output(c, 0))); /* also read in the middle */
+    char name[128];
+    snprintf(name, sizeof name, "%s", ph_value_name(ph_graph_output(g, 0)));
+
+    ck_assert_int_eq(run_checked(pass, m, 4, NULL, NULL, NULL), 1);
+    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Add");
+    ph_value *o = ph_graph_output(g, 0);
+    ck_assert_str_eq(ph_value_name(o), name);
+    ck_assert(ph_value_is_initializer(o));
+    ck_assert_ptr_eq(ph_node_input(ph_graph_first_node(g), 1), o);
+    ck_assert_float_eq(((const float *)ph_tensor_data(ph_value_const(o)))[2], 3.0f);
+    /* saved and loaded back, the output is still that initializer */
+    char path[] = "/tmp/ph_c2i_outinit_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ph_error e = {0};
+    ck_assert_int_eq(ph_model_save(m, path, &e), 0);
+    ph_model *m2;
+    ck_assert_msg(ph_model_load(path, &m2, &e) == 0, "%s", e.message);
+    unlink(path);
+    ck_assert_str_eq(ph_value_name(ph_graph_output(ph_model_graph(m2), 0)), name);
+    ck_assert(ph_value_is_initializer(ph_graph_output(ph_model_graph(m2), 0)));
+    ck_assert_int_eq(ph_graph_verify(ph_model_graph(m2), &e), 0);
+    ph_model_free(m2);
     ph_model_free(m);
 }
 END_TEST
@@ -543,7 +564,7 @@ int main(void)
     tcase_add_test(tc, value_tensor_becomes_initializer);
     tcase_add_test(tc, every_value_attribute);
     tcase_add_test(tc, constant_with_several_consumers);
-    tcase_add_test(tc, graph_output_constant_is_kept);
+    tcase_add_test(tc, graph_output_constant_becomes_named_initializer);
     tcase_add_test(tc, unconvertible_constants_are_kept);
     tcase_add_test(tc, unused_constant_is_removed);
     tcase_add_test(tc, constants_in_if_bodies);

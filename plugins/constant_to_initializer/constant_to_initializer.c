@@ -10,13 +10,12 @@
  *   nobody reads is simply removed (its initializer would be dead).  The
  *   initializer's name is built from the output's name (made unique, since
  *   the output still holds it while the rewrite runs).
+ *   A Constant whose output is a graph output of the main graph becomes an
+ *   initializer under the output's name (the model's interface is kept).
  * Leaves:
- *   - a Constant whose output is a graph output (of the main graph or of a
- *     body): the initializer would have to take over the output's name, and
- *     the SDK has no call that renames a value or moves a graph output slot
- *     onto an initializer (ph_value_replace refuses an initializer as the
- *     replacement of a graph output, see ir.h).  Converting only its other
- *     users would store the data twice, so the Constant is left whole;
+ *   - a Constant whose output is a graph output of an If/Loop/Scan body:
+ *     a body output that is an initializer of the body is not accepted by
+ *     every runtime, so the Constant stays;
  *   - string constants (value of dtype string, value_string, value_strings)
  *     and sparse_value: ir.h has no way to build a string or sparse tensor;
  *   - a value tensor whose data cannot be read (e.g. an unreadable external
@@ -87,9 +86,10 @@ static int is_constant(const ph_node *n)
 static int convert(ph_node *n, ph_ctx *ctx)
 {
     ph_value *out = ph_node_output(n, 0);
-    if (ph_value_graph_output_count(out))
+    int is_output = ph_value_graph_output_count(out) > 0;
+    if (is_output && ph_graph_parent(ph_node_graph(n)))
         return 0;
-    if (ph_value_use_count(out) == 0) { /* dead: nothing would read the initializer */
+    if (ph_value_use_count(out) == 0 && !is_output) { /* dead: nothing would read the initializer */
         int rc = ph_node_remove(n);
         return rc < 0 ? ph_ctx_error(ctx, rc, "cannot remove unused Constant '%s': %s", ph_node_name(n),
                                      ph_strerror(rc))
@@ -104,8 +104,8 @@ static int convert(ph_node *n, ph_ctx *ctx)
     ph_value *init = ph_graph_add_initializer(ph_node_graph(n), ph_value_name(out), t);
     if (!init)
         return ph_ctx_error(ctx, PH_ENOMEM, "Constant '%s': cannot add an initializer", ph_node_name(n));
-    /* out is no graph output and init lives in n's graph, so in scope of
-       every user: the replace can only fail for lack of memory. */
+    /* init lives in n's graph, so in scope of every user, and may take over
+       a main-graph output's name: the replace can only fail for lack of memory. */
     int rc = ph_value_replace(out, init);
     if (rc == 0)
         rc = ph_node_remove(n);

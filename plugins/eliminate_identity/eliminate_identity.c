@@ -4,10 +4,13 @@
  * Changes:  every user of the Identity's output reads the Identity's input
  *           instead, and the Identity is removed.  Runs in the main graph and,
  *           recursively, in every If/Loop/Scan body.
+ *           When the output is a graph output, the input takes over its name
+ *           (a node output, or an initializer of the main graph).
  * Leaves:   an Identity whose output is a graph output that cannot be
- *           redirected (ph_value_can_replace: the input is a graph input, an
- *           initializer, itself a graph output, or from an enclosing graph),
- *           since the output name is part of the model's interface.
+ *           redirected (ph_value_can_replace: the input is a graph input,
+ *           itself a graph output, an initializer of a body, or from an
+ *           enclosing graph), since the output name is part of the model's
+ *           interface.
  * Exact:    yes; Identity copies its input.
  */
 #include <passhost/passhost.h>

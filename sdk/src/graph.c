@@ -833,8 +833,11 @@ PH_API int ph_value_can_replace(const ph_value *old, const ph_value *repl)
     if (old->n_output_refs) {
         if (old->is_input || !old->producer) /* renaming it would change the interface */
             return 0;
-        if (!repl->producer || repl->graph != old->graph || repl->is_input || repl->n_output_refs ||
-            repl->tensor)
+        /* repl takes old's name: a node output, or an initializer of the main
+         * graph (a body output that is an initializer is not accepted by every
+         * runtime), that is no graph input and no other output */
+        if (repl->graph != old->graph || repl->is_input || repl->n_output_refs ||
+            (!repl->producer && (!repl->tensor || old->graph->parent)))
             return 0;
     }
     return 1;

@@ -298,8 +298,9 @@ PH_API ph_node *ph_value_sole_consumer(const ph_value *v);
 
 /* Redirect every use of `old` to `repl`.  If `old` is a graph output, the
  * output slot must keep its name: `repl` is renamed to old's name (and old
- * gets a fresh one) when repl is produced by a node of the same graph and is
- * not itself a graph input, output or initializer; otherwise PH_EBUSY and
+ * gets a fresh one) when repl is a node output of the same graph, or an
+ * initializer of the main graph, and not itself a graph input or output;
+ * otherwise PH_EBUSY and
  * nothing changes.  repl must be in scope of every user. */
 PH_API int ph_value_replace(ph_value *old, ph_value *repl);
 /* 1 if ph_value_replace(old, repl) would succeed. */
