@@ -85,7 +85,8 @@ static void restore(save_state *st)
 
 /* ----------------------------------------------------- IR -> protobuf */
 
-static char empty_name[] = "";
+/* the name written for an omitted input or output (never modified) */
+#define EMPTY_NAME ((char *)"")
 
 static void sync_graph(save_state *st, ph_graph *g);
 
@@ -97,9 +98,9 @@ static void sync_node(save_state *st, ph_node *n)
     if (!in || !out)
         return;
     for (size_t i = 0; i < n->n_inputs; i++)
-        in[i] = n->inputs[i] ? n->inputs[i]->name : empty_name;
+        in[i] = n->inputs[i] ? n->inputs[i]->name : EMPTY_NAME;
     for (size_t i = 0; i < n->n_outputs; i++)
-        out[i] = n->outputs[i] ? n->outputs[i]->name : empty_name;
+        out[i] = n->outputs[i] ? n->outputs[i]->name : EMPTY_NAME;
     SET(st, p->input, in);
     SET(st, p->n_input, n->n_inputs);
     SET(st, p->output, out);
