@@ -531,12 +531,14 @@ ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err)
 {
     ph_node *n = node_alloc(np, np->n_input, np->n_output);
     if (!n) {
+        protobuf_c_message_free_unpacked(&np->base, NULL);
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;
     }
     n->op = op_lookup(np->domain, np->op_type ? np->op_type : "");
     node_link_before(g, n, NULL);
     node_names_add(g->model, np->name);
+    n->n_outputs = np->n_output; /* NULL until made: freed with the node on failure */
     for (size_t i = 0; i < np->n_output; i++) {
         const char *name = np->output[i];
         if (!name[0])
@@ -553,7 +555,6 @@ ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err)
         v->out_index = (uint32_t)i;
         n->outputs[i] = v;
     }
-    n->n_outputs = np->n_output;
     return n;
 }
 

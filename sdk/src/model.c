@@ -221,6 +221,16 @@ static int skel_model(skeleton *s, const uint8_t *data, size_t size, const char 
 
 /* ------------------------------------------------------------ IR build */
 
+/* Take over graph input vi (freed here on failure). */
+static int take_input(ph_graph *g, Onnx__ValueInfoProto *vi, ph_error *err);
+static int take_input_checked(ph_graph *g, Onnx__ValueInfoProto *vi, ph_error *err)
+{
+    int rc = take_input(g, vi, err);
+    if (rc)
+        protobuf_c_message_free_unpacked(&vi->base, NULL);
+    return rc;
+}
+
 static int take_input(ph_graph *g, Onnx__ValueInfoProto *vi, ph_error *err)
 {
     const char *name = vi->name ? vi->name : "";
@@ -339,7 +349,7 @@ int phi_graph_build(ph_graph *g, ph_error *err)
 
     size_t i = 0;
     for (i = 0; i < n_ins && !rc; i++)
-        rc = take_input(g, ins[i], err);
+        rc = take_input_checked(g, ins[i], err);
     for (; i < n_ins; i++)
         protobuf_c_message_free_unpacked(&ins[i]->base, NULL);
     free(ins);
@@ -353,10 +363,9 @@ int phi_graph_build(ph_graph *g, ph_error *err)
     /* nodes: outputs first (a model may list nodes out of order), then inputs */
     ph_node *first_new = NULL;
     for (i = 0; i < n_nodes && !rc; i++) {
-        ph_node *n = phi_node_from_proto(g, nodes[i], err);
+        ph_node *n = phi_node_from_proto(g, nodes[i], err); /* owns nodes[i] even on failure */
         if (!n) {
             rc = err && err->code ? err->code : PH_ENOMEM;
-            protobuf_c_message_free_unpacked(&nodes[i]->base, NULL);
             i++;
             break;
         }
@@ -679,6 +688,10 @@ PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err)
     }
     free(init_protos);
     free(s.refs);
+    /* what loaded must also hold together (e.g. no attribute without a name) */
+    ph_error verr = {0};
+    if (!rc && ph_graph_verify(m->graph, &verr) != 0)
+        rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: %.400s", verr.message);
     if (rc) {
         ph_model_free(m);
         if (err && !strstr(err->message, path)) {
