@@ -2,6 +2,7 @@
 #include <check.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "passhost/passhost.h"
 
@@ -295,6 +296,60 @@ START_TEST(test_subgraph_uses)
 }
 END_TEST
 
+/* An If built with ph_node_add_subgraph: branches read an outer value,
+ * save and load back, and removing the If drops the branches' outer uses. */
+START_TEST(test_build_subgraphs)
+{
+    ph_model *m = ph_model_new(13);
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT, 2, dims23);
+    ph_value *c = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
+    ph_node *iff = ph_node_create(g, NULL, "If", 1, &c, 1);
+    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
+    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
+    ck_assert_ptr_nonnull(then_g);
+    ck_assert_ptr_nonnull(else_g);
+    ck_assert_ptr_null(ph_node_add_subgraph(iff, "then_branch")); /* taken */
+    ck_assert_ptr_eq(ph_graph_parent(then_g), iff);
+    ph_node *relu = ph_node_create(then_g, NULL, "Relu", 1, &x, 1);
+    ph_node *neg = ph_node_create(else_g, NULL, "Neg", 1, &x, 1);
+    ck_assert_int_eq(ph_graph_add_output(then_g, ph_node_output(relu, 0)), 0);
+    ck_assert_int_eq(ph_graph_add_output(else_g, ph_node_output(neg, 0)), 0);
+    ph_graph_add_output(g, ph_node_output(iff, 0));
+    ck_assert_uint_eq(ph_value_use_count(x), 2); /* read from both branches */
+    ck_assert_uint_eq(ph_node_subgraph_count(iff), 2);
+    ck_assert_ptr_eq(ph_node_attr_graph(iff, "else_branch"), else_g);
+    ck_assert_int_eq(ph_node_attr_type(iff, "then_branch"), PH_ATTR_GRAPH);
+    assert_valid(g);
+    ck_assert_uint_eq(ph_model_node_count(m), 3);
+
+    char path[] = "/tmp/ph_ir_if_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ph_error e = {0};
+    ck_assert_int_eq(ph_model_save(m, path, &e), 0);
+    ph_model *m2;
+    ck_assert_msg(ph_model_load(path, &m2, &e) == 0, "%s", e.message);
+    unlink(path);
+    ph_graph *g2 = ph_model_graph(m2);
+    ph_node *iff2 = ph_graph_first_node(g2);
+    ck_assert_int_eq(ph_node_op(iff2), PH_OP_If);
+    ck_assert_uint_eq(ph_node_subgraph_count(iff2), 2);
+    ck_assert_int_eq(ph_node_op(ph_graph_first_node(ph_node_attr_graph(iff2, "else_branch"))), PH_OP_Neg);
+    ck_assert_uint_eq(ph_value_use_count(ph_graph_input(g2, 0)), 2);
+    ph_model_free(m2);
+
+    /* cut the output, remove the If: its branches no longer read x */
+    ph_value *y = ph_node_output(ph_node_create(g, NULL, "Abs", 1, &x, 1), 0);
+    ck_assert_int_eq(ph_value_replace(ph_node_output(iff, 0), y), 0);
+    ck_assert_int_eq(ph_node_remove(iff), 0);
+    ck_assert_uint_eq(ph_value_use_count(x), 1);
+    assert_valid(g);
+    ph_model_free(m);
+}
+END_TEST
+
 /* Removes every Identity and the node right after each one it visits. */
 static int drop_identity_and_next(ph_node *n, void *user)
 {
@@ -346,6 +401,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_unique_names_and_initializers);
     tcase_add_test(tc, test_subgraph_uses);
     tcase_add_test(tc, test_walk_survives_removal);
+    tcase_add_test(tc, test_build_subgraphs);
     suite_add_tcase(s, tc);
     return s;
 }

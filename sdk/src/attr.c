@@ -2,6 +2,7 @@
  * messages so that every attribute type (and any unknown field) survives a
  * round trip.  STRING attributes are kept NUL-terminated after their length
  * so ph_node_attr_string can hand them out directly. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -365,6 +366,38 @@ PH_API int ph_node_remove_attr(ph_node *n, const char *name)
     memmove(p->attribute + pos, p->attribute + pos + 1, (p->n_attribute - pos - 1) * sizeof *p->attribute);
     p->n_attribute--;
     return 1;
+}
+
+PH_API ph_graph *ph_node_add_subgraph(ph_node *n, const char *name)
+{
+    if (!name || !*name || find_attr(n, name, NULL))
+        return NULL;
+    phi_subgraph *subs = realloc(n->subgraphs, (n->n_subgraphs + 1) * sizeof *subs);
+    if (!subs)
+        return NULL;
+    n->subgraphs = subs;
+    Onnx__GraphProto *gp = malloc(sizeof *gp);
+    if (!gp)
+        return NULL;
+    onnx__graph_proto__init(gp);
+    char gname[256];
+    snprintf(gname, sizeof gname, "%s_%s", ph_node_name(n), name);
+    const char *uname = ph_graph_unique_name(n->graph, gname);
+    gp->name = uname ? phi_strdup(uname) : NULL;
+    attr_t *a = gp->name ? new_attr(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH) : NULL;
+    if (!a) {
+        protobuf_c_message_free_unpacked(&gp->base, NULL);
+        return NULL;
+    }
+    a->g = gp; /* the attribute owns the proto shell, the node the IR graph */
+    ph_graph *sub = phi_graph_new(n->graph->model, n, gp);
+    if (!sub) {
+        ph_node_remove_attr(n, name);
+        return NULL;
+    }
+    n->subgraphs[n->n_subgraphs++] = (phi_subgraph){a, 0, sub};
+    phi_infer_touch(n);
+    return sub;
 }
 
 /* Build the IR of every GRAPH/GRAPHS attribute of n. */

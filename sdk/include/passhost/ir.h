@@ -265,6 +265,13 @@ PH_API int ph_node_copy_attrs(ph_node *dst, const ph_node *src);
 /* Returns 1 if removed, 0 if absent. */
 PH_API int ph_node_remove_attr(ph_node *n, const char *name);
 
+/* For builders: give n a GRAPH attribute `name` holding a new, empty
+ * subgraph (an If branch, a Loop or Scan body) and return it; fill it with
+ * ph_graph_add_input, ph_node_create and ph_graph_add_output.  Its nodes may
+ * read values of n's graph and of the graphs around it.  The subgraph is
+ * owned by n.  NULL if n already has an attribute of that name, or OOM. */
+PH_API ph_graph *ph_node_add_subgraph(ph_node *n, const char *name);
+
 /* Subgraphs held by this node's GRAPH/GRAPHS attributes. */
 PH_API size_t ph_node_subgraph_count(const ph_node *n);
 PH_API ph_graph *ph_node_subgraph(const ph_node *n, size_t i);
