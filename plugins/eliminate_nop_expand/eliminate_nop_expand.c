@@ -26,38 +26,16 @@
 
 #define MAX_RANK 64
 
-/* 1 if entry k of the shape operand v (nums[k] when v is a constant tensor,
- * else v's shape constant) keeps dim i of x under broadcasting. */
-static int entry_keeps(const ph_value *v, size_t k, const int64_t *nums, const ph_value *x, int i)
+/* 1 if shape entry (num, or the symbolic dim sym) keeps dim i of x under
+ * broadcasting. */
+static int entry_keeps(int64_t num, const char *sym, const ph_value *x, int i)
 {
     int64_t d = ph_value_dim(x, i);
-    if (nums)
-        return nums[k] == 1 || (d >= 0 && nums[k] == d);
-    int64_t val = 0;
-    const char *param = NULL;
-    switch (ph_value_shape_const_at(v, k, &val, &param)) {
-    case PH_SC_KNOWN:
-        return val == 1 || (d >= 0 && val == d);
-    case PH_SC_SYMBOLIC: {
+    if (sym) {
         const char *xp = ph_value_dim_param(x, i);
-        return d < 0 && param && param[0] && xp && !strcmp(param, xp);
+        return d < 0 && xp && !strcmp(sym, xp);
     }
-    default:
-        return 0;
-    }
-}
-
-/* A 1-D int64 tensor's values (Expand's shape is int64); count or -1. */
-static ptrdiff_t tensor_ints(const ph_tensor *t, int64_t *out)
-{
-    if (!t || ph_tensor_dtype(t) != PH_DT_INT64 || ph_tensor_rank(t) != 1)
-        return -1;
-    int64_t n = ph_tensor_numel(t);
-    const void *d = ph_tensor_data(t);
-    if (n < 0 || n > MAX_RANK || (n && !d))
-        return -1;
-    memcpy(out, d, (size_t)n * sizeof *out);
-    return (ptrdiff_t)n;
+    return num == 1 || (d >= 0 && num == d);
 }
 
 static int is_nop_expand(const ph_node *n)
@@ -69,20 +47,13 @@ static int is_nop_expand(const ph_node *n)
     int r = ph_value_rank(x);
     if (r < 0)
         return 0;
-    int64_t buf[MAX_RANK];
-    const int64_t *nums = NULL;
-    const ph_node *p = ph_value_producer(shape);
-    ptrdiff_t len = tensor_ints(ph_value_const(shape), buf);
-    if (len < 0 && p && ph_node_op(p) == PH_OP_Constant && ph_node_domain(p)[0] == '\0')
-        len = tensor_ints(ph_node_attr_tensor(p, "value"), buf);
-    if (len >= 0)
-        nums = buf;
-    else if (!ph_value_is_graph_input(shape))
-        len = ph_value_shape_const_len(shape);
+    int64_t nums[MAX_RANK];
+    const char *sym[MAX_RANK];
+    ptrdiff_t len = ph_value_const_ints(shape, nums, sym, MAX_RANK);
     if (len < 0 || len > r)
         return 0;
     for (ptrdiff_t k = 0; k < len; k++)
-        if (!entry_keeps(shape, (size_t)k, nums, x, (int)(r - len + k)))
+        if (!entry_keeps(nums[k], sym[k], x, (int)(r - len + k)))
             return 0;
     return ph_value_can_replace(ph_node_output(n, 0), x);
 }

@@ -253,20 +253,7 @@ static int infer_split(phi_ictx *c)
 /* Length of one sliced axis of static length d. */
 static int64_t slice_len(int64_t d, int64_t s, int64_t e, int64_t st, int64_t *start_out)
 {
-    if (s < 0)
-        s += d;
-    if (e < 0)
-        e += d;
-    if (st > 0) {
-        s = s < 0 ? 0 : s > d ? d : s;
-        e = e < 0 ? 0 : e > d ? d : e;
-        *start_out = s;
-        return e > s ? (e - s + st - 1) / st : 0;
-    }
-    s = s < 0 ? 0 : s > d - 1 ? d - 1 : s; /* spec: starts clamp to [0, d-1] */
-    e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;
-    *start_out = s;
-    return s > e ? (s - e + (-st) - 1) / (-st) : 0;
+    return ph_slice_length(d, s, e, st, start_out); /* the one copy of the Slice rules */
 }
 
 static int infer_slice(phi_ictx *c)

@@ -107,6 +107,37 @@ PH_API ph_shape_const_kind ph_value_shape_const_at(const ph_value *v, size_t i, 
  * Reshape's shape input. */
 PH_API ptrdiff_t ph_value_shape_const(const ph_value *v, const int64_t **vals);
 
+/* ---------------------------------------------------- constant operands */
+
+/* The integer entries of a constant operand such as a shape, axes, pads or a
+ * Slice parameter: a 0-D or 1-D int32/int64 initializer (not a graph input),
+ * a Constant node's value, or a shape constant.  A symbolic entry gives its
+ * dim name in sym[k] (borrowed) and 0 in out[k]; with sym NULL, symbolic
+ * entries make the call fail.  Returns the count (at most max), or -1 when v
+ * is no such constant, an entry is unknown, or there are more than max. */
+PH_API ptrdiff_t ph_value_const_ints(const ph_value *v, int64_t *out, const char **sym, size_t max);
+
+/* How many elements a Slice of one axis of length dim >= 0 selects, by the
+ * ONNX rules (negative start and end count from the end; then for step > 0
+ * both clamp to [0, dim], for step < 0 start clamps to [0, dim-1] and end to
+ * [-1, dim-1]).  *first (may be NULL) gets the first index selected. */
+PH_API int64_t ph_slice_length(int64_t dim, int64_t start, int64_t end, int64_t step, int64_t *first);
+
+#define PH_SLICE_MAX 64
+
+/* A Slice node's parameters, read from its attributes (opset < 10) or its
+ * constant inputs, with axes normalized to [0, rank) and steps defaulted. */
+typedef struct ph_slice_params {
+    int n; /* sliced axes */
+    int64_t axis[PH_SLICE_MAX], start[PH_SLICE_MAX], end[PH_SLICE_MAX], step[PH_SLICE_MAX];
+    const char *end_sym[PH_SLICE_MAX]; /* the end is this symbolic dim (a shape constant), or NULL */
+} ph_slice_params;
+
+/* Fill *out for Slice node n whose data input has rank `rank`.  0, or -1
+ * when n is no Slice, a parameter is not constant (only ends may be
+ * symbolic), an axis repeats or is out of range, or a step is 0. */
+PH_API int ph_node_slice_params(const ph_node *n, int rank, ph_slice_params *out);
+
 /* ------------------------------------------------------------ results */
 
 /* Write the known type of every node output of g and its subgraphs into

@@ -1,0 +1,115 @@
+/* tests/test_operands.c - constant operands and the Slice rules (shape.h). */
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "passhost/passhost.h"
+
+START_TEST(slice_length_follows_the_spec)
+{
+    int64_t first;
+    ck_assert_int_eq(ph_slice_length(10, 0, INT64_MAX, 1, &first), 10);
+    ck_assert_int_eq(first, 0);
+    ck_assert_int_eq(ph_slice_length(10, 2, 8, 3, &first), 2); /* 2, 5 */
+    ck_assert_int_eq(first, 2);
+    ck_assert_int_eq(ph_slice_length(10, -3, -1, 1, &first), 2); /* 7, 8 */
+    ck_assert_int_eq(first, 7);
+    ck_assert_int_eq(ph_slice_length(10, 5, 2, 1, NULL), 0);
+    ck_assert_int_eq(ph_slice_length(10, -1, INT64_MIN, -1, &first), 10); /* reversed */
+    ck_assert_int_eq(first, 9);
+    ck_assert_int_eq(ph_slice_length(3, -10, INT64_MIN, -1, &first), 1); /* start clamps to 0 */
+    ck_assert_int_eq(first, 0);
+    ck_assert_int_eq(ph_slice_length(10, 20, 0, -2, &first), 5); /* 9, 7, 5, 3, 1 */
+    ck_assert_int_eq(first, 9);
+    ck_assert_int_eq(ph_slice_length(0, 0, 5, 1, NULL), 0);
+    ck_assert_int_eq(ph_slice_length(0, 0, -5, -1, NULL), 0);
+}
+END_TEST
+
+START_TEST(const_ints_from_every_kind_of_constant)
+{
+    ph_model *m = ph_model_new(13);
+    ph_graph *g = ph_model_graph(m);
+    int64_t d1[] = {3}, out[8];
+    const char *sym[8];
+    int64_t v64[] = {4, -1, 7};
+    int32_t v32[] = {1, 2, 3};
+    ph_value *a = ph_graph_add_initializer(g, "a", ph_tensor_new(PH_DT_INT64, 1, d1, v64));
+    ph_value *b = ph_graph_add_initializer(g, "b", ph_tensor_new(PH_DT_INT32, 1, d1, v32));
+    ph_value *f = ph_graph_add_initializer(g, "f", ph_tensor_new(PH_DT_FLOAT, 1, d1, NULL));
+    ck_assert_int_eq(ph_value_const_ints(a, out, NULL, 8), 3);
+    ck_assert_int_eq(out[1], -1);
+    ck_assert_int_eq(ph_value_const_ints(b, out, sym, 8), 3);
+    ck_assert_int_eq(out[2], 3);
+    ck_assert_ptr_null(sym[0]);
+    ck_assert_int_eq(ph_value_const_ints(f, out, NULL, 8), -1); /* not integers */
+    ck_assert_int_eq(ph_value_const_ints(a, out, NULL, 2), -1); /* too many */
+    /* a Constant node */
+    ph_node *c = ph_node_create(g, NULL, "Constant", 0, NULL, 1);
+    ph_node_set_attr_tensor(c, "value", ph_tensor_new(PH_DT_INT64, 1, d1, v64));
+    ck_assert_int_eq(ph_value_const_ints(ph_node_output(c, 0), out, NULL, 8), 3);
+    ck_assert_int_eq(out[2], 7);
+    /* a shape constant with a symbolic entry: Shape(x) of x[batch, 5] */
+    int64_t xd[] = {-1, 5};
+    ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT, 2, xd);
+    ph_value_set_dim_param(x, 0, "batch");
+    ph_value *shp = ph_node_output(ph_node_create(g, NULL, "Shape", 1, &x, 1), 0);
+    ph_graph_add_output(g, shp);
+    ph_error e = {0};
+    ck_assert_int_eq(ph_graph_infer_shapes(g, &e), 0);
+    ck_assert_int_eq(ph_value_const_ints(shp, out, sym, 8), 2);
+    ck_assert_str_eq(sym[0], "batch");
+    ck_assert_int_eq(out[1], 5);
+    ck_assert_int_eq(ph_value_const_ints(shp, out, NULL, 8), -1); /* numbers only: no */
+    /* a graph input is never a constant */
+    ck_assert_int_eq(ph_value_const_ints(x, out, sym, 8), -1);
+    ph_model_free(m);
+}
+END_TEST
+
+START_TEST(slice_params)
+{
+    ph_model *m = ph_model_new(13);
+    ph_graph *g = ph_model_graph(m);
+    int64_t xd[] = {4, 6, 8}, one[] = {2};
+    ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT, 3, xd);
+    int64_t st[] = {1, 0}, en[] = {3, INT64_MAX}, ax[] = {-1, 0};
+    ph_value *vs = ph_graph_add_initializer(g, "s", ph_tensor_new(PH_DT_INT64, 1, one, st));
+    ph_value *ve = ph_graph_add_initializer(g, "e", ph_tensor_new(PH_DT_INT64, 1, one, en));
+    ph_value *va = ph_graph_add_initializer(g, "a", ph_tensor_new(PH_DT_INT64, 1, one, ax));
+    ph_node *sl = ph_node_create(g, NULL, "Slice", 4, (ph_value *[]){x, vs, ve, va}, 1);
+    ph_slice_params p;
+    ck_assert_int_eq(ph_node_slice_params(sl, 3, &p), 0);
+    ck_assert_int_eq(p.n, 2);
+    ck_assert_int_eq(p.axis[0], 2); /* -1 normalized */
+    ck_assert_int_eq(p.step[1], 1); /* defaulted */
+    ck_assert_int_eq(p.end[1], INT64_MAX);
+    /* a repeated axis is refused */
+    int64_t ax2[] = {0, -3};
+    ph_node_set_input(sl, 3, ph_graph_add_initializer(g, "a2", ph_tensor_new(PH_DT_INT64, 1, one, ax2)));
+    ck_assert_int_eq(ph_node_slice_params(sl, 3, &p), -1);
+    /* a non-constant start is refused */
+    ph_node_set_input(sl, 3, va);
+    ph_value *dyn = ph_graph_add_input(g, "dyn", PH_DT_INT64, 1, one);
+    ph_node_set_input(sl, 1, dyn);
+    ck_assert_int_eq(ph_node_slice_params(sl, 3, &p), -1);
+    ph_model_free(m);
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("operands");
+    TCase *tc = tcase_create("operands");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, slice_length_follows_the_spec);
+    tcase_add_test(tc, const_ints_from_every_kind_of_constant);
+    tcase_add_test(tc, slice_params);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
