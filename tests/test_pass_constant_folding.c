@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "passrun.h"
 #include "testkit.h"
 
 static tk_pass *pass;
@@ -20,149 +21,15 @@ static void teardown(void)
     pass = NULL;
 }
 
-/* ------------------------------------------------------------ helpers */
-
-typedef struct logcap {
-    int warnings;
-    char last[512];
-} logcap;
-
-static void cap_log(void *user, ph_log_level level, const char *name, const char *msg)
-{
-    logcap *c = user;
-    (void)name;
-    if (level <= PH_LOG_WARN) {
-        c->warnings++;
-        snprintf(c->last, sizeof c->last, "%s", msg);
-    }
-}
-
-static const ph_param_def no_params[] = {{NULL, 0, NULL, NULL}};
-
-/* Run p on m like the host, with one parameter set (param NULL: defaults)
- * and warnings captured into cap (NULL: stderr); toposort and verify after. */
-static int run_with(const tk_pass *p, ph_model *m, const char *param, const char *value, logcap *cap)
-{
-    ph_error err = {0};
-    ph_params *params = ph_params_new(p->desc->params ? p->desc->params : no_params, &err);
-    ck_assert_msg(params != NULL, "%s", err.message);
-    if (param)
-        ck_assert_msg(ph_params_set(params, param, value, &err) == 0, "%s", err.message);
-    ph_ctx *ctx = ph_ctx_new(cap ? cap_log : NULL, cap);
-    ck_assert_ptr_nonnull(ctx);
-    ph_ctx_begin_pass(ctx, p->desc->name, "");
-    int rc = p->desc->run(ph_model_graph(m), params, ctx);
-    ck_assert_msg(rc >= 0, "pass %s failed (%d): %s", p->desc->name, rc, ph_ctx_last_error(ctx));
-    ph_ctx_end_pass(ctx);
-    ph_ctx_free(ctx);
-    ph_params_free(params);
-    ck_assert_int_eq(ph_graph_toposort(ph_model_graph(m)), 0);
-    ck_assert_msg(ph_graph_verify(ph_model_graph(m), &err) == 0, "verify after %s: %s", p->desc->name,
-                  err.message);
-    return rc;
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* A random tensor of v's known type (every dim must be known). */
-static ph_tensor *random_for(const ph_value *v, uint64_t *state)
-{
-    int dt = ph_value_dtype(v), rank = ph_value_rank(v);
-    ck_assert_msg(rank >= 0, "input %s has no known rank", ph_value_name(v));
-    int64_t dims[16], numel = 1;
-    for (int i = 0; i < rank; i++) {
-        dims[i] = ph_value_dim(v, i);
-        ck_assert_msg(dims[i] >= 0, "input %s: dim %d unknown", ph_value_name(v), i);
-        numel *= dims[i];
-    }
-    size_t es = ph_dtype_size(dt);
-    ck_assert_uint_gt(es, 0);
-    unsigned char *buf = calloc((size_t)(numel ? numel : 1), es);
-    ck_assert_ptr_nonnull(buf);
-    for (int64_t i = 0; i < numel; i++) {
-        uint64_t r = rnd(state);
-        if (dt == PH_DT_FLOAT)
-            ((float *)buf)[i] = (float)(r >> 40) * (1.0f / 8388608.0f) - 1.0f;
-        else if (dt == PH_DT_DOUBLE)
-            ((double *)buf)[i] = (double)(r >> 11) * (1.0 / 4503599627370496.0) - 1.0;
-        else if (dt == PH_DT_INT64)
-            ((int64_t *)buf)[i] = (int64_t)(r % 4);
-        else if (dt == PH_DT_BOOL)
-            buf[i] = (unsigned char)(r & 1);
-    }
-    ph_tensor *t = ph_tensor_new(dt, (size_t)rank, dims, buf);
-    free(buf);
-    ck_assert_ptr_nonnull(t);
-    return t;
-}
-
-/* Evaluate m's main graph with the SDK evaluator on inputs from seed;
- * returns the number of outputs, *outs (caller frees with free_outs). */
-static size_t eval_model(ph_model *m, uint64_t seed, ph_tensor ***outs)
-{
-    ph_graph *g = ph_model_graph(m);
-    ph_error err = {0};
-    ph_eval *e = NULL;
-    ck_assert_msg(ph_eval_new(g, &e, &err) == 0, "ph_eval_new: %s", err.message);
-    size_t ni = ph_graph_input_count(g), no = ph_graph_output_count(g);
-    ph_tensor **in = calloc(ni ? ni : 1, sizeof *in), **out = calloc(no ? no : 1, sizeof *out);
-    ck_assert(in && out);
-    uint64_t state = seed;
-    for (size_t i = 0; i < ni; i++)
-        if (!ph_value_is_initializer(ph_graph_input(g, i)))
-            in[i] = random_for(ph_graph_input(g, i), &state);
-    int rc = ph_eval_run(e, (const ph_tensor *const *)in, ni, out, no, &err);
-    ck_assert_msg(rc == 0, "ph_eval_run: %s", err.message);
-    for (size_t i = 0; i < ni; i++)
-        ph_tensor_free(in[i]);
-    free(in);
-    ph_eval_free(e);
-    *outs = out;
-    return no;
-}
-
-static void free_outs(ph_tensor **t, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        ph_tensor_free(t[i]);
-    free(t);
-}
-
-static void assert_same(ph_tensor **a, size_t na, ph_tensor **b, size_t nb)
-{
-    ck_assert_uint_eq(na, nb);
-    for (size_t i = 0; i < na; i++)
-        ck_assert_msg(ph_tensor_equal(a[i], b[i]), "output %zu differs after the pass", i);
-}
-
-/* run_with plus a bit-exact before/after comparison with the evaluator. */
-static int run_checked(const tk_pass *p, ph_model *m, uint64_t seed, const char *param, const char *value,
-                       logcap *cap)
-{
-    ph_tensor **before, **after;
-    size_t nb = eval_model(m, seed, &before);
-    int rc = run_with(p, m, param, value, cap);
-    size_t na = eval_model(m, seed, &after);
-    assert_same(before, nb, after, na);
-    free_outs(before, nb);
-    free_outs(after, na);
-    return rc;
-}
 
 /* Like tk_assert_untouched, with a parameter and a log capture. */
 static void assert_untouched_with(const tk_pass *p, ph_model *m, const char *param, const char *value,
-                                  logcap *cap)
+                                  tk_logcap *cap)
 {
     ph_graph *g = ph_model_graph(m);
     size_t nodes = ph_model_node_count(m), inits = ph_graph_initializer_count(g);
     char *before = tk_graph_sig(g);
-    int rc = run_with(p, m, param, value, cap);
+    int rc = tk_run_with(p, m, param, value, cap);
     char *after = tk_graph_sig(g);
     ck_assert_int_eq(rc, 0);
     ck_assert_msg(strcmp(before, after) == 0, "graph changed:\n--- before\n%s--- after\n%s", before, after);
@@ -219,14 +86,14 @@ START_TEST(folds_constant_chain)
     ph_value *c = tk_op2(g, "Mul", tk_op2(g, "Add", w1, w2), w3);
     tk_output(g, tk_op2(g, "Add", x, c));
 
-    ck_assert_int_eq(run_checked(pass, m, 11, NULL, NULL, NULL), 2);
+    ck_assert_int_eq(tk_run_checked(pass, m, 11, NULL, NULL, NULL), 2);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Add");
     ck_assert_uint_eq(ph_graph_initializer_count(g), 1);
     ph_value *folded = ph_node_input(ph_graph_first_node(g), 1);
     ck_assert_ptr_nonnull(ph_value_const(folded));
     ck_assert_int_eq(ph_tensor_dim(ph_value_const(folded), 0), 2);
     ck_assert_int_eq(ph_tensor_dim(ph_value_const(folded), 1), 3);
-    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 0); /* fixpoint */
+    ck_assert_int_eq(tk_run_with(pass, m, NULL, NULL, NULL), 0); /* fixpoint */
     ph_model_free(m);
 }
 END_TEST
@@ -253,7 +120,7 @@ START_TEST(folds_shape_gather_concat_reshape)
     tk_output(g, tk_op1(g, "Relu", ph_node_output(rs, 0)));
 
     /* 3 Constants, Shape, 2 Gathers, Mul, Concat */
-    ck_assert_int_eq(run_checked(pass, m, 12, NULL, NULL, NULL), 8);
+    ck_assert_int_eq(tk_run_checked(pass, m, 12, NULL, NULL, NULL), 8);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Reshape,Relu");
     ck_assert_ptr_eq(ph_node_input(rs, 0), x);
     size_t n;
@@ -262,7 +129,7 @@ START_TEST(folds_shape_gather_concat_reshape)
     ck_assert_int_eq(s[0], 6);
     ck_assert_int_eq(s[1], -1);
     ck_assert_uint_eq(ph_graph_initializer_count(g), 1);
-    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 0);
+    ck_assert_int_eq(tk_run_with(pass, m, NULL, NULL, NULL), 0);
     ph_model_free(m);
 }
 END_TEST
@@ -291,7 +158,7 @@ START_TEST(folds_shape_chain_after_inference)
     ck_assert_msg(ph_graph_infer_shapes(g, &err) == 0, "%s", err.message);
     ck_assert_int_eq(ph_value_shape_known(r), 1);
 
-    ck_assert_int_eq(run_checked(pass, m, 13, NULL, NULL, NULL), 4);
+    ck_assert_int_eq(tk_run_checked(pass, m, 13, NULL, NULL, NULL), 4);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Reshape");
     size_t n;
     const int64_t *s = const_data_i64(ph_node_input(rs, 1), &n);
@@ -321,7 +188,7 @@ START_TEST(shape_slice_of_partly_known_shape)
     tk_output(g, tk_op2(g, "Add", sz, i64_init(g, "one", 0, NULL, TK_I64(1))));
 
     /* only Shape(start=1) folds: its dims are [3, 4] */
-    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 1);
+    ck_assert_int_eq(tk_run_with(pass, m, NULL, NULL, NULL), 1);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Size,Shape,Relu,Shape,Concat,Add");
     size_t n;
     const int64_t *s = const_data_i64(ph_node_input(cat, 0), &n);
@@ -365,7 +232,7 @@ START_TEST(partly_known_shape_folds_known_dims)
     build_partial(orig);
     ph_graph *g = ph_model_graph(m);
     /* Gather(., 2), Unsqueeze, Concat, Gather(., [1]) */
-    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 4);
+    ck_assert_int_eq(tk_run_with(pass, m, NULL, NULL, NULL), 4);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Shape,Reshape,Gather,Concat,Cast");
     ph_node *rs = tk_find_op(g, PH_OP_Reshape);
     size_t n;
@@ -376,17 +243,17 @@ START_TEST(partly_known_shape_folds_known_dims)
     v = const_data_i64(ph_node_input(tk_find_op(g, PH_OP_Concat), 1), &n);
     ck_assert_uint_eq(n, 1);
     ck_assert_int_eq(v[0], 3);
-    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 0);
+    ck_assert_int_eq(tk_run_with(pass, m, NULL, NULL, NULL), 0);
 
     /* same results as the original at batch 5 */
     ph_error err = {0};
     ck_assert_int_eq(ph_graph_set_input_shape(g, "x", 3, TK_I64(5, 3, 4), &err), 0);
     ck_assert_int_eq(ph_graph_set_input_shape(ph_model_graph(orig), "x", 3, TK_I64(5, 3, 4), &err), 0);
     ph_tensor **before, **after;
-    size_t nb = eval_model(orig, 31, &before), na = eval_model(m, 31, &after);
-    assert_same(before, nb, after, na);
-    free_outs(before, nb);
-    free_outs(after, na);
+    size_t nb = tk_eval_model(orig, 31, &before), na = tk_eval_model(m, 31, &after);
+    tk_assert_same(before, nb, after, na);
+    tk_free_outs(before, nb);
+    tk_free_outs(after, na);
     ph_model_free(orig);
     ph_model_free(m);
 }
@@ -403,7 +270,7 @@ START_TEST(size_of_static_shape)
     ck_assert_int_eq(ph_node_set_attr_int(cast, "to", PH_DT_FLOAT), 0);
     tk_output(g, tk_op2(g, "Mul", x, ph_node_output(cast, 0)));
 
-    ck_assert_int_eq(run_checked(pass, m, 14, NULL, NULL, NULL), 2);
+    ck_assert_int_eq(tk_run_checked(pass, m, 14, NULL, NULL, NULL), 2);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Mul");
     const ph_tensor *t = ph_value_const(ph_node_input(ph_graph_first_node(g), 1));
     ck_assert_ptr_nonnull(t);
@@ -425,7 +292,7 @@ START_TEST(shared_constant_stays_for_other_consumers)
     ph_value *neg = tk_op1(g, "Neg", w);
     tk_output(g, tk_op2(g, "Add", tk_op2(g, "Mul", x, w), neg));
 
-    ck_assert_int_eq(run_checked(pass, m, 15, NULL, NULL, NULL), 1);
+    ck_assert_int_eq(tk_run_checked(pass, m, 15, NULL, NULL, NULL), 1);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Mul,Add");
     ck_assert_ptr_eq(ph_node_input(ph_graph_first_node(g), 1), w);
     ck_assert_uint_eq(ph_graph_initializer_count(g), 2);
@@ -448,7 +315,7 @@ START_TEST(folds_split_outputs)
     tk_output(g, tk_op2(g, "Add", x, ph_node_output(sp, 0)));
     tk_output(g, tk_op2(g, "Sub", x, ph_node_output(sp, 2)));
 
-    ck_assert_int_eq(run_checked(pass, m, 16, NULL, NULL, NULL), 1);
+    ck_assert_int_eq(tk_run_checked(pass, m, 16, NULL, NULL, NULL), 1);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Add,Sub");
     ck_assert_uint_eq(ph_graph_initializer_count(g), 2);
     ph_model_free(m);
@@ -500,12 +367,12 @@ START_TEST(graph_output_in_the_middle)
     tk_output(g, tk_op2(g, "Add", x, tk_op1(g, "Relu", neg)));
     char *name = strdup(ph_value_name(neg));
 
-    ck_assert_int_eq(run_checked(pass, m, 17, NULL, NULL, NULL), 1);
+    ck_assert_int_eq(tk_run_checked(pass, m, 17, NULL, NULL, NULL), 1);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Neg,Add");
     ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
     ck_assert_ptr_eq(ph_value_producer(ph_graph_output(g, 0)), ph_graph_first_node(g));
     ck_assert_ptr_nonnull(ph_value_const(ph_node_input(ph_graph_last_node(g), 1)));
-    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 0); /* stable */
+    ck_assert_int_eq(tk_run_with(pass, m, NULL, NULL, NULL), 0); /* stable */
     free(name);
     ph_model_free(m);
 }
@@ -546,7 +413,7 @@ START_TEST(size_cap)
     ph_value *big = tk_op1(g, "ConstantOfShape", i64_init(g, "shape", 1, TK_I64(2), TK_I64(1024, 1024)));
     tk_output(g, tk_op2(g, "Add", x, big));
     assert_untouched_with(pass, m, NULL, NULL, NULL);
-    ck_assert_int_eq(run_checked(pass, m, 18, "max_output_bytes", "0", NULL), 1);
+    ck_assert_int_eq(tk_run_checked(pass, m, 18, "max_output_bytes", "0", NULL), 1);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Add");
     ph_model_free(m);
 
@@ -556,7 +423,7 @@ START_TEST(size_cap)
     ph_value *s = tk_op2(g, "Add", tk_init(g, "a", 2, TK_I64(2, 3), 1), tk_init(g, "b", 2, TK_I64(2, 3), 2));
     tk_output(g, tk_op2(g, "Mul", x, s));
     assert_untouched_with(pass, m, "max_output_bytes", "16", NULL);
-    ck_assert_int_eq(run_with(pass, m, "max_output_bytes", "24", NULL), 1);
+    ck_assert_int_eq(tk_run_with(pass, m, "max_output_bytes", "24", NULL), 1);
     ph_model_free(m);
 }
 END_TEST
@@ -599,13 +466,13 @@ START_TEST(nondeterministic_ops_are_kept)
     ph_value *dr_in[3] = {w, NULL, tm};
     tk_output(g, tk_op2(g, "Add", x, ph_node_output(tk_node(g, "Dropout", 3, dr_in), 0)));
     /* the Sigmoid before Bernoulli is deterministic: it alone folds */
-    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 1);
+    ck_assert_int_eq(tk_run_with(pass, m, NULL, NULL, NULL), 1);
     ck_assert_uint_eq(tk_count_op(g, PH_OP_Sigmoid), 0);
     ck_assert_uint_eq(tk_count_op(g, PH_OP_Bernoulli), 1);
     ck_assert_uint_eq(tk_count_op(g, PH_OP_Dropout), 1);
     ck_assert_uint_eq(tk_count_op(g, PH_OP_RandomUniform), 1);
     ck_assert_uint_eq(tk_count_op(g, PH_OP_RandomNormalLike), 1);
-    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 0);
+    ck_assert_int_eq(tk_run_with(pass, m, NULL, NULL, NULL), 0);
     ph_model_free(m);
 }
 END_TEST
@@ -651,7 +518,7 @@ START_TEST(unsupported_op_warns)
     ph_value *w = tk_init(g, "w", 1, TK_I64(6), 14);
     ph_value *cs_in[2] = {w, i64_init(g, "axis", 0, NULL, TK_I64(0))};
     tk_output(g, tk_op2(g, "Add", x, ph_node_output(tk_node(g, "CumSum", 2, cs_in), 0)));
-    logcap cap = {0, ""};
+    tk_logcap cap = {0, ""};
     assert_untouched_with(pass, m, NULL, NULL, &cap);
     ck_assert_int_eq(cap.warnings, 1);
     ck_assert_msg(strstr(cap.last, "CumSum") != NULL, "warning: %s", cap.last);
@@ -663,7 +530,7 @@ START_TEST(unsupported_op_warns)
     w = tk_init(g, "w", 1, TK_I64(6), 15);
     ph_value *bad = ph_node_output(tk_node(g, "Reshape", 2, (ph_value *[]){w, i64_init(g, "s", 1, TK_I64(1), TK_I64(4))}), 0);
     tk_output(g, tk_op2(g, "Add", x, bad));
-    cap = (logcap){0, ""};
+    cap = (tk_logcap){0, ""};
     assert_untouched_with(pass, m, NULL, NULL, &cap);
     ck_assert_int_eq(cap.warnings, 1);
     ck_assert_msg(strstr(cap.last, "Reshape") != NULL, "warning: %s", cap.last);
@@ -864,7 +731,7 @@ START_TEST(folds_inside_if_body)
         then_g = else_g;
         else_g = t;
     }
-    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 2); /* Constant, Neg */
+    ck_assert_int_eq(tk_run_with(pass, m, NULL, NULL, NULL), 2); /* Constant, Neg */
     ck_assert_str_eq(tk_ops(then_g, ops, sizeof ops), "Add");
     ck_assert_str_eq(tk_ops(else_g, ops, sizeof ops), "Constant");
     ck_assert_uint_eq(ph_graph_initializer_count(then_g), 1);
@@ -874,7 +741,7 @@ START_TEST(folds_inside_if_body)
     ck_assert_uint_eq(n, 3);
     ck_assert_int_eq(v[0], -1);
     ck_assert_int_eq(v[2], -3);
-    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 0);
+    ck_assert_int_eq(tk_run_with(pass, m, NULL, NULL, NULL), 0);
     ph_model_free(m);
 }
 END_TEST
@@ -887,7 +754,7 @@ static int run_all(tk_pass *const *p, size_t np, ph_model *m)
     for (int round = 0; round < 10; round++) {
         int changed = 0;
         for (size_t i = 0; i < np; i++)
-            changed += run_with(p[i], m, NULL, NULL, NULL);
+            changed += tk_run_with(p[i], m, NULL, NULL, NULL);
         total += changed;
         if (!changed)
             return total;
@@ -914,12 +781,12 @@ START_TEST(transformer_block_static_shapes)
     tk_pass *p[3] = {tk_pass_load("constant_to_initializer"), pass,
                      tk_pass_load("eliminate_duplicate_initializer")};
     ph_tensor **before, **after;
-    size_t nb = eval_model(m, 21, &before);
+    size_t nb = tk_eval_model(m, 21, &before);
     int total = run_all(p, 3, m);
-    size_t na = eval_model(m, 21, &after);
-    assert_same(before, nb, after, na);
-    free_outs(before, nb);
-    free_outs(after, na);
+    size_t na = tk_eval_model(m, 21, &after);
+    tk_assert_same(before, nb, after, na);
+    tk_free_outs(before, nb);
+    tk_free_outs(after, na);
 
     ck_assert_int_gt(total, 0);
     ck_assert_uint_lt(ph_model_node_count(m), nodes);
@@ -966,11 +833,11 @@ START_TEST(transformer_block_symbolic_shapes)
     ck_assert_int_eq(ph_graph_set_input_shape(g, "tokens", 3, TK_I64(2, 5, 64), &err), 0);
     ck_assert_int_eq(ph_graph_set_input_shape(ph_model_graph(orig), "tokens", 3, TK_I64(2, 5, 64), &err), 0);
     ph_tensor **before, **after;
-    size_t nb = eval_model(orig, 22, &before);
-    size_t na = eval_model(m, 22, &after);
-    assert_same(before, nb, after, na);
-    free_outs(before, nb);
-    free_outs(after, na);
+    size_t nb = tk_eval_model(orig, 22, &before);
+    size_t na = tk_eval_model(m, 22, &after);
+    tk_assert_same(before, nb, after, na);
+    tk_free_outs(before, nb);
+    tk_free_outs(after, na);
     tk_pass_free(p[0]);
     tk_pass_free(p[2]);
     ph_model_free(orig);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "passrun.h"
 #include "testkit.h"
 
 static tk_pass *pass;
@@ -19,140 +20,6 @@ static void teardown(void)
     pass = NULL;
 }
 
-/* ------------------------------------------------------------ helpers */
-
-typedef struct logcap {
-    int warnings;
-    char last[512];
-} logcap;
-
-static void cap_log(void *user, ph_log_level level, const char *name, const char *msg)
-{
-    logcap *c = user;
-    (void)name;
-    if (level <= PH_LOG_WARN) {
-        c->warnings++;
-        snprintf(c->last, sizeof c->last, "%s", msg);
-    }
-}
-
-static const ph_param_def no_params[] = {{NULL, 0, NULL, NULL}};
-
-/* Run p on m like the host, with one parameter set (param NULL: defaults)
- * and warnings captured into cap (NULL: stderr); toposort and verify after. */
-static int run_with(const tk_pass *p, ph_model *m, const char *param, const char *value, logcap *cap)
-{
-    ph_error err = {0};
-    ph_params *params = ph_params_new(p->desc->params ? p->desc->params : no_params, &err);
-    ck_assert_msg(params != NULL, "%s", err.message);
-    if (param)
-        ck_assert_msg(ph_params_set(params, param, value, &err) == 0, "%s", err.message);
-    ph_ctx *ctx = ph_ctx_new(cap ? cap_log : NULL, cap);
-    ck_assert_ptr_nonnull(ctx);
-    ph_ctx_begin_pass(ctx, p->desc->name, "");
-    int rc = p->desc->run(ph_model_graph(m), params, ctx);
-    ck_assert_msg(rc >= 0, "pass %s failed (%d): %s", p->desc->name, rc, ph_ctx_last_error(ctx));
-    ph_ctx_end_pass(ctx);
-    ph_ctx_free(ctx);
-    ph_params_free(params);
-    ck_assert_int_eq(ph_graph_toposort(ph_model_graph(m)), 0);
-    ck_assert_msg(ph_graph_verify(ph_model_graph(m), &err) == 0, "verify after %s: %s", p->desc->name,
-                  err.message);
-    return rc;
-}
-
-static uint64_t rnd(uint64_t *s)
-{
-    uint64_t z = (*s += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
-/* A random tensor of v's known type (every dim must be known). */
-static ph_tensor *random_for(const ph_value *v, uint64_t *state)
-{
-    int dt = ph_value_dtype(v), rank = ph_value_rank(v);
-    ck_assert_msg(rank >= 0, "input %s has no known rank", ph_value_name(v));
-    int64_t dims[16], numel = 1;
-    for (int i = 0; i < rank; i++) {
-        dims[i] = ph_value_dim(v, i);
-        ck_assert_msg(dims[i] >= 0, "input %s: dim %d unknown", ph_value_name(v), i);
-        numel *= dims[i];
-    }
-    size_t es = ph_dtype_size(dt);
-    ck_assert_uint_gt(es, 0);
-    unsigned char *buf = calloc((size_t)(numel ? numel : 1), es);
-    ck_assert_ptr_nonnull(buf);
-    for (int64_t i = 0; i < numel; i++) {
-        uint64_t r = rnd(state);
-        if (dt == PH_DT_FLOAT)
-            ((float *)buf)[i] = (float)(r >> 40) * (1.0f / 8388608.0f) - 1.0f;
-        else if (dt == PH_DT_DOUBLE)
-            ((double *)buf)[i] = (double)(r >> 11) * (1.0 / 4503599627370496.0) - 1.0;
-        else if (dt == PH_DT_INT64)
-            ((int64_t *)buf)[i] = (int64_t)(r % 4);
-        else if (dt == PH_DT_BOOL)
-            buf[i] = (unsigned char)(r & 1);
-    }
-    ph_tensor *t = ph_tensor_new(dt, (size_t)rank, dims, buf);
-    free(buf);
-    ck_assert_ptr_nonnull(t);
-    return t;
-}
-
-/* Evaluate m's main graph with the SDK evaluator on inputs from seed;
- * returns the number of outputs, *outs (caller frees with free_outs). */
-static size_t eval_model(ph_model *m, uint64_t seed, ph_tensor ***outs)
-{
-    ph_graph *g = ph_model_graph(m);
-    ph_error err = {0};
-    ph_eval *e = NULL;
-    ck_assert_msg(ph_eval_new(g, &e, &err) == 0, "ph_eval_new: %s", err.message);
-    size_t ni = ph_graph_input_count(g), no = ph_graph_output_count(g);
-    ph_tensor **in = calloc(ni ? ni : 1, sizeof *in), **out = calloc(no ? no : 1, sizeof *out);
-    ck_assert(in && out);
-    uint64_t state = seed;
-    for (size_t i = 0; i < ni; i++)
-        if (!ph_value_is_initializer(ph_graph_input(g, i)))
-            in[i] = random_for(ph_graph_input(g, i), &state);
-    int rc = ph_eval_run(e, (const ph_tensor *const *)in, ni, out, no, &err);
-    ck_assert_msg(rc == 0, "ph_eval_run: %s", err.message);
-    for (size_t i = 0; i < ni; i++)
-        ph_tensor_free(in[i]);
-    free(in);
-    ph_eval_free(e);
-    *outs = out;
-    return no;
-}
-
-static void free_outs(ph_tensor **t, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        ph_tensor_free(t[i]);
-    free(t);
-}
-
-static void assert_same(ph_tensor **a, size_t na, ph_tensor **b, size_t nb)
-{
-    ck_assert_uint_eq(na, nb);
-    for (size_t i = 0; i < na; i++)
-        ck_assert_msg(ph_tensor_equal(a[i], b[i]), "output %zu differs after the pass", i);
-}
-
-/* run_with plus a bit-exact before/after comparison with the evaluator. */
-static int run_checked(const tk_pass *p, ph_model *m, uint64_t seed, const char *param, const char *value,
-                       logcap *cap)
-{
-    ph_tensor **before, **after;
-    size_t nb = eval_model(m, seed, &before);
-    int rc = run_with(p, m, param, value, cap);
-    size_t na = eval_model(m, seed, &after);
-    assert_same(before, nb, after, na);
-    free_outs(before, nb);
-    free_outs(after, na);
-    return rc;
-}
 
 /* ---- models written as protobuf wire bytes (the builder API cannot make
  * If bodies) */
@@ -297,7 +164,7 @@ START_TEST(value_tensor_becomes_initializer)
     ph_node *add = tk_node(g, "Add", 2, (ph_value *[]){x, ph_node_output(c, 0)});
     tk_output(g, ph_node_output(add, 0));
 
-    ck_assert_int_eq(run_checked(pass, m, 1, NULL, NULL, NULL), 1);
+    ck_assert_int_eq(tk_run_checked(pass, m, 1, NULL, NULL, NULL), 1);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Add");
     const ph_tensor *t = init_of(add, 1);
     ck_assert_int_eq(ph_tensor_dtype(t), PH_DT_FLOAT);
@@ -306,7 +173,7 @@ START_TEST(value_tensor_becomes_initializer)
     ck_assert_int_eq(ph_tensor_dim(t, 1), 3);
     ck_assert_mem_eq(ph_tensor_data(t), vals, sizeof vals);
     ck_assert_uint_eq(ph_graph_initializer_count(g), 1);
-    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 0); /* fixpoint */
+    ck_assert_int_eq(tk_run_with(pass, m, NULL, NULL, NULL), 0); /* fixpoint */
     ph_model_free(m);
 }
 END_TEST
@@ -330,7 +197,7 @@ START_TEST(every_value_attribute)
     ph_node *ga = tk_node(g, "Gather", 2, (ph_value *[]){ph_node_output(rs, 0), ph_node_output(ci, 0)});
     tk_output(g, ph_node_output(ga, 0));
 
-    ck_assert_int_eq(run_checked(pass, m, 2, NULL, NULL, NULL), 4);
+    ck_assert_int_eq(tk_run_checked(pass, m, 2, NULL, NULL, NULL), 4);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Mul,Add,Reshape,Gather");
     const ph_tensor *t = init_of(mul, 1);
     ck_assert_int_eq(ph_tensor_dtype(t), PH_DT_FLOAT);
@@ -367,7 +234,7 @@ START_TEST(constant_with_several_consumers)
     ph_node *mu = tk_node(g, "Mul", 2, (ph_value *[]){ph_node_output(s, 0), cv});
     tk_output(g, ph_node_output(mu, 0));
 
-    ck_assert_int_eq(run_checked(pass, m, 3, NULL, NULL, NULL), 1);
+    ck_assert_int_eq(tk_run_checked(pass, m, 3, NULL, NULL, NULL), 1);
     ck_assert_uint_eq(tk_count_op(g, PH_OP_Constant), 0);
     ph_value *init = ph_node_input(a, 1);
     ck_assert_ptr_eq(ph_node_input(s, 0), init);
@@ -392,7 +259,7 @@ START_TEST(graph_output_constant_becomes_named_initializer)
     char name[128];
     snprintf(name, sizeof name, "%s", ph_value_name(ph_graph_output(g, 0)));
 
-    ck_assert_int_eq(run_checked(pass, m, 4, NULL, NULL, NULL), 1);
+    ck_assert_int_eq(tk_run_checked(pass, m, 4, NULL, NULL, NULL), 1);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Add");
     ph_value *o = ph_graph_output(g, 0);
     ck_assert_str_eq(ph_value_name(o), name);
@@ -453,7 +320,7 @@ START_TEST(unused_constant_is_removed)
     ph_value *x = tk_input(g, "x", 1, TK_I64(3));
     ck_assert_int_eq(ph_node_set_attr_int(constant(g), "value_int", 7), 0);
     tk_output(g, tk_op1(g, "Relu", x));
-    ck_assert_int_eq(run_checked(pass, m, 4, NULL, NULL, NULL), 1);
+    ck_assert_int_eq(tk_run_checked(pass, m, 4, NULL, NULL, NULL), 1);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu");
     ck_assert_uint_eq(ph_graph_initializer_count(g), 0);
     ph_model_free(m);
@@ -503,7 +370,7 @@ START_TEST(constants_in_if_bodies)
     ph_graph *then_b = ph_node_attr_graph(iff, "then_branch"), *else_b = ph_node_attr_graph(iff, "else_branch");
     ck_assert(then_b && else_b);
 
-    ck_assert_int_eq(run_with(pass, m, NULL, NULL, NULL), 2);
+    ck_assert_int_eq(tk_run_with(pass, m, NULL, NULL, NULL), 2);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "If");
     ck_assert_str_eq(tk_ops(then_b, ops, sizeof ops), "Add,Add");
     ck_assert_str_eq(tk_ops(else_b, ops, sizeof ops), "Constant");
@@ -548,7 +415,7 @@ START_TEST(transformer_block_constants)
     ck_assert_int_eq(ph_graph_set_input_shape(g, "tokens", 3, TK_I64(2, 5, 64), &err), 0);
     size_t constants = tk_count_op(g, PH_OP_Constant), nodes = ph_model_node_count(m);
     ck_assert_uint_eq(constants, 29);
-    ck_assert_int_eq(run_checked(pass, m, 5, NULL, NULL, NULL), 29);
+    ck_assert_int_eq(tk_run_checked(pass, m, 5, NULL, NULL, NULL), 29);
     ck_assert_uint_eq(tk_count_op(g, PH_OP_Constant), 0);
     ck_assert_uint_eq(ph_model_node_count(m), nodes - constants);
     ph_model_free(m);
