@@ -90,23 +90,36 @@ static void restore(save_state *st)
 
 static void sync_graph(save_state *st, ph_graph *g);
 
-static void sync_node(save_state *st, ph_node *n)
+/* Point the node's name arrays into `names` (the node protos keep empty
+ * input/output arrays between saves, so unsync_nodes can clear them without
+ * an undo entry per node); returns the next free slot. */
+static char **sync_node(save_state *st, ph_node *n, char **names)
 {
     Onnx__NodeProto *p = n->proto;
-    char **in = tmp_alloc(st, n->n_inputs * sizeof *in);
-    char **out = tmp_alloc(st, n->n_outputs * sizeof *out);
-    if (!in || !out)
-        return;
     for (size_t i = 0; i < n->n_inputs; i++)
-        in[i] = n->inputs[i] ? n->inputs[i]->name : EMPTY_NAME;
+        names[i] = n->inputs[i] ? n->inputs[i]->name : EMPTY_NAME;
+    p->input = names;
+    p->n_input = n->n_inputs;
+    names += n->n_inputs;
     for (size_t i = 0; i < n->n_outputs; i++)
-        out[i] = n->outputs[i] ? n->outputs[i]->name : EMPTY_NAME;
-    SET(st, p->input, in);
-    SET(st, p->n_input, n->n_inputs);
-    SET(st, p->output, out);
-    SET(st, p->n_output, n->n_outputs);
+        names[i] = n->outputs[i] ? n->outputs[i]->name : EMPTY_NAME;
+    p->output = names;
+    p->n_output = n->n_outputs;
+    names += n->n_outputs;
     for (size_t s = 0; s < n->n_subgraphs; s++)
         sync_graph(st, n->subgraphs[s].graph);
+    return names;
+}
+
+/* Empty the name arrays sync_node set, in g and its subgraphs. */
+static void unsync_nodes(ph_graph *g)
+{
+    for (ph_node *n = g->first; n; n = n->next) {
+        n->proto->input = n->proto->output = NULL;
+        n->proto->n_input = n->proto->n_output = 0;
+        for (size_t s = 0; s < n->n_subgraphs; s++)
+            unsync_nodes(n->subgraphs[s].graph);
+    }
 }
 
 static void sync_tensor(save_state *st, ph_value *v)
@@ -137,10 +150,15 @@ static void sync_graph(save_state *st, ph_graph *g)
     Onnx__ValueInfoProto **vis = tmp_alloc(st, g->n_value_info * sizeof *vis);
     if (st->oom)
         return;
-    size_t k = 0;
+    size_t k = 0, n_names = 0;
+    for (ph_node *n = g->first; n; n = n->next)
+        n_names += n->n_inputs + n->n_outputs;
+    char **names = tmp_alloc(st, n_names * sizeof *names);
+    if (!names)
+        return;
     for (ph_node *n = g->first; n; n = n->next) {
         nodes[k++] = n->proto;
-        sync_node(st, n);
+        names = sync_node(st, n, names);
     }
     SET(st, gp->node, nodes);
     SET(st, gp->n_node, k);
@@ -263,6 +281,7 @@ PH_API int ph_model_save(ph_model *m, const char *path, ph_error *err)
         protobuf_c_message_pack_to_buffer(&m->proto->base, &w.base);
         flush_writer(&w);
     }
+    unsync_nodes(m->graph);
     restore(&st);
     free(w.buf);
     if (!w.err && fchmod(fd, file_mode()) != 0)
