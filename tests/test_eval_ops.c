@@ -498,9 +498,14 @@ START_TEST(test_variadic)
     run_ok(c);
     expect(c->out[0], PH_DT_INT64, 2, D(2, 3), V(1, 3, 6, 5, 5, 6), 0);
     done(c);
-    c = mk(13, "Sum", 1, 3, T(PH_DT_INT32, 1, D(1), V(1)), T(PH_DT_INT32, 1, D(2), V(1, 2)), T(PH_DT_INT32, 2, D(2, 1), V(10, 20)));
+    c = mk(13, "Sum", 1, 3, TF(1, D(1), 1), TF(1, D(2), 1, 2), TF(2, D(2, 1), 10, 20));
     run_ok(c);
-    expect(c->out[0], PH_DT_INT32, 2, D(2, 2), V(12, 13, 22, 23), 0);
+    expect(c->out[0], PH_DT_FLOAT, 2, D(2, 2), V(12, 13, 22, 23), 0);
+    done(c);
+    /* Sum and Mean are float-only in the schema */
+    c = mk(13, "Sum", 1, 2, T(PH_DT_INT32, 1, D(1), V(1)), T(PH_DT_INT32, 1, D(2), V(1, 2)));
+    ck_assert_int_eq(run(c), PH_EUNSUPPORTED);
+    ck_assert_ptr_nonnull(strstr(c->err.message, "int32"));
     done(c);
 }
 END_TEST

@@ -10,8 +10,9 @@
  *
  * Half types: unless a kernel is registered with native_half, float16 and
  * bfloat16 inputs are converted to float32 for the call, and float32 outputs
- * are converted back to the half type of the (first) half input, except
- * outputs the graph declares as float32.
+ * are converted back to the half type of input 0 (the T of every such op:
+ * Pow's base, Conv's X), except outputs the graph declares as float32; a
+ * half exponent or scale beside a float32 input 0 leaves the output float32.
  *
  * Alignment: kernels index their inputs as typed arrays, but initializer
  * bytes may sit at any offset of a mapped file.  ph_eval_new keeps aligned
@@ -133,7 +134,7 @@ static int run_kernel(const phi_kernel_entry *k, const ph_node *n, int64_t opset
         cin[i] = in[i];
         tmp[i] = NULL;
         if (in[i] && !k->native_half && is_half(ph_tensor_dtype(in[i]))) {
-            if (!half)
+            if (!half && (i == 0 || !in[0]))
                 half = ph_tensor_dtype(in[i]);
             tmp[i] = convert_tensor(in[i], PH_DT_FLOAT);
             if (!tmp[i]) {
@@ -149,7 +150,7 @@ static int run_kernel(const phi_kernel_entry *k, const ph_node *n, int64_t opset
             cin[i] = tmp[i];
         }
     }
-    phi_kargs a = {n, opset, cin, n_in, out, n_out, wanted, &kerr};
+    phi_kargs a = {n, opset, cin, n_in, out, n_out, wanted, &kerr, n_in && in[0] ? half : 0};
     rc = k->fn(&a);
     for (size_t i = 0; rc == 0 && half && i < n_out; i++) {
         const ph_value *v = ph_node_output(n, i);

@@ -9,8 +9,10 @@
  * that do not broadcast, out-of-range indices) are PH_EINVAL with a message.
  *
  * float16 and bfloat16: the core converts such inputs to float32, calls the
- * kernel, and converts float32 outputs back, unless the kernel is listed with
- * native_half = 1.  Kernels therefore see float32, float64 and integer types.
+ * kernel, and converts float32 outputs back to input 0's half type (when
+ * input 0 is one), unless the kernel is listed with native_half = 1.  Kernels
+ * therefore see float32, float64 and integer types; a->half tells them the
+ * dtype input 0 had, to refuse a half type the spec does not allow.
  *
  * Kernels are registered in NULL-terminated tables, one per kernel file
  * group; the core looks ops up in all tables.
@@ -30,6 +32,7 @@ typedef struct phi_kargs {
     size_t n_out;
     const int *out_wanted;        /* out_wanted[i] == 0: output i is omitted, do not produce it */
     ph_error *err;
+    int half;                     /* PH_DT_FLOAT16/BFLOAT16: input 0 had it and was converted to float; else 0 */
 } phi_kargs;
 
 typedef int (*phi_kernel_fn)(phi_kargs *a);

@@ -6,7 +6,9 @@
  * iterator (eval_ops_util.c) feeds it rows in which each input either steps
  * by one element or stays put.  Integer arithmetic wraps (computed in
  * uint64) instead of overflowing; integer division or Mod by zero is
- * PH_EINVAL. */
+ * PH_EINVAL.  Each op takes the dtypes of its opset-17 schema (Sum and Mean
+ * floats only, Pow's base float/int32/int64, PRelu no 8/16-bit ints); Mod on
+ * floats needs fmod=1, as the spec requires. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,13 +70,15 @@ FLOATS(SAME, sub, a - b) INTS(SAME, sub, WRAP(T_, (uint64_t)a - (uint64_t)b))
 FLOATS(SAME, mul, a * b) INTS(SAME, mul, WRAP(T_, (uint64_t)a * (uint64_t)b))
 FLOATS(SAME, div, a / b)
 INTS(SAME, div, b == 0 ? (bad = 1, 0) : (IS_SIGNED(T_) && b == (T_)-1) ? WRAP(T_, 0 - (uint64_t)a) : a / b)
-FLOATS(SAME, mod, fm ? fmod(a, b) : a - b * floor(a / b))
+FLOATS(SAME, mod, fmod(a, b)) /* fmod=1: checked in phi_k_binary */
 INTS(SAME, mod, b == 0 ? (bad = 1, 0) : (IS_SIGNED(T_) && b == (T_)-1) ? 0
      : (fm || (a % b == 0) || ((a % b < 0) == (b < 0))) ? a % b : a % b + b)
 FLOATS(SAME, pow, pow(a, b))
 FLOATS(SAME, max, a >= b || a != a ? a : b) INTS(SAME, max, a >= b ? a : b)
 FLOATS(SAME, min, a <= b || a != a ? a : b) INTS(SAME, min, a <= b ? a : b)
-FLOATS(SAME, prelu, a < 0 ? a * b : a) INTS(SAME, prelu, a < 0 ? WRAP(T_, (uint64_t)a * (uint64_t)b) : a)
+#define PRELU_INT(TN, T) SAME(prelu, TN, T, a < 0 ? WRAP(T_, (uint64_t)a * (uint64_t)b) : a)
+FLOATS(SAME, prelu, a < 0 ? a * b : a)
+PRELU_INT(i32, int32_t) PRELU_INT(i64, int64_t) PRELU_INT(u32, uint32_t) PRELU_INT(u64, uint64_t)
 INTS(SAME, band, a & b)
 INTS(SAME, bor, a | b)
 INTS(SAME, bxor, a ^ b)
@@ -97,7 +101,7 @@ typedef struct bop {
 
 static const bop bops[] = {
     {PH_OP_Add, {FL_FNS(add), INT_FNS(add)}, 0},
-    {PH_OP_Sum, {FL_FNS(add), INT_FNS(add)}, 0},
+    {PH_OP_Sum, {FL_FNS(add)}, 0},
     {PH_OP_Mean, {FL_FNS(add)}, 0},
     {PH_OP_Sub, {FL_FNS(sub), INT_FNS(sub)}, 0},
     {PH_OP_Mul, {FL_FNS(mul), INT_FNS(mul)}, 0},
@@ -106,7 +110,8 @@ static const bop bops[] = {
     {PH_OP_Pow, {FL_FNS(pow)}, 0},
     {PH_OP_Max, {FL_FNS(max), INT_FNS(max)}, 0},
     {PH_OP_Min, {FL_FNS(min), INT_FNS(min)}, 0},
-    {PH_OP_PRelu, {FL_FNS(prelu), INT_FNS(prelu)}, 0},
+    {PH_OP_PRelu, {FL_FNS(prelu), [PH_DT_INT32] = prelu_i32, [PH_DT_INT64] = prelu_i64,
+                   [PH_DT_UINT32] = prelu_u32, [PH_DT_UINT64] = prelu_u64}, 0},
     {PH_OP_BitwiseAnd, {INT_FNS(band)}, 0},
     {PH_OP_BitwiseOr, {INT_FNS(bor)}, 0},
     {PH_OP_BitwiseXor, {INT_FNS(bxor)}, 0},
@@ -156,7 +161,7 @@ static int apply(phi_kargs *a, bfn f, int odt, const ph_tensor *x, const ph_tens
 static int pow_generic(phi_kargs *a, const ph_tensor *x, const ph_tensor *y)
 {
     int xdt = ph_tensor_dtype(x), ydt = ph_tensor_dtype(y);
-    if (!phi_dt_numeric(xdt) || xdt == PH_DT_UINT64)
+    if (!phi_dt_float(xdt) && xdt != PH_DT_INT32 && xdt != PH_DT_INT64)
         return phi_kbad_dtype(a, "base", xdt);
     if (!phi_dt_numeric(ydt))
         return phi_kbad_dtype(a, "exponent", ydt);
@@ -176,6 +181,18 @@ static int pow_generic(phi_kargs *a, const ph_tensor *x, const ph_tensor *y)
                           pow(phi_load_f64(xd, xdt, (size_t)(it.off[0] + i * sx)),
                               phi_load_f64(yd, ydt, (size_t)(it.off[1] + i * sy))));
     while (phi_bc_next(&b, &it));
+    return 0;
+}
+
+/* PRelu: the slope broadcasts to X's shape (unidirectional). */
+static int slope_fits(phi_kargs *a, const ph_tensor *x, const ph_tensor *s)
+{
+    size_t rx = ph_tensor_rank(x), rs = ph_tensor_rank(s);
+    for (size_t i = 0; i < rs; i++) {
+        int64_t ds = ph_tensor_dim(s, rs - 1 - i);
+        if (i >= rx || (ds != 1 && ds != ph_tensor_dim(x, rx - 1 - i)))
+            return phi_kfail(a, PH_EINVAL, "slope does not broadcast to the shape of X");
+    }
     return 0;
 }
 
@@ -214,6 +231,10 @@ int phi_k_binary(phi_kargs *a)
     if (!f)
         return phi_kbad_dtype(a, "input", dt);
     int fm = (int)ph_node_attr_int(a->node, "fmod", 0);
+    if (op == PH_OP_Mod && !fm && phi_dt_float(dt))
+        return phi_kfail(a, PH_EINVAL, "fmod must be 1 for floating-point inputs");
+    if (op == PH_OP_PRelu && (rc = slope_fits(a, t0, a->in[1])) != 0)
+        return rc;
     ph_tensor *acc = NULL;
     if (n == 1) {
         if (!(acc = ph_tensor_clone(t0)))

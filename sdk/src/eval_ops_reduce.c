@@ -4,7 +4,10 @@
  *
  * Reductions read the input once in memory order and accumulate into one
  * accumulator per output element (double for floats, wrapping int64 for
- * integers), so any set of axes costs one pass. */
+ * integers), so any set of axes costs one pass.  They take the dtypes of
+ * their opset-17 schemas (floats, int32, int64, uint32; ReduceMax/Min also
+ * int8, uint8).  Over an empty set, Sum gives 0, Prod 1, Max the lowest
+ * value of the dtype (-inf for floats) and Min the highest (onnx#5568). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,6 +80,18 @@ static void acc_i(const racc *r, int64_t o, int64_t v)
     }
 }
 
+/* The lowest and highest value of integer dtype dt. */
+static void int_range(int dt, int64_t *lo, int64_t *hi)
+{
+    switch (dt) {
+    case PH_DT_INT8: *lo = INT8_MIN; *hi = INT8_MAX; break;
+    case PH_DT_UINT8: *lo = 0; *hi = UINT8_MAX; break;
+    case PH_DT_INT32: *lo = INT32_MIN; *hi = INT32_MAX; break;
+    case PH_DT_UINT32: *lo = 0; *hi = UINT32_MAX; break;
+    default: *lo = INT64_MIN; *hi = INT64_MAX; break;
+    }
+}
+
 /* One pass over x (dims d, rank r) accumulating element e into output
  * offset sum(idx[k] * os[k]). */
 static void sweep(const racc *ra, const void *x, int dt, size_t r, const int64_t *d, const int64_t *os,
@@ -118,8 +133,9 @@ int phi_k_reduce(phi_kargs *a)
     int rc = phi_need(a, 0, &x, &xd);
     if (rc)
         return rc;
-    int dt = ph_tensor_dtype(x);
-    if (!phi_dt_numeric(dt) || dt == PH_DT_UINT64)
+    int dt = ph_tensor_dtype(x), is_max = op == PH_OP_ReduceMax, is_min = op == PH_OP_ReduceMin;
+    if (!phi_dt_float(dt) && dt != PH_DT_INT32 && dt != PH_DT_INT64 && dt != PH_DT_UINT32 &&
+        !((is_max || is_min) && (dt == PH_DT_INT8 || dt == PH_DT_UINT8)))
         return phi_kbad_dtype(a, "input", dt);
     size_t r = ph_tensor_rank(x), orank = 0;
     if (r > PHI_MAX_RANK)
@@ -151,10 +167,11 @@ int phi_k_reduce(phi_kargs *a)
     if (ints ? !(ra.i = malloc((size_t)(on ? on : 1) * sizeof *ra.i))
              : !(ra.f = malloc((size_t)(on ? on : 1) * sizeof *ra.f)))
         return phi_kfail(a, PH_ENOMEM, "out of memory");
-    int is_max = op == PH_OP_ReduceMax, is_min = op == PH_OP_ReduceMin;
+    int64_t lo, hi;
+    int_range(dt, &lo, &hi);
     for (int64_t i = 0; i < on; i++) {
         if (ints)
-            ra.i[i] = is_max ? INT64_MIN : is_min ? INT64_MAX : op == PH_OP_ReduceProd;
+            ra.i[i] = is_max ? lo : is_min ? hi : op == PH_OP_ReduceProd;
         else
             ra.f[i] = is_max ? -INFINITY : is_min ? INFINITY : op == PH_OP_ReduceProd;
     }

@@ -312,8 +312,8 @@ int phi_k_range(phi_kargs *a)
             return phi_kfail(a, PH_EINVAL, "input %zu must be a scalar", k);
     }
     int dt = ph_tensor_dtype(t[0]);
-    if (!phi_dt_float(dt) && dt != PH_DT_INT16 && dt != PH_DT_INT32 && dt != PH_DT_INT64)
-        return phi_kbad_dtype(a, "input", dt);
+    if ((!phi_dt_float(dt) && dt != PH_DT_INT16 && dt != PH_DT_INT32 && dt != PH_DT_INT64) || a->half)
+        return phi_kbad_dtype(a, "input", dt); /* no halves in the schema */
     if (ph_tensor_dtype(t[1]) != dt || ph_tensor_dtype(t[2]) != dt)
         return phi_kfail(a, PH_EINVAL, "start, limit and delta must have one dtype");
     int64_t n;

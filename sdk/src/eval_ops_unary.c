@@ -2,6 +2,11 @@
  * activations (float, double; halves via the core), plus integer forms of
  * Neg Abs Relu Sign Clip, and Not IsNaN IsInf.
  *
+ * Each op accepts the dtypes its opset-17 schema allows (uops[].types;
+ * bfloat16 wherever float16 is, uint64 nowhere), judged on the dtype input 0
+ * had before the core converted halves; integer Erf and Shrink are not
+ * supported.
+ *
  * One loop per (op, float type) is generated from an expression by the
  * UNARY macro; <tgmath.h> picks the float or double libm function from the
  * element type, so float32 is computed in float32 like ONNX Runtime does. */
@@ -12,6 +17,7 @@
 
 typedef struct uprm {
     double alpha, beta; /* op-specific attributes (see prm_of) */
+    int64_t lo, hi;     /* Clip on integers: the bounds, exactly */
     int approx;         /* Gelu: 1 = tanh approximation */
 } uprm;
 
@@ -77,25 +83,31 @@ UNARY(celu, fmax(0.0, (double)v) + fmin(0.0, p->alpha * (exp(v / p->alpha) - 1))
 UNARY(thrrelu, v > p->alpha ? v : 0)
 UNARY(mish, v * tanh(SOFTPLUS(v)))
 UNARY(shrink, v < -p->beta ? v + p->alpha : v > p->beta ? v - p->alpha : 0)
-UNARY(clip, v < p->alpha ? p->alpha : v > p->beta ? p->beta : v)
+/* Min(max, Max(x, min)): every value is max when min > max */
+UNARY(clip, (v < p->alpha ? p->alpha : v) > p->beta ? p->beta : (v < p->alpha ? p->alpha : v))
 
 typedef struct uop {
     ph_op op;
     ufn f, d;
-    int ints; /* has an integer form */
+    unsigned types; /* accepted dtypes: bit 1 << PH_DT_* */
 } uop;
 
-#define U(OP, NAME, INTS) {PH_OP_##OP, NAME##_f, NAME##_d, INTS}
+#define DT(T) (1u << PH_DT_##T)
+#define FL (DT(FLOAT) | DT(DOUBLE) | DT(FLOAT16) | DT(BFLOAT16))
+#define SI (DT(INT8) | DT(INT16) | DT(INT32) | DT(INT64))
+#define UI (DT(UINT8) | DT(UINT16) | DT(UINT32))
+#define U(OP, NAME, TYPES) {PH_OP_##OP, NAME##_f, NAME##_d, TYPES}
 static const uop uops[] = {
-    U(Neg, neg, 1), U(Abs, abs, 1), U(Sqrt, sqrt, 0), U(Exp, exp, 0), U(Log, log, 0),
-    U(Erf, erf, 0), U(Reciprocal, recip, 0), U(Floor, floor, 0), U(Ceil, ceil, 0),
-    U(Round, round, 0), U(Relu, relu, 1), U(LeakyRelu, leaky, 0), U(Sigmoid, sigmoid, 0),
-    U(HardSigmoid, hsig, 0), U(HardSwish, hswish, 0), U(Tanh, tanh, 0), U(Selu, selu, 0),
-    U(Elu, elu, 0), U(Gelu, gelu, 0), U(Sin, sin, 0), U(Cos, cos, 0), U(Tan, tan, 0),
-    U(Asin, asin, 0), U(Acos, acos, 0), U(Atan, atan, 0), U(Sinh, sinh, 0), U(Cosh, cosh, 0),
-    U(Asinh, asinh, 0), U(Acosh, acosh, 0), U(Atanh, atanh, 0), U(Sign, sign, 1),
-    U(Softplus, softplus, 0), U(Softsign, softsign, 0), U(Celu, celu, 0),
-    U(ThresholdedRelu, thrrelu, 0), U(Mish, mish, 0), U(Shrink, shrink, 0), U(Clip, clip, 1),
+    U(Neg, neg, FL | SI), U(Abs, abs, FL | SI | UI), U(Sqrt, sqrt, FL), U(Exp, exp, FL),
+    U(Log, log, FL), U(Erf, erf, FL), U(Reciprocal, recip, FL), U(Floor, floor, FL),
+    U(Ceil, ceil, FL), U(Round, round, FL), U(Relu, relu, FL | SI), U(LeakyRelu, leaky, FL),
+    U(Sigmoid, sigmoid, FL), U(HardSigmoid, hsig, FL), U(HardSwish, hswish, FL), U(Tanh, tanh, FL),
+    U(Selu, selu, FL), U(Elu, elu, FL), U(Gelu, gelu, FL), U(Sin, sin, FL), U(Cos, cos, FL),
+    U(Tan, tan, FL), U(Asin, asin, FL), U(Acos, acos, FL), U(Atan, atan, FL), U(Sinh, sinh, FL),
+    U(Cosh, cosh, FL), U(Asinh, asinh, FL), U(Acosh, acosh, FL), U(Atanh, atanh, FL),
+    U(Sign, sign, FL | SI | UI), U(Softplus, softplus, FL), U(Softsign, softsign, FL),
+    U(Celu, celu, DT(FLOAT)), U(ThresholdedRelu, thrrelu, FL), U(Mish, mish, FL),
+    U(Shrink, shrink, FL), U(Clip, clip, FL | SI | UI),
 };
 
 /* Clip bounds: attributes before opset 11, optional scalar inputs after. */
@@ -103,9 +115,13 @@ static int clip_bounds(phi_kargs *a, int dt, uprm *p)
 {
     p->alpha = -INFINITY;
     p->beta = INFINITY;
+    p->lo = INT64_MIN;
+    p->hi = INT64_MAX;
     if (a->opset < 11) {
         p->alpha = ph_node_attr_float(a->node, "min", -INFINITY);
         p->beta = ph_node_attr_float(a->node, "max", INFINITY);
+        p->lo = phi_f64_to_i64(p->alpha);
+        p->hi = phi_f64_to_i64(p->beta);
         return 0;
     }
     for (size_t k = 1; k <= 2; k++) {
@@ -122,6 +138,7 @@ static int clip_bounds(phi_kargs *a, int dt, uprm *p)
             return phi_kfail(a, PH_EINVAL, "%s has dtype %s, input has %s", k == 1 ? "min" : "max",
                              ph_dtype_name(ph_tensor_dtype(t)), ph_dtype_name(dt));
         *(k == 1 ? &p->alpha : &p->beta) = phi_load_f64(d, dt, 0);
+        *(k == 1 ? &p->lo : &p->hi) = phi_load_i64(d, dt, 0);
     }
     return 0;
 }
@@ -130,6 +147,7 @@ static int prm_of(phi_kargs *a, int dt, uprm *p)
 {
     const ph_node *n = a->node;
     p->alpha = p->beta = 0;
+    p->lo = p->hi = 0;
     p->approx = 0;
     switch (ph_node_op(n)) {
     case PH_OP_LeakyRelu: p->alpha = ph_node_attr_float(n, "alpha", 0.01f); break;
@@ -163,7 +181,6 @@ static int prm_of(phi_kargs *a, int dt, uprm *p)
 /* Integer Neg Abs Relu Sign Clip (wrapping like two's complement). */
 static void int_unary(ph_op op, void *o, const void *x, int dt, size_t n, const uprm *p)
 {
-    int64_t lo = phi_f64_to_i64(p->alpha), hi = phi_f64_to_i64(p->beta);
     for (size_t i = 0; i < n; i++) {
         int64_t v = phi_load_i64(x, dt, i), r;
         switch (op) {
@@ -171,7 +188,7 @@ static void int_unary(ph_op op, void *o, const void *x, int dt, size_t n, const 
         case PH_OP_Abs: r = v < 0 ? (int64_t)(0 - (uint64_t)v) : v; break;
         case PH_OP_Relu: r = v > 0 ? v : 0; break;
         case PH_OP_Sign: r = (v > 0) - (v < 0); break;
-        default: r = v < lo ? lo : v > hi ? hi : v; break; /* Clip */
+        default: r = v < p->lo ? p->lo : v; r = r > p->hi ? p->hi : r; break; /* Clip */
         }
         phi_store_i64(o, dt, i, r);
     }
@@ -189,9 +206,8 @@ int phi_k_unary(phi_kargs *a)
     int rc = phi_need(a, 0, &x, &xd);
     if (rc || !u)
         return rc ? rc : phi_kfail(a, PH_EUNSUPPORTED, "no unary kernel");
-    int dt = ph_tensor_dtype(x);
-    int ok = phi_dt_float(dt) || (u->ints && phi_dt_int(dt) && dt != PH_DT_UINT64);
-    if (!ok)
+    int dt = ph_tensor_dtype(x), odt = dt == PH_DT_FLOAT && a->half ? a->half : dt;
+    if (odt < 0 || odt > PH_DT_BFLOAT16 || !(u->types & (1u << odt)))
         return phi_kbad_dtype(a, "input", dt);
     uprm p;
     if ((rc = prm_of(a, dt, &p)) != 0)
@@ -220,6 +236,8 @@ int phi_k_predicate(phi_kargs *a)
         return rc;
     int dt = ph_tensor_dtype(x);
     if (op == PH_OP_Not ? dt != PH_DT_BOOL : !phi_dt_float(dt))
+        return phi_kbad_dtype(a, "input", dt);
+    if (op == PH_OP_IsInf && a->half && a->opset < 20) /* halves from opset 20 */
         return phi_kbad_dtype(a, "input", dt);
     uint8_t *o;
     if ((rc = phi_out(a, 0, PH_DT_BOOL, ph_tensor_rank(x), ph_tensor_dims(x), (void **)&o)) != 0 || !o)

@@ -24,6 +24,8 @@ int phi_kfail(phi_kargs *a, int code, const char *fmt, ...)
 
 int phi_kbad_dtype(phi_kargs *a, const char *what, int dtype)
 {
+    if (dtype == PH_DT_FLOAT && a->half)
+        dtype = a->half;
     return phi_kfail(a, PH_EUNSUPPORTED, "%s dtype %s is not supported", what, ph_dtype_name(dtype));
 }
 

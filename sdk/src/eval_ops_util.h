@@ -15,7 +15,8 @@
 
 /* ------------------------------------------------------------ errors */
 int phi_kfail(phi_kargs *a, int code, const char *fmt, ...) PH_PRINTF(3, 4);
-/* PH_EUNSUPPORTED "<what> dtype <name> is not supported". */
+/* PH_EUNSUPPORTED "<what> dtype <name> is not supported"; float32 is named as
+ * a->half when the core converted input 0 from that half type. */
 int phi_kbad_dtype(phi_kargs *a, const char *what, int dtype);
 
 /* ------------------------------------------------------------ inputs/outputs */
