@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pbwire.h"
 #include "testkit.h"
 
 static tk_pass *pass;
@@ -148,63 +149,15 @@ END_TEST
 /* ---- subgraphs: a model written as protobuf wire bytes (the builder API has
  * no way to make If bodies), loaded with ph_model_load. */
 
-typedef struct pb {
-    unsigned char data[4096];
-    size_t len;
-} pb;
 
-static void pb_byte(pb *b, unsigned char c)
-{
-    ck_assert_uint_lt(b->len, sizeof b->data);
-    b->data[b->len++] = c;
-}
 
-static void pb_varint(pb *b, uint64_t v)
-{
-    while (v >= 0x80) {
-        pb_byte(b, (unsigned char)(v | 0x80));
-        v >>= 7;
-    }
-    pb_byte(b, (unsigned char)v);
-}
 
-static void pb_int(pb *b, unsigned field, uint64_t v)
-{
-    pb_varint(b, (uint64_t)field << 3);
-    pb_varint(b, v);
-}
 
-static void pb_bytes(pb *b, unsigned field, const void *data, size_t len)
-{
-    pb_varint(b, (uint64_t)field << 3 | 2);
-    pb_varint(b, len);
-    for (size_t i = 0; i < len; i++)
-        pb_byte(b, ((const unsigned char *)data)[i]);
-}
 
-static void pb_str(pb *b, unsigned field, const char *s) { pb_bytes(b, field, s, strlen(s)); }
-static void pb_msg(pb *b, unsigned field, const pb *m) { pb_bytes(b, field, m->data, m->len); }
 
-/* ValueInfoProto: name, tensor type of elem_type with dims (rank may be 0). */
-static void pb_value_info(pb *b, unsigned field, const char *name, int elem, int rank,
-                          const int64_t *dims)
-{
-    pb shape = {0}, tensor = {0}, type = {0}, vi = {0};
-    for (int i = 0; i < rank; i++) {
-        pb dim = {0};
-        pb_int(&dim, 1, (uint64_t)dims[i]);
-        pb_msg(&shape, 1, &dim);
-    }
-    pb_int(&tensor, 1, (uint64_t)elem);
-    pb_msg(&tensor, 2, &shape);
-    pb_msg(&type, 1, &tensor);
-    pb_str(&vi, 1, name);
-    pb_msg(&vi, 2, &type);
-    pb_msg(b, field, &vi);
-}
 
 /* NodeProto with one input and one output (input NULL: none). */
-static void pb_node(pb *b, const char *op, const char *name, const char *in, const char *out,
+static void pb_named_node(pb *b, const char *op, const char *name, const char *in, const char *out,
                     const pb *attrs)
 {
     pb n = {0};
@@ -218,14 +171,6 @@ static void pb_node(pb *b, const char *op, const char *name, const char *in, con
     pb_msg(b, 1, &n);
 }
 
-static void pb_graph_attr(pb *attrs, const char *name, const pb *graph)
-{
-    pb a = {0};
-    pb_str(&a, 1, name);
-    pb_msg(&a, 6, graph);
-    pb_int(&a, 20, 5); /* AttributeProto.GRAPH */
-    pb_msg(attrs, 5, &a);
-}
 
 /* x float[2,3], flag bool[] -> If(flag) -> y float[2,3].
  *   then: Identity(x) -> t_id (outer-scope input); Relu(t_id) -> then_out
@@ -235,19 +180,19 @@ static void write_if_model(const char *path)
 {
     const int64_t d[2] = {2, 3};
     pb then_g = {0}, else_g = {0}, attrs = {0}, graph = {0}, opset = {0}, model = {0};
-    pb_node(&then_g, "Identity", "then_id", "x", "t_id", NULL);
-    pb_node(&then_g, "Relu", "then_relu", "t_id", "then_out", NULL);
+    pb_named_node(&then_g, "Identity", "then_id", "x", "t_id", NULL);
+    pb_named_node(&then_g, "Relu", "then_relu", "t_id", "then_out", NULL);
     pb_str(&then_g, 2, "then_branch");
     pb_value_info(&then_g, 12, "then_out", PH_DT_FLOAT, 2, d);
-    pb_node(&else_g, "Neg", "else_neg", "x", "e_neg", NULL);
-    pb_node(&else_g, "Identity", "else_id", "e_neg", "else_out", NULL);
+    pb_named_node(&else_g, "Neg", "else_neg", "x", "e_neg", NULL);
+    pb_named_node(&else_g, "Identity", "else_id", "e_neg", "else_out", NULL);
     pb_str(&else_g, 2, "else_branch");
     pb_value_info(&else_g, 12, "else_out", PH_DT_FLOAT, 2, d);
 
     pb_graph_attr(&attrs, "then_branch", &then_g);
     pb_graph_attr(&attrs, "else_branch", &else_g);
-    pb_node(&graph, "If", "branch", "flag", "y_if", &attrs);
-    pb_node(&graph, "Relu", "after", "y_if", "y", NULL);
+    pb_named_node(&graph, "If", "branch", "flag", "y_if", &attrs);
+    pb_named_node(&graph, "Relu", "after", "y_if", "y", NULL);
     pb_str(&graph, 2, "main");
     pb_value_info(&graph, 11, "x", PH_DT_FLOAT, 2, d);
     pb_value_info(&graph, 11, "flag", PH_DT_BOOL, 0, NULL);
