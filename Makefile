@@ -24,7 +24,18 @@ endif
 CFLAGS_ALL := $(CFLAGS_BASE) $(SANFLAGS) $(CFLAGS) -Isdk/include -I$(BUILD)/gen
 LDFLAGS_ALL := $(SANFLAGS) $(LDFLAGS)
 
+# Missing Debian packages are installed before anything is built (also
+# under `make -j`): scripts/deps.sh runs while the Makefile is read.
+ifeq ($(filter clean,$(MAKECMDGOALS)),)
 DEPS_OK := $(shell scripts/deps.sh --check >/dev/null 2>&1 && echo yes)
+ifneq ($(DEPS_OK),yes)
+$(info passhost: installing missing build dependencies (scripts/deps.sh))
+DEPS_STATUS := $(shell scripts/deps.sh >&2 && echo ok)
+ifneq ($(DEPS_STATUS),ok)
+$(error scripts/deps.sh failed: install the packages it names, then run make again)
+endif
+endif
+endif
 
 SDK_SRC    := $(sort $(wildcard sdk/src/*.c))
 SDK_OBJ    := $(patsubst sdk/src/%.c,$(BUILD)/obj/sdk/%.o,$(SDK_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
@@ -44,15 +55,10 @@ HOSTLIB    := $(BUILD)/lib/libphhost.a
 BIN        := $(BUILD)/bin/passhost
 GEN_H      := $(BUILD)/gen/onnx/onnx.pb-c.h
 
-.PHONY: all run test test-build test-ort install clean bench deps check-deps
+.PHONY: all run test test-build test-ort install clean bench
 .DEFAULT_GOAL := all
 
-all: check-deps $(BIN) $(LIB) $(PLUGIN_SO)
-
-check-deps:
-ifneq ($(DEPS_OK),yes)
-	scripts/deps.sh
-endif
+all: $(BIN) $(LIB) $(PLUGIN_SO)
 
 # --- generated protobuf-c code from the installed ONNX schema -------------
 $(GEN_H): $(ONNX_PROTO)
@@ -110,7 +116,7 @@ $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/support/*.h) $(HOST
 test-build: all $(TEST_PLUGIN_SO) $(TEST_BIN)
 
 # `make test` runs the whole suite on a sanitized build in build/san.
-test: check-deps
+test:
 	$(MAKE) --no-print-directory BUILD=build/san SAN=1 test-build
 	scripts/run_tests.sh build/san
 
