@@ -26,6 +26,7 @@
 typedef struct phi_map {
     const char **keys;
     void **vals;
+    uint64_t *hashes; /* of each live key: compared before the strings */
     size_t cap;   /* power of two, or 0 */
     size_t count; /* live entries */
     size_t used;  /* live + tombstones */

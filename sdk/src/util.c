@@ -109,12 +109,14 @@ void phi_map_free(phi_map *m)
 {
     free(m->keys);
     free(m->vals);
+    free(m->hashes);
     memset(m, 0, sizeof *m);
 }
 
-static size_t map_find(const phi_map *m, const char *key, int *found)
+/* The slot holding key (found = 1), or where to insert it. */
+static size_t map_find(const phi_map *m, const char *key, uint64_t h, int *found)
 {
-    size_t mask = m->cap - 1, i = hash_str(key) & mask, tomb = (size_t)-1;
+    size_t mask = m->cap - 1, i = h & mask, tomb = (size_t)-1;
     for (;;) {
         const char *k = m->keys[i];
         if (!k) {
@@ -124,7 +126,7 @@ static size_t map_find(const phi_map *m, const char *key, int *found)
         if (k == phi_tombstone) {
             if (tomb == (size_t)-1)
                 tomb = i;
-        } else if (strcmp(k, key) == 0) {
+        } else if (m->hashes[i] == h && strcmp(k, key) == 0) {
             *found = 1;
             return i;
         }
@@ -137,7 +139,7 @@ void *phi_map_get(const phi_map *m, const char *key)
     if (!m->cap)
         return NULL;
     int found;
-    size_t i = map_find(m, key, &found);
+    size_t i = map_find(m, key, hash_str(key), &found);
     return found ? m->vals[i] : NULL;
 }
 
@@ -146,19 +148,23 @@ static int map_rehash(phi_map *m, size_t ncap)
     phi_map n = {0};
     n.keys = calloc(ncap, sizeof *n.keys);
     n.vals = calloc(ncap, sizeof *n.vals);
-    if (!n.keys || !n.vals) {
+    n.hashes = calloc(ncap, sizeof *n.hashes);
+    if (!n.keys || !n.vals || !n.hashes) {
         free(n.keys);
         free(n.vals);
+        free(n.hashes);
         return PH_ENOMEM;
     }
     n.cap = ncap;
     for (size_t i = 0; i < m->cap; i++) {
         const char *k = m->keys[i];
         if (k && k != phi_tombstone) {
-            int found;
-            size_t j = map_find(&n, k, &found);
+            size_t j = m->hashes[i] & (ncap - 1); /* keys are distinct: just probe for a hole */
+            while (n.keys[j])
+                j = (j + 1) & (ncap - 1);
             n.keys[j] = k;
             n.vals[j] = m->vals[i];
+            n.hashes[j] = m->hashes[i];
             n.count++;
         }
     }
@@ -178,7 +184,8 @@ int phi_map_put(phi_map *m, const char *key, void *val)
             return PH_ENOMEM;
     }
     int found;
-    size_t i = map_find(m, key, &found);
+    uint64_t h = hash_str(key);
+    size_t i = map_find(m, key, h, &found);
     if (!found) {
         if (!m->keys[i])
             m->used++;
@@ -186,6 +193,7 @@ int phi_map_put(phi_map *m, const char *key, void *val)
     }
     m->keys[i] = key;
     m->vals[i] = val;
+    m->hashes[i] = h;
     return 0;
 }
 
@@ -194,7 +202,7 @@ void phi_map_del(phi_map *m, const char *key, const void *val)
     if (!m->cap)
         return;
     int found;
-    size_t i = map_find(m, key, &found);
+    size_t i = map_find(m, key, hash_str(key), &found);
     if (found && (!val || m->vals[i] == val)) {
         m->keys[i] = phi_tombstone;
         m->vals[i] = NULL;
