@@ -9,6 +9,7 @@
  * written.  See docs/config.md.
  */
 #include <stdio.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "config.h"
@@ -110,6 +111,31 @@ static int check_outputs(run *r)
     return rc;
 }
 
+/* --verify: the file as written must load and compute the same outputs too
+ * (a check of the save itself); on failure the output is removed. */
+static int check_written(run *r)
+{
+    if (!r->cli.verify_runs)
+        return 0;
+    ph_model *written = NULL;
+    ph_error e = {0};
+    int rc = ph_model_load(r->cfg->output, &written, &e);
+    if (rc)
+        rc = ph_error_set(&r->err, HOST_EXIT_OUTPUT, "%s: the written file does not load back: %.400s",
+                          r->cfg->output, e.message);
+    if (!rc) {
+        host_apply_shapes(written, r->cfg, 0, &e); /* the same input shapes as the run */
+        rc = host_verify_check(r->verify, written, &e);
+        if (rc)
+            rc = ph_error_set(&r->err, rc, "%s: the written file computes other outputs: %.400s",
+                              r->cfg->output, e.message);
+    }
+    ph_model_free(written);
+    if (rc)
+        unlink(r->cfg->output);
+    return rc;
+}
+
 static void print_report(run *r, FILE *out)
 {
     for (int s = 0; s < HOST_STAGE_COUNT && !r->cli.shapes_only; s++)
@@ -172,6 +198,7 @@ int main(int argc, char **argv)
     if (!rc) rc = write_shapes(&r);
     if (!rc) rc = check_outputs(&r);
     if (!rc) rc = host_model_save(r.model, r.cfg->output, &r.sum.save_ms, &r.err);
+    if (!rc) rc = check_written(&r);
     if (!rc) report(&r, t0);
     return finish(&r, rc);
 }
