@@ -6,6 +6,7 @@
 #   make test-ort   run original and rewritten bundled models in ONNX Runtime and compare
 #   make install    PREFIX=/usr/local: binary, library, headers, plugins, passhost.pc
 #   make bench      print load/pass/save times and peak memory (scripts/bench.sh)
+#   make bench-eval the evaluator's time beside ONNX Runtime's (scripts/bench_eval.sh)
 #   make clean
 #
 # BUILD selects the output tree; SAN=1 adds the sanitizers.
@@ -55,7 +56,7 @@ HOSTLIB    := $(BUILD)/lib/libphhost.a
 BIN        := $(BUILD)/bin/passhost
 GEN_H      := $(BUILD)/gen/onnx/onnx.pb-c.h
 
-.PHONY: all run test test-build test-ort install clean bench
+.PHONY: all run test test-build test-ort install clean bench bench-eval
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB) $(PLUGIN_SO)
@@ -127,6 +128,12 @@ test-ort: all
 
 bench: all
 	scripts/bench.sh
+
+# The evaluator against ONNX Runtime on the bundled models and a generated
+# ResNet-50 (torchvision when installed, else the same net built in torch;
+# needs python3-torch, else the ResNet-50 row is skipped).
+bench-eval: all
+	scripts/bench_eval.sh
 
 run: all
 	$(BIN) configs/optimize.ini
