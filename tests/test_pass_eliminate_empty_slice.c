@@ -23,9 +23,7 @@ static void teardown(void)
 /* Slice x along one axis with constant operands. */
 static ph_value *slice1(ph_graph *g, ph_value *x, int64_t start, int64_t end, int64_t axis)
 {
-    ph_value *in[4] = {x, tk_ints(g, "starts", 1, TK_I64(start)), tk_ints(g, "ends", 1, TK_I64(end)),
-                       tk_ints(g, "axes", 1, TK_I64(axis))};
-    return ph_node_output(tk_node(g, "Slice", 4, in), 0);
+    return tk_slice(g, x, 1, TK_I64(start), TK_I64(end), TK_I64(axis), NULL);
 }
 
 static ph_node *concat(ph_graph *g, size_t n, ph_value *const *in, int64_t axis)
@@ -35,26 +33,16 @@ static ph_node *concat(ph_graph *g, size_t n, ph_value *const *in, int64_t axis)
     return c;
 }
 
-static ph_value *relu_in(ph_graph *g, int rank, const int64_t *dims, const char *sym0)
-{
-    ph_value *x = tk_input(g, "x", rank, dims);
-    if (sym0)
-        ck_assert_int_eq(ph_value_set_dim_param(x, 0, sym0), 0);
-    return tk_op1(g, "Relu", x);
-}
-
-static void neg_out(ph_graph *g, ph_value *v) { tk_output(g, tk_op1(g, "Neg", v)); }
-
 /* The seed's picture: x -> {empty Slice, normal Slice} -> Concat -> Neg. */
 START_TEST(empty_slice_input_dropped)
 {
     char ops[256];
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(3, 4), NULL);
+    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
     ph_value *in[2] = {slice1(g, r, 4, I64MAX, 1), slice1(g, r, 0, 2, 1)};
     ph_node *c = concat(g, 2, in, 1);
-    neg_out(g, ph_node_output(c, 0));
+    tk_neg_output(g, ph_node_output(c, 0));
     ck_assert_int_eq(tk_pass_run_eval(pass, m, 1, 0, NULL), 1);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Slice,Concat,Neg");
     ck_assert_uint_eq(ph_node_input_count(c), 1);
@@ -71,10 +59,10 @@ START_TEST(symbolic_axis_same_sign_dropped)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(-1, 4), "batch");
+    ph_value *r = tk_relu_input(g, 2, TK_I64(-1, 4), "batch");
     ph_value *in[3] = {slice1(g, r, 5, 3, 0), r, slice1(g, r, -1, -2, 0)};
     ph_node *c = concat(g, 3, in, -2);
-    neg_out(g, ph_node_output(c, 0));
+    tk_neg_output(g, ph_node_output(c, 0));
     ck_assert_int_eq(tk_pass_run_eval(pass, m, 2, 3, TK_I64(1, 4, 7)), 2);
     ck_assert_uint_eq(ph_node_input_count(c), 1);
     ck_assert_uint_eq(tk_count_op(g, PH_OP_Slice), 0);
@@ -88,12 +76,12 @@ START_TEST(slice_with_other_users_kept_input_dropped)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(3, 4), NULL);
+    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
     ph_value *e = slice1(g, r, 2, 1, 1);
     ph_value *in[2] = {r, e};
     ph_node *c = concat(g, 2, in, 1);
-    neg_out(g, ph_node_output(c, 0));
-    neg_out(g, e);
+    tk_neg_output(g, ph_node_output(c, 0));
+    tk_neg_output(g, e);
     tk_output(g, e);
     ck_assert_int_eq(tk_pass_run_eval(pass, m, 3, 0, NULL), 1);
     ck_assert_uint_eq(ph_node_input_count(c), 1);
@@ -107,10 +95,10 @@ START_TEST(all_empty_keeps_one)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(3, 4), NULL);
+    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
     ph_value *in[2] = {slice1(g, r, 0, 0, 1), slice1(g, r, 3, 3, 1)};
     ph_node *c = concat(g, 2, in, 1);
-    neg_out(g, ph_node_output(c, 0));
+    tk_neg_output(g, ph_node_output(c, 0));
     ck_assert_int_eq(tk_pass_run_eval(pass, m, 4, 0, NULL), 1);
     ck_assert_uint_eq(ph_node_input_count(c), 1);
     ck_assert_int_eq(tk_pass_run(pass, m), 0);
@@ -126,11 +114,11 @@ START_TEST(empty_along_other_axis_kept)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(3, 4), NULL);
+    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
     ph_value *a = slice1(g, r, 0, 0, 0);   /* [0,4] */
     ph_value *b = slice1(g, slice1(g, r, 3, 3, 0), 0, 2, 1); /* [0,2] */
     ph_value *in[2] = {a, b};
-    neg_out(g, ph_node_output(concat(g, 2, in, 1), 0));
+    tk_neg_output(g, ph_node_output(concat(g, 2, in, 1), 0));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
@@ -140,9 +128,9 @@ START_TEST(nonempty_slices_kept)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(3, 4), NULL);
+    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
     ph_value *in[3] = {slice1(g, r, 3, I64MAX, 1), slice1(g, r, -1, 4, 1), slice1(g, r, 0, 1, 1)};
-    neg_out(g, ph_node_output(concat(g, 3, in, 1), 0));
+    tk_neg_output(g, ph_node_output(concat(g, 3, in, 1), 0));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
@@ -153,9 +141,9 @@ START_TEST(symbolic_axis_mixed_signs_kept)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(-1, 4), "batch");
+    ph_value *r = tk_relu_input(g, 2, TK_I64(-1, 4), "batch");
     ph_value *in[2] = {r, slice1(g, r, 1, -1, 0)};
-    neg_out(g, ph_node_output(concat(g, 2, in, 0), 0));
+    tk_neg_output(g, ph_node_output(concat(g, 2, in, 0), 0));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
@@ -166,9 +154,9 @@ START_TEST(symbolic_axis_forward_range_kept)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(-1, 4), "batch");
+    ph_value *r = tk_relu_input(g, 2, TK_I64(-1, 4), "batch");
     ph_value *in[2] = {r, slice1(g, r, 2, 5, 0)};
-    neg_out(g, ph_node_output(concat(g, 2, in, 0), 0));
+    tk_neg_output(g, ph_node_output(concat(g, 2, in, 0), 0));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
@@ -178,11 +166,11 @@ START_TEST(runtime_starts_kept)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(3, 4), NULL);
+    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
     ph_value *st = ph_graph_add_input(g, "starts", PH_DT_INT64, 1, TK_I64(1));
     ph_value *sin[4] = {r, st, tk_ints(g, "ends", 1, TK_I64(4)), tk_ints(g, "axes", 1, TK_I64(1))};
     ph_value *in[2] = {r, ph_node_output(tk_node(g, "Slice", 4, sin), 0)};
-    neg_out(g, ph_node_output(concat(g, 2, in, 1), 0));
+    tk_neg_output(g, ph_node_output(concat(g, 2, in, 1), 0));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
@@ -194,7 +182,7 @@ START_TEST(unknown_rank_kept)
     ph_graph *g = ph_model_graph(m);
     ph_value *r = tk_op1(g, "Relu", tk_input(g, "x", -1, NULL));
     ph_value *in[2] = {r, slice1(g, r, 0, 0, 1)};
-    neg_out(g, ph_node_output(concat(g, 2, in, 1), 0));
+    tk_neg_output(g, ph_node_output(concat(g, 2, in, 1), 0));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
@@ -205,9 +193,9 @@ START_TEST(single_empty_input_kept)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(3, 4), NULL);
+    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
     ph_value *e = slice1(g, r, 0, 0, 1);
-    neg_out(g, ph_node_output(concat(g, 1, &e, 1), 0));
+    tk_neg_output(g, ph_node_output(concat(g, 1, &e, 1), 0));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
@@ -218,10 +206,10 @@ START_TEST(not_a_slice_kept)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(3, 4), NULL);
+    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
     ph_value *z = tk_op1(g, "Relu", tk_input(g, "z", 2, TK_I64(3, 0)));
     ph_value *in[2] = {r, z};
-    neg_out(g, ph_node_output(concat(g, 2, in, 1), 0));
+    tk_neg_output(g, ph_node_output(concat(g, 2, in, 1), 0));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }

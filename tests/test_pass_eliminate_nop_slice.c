@@ -21,34 +21,13 @@ static void teardown(void)
     pass = NULL;
 }
 
-/* Slice x with constant operands (axes / steps NULL = omitted). */
-static ph_value *slice(ph_graph *g, ph_value *x, size_t n, const int64_t *starts, const int64_t *ends,
-                       const int64_t *axes, const int64_t *steps)
-{
-    ph_value *in[5] = {x, tk_ints(g, "starts", n, starts), tk_ints(g, "ends", n, ends),
-                       axes ? tk_ints(g, "axes", n, axes) : NULL, steps ? tk_ints(g, "steps", n, steps) : NULL};
-    size_t n_in = steps ? 5 : axes ? 4 : 3;
-    return ph_node_output(tk_node(g, "Slice", n_in, in), 0);
-}
-
-/* x [3,4] (or [batch,4] when sym) -> Relu -> (caller's slice) -> Neg -> y */
-static ph_value *relu_in(ph_graph *g, int rank, const int64_t *dims, const char *sym0)
-{
-    ph_value *x = tk_input(g, "x", rank, dims);
-    if (sym0)
-        ck_assert_int_eq(ph_value_set_dim_param(x, 0, sym0), 0);
-    return tk_op1(g, "Relu", x);
-}
-
-static void neg_out(ph_graph *g, ph_value *v) { tk_output(g, tk_op1(g, "Neg", v)); }
-
 START_TEST(whole_axis_int64max_removed)
 {
     char ops[256];
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(3, 4), NULL);
-    neg_out(g, slice(g, r, 1, TK_I64(0), TK_I64(I64MAX), TK_I64(1), NULL));
+    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
+    tk_neg_output(g, tk_slice(g, r, 1, TK_I64(0), TK_I64(I64MAX), TK_I64(1), NULL));
     ck_assert_int_eq(tk_pass_run_eval(pass, m, 1, 0, NULL), 1);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Neg");
     ck_assert_uint_eq(ph_graph_initializer_count(g), 0);
@@ -62,10 +41,10 @@ START_TEST(known_dims_exact_and_clamped_removed)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 3, TK_I64(3, 4, 5), NULL);
-    ph_value *a = slice(g, r, 2, TK_I64(0, 0), TK_I64(3, 4), NULL, NULL);
-    ph_value *b = slice(g, a, 2, TK_I64(-3, -100), TK_I64(100, 5), TK_I64(0, -1), TK_I64(1, 1));
-    neg_out(g, b);
+    ph_value *r = tk_relu_input(g, 3, TK_I64(3, 4, 5), NULL);
+    ph_value *a = tk_slice(g, r, 2, TK_I64(0, 0), TK_I64(3, 4), NULL, NULL);
+    ph_value *b = tk_slice(g, a, 2, TK_I64(-3, -100), TK_I64(100, 5), TK_I64(0, -1), TK_I64(1, 1));
+    tk_neg_output(g, b);
     ck_assert_int_eq(tk_pass_run_eval(pass, m, 2, 0, NULL), 2);
     ck_assert_uint_eq(tk_count_op(g, PH_OP_Slice), 0);
     ph_model_free(m);
@@ -77,8 +56,8 @@ START_TEST(one_element_axis_step2_removed)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(1, 4), NULL);
-    neg_out(g, slice(g, r, 1, TK_I64(0), TK_I64(I64MAX), TK_I64(0), TK_I64(2)));
+    ph_value *r = tk_relu_input(g, 2, TK_I64(1, 4), NULL);
+    tk_neg_output(g, tk_slice(g, r, 1, TK_I64(0), TK_I64(I64MAX), TK_I64(0), TK_I64(2)));
     ck_assert_int_eq(tk_pass_run_eval(pass, m, 3, 0, NULL), 1);
     ph_model_free(m);
 }
@@ -90,10 +69,10 @@ START_TEST(symbolic_axis_sentinels_removed)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(-1, 4), "batch");
-    ph_value *a = slice(g, r, 1, TK_I64(0), TK_I64(I64MAX), NULL, NULL);
-    ph_value *b = slice(g, a, 2, TK_I64(I64MIN, 0), TK_I64(INT32_MAX, 4), NULL, NULL);
-    neg_out(g, b);
+    ph_value *r = tk_relu_input(g, 2, TK_I64(-1, 4), "batch");
+    ph_value *a = tk_slice(g, r, 1, TK_I64(0), TK_I64(I64MAX), NULL, NULL);
+    ph_value *b = tk_slice(g, a, 2, TK_I64(I64MIN, 0), TK_I64(INT32_MAX, 4), NULL, NULL);
+    tk_neg_output(g, b);
     ck_assert_int_eq(tk_pass_run_eval(pass, m, 4, 2, TK_I64(1, 5)), 2);
     ck_assert_uint_eq(tk_count_op(g, PH_OP_Slice), 0);
     ph_model_free(m);
@@ -106,12 +85,12 @@ START_TEST(symbolic_end_same_dim_removed)
     char ops[256];
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(-1, 4), "batch");
+    ph_value *r = tk_relu_input(g, 2, TK_I64(-1, 4), "batch");
     ph_value *shape = tk_op1(g, "Shape", r);
     ph_value *sin[3] = {shape, tk_ints(g, "s0", 1, TK_I64(0)), tk_ints(g, "e1", 1, TK_I64(1))};
     ph_value *end = ph_node_output(tk_node(g, "Slice", 3, sin), 0);
     ph_value *in[4] = {r, tk_ints(g, "starts", 1, TK_I64(0)), end, tk_ints(g, "axes", 1, TK_I64(0))};
-    neg_out(g, ph_node_output(tk_node(g, "Slice", 4, in), 0));
+    tk_neg_output(g, ph_node_output(tk_node(g, "Slice", 4, in), 0));
     ck_assert_int_eq(tk_pass_run_eval(pass, m, 5, 2, TK_I64(2, 3)), 1);
     /* the Shape -> Slice chain that computed the end went with it */
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Neg");
@@ -124,10 +103,10 @@ START_TEST(graph_output_in_middle_redirected)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(3, 4), NULL);
-    ph_value *y = slice(g, r, 1, TK_I64(0), TK_I64(4), TK_I64(1), NULL);
+    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
+    ph_value *y = tk_slice(g, r, 1, TK_I64(0), TK_I64(4), TK_I64(1), NULL);
     tk_output(g, y);
-    neg_out(g, y);
+    tk_neg_output(g, y);
     char *name = strdup(ph_value_name(y));
     ck_assert_int_eq(tk_pass_run_eval(pass, m, 6, 0, NULL), 1);
     ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
@@ -143,12 +122,12 @@ START_TEST(opset9_attributes_removed)
     ph_model *m = ph_model_new(9);
     ck_assert_ptr_nonnull(m);
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(3, 4), NULL);
+    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
     ph_node *s = tk_node(g, "Slice", 1, &r);
     ck_assert_int_eq(ph_node_set_attr_ints(s, "starts", 1, TK_I64(0)), 0);
     ck_assert_int_eq(ph_node_set_attr_ints(s, "ends", 1, TK_I64(I64MAX)), 0);
     ck_assert_int_eq(ph_node_set_attr_ints(s, "axes", 1, TK_I64(-1)), 0);
-    neg_out(g, ph_node_output(s, 0));
+    tk_neg_output(g, ph_node_output(s, 0));
     ck_assert_int_eq(tk_pass_run(pass, m), 1);
     ck_assert_uint_eq(tk_count_op(g, PH_OP_Slice), 0);
     ph_model_free(m);
@@ -161,8 +140,8 @@ START_TEST(partial_slice_kept)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(3, 4), NULL);
-    neg_out(g, slice(g, r, 1, TK_I64(0), TK_I64(3), TK_I64(1), NULL));
+    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
+    tk_neg_output(g, tk_slice(g, r, 1, TK_I64(0), TK_I64(3), TK_I64(1), NULL));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
@@ -172,8 +151,8 @@ START_TEST(start_one_kept)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(-1, 4), "batch");
-    neg_out(g, slice(g, r, 1, TK_I64(1), TK_I64(I64MAX), NULL, NULL));
+    ph_value *r = tk_relu_input(g, 2, TK_I64(-1, 4), "batch");
+    tk_neg_output(g, tk_slice(g, r, 1, TK_I64(1), TK_I64(I64MAX), NULL, NULL));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
@@ -183,8 +162,8 @@ START_TEST(step2_kept)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(3, 4), NULL);
-    neg_out(g, slice(g, r, 1, TK_I64(0), TK_I64(I64MAX), TK_I64(1), TK_I64(2)));
+    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
+    tk_neg_output(g, tk_slice(g, r, 1, TK_I64(0), TK_I64(I64MAX), TK_I64(1), TK_I64(2)));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
@@ -195,8 +174,8 @@ START_TEST(negative_step_kept)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(3, 4), NULL);
-    neg_out(g, slice(g, r, 1, TK_I64(-1), TK_I64(I64MIN), TK_I64(1), TK_I64(-1)));
+    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
+    tk_neg_output(g, tk_slice(g, r, 1, TK_I64(-1), TK_I64(I64MIN), TK_I64(1), TK_I64(-1)));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
@@ -207,8 +186,8 @@ START_TEST(symbolic_axis_small_end_kept)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(-1, 4), "batch");
-    neg_out(g, slice(g, r, 1, TK_I64(0), TK_I64(100), NULL, NULL));
+    ph_value *r = tk_relu_input(g, 2, TK_I64(-1, 4), "batch");
+    tk_neg_output(g, tk_slice(g, r, 1, TK_I64(0), TK_I64(100), NULL, NULL));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
@@ -220,14 +199,14 @@ START_TEST(symbolic_end_other_name_kept)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(-1, -1), "batch");
+    ph_value *r = tk_relu_input(g, 2, TK_I64(-1, -1), "batch");
     ph_value *x = ph_graph_input(g, 0);
     ck_assert_int_eq(ph_value_set_dim_param(x, 1, "seq"), 0);
     ph_value *shape = tk_op1(g, "Shape", r);
     ph_value *sin[3] = {shape, tk_ints(g, "s0", 1, TK_I64(1)), tk_ints(g, "e1", 1, TK_I64(2))};
     ph_value *end = ph_node_output(tk_node(g, "Slice", 3, sin), 0);
     ph_value *in[4] = {r, tk_ints(g, "starts", 1, TK_I64(0)), end, tk_ints(g, "axes", 1, TK_I64(0))};
-    neg_out(g, ph_node_output(tk_node(g, "Slice", 4, in), 0));
+    tk_neg_output(g, ph_node_output(tk_node(g, "Slice", 4, in), 0));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
@@ -237,10 +216,10 @@ START_TEST(runtime_starts_kept)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(3, 4), NULL);
+    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
     ph_value *st = ph_graph_add_input(g, "starts", PH_DT_INT64, 1, TK_I64(1));
     ph_value *in[3] = {r, st, tk_ints(g, "ends", 1, TK_I64(I64MAX))};
-    neg_out(g, ph_node_output(tk_node(g, "Slice", 3, in), 0));
+    tk_neg_output(g, ph_node_output(tk_node(g, "Slice", 3, in), 0));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
@@ -251,7 +230,7 @@ START_TEST(unknown_rank_kept)
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
     ph_value *r = tk_op1(g, "Relu", tk_input(g, "x", -1, NULL));
-    neg_out(g, slice(g, r, 1, TK_I64(0), TK_I64(I64MAX), NULL, NULL));
+    tk_neg_output(g, tk_slice(g, r, 1, TK_I64(0), TK_I64(I64MAX), NULL, NULL));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
@@ -262,8 +241,8 @@ START_TEST(unknown_dim_kept)
 {
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = relu_in(g, 2, TK_I64(3, -1), NULL);
-    neg_out(g, slice(g, r, 1, TK_I64(0), TK_I64(4), TK_I64(1), NULL));
+    ph_value *r = tk_relu_input(g, 2, TK_I64(3, -1), NULL);
+    tk_neg_output(g, tk_slice(g, r, 1, TK_I64(0), TK_I64(4), TK_I64(1), NULL));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
@@ -274,7 +253,7 @@ START_TEST(input_to_output_kept)
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
     ph_value *x = tk_input(g, "x", 2, TK_I64(3, 4));
-    tk_output(g, slice(g, x, 1, TK_I64(0), TK_I64(I64MAX), NULL, NULL));
+    tk_output(g, tk_slice(g, x, 1, TK_I64(0), TK_I64(I64MAX), NULL, NULL));
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }

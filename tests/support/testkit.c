@@ -326,6 +326,25 @@ ph_value *tk_op1(ph_graph *g, const char *op, ph_value *x)
     return ph_node_output(tk_node(g, op, 1, &x), 0);
 }
 
+ph_value *tk_slice(ph_graph *g, ph_value *x, size_t n, const int64_t *starts, const int64_t *ends,
+                   const int64_t *axes, const int64_t *steps)
+{
+    ph_value *in[5] = {x, tk_ints(g, "starts", n, starts), tk_ints(g, "ends", n, ends),
+                       axes ? tk_ints(g, "axes", n, axes) : NULL, steps ? tk_ints(g, "steps", n, steps) : NULL};
+    size_t n_in = steps ? 5 : axes ? 4 : 3;
+    return ph_node_output(tk_node(g, "Slice", n_in, in), 0);
+}
+
+ph_value *tk_relu_input(ph_graph *g, int rank, const int64_t *dims, const char *sym0)
+{
+    ph_value *x = tk_input(g, "x", rank, dims);
+    if (sym0)
+        ck_assert_int_eq(ph_value_set_dim_param(x, 0, sym0), 0);
+    return tk_op1(g, "Relu", x);
+}
+
+void tk_neg_output(ph_graph *g, ph_value *v) { tk_output(g, tk_op1(g, "Neg", v)); }
+
 ph_value *tk_op2(ph_graph *g, const char *op, ph_value *a, ph_value *b)
 {
     ph_value *in[2] = {a, b};

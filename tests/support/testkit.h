@@ -87,6 +87,15 @@ ph_value *tk_op1(ph_graph *g, const char *op, ph_value *x);
 ph_value *tk_op2(ph_graph *g, const char *op, ph_value *a, ph_value *b);
 /* Transpose with the given perm; perm NULL = no perm attribute. */
 ph_value *tk_transpose(ph_graph *g, ph_value *x, size_t rank, const int64_t *perm);
+/* Slice of x with constant int64 operands (n entries each); axes and steps
+ * may be NULL (omitted inputs). */
+ph_value *tk_slice(ph_graph *g, ph_value *x, size_t n, const int64_t *starts, const int64_t *ends,
+                   const int64_t *axes, const int64_t *steps);
+/* Relu of a new float input "x" (dim 0 named sym0 when not NULL): a value
+ * produced by a node, so a pass under test can bypass to it. */
+ph_value *tk_relu_input(ph_graph *g, int rank, const int64_t *dims, const char *sym0);
+/* Neg of v as the graph output: v itself stays an inner value. */
+void tk_neg_output(ph_graph *g, ph_value *v);
 /* Mark v as a graph output. */
 void tk_output(ph_graph *g, ph_value *v);
 /* Set v's known type to float with the given shape (rank < 0: unknown). */
