@@ -38,7 +38,7 @@ endif
 endif
 endif
 
-SDK_SRC    := $(sort $(wildcard sdk/src/*.c))
+SDK_SRC    := $(sort $(wildcard sdk/src/*/*.c))
 SDK_OBJ    := $(patsubst sdk/src/%.c,$(BUILD)/obj/sdk/%.o,$(SDK_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
 HOST_SRC   := $(filter-out host/main.c,$(sort $(wildcard host/*.c)))
 HOST_OBJ   := $(patsubst host/%.c,$(BUILD)/obj/host/%.o,$(HOST_SRC))
@@ -72,9 +72,9 @@ $(BUILD)/obj/gen/onnx.pb-c.o: $(BUILD)/gen/onnx/onnx.pb-c.c
 	$(CC) $(CFLAGS_ALL) -fvisibility=hidden -c $< -o $@
 
 # --- the SDK library --------------------------------------------------------
-$(BUILD)/obj/sdk/%.o: sdk/src/%.c $(HEADERS) $(wildcard sdk/src/*.h) $(GEN_H)
+$(BUILD)/obj/sdk/%.o: sdk/src/%.c $(HEADERS) $(wildcard sdk/src/*.h sdk/src/*/*.h) $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -fvisibility=hidden -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -Isdk/src -fvisibility=hidden -c $< -o $@
 
 $(LIB): $(SDK_OBJ)
 	@mkdir -p $(dir $@)

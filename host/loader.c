@@ -52,6 +52,7 @@ static void entry_free(entry *e)
 {
     if (!e)
         return;
+    ph_ruleset_free(e->plugin.rules); /* before dlclose: it borrows the plugin's table */
     if (e->plugin.handle)
         dlclose(e->plugin.handle);
     free(e->plugin.path);
@@ -150,8 +151,10 @@ static int check_desc(const ph_pass_desc *d, const char *path, ph_error *err)
         snprintf(what, sizeof what, "name '%.80s' is not [a-z0-9_.]+", d->name);
         return malformed(err, path, what);
     }
-    if (!d->run)
-        return malformed(err, path, "run is NULL");
+    if (!d->run && !d->rules)
+        return malformed(err, path, "neither run nor rules is set");
+    if (d->run && d->rules)
+        return malformed(err, path, "both run and rules are set (a pass is one or the other)");
     unsigned all = PH_STAGE_OPTIMIZE | PH_STAGE_ADAPT;
     if (!(d->stages & all) || (d->stages & ~all)) {
         snprintf(what, sizeof what, "stages 0x%x: need PH_STAGE_OPTIMIZE and/or PH_STAGE_ADAPT",
@@ -192,7 +195,17 @@ static int read_desc(entry *e, ph_pass_entry_fn fn, const char *path, ph_error *
     memset(&e->copy, 0, sizeof e->copy);
     memcpy(&e->copy, d, n);
     e->plugin.desc = &e->copy;
-    return check_desc(&e->copy, path, err);
+    int rc = check_desc(&e->copy, path, err);
+    if (rc || !e->copy.rules)
+        return rc;
+    /* A pattern pass: its patterns are parsed now, so a malformed one is a
+     * load error that names the plugin and the position. */
+    ph_error perr = {0};
+    e->plugin.rules = ph_ruleset_new(e->copy.rules, &perr);
+    if (!e->plugin.rules)
+        return ph_error_set(err, HOST_LOAD_MALFORMED, "%s: pass %s: %s", path, e->copy.name,
+                            perr.message[0] ? perr.message : ph_strerror(perr.code));
+    return 0;
 }
 
 /* dlopen and read one plugin into a new entry (not yet registered). */
@@ -230,6 +243,11 @@ static int open_plugin(const char *path, entry **out, ph_error *err)
     }
     *out = e;
     return 0;
+}
+
+int host_plugin_run(const host_plugin *p, ph_graph *g, const ph_params *params, ph_ctx *ctx)
+{
+    return p->desc->run ? p->desc->run(g, params, ctx) : ph_ruleset_run(p->rules, g, params, ctx);
 }
 
 static entry *find_entry(const host_registry *r, const char *name)

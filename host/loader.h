@@ -16,6 +16,7 @@ typedef struct host_plugin {
     const ph_pass_desc *desc; /* borrowed from the plugin; valid while loaded */
     char *path;               /* owned: the file it came from */
     void *handle;             /* owned: dlopen handle */
+    ph_ruleset *rules;        /* owned: a pattern pass's compiled rules, or NULL */
 } host_plugin;
 
 typedef struct host_registry host_registry;
@@ -41,6 +42,10 @@ int host_registry_load_file(host_registry *r, const char *path, ph_error *err);
 
 /* Load every *.so in dir, in name order.  Stops at the first error. */
 int host_registry_load_dir(host_registry *r, const char *dir, ph_error *err);
+
+/* Run a loaded pass on g: its run function, or its rules through
+ * ph_ruleset_run.  The pass's rewrite count or a negative PH_E* code. */
+int host_plugin_run(const host_plugin *p, ph_graph *g, const ph_params *params, ph_ctx *ctx);
 
 /* Borrowed; NULL when no plugin has that name. */
 const host_plugin *host_registry_find(const host_registry *r, const char *name);

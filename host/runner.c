@@ -31,7 +31,7 @@ static long long call_pass(stage_run *sr, size_t i)
         ps->nodes_before = sr->nodes;
     double t0 = host_now_ms();
     ph_ctx_begin_pass(sr->ctx, d->name, sr->plan->target);
-    int r = d->run(g, step->params, sr->ctx);
+    int r = host_plugin_run(step->plugin, g, step->params, sr->ctx);
     char why[sizeof sr->err->message] = "";
     if (r < 0) /* copied before end_pass can clear the pass's state */
         snprintf(why, sizeof why, "%s", ph_ctx_last_error(sr->ctx));

@@ -98,6 +98,29 @@ uint16_t phi_float_to_bf16(float f);
 /* Bytes the tensor's dtype and dims call for (0 for strings/unknown). */
 size_t phi_tensor_expected_bytes(const Onnx__TensorProto *p, int *ok);
 
+/* ------------------------------------------------------------ observers */
+
+/* Whoever follows the IR's changes (shape inference, the rewrite driver's
+ * worklist) registers a table of callbacks on the model; the IR calls them
+ * and knows nothing of who listens.  Every callback may be NULL, and each
+ * must cost O(1): they run inside every mutation. */
+typedef struct phi_observer_ops {
+    /* n was created, or one of its inputs, attributes or its op changed */
+    void (*node_changed)(void *self, ph_node *n);
+    /* v lost or gained a use or a graph-output slot */
+    void (*uses_changed)(void *self, ph_value *v);
+    void (*node_freed)(void *self, ph_node *n);
+    void (*value_freed)(void *self, ph_value *v);
+    void (*graph_freed)(void *self, ph_graph *g);
+} phi_observer_ops;
+
+#define PHI_MAX_OBSERVERS 4
+
+typedef struct phi_observer {
+    const phi_observer_ops *ops;
+    void *self;
+} phi_observer;
+
 /* ----------------------------------------------------------------- graph */
 
 /* Intrusive doubly-linked list link (shape inference's dirty-node list). */
@@ -204,6 +227,8 @@ struct ph_model {
     char *source_path; /* owned: file the model was loaded from, or NULL */
     uint64_t source_dev, source_ino;
     struct phi_infer_state *infer; /* owned: shape inference state, NULL until first inference */
+    phi_observer observers[PHI_MAX_OBSERVERS];
+    int n_observers;
 };
 
 /* Construction used by the loader and the builders. */
@@ -229,12 +254,17 @@ void phi_graph_compact_inits(ph_graph *g);
 /* Register the subgraphs held by n's attributes (build their IR). */
 int phi_node_build_subgraphs(ph_node *n, ph_error *err);
 
-/* Shape inference hooks (infer_core.c), O(1) each: a node whose inputs,
- * attributes or op changed is queued for ph_graph_update_shapes; freeing
- * unqueues it; the model's state goes with its main graph. */
-void phi_infer_touch(ph_node *n);
-void phi_infer_node_free(ph_node *n);
-void phi_infer_value_free(ph_value *v);
-void phi_infer_graph_free(ph_graph *g);
+/* Observers: see phi_observer_ops above.
+ * Register (ops, self) on m; PH_ENOMEM when PHI_MAX_OBSERVERS are taken.
+ * Registering the same pair twice is a no-op. */
+int phi_observer_add(ph_model *m, const phi_observer_ops *ops, void *self);
+void phi_observer_remove(ph_model *m, const phi_observer_ops *ops, void *self);
+
+/* Called by the IR (the files of ir/) on each change. */
+void phi_notify_node_changed(ph_node *n);
+void phi_notify_uses_changed(ph_value *v);
+void phi_notify_node_freed(ph_node *n);
+void phi_notify_value_freed(ph_value *v);
+void phi_notify_graph_freed(ph_graph *g);
 
 #endif

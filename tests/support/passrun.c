@@ -34,7 +34,7 @@ int tk_run_with(const tk_pass *p, ph_model *m, const char *param, const char *va
     ph_ctx *ctx = ph_ctx_new(cap ? tk_cap_log : NULL, cap);
     ck_assert_ptr_nonnull(ctx);
     ph_ctx_begin_pass(ctx, p->desc->name, "");
-    int rc = p->desc->run(ph_model_graph(m), params, ctx);
+    int rc = host_plugin_run(p->plugin, ph_model_graph(m), params, ctx);
     ck_assert_msg(rc >= 0, "pass %s failed (%d): %s", p->desc->name, rc, ph_ctx_last_error(ctx));
     ph_ctx_end_pass(ctx);
     ph_ctx_free(ctx);

@@ -29,6 +29,7 @@
 
 typedef struct tk_pass {
     host_registry *reg;       /* owned */
+    const host_plugin *plugin; /* borrowed from reg */
     const ph_pass_desc *desc; /* borrowed from the plugin */
     /* Set to 1 for passes that read shapes: tk_pass_run then brings the
      * inferred shapes up to date (ph_graph_update_shapes) before the pass,

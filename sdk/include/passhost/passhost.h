@@ -5,6 +5,7 @@
 #include "passhost/error.h"
 #include "passhost/ops.h"
 #include "passhost/ir.h"
+#include "passhost/pattern.h"
 #include "passhost/plugin.h"
 #include "passhost/eval.h"
 #include "passhost/shape.h"

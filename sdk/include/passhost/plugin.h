@@ -21,6 +21,16 @@
  * run() returns the number of rewrites it made (0 = graph unchanged) or a
  * negative PH_E* code after reporting the problem with ph_ctx_error().  A pass
  * whose preconditions are not met leaves the graph untouched and returns 0.
+ *
+ * A pattern pass (ABI 1.1) gives `.rules`, a table of pattern rules
+ * (passhost/pattern.h), instead of run: the host compiles the patterns when
+ * it loads the plugin (a malformed pattern is a load error) and runs them
+ * with ph_ruleset_run.
+ *
+ * Numbered rewrites: every rewrite of a run has a global index.  A pass asks
+ * ph_ctx_rewrite_begin() before each rewrite and skips it when told no, so
+ * the host can stop a run between any two rewrites (--max-rewrites,
+ * --bisect).  Pattern passes do this without a line of code.
  */
 #ifndef PASSHOST_PLUGIN_H
 #define PASSHOST_PLUGIN_H
@@ -29,13 +39,14 @@
 
 #include "passhost/error.h"
 #include "passhost/ir.h"
+#include "passhost/pattern.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define PH_ABI_MAJOR 1
-#define PH_ABI_MINOR 0
+#define PH_ABI_MINOR 1
 
 /* The one symbol the host looks up in every plugin. */
 #define PH_PASS_ENTRY_SYMBOL "passhost_pass_descriptor"
@@ -67,8 +78,6 @@ typedef struct ph_param_def {
     const char *help;
 } ph_param_def;
 
-typedef struct ph_params ph_params; /* validated values, owned by the host */
-typedef struct ph_ctx ph_ctx;       /* per-run context, owned by the host */
 
 typedef struct ph_pass_desc {
     /* ABI header: set by PH_PASS_DEFINE, never by hand. */
@@ -91,6 +100,9 @@ typedef struct ph_pass_desc {
     /* Parameter table ending with a row whose name is NULL, or NULL. */
     const ph_param_def *params;
     int (*run)(ph_graph *g, const ph_params *params, ph_ctx *ctx);
+    /* Since 1.1: the rules of a pattern pass, ending with a row whose
+     * pattern is NULL (run is then NULL), or NULL. */
+    const ph_rule *rules;
 } ph_pass_desc;
 
 typedef const ph_pass_desc *(*ph_pass_entry_fn)(void);
@@ -167,6 +179,44 @@ PH_API const char *ph_ctx_target(const ph_ctx *ctx);
 /* For passes: zeroed scratch memory freed automatically when run() returns.
  * NULL when out of memory. */
 PH_API void *ph_ctx_alloc(ph_ctx *ctx, size_t size);
+
+/* -------------------------------------------------------- numbered rewrites */
+
+/* What the host learns of one rewrite (strings borrowed for the call). */
+typedef struct ph_rewrite_info {
+    const char *pass;     /* the pass that made it */
+    uint64_t index;       /* global index in the run, from 1 */
+    uint64_t pass_index;  /* index within this call of the pass, from 1 */
+    const char *matched;  /* nodes it matched, ", "-separated; "" if not told */
+    const char *removed;  /* nodes it removed; NULL if not told */
+    const char *added;    /* nodes it added; NULL if not told */
+} ph_rewrite_info;
+
+typedef void (*ph_rewrite_hook)(void *user, const ph_rewrite_info *info);
+
+/* For passes: ask before each rewrite.  1: go ahead, the rewrite now has
+ * the next global index; 0: the run's budget (--max-rewrites) is used up,
+ * so leave the graph as it is (and normally return).  `matched` names what
+ * the rewrite matched (copied; NULL allowed). */
+PH_API int ph_ctx_rewrite_begin(ph_ctx *ctx, const char *matched);
+/* For passes, optional, after the rewrite just begun: the nodes it removed
+ * and added (copied; NULL allowed), for --print-changes and dumps. */
+PH_API void ph_ctx_rewrite_end(ph_ctx *ctx, const char *removed, const char *added);
+/* For passes: 1 while the budget allows another rewrite. */
+PH_API int ph_ctx_rewrite_allowed(const ph_ctx *ctx);
+
+/* For hosts: allow only `limit` rewrites in the run (< 0: no limit). */
+PH_API void ph_ctx_set_rewrite_limit(ph_ctx *ctx, int64_t limit);
+/* For hosts: rewrites numbered so far in the run. */
+PH_API uint64_t ph_ctx_rewrite_count(const ph_ctx *ctx);
+/* For hosts: rewrites numbered since ph_ctx_begin_pass. */
+PH_API uint64_t ph_ctx_pass_rewrites(const ph_ctx *ctx);
+/* For hosts: number n rewrites a pass reported without asking (a pass that
+ * does not call ph_ctx_rewrite_begin), so the numbering stays whole. */
+PH_API void ph_ctx_count_rewrites(ph_ctx *ctx, uint64_t n);
+/* For hosts: fn is called once per rewrite, when it is complete (at
+ * ph_ctx_rewrite_end, the next begin, or the end of the pass). */
+PH_API void ph_ctx_set_rewrite_hook(ph_ctx *ctx, ph_rewrite_hook fn, void *user);
 
 #ifdef __cplusplus
 }

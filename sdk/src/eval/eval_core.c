@@ -1,0 +1,481 @@
+/* sdk/src/eval/eval_core.c - the reference evaluator's core: planning and running
+ * a graph, and the float16/bfloat16 wrapper around kernels.
+ *
+ * ph_eval_new resolves a kernel for every node (both kernel tables, default
+ * domain only) and gives every value a slot: graph inputs, initializers and
+ * node outputs.  It also plans lifetimes: after step i the core frees the
+ * intermediate tensors whose last reader is step i, so peak memory follows
+ * the live set rather than the whole graph.  ph_eval_run keeps no state in
+ * the evaluator between runs (everything per run is allocated per run).
+ *
+ * Half types: unless a kernel is registered with native_half, float16 and
+ * bfloat16 inputs are converted to float32 for the call, and float32 outputs
+ * are converted back to the half type of input 0 (the T of every such op:
+ * Pow's base, Conv's X), except outputs the graph declares as float32; a
+ * half exponent or scale beside a float32 input 0 leaves the output float32.
+ *
+ * Alignment: kernels index their inputs as typed arrays, but initializer
+ * bytes may sit at any offset of a mapped file.  ph_eval_new keeps aligned
+ * copies of misaligned initializers; run_kernel copies any other misaligned
+ * input for the call.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "eval_kernels.h"
+
+#define NO_SLOT SIZE_MAX
+
+typedef struct step {
+    const ph_node *node;
+    const phi_kernel_entry *k;
+    size_t n_in, n_out, n_free;
+    size_t *in;   /* slot per input, NO_SLOT when omitted */
+    size_t *out;  /* slot per output, NO_SLOT when omitted */
+    size_t *free; /* slots whose last reader is this step */
+} step;
+
+struct ph_eval {
+    const ph_graph *g;
+    int64_t opset;
+    size_t n_slots;
+    const ph_tensor **konst; /* per slot: initializer data (borrowed or in own), else NULL */
+    ph_tensor **own;         /* per slot: aligned copy of a misaligned initializer (owned) */
+    size_t n_inputs, n_outputs, n_steps;
+    size_t *in_slot, *out_slot;
+    step *steps;
+    size_t *pool; /* backing store of the steps' index arrays */
+};
+
+static const phi_kernel_entry *find_kernel(ph_op op)
+{
+    if (op == PH_OP_UNKNOWN)
+        return NULL;
+    for (const phi_kernel_entry *k = phi_kernels_light; k->op != PH_OP_UNKNOWN; k++)
+        if (k->op == op && k->fn)
+            return k;
+    for (const phi_kernel_entry *k = phi_kernels_heavy; k->op != PH_OP_UNKNOWN; k++)
+        if (k->op == op && k->fn)
+            return k;
+    return NULL;
+}
+
+PH_API int ph_eval_supports(const ph_node *n)
+{
+    return n && find_kernel(ph_node_op(n)) != NULL;
+}
+
+/* ------------------------------------------------------------ one node */
+
+static int is_half(int dt) { return dt == PH_DT_FLOAT16 || dt == PH_DT_BFLOAT16; }
+
+static int misaligned(const ph_tensor *t)
+{
+    const void *d = ph_tensor_data(t);
+    size_t es = ph_dtype_size(ph_tensor_dtype(t));
+    return d && es > 1 && (uintptr_t)d % es != 0;
+}
+
+static ph_tensor *convert_tensor(const ph_tensor *t, int to)
+{
+    const void *src = ph_tensor_data(t);
+    if (!src)
+        return NULL;
+    ph_tensor *r = phi_tensor_alloc(to, ph_tensor_rank(t), ph_tensor_dims(t));
+    if (!r)
+        return NULL;
+    int from = ph_tensor_dtype(t);
+    size_t n = (size_t)ph_tensor_numel(t);
+    if (to == PH_DT_FLOAT) { /* the source may be misaligned */
+        float *d = phi_tensor_mut(r);
+        const unsigned char *s = src;
+        for (size_t i = 0; i < n; i++) {
+            uint16_t h;
+            memcpy(&h, s + 2 * i, 2);
+            d[i] = from == PH_DT_FLOAT16 ? phi_half_to_float(h) : phi_bf16_to_float(h);
+        }
+    } else {
+        uint16_t *d = phi_tensor_mut(r);
+        const float *s = src;
+        for (size_t i = 0; i < n; i++)
+            d[i] = to == PH_DT_FLOAT16 ? phi_float_to_half(s[i]) : phi_float_to_bf16(s[i]);
+    }
+    return r;
+}
+
+static void free_outputs(ph_tensor **out, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        ph_tensor_free(out[i]);
+        out[i] = NULL;
+    }
+}
+
+/* Run kernel k on node n.  On failure every output is NULL and err holds the
+ * kernel's message prefixed with the node name and op. */
+static int run_kernel(const phi_kernel_entry *k, const ph_node *n, int64_t opset,
+                      const ph_tensor *const *in, size_t n_in, ph_tensor **out, size_t n_out,
+                      ph_error *err)
+{
+    ph_error kerr = {0, ""};
+    int want_buf[16], *wanted = n_out <= 16 ? want_buf : malloc(n_out * sizeof *wanted);
+    const ph_tensor *cin_buf[16], **cin = n_in <= 16 ? cin_buf : malloc((n_in ? n_in : 1) * sizeof *cin);
+    ph_tensor *tmp_buf[16], **tmp = n_in <= 16 ? tmp_buf : calloc(n_in ? n_in : 1, sizeof *tmp);
+    int rc = 0, half = 0;
+    if (!wanted || !cin || !tmp) {
+        rc = ph_error_set(&kerr, PH_ENOMEM, "out of memory");
+        goto done;
+    }
+    for (size_t i = 0; i < n_out; i++) {
+        wanted[i] = ph_node_output(n, i) != NULL;
+        out[i] = NULL;
+    }
+    for (size_t i = 0; i < n_in; i++) {
+        cin[i] = in[i];
+        tmp[i] = NULL;
+        if (in[i] && !k->native_half && is_half(ph_tensor_dtype(in[i]))) {
+            if (!half && (i == 0 || !in[0]))
+                half = ph_tensor_dtype(in[i]);
+            tmp[i] = convert_tensor(in[i], PH_DT_FLOAT);
+            if (!tmp[i]) {
+                rc = ph_error_set(&kerr, PH_ENOMEM, "cannot convert input %zu to float", i);
+                goto done;
+            }
+            cin[i] = tmp[i];
+        } else if (in[i] && misaligned(in[i])) {
+            if (!(tmp[i] = ph_tensor_clone(in[i]))) {
+                rc = ph_error_set(&kerr, PH_ENOMEM, "cannot align input %zu", i);
+                goto done;
+            }
+            cin[i] = tmp[i];
+        }
+    }
+    phi_kargs a = {n, opset, cin, n_in, out, n_out, wanted, &kerr, n_in && in[0] ? half : 0};
+    rc = k->fn(&a);
+    for (size_t i = 0; rc == 0 && half && i < n_out; i++) {
+        const ph_value *v = ph_node_output(n, i);
+        if (!out[i] || !v || ph_tensor_dtype(out[i]) != PH_DT_FLOAT || ph_value_dtype(v) == PH_DT_FLOAT)
+            continue;
+        ph_tensor *h = convert_tensor(out[i], half);
+        if (!h) {
+            rc = ph_error_set(&kerr, PH_ENOMEM, "out of memory converting output %zu", i);
+            break;
+        }
+        ph_tensor_free(out[i]);
+        out[i] = h;
+    }
+    for (size_t i = 0; rc == 0 && i < n_out; i++)
+        if (wanted[i] && !out[i])
+            rc = ph_error_set(&kerr, PH_EUNSUPPORTED, "output %zu was not produced", i);
+done:
+    if (tmp)
+        for (size_t i = 0; i < n_in; i++)
+            ph_tensor_free(tmp[i]);
+    if (rc) {
+        free_outputs(out, n_out);
+        if (rc > 0 || rc < PH_ERANGE)
+            rc = PH_EINVAL;
+        ph_error_set(err, rc, "node '%s' (%s): %s", ph_node_name(n), ph_node_op_type(n),
+                     kerr.message[0] ? kerr.message : ph_strerror(rc));
+    }
+    if (wanted != want_buf)
+        free(wanted);
+    if (cin != cin_buf)
+        free(cin);
+    if (tmp != tmp_buf)
+        free(tmp);
+    return rc;
+}
+
+static int unsupported(const ph_node *n, ph_error *err)
+{
+    if (ph_node_domain(n)[0])
+        return ph_error_set(err, PH_EUNSUPPORTED, "node '%s': operator %s of domain '%s' is not supported",
+                            ph_node_name(n), ph_node_op_type(n), ph_node_domain(n));
+    return ph_error_set(err, PH_EUNSUPPORTED, "node '%s': operator %s is not supported by the evaluator",
+                        ph_node_name(n), ph_node_op_type(n));
+}
+
+PH_API int ph_eval_node(const ph_node *n, int64_t opset, const ph_tensor *const *inputs,
+                        ph_tensor **outputs, ph_error *err)
+{
+    const phi_kernel_entry *k = find_kernel(ph_node_op(n));
+    if (!k)
+        return unsupported(n, err);
+    return run_kernel(k, n, opset, inputs, ph_node_input_count(n), outputs, ph_node_output_count(n), err);
+}
+
+/* ------------------------------------------------------------ planning */
+
+PH_API void ph_eval_free(ph_eval *e)
+{
+    if (!e)
+        return;
+    for (size_t s = 0; e->own && s < e->n_slots; s++)
+        ph_tensor_free(e->own[s]);
+    free(e->own);
+    free(e->konst);
+    free(e->in_slot);
+    free(e->out_slot);
+    free(e->steps);
+    free(e->pool);
+    free(e);
+}
+
+static size_t slot_of(const phi_map *m, const ph_value *v)
+{
+    void *p = phi_map_get(m, ph_value_name(v));
+    return p ? (size_t)(uintptr_t)p - 1 : NO_SLOT;
+}
+
+static int add_slot(phi_map *m, const ph_value *v, size_t *count)
+{
+    if (phi_map_get(m, ph_value_name(v)))
+        return 0;
+    (*count)++;
+    return phi_map_put(m, ph_value_name(v), (void *)(uintptr_t)*count);
+}
+
+/* Assign slots and kernels; fill steps' in/out arrays; compute last uses. */
+static int plan(ph_eval *e, phi_map *slots, ph_error *err)
+{
+    const ph_graph *g = e->g;
+    size_t ns = 0, pool_need = 0;
+    for (size_t i = 0; i < e->n_inputs; i++)
+        if (add_slot(slots, ph_graph_input(g, i), &ns))
+            return ph_error_set(err, PH_ENOMEM, "out of memory");
+    for (size_t i = 0; i < ph_graph_initializer_count(g); i++)
+        if (add_slot(slots, ph_graph_initializer(g, i), &ns))
+            return ph_error_set(err, PH_ENOMEM, "out of memory");
+    for (const ph_node *n = ph_graph_first_node(g); n; n = ph_node_next(n)) {
+        if (!find_kernel(ph_node_op(n)))
+            return unsupported(n, err);
+        for (size_t j = 0; j < ph_node_output_count(n); j++)
+            if (ph_node_output(n, j) && add_slot(slots, ph_node_output(n, j), &ns))
+                return ph_error_set(err, PH_ENOMEM, "out of memory");
+        pool_need += 2 * ph_node_input_count(n) + 2 * ph_node_output_count(n);
+    }
+    e->n_slots = ns;
+    e->konst = calloc(ns ? ns : 1, sizeof *e->konst);
+    e->own = calloc(ns ? ns : 1, sizeof *e->own);
+    e->pool = malloc((pool_need ? pool_need : 1) * sizeof *e->pool);
+    size_t *last = malloc((ns ? ns : 1) * sizeof *last);
+    int rc = 0;
+    if (!e->konst || !e->own || !e->pool || !last) {
+        rc = ph_error_set(err, PH_ENOMEM, "out of memory");
+        goto out;
+    }
+    for (size_t i = 0; i < ph_graph_initializer_count(g); i++) {
+        const ph_value *v = ph_graph_initializer(g, i);
+        size_t s = slot_of(slots, v);
+        e->konst[s] = v->tensor;
+        if (misaligned(v->tensor)) {
+            if (!(e->own[s] = ph_tensor_clone(v->tensor))) {
+                rc = ph_error_set(err, PH_ENOMEM, "out of memory copying initializer '%s'", ph_value_name(v));
+                goto out;
+            }
+            e->konst[s] = e->own[s];
+        }
+    }
+    for (size_t i = 0; i < e->n_inputs; i++)
+        e->in_slot[i] = slot_of(slots, ph_graph_input(g, i));
+    for (size_t s = 0; s < ns; s++)
+        last[s] = NO_SLOT;
+    size_t *p = e->pool, si = 0;
+    for (const ph_node *n = ph_graph_first_node(g); n; n = ph_node_next(n), si++) {
+        step *st = &e->steps[si];
+        st->node = n;
+        st->k = find_kernel(ph_node_op(n));
+        st->n_in = ph_node_input_count(n);
+        st->n_out = ph_node_output_count(n);
+        st->in = p;
+        p += st->n_in;
+        st->out = p;
+        p += st->n_out;
+        for (size_t j = 0; j < st->n_in; j++) {
+            const ph_value *v = ph_node_input(n, j);
+            st->in[j] = v ? slot_of(slots, v) : NO_SLOT;
+            if (v && st->in[j] == NO_SLOT) {
+                rc = ph_error_set(err, PH_EINVAL, "node '%s' (%s): input '%s' is not defined in this graph",
+                                  ph_node_name(n), ph_node_op_type(n), ph_value_name(v));
+                goto out;
+            }
+            if (v)
+                last[st->in[j]] = si;
+        }
+        for (size_t j = 0; j < st->n_out; j++) {
+            const ph_value *v = ph_node_output(n, j);
+            st->out[j] = v ? slot_of(slots, v) : NO_SLOT;
+            if (v)
+                last[st->out[j]] = si; /* unused outputs die right away */
+        }
+    }
+    for (size_t i = 0; i < e->n_outputs; i++) {
+        size_t s = slot_of(slots, ph_graph_output(g, i));
+        if (s == NO_SLOT) {
+            rc = ph_error_set(err, PH_EINVAL, "graph output '%s' is not defined",
+                              ph_value_name(ph_graph_output(g, i)));
+            goto out;
+        }
+        e->out_slot[i] = s;
+        last[s] = NO_SLOT; /* kept until the end */
+    }
+    /* after step i, free what step i read or wrote last (node outputs only;
+       the run frees only tensors it owns) */
+    for (size_t i = 0; i < e->n_steps; i++) {
+        step *st = &e->steps[i];
+        st->free = p;
+        for (size_t j = 0; j < st->n_in + st->n_out; j++) {
+            size_t s = j < st->n_in ? st->in[j] : st->out[j - st->n_in];
+            if (s == NO_SLOT || last[s] != i)
+                continue;
+            last[s] = NO_SLOT; /* an input listed twice is freed once */
+            st->free[st->n_free++] = s;
+        }
+        p += st->n_free;
+    }
+out:
+    free(last);
+    return rc;
+}
+
+PH_API int ph_eval_new(const ph_graph *g, ph_eval **out, ph_error *err)
+{
+    *out = NULL;
+    ph_eval *e = calloc(1, sizeof *e);
+    if (!e)
+        return ph_error_set(err, PH_ENOMEM, "out of memory");
+    e->g = g;
+    e->opset = ph_model_opset(ph_graph_model(g), "");
+    e->n_inputs = ph_graph_input_count(g);
+    e->n_outputs = ph_graph_output_count(g);
+    e->n_steps = ph_graph_node_count(g);
+    e->in_slot = malloc((e->n_inputs ? e->n_inputs : 1) * sizeof *e->in_slot);
+    e->out_slot = malloc((e->n_outputs ? e->n_outputs : 1) * sizeof *e->out_slot);
+    e->steps = calloc(e->n_steps ? e->n_steps : 1, sizeof *e->steps);
+    phi_map slots = {0};
+    int rc = e->in_slot && e->out_slot && e->steps ? plan(e, &slots, err)
+                                                   : ph_error_set(err, PH_ENOMEM, "out of memory");
+    phi_map_free(&slots);
+    if (rc) {
+        ph_eval_free(e);
+        return rc;
+    }
+    *out = e;
+    return 0;
+}
+
+/* ------------------------------------------------------------ running */
+
+static int check_input(const ph_value *v, size_t i, const ph_tensor *t, ph_error *err)
+{
+    int dt = ph_value_dtype(v), rank = ph_value_rank(v);
+    if (dt != PH_DT_UNDEFINED && dt != ph_tensor_dtype(t))
+        return ph_error_set(err, PH_EINVAL, "graph input %zu '%s': expected dtype %s, got %s", i,
+                            ph_value_name(v), ph_dtype_name(dt), ph_dtype_name(ph_tensor_dtype(t)));
+    if (rank < 0)
+        return 0;
+    if ((size_t)rank != ph_tensor_rank(t))
+        return ph_error_set(err, PH_EINVAL, "graph input %zu '%s': expected rank %d, got %zu", i,
+                            ph_value_name(v), rank, ph_tensor_rank(t));
+    for (int d = 0; d < rank; d++) {
+        int64_t want = ph_value_dim(v, d);
+        if (want >= 0 && want != ph_tensor_dim(t, (size_t)d))
+            return ph_error_set(err, PH_EINVAL, "graph input %zu '%s': dim %d must be %lld, got %lld", i,
+                                ph_value_name(v), d, (long long)want, (long long)ph_tensor_dim(t, (size_t)d));
+    }
+    if (!ph_tensor_data(t))
+        return ph_error_set(err, PH_EINVAL, "graph input %zu '%s': tensor data is not readable", i,
+                            ph_value_name(v));
+    return 0;
+}
+
+PH_API int ph_eval_run(ph_eval *e, const ph_tensor *const *inputs, size_t n_inputs,
+                       ph_tensor **outputs, size_t n_outputs, ph_error *err)
+{
+    for (size_t i = 0; i < n_outputs; i++)
+        outputs[i] = NULL;
+    if (n_inputs > e->n_inputs)
+        return ph_error_set(err, PH_EINVAL, "%zu inputs given, the graph has %zu", n_inputs, e->n_inputs);
+    if (n_outputs > e->n_outputs)
+        return ph_error_set(err, PH_EINVAL, "%zu outputs asked for, the graph has %zu", n_outputs,
+                            e->n_outputs);
+    size_t ns = e->n_slots ? e->n_slots : 1, max_io = 1;
+    for (size_t i = 0; i < e->n_steps; i++) {
+        if (e->steps[i].n_in > max_io)
+            max_io = e->steps[i].n_in;
+        if (e->steps[i].n_out > max_io)
+            max_io = e->steps[i].n_out;
+    }
+    const ph_tensor **cur = calloc(ns, sizeof *cur);
+    ph_tensor **owned = calloc(ns, sizeof *owned);
+    const ph_tensor **in = malloc(max_io * sizeof *in);
+    ph_tensor **out = malloc(max_io * sizeof *out);
+    int rc = 0;
+    if (!cur || !owned || !in || !out) {
+        rc = ph_error_set(err, PH_ENOMEM, "out of memory");
+        goto done;
+    }
+    memcpy(cur, e->konst, e->n_slots * sizeof *cur);
+    for (size_t i = 0; i < e->n_inputs; i++) {
+        const ph_value *v = ph_graph_input(e->g, i);
+        const ph_tensor *t = i < n_inputs && inputs ? inputs[i] : NULL;
+        if (!t)
+            t = e->konst[e->in_slot[i]]; /* the initializer default, if any */
+        if (!t) {
+            rc = ph_error_set(err, PH_EINVAL, "graph input %zu '%s' has no tensor and no initializer", i,
+                              ph_value_name(v));
+            goto done;
+        }
+        if ((rc = check_input(v, i, t, err)) != 0)
+            goto done;
+        cur[e->in_slot[i]] = t;
+    }
+    for (size_t i = 0; i < e->n_steps; i++) {
+        const step *st = &e->steps[i];
+        for (size_t j = 0; j < st->n_in; j++)
+            in[j] = st->in[j] == NO_SLOT ? NULL : cur[st->in[j]];
+        rc = run_kernel(st->k, st->node, e->opset, in, st->n_in, out, st->n_out, err);
+        if (rc)
+            goto done;
+        for (size_t j = 0; j < st->n_out; j++) {
+            if (st->out[j] == NO_SLOT) {
+                ph_tensor_free(out[j]);
+                continue;
+            }
+            owned[st->out[j]] = out[j];
+            cur[st->out[j]] = out[j];
+        }
+        for (size_t j = 0; j < st->n_free; j++) {
+            size_t s = st->free[j];
+            ph_tensor_free(owned[s]);
+            owned[s] = NULL;
+            cur[s] = NULL;
+        }
+    }
+    for (size_t i = 0; i < n_outputs; i++) {
+        size_t s = e->out_slot[i];
+        if (owned[s]) { /* hand the tensor over; a second slot reading it gets a copy */
+            outputs[i] = owned[s];
+            owned[s] = NULL;
+        } else {
+            outputs[i] = cur[s] ? ph_tensor_clone(cur[s]) : NULL;
+            if (!outputs[i]) {
+                rc = ph_error_set(err, PH_ENOMEM, "cannot copy graph output %zu", i);
+                goto done;
+            }
+        }
+        cur[s] = outputs[i];
+    }
+done:
+    if (owned)
+        for (size_t s = 0; s < e->n_slots; s++)
+            ph_tensor_free(owned[s]);
+    if (rc)
+        free_outputs(outputs, n_outputs);
+    free(cur);
+    free(owned);
+    free(in);
+    free(out);
+    return rc;
+}

@@ -1,0 +1,54 @@
+/* sdk/src/eval/eval_kernels.h - the interface between the evaluator core and its
+ * operator kernels.
+ *
+ * A kernel computes one node: it reads the node's attributes, checks its
+ * inputs, and fills a->out[i] with new tensors (phi_tensor_alloc) for every
+ * non-omitted output.  On anything it does not support (a dtype, an
+ * attribute value, a mode) it returns PH_EUNSUPPORTED with a message naming
+ * the op and what was not supported: never a wrong answer.  Bad inputs (shapes
+ * that do not broadcast, out-of-range indices) are PH_EINVAL with a message.
+ *
+ * float16 and bfloat16: the core converts such inputs to float32, calls the
+ * kernel, and converts float32 outputs back to input 0's half type (when
+ * input 0 is one), unless the kernel is listed with native_half = 1.  Kernels
+ * therefore see float32, float64 and integer types; a->half tells them the
+ * dtype input 0 had, to refuse a half type the spec does not allow.
+ *
+ * Kernels are registered in NULL-terminated tables, one per kernel file
+ * group; the core looks ops up in all tables.
+ */
+#ifndef PASSHOST_SDK_EVAL_KERNELS_H
+#define PASSHOST_SDK_EVAL_KERNELS_H
+
+#include "internal.h"
+#include "passhost/eval.h"
+
+typedef struct phi_kargs {
+    const ph_node *node;          /* attributes come from here */
+    int64_t opset;                /* default-domain opset of the model */
+    const ph_tensor *const *in;   /* NULL for omitted optional inputs */
+    size_t n_in;
+    ph_tensor **out;              /* kernel stores new tensors; NULL entries for omitted outputs stay NULL */
+    size_t n_out;
+    const int *out_wanted;        /* out_wanted[i] == 0: output i is omitted, do not produce it */
+    ph_error *err;
+    int half;                     /* PH_DT_FLOAT16/BFLOAT16: input 0 had it and was converted to float; else 0 */
+} phi_kargs;
+
+typedef int (*phi_kernel_fn)(phi_kargs *a);
+
+typedef struct phi_kernel_entry {
+    ph_op op;          /* PH_OP_UNKNOWN ends a table */
+    phi_kernel_fn fn;
+    int native_half;   /* 1: the kernel handles float16/bfloat16 itself */
+} phi_kernel_entry;
+
+/* Elementwise, activation, logic, shape and data-movement ops, reductions,
+ * Cast, Constant*, Range, Pad, TopK, NonZero, DepthToSpace, SpaceToDepth
+ * (sdk/src/eval_ops_*.c). */
+extern const phi_kernel_entry phi_kernels_light[];
+/* MatMul, Gemm, Conv, ConvTranspose, pooling, normalizations, Resize, Einsum
+ * (sdk/src/eval_nn_*.c). */
+extern const phi_kernel_entry phi_kernels_heavy[];
+
+#endif

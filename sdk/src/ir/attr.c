@@ -1,0 +1,436 @@
+/* sdk/src/ir/attr.c - node attributes, kept as the node's AttributeProto
+ * messages so that every attribute type (and any unknown field) survives a
+ * round trip.  STRING attributes are kept NUL-terminated after their length
+ * so ph_node_attr_string can hand them out directly. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef Onnx__AttributeProto attr_t;
+
+static attr_t *find_attr(const ph_node *n, const char *name, size_t *pos)
+{
+    const Onnx__NodeProto *p = n->proto;
+    for (size_t i = 0; i < p->n_attribute; i++)
+        if (p->attribute[i]->name && strcmp(p->attribute[i]->name, name) == 0) {
+            if (pos)
+                *pos = i;
+            return p->attribute[i];
+        }
+    return NULL;
+}
+
+int phi_attr_normalize(attr_t *a)
+{
+    if (a->has_s) {
+        uint8_t *d = realloc(a->s.data, a->s.len + 1);
+        if (!d)
+            return PH_ENOMEM;
+        d[a->s.len] = 0;
+        a->s.data = d;
+    }
+    return 0;
+}
+
+PH_API size_t ph_node_attr_count(const ph_node *n) { return n->proto->n_attribute; }
+
+PH_API const char *ph_node_attr_name(const ph_node *n, size_t i)
+{
+    return i < n->proto->n_attribute && n->proto->attribute[i]->name ? n->proto->attribute[i]->name : NULL;
+}
+
+PH_API ph_attr_type ph_node_attr_type(const ph_node *n, const char *name)
+{
+    const attr_t *a = find_attr(n, name, NULL);
+    if (!a)
+        return PH_ATTR_NONE;
+    switch (a->type) {
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: return PH_ATTR_FLOAT;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: return PH_ATTR_INT;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: return PH_ATTR_STRING;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR: return PH_ATTR_TENSOR;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH: return PH_ATTR_GRAPH;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS: return PH_ATTR_FLOATS;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS: return PH_ATTR_INTS;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS: return PH_ATTR_STRINGS;
+    default: return PH_ATTR_OTHER;
+    }
+}
+
+PH_API int64_t ph_node_attr_int(const ph_node *n, const char *name, int64_t dflt)
+{
+    const attr_t *a = find_attr(n, name, NULL);
+    return a && a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT ? a->i : dflt;
+}
+
+PH_API float ph_node_attr_float(const ph_node *n, const char *name, float dflt)
+{
+    const attr_t *a = find_attr(n, name, NULL);
+    return a && a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT ? a->f : dflt;
+}
+
+PH_API const char *ph_node_attr_string(const ph_node *n, const char *name, const char *dflt)
+{
+    const attr_t *a = find_attr(n, name, NULL);
+    if (!a || a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING)
+        return dflt;
+    return a->s.data ? (const char *)a->s.data : "";
+}
+
+PH_API ptrdiff_t ph_node_attr_ints(const ph_node *n, const char *name, const int64_t **vals)
+{
+    const attr_t *a = find_attr(n, name, NULL);
+    if (!a || a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS)
+        return -1;
+    if (vals)
+        *vals = a->ints;
+    return (ptrdiff_t)a->n_ints;
+}
+
+PH_API ptrdiff_t ph_node_attr_floats(const ph_node *n, const char *name, const float **vals)
+{
+    const attr_t *a = find_attr(n, name, NULL);
+    if (!a || a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS)
+        return -1;
+    if (vals)
+        *vals = a->floats;
+    return (ptrdiff_t)a->n_floats;
+}
+
+static void drop_attr_tensor(ph_node *n, const attr_t *a)
+{
+    for (size_t i = 0; i < n->n_attr_tensors; i++)
+        if (n->attr_tensors[i].attr == a) {
+            ph_tensor_free(n->attr_tensors[i].tensor);
+            n->attr_tensors[i] = n->attr_tensors[--n->n_attr_tensors];
+            return;
+        }
+}
+
+PH_API const ph_tensor *ph_node_attr_tensor(const ph_node *n, const char *name)
+{
+    const attr_t *a = find_attr(n, name, NULL);
+    if (!a || a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR || !a->t)
+        return NULL;
+    for (size_t i = 0; i < n->n_attr_tensors; i++)
+        if (n->attr_tensors[i].attr == a)
+            return n->attr_tensors[i].tensor;
+    /* First access: wrap the attribute's tensor (the node caches the wrapper). */
+    ph_node *m = (ph_node *)n;
+    size_t cap = m->n_attr_tensors;
+    phi_attr_tensor *arr = realloc(m->attr_tensors, (cap + 1) * sizeof *arr);
+    if (!arr)
+        return NULL;
+    m->attr_tensors = arr;
+    ph_tensor *t = phi_tensor_wrap(a->t, 1);
+    if (!t)
+        return NULL;
+    arr[m->n_attr_tensors++] = (phi_attr_tensor){(attr_t *)a, t};
+    return t;
+}
+
+PH_API ph_graph *ph_node_attr_graph(const ph_node *n, const char *name)
+{
+    const attr_t *a = find_attr(n, name, NULL);
+    if (!a)
+        return NULL;
+    for (size_t i = 0; i < n->n_subgraphs; i++)
+        if (n->subgraphs[i].attr == a)
+            return n->subgraphs[i].graph;
+    return NULL;
+}
+
+PH_API size_t ph_node_subgraph_count(const ph_node *n) { return n->n_subgraphs; }
+PH_API ph_graph *ph_node_subgraph(const ph_node *n, size_t i)
+{
+    return i < n->n_subgraphs ? n->subgraphs[i].graph : NULL;
+}
+
+/* A fresh attribute `name` replacing any of that name (not GRAPH ones). */
+static attr_t *new_attr(ph_node *n, const char *name, Onnx__AttributeProto__AttributeType type)
+{
+    size_t pos;
+    attr_t *old = find_attr(n, name, &pos);
+    if (old) {
+        for (size_t i = 0; i < n->n_subgraphs; i++)
+            if (n->subgraphs[i].attr == old)
+                return NULL; /* graph attributes are not replaced through this API */
+    }
+    attr_t *a = malloc(sizeof *a);
+    if (!a)
+        return NULL;
+    onnx__attribute_proto__init(a);
+    a->name = phi_strdup(name);
+    a->has_type = 1;
+    a->type = type;
+    if (!a->name) {
+        free(a);
+        return NULL;
+    }
+    phi_notify_node_changed(n);
+    Onnx__NodeProto *p = n->proto;
+    if (old) {
+        drop_attr_tensor(n, old);
+        protobuf_c_message_free_unpacked(&old->base, NULL);
+        p->attribute[pos] = a;
+        return a;
+    }
+    attr_t **arr = realloc(p->attribute, (p->n_attribute + 1) * sizeof *arr);
+    if (!arr) {
+        protobuf_c_message_free_unpacked(&a->base, NULL);
+        return NULL;
+    }
+    p->attribute = arr;
+    arr[p->n_attribute++] = a;
+    return a;
+}
+
+PH_API int ph_node_set_attr_int(ph_node *n, const char *name, int64_t v)
+{
+    attr_t *a = new_attr(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
+    if (!a)
+        return PH_ENOMEM;
+    a->has_i = 1;
+    a->i = v;
+    return 0;
+}
+
+PH_API int ph_node_set_attr_float(ph_node *n, const char *name, float v)
+{
+    attr_t *a = new_attr(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT);
+    if (!a)
+        return PH_ENOMEM;
+    a->has_f = 1;
+    a->f = v;
+    return 0;
+}
+
+PH_API int ph_node_set_attr_string(ph_node *n, const char *name, const char *v)
+{
+    size_t len = strlen(v);
+    uint8_t *d = malloc(len + 1);
+    if (!d)
+        return PH_ENOMEM;
+    memcpy(d, v, len + 1);
+    attr_t *a = new_attr(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING);
+    if (!a) {
+        free(d);
+        return PH_ENOMEM;
+    }
+    a->has_s = 1;
+    a->s.data = d;
+    a->s.len = len;
+    return 0;
+}
+
+PH_API int ph_node_set_attr_ints(ph_node *n, const char *name, size_t count, const int64_t *v)
+{
+    int64_t *d = malloc((count ? count : 1) * sizeof *d);
+    if (!d)
+        return PH_ENOMEM;
+    if (count)
+        memcpy(d, v, count * sizeof *d);
+    attr_t *a = new_attr(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS);
+    if (!a) {
+        free(d);
+        return PH_ENOMEM;
+    }
+    a->ints = d;
+    a->n_ints = count;
+    return 0;
+}
+
+PH_API int ph_node_set_attr_floats(ph_node *n, const char *name, size_t count, const float *v)
+{
+    float *d = malloc((count ? count : 1) * sizeof *d);
+    if (!d)
+        return PH_ENOMEM;
+    if (count)
+        memcpy(d, v, count * sizeof *d);
+    attr_t *a = new_attr(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS);
+    if (!a) {
+        free(d);
+        return PH_ENOMEM;
+    }
+    a->floats = d;
+    a->n_floats = count;
+    return 0;
+}
+
+PH_API int ph_node_set_attr_tensor(ph_node *n, const char *name, ph_tensor *t)
+{
+    /* The attribute holds a self-contained proto: move the bytes into raw_data. */
+    const void *data = ph_tensor_data(t);
+    if (!data) {
+        ph_tensor_free(t);
+        return PH_EINVAL;
+    }
+    Onnx__TensorProto *p = t->proto;
+    if (t->storage != PHI_DATA_PROTO_RAW && t->storage != PHI_DATA_TYPED) {
+        uint8_t *copy = malloc(t->nbytes ? t->nbytes : 1);
+        if (!copy) {
+            ph_tensor_free(t);
+            return PH_ENOMEM;
+        }
+        memcpy(copy, data, t->nbytes);
+        p->has_raw_data = 1;
+        p->raw_data.data = copy;
+        p->raw_data.len = t->nbytes;
+        free(t->owned_data);
+        t->owned_data = NULL;
+        t->data = copy;
+        t->storage = PHI_DATA_PROTO_RAW;
+    }
+    attr_t *a = new_attr(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
+    if (!a) {
+        ph_tensor_free(t);
+        return PH_ENOMEM;
+    }
+    a->t = p;
+    t->borrowed = 1;
+    /* keep the wrapper as this attribute's cached tensor */
+    phi_attr_tensor *arr = realloc(n->attr_tensors, (n->n_attr_tensors + 1) * sizeof *arr);
+    if (!arr) {
+        free(t->owned_data);
+        free(t);
+        return 0;
+    }
+    n->attr_tensors = arr;
+    arr[n->n_attr_tensors++] = (phi_attr_tensor){a, t};
+    return 0;
+}
+
+static int copy_attr(ph_node *dst, const attr_t *src)
+{
+    size_t size = protobuf_c_message_get_packed_size(&src->base);
+    uint8_t *buf = malloc(size ? size : 1);
+    if (!buf)
+        return PH_ENOMEM;
+    protobuf_c_message_pack(&src->base, buf);
+    attr_t *a = onnx__attribute_proto__unpack(NULL, size, buf);
+    free(buf);
+    if (!a || phi_attr_normalize(a)) {
+        if (a)
+            protobuf_c_message_free_unpacked(&a->base, NULL);
+        return PH_ENOMEM;
+    }
+    size_t pos;
+    phi_notify_node_changed(dst);
+    attr_t *old = find_attr(dst, src->name, &pos);
+    Onnx__NodeProto *p = dst->proto;
+    if (old) {
+        drop_attr_tensor(dst, old);
+        protobuf_c_message_free_unpacked(&old->base, NULL);
+        p->attribute[pos] = a;
+        return 0;
+    }
+    attr_t **arr = realloc(p->attribute, (p->n_attribute + 1) * sizeof *arr);
+    if (!arr) {
+        protobuf_c_message_free_unpacked(&a->base, NULL);
+        return PH_ENOMEM;
+    }
+    p->attribute = arr;
+    arr[p->n_attribute++] = a;
+    return 0;
+}
+
+PH_API int ph_node_copy_attrs(ph_node *dst, const ph_node *src)
+{
+    for (size_t i = 0; i < src->proto->n_attribute; i++) {
+        const attr_t *a = src->proto->attribute[i];
+        if (a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH ||
+            a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS || !a->name)
+            continue;
+        int rc = copy_attr(dst, a);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+PH_API int ph_node_remove_attr(ph_node *n, const char *name)
+{
+    size_t pos;
+    attr_t *a = find_attr(n, name, &pos);
+    if (!a)
+        return 0;
+    for (size_t i = 0; i < n->n_subgraphs; i++)
+        if (n->subgraphs[i].attr == a)
+            return PH_EBUSY;
+    drop_attr_tensor(n, a);
+    protobuf_c_message_free_unpacked(&a->base, NULL);
+    phi_notify_node_changed(n);
+    Onnx__NodeProto *p = n->proto;
+    memmove(p->attribute + pos, p->attribute + pos + 1, (p->n_attribute - pos - 1) * sizeof *p->attribute);
+    p->n_attribute--;
+    return 1;
+}
+
+PH_API ph_graph *ph_node_add_subgraph(ph_node *n, const char *name)
+{
+    if (!name || !*name || find_attr(n, name, NULL))
+        return NULL;
+    phi_subgraph *subs = realloc(n->subgraphs, (n->n_subgraphs + 1) * sizeof *subs);
+    if (!subs)
+        return NULL;
+    n->subgraphs = subs;
+    Onnx__GraphProto *gp = malloc(sizeof *gp);
+    if (!gp)
+        return NULL;
+    onnx__graph_proto__init(gp);
+    char gname[256];
+    snprintf(gname, sizeof gname, "%s_%s", ph_node_name(n), name);
+    const char *uname = ph_graph_unique_name(n->graph, gname);
+    gp->name = uname ? phi_strdup(uname) : NULL;
+    attr_t *a = gp->name ? new_attr(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH) : NULL;
+    if (!a) {
+        protobuf_c_message_free_unpacked(&gp->base, NULL);
+        return NULL;
+    }
+    a->g = gp; /* the attribute owns the proto shell, the node the IR graph */
+    ph_graph *sub = phi_graph_new(n->graph->model, n, gp);
+    if (!sub) {
+        ph_node_remove_attr(n, name);
+        return NULL;
+    }
+    n->subgraphs[n->n_subgraphs++] = (phi_subgraph){a, 0, sub};
+    phi_notify_node_changed(n);
+    return sub;
+}
+
+/* Build the IR of every GRAPH/GRAPHS attribute of n. */
+int phi_node_build_subgraphs(ph_node *n, ph_error *err)
+{
+    Onnx__NodeProto *p = n->proto;
+    size_t count = 0;
+    for (size_t i = 0; i < p->n_attribute; i++) {
+        attr_t *a = p->attribute[i];
+        int rc = phi_attr_normalize(a);
+        if (rc)
+            return ph_error_set(err, rc, "out of memory");
+        if (a->g)
+            count++;
+        count += a->n_graphs;
+    }
+    if (!count)
+        return 0;
+    n->subgraphs = calloc(count, sizeof *n->subgraphs);
+    if (!n->subgraphs)
+        return ph_error_set(err, PH_ENOMEM, "out of memory");
+    for (size_t i = 0; i < p->n_attribute; i++) {
+        attr_t *a = p->attribute[i];
+        for (size_t k = 0; k < (a->g ? 1 : 0) + a->n_graphs; k++) {
+            Onnx__GraphProto *gp = a->g && k == 0 ? a->g : a->graphs[k - (a->g ? 1 : 0)];
+            ph_graph *sub = phi_graph_new(n->graph->model, n, gp);
+            if (!sub)
+                return ph_error_set(err, PH_ENOMEM, "out of memory");
+            n->subgraphs[n->n_subgraphs++] = (phi_subgraph){a, k, sub};
+            int rc = phi_graph_build(sub, err);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}

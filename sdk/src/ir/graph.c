@@ -1,0 +1,1175 @@
+/* sdk/src/ir/graph.c - graphs, nodes, values and their use lists.
+ *
+ * Every node input slot has one entry in its value's use array, and the slot
+ * remembers where that entry is (use_pos), so adding, moving and dropping a
+ * use is O(1) and the two sides cannot drift apart. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ------------------------------------------------------------------ uses */
+
+int phi_add_use(ph_value *v, ph_node *n, uint32_t index)
+{
+    if (phi_grow((void **)&v->uses, &v->cap_uses, v->n_uses + 1, sizeof *v->uses))
+        return PH_ENOMEM;
+    v->uses[v->n_uses] = (phi_use){n, index};
+    n->use_pos[index] = (uint32_t)v->n_uses;
+    v->n_uses++;
+    phi_notify_uses_changed(v);
+    return 0;
+}
+
+/* Drop the use entry of n's input slot `index` (the slot keeps its pointer). */
+void phi_drop_use(ph_node *n, size_t index)
+{
+    ph_value *v = n->inputs[index];
+    if (!v)
+        return;
+    size_t pos = n->use_pos[index];
+    phi_use last = v->uses[--v->n_uses];
+    if (pos != v->n_uses) {
+        v->uses[pos] = last;
+        last.node->use_pos[last.index] = (uint32_t)pos;
+    }
+    phi_notify_uses_changed(v);
+}
+
+int phi_in_scope(const ph_value *v, const ph_graph *g)
+{
+    for (; g; g = g->parent ? g->parent->graph : NULL)
+        if (v->graph == g)
+            return 1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- values */
+
+ph_value *phi_value_new(ph_graph *g, const char *name)
+{
+    ph_model *m = g->model;
+    if (phi_map_get(&m->value_names, name))
+        return NULL;
+    ph_value *v = calloc(1, sizeof *v);
+    if (!v || !(v->name = phi_strdup(name))) {
+        free(v);
+        return NULL;
+    }
+    v->graph = g;
+    v->rank = -1;
+    if (phi_map_put(&m->value_names, v->name, v) || phi_map_put(&g->values, v->name, v)) {
+        phi_map_del(&m->value_names, v->name, v);
+        free(v->name);
+        free(v);
+        return NULL;
+    }
+    return v;
+}
+
+static void value_clear_type(ph_value *v)
+{
+    for (int i = 0; i < v->rank; i++)
+        free(v->dim_params ? v->dim_params[i] : NULL);
+    free(v->dim_params);
+    free(v->dims);
+    v->dim_params = NULL;
+    v->dims = NULL;
+    v->rank = -1;
+}
+
+static void value_free(ph_value *v)
+{
+    phi_notify_value_freed(v);
+    value_clear_type(v);
+    ph_tensor_free(v->tensor);
+    free(v->uses);
+    free(v->name);
+    free(v);
+}
+
+/* Take v out of the name maps and mark it dead; freed at collection. */
+static void value_bury(ph_value *v)
+{
+    ph_model *m = v->graph->model;
+    phi_map_del(&m->value_names, v->name, v);
+    phi_map_del(&v->graph->values, v->name, v);
+    v->dead = 1;
+    v->grave_next = m->grave_values;
+    m->grave_values = v;
+}
+
+void phi_value_parse_type(ph_value *v, const Onnx__TypeProto *tp)
+{
+    if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
+        return;
+    const Onnx__TypeProto__Tensor *tt = tp->tensor_type;
+    value_clear_type(v);
+    v->dtype = tt->has_elem_type ? tt->elem_type : PH_DT_UNDEFINED;
+    if (!tt->shape)
+        return;
+    size_t r = tt->shape->n_dim;
+    v->dims = malloc((r ? r : 1) * sizeof *v->dims);
+    v->dim_params = calloc(r ? r : 1, sizeof *v->dim_params);
+    if (!v->dims || !v->dim_params) {
+        free(v->dims);
+        free(v->dim_params);
+        v->dims = NULL;
+        v->dim_params = NULL;
+        return;
+    }
+    v->rank = (int)r;
+    for (size_t i = 0; i < r; i++) {
+        const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+        v->dims[i] = -1;
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
+            v->dims[i] = d->dim_value;
+        else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param)
+            v->dim_params[i] = phi_strdup(d->dim_param);
+    }
+}
+
+/* A ValueInfoProto describing v's known type (used for new graph inputs). */
+Onnx__ValueInfoProto *phi_value_info_new(const ph_value *v)
+{
+    Onnx__ValueInfoProto *vi = malloc(sizeof *vi);
+    Onnx__TypeProto *tp = malloc(sizeof *tp);
+    Onnx__TypeProto__Tensor *tt = malloc(sizeof *tt);
+    Onnx__TensorShapeProto *sp = v->rank >= 0 ? malloc(sizeof *sp) : NULL;
+    if (!vi || !tp || !tt || (v->rank >= 0 && !sp))
+        goto fail;
+    onnx__value_info_proto__init(vi);
+    onnx__type_proto__init(tp);
+    onnx__type_proto__tensor__init(tt);
+    vi->name = phi_strdup(v->name);
+    vi->type = tp;
+    tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
+    tp->tensor_type = tt;
+    if (v->dtype) {
+        tt->has_elem_type = 1;
+        tt->elem_type = v->dtype;
+    }
+    if (sp) {
+        onnx__tensor_shape_proto__init(sp);
+        tt->shape = sp;
+        sp->dim = calloc(v->rank ? (size_t)v->rank : 1, sizeof *sp->dim);
+        if (!sp->dim)
+            goto fail_tree;
+        for (int i = 0; i < v->rank; i++) {
+            Onnx__TensorShapeProto__Dimension *d = malloc(sizeof *d);
+            if (!d)
+                goto fail_tree;
+            onnx__tensor_shape_proto__dimension__init(d);
+            sp->dim[sp->n_dim++] = d;
+            if (v->dims[i] >= 0) {
+                d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
+                d->dim_value = v->dims[i];
+            } else if (v->dim_params[i]) {
+                d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
+                d->dim_param = phi_strdup(v->dim_params[i]);
+            }
+        }
+    }
+    if (!vi->name)
+        goto fail_tree;
+    return vi;
+fail_tree:
+    protobuf_c_message_free_unpacked(&vi->base, NULL);
+    return NULL;
+fail:
+    free(vi);
+    free(tp);
+    free(tt);
+    free(sp);
+    return NULL;
+}
+
+int phi_value_info_refresh(Onnx__ValueInfoProto *vi, const ph_value *v)
+{
+    Onnx__ValueInfoProto *fresh = phi_value_info_new(v);
+    if (!fresh)
+        return PH_ENOMEM;
+    Onnx__TypeProto *t = vi->type;
+    vi->type = fresh->type;
+    fresh->type = t;
+    protobuf_c_message_free_unpacked(&fresh->base, NULL);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- graphs */
+
+ph_graph *phi_graph_new(ph_model *m, ph_node *parent, Onnx__GraphProto *gp)
+{
+    ph_graph *g = calloc(1, sizeof *g);
+    if (!g)
+        return NULL;
+    g->model = m;
+    g->parent = parent;
+    g->proto = gp;
+    return g;
+}
+
+static void node_free(ph_node *n);
+
+void phi_graph_free(ph_graph *g)
+{
+    if (!g)
+        return;
+    for (ph_node *n = g->first, *next; n; n = next) {
+        next = n->next;
+        node_free(n);
+    }
+    for (size_t i = 0; i < g->n_inputs; i++) {
+        if (g->inputs[i]->tensor && !g->inputs[i]->producer) {
+            /* input with a default initializer: freed with the initializers */
+        } else {
+            value_free(g->inputs[i]);
+        }
+        protobuf_c_message_free_unpacked(&g->input_vi[i]->base, NULL);
+    }
+    for (size_t i = 0; i < g->n_inits; i++)
+        if (g->inits[i])
+            value_free(g->inits[i]);
+    for (size_t i = 0; i < g->n_outputs; i++)
+        protobuf_c_message_free_unpacked(&g->outputs[i].vi->base, NULL);
+    for (size_t i = 0; i < g->n_value_info; i++)
+        protobuf_c_message_free_unpacked(&g->value_info[i]->base, NULL);
+    free(g->inputs);
+    free(g->input_vi);
+    free(g->outputs);
+    free(g->inits);
+    free(g->value_info);
+    phi_map_free(&g->values);
+    phi_notify_graph_freed(g);
+    free(g);
+}
+
+PH_API ph_model *ph_graph_model(const ph_graph *g) { return g->model; }
+PH_API ph_node *ph_graph_parent(const ph_graph *g) { return g->parent; }
+PH_API const char *ph_graph_name(const ph_graph *g)
+{
+    return g->proto && g->proto->name ? g->proto->name : "";
+}
+PH_API ph_node *ph_graph_first_node(const ph_graph *g) { return g->first; }
+PH_API ph_node *ph_graph_last_node(const ph_graph *g) { return g->last; }
+PH_API ph_node *ph_node_next(const ph_node *n)
+{
+    ph_node *x = n->next;
+    while (x && x->removed)
+        x = x->next;
+    return x;
+}
+PH_API ph_node *ph_node_prev(const ph_node *n) { return n->prev; }
+PH_API size_t ph_graph_node_count(const ph_graph *g) { return g->n_nodes; }
+PH_API size_t ph_graph_input_count(const ph_graph *g) { return g->n_inputs; }
+PH_API ph_value *ph_graph_input(const ph_graph *g, size_t i)
+{
+    return i < g->n_inputs ? g->inputs[i] : NULL;
+}
+PH_API size_t ph_graph_output_count(const ph_graph *g) { return g->n_outputs; }
+PH_API ph_value *ph_graph_output(const ph_graph *g, size_t i)
+{
+    return i < g->n_outputs ? g->outputs[i].value : NULL;
+}
+
+void phi_graph_compact_inits(ph_graph *g)
+{
+    if (!g->inits_holes)
+        return;
+    size_t k = 0;
+    for (size_t i = 0; i < g->n_inits; i++)
+        if (g->inits[i]) {
+            g->inits[i]->init_pos = k;
+            g->inits[k++] = g->inits[i];
+        }
+    g->n_inits = k;
+    g->inits_holes = 0;
+}
+
+PH_API size_t ph_graph_initializer_count(const ph_graph *g)
+{
+    phi_graph_compact_inits((ph_graph *)g);
+    return g->n_inits;
+}
+
+PH_API ph_value *ph_graph_initializer(const ph_graph *g, size_t i)
+{
+    phi_graph_compact_inits((ph_graph *)g);
+    return i < g->n_inits ? g->inits[i] : NULL;
+}
+
+PH_API ph_value *ph_graph_find_value(const ph_graph *g, const char *name)
+{
+    for (; g; g = g->parent ? g->parent->graph : NULL) {
+        ph_value *v = phi_map_get(&g->values, name);
+        if (v)
+            return v;
+    }
+    return NULL;
+}
+
+PH_API const char *ph_graph_unique_name(ph_graph *g, const char *hint)
+{
+    ph_model *m = g->model;
+    if (!hint || !*hint)
+        hint = "v";
+    size_t len = strlen(hint) + 24;
+    char *s = malloc(len);
+    if (!s || phi_grow((void **)&m->strings, &m->cap_strings, m->n_strings + 1, sizeof *m->strings)) {
+        free(s);
+        return NULL;
+    }
+    snprintf(s, len, "%s", hint);
+    while (phi_map_get(&m->value_names, s) || phi_map_get(&m->node_names, s))
+        snprintf(s, len, "%s__%llu", hint, (unsigned long long)++m->name_counter);
+    m->strings[m->n_strings++] = s;
+    return s;
+}
+
+PH_API ph_value *ph_graph_add_input(ph_graph *g, const char *name, int dtype, int rank,
+                                    const int64_t *dims)
+{
+    if (phi_grow((void **)&g->inputs, &g->cap_inputs, g->n_inputs + 1, sizeof *g->inputs))
+        return NULL;
+    size_t cap = g->cap_inputs;
+    void *p = realloc(g->input_vi, cap * sizeof *g->input_vi);
+    if (!p)
+        return NULL;
+    g->input_vi = p;
+    ph_value *v = phi_value_new(g, name);
+    if (!v)
+        return NULL;
+    v->is_input = 1;
+    if (ph_value_set_type(v, dtype, rank, dims) != 0) {
+        value_bury(v);
+        return NULL;
+    }
+    Onnx__ValueInfoProto *vi = phi_value_info_new(v);
+    if (!vi) {
+        value_bury(v);
+        return NULL;
+    }
+    g->inputs[g->n_inputs] = v;
+    g->input_vi[g->n_inputs++] = vi;
+    return v;
+}
+
+PH_API int ph_graph_add_output(ph_graph *g, ph_value *v)
+{
+    if (!v || !phi_in_scope(v, g))
+        return PH_EINVAL;
+    if (phi_grow((void **)&g->outputs, &g->cap_outputs, g->n_outputs + 1, sizeof *g->outputs))
+        return PH_ENOMEM;
+    Onnx__ValueInfoProto *vi = phi_value_info_new(v);
+    if (!vi)
+        return PH_ENOMEM;
+    g->outputs[g->n_outputs++] = (phi_output){v, vi};
+    v->n_output_refs++;
+    phi_notify_uses_changed(v);
+    return 0;
+}
+
+PH_API ph_value *ph_graph_add_initializer(ph_graph *g, const char *name, ph_tensor *t)
+{
+    const char *uname = ph_graph_unique_name(g, name);
+    ph_value *v = uname ? phi_value_new(g, uname) : NULL;
+    if (!v || phi_grow((void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits)) {
+        if (v)
+            value_bury(v);
+        ph_tensor_free(t);
+        return NULL;
+    }
+    v->tensor = t;
+    v->init_pos = g->n_inits;
+    g->inits[g->n_inits++] = v;
+    size_t r = ph_tensor_rank(t);
+    ph_value_set_type(v, ph_tensor_dtype(t), (int)r, ph_tensor_dims(t));
+    return v;
+}
+
+/* ----------------------------------------------------------------- nodes */
+
+static void node_unlink(ph_node *n)
+{
+    ph_graph *g = n->graph;
+    if (n->prev)
+        n->prev->next = n->next;
+    else
+        g->first = n->next;
+    if (n->next)
+        n->next->prev = n->prev;
+    else
+        g->last = n->prev;
+    /* n->next is kept: walking on from a removed node reaches what followed it */
+    n->prev = NULL;
+    g->n_nodes--;
+}
+
+static void node_link_before(ph_graph *g, ph_node *n, ph_node *before)
+{
+    n->graph = g;
+    if (!before) {
+        n->prev = g->last;
+        n->next = NULL;
+        if (g->last)
+            g->last->next = n;
+        else
+            g->first = n;
+        g->last = n;
+    } else {
+        n->next = before;
+        n->prev = before->prev;
+        if (before->prev)
+            before->prev->next = n;
+        else
+            g->first = n;
+        before->prev = n;
+    }
+    g->n_nodes++;
+}
+
+static void node_names_add(ph_model *m, const char *name)
+{
+    if (!name || !*name)
+        return;
+    uintptr_t c = (uintptr_t)phi_map_get(&m->node_names, name);
+    phi_map_put(&m->node_names, name, (void *)(c + 1));
+}
+
+static void node_names_del(ph_model *m, const char *name)
+{
+    if (!name || !*name)
+        return;
+    uintptr_t c = (uintptr_t)phi_map_get(&m->node_names, name);
+    if (c <= 1)
+        phi_map_del(&m->node_names, name, NULL);
+    else
+        phi_map_put(&m->node_names, name, (void *)(c - 1));
+}
+
+/* Drop every use made by nodes of g and its subgraphs (before freeing them). */
+static void graph_drop_all_uses(ph_graph *g)
+{
+    for (ph_node *n = g->first; n; n = n->next) {
+        for (size_t i = 0; i < n->n_inputs; i++) {
+            phi_drop_use(n, i);
+            n->inputs[i] = NULL;
+        }
+        for (size_t s = 0; s < n->n_subgraphs; s++)
+            graph_drop_all_uses(n->subgraphs[s].graph);
+    }
+}
+
+static void node_free(ph_node *n)
+{
+    phi_notify_node_freed(n);
+    for (size_t s = 0; s < n->n_subgraphs; s++)
+        phi_graph_free(n->subgraphs[s].graph);
+    for (size_t i = 0; i < n->n_attr_tensors; i++)
+        ph_tensor_free(n->attr_tensors[i].tensor);
+    for (size_t i = 0; i < n->n_outputs; i++)
+        if (n->outputs[i] && !n->outputs[i]->dead)
+            value_free(n->outputs[i]);
+    free(n->subgraphs);
+    free(n->attr_tensors);
+    free(n->outputs);
+    free(n->inputs);
+    free(n->use_pos);
+    if (n->proto)
+        protobuf_c_message_free_unpacked(&n->proto->base, NULL);
+    free(n);
+}
+
+/* Allocate a node around proto (taken over) with room for n_in inputs. */
+static ph_node *node_alloc(Onnx__NodeProto *proto, size_t n_in, size_t n_out)
+{
+    ph_node *n = calloc(1, sizeof *n);
+    if (!n)
+        return NULL;
+    n->proto = proto;
+    n->cap_inputs = n_in ? n_in : 1;
+    n->inputs = calloc(n->cap_inputs, sizeof *n->inputs);
+    n->use_pos = calloc(n->cap_inputs, sizeof *n->use_pos);
+    n->outputs = calloc(n_out ? n_out : 1, sizeof *n->outputs);
+    if (!n->inputs || !n->use_pos || !n->outputs) {
+        free(n->inputs);
+        free(n->use_pos);
+        free(n->outputs);
+        free(n);
+        return NULL;
+    }
+    return n;
+}
+
+static ph_op op_lookup(const char *domain, const char *op_type)
+{
+    if (domain && *domain && strcmp(domain, "ai.onnx") != 0)
+        return PH_OP_UNKNOWN;
+    static const char *const names[] = {
+        "",
+#define PH_X_NAME(name) #name,
+        PH_OP_TABLE(PH_X_NAME)
+#undef PH_X_NAME
+    };
+    /* binary search: the table is sorted by name */
+    size_t lo = 1, hi = PH_OP__COUNT;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(op_type, names[mid]);
+        if (c == 0)
+            return (ph_op)mid;
+        if (c < 0)
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    return PH_OP_UNKNOWN;
+}
+
+/* Used by the loader: a node for proto (taken over), outputs created, inputs
+ * not yet resolved.  Appended to g. */
+ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err);
+ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err)
+{
+    ph_node *n = node_alloc(np, np->n_input, np->n_output);
+    if (!n) {
+        protobuf_c_message_free_unpacked(&np->base, NULL);
+        ph_error_set(err, PH_ENOMEM, "out of memory");
+        return NULL;
+    }
+    n->op = op_lookup(np->domain, np->op_type ? np->op_type : "");
+    node_link_before(g, n, NULL);
+    node_names_add(g->model, np->name);
+    n->n_outputs = np->n_output; /* NULL until made: freed with the node on failure */
+    for (size_t i = 0; i < np->n_output; i++) {
+        const char *name = np->output[i];
+        if (!name[0])
+            continue; /* omitted optional output */
+        ph_value *v = phi_value_new(g, name);
+        if (!v) {
+            if (phi_map_get(&g->model->value_names, name))
+                return ph_error_set(err, PH_EPARSE, "node '%s' (%s): output '%s' is already defined (not SSA)",
+                                    np->name ? np->name : "", np->op_type ? np->op_type : "", name), NULL;
+            ph_error_set(err, PH_ENOMEM, "out of memory");
+            return NULL;
+        }
+        v->producer = n;
+        v->out_index = (uint32_t)i;
+        n->outputs[i] = v;
+    }
+    return n;
+}
+
+PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type, size_t n_in,
+                               ph_value *const *inputs, size_t n_out)
+{
+    for (size_t i = 0; i < n_in; i++)
+        if (inputs[i] && (inputs[i]->dead || !phi_in_scope(inputs[i], g)))
+            return NULL;
+    Onnx__NodeProto *np = malloc(sizeof *np);
+    if (!np)
+        return NULL;
+    onnx__node_proto__init(np);
+    const char *name = ph_graph_unique_name(g, op_type);
+    np->op_type = phi_strdup(op_type);
+    np->name = name ? phi_strdup(name) : NULL;
+    ph_node *n = np->op_type && np->name ? node_alloc(np, n_in, n_out) : NULL;
+    if (!n) {
+        protobuf_c_message_free_unpacked(&np->base, NULL);
+        return NULL;
+    }
+    n->graph = g;
+    n->op = op_lookup(NULL, op_type);
+    for (size_t i = 0; i < n_out; i++) {
+        char hint[96];
+        snprintf(hint, sizeof hint, "%s_out%zu", np->name, i);
+        const char *vn = ph_graph_unique_name(g, hint);
+        ph_value *v = vn ? phi_value_new(g, vn) : NULL;
+        if (!v) {
+            for (size_t k = 0; k < i; k++)
+                value_bury(n->outputs[k]);
+            node_free(n);
+            return NULL;
+        }
+        v->producer = n;
+        v->out_index = (uint32_t)i;
+        n->outputs[i] = v;
+    }
+    n->n_outputs = n_out;
+    for (size_t i = 0; i < n_in; i++) {
+        n->inputs[i] = inputs[i];
+        if (inputs[i] && phi_add_use(inputs[i], n, (uint32_t)i)) {
+            n->inputs[i] = NULL;
+            n->n_inputs = i;
+            for (size_t k = 0; k < i; k++)
+                phi_drop_use(n, k);
+            for (size_t k = 0; k < n_out; k++)
+                value_bury(n->outputs[k]);
+            n->n_outputs = 0;
+            node_free(n);
+            return NULL;
+        }
+    }
+    n->n_inputs = n_in;
+    node_link_before(g, n, before);
+    node_names_add(g->model, np->name);
+    phi_notify_node_changed(n);
+    return n;
+}
+
+static int outputs_dead(const ph_node *n)
+{
+    for (size_t i = 0; i < n->n_outputs; i++) {
+        const ph_value *v = n->outputs[i];
+        if (v && (v->n_uses || v->n_output_refs))
+            return 0;
+    }
+    return 1;
+}
+
+PH_API int ph_node_remove(ph_node *n)
+{
+    if (n->removed)
+        return 0;
+    if (!outputs_dead(n))
+        return PH_EBUSY;
+    ph_model *m = n->graph->model;
+    for (size_t i = 0; i < n->n_inputs; i++) {
+        phi_drop_use(n, i);
+        n->inputs[i] = NULL;
+    }
+    for (size_t s = 0; s < n->n_subgraphs; s++)
+        graph_drop_all_uses(n->subgraphs[s].graph);
+    for (size_t i = 0; i < n->n_outputs; i++)
+        if (n->outputs[i])
+            value_bury(n->outputs[i]);
+    node_names_del(m, n->proto->name);
+    node_unlink(n);
+    n->removed = 1;
+    n->grave_next = m->grave_nodes;
+    m->grave_nodes = n;
+    return 0;
+}
+
+PH_API int ph_node_bypass(ph_node *n, size_t out_index, ph_value *with)
+{
+    if (out_index >= n->n_outputs || !n->outputs[out_index] || !with)
+        return PH_EINVAL;
+    int rc = ph_value_replace(n->outputs[out_index], with);
+    if (rc)
+        return rc;
+    if (outputs_dead(n))
+        ph_node_remove(n);
+    return 0;
+}
+
+PH_API int ph_node_is_removed(const ph_node *n) { return n->removed; }
+PH_API ph_graph *ph_node_graph(const ph_node *n) { return n->graph; }
+PH_API ph_op ph_node_op(const ph_node *n) { return n->op; }
+PH_API const char *ph_node_op_type(const ph_node *n)
+{
+    return n->proto->op_type ? n->proto->op_type : "";
+}
+PH_API const char *ph_node_domain(const ph_node *n)
+{
+    return n->proto->domain ? n->proto->domain : "";
+}
+PH_API const char *ph_node_name(const ph_node *n)
+{
+    return n->proto->name ? n->proto->name : "";
+}
+
+static int set_string(char **field, const char *s)
+{
+    char *d = phi_strdup(s);
+    if (!d)
+        return PH_ENOMEM;
+    free(*field);
+    *field = d;
+    return 0;
+}
+
+PH_API int ph_node_set_op_type(ph_node *n, const char *op_type)
+{
+    int rc = set_string(&n->proto->op_type, op_type);
+    if (!rc)
+        n->op = op_lookup(n->proto->domain, op_type);
+    phi_notify_node_changed(n);
+    return rc;
+}
+
+PH_API int ph_node_set_domain(ph_node *n, const char *domain)
+{
+    int rc;
+    if (!domain || !*domain) {
+        free(n->proto->domain);
+        n->proto->domain = NULL;
+        rc = 0;
+    } else {
+        rc = set_string(&n->proto->domain, domain);
+    }
+    if (!rc)
+        n->op = op_lookup(n->proto->domain, ph_node_op_type(n));
+    phi_notify_node_changed(n);
+    return rc;
+}
+
+PH_API int ph_node_set_name(ph_node *n, const char *name)
+{
+    ph_model *m = n->graph->model;
+    char *d = phi_strdup(name);
+    if (!d)
+        return PH_ENOMEM;
+    node_names_del(m, n->proto->name);
+    free(n->proto->name);
+    n->proto->name = d;
+    node_names_add(m, d);
+    return 0;
+}
+
+PH_API size_t ph_node_input_count(const ph_node *n) { return n->n_inputs; }
+PH_API ph_value *ph_node_input(const ph_node *n, size_t i)
+{
+    return i < n->n_inputs ? n->inputs[i] : NULL;
+}
+PH_API size_t ph_node_output_count(const ph_node *n) { return n->n_outputs; }
+PH_API ph_value *ph_node_output(const ph_node *n, size_t i)
+{
+    return i < n->n_outputs ? n->outputs[i] : NULL;
+}
+
+static int node_reserve_inputs(ph_node *n, size_t need)
+{
+    if (need <= n->cap_inputs)
+        return 0;
+    size_t cap = n->cap_inputs;
+    if (phi_grow((void **)&n->inputs, &cap, need, sizeof *n->inputs))
+        return PH_ENOMEM;
+    uint32_t *p = realloc(n->use_pos, cap * sizeof *p);
+    if (!p)
+        return PH_ENOMEM;
+    n->use_pos = p;
+    n->cap_inputs = cap;
+    return 0;
+}
+
+PH_API int ph_node_set_input(ph_node *n, size_t i, ph_value *v)
+{
+    if (i > n->n_inputs || n->removed)
+        return PH_EINVAL;
+    if (v && (v->dead || !phi_in_scope(v, n->graph)))
+        return PH_EINVAL;
+    if (i == n->n_inputs) {
+        if (node_reserve_inputs(n, i + 1))
+            return PH_ENOMEM;
+        n->inputs[i] = NULL;
+        n->n_inputs++;
+    }
+    if (n->inputs[i] == v)
+        return 0;
+    phi_notify_node_changed(n);
+    ph_value *old = n->inputs[i];
+    phi_drop_use(n, i);
+    n->inputs[i] = v;
+    if (v && phi_add_use(v, n, (uint32_t)i)) {
+        n->inputs[i] = old;
+        if (old)
+            phi_add_use(old, n, (uint32_t)i); /* cannot fail: we just freed a slot */
+        return PH_ENOMEM;
+    }
+    return 0;
+}
+
+PH_API int ph_node_remove_input(ph_node *n, size_t i)
+{
+    if (i >= n->n_inputs)
+        return PH_EINVAL;
+    phi_notify_node_changed(n);
+    phi_drop_use(n, i);
+    for (size_t k = i + 1; k < n->n_inputs; k++) {
+        ph_value *v = n->inputs[k];
+        n->inputs[k - 1] = v;
+        n->use_pos[k - 1] = n->use_pos[k];
+        if (v)
+            v->uses[n->use_pos[k - 1]].index = (uint32_t)(k - 1);
+    }
+    n->n_inputs--;
+    return 0;
+}
+
+/* ---------------------------------------------------------------- values */
+
+PH_API const char *ph_value_name(const ph_value *v) { return v->name; }
+PH_API ph_graph *ph_value_graph(const ph_value *v) { return v->graph; }
+PH_API ph_node *ph_value_producer(const ph_value *v) { return v->producer; }
+PH_API size_t ph_value_producer_index(const ph_value *v) { return v->out_index; }
+PH_API size_t ph_value_use_count(const ph_value *v) { return v->n_uses; }
+PH_API ph_node *ph_value_use(const ph_value *v, size_t i, size_t *input_index)
+{
+    if (i >= v->n_uses)
+        return NULL;
+    if (input_index)
+        *input_index = v->uses[i].index;
+    return v->uses[i].node;
+}
+PH_API int ph_value_is_graph_input(const ph_value *v) { return v->is_input; }
+PH_API size_t ph_value_graph_output_count(const ph_value *v) { return v->n_output_refs; }
+PH_API int ph_value_is_initializer(const ph_value *v) { return v->tensor != NULL && !v->producer; }
+
+PH_API const ph_tensor *ph_value_const(const ph_value *v)
+{
+    return v && v->tensor && !v->is_input && !v->dead ? v->tensor : NULL;
+}
+
+PH_API ph_node *ph_value_sole_consumer(const ph_value *v)
+{
+    return v->n_uses == 1 && v->n_output_refs == 0 ? v->uses[0].node : NULL;
+}
+
+PH_API int ph_value_can_replace(const ph_value *old, const ph_value *repl)
+{
+    if (!old || !repl || old == repl || old->dead || repl->dead)
+        return 0;
+    for (size_t i = 0; i < old->n_uses; i++)
+        if (!phi_in_scope(repl, old->uses[i].node->graph))
+            return 0;
+    if (old->n_output_refs) {
+        if (old->is_input || !old->producer) /* renaming it would change the interface */
+            return 0;
+        /* repl takes old's name: a node output, or an initializer of the main
+         * graph (a body output that is an initializer is not accepted by every
+         * runtime), that is no graph input and no other output */
+        if (repl->graph != old->graph || repl->is_input || repl->n_output_refs ||
+            (!repl->producer && (!repl->tensor || old->graph->parent)))
+            return 0;
+    }
+    return 1;
+}
+
+/* Swap the names of a and b (both in the same graph). */
+static int swap_names(ph_value *a, ph_value *b)
+{
+    ph_model *m = a->graph->model;
+    phi_map_del(&m->value_names, a->name, a);
+    phi_map_del(&a->graph->values, a->name, a);
+    phi_map_del(&m->value_names, b->name, b);
+    phi_map_del(&b->graph->values, b->name, b);
+    char *t = a->name;
+    a->name = b->name;
+    b->name = t;
+    if (phi_map_put(&m->value_names, a->name, a) || phi_map_put(&a->graph->values, a->name, a) ||
+        phi_map_put(&m->value_names, b->name, b) || phi_map_put(&b->graph->values, b->name, b))
+        return PH_ENOMEM;
+    return 0;
+}
+
+PH_API int ph_value_replace(ph_value *old, ph_value *repl)
+{
+    if (!ph_value_can_replace(old, repl))
+        return old == repl ? 0 : PH_EBUSY;
+    if (phi_grow((void **)&repl->uses, &repl->cap_uses, repl->n_uses + old->n_uses, sizeof *repl->uses))
+        return PH_ENOMEM;
+    while (old->n_uses) {
+        phi_use u = old->uses[old->n_uses - 1];
+        old->n_uses--;
+        u.node->inputs[u.index] = repl;
+        phi_add_use(repl, u.node, u.index); /* capacity reserved above */
+        phi_notify_node_changed(u.node);
+    }
+    phi_notify_uses_changed(old);
+    if (old->n_output_refs) {
+        /* The output slot keeps its name: repl takes old's name. */
+        int rc = swap_names(old, repl);
+        if (rc)
+            return rc;
+        ph_graph *g = old->graph;
+        for (size_t i = 0; i < g->n_outputs; i++)
+            if (g->outputs[i].value == old)
+                g->outputs[i].value = repl;
+        repl->n_output_refs = old->n_output_refs;
+        old->n_output_refs = 0;
+        phi_notify_uses_changed(old);
+        phi_notify_uses_changed(repl);
+        /* the slot's declared type is the one the name had */
+        if (repl->rank < 0 && old->rank >= 0) {
+            ph_value_set_type(repl, old->dtype, old->rank, old->dims);
+            for (int i = 0; i < old->rank; i++)
+                if (old->dim_params[i])
+                    ph_value_set_dim_param(repl, i, old->dim_params[i]);
+        } else if (!repl->dtype) {
+            repl->dtype = old->dtype;
+        }
+    }
+    return 0;
+}
+
+PH_API int ph_value_dtype(const ph_value *v) { return v->dtype; }
+PH_API int ph_value_rank(const ph_value *v) { return v->rank; }
+PH_API int64_t ph_value_dim(const ph_value *v, int i)
+{
+    if (i < 0)
+        i += v->rank;
+    return i >= 0 && i < v->rank ? v->dims[i] : -1;
+}
+PH_API const char *ph_value_dim_param(const ph_value *v, int i)
+{
+    if (i < 0)
+        i += v->rank;
+    return i >= 0 && i < v->rank ? v->dim_params[i] : NULL;
+}
+
+PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *dims)
+{
+    value_clear_type(v);
+    v->type_dirty = 1;
+    v->infer_fresh = 0;
+    v->dtype = dtype;
+    if (rank < 0)
+        return 0;
+    size_t r = (size_t)rank;
+    v->dims = malloc((r ? r : 1) * sizeof *v->dims);
+    v->dim_params = calloc(r ? r : 1, sizeof *v->dim_params);
+    if (!v->dims || !v->dim_params) {
+        free(v->dims);
+        free(v->dim_params);
+        v->dims = NULL;
+        v->dim_params = NULL;
+        return PH_ENOMEM;
+    }
+    for (size_t i = 0; i < r; i++)
+        v->dims[i] = dims && dims[i] >= 0 ? dims[i] : -1;
+    v->rank = rank;
+    return 0;
+}
+
+PH_API int ph_value_set_dim_param(ph_value *v, int i, const char *param)
+{
+    if (i < 0 || i >= v->rank)
+        return PH_EINVAL;
+    char *d = param ? phi_strdup(param) : NULL;
+    if (param && !d)
+        return PH_ENOMEM;
+    free(v->dim_params[i]);
+    v->dim_params[i] = d;
+    v->type_dirty = 1;
+    v->infer_fresh = 0;
+    if (d)
+        v->dims[i] = -1;
+    return 0;
+}
+
+/* ----------------------------------------------------------- dead code */
+
+static int remove_initializer(ph_value *v)
+{
+    ph_graph *g = v->graph;
+    if (v->is_input || v->n_uses || v->n_output_refs || !v->tensor || v->producer)
+        return 0;
+    g->inits[v->init_pos] = NULL;
+    g->inits_holes = 1;
+    value_bury(v);
+    return 1;
+}
+
+PH_API int ph_value_prune(ph_value *start)
+{
+    ph_value **work = NULL;
+    size_t n = 0, cap = 0;
+    int removed = 0;
+    if (phi_grow((void **)&work, &cap, 1, sizeof *work))
+        return PH_ENOMEM;
+    work[n++] = start;
+    while (n) {
+        ph_value *v = work[--n];
+        if (v->dead || v->n_uses || v->n_output_refs)
+            continue;
+        if (!v->producer) {
+            removed += remove_initializer(v);
+            continue;
+        }
+        ph_node *p = v->producer;
+        if (p->removed || !outputs_dead(p))
+            continue;
+        if (phi_grow((void **)&work, &cap, n + p->n_inputs, sizeof *work)) {
+            free(work);
+            return PH_ENOMEM;
+        }
+        for (size_t i = 0; i < p->n_inputs; i++)
+            if (p->inputs[i])
+                work[n++] = p->inputs[i];
+        ph_node_remove(p);
+        removed++;
+    }
+    free(work);
+    return removed;
+}
+
+PH_API int ph_graph_remove_dead(ph_graph *g)
+{
+    int removed = 0;
+    for (ph_node *n = g->last, *prev; n; n = prev) {
+        prev = n->prev;
+        if (outputs_dead(n)) {
+            ph_node_remove(n);
+            removed++;
+            continue;
+        }
+        for (size_t s = 0; s < n->n_subgraphs; s++)
+            removed += ph_graph_remove_dead(n->subgraphs[s].graph);
+    }
+    for (size_t i = 0; i < g->n_inits; i++)
+        if (g->inits[i])
+            removed += remove_initializer(g->inits[i]);
+    return removed;
+}
+
+/* ----------------------------------------------------------- collection */
+
+void phi_model_collect(ph_model *m)
+{
+    while (m->grave_nodes) {
+        ph_node *n = m->grave_nodes;
+        m->grave_nodes = n->grave_next;
+        node_free(n); /* its outputs are dead: freed through the value list */
+    }
+    while (m->grave_values) {
+        ph_value *v = m->grave_values;
+        m->grave_values = v->grave_next;
+        value_free(v);
+    }
+}
+
+PH_API void ph_model_collect(ph_model *m) { phi_model_collect(m); }
+
+/* ----------------------------------------------------------------- walk */
+
+PH_API int ph_graph_walk(ph_graph *g, ph_node_fn fn, void *user)
+{
+    int total = 0;
+    for (ph_node *n = g->first; n; n = ph_node_next(n)) {
+        for (size_t s = 0; s < n->n_subgraphs && !n->removed; s++) {
+            int rc = ph_graph_walk(n->subgraphs[s].graph, fn, user);
+            if (rc < 0)
+                return rc;
+            total += rc;
+        }
+        if (n->removed)
+            continue;
+        int rc = fn(n, user);
+        if (rc < 0)
+            return rc;
+        total += rc;
+    }
+    return total;
+}
+
+/* ------------------------------------------------------------- toposort */
+
+/* Producers in g that n depends on: its inputs, and outer-scope values its
+ * subgraphs read.  Calls fn for each. */
+static void node_deps(const ph_node *n, const ph_graph *g, void (*fn)(ph_node *, void *), void *ctx)
+{
+    for (size_t i = 0; i < n->n_inputs; i++) {
+        const ph_value *v = n->inputs[i];
+        if (v && v->producer && v->graph == g)
+            fn(v->producer, ctx);
+    }
+    for (size_t s = 0; s < n->n_subgraphs; s++)
+        for (const ph_node *k = n->subgraphs[s].graph->first; k; k = k->next)
+            node_deps(k, g, fn, ctx);
+}
+
+typedef struct topo_state {
+    ph_node **stack;
+    size_t n, cap;
+    int oom;
+    int unsorted;
+    size_t pos;
+} topo_state;
+
+static void check_order(ph_node *dep, void *ctx)
+{
+    topo_state *st = ctx;
+    if (dep->mark >= st->pos) /* not seen yet: after the current node */
+        st->unsorted = 1;
+}
+
+static void push_dep(ph_node *dep, void *ctx)
+{
+    topo_state *st = ctx;
+    if (dep->mark == 1) /* on the path being expanded: a back edge */
+        st->unsorted = 2;
+    if (dep->mark == 0) {
+        if (phi_grow((void **)&st->stack, &st->cap, st->n + 1, sizeof *st->stack)) {
+            st->oom = 1;
+            return;
+        }
+        st->stack[st->n++] = dep;
+    }
+}
+
+PH_API int ph_graph_toposort(ph_graph *g)
+{
+    phi_model_collect(g->model);
+    topo_state st = {0};
+    /* Fast path: already in order?  mark = position + 1. */
+    size_t pos = 0;
+    for (ph_node *n = g->first; n; n = n->next)
+        n->mark = (size_t)-1;
+    for (ph_node *n = g->first; n && !st.unsorted; n = n->next) {
+        st.pos = pos + 1;
+        n->mark = ++pos;
+        node_deps(n, g, check_order, &st);
+    }
+    int rc = 0;
+    if (st.unsorted) {
+        /* Stable DFS: emit each node after its unemitted dependencies.
+         * mark: 0 = new, 1 = on stack (expanding), 2 = emitted. */
+        ph_node **order = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof *order);
+        size_t n_order = 0;
+        if (!order)
+            return PH_ENOMEM;
+        for (ph_node *n = g->first; n; n = n->next)
+            n->mark = 0;
+        for (ph_node *root = g->first; root && !rc; root = root->next) {
+            if (root->mark)
+                continue;
+            st.n = 0;
+            push_dep(root, &st);
+            while (st.n && !st.oom) {
+                ph_node *top = st.stack[st.n - 1];
+                if (top->mark == 2) {
+                    st.n--;
+                    continue;
+                }
+                if (top->mark == 1) {
+                    top->mark = 2;
+                    order[n_order++] = top;
+                    st.n--;
+                    continue;
+                }
+                top->mark = 1;
+                node_deps(top, g, push_dep, &st);
+                if (st.unsorted == 2) {
+                    rc = PH_EVERIFY; /* a cycle */
+                    break;
+                }
+            }
+            if (st.oom)
+                rc = PH_ENOMEM;
+        }
+        if (!rc) {
+            g->first = g->last = NULL;
+            g->n_nodes = 0;
+            for (size_t i = 0; i < n_order; i++)
+                node_link_before(g, order[i], NULL);
+        }
+        free(order);
+    }
+    free(st.stack);
+    for (ph_node *n = g->first; n && !rc; n = n->next)
+        for (size_t s = 0; s < n->n_subgraphs && !rc; s++)
+            rc = ph_graph_toposort(n->subgraphs[s].graph);
+    return rc;
+}

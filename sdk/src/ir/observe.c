@@ -1,0 +1,41 @@
+/* sdk/src/ir/observe.c - change notification: the IR calls whoever registered
+ * on the model (shape inference, the rewrite driver) without knowing them. */
+#include "internal.h"
+
+int phi_observer_add(ph_model *m, const phi_observer_ops *ops, void *self)
+{
+    for (int i = 0; i < m->n_observers; i++)
+        if (m->observers[i].ops == ops && m->observers[i].self == self)
+            return 0;
+    if (m->n_observers == PHI_MAX_OBSERVERS)
+        return PH_ENOMEM;
+    m->observers[m->n_observers++] = (phi_observer){ops, self};
+    return 0;
+}
+
+void phi_observer_remove(ph_model *m, const phi_observer_ops *ops, void *self)
+{
+    for (int i = 0; i < m->n_observers; i++)
+        if (m->observers[i].ops == ops && m->observers[i].self == self) {
+            m->observers[i] = m->observers[--m->n_observers];
+            return;
+        }
+}
+
+static ph_model *model_of_graph(const ph_graph *g) { return g ? g->model : NULL; }
+
+#define NOTIFY(model, fn, arg)                                                 \
+    do {                                                                       \
+        ph_model *m_ = (model);                                                \
+        if (!m_)                                                               \
+            break;                                                             \
+        for (int i_ = 0; i_ < m_->n_observers; i_++)                           \
+            if (m_->observers[i_].ops->fn)                                     \
+                m_->observers[i_].ops->fn(m_->observers[i_].self, arg);        \
+    } while (0)
+
+void phi_notify_node_changed(ph_node *n) { NOTIFY(model_of_graph(n->graph), node_changed, n); }
+void phi_notify_uses_changed(ph_value *v) { NOTIFY(model_of_graph(v->graph), uses_changed, v); }
+void phi_notify_node_freed(ph_node *n) { NOTIFY(model_of_graph(n->graph), node_freed, n); }
+void phi_notify_value_freed(ph_value *v) { NOTIFY(model_of_graph(v->graph), value_freed, v); }
+void phi_notify_graph_freed(ph_graph *g) { NOTIFY(g->model, graph_freed, g); }

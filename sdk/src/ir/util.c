@@ -1,0 +1,265 @@
+/* sdk/src/ir/util.c - errors, dtypes, the string map, growable arrays, file mappings. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* ----------------------------------------------------------------- errors */
+
+PH_API const char *ph_strerror(int code)
+{
+    switch (code) {
+#define PH_X_STR(name, value, desc) case value: return desc;
+        PH_ERROR_TABLE(PH_X_STR)
+#undef PH_X_STR
+    default:
+        return "unknown error";
+    }
+}
+
+PH_API int ph_error_set(ph_error *err, int code, const char *fmt, ...)
+{
+    if (err) {
+        va_list ap;
+        va_start(ap, fmt);
+        err->code = code;
+        vsnprintf(err->message, sizeof err->message, fmt, ap);
+        va_end(ap);
+    }
+    return code;
+}
+
+/* ----------------------------------------------------------------- dtypes */
+
+PH_API size_t ph_dtype_size(int dtype)
+{
+    switch (dtype) {
+    case PH_DT_FLOAT: case PH_DT_INT32: case PH_DT_UINT32: return 4;
+    case PH_DT_UINT8: case PH_DT_INT8: case PH_DT_BOOL: return 1;
+    case PH_DT_UINT16: case PH_DT_INT16: case PH_DT_FLOAT16: case PH_DT_BFLOAT16: return 2;
+    case PH_DT_INT64: case PH_DT_DOUBLE: case PH_DT_UINT64: case PH_DT_COMPLEX64: return 8;
+    case PH_DT_COMPLEX128: return 16;
+    default: return 0;
+    }
+}
+
+PH_API const char *ph_dtype_name(int dtype)
+{
+    static const char *const names[] = {
+        "undefined", "float", "uint8", "int8", "uint16", "int16", "int32", "int64",
+        "string", "bool", "float16", "double", "uint32", "uint64", "complex64",
+        "complex128", "bfloat16"};
+    if (dtype >= 0 && dtype < (int)(sizeof names / sizeof names[0]))
+        return names[dtype];
+    return "unknown";
+}
+
+/* ------------------------------------------------------------------ misc */
+
+char *phi_strdup(const char *s)
+{
+    size_t n = strlen(s) + 1;
+    char *d = malloc(n);
+    if (d)
+        memcpy(d, s, n);
+    return d;
+}
+
+int phi_grow(void **arr, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return 0;
+    size_t nc = *cap ? *cap : 4;
+    while (nc < need)
+        nc *= 2;
+    void *p = realloc(*arr, nc * elem);
+    if (!p)
+        return PH_ENOMEM;
+    *arr = p;
+    *cap = nc;
+    return 0;
+}
+
+/* ------------------------------------------------------------ string map */
+
+static const char phi_tombstone[1];
+
+static uint64_t hash_str(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    h ^= h >> 33; /* murmur3 finalizer: spread similar names over the table */
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
+}
+
+void phi_map_free(phi_map *m)
+{
+    free(m->keys);
+    free(m->vals);
+    free(m->hashes);
+    memset(m, 0, sizeof *m);
+}
+
+/* The slot holding key (found = 1), or where to insert it. */
+static size_t map_find(const phi_map *m, const char *key, uint64_t h, int *found)
+{
+    size_t mask = m->cap - 1, i = h & mask, tomb = (size_t)-1;
+    for (;;) {
+        const char *k = m->keys[i];
+        if (!k) {
+            *found = 0;
+            return tomb != (size_t)-1 ? tomb : i;
+        }
+        if (k == phi_tombstone) {
+            if (tomb == (size_t)-1)
+                tomb = i;
+        } else if (m->hashes[i] == h && strcmp(k, key) == 0) {
+            *found = 1;
+            return i;
+        }
+        i = (i + 1) & mask;
+    }
+}
+
+void *phi_map_get(const phi_map *m, const char *key)
+{
+    if (!m->cap)
+        return NULL;
+    int found;
+    size_t i = map_find(m, key, hash_str(key), &found);
+    return found ? m->vals[i] : NULL;
+}
+
+static int map_rehash(phi_map *m, size_t ncap)
+{
+    phi_map n = {0};
+    n.keys = calloc(ncap, sizeof *n.keys);
+    n.vals = calloc(ncap, sizeof *n.vals);
+    n.hashes = calloc(ncap, sizeof *n.hashes);
+    if (!n.keys || !n.vals || !n.hashes) {
+        free(n.keys);
+        free(n.vals);
+        free(n.hashes);
+        return PH_ENOMEM;
+    }
+    n.cap = ncap;
+    for (size_t i = 0; i < m->cap; i++) {
+        const char *k = m->keys[i];
+        if (k && k != phi_tombstone) {
+            size_t j = m->hashes[i] & (ncap - 1); /* keys are distinct: just probe for a hole */
+            while (n.keys[j])
+                j = (j + 1) & (ncap - 1);
+            n.keys[j] = k;
+            n.vals[j] = m->vals[i];
+            n.hashes[j] = m->hashes[i];
+            n.count++;
+        }
+    }
+    n.used = n.count;
+    phi_map_free(m);
+    *m = n;
+    return 0;
+}
+
+int phi_map_put(phi_map *m, const char *key, void *val)
+{
+    if ((m->used + 1) * 2 >= m->cap) { /* at most half full: short probe runs */
+        size_t ncap = m->cap ? m->cap : 16;
+        while ((m->count + 1) * 4 >= ncap)
+            ncap *= 2;
+        if (map_rehash(m, ncap))
+            return PH_ENOMEM;
+    }
+    int found;
+    uint64_t h = hash_str(key);
+    size_t i = map_find(m, key, h, &found);
+    if (!found) {
+        if (!m->keys[i])
+            m->used++;
+        m->count++;
+    }
+    m->keys[i] = key;
+    m->vals[i] = val;
+    m->hashes[i] = h;
+    return 0;
+}
+
+void phi_map_del(phi_map *m, const char *key, const void *val)
+{
+    if (!m->cap)
+        return;
+    int found;
+    size_t i = map_find(m, key, hash_str(key), &found);
+    if (found && (!val || m->vals[i] == val)) {
+        m->keys[i] = phi_tombstone;
+        m->vals[i] = NULL;
+        m->count--;
+    }
+}
+
+/* --------------------------------------------------------------- mappings */
+
+phi_mapping *phi_map_file(const char *path, ph_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        ph_error_set(err, PH_EIO, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        ph_error_set(err, PH_EIO, "%s: cannot stat: %s", path, strerror(errno));
+        close(fd);
+        return NULL;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        ph_error_set(err, PH_EIO, "%s: not a regular file", path);
+        close(fd);
+        return NULL;
+    }
+    phi_mapping *m = calloc(1, sizeof *m);
+    if (!m || !(m->path = phi_strdup(path))) {
+        free(m);
+        close(fd);
+        ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
+        return NULL;
+    }
+    m->size = (size_t)st.st_size;
+    if (m->size > 0) {
+        void *p = mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (p == MAP_FAILED) {
+            ph_error_set(err, PH_EIO, "%s: cannot map: %s", path, strerror(errno));
+            free(m->path);
+            free(m);
+            close(fd);
+            return NULL;
+        }
+        madvise(p, m->size, MADV_SEQUENTIAL);
+        m->data = p;
+    }
+    close(fd);
+    return m;
+}
+
+void phi_unmap_file(phi_mapping *m)
+{
+    if (!m)
+        return;
+    if (m->data)
+        munmap((void *)m->data, m->size);
+    free(m->path);
+    free(m);
+}

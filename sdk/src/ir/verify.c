@@ -1,0 +1,187 @@
+/* sdk/src/ir/verify.c - the IR verifier: everything a pass could get wrong.
+ *
+ * Checks, for a graph and its subgraphs: nodes linked and counted right;
+ * every input defined in scope, before its use (for values of the same
+ * graph); use lists exactly mirror the input slots; every output value is
+ * produced by its node (SSA); names map back to their values; graph outputs
+ * alive and in scope; attributes named, unique and well typed. */
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct vctx {
+    ph_error *err;
+    size_t pos; /* running node position, for definition-before-use */
+} vctx;
+
+static int fail(vctx *c, const ph_graph *g, const ph_node *n, const char *what, const char *detail)
+{
+    if (n)
+        return ph_error_set(c->err, PH_EVERIFY, "graph '%s', node '%s' (%s): %s%s%s", ph_graph_name(g),
+                            ph_node_name(n), ph_node_op_type(n), what, detail ? ": " : "", detail ? detail : "");
+    return ph_error_set(c->err, PH_EVERIFY, "graph '%s': %s%s%s", ph_graph_name(g), what, detail ? ": " : "",
+                        detail ? detail : "");
+}
+
+static int check_value_uses(vctx *c, const ph_graph *g, const ph_value *v)
+{
+    for (size_t i = 0; i < v->n_uses; i++) {
+        const phi_use *u = &v->uses[i];
+        if (!u->node || u->node->removed)
+            return fail(c, g, NULL, "a value is used by a removed node", v->name);
+        if (u->index >= u->node->n_inputs || u->node->inputs[u->index] != v || u->node->use_pos[u->index] != i)
+            return fail(c, g, u->node, "use list out of step with the node's inputs", v->name);
+    }
+    return 0;
+}
+
+static int check_attrs(vctx *c, const ph_graph *g, const ph_node *n)
+{
+    const Onnx__NodeProto *p = n->proto;
+    for (size_t i = 0; i < p->n_attribute; i++) {
+        const Onnx__AttributeProto *a = p->attribute[i];
+        if (!a->name || !*a->name)
+            return fail(c, g, n, "an attribute has no name", NULL);
+        for (size_t k = 0; k < i; k++)
+            if (p->attribute[k]->name && strcmp(p->attribute[k]->name, a->name) == 0)
+                return fail(c, g, n, "attribute given twice", a->name);
+        int ok = 1;
+        switch (a->type) {
+        case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT: ok = a->has_f; break;
+        case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT: ok = a->has_i; break;
+        case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING: ok = a->has_s; break;
+        case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR: ok = a->t != NULL; break;
+        case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH: ok = a->g != NULL; break;
+        case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS: ok = !a->n_ints && !a->n_strings; break;
+        case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS: ok = !a->n_floats && !a->n_strings; break;
+        case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRINGS: ok = !a->n_floats && !a->n_ints; break;
+        case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED:
+            /* IR version < 2 had no type field: accept when exactly one value is set */
+            ok = a->ref_attr_name || (a->has_f + a->has_i + a->has_s + (a->t != NULL) + (a->g != NULL) +
+                                      (a->n_floats > 0) + (a->n_ints > 0) + (a->n_strings > 0)) <= 1;
+            break;
+        default: break;
+        }
+        if (!ok)
+            return fail(c, g, n, "attribute value does not match its type", a->name);
+    }
+    return 0;
+}
+
+static int verify_graph(vctx *c, const ph_graph *g);
+
+static int check_node(vctx *c, const ph_graph *g, ph_node *n)
+{
+    if (n->removed)
+        return fail(c, g, n, "a removed node is still linked", NULL);
+    if (n->graph != g)
+        return fail(c, g, n, "node linked into the wrong graph", NULL);
+    if (!n->proto->op_type || !*n->proto->op_type)
+        return fail(c, g, n, "node has no op_type", NULL);
+    for (size_t i = 0; i < n->n_inputs; i++) {
+        const ph_value *v = n->inputs[i];
+        if (!v)
+            continue;
+        if (v->dead)
+            return fail(c, g, n, "input is a removed value", v->name);
+        if (!phi_in_scope(v, g))
+            return fail(c, g, n, "input is not in scope", v->name);
+        if (v->n_uses <= n->use_pos[i] || v->uses[n->use_pos[i]].node != n || v->uses[n->use_pos[i]].index != i)
+            return fail(c, g, n, "input slot missing from the value's use list", v->name);
+        if (v->producer) {
+            if (v->producer->removed)
+                return fail(c, g, n, "input is produced by a removed node", v->name);
+            if (v->graph == g && v->producer->mark >= c->pos)
+                return fail(c, g, n, "input is used before it is defined", v->name);
+        } else if (!v->is_input && !v->tensor) {
+            return fail(c, g, n, "input has no producer, is no graph input and no initializer", v->name);
+        }
+    }
+    for (size_t i = 0; i < n->n_outputs; i++) {
+        const ph_value *v = n->outputs[i];
+        if (!v)
+            continue;
+        if (v->dead || v->producer != n || v->out_index != i || v->graph != g)
+            return fail(c, g, n, "output value does not point back to its node", v->name);
+        if (phi_map_get(&g->values, v->name) != v)
+            return fail(c, g, n, "output name does not resolve to its value", v->name);
+        int rc = check_value_uses(c, g, v);
+        if (rc)
+            return rc;
+    }
+    int rc = check_attrs(c, g, n);
+    for (size_t s = 0; s < n->n_subgraphs && !rc; s++) {
+        const ph_graph *sub = n->subgraphs[s].graph;
+        if (sub->parent != n)
+            return fail(c, g, n, "subgraph does not point back to its node", NULL);
+        rc = verify_graph(c, sub);
+    }
+    return rc;
+}
+
+static int verify_graph(vctx *c, const ph_graph *g)
+{
+    size_t count = 0;
+    const ph_node *prev = NULL;
+    for (ph_node *n = g->first; n; n = n->next) {
+        if (n->prev != prev)
+            return fail(c, g, n, "node list links broken", NULL);
+        prev = n;
+        n->mark = (size_t)-1;
+        count++;
+    }
+    if (prev != g->last || count != g->n_nodes)
+        return fail(c, g, NULL, "node count or list tail wrong", NULL);
+    size_t pos = 0;
+    for (ph_node *n = g->first; n; n = n->next)
+        n->mark = ++pos; /* definition position */
+    for (size_t i = 0; i < g->n_inputs; i++) {
+        const ph_value *v = g->inputs[i];
+        if (v->dead || !v->is_input || v->graph != g || phi_map_get(&g->values, v->name) != v)
+            return fail(c, g, NULL, "graph input broken", v->name);
+        int rc = check_value_uses(c, g, v);
+        if (rc)
+            return rc;
+    }
+    for (size_t i = 0; i < g->n_inits; i++) {
+        const ph_value *v = g->inits[i];
+        if (!v)
+            continue;
+        if (v->dead || !v->tensor || v->producer || v->graph != g || v->init_pos != i ||
+            phi_map_get(&g->values, v->name) != v)
+            return fail(c, g, NULL, "initializer broken", v->name);
+        int rc = check_value_uses(c, g, v);
+        if (rc)
+            return rc;
+    }
+    for (ph_node *n = g->first; n; n = n->next) {
+        c->pos = n->mark;
+        /* subgraph verification reuses marks: keep this graph's positions */
+        size_t saved = c->pos;
+        int rc = check_node(c, g, n);
+        if (rc)
+            return rc;
+        c->pos = saved;
+    }
+    for (size_t i = 0; i < g->n_outputs; i++) {
+        const ph_value *v = g->outputs[i].value;
+        size_t refs = 0;
+        for (size_t k = 0; v && k < g->n_outputs; k++)
+            refs += g->outputs[k].value == v;
+        if (v && v->graph == g && v->n_output_refs != refs)
+            return fail(c, g, NULL, "graph output count of a value is wrong", v->name);
+        if (!v || v->dead)
+            return fail(c, g, NULL, "graph output reads a removed value", v ? v->name : "");
+        if (!phi_in_scope(v, g))
+            return fail(c, g, NULL, "graph output is not in scope", v->name);
+        if (v->producer && v->producer->removed)
+            return fail(c, g, NULL, "graph output is produced by a removed node", v->name);
+    }
+    return 0;
+}
+
+PH_API int ph_graph_verify(const ph_graph *g, ph_error *err)
+{
+    vctx c = {err, 0};
+    return verify_graph(&c, g);
+}
