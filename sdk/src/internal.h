@@ -112,6 +112,9 @@ typedef struct phi_observer_ops {
     void (*node_freed)(void *self, ph_node *n);
     void (*value_freed)(void *self, ph_value *v);
     void (*graph_freed)(void *self, ph_graph *g);
+    /* v's known type changed */
+    void (*type_changed)(void *self, ph_value *v);
+    void (*model_freed)(void *self, ph_model *m);
 } phi_observer_ops;
 
 #define PHI_MAX_OBSERVERS 4
@@ -185,6 +188,12 @@ struct ph_node {
     int removed;
     size_t mark; /* scratch for toposort/verify */
     ph_node *grave_next;
+    ph_node *op_prev, *op_next; /* in the graph's op-type index; op_next kept
+                                   when removed, like next */
+    int op_linked;
+    size_t log_pos;       /* 1 + index of its entry in the change log, or 0 */
+    uint64_t visit_mark;  /* scratch of the rewrite driver: candidates */
+    uint64_t walk_mark;   /* scratch of the rewrite driver: walks */
     phi_dlink infer_link; /* in the model's list of nodes to re-infer */
     double infer_pos;     /* topological position for incremental inference (0: not yet known) */
 };
@@ -211,6 +220,8 @@ struct ph_graph {
     Onnx__ValueInfoProto **value_info; /* owned, file order */
     size_t n_value_info, cap_value_info;
     phi_map values; /* name -> ph_value of this graph */
+    ph_node **op_first, **op_last; /* owned, PH_OP__COUNT each: the op-type
+                                      index, NULL until the first node */
 };
 
 struct ph_model {
@@ -227,9 +238,18 @@ struct ph_model {
     char *source_path; /* owned: file the model was loaded from, or NULL */
     uint64_t source_dev, source_ino;
     struct phi_infer_state *infer; /* owned: shape inference state, NULL until first inference */
+    struct phi_changelog *changes; /* owned: the rewrite driver's change log, or NULL */
+    uint64_t visit_epoch;          /* for ph_node.visit_mark and walk_mark */
     phi_observer observers[PHI_MAX_OBSERVERS];
     int n_observers;
 };
+
+/* The op-type index: the first node of op in g (in order of insertion),
+ * then n->op_next.  Nodes of other domains are all under PH_OP_UNKNOWN. */
+ph_node *phi_op_first(const ph_graph *g, ph_op op);
+
+/* The ph_op of an op type in a domain (NULL or "" or "ai.onnx": default). */
+ph_op phi_op_lookup(const char *domain, const char *op_type);
 
 /* Construction used by the loader and the builders. */
 ph_graph *phi_graph_new(ph_model *m, ph_node *parent, Onnx__GraphProto *gp);
@@ -266,5 +286,7 @@ void phi_notify_uses_changed(ph_value *v);
 void phi_notify_node_freed(ph_node *n);
 void phi_notify_value_freed(ph_value *v);
 void phi_notify_graph_freed(ph_graph *g);
+void phi_notify_type_changed(ph_value *v);
+void phi_notify_model_freed(ph_model *m);
 
 #endif

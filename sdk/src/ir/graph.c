@@ -241,6 +241,8 @@ void phi_graph_free(ph_graph *g)
     free(g->inits);
     free(g->value_info);
     phi_map_free(&g->values);
+    free(g->op_first);
+    free(g->op_last);
     phi_notify_graph_freed(g);
     free(g);
 }
@@ -429,6 +431,58 @@ static void node_link_before(ph_graph *g, ph_node *n, ph_node *before)
     g->n_nodes++;
 }
 
+/* ------------------------------------------------------- op-type index */
+
+static void opidx_add(ph_graph *g, ph_node *n)
+{
+    if (n->op_linked)
+        return;
+    if (!g->op_first) {
+        g->op_first = calloc(PH_OP__COUNT, sizeof *g->op_first);
+        g->op_last = calloc(PH_OP__COUNT, sizeof *g->op_last);
+        if (!g->op_first || !g->op_last) {
+            free(g->op_first);
+            free(g->op_last);
+            g->op_first = g->op_last = NULL;
+            return; /* the index is only an accelerator: phi_op_first says so */
+        }
+        for (ph_node *k = g->first; k; k = k->next) /* nodes linked meanwhile */
+            if (k != n && !k->removed)
+                opidx_add(g, k);
+    }
+    n->op_prev = g->op_last[n->op];
+    n->op_next = NULL;
+    if (n->op_prev)
+        n->op_prev->op_next = n;
+    else
+        g->op_first[n->op] = n;
+    g->op_last[n->op] = n;
+    n->op_linked = 1;
+}
+
+static void opidx_del(ph_graph *g, ph_node *n)
+{
+    if (!n->op_linked || !g->op_first)
+        return;
+    if (n->op_prev)
+        n->op_prev->op_next = n->op_next;
+    else
+        g->op_first[n->op] = n->op_next;
+    if (n->op_next)
+        n->op_next->op_prev = n->op_prev;
+    else
+        g->op_last[n->op] = n->op_prev;
+    n->op_prev = NULL; /* op_next kept: a walk goes on from a removed node */
+    n->op_linked = 0;
+}
+
+ph_node *phi_op_first(const ph_graph *g, ph_op op)
+{
+    if (!g->op_first) /* no index (out of memory): callers fall back to the node list */
+        return NULL;
+    return g->op_first[op];
+}
+
 static void node_names_add(ph_model *m, const char *name)
 {
     if (!name || !*name)
@@ -502,7 +556,7 @@ static ph_node *node_alloc(Onnx__NodeProto *proto, size_t n_in, size_t n_out)
     return n;
 }
 
-static ph_op op_lookup(const char *domain, const char *op_type)
+ph_op phi_op_lookup(const char *domain, const char *op_type)
 {
     if (domain && *domain && strcmp(domain, "ai.onnx") != 0)
         return PH_OP_UNKNOWN;
@@ -538,8 +592,9 @@ ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err)
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;
     }
-    n->op = op_lookup(np->domain, np->op_type ? np->op_type : "");
+    n->op = phi_op_lookup(np->domain, np->op_type ? np->op_type : "");
     node_link_before(g, n, NULL);
+    opidx_add(g, n);
     node_names_add(g->model, np->name);
     n->n_outputs = np->n_output; /* NULL until made: freed with the node on failure */
     for (size_t i = 0; i < np->n_output; i++) {
@@ -580,7 +635,7 @@ PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type
         return NULL;
     }
     n->graph = g;
-    n->op = op_lookup(NULL, op_type);
+    n->op = phi_op_lookup(NULL, op_type);
     for (size_t i = 0; i < n_out; i++) {
         char hint[96];
         snprintf(hint, sizeof hint, "%s_out%zu", np->name, i);
@@ -613,6 +668,7 @@ PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type
     }
     n->n_inputs = n_in;
     node_link_before(g, n, before);
+    opidx_add(g, n);
     node_names_add(g->model, np->name);
     phi_notify_node_changed(n);
     return n;
@@ -645,6 +701,7 @@ PH_API int ph_node_remove(ph_node *n)
         if (n->outputs[i])
             value_bury(n->outputs[i]);
     node_names_del(m, n->proto->name);
+    opidx_del(n->graph, n);
     node_unlink(n);
     n->removed = 1;
     n->grave_next = m->grave_nodes;
@@ -693,8 +750,11 @@ static int set_string(char **field, const char *s)
 PH_API int ph_node_set_op_type(ph_node *n, const char *op_type)
 {
     int rc = set_string(&n->proto->op_type, op_type);
-    if (!rc)
-        n->op = op_lookup(n->proto->domain, op_type);
+    if (!rc && !n->removed) {
+        opidx_del(n->graph, n);
+        n->op = phi_op_lookup(n->proto->domain, op_type);
+        opidx_add(n->graph, n);
+    }
     phi_notify_node_changed(n);
     return rc;
 }
@@ -709,8 +769,11 @@ PH_API int ph_node_set_domain(ph_node *n, const char *domain)
     } else {
         rc = set_string(&n->proto->domain, domain);
     }
-    if (!rc)
-        n->op = op_lookup(n->proto->domain, ph_node_op_type(n));
+    if (!rc && !n->removed) {
+        opidx_del(n->graph, n);
+        n->op = phi_op_lookup(n->proto->domain, ph_node_op_type(n));
+        opidx_add(n->graph, n);
+    }
     phi_notify_node_changed(n);
     return rc;
 }
@@ -924,6 +987,7 @@ PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *di
     value_clear_type(v);
     v->type_dirty = 1;
     v->infer_fresh = 0;
+    phi_notify_type_changed(v);
     v->dtype = dtype;
     if (rank < 0)
         return 0;
@@ -954,6 +1018,7 @@ PH_API int ph_value_set_dim_param(ph_value *v, int i, const char *param)
     v->dim_params[i] = d;
     v->type_dirty = 1;
     v->infer_fresh = 0;
+    phi_notify_type_changed(v);
     if (d)
         v->dims[i] = -1;
     return 0;

@@ -460,6 +460,7 @@ PH_API void ph_model_free(ph_model *m)
         return;
     phi_model_collect(m);
     phi_graph_free(m->graph);
+    phi_notify_model_freed(m);
     if (m->proto)
         protobuf_c_message_free_unpacked(&m->proto->base, NULL);
     while (m->mappings) {

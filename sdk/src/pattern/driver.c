@@ -1,13 +1,353 @@
-/* sdk/src/pattern/driver.c - placeholder while the engine is written. */
-#include "internal.h"
+/* sdk/src/pattern/driver.c - rule sets and the rewrite driver.
+ *
+ * Cost that does not grow with the catalogue: a rule set's first run on a
+ * model visits only the nodes of its root op types, through each graph's
+ * op-type index.  Later runs visit only what is near a change: the driver
+ * observes the model (phi_observer_add) and keeps a change log of the
+ * nodes touched by any mutation (created, inputs/attributes/op changed, an
+ * output's uses or type changed).  Each rule set remembers how far it read;
+ * a run takes the entries since then and walks downstream from each touched
+ * node as far as its deepest pattern reaches, collecting nodes of its root
+ * op types.  A node appears in the log at most once after the last point a
+ * reader took (older entries of the node are cleared when it is logged
+ * again, and when it is freed), so the log grows with the changes, not with
+ * the rounds.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pattern.h"
+
+/* ------------------------------------------------------------ change log */
+
+struct phi_changelog {
+    ph_node **items; /* NULL holes where a node was logged again or freed */
+    size_t n, cap;
+    size_t sealed;   /* entries below this were taken by a reader */
+    size_t lost;     /* 1 + index where an append failed (out of memory), or 0 */
+    uint64_t birth;  /* tells this log from one at a reused address */
+};
+
+static void log_touch(ph_node *n)
+{
+    if (!n || !n->graph || !n->graph->model)
+        return;
+    struct phi_changelog *log = n->graph->model->changes;
+    if (!log)
+        return;
+    if (n->log_pos) {
+        size_t at = n->log_pos - 1;
+        if (at < log->n && log->items[at] == n) {
+            if (at >= log->sealed)
+                return; /* logged, and no reader has taken it yet */
+            log->items[at] = NULL;
+        }
+    }
+    if (phi_grow((void **)&log->items, &log->cap, log->n + 1, sizeof *log->items)) {
+        if (!log->lost)
+            log->lost = log->n + 1;
+        n->log_pos = 0;
+        return;
+    }
+    log->items[log->n++] = n;
+    n->log_pos = log->n;
+}
+
+static void on_node_changed(void *self, ph_node *n) { log_touch(n); }
+
+static void on_uses_changed(void *self, ph_value *v)
+{
+    if (v->producer)
+        log_touch(v->producer);
+}
+
+static void on_type_changed(void *self, ph_value *v)
+{
+    if (v->producer)
+        log_touch(v->producer);
+    for (size_t i = 0; i < v->n_uses; i++)
+        log_touch(v->uses[i].node);
+}
+
+static void on_node_freed(void *self, ph_node *n)
+{
+    struct phi_changelog *log = n->graph && n->graph->model ? n->graph->model->changes : NULL;
+    if (log && n->log_pos && n->log_pos - 1 < log->n && log->items[n->log_pos - 1] == n)
+        log->items[n->log_pos - 1] = NULL;
+    n->log_pos = 0;
+}
+
+static void on_model_freed(void *self, ph_model *m)
+{
+    if (m->changes) {
+        free(m->changes->items);
+        free(m->changes);
+        m->changes = NULL;
+    }
+}
+
+static const phi_observer_ops log_observer = {
+    .node_changed = on_node_changed,
+    .uses_changed = on_uses_changed,
+    .type_changed = on_type_changed,
+    .node_freed = on_node_freed,
+    .model_freed = on_model_freed,
+};
+
+static struct phi_changelog *log_get(ph_model *m)
+{
+    if (m->changes)
+        return m->changes;
+    struct phi_changelog *log = calloc(1, sizeof *log);
+    if (!log || phi_observer_add(m, &log_observer, NULL)) {
+        free(log);
+        return NULL;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    log->birth = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    m->changes = log;
+    return log;
+}
+
+/* -------------------------------------------------------------- rule sets */
+
+struct ph_ruleset {
+    const ph_rule *rules; /* borrowed */
+    size_t n;
+    ph_pattern **pats;    /* owned */
+    ph_match **matches;   /* owned */
+    int depth;
+    unsigned char anchor[PH_OP__COUNT]; /* root op types */
+    /* what this set has read of a model's change log */
+    const ph_model *model;
+    const struct phi_changelog *log;
+    uint64_t birth;
+    size_t pos;
+    ph_node **cands;      /* owned scratch */
+    size_t n_cands, cap_cands;
+};
 
 PH_API ph_ruleset *ph_ruleset_new(const ph_rule *rules, ph_error *err)
 {
-    ph_error_set(err, PH_EINVAL, "pattern rules are not supported yet");
-    return NULL;
+    ph_ruleset *rs = calloc(1, sizeof *rs);
+    if (!rs) {
+        ph_error_set(err, PH_ENOMEM, "out of memory");
+        return NULL;
+    }
+    rs->rules = rules;
+    while (rules && rules[rs->n].pattern)
+        rs->n++;
+    if (rs->n == 0) {
+        free(rs);
+        ph_error_set(err, PH_EINVAL, "the rule table is empty");
+        return NULL;
+    }
+    rs->pats = calloc(rs->n, sizeof *rs->pats);
+    rs->matches = calloc(rs->n, sizeof *rs->matches);
+    if (!rs->pats || !rs->matches) {
+        ph_ruleset_free(rs);
+        ph_error_set(err, PH_ENOMEM, "out of memory");
+        return NULL;
+    }
+    for (size_t i = 0; i < rs->n; i++) {
+        ph_error perr = {0};
+        const char *name = rules[i].name ? rules[i].name : "";
+        if (!rules[i].rewrite) {
+            ph_error_set(err, PH_EINVAL, "rule %zu%s%s: no rewrite function", i + 1, *name ? " " : "", name);
+            ph_ruleset_free(rs);
+            return NULL;
+        }
+        rs->pats[i] = ph_pattern_parse(rules[i].pattern, &perr);
+        rs->matches[i] = rs->pats[i] ? ph_match_new(rs->pats[i]) : NULL;
+        if (!rs->matches[i]) {
+            ph_error_set(err, rs->pats[i] ? PH_ENOMEM : perr.code, "rule %zu%s%s: %s", i + 1,
+                         *name ? " " : "", name, rs->pats[i] ? "out of memory" : perr.message);
+            ph_ruleset_free(rs);
+            return NULL;
+        }
+        if (rs->pats[i]->depth > rs->depth)
+            rs->depth = rs->pats[i]->depth;
+        const pat_stmt *root = &rs->pats[i]->stmts[rs->pats[i]->n_stmts - 1];
+        for (int k = 0; k < root->n_ops; k++)
+            rs->anchor[root->ops[k].op] = 1;
+    }
+    return rs;
 }
-PH_API void ph_ruleset_free(ph_ruleset *rs) { (void)rs; }
+
+PH_API void ph_ruleset_free(ph_ruleset *rs)
+{
+    if (!rs)
+        return;
+    for (size_t i = 0; i < rs->n; i++) {
+        ph_match_free(rs->matches ? rs->matches[i] : NULL);
+        ph_pattern_free(rs->pats ? rs->pats[i] : NULL);
+    }
+    free(rs->pats);
+    free(rs->matches);
+    free(rs->cands);
+    free(rs);
+}
+
+PH_API size_t ph_ruleset_count(const ph_ruleset *rs) { return rs->n; }
+PH_API int ph_ruleset_depth(const ph_ruleset *rs) { return rs->depth; }
+PH_API void ph_ruleset_reset(ph_ruleset *rs) { rs->model = NULL; }
+
+/* ------------------------------------------------------------- candidates */
+
+static int add_cand(ph_ruleset *rs, ph_node *n, uint64_t epoch)
+{
+    if (n->visit_mark == epoch)
+        return 0;
+    n->visit_mark = epoch;
+    if (phi_grow((void **)&rs->cands, &rs->cap_cands, rs->n_cands + 1, sizeof *rs->cands))
+        return PH_ENOMEM;
+    rs->cands[rs->n_cands++] = n;
+    return 0;
+}
+
+/* Every node of g and its bodies whose op is an anchor. */
+static int collect_all(ph_ruleset *rs, ph_graph *g, uint64_t epoch)
+{
+    int rc = 0;
+    if (!g->op_first) { /* no index (it could not be allocated): the node list */
+        for (ph_node *n = g->first; n && !rc; n = n->next) {
+            if (rs->anchor[n->op])
+                rc = add_cand(rs, n, epoch);
+            for (size_t s = 0; s < n->n_subgraphs && !rc; s++)
+                rc = collect_all(rs, n->subgraphs[s].graph, epoch);
+        }
+        return rc;
+    }
+    for (int op = 0; op < PH_OP__COUNT && !rc; op++)
+        if (rs->anchor[op])
+            for (ph_node *n = g->op_first[op]; n && !rc; n = n->op_next)
+                rc = add_cand(rs, n, epoch);
+    static const ph_op holders[] = {PH_OP_If, PH_OP_Loop, PH_OP_Scan, PH_OP_UNKNOWN};
+    for (size_t h = 0; h < sizeof holders / sizeof holders[0] && !rc; h++)
+        for (ph_node *n = g->op_first[holders[h]]; n && !rc; n = n->op_next)
+            for (size_t s = 0; s < n->n_subgraphs && !rc; s++)
+                rc = collect_all(rs, n->subgraphs[s].graph, epoch);
+    return rc;
+}
+
+/* Nodes of anchor ops within depth-1 hops downstream of start (start
+ * included), breadth first; walk marks the nodes this walk has queued. */
+static int collect_near(ph_ruleset *rs, ph_node *start, uint64_t epoch, uint64_t walk,
+                        ph_node ***queue, size_t *cap_queue)
+{
+    size_t head = 0, tail = 0;
+    if (phi_grow((void **)queue, cap_queue, 1, sizeof **queue))
+        return PH_ENOMEM;
+    (*queue)[tail++] = start;
+    start->walk_mark = walk;
+    size_t level_end = tail;
+    int hops = 0, rc = 0;
+    while (head < tail && !rc) {
+        ph_node *n = (*queue)[head++];
+        if (!n->removed && rs->anchor[n->op])
+            rc = add_cand(rs, n, epoch);
+        if (hops + 1 < rs->depth) {
+            for (size_t o = 0; o < n->n_outputs && !rc; o++) {
+                ph_value *v = n->outputs[o];
+                for (size_t u = 0; v && u < v->n_uses && !rc; u++) {
+                    ph_node *c = v->uses[u].node;
+                    if (c->walk_mark == walk)
+                        continue;
+                    c->walk_mark = walk;
+                    if (phi_grow((void **)queue, cap_queue, tail + 1, sizeof **queue))
+                        rc = PH_ENOMEM;
+                    else
+                        (*queue)[tail++] = c;
+                }
+            }
+        }
+        if (head == level_end) {
+            hops++;
+            level_end = tail;
+        }
+    }
+    return rc;
+}
+
+/* ------------------------------------------------------------------- run */
+
+static int try_node(ph_ruleset *rs, ph_node *n, const ph_params *params, ph_ctx *ctx, int *stop)
+{
+    for (size_t r = 0; r < rs->n; r++) {
+        const ph_pattern *p = rs->pats[r];
+        if (!pat_op_matches(&p->stmts[p->n_stmts - 1], n))
+            continue;
+        ph_match *m = rs->matches[r];
+        if (!ph_pattern_match_at(p, n, m))
+            continue;
+        if (rs->rules[r].check && !rs->rules[r].check(m, params))
+            continue;
+        if (ctx && !ph_ctx_rewrite_allowed(ctx)) {
+            *stop = 1;
+            return 0;
+        }
+        int rc = pat_rewrite(n->graph, m, rs->rules[r].rewrite, params, ctx, stop);
+        if (rc < 0) {
+            const char *name = rs->rules[r].name ? rs->rules[r].name : p->text;
+            if (ctx)
+                return ph_ctx_error(ctx, rc, "rule '%.200s' at node '%.100s': %s", name,
+                                    ph_node_name(n), ph_strerror(rc));
+            return rc;
+        }
+        if (rc > 0 || *stop)
+            return rc;
+    }
+    return 0;
+}
+
 PH_API int ph_ruleset_run(ph_ruleset *rs, ph_graph *g, const ph_params *params, ph_ctx *ctx)
 {
-    return PH_EINVAL;
+    if (!rs || !g)
+        return PH_EINVAL;
+    ph_model *m = g->model;
+    struct phi_changelog *log = log_get(m);
+    uint64_t epoch = ++m->visit_epoch;
+    rs->n_cands = 0;
+    int full = !log || rs->model != m || rs->log != log || rs->birth != log->birth ||
+               (log->lost && log->lost - 1 >= rs->pos);
+    int rc = 0;
+    size_t end = log ? log->n : 0;
+    if (full) {
+        rc = collect_all(rs, g, epoch);
+    } else {
+        ph_node **queue = NULL;
+        size_t cap_queue = 0;
+        for (size_t i = rs->pos; i < end && !rc; i++) {
+            ph_node *n = log->items[i];
+            if (n && !n->removed)
+                rc = collect_near(rs, n, epoch, ++m->visit_epoch, &queue, &cap_queue);
+        }
+        free(queue);
+    }
+    if (rc)
+        return ctx ? ph_ctx_error(ctx, rc, "collecting candidates: %s", ph_strerror(rc)) : rc;
+    if (log) {
+        if (log->lost && log->lost - 1 < end)
+            log->lost = 0; /* the full scans it forces start from here */
+        if (end > log->sealed)
+            log->sealed = end;
+        rs->model = m;
+        rs->log = log;
+        rs->birth = log->birth;
+        rs->pos = end;
+    }
+    int total = 0, stop = 0;
+    for (size_t i = 0; i < rs->n_cands && !stop; i++) {
+        ph_node *n = rs->cands[i];
+        if (n->removed)
+            continue;
+        int r = try_node(rs, n, params, ctx, &stop);
+        if (r < 0)
+            return r;
+        total += r;
+    }
+    return total;
 }

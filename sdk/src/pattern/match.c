@@ -1,0 +1,379 @@
+/* sdk/src/pattern/match.c - matching a compiled pattern at a root node.
+ *
+ * Statements are matched from the root backwards: a statement's node is the
+ * producer of an output a later statement bound, so the only choices are the
+ * two input orders of commutative operators, tried by backtracking.  Then
+ * the engine's rules: distinct nodes, all in the root's graph, and no
+ * interior value seen from outside the match. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pattern.h"
+
+int pat_is_commutative(ph_op op)
+{
+    switch (op) {
+    case PH_OP_Add: case PH_OP_Mul: case PH_OP_Max: case PH_OP_Min: case PH_OP_Sum:
+    case PH_OP_And: case PH_OP_Or: case PH_OP_Xor: case PH_OP_Equal:
+    case PH_OP_BitwiseAnd: case PH_OP_BitwiseOr: case PH_OP_BitwiseXor:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+int pat_op_matches(const pat_stmt *s, const ph_node *n)
+{
+    for (int i = 0; i < s->n_ops; i++) {
+        const pat_op *o = &s->ops[i];
+        if (o->op != PH_OP_UNKNOWN) {
+            if (n->op == o->op)
+                return 1;
+        } else if (strcmp(ph_node_op_type(n), o->op_type) == 0) {
+            const char *d = ph_node_domain(n);
+            if (strcmp(d, "ai.onnx") == 0)
+                d = "";
+            if (strcmp(d, o->domain) == 0)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+PH_API ph_match *ph_match_new(const ph_pattern *p)
+{
+    ph_match *m = calloc(1, sizeof *m);
+    if (!m)
+        return NULL;
+    m->p = p;
+    size_t ns = (size_t)(p->n_slots ? p->n_slots : 1);
+    m->vals = calloc(ns, sizeof *m->vals);
+    m->bound = calloc(ns, 1);
+    m->var = calloc(ns, sizeof *m->var);
+    m->var_n = calloc(ns, sizeof *m->var_n);
+    m->trail = calloc(ns, sizeof *m->trail);
+    m->nodes = calloc((size_t)p->n_stmts, sizeof *m->nodes);
+    if (!m->vals || !m->bound || !m->var || !m->var_n || !m->trail || !m->nodes) {
+        ph_match_free(m);
+        return NULL;
+    }
+    return m;
+}
+
+PH_API void ph_match_free(ph_match *m)
+{
+    if (!m)
+        return;
+    free(m->vals);
+    free(m->bound);
+    free(m->var);
+    free(m->var_n);
+    free(m->trail);
+    free(m->nodes);
+    free(m);
+}
+
+/* ------------------------------------------------------------ constraints */
+
+static int check_cons(const pat_cons *c, const ph_value *v, const ph_node *user)
+{
+    const ph_tensor *t;
+    switch (c->kind) {
+    case PAT_CONST:
+        return ph_value_const(v) != NULL;
+    case PAT_SCALAR:
+        t = ph_value_const(v);
+        return t && ph_tensor_numel(t) == 1;
+    case PAT_RANK:
+        return ph_value_rank(v) == c->n;
+    case PAT_DTYPE:
+        return ph_value_dtype(v) > 0 && ph_value_dtype(v) < 32 && (c->dtypes >> ph_value_dtype(v)) & 1;
+    case PAT_FLOAT: {
+        int dt = ph_value_dtype(v);
+        return dt == PH_DT_FLOAT || dt == PH_DT_FLOAT16 || dt == PH_DT_BFLOAT16 || dt == PH_DT_DOUBLE;
+    }
+    case PAT_SHAPE:
+        if (ph_value_rank(v) != c->n)
+            return 0;
+        for (int i = 0; i < c->n; i++)
+            if (c->dims[i] != PAT_ANY_DIM && ph_value_dim(v, i) != c->dims[i])
+                return 0;
+        return 1;
+    case PAT_PERCHANNEL: {
+        t = ph_value_const(v);
+        ph_value *out = user && user->n_outputs ? user->outputs[0] : NULL;
+        int r = out ? ph_value_rank(out) : -1;
+        if (!t || r < 1)
+            return 0;
+        int64_t axis = c->n < 0 ? c->n + r : c->n;
+        int tr = (int)ph_tensor_rank(t);
+        if (axis < 0 || axis >= r || tr > r)
+            return 0;
+        int64_t chans = ph_value_dim(out, (int)axis);
+        for (int i = 0; i < tr; i++) {
+            int64_t d = ph_tensor_dim(t, (size_t)i);
+            int at = r - tr + i; /* right-aligned */
+            if (at == axis) {
+                if (d != 1 && (chans < 0 || d != chans))
+                    return 0;
+            } else if (d != 1) {
+                return 0;
+            }
+        }
+        return 1;
+    }
+    }
+    return 0;
+}
+
+static int check_attr(const pat_attr *a, const ph_node *n)
+{
+    ph_attr_type t = ph_node_attr_type(n, a->key);
+    if (a->mode == PAT_ATTR_ABSENT)
+        return t == PH_ATTR_NONE;
+    if (t == PH_ATTR_NONE)
+        return a->mode == PAT_ATTR_OPT_EQ;
+    switch (a->lit) {
+    case PAT_LIT_INT:
+        if (t == PH_ATTR_INT)
+            return ph_node_attr_int(n, a->key, 0) == a->i;
+        if (t == PH_ATTR_FLOAT)
+            return ph_node_attr_float(n, a->key, 0) == (float)a->i;
+        return 0;
+    case PAT_LIT_FLOAT:
+        return t == PH_ATTR_FLOAT && ph_node_attr_float(n, a->key, 0) == (float)a->f;
+    case PAT_LIT_STRING:
+        return t == PH_ATTR_STRING && strcmp(ph_node_attr_string(n, a->key, ""), a->s) == 0;
+    case PAT_LIT_INTS: {
+        const int64_t *vals;
+        if (t != PH_ATTR_INTS)
+            return 0;
+        ptrdiff_t k = ph_node_attr_ints(n, a->key, &vals);
+        return k == (ptrdiff_t)a->n_ints && (k == 0 || memcmp(vals, a->ints, (size_t)k * sizeof *vals) == 0);
+    }
+    }
+    return 0;
+}
+
+/* ----------------------------------------------------------------- binding */
+
+/* Bind slot to v (v may be NULL for an omitted optional input). */
+static int bind(ph_match *m, int slot, ph_value *v)
+{
+    if (slot < 0)
+        return 1;
+    if (m->bound[slot])
+        return m->vals[slot] == v;
+    m->bound[slot] = 1;
+    m->vals[slot] = v;
+    m->trail[m->n_trail++] = slot;
+    return 1;
+}
+
+static void unbind_to(ph_match *m, int mark)
+{
+    while (m->n_trail > mark) {
+        int slot = m->trail[--m->n_trail];
+        m->bound[slot] = 0;
+        m->vals[slot] = NULL;
+    }
+}
+
+/* Bind statement s's arguments to n's inputs in the order given by perm
+ * (NULL: as written; otherwise a swap of the two first arguments). */
+static int bind_args(ph_match *m, const pat_stmt *s, ph_node *n, int swap)
+{
+    size_t count = n->n_inputs;
+    for (int j = 0; j < s->n_args; j++) {
+        const pat_arg *a = &s->args[swap && j < 2 ? 1 - j : j];
+        ph_value *v = (size_t)j < count ? n->inputs[j] : NULL;
+        if (!v && !a->optional)
+            return 0;
+        if (!bind(m, a->slot, v))
+            return 0;
+        for (int c = 0; v && c < a->n_cons; c++)
+            if (!check_cons(&a->cons[c], v, n))
+                return 0;
+    }
+    if (s->variadic_slot >= 0) {
+        size_t k = (size_t)s->n_args;
+        m->var[s->variadic_slot] = (ph_value *const *)(count > k ? n->inputs + k : NULL);
+        m->var_n[s->variadic_slot] = count > k ? count - k : 0;
+    } else {
+        for (size_t j = (size_t)s->n_args; j < count; j++)
+            if (n->inputs[j]) /* an input the pattern does not account for */
+                return 0;
+    }
+    return 1;
+}
+
+static int interior_ok(const ph_match *m);
+
+/* Match statements i, i-1, ..., 0; at the end the interior rules, so a
+ * refusal backtracks into the other order of a commutative operator. */
+static int match_from(ph_match *m, int i, const ph_graph *g)
+{
+    if (i < 0)
+        return interior_ok(m);
+    const ph_pattern *p = m->p;
+    const pat_stmt *s = &p->stmts[i];
+    ph_node *n = m->nodes[i];
+    if (!n) {
+        /* the producer of an output a later statement bound */
+        for (int o = 0; o < s->n_outs && !n; o++) {
+            int slot = s->outs[o];
+            if (slot >= 0 && m->bound[slot] && m->vals[slot]) {
+                ph_value *v = m->vals[slot];
+                if (!v->producer || v->out_index != (uint32_t)o)
+                    return 0;
+                n = v->producer;
+            }
+        }
+        if (!n || n->removed || n->graph != g)
+            return 0;
+        for (int k = i + 1; k < p->n_stmts; k++)
+            if (m->nodes[k] == n)
+                return 0;
+    }
+    if (!pat_op_matches(s, n) || (size_t)s->n_outs > n->n_outputs)
+        return 0;
+    for (int a = 0; a < s->n_attrs; a++)
+        if (!check_attr(&s->attrs[a], n))
+            return 0;
+    int mark = m->n_trail;
+    for (int o = 0; o < s->n_outs; o++)
+        if (!bind(m, s->outs[o], n->outputs[o]) || (s->outs[o] >= 0 && !n->outputs[o])) {
+            unbind_to(m, mark);
+            return 0;
+        }
+    m->nodes[i] = n;
+    int tries = s->n_args >= 2 && s->variadic_slot < 0 && pat_is_commutative(n->op) ? 2 : 1;
+    for (int swap = 0; swap < tries; swap++) {
+        int inner = m->n_trail;
+        if (bind_args(m, s, n, swap) && match_from(m, i - 1, g))
+            return 1;
+        unbind_to(m, inner);
+    }
+    unbind_to(m, mark);
+    m->nodes[i] = i == p->n_stmts - 1 ? n : NULL;
+    return 0;
+}
+
+static int in_match(const ph_match *m, const ph_node *n)
+{
+    for (int i = 0; i < m->p->n_stmts; i++)
+        if (m->nodes[i] == n)
+            return 1;
+    return 0;
+}
+
+/* No interior value is seen from outside the match, and none is bound to
+ * a leaf name (which would let a rewrite read what it removes). */
+static int interior_ok(const ph_match *m)
+{
+    const ph_pattern *p = m->p;
+    for (int slot = 0; slot < p->n_slots; slot++) {
+        const ph_value *v = m->vals[slot];
+        if (p->slot_stmt[slot] >= 0 || !m->bound[slot] || !v || !v->producer)
+            continue;
+        for (int i = 0; i < p->n_stmts - 1; i++)
+            if (m->nodes[i] == v->producer) {
+                int o = (int)v->out_index;
+                if (o >= p->stmts[i].n_outs || !p->stmts[i].shared[o])
+                    return 0;
+            }
+    }
+    for (int i = 0; i < p->n_stmts - 1; i++) {
+        const pat_stmt *s = &p->stmts[i];
+        const ph_node *n = m->nodes[i];
+        for (size_t o = 0; o < n->n_outputs; o++) {
+            const ph_value *v = n->outputs[o];
+            if (!v || ((int)o < s->n_outs && s->shared[o]))
+                continue;
+            if (v->n_output_refs)
+                return 0;
+            for (size_t u = 0; u < v->n_uses; u++)
+                if (!in_match(m, v->uses[u].node))
+                    return 0;
+        }
+    }
+    return 1;
+}
+
+PH_API int ph_pattern_match_at(const ph_pattern *p, ph_node *root, ph_match *m)
+{
+    if (!root || root->removed || m->p != p)
+        return 0;
+    memset(m->bound, 0, (size_t)(p->n_slots ? p->n_slots : 1));
+    memset(m->vals, 0, (size_t)(p->n_slots ? p->n_slots : 1) * sizeof *m->vals);
+    memset(m->var_n, 0, (size_t)(p->n_slots ? p->n_slots : 1) * sizeof *m->var_n);
+    memset(m->nodes, 0, (size_t)p->n_stmts * sizeof *m->nodes);
+    m->n_trail = 0;
+    m->nodes[p->n_stmts - 1] = root;
+    if (!match_from(m, p->n_stmts - 1, root->graph)) {
+        memset(m->nodes, 0, (size_t)p->n_stmts * sizeof *m->nodes);
+        return 0;
+    }
+    return 1;
+}
+
+/* -------------------------------------------------------------- accessors */
+
+PH_API ph_value *ph_match_value(const ph_match *m, const char *name)
+{
+    int slot = pat_slot(m->p, name);
+    return slot >= 0 && m->bound[slot] ? m->vals[slot] : NULL;
+}
+
+PH_API size_t ph_match_values(const ph_match *m, const char *name, ph_value *const **vals)
+{
+    int slot = pat_slot(m->p, name);
+    if (slot < 0 || !m->p->slot_variadic[slot]) {
+        if (vals)
+            *vals = NULL;
+        return 0;
+    }
+    if (vals)
+        *vals = m->var[slot];
+    return m->var_n[slot];
+}
+
+PH_API const ph_tensor *ph_match_const(const ph_match *m, const char *name)
+{
+    ph_value *v = ph_match_value(m, name);
+    return v ? ph_value_const(v) : NULL;
+}
+
+PH_API ph_node *ph_match_node(const ph_match *m, const char *name)
+{
+    int slot = pat_slot(m->p, name);
+    if (slot < 0 || m->p->slot_stmt[slot] < 0)
+        return NULL;
+    return m->nodes[m->p->slot_stmt[slot]];
+}
+
+PH_API ph_node *ph_match_root(const ph_match *m) { return m->nodes[m->p->n_stmts - 1]; }
+PH_API size_t ph_match_node_count(const ph_match *m) { return (size_t)m->p->n_stmts; }
+PH_API ph_node *ph_match_node_at(const ph_match *m, size_t i)
+{
+    return i < (size_t)m->p->n_stmts ? m->nodes[i] : NULL;
+}
+
+PH_API char *ph_match_describe(const ph_match *m, char *buf, size_t size)
+{
+    if (!size)
+        return buf;
+    buf[0] = 0;
+    size_t len = 0;
+    for (int i = 0; i < m->p->n_stmts && len + 1 < size; i++) {
+        const ph_node *n = m->nodes[i];
+        if (!n)
+            continue;
+        int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", ph_node_name(n));
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+    return buf;
+}

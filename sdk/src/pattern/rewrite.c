@@ -1,0 +1,196 @@
+/* sdk/src/pattern/rewrite.c - the rewriter: build a replacement beside the
+ * match, then commit it whole or take it all back.
+ *
+ * Until commit the graph only gains nodes and initializers nobody reads, so
+ * rolling back is removing them.  Commit checks every replacement first
+ * (ph_value_can_replace), asks the context for the rewrite's number, then
+ * redirects the uses and prunes what became dead. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pattern.h"
+
+static int push(void ***arr, size_t *n, size_t *cap, void *item)
+{
+    if (phi_grow((void **)arr, cap, *n + 1, sizeof **arr))
+        return PH_ENOMEM;
+    (*arr)[(*n)++] = item;
+    return 0;
+}
+
+PH_API const ph_params *ph_rw_params(const ph_rewriter *rw) { return rw->params; }
+PH_API ph_ctx *ph_rw_ctx(const ph_rewriter *rw) { return rw->ctx; }
+PH_API ph_graph *ph_rw_graph(const ph_rewriter *rw) { return rw->g; }
+
+PH_API ph_node *ph_rw_node(ph_rewriter *rw, const char *op, size_t n_in, ph_value *const *inputs,
+                           size_t n_out)
+{
+    char type[128];
+    const char *at = strchr(op, '@');
+    size_t len = at ? (size_t)(at - op) : strlen(op);
+    if (len == 0 || len >= sizeof type) {
+        rw->failed = 1;
+        return NULL;
+    }
+    memcpy(type, op, len);
+    type[len] = 0;
+    ph_node *n = ph_node_create(rw->g, ph_match_root(rw->m), type, n_in, inputs, n_out);
+    if (n && at && at[1] && ph_node_set_domain(n, at + 1) < 0) {
+        ph_node_remove(n);
+        n = NULL;
+    }
+    if (!n || push((void ***)&rw->created, &rw->n_created, &rw->cap_created, n)) {
+        if (n)
+            ph_node_remove(n);
+        rw->failed = 1;
+        return NULL;
+    }
+    return n;
+}
+
+PH_API ph_value *ph_rw_op(ph_rewriter *rw, const char *op, size_t n_in, ph_value *const *inputs)
+{
+    ph_node *n = ph_rw_node(rw, op, n_in, inputs, 1);
+    return n ? ph_node_output(n, 0) : NULL;
+}
+
+PH_API ph_value *ph_rw_initializer(ph_rewriter *rw, const char *hint, ph_tensor *t)
+{
+    ph_value *v = t ? ph_graph_add_initializer(rw->g, hint, t) : NULL;
+    if (!v || push((void ***)&rw->inits, &rw->n_inits, &rw->cap_inits, v)) {
+        if (v)
+            ph_value_prune(v);
+        rw->failed = 1;
+        return NULL;
+    }
+    return v;
+}
+
+PH_API int ph_rw_replace(ph_rewriter *rw, ph_value *old, ph_value *with)
+{
+    int matched = 0;
+    for (size_t i = 0; i < ph_match_node_count(rw->m) && !matched; i++)
+        matched = old && old->producer == ph_match_node_at(rw->m, i);
+    if (!matched || !with) {
+        rw->failed = 1;
+        return PH_EINVAL;
+    }
+    if (push((void ***)&rw->repl, &rw->n_repl, &rw->cap_repl, old) ||
+        push((void ***)&rw->repl, &rw->n_repl, &rw->cap_repl, with)) {
+        rw->failed = 1;
+        return PH_ENOMEM;
+    }
+    return 0;
+}
+
+PH_API void *ph_rw_alloc(ph_rewriter *rw, size_t size)
+{
+    void *p = calloc(1, size ? size : 1);
+    if (!p || push(&rw->scratch, &rw->n_scratch, &rw->cap_scratch, p)) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+static void rollback(ph_rewriter *rw)
+{
+    for (size_t i = rw->n_created; i-- > 0;) {
+        ph_node *n = rw->created[i];
+        /* outputs may still be read by another created node: drop uses first */
+        for (size_t k = 0; k < ph_node_input_count(n); k++)
+            ph_node_set_input(n, k, NULL);
+    }
+    for (size_t i = rw->n_created; i-- > 0;)
+        ph_node_remove(rw->created[i]);
+    for (size_t i = 0; i < rw->n_inits; i++)
+        ph_value_prune(rw->inits[i]);
+}
+
+/* "a, b" of the given nodes' names into buf. */
+static void names(char *buf, size_t size, ph_node *const *nodes, size_t n, int only_removed)
+{
+    size_t len = 0;
+    buf[0] = 0;
+    for (size_t i = 0; i < n && len + 1 < size; i++) {
+        if (only_removed && !ph_node_is_removed(nodes[i]))
+            continue;
+        int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", ph_node_name(nodes[i]));
+        if (w < 0)
+            break;
+        len += (size_t)w;
+    }
+}
+
+static int commit(ph_rewriter *rw, int *stop)
+{
+    for (size_t i = 0; i < rw->n_repl; i += 2)
+        if (!ph_value_can_replace(rw->repl[i], rw->repl[i + 1]))
+            return 0;
+    char matched[512];
+    ph_match_describe(rw->m, matched, sizeof matched);
+    if (rw->ctx && !ph_ctx_rewrite_begin(rw->ctx, matched)) {
+        *stop = 1;
+        return 0;
+    }
+    size_t n_nodes = ph_match_node_count(rw->m);
+    ph_node *matched_nodes[64];
+    if (n_nodes > 64)
+        n_nodes = 64;
+    for (size_t i = 0; i < n_nodes; i++)
+        matched_nodes[i] = ph_match_node_at(rw->m, i);
+    for (size_t i = 0; i < rw->n_repl; i += 2) {
+        int rc = ph_value_replace(rw->repl[i], rw->repl[i + 1]);
+        if (rc < 0)
+            return rc; /* only out of memory gets here after can_replace */
+    }
+    for (size_t i = 0; i < rw->n_repl; i += 2)
+        ph_value_prune(rw->repl[i]);
+    /* the root and interior nodes nobody reads any more */
+    for (size_t i = n_nodes; i-- > 0;) {
+        ph_node *n = matched_nodes[i];
+        if (!ph_node_is_removed(n)) {
+            int dead = 1;
+            for (size_t o = 0; o < ph_node_output_count(n) && dead; o++) {
+                ph_value *v = ph_node_output(n, o);
+                dead = !v || (!ph_value_use_count(v) && !ph_value_graph_output_count(v));
+            }
+            if (dead)
+                for (size_t o = 0; o < ph_node_output_count(n); o++)
+                    if (ph_node_output(n, o)) {
+                        ph_value_prune(ph_node_output(n, o));
+                        break;
+                    }
+        }
+    }
+    if (rw->ctx) {
+        char removed[512], added[512];
+        names(removed, sizeof removed, matched_nodes, n_nodes, 1);
+        names(added, sizeof added, rw->created, rw->n_created, 0);
+        ph_ctx_rewrite_end(rw->ctx, removed, added);
+    }
+    return 1;
+}
+
+int pat_rewrite(ph_graph *g, const ph_match *m, ph_rule_rewrite_fn fn, const ph_params *params,
+                ph_ctx *ctx, int *stop)
+{
+    ph_rewriter rw = {.g = g, .m = m, .params = params, .ctx = ctx};
+    int rc = fn(&rw, m);
+    if (rc > 0 && rw.failed)
+        rc = PH_ENOMEM;
+    if (rc > 0 && rw.n_repl == 0 && rw.n_created == 0)
+        rc = 0; /* nothing to do */
+    if (rc > 0)
+        rc = commit(&rw, stop);
+    if (rc <= 0)
+        rollback(&rw);
+    for (size_t i = 0; i < rw.n_scratch; i++)
+        free(rw.scratch[i]);
+    free(rw.scratch);
+    free(rw.created);
+    free(rw.inits);
+    free(rw.repl);
+    return rc;
+}
