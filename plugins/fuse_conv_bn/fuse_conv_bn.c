@@ -1,0 +1,63 @@
+/* fuse_conv_bn - fold an inference BatchNormalization into the Conv before it.
+ *
+ * Requires: Conv with constant weights W [M, C/group, k...] (any float dtype)
+ *   and optional constant bias b [M], feeding only a BatchNormalization in
+ *   inference mode whose scale, bias, mean and var are constant vectors of M
+ *   values and whose extra outputs (training only) are unused.
+ * Changes: y = BN(Conv(x, W, b)) becomes Conv(x, W', b') with
+ *   s = scale / sqrt(var + epsilon), W'[m] = W[m] * s[m],
+ *   b' = (b - mean) * s + bias; W and b stay while something else reads them.
+ * Exact: fp (the folded weights are rounded once, from double).
+ */
+#include <math.h>
+#include <passhost/passhost.h>
+#include <passhost/constant.h>
+
+static int fold(ph_rewriter *rw, const ph_match *m)
+{
+    const ph_tensor *w = ph_match_const(m, "w"), *b = ph_match_const(m, "b");
+    ph_node *bn = ph_match_root(m);
+    int64_t M = ph_tensor_dim(w, 0), n = ph_tensor_numel(w), one[1] = {M};
+    for (size_t i = 1; i < ph_node_output_count(bn); i++)
+        if (ph_node_output(bn, i) && ph_value_use_count(ph_node_output(bn, i)))
+            return 0; /* training outputs in use */
+    double *W = ph_rw_alloc(rw, (size_t)n * sizeof *W), *B = ph_rw_alloc(rw, (size_t)M * 5 * sizeof *B);
+    double *S = B + M, *T = B + 2 * M, *MEAN = B + 3 * M, *VAR = B + 4 * M;
+    if (!W || !B || ph_tensor_read_f64(w, ph_tensor_rank(w), ph_tensor_dims(w), W) ||
+        (b && ph_tensor_read_f64(b, 1, one, B)) || ph_tensor_read_f64(ph_match_const(m, "s"), 1, one, S) ||
+        ph_tensor_read_f64(ph_match_const(m, "t"), 1, one, T) ||
+        ph_tensor_read_f64(ph_match_const(m, "mean"), 1, one, MEAN) ||
+        ph_tensor_read_f64(ph_match_const(m, "var"), 1, one, VAR))
+        return 0; /* shapes that are not [M] */
+    double eps = ph_node_attr_float(bn, "epsilon", 1e-5f);
+    for (int64_t c = 0; c < M; c++) {
+        double s = S[c] / sqrt(VAR[c] + eps);
+        for (int64_t k = c * (n / M); k < (c + 1) * (n / M); k++)
+            W[k] *= s;
+        B[c] = (b ? B[c] - MEAN[c] : -MEAN[c]) * s + T[c];
+    }
+    int dt = ph_tensor_dtype(w);
+    ph_value *in[3] = {ph_match_value(m, "x"),
+                       ph_rw_initializer(rw, "conv_bn_w", ph_tensor_from_f64(dt, ph_tensor_rank(w), ph_tensor_dims(w), W)),
+                       ph_rw_initializer(rw, "conv_bn_b", ph_tensor_from_f64(dt, 1, one, B))};
+    ph_node *conv = ph_rw_node(rw, "Conv", 3, in, 1);
+    if (!conv || ph_node_copy_attrs(conv, ph_match_node(m, "c")) < 0)
+        return PH_ENOMEM;
+    return ph_rw_replace(rw, ph_match_value(m, "y"), ph_node_output(conv, 0)) ? PH_ENOMEM : 1;
+}
+
+static const ph_rule rules[] = {
+    {"conv_bn",
+     "c = Conv(x, w:const:float, b?:const:rank=1)\n"
+     "y = BatchNormalization(c, s:const:rank=1, t:const:rank=1, mean:const:rank=1, var:const:rank=1)"
+     " {training_mode?=0}",
+     NULL, fold},
+    {0}};
+
+PH_PASS_DEFINE(
+    .name = "fuse_conv_bn",
+    .summary = "Conv -> BatchNormalization (constant parameters) becomes one Conv with folded W and B",
+    .stages = PH_STAGE_OPTIMIZE,
+    .on_by_default = 1,
+    .exactness = PH_FP,
+    .rules = rules)
