@@ -82,11 +82,12 @@ static void run_all_passes(ph_model *m, const host_registry *reg, const char *wh
     ph_ctx *ctx = ph_ctx_new(quiet_log, NULL);
     for (int round = 0; round < 2; round++) {
         for (size_t i = 0; i < host_registry_count(reg); i++) {
-            const ph_pass_desc *d = host_registry_at(reg, i)->desc;
+            const host_plugin *hp = host_registry_at(reg, i);
+            const ph_pass_desc *d = hp->desc;
             ph_params *p = ph_params_new(d->params, NULL);
             ck_assert_ptr_nonnull(p);
             ph_ctx_begin_pass(ctx, d->name, "");
-            int r = d->run(g, p, ctx);
+            int r = host_plugin_run(hp, g, p, ctx);
             ph_ctx_end_pass(ctx);
             ph_params_free(p);
             if (r <= 0)

@@ -142,7 +142,7 @@ END_TEST
 
 START_TEST(malformed)
 {
-    expect_load_error("tp_null_run", HOST_LOAD_MALFORMED, "run is NULL");
+    expect_load_error("tp_null_run", HOST_LOAD_MALFORMED, "neither run nor rules is set");
     expect_load_error("tp_empty_name", HOST_LOAD_MALFORMED, "name is empty");
     expect_load_error("tp_small_size", HOST_LOAD_MALFORMED, "struct_size 16");
     expect_load_error("tp_bad_default", HOST_LOAD_MALFORMED, "many");

@@ -188,6 +188,7 @@ struct ph_node {
     int removed;
     size_t mark; /* scratch for toposort/verify */
     ph_node *grave_next;
+    double order;         /* increasing along the graph's node list */
     ph_node *op_prev, *op_next; /* in the graph's op-type index; op_next kept
                                    when removed, like next */
     int op_linked;
@@ -240,9 +241,18 @@ struct ph_model {
     struct phi_infer_state *infer; /* owned: shape inference state, NULL until first inference */
     struct phi_changelog *changes; /* owned: the rewrite driver's change log, or NULL */
     uint64_t visit_epoch;          /* for ph_node.visit_mark and walk_mark */
+    int order_dirty;               /* a node may read a value defined after it */
+    size_t n_nodes_total;          /* nodes of every graph reachable from the main one */
     phi_observer observers[PHI_MAX_OBSERVERS];
     int n_observers;
 };
+
+/* Nodes of g and of the bodies of its nodes, by walking them. */
+size_t phi_graph_count_nodes(const ph_graph *g);
+
+/* Record that n now reads v: marks the model's node order dirty when v is
+ * not defined before n (see ph_graph_toposort). */
+void phi_order_check(const ph_value *v, const ph_node *n);
 
 /* The op-type index: the first node of op in g (in order of insertion),
  * then n->op_next.  Nodes of other domains are all under PH_OP_UNKNOWN. */

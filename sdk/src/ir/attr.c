@@ -370,6 +370,8 @@ PH_API int ph_node_remove_attr(ph_node *n, const char *name)
 
 PH_API ph_graph *ph_node_add_subgraph(ph_node *n, const char *name)
 {
+    if (n->graph && n->graph->model)
+        n->graph->model->order_dirty = 1; /* its body may read values defined later */
     if (!name || !*name || find_attr(n, name, NULL))
         return NULL;
     phi_subgraph *subs = realloc(n->subgraphs, (n->n_subgraphs + 1) * sizeof *subs);

@@ -392,6 +392,8 @@ PH_API ph_value *ph_graph_add_initializer(ph_graph *g, const char *name, ph_tens
 
 /* ----------------------------------------------------------------- nodes */
 
+static void count_nodes(ph_graph *g, ptrdiff_t delta);
+
 static void node_unlink(ph_node *n)
 {
     ph_graph *g = n->graph;
@@ -406,20 +408,52 @@ static void node_unlink(ph_node *n)
     /* n->next is kept: walking on from a removed node reaches what followed it */
     n->prev = NULL;
     g->n_nodes--;
+    count_nodes(g, -1);
+}
+
+/* Give g's nodes the order keys 0, 1, 2, ... */
+static void renumber(ph_graph *g)
+{
+    double k = 0;
+    for (ph_node *n = g->first; n; n = n->next)
+        n->order = k++;
+}
+
+/* nodes counted by ph_model_node_count: the main graph and the bodies of
+ * its live nodes */
+static int graph_counted(const ph_graph *g)
+{
+    for (; g; g = g->parent ? g->parent->graph : NULL) {
+        if (!g->parent)
+            return g->model && g->model->graph == g;
+        if (g->parent->removed)
+            return 0;
+    }
+    return 0;
+}
+
+static void count_nodes(ph_graph *g, ptrdiff_t delta)
+{
+    if (g->model && graph_counted(g))
+        g->model->n_nodes_total = (size_t)((ptrdiff_t)g->model->n_nodes_total + delta);
 }
 
 static void node_link_before(ph_graph *g, ph_node *n, ph_node *before)
 {
     n->graph = g;
+    count_nodes(g, 1);
     if (!before) {
         n->prev = g->last;
         n->next = NULL;
+        n->order = g->last ? g->last->order + 1 : 0;
         if (g->last)
             g->last->next = n;
         else
             g->first = n;
         g->last = n;
     } else {
+        double lo = before->prev ? before->prev->order : before->order - 2;
+        n->order = lo + (before->order - lo) / 2;
         n->next = before;
         n->prev = before->prev;
         if (before->prev)
@@ -427,8 +461,31 @@ static void node_link_before(ph_graph *g, ph_node *n, ph_node *before)
         else
             g->first = n;
         before->prev = n;
+        if (!(n->order > lo && n->order < before->order))
+            renumber(g); /* the keys ran out of precision */
     }
     g->n_nodes++;
+}
+
+size_t phi_graph_count_nodes(const ph_graph *g)
+{
+    size_t c = g->n_nodes;
+    for (const ph_node *n = g->first; n; n = n->next)
+        for (size_t s = 0; s < n->n_subgraphs; s++)
+            c += phi_graph_count_nodes(n->subgraphs[s].graph);
+    return c;
+}
+
+void phi_order_check(const ph_value *v, const ph_node *n)
+{
+    if (!v || !v->producer || !n->graph || !n->graph->model)
+        return;
+    /* n, or the node holding its body, in v's graph */
+    const ph_node *at = n;
+    while (at && at->graph != v->graph)
+        at = at->graph->parent;
+    if (!at || v->producer->order >= at->order || v->producer->removed)
+        n->graph->model->order_dirty = 1;
 }
 
 /* ------------------------------------------------------- op-type index */
@@ -669,6 +726,8 @@ PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type
     n->n_inputs = n_in;
     node_link_before(g, n, before);
     opidx_add(g, n);
+    for (size_t i = 0; i < n_in; i++)
+        phi_order_check(inputs[i], n);
     node_names_add(g->model, np->name);
     phi_notify_node_changed(n);
     return n;
@@ -702,6 +761,8 @@ PH_API int ph_node_remove(ph_node *n)
             value_bury(n->outputs[i]);
     node_names_del(m, n->proto->name);
     opidx_del(n->graph, n);
+    for (size_t s = 0; s < n->n_subgraphs; s++) /* its bodies are no longer counted */
+        count_nodes(n->graph, -(ptrdiff_t)phi_graph_count_nodes(n->subgraphs[s].graph));
     node_unlink(n);
     n->removed = 1;
     n->grave_next = m->grave_nodes;
@@ -841,6 +902,7 @@ PH_API int ph_node_set_input(ph_node *n, size_t i, ph_value *v)
             phi_add_use(old, n, (uint32_t)i); /* cannot fail: we just freed a slot */
         return PH_ENOMEM;
     }
+    phi_order_check(v, n);
     return 0;
 }
 
@@ -938,6 +1000,7 @@ PH_API int ph_value_replace(ph_value *old, ph_value *repl)
         old->n_uses--;
         u.node->inputs[u.index] = repl;
         phi_add_use(repl, u.node, u.index); /* capacity reserved above */
+        phi_order_check(repl, u.node);
         phi_notify_node_changed(u.node);
     }
     phi_notify_uses_changed(old);
@@ -1174,9 +1237,23 @@ static void push_dep(ph_node *dep, void *ctx)
     }
 }
 
+static int toposort_graph(ph_graph *g);
+
 PH_API int ph_graph_toposort(ph_graph *g)
 {
     phi_model_collect(g->model);
+    /* Every mutation that could put a reader before what it reads marks the
+     * model (phi_order_check); with no mark the order still holds. */
+    if (g->model && !g->model->order_dirty)
+        return 0;
+    int rc = toposort_graph(g);
+    if (!rc && g->model && g == g->model->graph)
+        g->model->order_dirty = 0;
+    return rc;
+}
+
+static int toposort_graph(ph_graph *g)
+{
     topo_state st = {0};
     /* Fast path: already in order?  mark = position + 1. */
     size_t pos = 0;
@@ -1225,6 +1302,7 @@ PH_API int ph_graph_toposort(ph_graph *g)
                 rc = PH_ENOMEM;
         }
         if (!rc) {
+            count_nodes(g, -(ptrdiff_t)g->n_nodes); /* relinked below */
             g->first = g->last = NULL;
             g->n_nodes = 0;
             for (size_t i = 0; i < n_order; i++)
@@ -1235,6 +1313,6 @@ PH_API int ph_graph_toposort(ph_graph *g)
     free(st.stack);
     for (ph_node *n = g->first; n && !rc; n = n->next)
         for (size_t s = 0; s < n->n_subgraphs && !rc; s++)
-            rc = ph_graph_toposort(n->subgraphs[s].graph);
+            rc = toposort_graph(n->subgraphs[s].graph);
     return rc;
 }

@@ -183,5 +183,12 @@ static int verify_graph(vctx *c, const ph_graph *g)
 PH_API int ph_graph_verify(const ph_graph *g, ph_error *err)
 {
     vctx c = {err, 0};
-    return verify_graph(&c, g);
+    int rc = verify_graph(&c, g);
+    if (!rc && g->model && g->model->graph == g) {
+        size_t walked = phi_graph_count_nodes(g);
+        if (walked != g->model->n_nodes_total)
+            return ph_error_set(err, PH_EVERIFY, "the model counts %zu nodes but has %zu",
+                                g->model->n_nodes_total, walked);
+    }
+    return rc;
 }

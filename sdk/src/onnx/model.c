@@ -480,16 +480,7 @@ PH_API void ph_model_free(ph_model *m)
 PH_API ph_graph *ph_model_graph(ph_model *m) { return m->graph; }
 PH_API int64_t ph_model_ir_version(const ph_model *m) { return m->proto->ir_version; }
 
-static size_t graph_count_nodes(const ph_graph *g)
-{
-    size_t c = g->n_nodes;
-    for (const ph_node *n = g->first; n; n = n->next)
-        for (size_t s = 0; s < n->n_subgraphs; s++)
-            c += graph_count_nodes(n->subgraphs[s].graph);
-    return c;
-}
-
-PH_API size_t ph_model_node_count(const ph_model *m) { return graph_count_nodes(m->graph); }
+PH_API size_t ph_model_node_count(const ph_model *m) { return m->n_nodes_total; }
 
 static int is_default_domain(const char *d) { return !d || !*d || strcmp(d, "ai.onnx") == 0; }
 
@@ -665,6 +656,8 @@ PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err)
     if (n_inits)
         memcpy(init_protos, mp->graph->initializer, n_inits * sizeof *init_protos);
     rc = phi_graph_build(m->graph, err);
+    m->n_nodes_total = phi_graph_count_nodes(m->graph);
+    m->order_dirty = 1; /* the file's order is checked by the first toposort */
     /* attach mapped raw data and external data to the main graph's initializers */
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", path);
