@@ -78,7 +78,7 @@ $(BUILD)/obj/sdk/%.o: sdk/src/%.c $(HEADERS) $(wildcard sdk/src/*.h sdk/src/*/*.
 
 $(LIB): $(SDK_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libpasshost.so.1 $(LDFLAGS_ALL) -o $@ $^ -lprotobuf-c -lm
+	$(CC) -shared -Wl,-soname,libpasshost.so.1 $(LDFLAGS_ALL) -o $@ $^ -lprotobuf-c -ldl -lm
 	ln -sf libpasshost.so $(BUILD)/lib/libpasshost.so.1
 
 # --- the host program ---------------------------------------------------------

@@ -9,5 +9,6 @@
 #include "passhost/plugin.h"
 #include "passhost/eval.h"
 #include "passhost/shape.h"
+#include "passhost/constant.h"
 
 #endif
