@@ -146,6 +146,13 @@ START_TEST(malformed)
     expect_load_error("tp_empty_name", HOST_LOAD_MALFORMED, "name is empty");
     expect_load_error("tp_small_size", HOST_LOAD_MALFORMED, "struct_size 16");
     expect_load_error("tp_bad_default", HOST_LOAD_MALFORMED, "many");
+    expect_load_error("tp_both_run_rules", HOST_LOAD_MALFORMED, "both run and rules");
+    /* a pattern is parsed at load: the message names the pass, the rule,
+     * the pattern text and the position */
+    expect_load_error("tp_bad_pattern", HOST_LOAD_MALFORMED,
+                      "pass tp_bad_pattern: rule 2 conv_bn: pattern 'c = Conv(x, w:konst); y = "
+                      "BatchNormalization(c, s, t, m, v)' at offset 14 (line 1, column 15): unknown "
+                      "constraint 'konst'");
 }
 END_TEST
 

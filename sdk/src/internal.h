@@ -23,10 +23,14 @@
 
 /* Open-addressing map from NUL-terminated keys (borrowed: the caller keeps
  * each key alive while it is in the map) to pointers. */
+typedef struct phi_map_entry {
+    uint64_t hash;   /* of the key: compared before the strings */
+    const char *key; /* NULL: empty slot */
+    void *val;
+} phi_map_entry;
+
 typedef struct phi_map {
-    const char **keys;
-    void **vals;
-    uint64_t *hashes; /* of each live key: compared before the strings */
+    phi_map_entry *slots; /* one array: a probe touches one cache line */
     size_t cap;   /* power of two, or 0 */
     size_t count; /* live entries */
     size_t used;  /* live + tombstones */

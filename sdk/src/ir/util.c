@@ -107,9 +107,7 @@ static uint64_t hash_str(const char *s)
 
 void phi_map_free(phi_map *m)
 {
-    free(m->keys);
-    free(m->vals);
-    free(m->hashes);
+    free(m->slots);
     memset(m, 0, sizeof *m);
 }
 
@@ -118,15 +116,15 @@ static size_t map_find(const phi_map *m, const char *key, uint64_t h, int *found
 {
     size_t mask = m->cap - 1, i = h & mask, tomb = (size_t)-1;
     for (;;) {
-        const char *k = m->keys[i];
-        if (!k) {
+        const phi_map_entry *e = &m->slots[i];
+        if (!e->key) {
             *found = 0;
             return tomb != (size_t)-1 ? tomb : i;
         }
-        if (k == phi_tombstone) {
+        if (e->key == phi_tombstone) {
             if (tomb == (size_t)-1)
                 tomb = i;
-        } else if (m->hashes[i] == h && strcmp(k, key) == 0) {
+        } else if (e->hash == h && strcmp(e->key, key) == 0) {
             *found = 1;
             return i;
         }
@@ -140,37 +138,29 @@ void *phi_map_get(const phi_map *m, const char *key)
         return NULL;
     int found;
     size_t i = map_find(m, key, hash_str(key), &found);
-    return found ? m->vals[i] : NULL;
+    return found ? m->slots[i].val : NULL;
 }
 
 static int map_rehash(phi_map *m, size_t ncap)
 {
-    phi_map n = {0};
-    n.keys = calloc(ncap, sizeof *n.keys);
-    n.vals = calloc(ncap, sizeof *n.vals);
-    n.hashes = calloc(ncap, sizeof *n.hashes);
-    if (!n.keys || !n.vals || !n.hashes) {
-        free(n.keys);
-        free(n.vals);
-        free(n.hashes);
+    phi_map_entry *slots = calloc(ncap, sizeof *slots);
+    if (!slots)
         return PH_ENOMEM;
-    }
-    n.cap = ncap;
+    size_t count = 0;
     for (size_t i = 0; i < m->cap; i++) {
-        const char *k = m->keys[i];
-        if (k && k != phi_tombstone) {
-            size_t j = m->hashes[i] & (ncap - 1); /* keys are distinct: just probe for a hole */
-            while (n.keys[j])
+        const phi_map_entry *e = &m->slots[i];
+        if (e->key && e->key != phi_tombstone) {
+            size_t j = e->hash & (ncap - 1); /* keys are distinct: just probe for a hole */
+            while (slots[j].key)
                 j = (j + 1) & (ncap - 1);
-            n.keys[j] = k;
-            n.vals[j] = m->vals[i];
-            n.hashes[j] = m->hashes[i];
-            n.count++;
+            slots[j] = *e;
+            count++;
         }
     }
-    n.used = n.count;
-    phi_map_free(m);
-    *m = n;
+    free(m->slots);
+    m->slots = slots;
+    m->cap = ncap;
+    m->count = m->used = count;
     return 0;
 }
 
@@ -186,14 +176,15 @@ int phi_map_put(phi_map *m, const char *key, void *val)
     int found;
     uint64_t h = hash_str(key);
     size_t i = map_find(m, key, h, &found);
+    phi_map_entry *e = &m->slots[i];
     if (!found) {
-        if (!m->keys[i])
+        if (!e->key)
             m->used++;
         m->count++;
     }
-    m->keys[i] = key;
-    m->vals[i] = val;
-    m->hashes[i] = h;
+    e->key = key;
+    e->val = val;
+    e->hash = h;
     return 0;
 }
 
@@ -203,10 +194,14 @@ void phi_map_del(phi_map *m, const char *key, const void *val)
         return;
     int found;
     size_t i = map_find(m, key, hash_str(key), &found);
-    if (found && (!val || m->vals[i] == val)) {
-        m->keys[i] = phi_tombstone;
-        m->vals[i] = NULL;
+    if (found && (!val || m->slots[i].val == val)) {
+        /* a slot whose successor is empty ends no probe run: empty it */
+        int last = !m->slots[(i + 1) & (m->cap - 1)].key;
+        m->slots[i].key = last ? NULL : phi_tombstone;
+        m->slots[i].val = NULL;
         m->count--;
+        if (last)
+            m->used--;
     }
 }
 

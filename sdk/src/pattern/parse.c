@@ -32,7 +32,7 @@ static int fail(parser *ps, const char *fmt, ...)
     for (const char *c = ps->text; c < ps->s; c++, col++)
         if (*c == '\n')
             line++, col = 0;
-    ph_error_set(ps->err, PH_EINVAL, "pattern '%.160s%s' at %zu (line %d, column %d): %s", ps->text,
+    ph_error_set(ps->err, PH_EINVAL, "pattern '%.160s%s' at offset %zu (line %d, column %d): %s", ps->text,
                  strlen(ps->text) > 160 ? "..." : "", pos, line, col, what);
     return -1;
 }
@@ -170,6 +170,8 @@ static const struct {
 static int constraint(parser *ps, pat_arg *a)
 {
     char word[32];
+    skip(ps, 0);
+    const char *start = ps->s; /* errors point at the word */
     if (ident(ps, word, sizeof word, "a constraint (const, scalar, float, rank=, dtype=, shape=, perchannel=)"))
         return -1;
     pat_cons *c = grow1(ps, (void **)&a->cons, &a->n_cons, sizeof *a->cons);
@@ -193,13 +195,17 @@ static int constraint(parser *ps, pat_arg *a)
             return -1;
         do {
             char dt[16];
+            skip(ps, 0);
+            const char *dt_start = ps->s;
             if (ident(ps, dt, sizeof dt, "a dtype name"))
                 return -1;
             size_t k = 0, nn = sizeof dtype_names / sizeof dtype_names[0];
             while (k < nn && strcmp(dtype_names[k].name, dt) != 0)
                 k++;
-            if (k == nn)
+            if (k == nn) {
+                ps->s = dt_start;
                 return fail(ps, "unknown dtype '%s'", dt);
+            }
             c->dtypes |= 1u << dtype_names[k].dtype;
         } while (accept(ps, '|'));
     } else if (strcmp(word, "shape") == 0) {
@@ -224,6 +230,7 @@ static int constraint(parser *ps, pat_arg *a)
         }
         c->n = n;
     } else {
+        ps->s = start;
         return fail(ps, "unknown constraint '%s'", word);
     }
     return 0;
