@@ -1,6 +1,8 @@
 /* host/cli.c - command-line parsing, --help and the config it implies. */
 #include "cli.h"
 
+#include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +24,9 @@ static const opt_def options[] = {
     {NULL, "--list-passes", OPT_FLAG}, {NULL, "--verify-each", OPT_FLAG},
     {NULL, "--verify", OPT_OPTIONAL},  {NULL, "--shapes", OPT_FLAG},
     {"-q", "--quiet", OPT_FLAG},       {"-h", "--help", OPT_FLAG},
-    {NULL, "--version", OPT_FLAG},
+    {NULL, "--version", OPT_FLAG},     {NULL, "--max-rewrites", OPT_VALUE},
+    {NULL, "--bisect", OPT_FLAG},      {NULL, "--bisect-out", OPT_VALUE},
+    {NULL, "--print-changes", OPT_FLAG}, {NULL, "--dump-dir", OPT_VALUE},
 };
 enum { N_OPTIONS = sizeof options / sizeof options[0] };
 
@@ -48,6 +52,18 @@ void host_cli_usage(FILE *out)
           "  --verify-each            after every pass that changed the graph: check its\n"
           "                           structure and (if the evaluator supports the model)\n"
           "                           its outputs; name the first pass that broke either\n"
+          "  --max-rewrites N         apply only the first N rewrites of the run (both\n"
+          "                           stages; 0: no pass changes anything)\n"
+          "  --bisect                 if the result does not verify (as --verify), find the\n"
+          "                           first rewrite after which the outputs differ and name\n"
+          "                           its pass and nodes; writes no output model\n"
+          "  --bisect-out DIR         --bisect, and write a reproducer into DIR: before.onnx,\n"
+          "                           after.onnx, config.ini, README.txt\n"
+          "  --print-changes          one line per rewrite on stderr:\n"
+          "                           rewrite 12 [PASS #3]: matched/removed -> added nodes\n"
+          "  --dump-dir DIR           after each pass call that changed the graph, write\n"
+          "                           DIR/NNN-STAGE-PASS.onnx and a mermaid picture of the\n"
+          "                           region that changed, DIR/NNN-STAGE-PASS.mmd\n"
           "  --shapes                 infer shapes, write them into value_info, run no passes\n"
           "  -q, --quiet              no report and no info messages\n"
           "  -h, --help               this help\n"
@@ -96,6 +112,10 @@ static void take_flag(host_cli *cli, const opt_def *o)
         cli->shapes_only = 1;
     else if (strcmp(n, "--quiet") == 0)
         cli->quiet = 1;
+    else if (strcmp(n, "--bisect") == 0)
+        cli->bisect = 1;
+    else if (strcmp(n, "--print-changes") == 0)
+        cli->print_changes = 1;
     else if (strcmp(n, "--help") == 0)
         cli->help = 1;
     else
@@ -111,12 +131,32 @@ static void take_value(host_cli *cli, const opt_def *o, const char *value)
         cli->output = value;
     else if (strcmp(n, "--plugin-dir") == 0)
         cli->plugin_dir = value;
+    else if (strcmp(n, "--bisect-out") == 0)
+        cli->bisect_out = value, cli->bisect = 1;
+    else if (strcmp(n, "--dump-dir") == 0)
+        cli->dump_dir = value;
     else {
         cli->sets = realloc(cli->sets, (cli->set_count + 1) * sizeof *cli->sets);
         if (!cli->sets)
             abort();
         cli->sets[cli->set_count++] = value;
     }
+}
+
+/* --max-rewrites N: a whole number >= 0, else a configuration error. */
+static int parse_max_rewrites(host_cli *cli, const char *value, ph_error *err)
+{
+    int ok = *value != '\0';
+    for (const char *c = value; *c && ok; c++)
+        ok = *c >= '0' && *c <= '9';
+    errno = 0;
+    long long n = ok ? strtoll(value, NULL, 10) : -1;
+    if (!ok || errno == ERANGE)
+        return ph_error_set(err, HOST_EXIT_CONFIG,
+                            "--max-rewrites: '%.100s' is not a whole number of rewrites "
+                            "(0 to %lld)", value, LLONG_MAX);
+    cli->max_rewrites = n;
+    return 0;
 }
 
 /* One argument at argv[*i]; advances *i past a separate option value. */
@@ -159,22 +199,47 @@ static int parse_arg(host_cli *cli, int argc, char **argv, int *i, int *only_fil
                                 arg);
         value = argv[++*i];
     }
+    if (strcmp(o->longname, "--max-rewrites") == 0)
+        return parse_max_rewrites(cli, value, err);
     if (!*value)
         return ph_error_set(err, HOST_EXIT_USAGE, "%s: empty value", arg);
     take_value(cli, o, value);
     return 0;
 }
 
+/* Options that make no sense together. */
+static int check_combinations(const host_cli *cli, ph_error *err)
+{
+    const char *numbered = cli->bisect ? (cli->bisect_out ? "--bisect-out" : "--bisect")
+                           : cli->max_rewrites >= 0 ? "--max-rewrites"
+                           : cli->dump_dir ? "--dump-dir"
+                           : cli->print_changes ? "--print-changes" : NULL;
+    if (cli->shapes_only && numbered)
+        return ph_error_set(err, HOST_EXIT_USAGE, "--shapes runs no passes: drop %s", numbered);
+    if (cli->bisect && cli->max_rewrites >= 0)
+        return ph_error_set(err, HOST_EXIT_USAGE,
+                            "%s chooses the rewrite limit itself: drop --max-rewrites", numbered);
+    if (cli->bisect && cli->verify_each)
+        return ph_error_set(err, HOST_EXIT_USAGE,
+                            "%s and --verify-each cannot be combined (--verify-each stops at the "
+                            "first pass that breaks the outputs; %s finds the rewrite)",
+                            numbered, numbered);
+    return 0;
+}
+
 int host_cli_parse(host_cli *cli, int argc, char **argv, ph_error *err)
 {
     memset(cli, 0, sizeof *cli);
+    cli->max_rewrites = -1;
+    cli->argc = argc;
+    cli->argv = argv;
     int only_files = 0;
     for (int i = 1; i < argc; i++) {
         int rc = parse_arg(cli, argc, argv, &i, &only_files, err);
         if (rc)
             return rc;
     }
-    return 0;
+    return check_combinations(cli, err);
 }
 
 void host_cli_free(host_cli *cli)
@@ -186,7 +251,8 @@ void host_cli_free(host_cli *cli)
 
 static int need_models(const host_cli *cli, const host_config *cfg, ph_error *err)
 {
-    const char *missing = !cfg->input ? "input" : !cfg->output ? "output" : NULL;
+    /* --bisect writes no output model, so it needs none */
+    const char *missing = !cfg->input ? "input" : !cfg->output && !cli->bisect ? "output" : NULL;
     if (cli->list_passes || !missing)
         return 0;
     if (cli->config_path)

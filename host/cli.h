@@ -29,10 +29,18 @@ typedef struct host_cli {
     int quiet;
     int help;
     int version;
+    /* numbered rewrites */
+    long long max_rewrites;  /* --max-rewrites N: apply only the first N (-1: all) */
+    int bisect;              /* --bisect: find the first rewrite that breaks the outputs */
+    const char *bisect_out;  /* --bisect-out DIR: write a reproducer there (implies --bisect) */
+    int print_changes;       /* --print-changes: one line per rewrite on stderr */
+    const char *dump_dir;    /* --dump-dir DIR: the model after each changing pass call */
+    int argc;                /* the command line, for the reproducer */
+    char **argv;
 } host_cli;
 
-/* 0 or HOST_EXIT_USAGE with a one-line message.  Free with host_cli_free
- * either way. */
+/* 0 or HOST_EXIT_USAGE with a one-line message (HOST_EXIT_CONFIG for a
+ * bad --max-rewrites number).  Free with host_cli_free either way. */
 int host_cli_parse(host_cli *cli, int argc, char **argv, ph_error *err);
 void host_cli_free(host_cli *cli);
 

@@ -4,6 +4,8 @@
  *             -> [reference outputs] -> optimize stage -> adapt stage
  *             -> [shapes into value_info] -> [compare outputs] -> save -> report
  *
+ * --bisect replaces everything after the reference outputs (bisect.h).
+ *
  * Each step returns 0 or an exit code (host/exit.h) with a one-line message;
  * the first failure stops the pipeline, is printed once, and nothing is
  * written.  See docs/config.md.
@@ -11,8 +13,10 @@
 #include <stdio.h>
 #include <unistd.h>
 
+#include "bisect.h"
 #include "cli.h"
 #include "config.h"
+#include "dump.h"
 #include "exit.h"
 #include "loader.h"
 #include "model_io.h"
@@ -46,7 +50,8 @@ static int load_plugins(run *r)
 
 static int load_model(run *r)
 {
-    int rc = host_check_output(r->cfg->input, r->cfg->output, &r->err);
+    /* --bisect writes no output model (and may have none) */
+    int rc = r->cli.bisect ? 0 : host_check_output(r->cfg->input, r->cfg->output, &r->err);
     if (!rc)
         rc = host_model_load(r->cfg->input, r->cli.verify_each, &r->model, &r->sum.load_ms,
                              &r->err);
@@ -55,31 +60,57 @@ static int load_model(run *r)
     return rc;
 }
 
+/* The stages, with --max-rewrites, --print-changes and --dump-dir. */
 static int run_stages(run *r)
 {
-    ph_ctx *ctx = ph_ctx_new(host_log_sink, &r->log);
-    if (!ctx)
-        return ph_error_set(&r->err, HOST_EXIT_PASS, "out of memory");
+    if (r->cli.dump_dir) {
+        int rc = host_dump_prepare(r->cli.dump_dir, &r->err);
+        if (rc)
+            return rc;
+    }
     host_run_opts opts = {.verify_each = r->cli.verify_each, .log = &r->log,
-                          .update_shapes = r->cfg->infer_shapes, .verify = r->verify};
-    int rc = 0;
-    for (int s = 0; s < HOST_STAGE_COUNT && !rc; s++)
-        rc = host_run_stage(r->model, &r->plan.stage[s], ctx, &opts, &r->stats[s], &r->err);
-    ph_ctx_free(ctx);
+                          .update_shapes = r->cfg->infer_shapes, .verify = r->verify,
+                          .changes = r->cli.print_changes ? stderr : NULL,
+                          .dump_dir = r->cli.dump_dir};
+    uint64_t rewrites = 0;
+    int rc = host_run_all(r->model, &r->plan, r->cli.max_rewrites, &opts, r->stats, &rewrites,
+                          &r->err);
+    if (!rc && r->cli.max_rewrites >= 0)
+        host_log_msg(&r->log, PH_LOG_INFO, NULL, "--max-rewrites %lld: %llu rewrite%s applied",
+                     r->cli.max_rewrites, (unsigned long long)rewrites, rewrites == 1 ? "" : "s");
     return rc;
+}
+
+/* The verification settings: [verify], with --verify=N's runs. */
+static host_verify_config verify_config(const run *r)
+{
+    host_verify_config vc = r->cfg->verify;
+    if (r->cli.verify_runs > 0)
+        vc.runs = r->cli.verify_runs;
+    return vc;
+}
+
+/* --bisect: everything after the model is loaded and verified against. */
+static int bisect(run *r)
+{
+    int rc = r->cli.dump_dir ? host_dump_prepare(r->cli.dump_dir, &r->err) : 0;
+    if (rc)
+        return rc;
+    host_bisect_job job = {.cli = &r->cli, .cfg = r->cfg, .plan = &r->plan, .log = &r->log,
+                           .verify = r->verify, .vcfg = verify_config(r), .model = r->model,
+                           .out = r->cli.quiet ? NULL : stdout};
+    return host_bisect(&job, &r->err);
 }
 
 /* Reference outputs of the model as loaded, for --verify and --verify-each.
  * --verify-each on a model the evaluator cannot run checks structure only. */
 static int prepare_verify(run *r)
 {
-    if (!r->cli.verify_runs && !r->cli.verify_each)
+    if (!r->cli.verify_runs && !r->cli.verify_each && !r->cli.bisect)
         return 0;
-    host_verify_config vc = r->cfg->verify;
-    if (r->cli.verify_runs > 0)
-        vc.runs = r->cli.verify_runs;
+    host_verify_config vc = verify_config(r);
     int rc = host_verify_new(r->model, &vc, &r->verify, &r->err);
-    if (rc && !r->cli.verify_runs) {
+    if (rc && !r->cli.verify_runs && !r->cli.bisect) {
         host_log_msg(&r->log, PH_LOG_WARN, NULL, "--verify-each checks structure only: %s",
                      r->err.message);
         host_verify_free(r->verify);
@@ -194,6 +225,8 @@ int main(int argc, char **argv)
     if (!rc) rc = load_model(&r);
     if (!rc) rc = host_apply_shapes(r.model, r.cfg, r.cli.shapes_only, &r.err);
     if (!rc) rc = prepare_verify(&r);
+    if (passes && !rc && r.cli.bisect)
+        return finish(&r, bisect(&r));
     if (passes && !rc) rc = run_stages(&r);
     if (!rc) rc = write_shapes(&r);
     if (!rc) rc = check_outputs(&r);

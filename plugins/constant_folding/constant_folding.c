@@ -248,6 +248,10 @@ static int install(fold_state *st, ph_node *n, ph_tensor **out)
         return 0;
     }
 
+    if (!ph_ctx_rewrite_begin(st->ctx, ph_node_name(n))) {
+        free_tensors(out, n_out);
+        return 0;
+    }
     ph_value **inputs = st->ins; /* n's inputs, before removing n drops them */
     for (size_t i = 0; i < n_in; i++)
         inputs[i] = ph_node_input(n, i);

@@ -90,6 +90,8 @@ static int convert(ph_node *n, ph_ctx *ctx)
     if (is_output && ph_graph_parent(ph_node_graph(n)))
         return 0;
     if (ph_value_use_count(out) == 0 && !is_output) { /* dead: nothing would read the initializer */
+        if (!ph_ctx_rewrite_begin(ctx, ph_node_name(n)))
+            return 0;
         int rc = ph_node_remove(n);
         return rc < 0 ? ph_ctx_error(ctx, rc, "cannot remove unused Constant '%s': %s", ph_node_name(n),
                                      ph_strerror(rc))
@@ -101,6 +103,10 @@ static int convert(ph_node *n, ph_ctx *ctx)
         return oom ? ph_ctx_error(ctx, PH_ENOMEM, "Constant '%s': out of memory copying its value",
                                   ph_node_name(n))
                    : 0;
+    if (!ph_ctx_rewrite_begin(ctx, ph_node_name(n))) {
+        ph_tensor_free(t);
+        return 0;
+    }
     ph_value *init = ph_graph_add_initializer(ph_node_graph(n), ph_value_name(out), t);
     if (!init)
         return ph_ctx_error(ctx, PH_ENOMEM, "Constant '%s': cannot add an initializer", ph_node_name(n));

@@ -106,6 +106,8 @@ static int visit(ph_node *n, void *user)
     ptrdiff_t len = static_target(n, st->allow_minus_one, target);
     if (len < 0)
         return 0;
+    if (!ph_ctx_rewrite_begin(st->ctx, ph_node_name(n)))
+        return 0;
     ph_graph *g = ph_node_graph(n);
     ph_tensor *t = ph_tensor_new(PH_DT_INT64, 1, (const int64_t[]){(int64_t)len}, target);
     if (!t)

@@ -18,6 +18,7 @@
  *   another dtype or shape), graph inputs and outputs.
  * Exact:    yes; users read identical data.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +142,10 @@ static int dedup_graph(ph_graph *g, ph_ctx *ctx)
             table[k] = (slot){h, v, 0};
             continue;
         }
+        char matched[512];
+        snprintf(matched, sizeof matched, "%s, %s", ph_value_name(v), ph_value_name(keep));
+        if (!ph_ctx_rewrite_begin(ctx, matched))
+            break;
         /* v is no graph output and keep is in v's graph: only memory can fail */
         int rc = ph_value_replace(v, keep);
         if (rc < 0) {

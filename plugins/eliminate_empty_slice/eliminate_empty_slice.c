@@ -30,6 +30,7 @@
  * Exact:    yes; the Concat's output has the same shape and elements.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <passhost/passhost.h>
@@ -104,6 +105,10 @@ static int visit(ph_node *n, void *user)
         ph_value *v = ph_node_input(n, i);
         if (!v || ph_node_input_count(n) <= 1 || !empty_along(v, (int)axis, r))
             continue;
+        char matched[512];
+        snprintf(matched, sizeof matched, "%s, %s", ph_node_name(n), ph_node_name(ph_value_producer(v)));
+        if (!ph_ctx_rewrite_begin(user, matched))
+            break;
         int rc = drop_input(n, i, user);
         if (rc < 0)
             return rc;

@@ -27,6 +27,8 @@ static int bypass_identity(ph_node *n, ph_ctx *ctx)
     ph_value *in = ph_node_input(n, 0), *out = ph_node_output(n, 0);
     if (!ph_value_can_replace(out, in))
         return 0;
+    if (!ph_ctx_rewrite_begin(ctx, ph_node_name(n)))
+        return 0;
     int rc = ph_node_bypass(n, 0, in);
     if (rc < 0)
         return ph_ctx_error(ctx, rc, "cannot bypass Identity '%s': %s", ph_node_name(n),

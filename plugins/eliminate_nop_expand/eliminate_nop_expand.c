@@ -65,6 +65,8 @@ static int visit(ph_node *n, void *user)
     if (!is_nop_expand(n))
         return 0;
     ph_value *shape = ph_node_input(n, 1);
+    if (!ph_ctx_rewrite_begin(ctx, ph_node_name(n)))
+        return 0;
     int rc = ph_node_bypass(n, 0, ph_node_input(n, 0));
     if (rc < 0)
         return ph_ctx_error(ctx, rc, "cannot bypass Expand '%s': %s", ph_node_name(n), ph_strerror(rc));

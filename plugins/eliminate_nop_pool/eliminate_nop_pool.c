@@ -94,6 +94,8 @@ static int visit(ph_node *n, void *user)
     ph_ctx *ctx = user;
     if (!is_nop_pool(n))
         return 0;
+    if (!ph_ctx_rewrite_begin(ctx, ph_node_name(n)))
+        return 0;
     int rc = ph_node_bypass(n, 0, ph_node_input(n, 0));
     if (rc < 0)
         return ph_ctx_error(ctx, rc, "cannot bypass %s '%s': %s", ph_node_op_type(n), ph_node_name(n),

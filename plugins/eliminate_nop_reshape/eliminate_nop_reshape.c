@@ -45,6 +45,8 @@ static int visit(ph_node *n, void *user)
     if (!ph_value_same_shape(x, y) || !ph_value_can_replace(y, x))
         return 0;
     ph_value *operand = ph_node_input_count(n) > 1 ? ph_node_input(n, 1) : NULL;
+    if (!ph_ctx_rewrite_begin(ctx, ph_node_name(n)))
+        return 0;
     int rc = ph_node_bypass(n, 0, x);
     if (rc < 0)
         return ph_ctx_error(ctx, rc, "cannot bypass %s '%s': %s", ph_node_op_type(n), ph_node_name(n),

@@ -82,6 +82,8 @@ static int visit(ph_node *n, void *user)
     ph_value *operands[4] = {NULL, NULL, NULL, NULL};
     for (size_t i = 1; i < ph_node_input_count(n) && i <= 4; i++)
         operands[i - 1] = ph_node_input(n, i);
+    if (!ph_ctx_rewrite_begin(ctx, ph_node_name(n)))
+        return 0;
     int rc = ph_node_bypass(n, 0, ph_node_input(n, 0));
     if (rc < 0)
         return ph_ctx_error(ctx, rc, "cannot bypass Slice '%s': %s", ph_node_name(n), ph_strerror(rc));

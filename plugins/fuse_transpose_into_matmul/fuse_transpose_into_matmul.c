@@ -28,6 +28,7 @@
  * Exact:    yes: the same products summed in the same order; only where the
  *   operands are read from changes (alpha 1 and no C add nothing).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,6 +142,16 @@ static void prune_old(const operand *ops)
         ph_value_prune(ops[1].v);
 }
 
+/* Ask the host before folding operand op into m (one numbered rewrite per
+ * operand): 1 to go ahead, 0 when the run's rewrite budget is used up. */
+static int begin_fold(const ph_node *m, const operand *op, ph_ctx *ctx)
+{
+    char matched[512];
+    snprintf(matched, sizeof matched, "%s, %s", ph_node_name(m),
+             ph_node_name(ph_value_producer(op->v)));
+    return ph_ctx_rewrite_begin(ctx, matched);
+}
+
 /* ---------------------------------------------------------------- Gemm */
 
 static int fuse_gemm(ph_node *m, ph_ctx *ctx)
@@ -151,6 +162,10 @@ static int fuse_gemm(ph_node *m, ph_ctx *ctx)
     for (size_t i = 0; i < 2; i++) {
         if (ops[i].kind == FOLD_NONE)
             continue;
+        if (!begin_fold(m, &ops[i], ctx)) {
+            ops[i].kind = FOLD_NONE;
+            break;
+        }
         int64_t t = ph_node_attr_int(m, flag[i], 0) ? 0 : 1;
         int rc = ph_node_set_input(m, i, ops[i].x);
         if (rc == 0 && (rc = ph_node_set_attr_int(m, flag[i], t)) < 0)
@@ -276,6 +291,11 @@ static int fuse_matmul(ph_node *m, ph_ctx *ctx)
         return 0;
     operand ops[2] = {plan_matmul_operand(m, 0), plan_matmul_operand(m, 1)};
     check_gemm(m, ops);
+    if (ops[0].kind == FOLD_NONE && ops[1].kind == FOLD_NONE)
+        return 0;
+    for (size_t i = 0; i < 2; i++)
+        if (ops[i].kind != FOLD_NONE && !begin_fold(m, &ops[i], ctx))
+            ops[i].kind = FOLD_NONE;
     if (ops[0].kind == FOLD_NONE && ops[1].kind == FOLD_NONE)
         return 0;
     int rc = build_constants(ops);

@@ -26,6 +26,8 @@
  *   Main graph and every If/Loop/Scan body.
  * Exact:    yes; only data movement.
  */
+#include <stdio.h>
+
 #include <passhost/passhost.h>
 
 #define MAX_RANK 64
@@ -124,6 +126,10 @@ static int merge(ph_node *t2, ph_ctx *ctx)
     for (int j = 0; j < rank; j++)
         c[j] = p1[p2[j]];
 
+    char matched[512];
+    snprintf(matched, sizeof matched, "%s, %s", ph_node_name(t1), ph_node_name(t2));
+    if (!ph_ctx_rewrite_begin(ctx, matched))
+        return 0;
     int rc;
     if (is_identity_perm(c, rank) && ph_value_can_replace(y, x))
         rc = ph_node_bypass(t2, 0, x);
