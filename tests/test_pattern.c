@@ -208,6 +208,24 @@ START_TEST(interior_values_are_private)
 }
 END_TEST
 
+/* Outputs of the root that the pattern does not name must be unused. */
+START_TEST(unnamed_root_outputs_are_unused)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 1, TK_I64(4));
+    ph_node *d = ph_node_create(g, NULL, "Dropout", 1, &x, 2);
+    tk_output(g, ph_node_output(d, 0));
+    ck_assert(matches("y = Dropout(x)", d));
+    ck_assert(matches("y, _ = Dropout(x)", d));
+    tk_output(g, tk_op1(g, "Not", ph_node_output(d, 1))); /* the mask is used */
+    ck_assert(!matches("y = Dropout(x)", d));
+    ck_assert(!matches("y, _ = Dropout(x)", d));
+    ck_assert(matches("y, mask = Dropout(x)", d));
+    ph_model_free(m);
+}
+END_TEST
+
 /* A pattern in an If branch, reading a value of the main graph. */
 START_TEST(bodies_and_outer_scope)
 {
@@ -521,6 +539,7 @@ static Suite *suite(void)
     tcase_add_test(tc, constraints);
     tcase_add_test(tc, commutative_optional_variadic_alternatives);
     tcase_add_test(tc, interior_values_are_private);
+    tcase_add_test(tc, unnamed_root_outputs_are_unused);
     tcase_add_test(tc, bodies_and_outer_scope);
     tcase_add_test(tc, rewrite_commits_and_prunes);
     tcase_add_test(tc, rewrite_is_all_or_nothing);

@@ -66,53 +66,23 @@ static int window_is_nop(const ph_node *n)
            ints_absent_or_all(n, "pads", 2 * rank, 0) && auto_pad_ok(n);
 }
 
-/* MaxPool's Indices output, if the node has one, must be unused. */
-static int extra_outputs_unused(const ph_node *n)
+static int nop_window(const ph_match *m, const ph_params *params)
 {
-    for (size_t i = 1; i < ph_node_output_count(n); i++) {
-        const ph_value *v = ph_node_output(n, i);
-        if (v && (ph_value_use_count(v) > 0 || ph_value_graph_output_count(v) > 0))
-            return 0;
-    }
-    return 1;
+    return window_is_nop(ph_match_root(m));
 }
 
-static int is_nop_pool(const ph_node *n)
+static int bypass(ph_rewriter *rw, const ph_match *m)
 {
-    ph_op op = ph_node_op(n);
-    if ((op != PH_OP_AveragePool && op != PH_OP_MaxPool) || ph_node_domain(n)[0] != '\0')
-        return 0;
-    if (ph_node_input_count(n) < 1 || !ph_node_input(n, 0) || ph_node_output_count(n) < 1)
-        return 0;
-    return window_is_nop(n) && extra_outputs_unused(n) &&
-           ph_value_can_replace(ph_node_output(n, 0), ph_node_input(n, 0));
+    return ph_rw_replace(rw, ph_match_value(m, "y"), ph_match_value(m, "x")) ? PH_ENOMEM : 1;
 }
 
-/* One node of the walk: bypass it if it is a pool that does nothing. */
-static int visit(ph_node *n, void *user)
-{
-    ph_ctx *ctx = user;
-    if (!is_nop_pool(n))
-        return 0;
-    if (!ph_ctx_rewrite_begin(ctx, ph_node_name(n)))
-        return 0;
-    int rc = ph_node_bypass(n, 0, ph_node_input(n, 0));
-    if (rc < 0)
-        return ph_ctx_error(ctx, rc, "cannot bypass %s '%s': %s", ph_node_op_type(n), ph_node_name(n),
-                            ph_strerror(rc));
-    return 1;
-}
-
-static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
-{
-    return ph_graph_walk(g, visit, ctx);
-}
+/* MaxPool's Indices output is unnamed, so the engine requires it unused. */
+static const ph_rule rules[] = {{"nop_pool", "y = AveragePool|MaxPool(x)", nop_window, bypass}, {0}};
 
 PH_PASS_DEFINE(
     .name = "eliminate_nop_pool",
     .summary = "AveragePool/MaxPool with kernel 1, stride 1, no pads -> bypass",
     .stages = PH_STAGE_OPTIMIZE,
     .on_by_default = 1,
-    .run_once = 0,
     .exactness = PH_EXACT,
-    .run = run)
+    .rules = rules)

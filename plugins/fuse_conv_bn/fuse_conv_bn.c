@@ -3,7 +3,8 @@
  * Requires: Conv with constant weights W [M, C/group, k...] (any float dtype)
  *   and optional constant bias b [M], feeding only a BatchNormalization in
  *   inference mode whose scale, bias, mean and var are constant vectors of M
- *   values and whose extra outputs (training only) are unused.
+ *   values and whose extra outputs (training only) are unused (the engine
+ *   requires that of every output the pattern does not name).
  * Changes: y = BN(Conv(x, W, b)) becomes Conv(x, W', b') with
  *   s = scale / sqrt(var + epsilon), W'[m] = W[m] * s[m],
  *   b' = (b - mean) * s + bias; W and b stay while something else reads them.
@@ -18,9 +19,6 @@ static int fold(ph_rewriter *rw, const ph_match *m)
     const ph_tensor *w = ph_match_const(m, "w"), *b = ph_match_const(m, "b");
     ph_node *bn = ph_match_root(m);
     int64_t M = ph_tensor_dim(w, 0), n = ph_tensor_numel(w), one[1] = {M};
-    for (size_t i = 1; i < ph_node_output_count(bn); i++)
-        if (ph_node_output(bn, i) && ph_value_use_count(ph_node_output(bn, i)))
-            return 0; /* training outputs in use */
     double *W = ph_rw_alloc(rw, (size_t)n * sizeof *W), *B = ph_rw_alloc(rw, (size_t)M * 5 * sizeof *B);
     double *S = B + M, *T = B + 2 * M, *MEAN = B + 3 * M, *VAR = B + 4 * M;
     if (!W || !B || ph_tensor_read_f64(w, ph_tensor_rank(w), ph_tensor_dims(w), W) ||

@@ -15,28 +15,23 @@
  * Changes:
  *   - composite identity, and y redirectable (ph_value_can_replace(y, x)):
  *     users of y read x, T2 is removed;
- *   - otherwise T2 reads x directly with perm c (when the composite is the
- *     identity but y cannot be redirected, e.g. x a graph input and y a graph
- *     output, T2 becomes an identity-perm Transpose that keeps y's name).
+ *   - otherwise T2 is replaced by one Transpose of x with perm c (when the
+ *     composite is the identity but y cannot be redirected, e.g. x a graph
+ *     input and y a graph output, an identity-perm Transpose that keeps y's
+ *     name).
  *   T1 is removed when nothing uses it any more.  If T1's output has other
  *   users or is a graph output, T1 stays for them: T2 is still rewritten,
  *   which never adds a node or duplicates work (T2 costs what it cost
  *   before, T1 runs once as before) and frees T1 as soon as its last
- *   Transpose user is folded.  Chains fold in one walk, in node order.
+ *   Transpose user is folded.  A chain folds in one run: the Transpose a
+ *   merge creates is matched by the next Transpose of the chain.
  *   Main graph and every If/Loop/Scan body.
  * Exact:    yes; only data movement.
  */
-#include <stdio.h>
 
 #include <passhost/passhost.h>
 
 #define MAX_RANK 64
-
-static int is_transpose(const ph_node *n)
-{
-    return n && ph_node_op(n) == PH_OP_Transpose && ph_node_domain(n)[0] == '\0' &&
-           ph_node_input_count(n) >= 1 && ph_node_input(n, 0) && ph_node_output_count(n) == 1;
-}
 
 /* Length of n's perm attribute, 0 when absent, -1 when malformed. */
 static ptrdiff_t perm_len(const ph_node *n, const int64_t **perm)
@@ -93,71 +88,36 @@ static int is_identity_perm(const int64_t *c, int rank)
     return 1;
 }
 
-/* Make t2 read x with perm c; on failure put back its old perm `old`. */
-static int recompose(ph_node *t2, ph_value *x, int rank, const int64_t *c, const int64_t *old)
+/* Replace y = T2(T1(x)) by x, or by one Transpose of x with the composite. */
+static int merge(ph_rewriter *rw, const ph_match *m)
 {
-    int had_perm = ph_node_attr_type(t2, "perm") != PH_ATTR_NONE;
-    int rc = ph_node_set_attr_ints(t2, "perm", (size_t)rank, c);
-    if (rc < 0)
-        return rc;
-    rc = ph_node_set_input(t2, 0, x);
-    if (rc < 0) {
-        if (had_perm)
-            ph_node_set_attr_ints(t2, "perm", (size_t)rank, old);
-        else
-            ph_node_remove_attr(t2, "perm");
-    }
-    return rc;
-}
-
-/* Fold the Transpose t2 with its producer; 1 if rewritten, 0 if not,
- * or a PH_E* code. */
-static int merge(ph_node *t2, ph_ctx *ctx)
-{
-    ph_value *mid = ph_node_input(t2, 0), *y = ph_node_output(t2, 0);
-    ph_node *t1 = ph_value_producer(mid);
-    if (!is_transpose(t1))
-        return 0;
-    ph_value *x = ph_node_input(t1, 0);
+    ph_node *t1 = ph_match_node(m, "t"), *t2 = ph_match_root(m);
+    ph_value *x = ph_match_value(m, "x"), *y = ph_match_value(m, "y");
     int rank = pair_rank(t1, t2);
     int64_t p1[MAX_RANK], p2[MAX_RANK], c[MAX_RANK];
     if (rank < 0 || read_perm(t1, rank, p1) || read_perm(t2, rank, p2))
         return 0;
     for (int j = 0; j < rank; j++)
         c[j] = p1[p2[j]];
-
-    char matched[512];
-    snprintf(matched, sizeof matched, "%s, %s", ph_node_name(t1), ph_node_name(t2));
-    if (!ph_ctx_rewrite_begin(ctx, matched))
-        return 0;
-    int rc;
-    if (is_identity_perm(c, rank) && ph_value_can_replace(y, x))
-        rc = ph_node_bypass(t2, 0, x);
-    else
-        rc = recompose(t2, x, rank, c, p2);
-    if (rc < 0)
-        return ph_ctx_error(ctx, rc, "merging Transpose '%s' into '%s': %s", ph_node_name(t1),
-                            ph_node_name(t2), ph_strerror(rc));
-    ph_value_prune(mid);
-    return 1;
+    ph_value *with = x;
+    if (!is_identity_perm(c, rank) || !ph_value_can_replace(y, x)) {
+        ph_node *t = ph_rw_node(rw, "Transpose", 1, &x, 1);
+        if (!t || ph_node_set_attr_ints(t, "perm", (size_t)rank, c) < 0)
+            return PH_ENOMEM;
+        with = ph_node_output(t, 0);
+    }
+    return ph_rw_replace(rw, y, with) ? PH_ENOMEM : 1;
 }
 
-/* One node of the walk: merge it with the Transpose feeding it. */
-static int visit(ph_node *n, void *ctx)
-{
-    return is_transpose(n) ? merge(n, ctx) : 0;
-}
-
-static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
-{
-    return ph_graph_walk(g, visit, ctx);
-}
+/* t is shared: when T1 has other readers it stays for them, and T2 still
+ * reads x directly (never more work than before). */
+static const ph_rule rules[] = {
+    {"transpose_pair", "t:shared = Transpose(x); y = Transpose(t)", NULL, merge}, {0}};
 
 PH_PASS_DEFINE(
     .name = "merge_consecutive_transpose",
     .summary = "Transpose -> Transpose becomes one Transpose (none if the result is identity)",
     .stages = PH_STAGE_OPTIMIZE,
     .on_by_default = 1,
-    .run_once = 0,
     .exactness = PH_EXACT,
-    .run = run)
+    .rules = rules)

@@ -42,7 +42,9 @@
  *    known).
  *  - The engine refuses a match where an interior value has a consumer
  *    outside the match (a node of a subgraph counts) or is a graph output,
- *    unless that output is marked ':shared'.  Every node of a match is in
+ *    unless that output is marked ':shared', and one where an output of the
+ *    root that the pattern does not name (or names '_') is used: every
+ *    output a rewrite must replace has a name.  Every node of a match is in
  *    the root's graph; values from enclosing graphs can only be leaves.
  *
  * Parsing reports a malformed pattern with its position:

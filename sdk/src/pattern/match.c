@@ -284,12 +284,17 @@ static int interior_ok(const ph_match *m)
                     return 0;
             }
     }
-    for (int i = 0; i < p->n_stmts - 1; i++) {
+    /* interior nodes: every output private; the root: every output the
+     * pattern does not name is unused, so a rewrite accounts for all */
+    for (int i = 0; i < p->n_stmts; i++) {
         const pat_stmt *s = &p->stmts[i];
         const ph_node *n = m->nodes[i];
+        int root = i == p->n_stmts - 1;
         for (size_t o = 0; o < n->n_outputs; o++) {
             const ph_value *v = n->outputs[o];
             if (!v || ((int)o < s->n_outs && s->shared[o]))
+                continue;
+            if (root && (int)o < s->n_outs && s->outs[o] >= 0)
                 continue;
             if (v->n_output_refs)
                 return 0;
