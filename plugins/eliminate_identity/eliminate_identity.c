@@ -13,12 +13,7 @@
  */
 #include <passhost/passhost.h>
 
-static int bypass(ph_rewriter *rw, const ph_match *m)
-{
-    return ph_rw_replace(rw, ph_match_value(m, "y"), ph_match_value(m, "x")) ? PH_ENOMEM : 1;
-}
-
-static const ph_rule rules[] = {{"identity", "y = Identity(x)", NULL, bypass}, {0}};
+static const ph_rule rules[] = {{"identity", "y = Identity(x)", NULL, ph_rewrite_bypass}, {0}};
 
 PH_PASS_DEFINE(
     .name = "eliminate_identity",

@@ -38,12 +38,9 @@ static int entry_keeps(int64_t num, const char *sym, const ph_value *x, int i)
     return num == 1 || (d >= 0 && num == d);
 }
 
-static int is_nop_expand(const ph_node *n)
+static int expands_nothing(const ph_match *m, const ph_params *params)
 {
-    if (ph_node_op(n) != PH_OP_Expand || ph_node_domain(n)[0] != '\0' || ph_node_input_count(n) != 2 ||
-        !ph_node_input(n, 0) || !ph_node_input(n, 1) || ph_node_output_count(n) != 1)
-        return 0;
-    const ph_value *x = ph_node_input(n, 0), *shape = ph_node_input(n, 1);
+    const ph_value *x = ph_match_value(m, "x"), *shape = ph_match_value(m, "shape");
     int r = ph_value_rank(x);
     if (r < 0)
         return 0;
@@ -55,35 +52,15 @@ static int is_nop_expand(const ph_node *n)
     for (ptrdiff_t k = 0; k < len; k++)
         if (!entry_keeps(nums[k], sym[k], x, (int)(r - len + k)))
             return 0;
-    return ph_value_can_replace(ph_node_output(n, 0), x);
-}
-
-/* One node of the walk: bypass it if it is an Expand that changes nothing. */
-static int visit(ph_node *n, void *user)
-{
-    ph_ctx *ctx = user;
-    if (!is_nop_expand(n))
-        return 0;
-    ph_value *shape = ph_node_input(n, 1);
-    if (!ph_ctx_rewrite_begin(ctx, ph_node_name(n)))
-        return 0;
-    int rc = ph_node_bypass(n, 0, ph_node_input(n, 0));
-    if (rc < 0)
-        return ph_ctx_error(ctx, rc, "cannot bypass Expand '%s': %s", ph_node_name(n), ph_strerror(rc));
-    ph_value_prune(shape);
     return 1;
 }
 
-static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
-{
-    return ph_graph_walk(g, visit, ctx);
-}
+static const ph_rule rules[] = {{"nop_expand", "y = Expand(x, shape)", expands_nothing, ph_rewrite_bypass}, {0}};
 
 PH_PASS_DEFINE(
     .name = "eliminate_nop_expand",
     .summary = "Expand to the shape its input already has -> bypass",
     .stages = PH_STAGE_OPTIMIZE,
     .on_by_default = 1,
-    .run_once = 0,
     .exactness = PH_EXACT,
-    .run = run)
+    .rules = rules)

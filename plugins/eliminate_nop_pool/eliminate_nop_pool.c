@@ -71,13 +71,8 @@ static int nop_window(const ph_match *m, const ph_params *params)
     return window_is_nop(ph_match_root(m));
 }
 
-static int bypass(ph_rewriter *rw, const ph_match *m)
-{
-    return ph_rw_replace(rw, ph_match_value(m, "y"), ph_match_value(m, "x")) ? PH_ENOMEM : 1;
-}
-
 /* MaxPool's Indices output is unnamed, so the engine requires it unused. */
-static const ph_rule rules[] = {{"nop_pool", "y = AveragePool|MaxPool(x)", nop_window, bypass}, {0}};
+static const ph_rule rules[] = {{"nop_pool", "y = AveragePool|MaxPool(x)", nop_window, ph_rewrite_bypass}, {0}};
 
 PH_PASS_DEFINE(
     .name = "eliminate_nop_pool",

@@ -20,52 +20,20 @@
  */
 #include <passhost/passhost.h>
 
-static int is_reshaping(const ph_node *n)
+static int keeps_shape(const ph_match *m, const ph_params *params)
 {
-    switch (ph_node_op(n)) {
-    case PH_OP_Reshape:
-    case PH_OP_Flatten:
-    case PH_OP_Squeeze:
-    case PH_OP_Unsqueeze:
-        break;
-    default:
-        return 0;
-    }
-    return ph_node_domain(n)[0] == '\0' && ph_node_input_count(n) >= 1 && ph_node_input(n, 0) &&
-           ph_node_output_count(n) == 1;
+    return ph_value_same_shape(ph_match_value(m, "x"), ph_match_value(m, "y"));
 }
 
-/* One node of the walk: bypass it if it keeps its input's shape. */
-static int visit(ph_node *n, void *user)
-{
-    ph_ctx *ctx = user;
-    if (!is_reshaping(n))
-        return 0;
-    ph_value *x = ph_node_input(n, 0), *y = ph_node_output(n, 0);
-    if (!ph_value_same_shape(x, y) || !ph_value_can_replace(y, x))
-        return 0;
-    ph_value *operand = ph_node_input_count(n) > 1 ? ph_node_input(n, 1) : NULL;
-    if (!ph_ctx_rewrite_begin(ctx, ph_node_name(n)))
-        return 0;
-    int rc = ph_node_bypass(n, 0, x);
-    if (rc < 0)
-        return ph_ctx_error(ctx, rc, "cannot bypass %s '%s': %s", ph_node_op_type(n), ph_node_name(n),
-                            ph_strerror(rc));
-    if (operand)
-        ph_value_prune(operand);
-    return 1;
-}
-
-static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
-{
-    return ph_graph_walk(g, visit, ctx);
-}
+/* the shape or axes operand goes with the node when nothing else reads it */
+static const ph_rule rules[] = {
+    {"nop_reshape", "y = Reshape|Flatten|Squeeze|Unsqueeze(x, operand?)", keeps_shape, ph_rewrite_bypass},
+    {0}};
 
 PH_PASS_DEFINE(
     .name = "eliminate_nop_reshape",
     .summary = "Reshape/Flatten/Squeeze/Unsqueeze whose output shape equals its input shape -> bypass",
     .stages = PH_STAGE_OPTIMIZE,
     .on_by_default = 1,
-    .run_once = 0,
     .exactness = PH_EXACT,
-    .run = run)
+    .rules = rules)

@@ -57,52 +57,27 @@ static int axis_whole(const ph_value *x, const ph_slice_params *s, int k)
     return s->end[k] >= BIG;
 }
 
-static int is_nop_slice(const ph_node *n)
+static int keeps_everything(const ph_match *m, const ph_params *params)
 {
-    if (ph_node_op(n) != PH_OP_Slice || ph_node_domain(n)[0] != '\0' || ph_node_input_count(n) < 1 ||
-        !ph_node_input(n, 0) || ph_node_output_count(n) != 1)
-        return 0;
-    const ph_value *x = ph_node_input(n, 0);
+    const ph_value *x = ph_match_value(m, "x");
     int r = ph_value_rank(x);
     ph_slice_params s;
-    if (r < 0 || r > PH_SLICE_MAX || ph_node_slice_params(n, r, &s) < 0)
+    if (r < 0 || r > PH_SLICE_MAX || ph_node_slice_params(ph_match_root(m), r, &s) < 0)
         return 0;
     for (int k = 0; k < s.n; k++)
         if (!axis_whole(x, &s, k))
             return 0;
-    return ph_value_can_replace(ph_node_output(n, 0), x);
-}
-
-/* One node of the walk: bypass it if it is a Slice that keeps everything. */
-static int visit(ph_node *n, void *user)
-{
-    ph_ctx *ctx = user;
-    if (!is_nop_slice(n))
-        return 0;
-    ph_value *operands[4] = {NULL, NULL, NULL, NULL};
-    for (size_t i = 1; i < ph_node_input_count(n) && i <= 4; i++)
-        operands[i - 1] = ph_node_input(n, i);
-    if (!ph_ctx_rewrite_begin(ctx, ph_node_name(n)))
-        return 0;
-    int rc = ph_node_bypass(n, 0, ph_node_input(n, 0));
-    if (rc < 0)
-        return ph_ctx_error(ctx, rc, "cannot bypass Slice '%s': %s", ph_node_name(n), ph_strerror(rc));
-    for (int i = 0; i < 4; i++)
-        if (operands[i])
-            ph_value_prune(operands[i]);
     return 1;
 }
 
-static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
-{
-    return ph_graph_walk(g, visit, ctx);
-}
+/* starts, ends, axes and steps go with the Slice when nothing else reads them */
+static const ph_rule rules[] = {
+    {"nop_slice", "y = Slice(x, operands*)", keeps_everything, ph_rewrite_bypass}, {0}};
 
 PH_PASS_DEFINE(
     .name = "eliminate_nop_slice",
     .summary = "Slice whose output equals its input (whole range, step 1) -> bypass",
     .stages = PH_STAGE_OPTIMIZE,
     .on_by_default = 1,
-    .run_once = 0,
     .exactness = PH_EXACT,
-    .run = run)
+    .rules = rules)

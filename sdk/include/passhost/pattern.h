@@ -146,6 +146,11 @@ PH_API int ph_rw_replace(ph_rewriter *rw, ph_value *old, ph_value *with);
  * OOM. */
 PH_API void *ph_rw_alloc(ph_rewriter *rw, size_t size);
 
+/* A ready-made rewrite for eliminate passes: the root's first output is
+ * replaced by the root's first input (a graph output keeps its name; when
+ * it cannot, e.g. the input is a graph input, nothing changes). */
+PH_API int ph_rewrite_bypass(ph_rewriter *rw, const ph_match *m);
+
 /* ------------------------------------------------------------------- rules */
 
 /* Extra condition on a match: 1 to go on, 0 to refuse. */

@@ -445,6 +445,7 @@ int phi_write_type(struct phi_infer_state *st, ph_value *v, const phi_shape *sin
     vi->by_infer = 1;
     v->infer_fresh = 1;
     st->stats.values_changed++;
+    phi_notify_type_changed(v); /* also when only the shape constant changed */
     return 1;
 }
 

@@ -84,6 +84,15 @@ PH_API int ph_rw_replace(ph_rewriter *rw, ph_value *old, ph_value *with)
     return 0;
 }
 
+PH_API int ph_rewrite_bypass(ph_rewriter *rw, const ph_match *m)
+{
+    ph_node *root = ph_match_root(m);
+    ph_value *in = ph_node_input(root, 0), *out = ph_node_output(root, 0);
+    if (!in || !out)
+        return 0;
+    return ph_rw_replace(rw, out, in) ? PH_ENOMEM : 1;
+}
+
 PH_API void *ph_rw_alloc(ph_rewriter *rw, size_t size)
 {
     void *p = calloc(1, size ? size : 1);
