@@ -59,7 +59,7 @@ START_TEST(load_a_real_plugin)
     const ph_pass_desc *d = ph_test_pass_desc(p);
     ck_assert_str_eq(d->name, "eliminate_identity");
     ck_assert_int_eq(d->abi_major, PH_ABI_MAJOR);
-    ck_assert_ptr_nonnull(d->run);
+    ck_assert_msg(d->run || d->rules, "neither run nor rules");
     ph_test_pass_free(p);
     /* any name when none is asked for */
     ph_error err = {0};

@@ -40,6 +40,8 @@ void phi_map_free(phi_map *m);
 void *phi_map_get(const phi_map *m, const char *key);
 /* Insert or overwrite; PH_ENOMEM on failure. */
 int phi_map_put(phi_map *m, const char *key, void *val);
+/* Insert key only if absent (one probe): 0, PH_EEXIST or PH_ENOMEM. */
+int phi_map_add(phi_map *m, const char *key, void *val);
 /* Remove key if present and mapped to val (val NULL: any). */
 void phi_map_del(phi_map *m, const char *key, const void *val);
 
@@ -224,7 +226,6 @@ struct ph_graph {
     int inits_holes;
     Onnx__ValueInfoProto **value_info; /* owned, file order */
     size_t n_value_info, cap_value_info;
-    phi_map values; /* name -> ph_value of this graph */
     ph_node **op_first, **op_last; /* owned, PH_OP__COUNT each: the op-type
                                       index, NULL until the first node */
 };
@@ -264,6 +265,10 @@ ph_node *phi_op_first(const ph_graph *g, ph_op op);
 
 /* The ph_op of an op type in a domain (NULL or "" or "ai.onnx": default). */
 ph_op phi_op_lookup(const char *domain, const char *op_type);
+
+/* The value of this graph named name (not of an enclosing one), or NULL.
+ * Names are unique in the whole model: one map serves every graph. */
+ph_value *phi_graph_value(const ph_graph *g, const char *name);
 
 /* Construction used by the loader and the builders. */
 ph_graph *phi_graph_new(ph_model *m, ph_node *parent, Onnx__GraphProto *gp);

@@ -50,8 +50,6 @@ int phi_in_scope(const ph_value *v, const ph_graph *g)
 ph_value *phi_value_new(ph_graph *g, const char *name)
 {
     ph_model *m = g->model;
-    if (phi_map_get(&m->value_names, name))
-        return NULL;
     ph_value *v = calloc(1, sizeof *v);
     if (!v || !(v->name = phi_strdup(name))) {
         free(v);
@@ -59,13 +57,18 @@ ph_value *phi_value_new(ph_graph *g, const char *name)
     }
     v->graph = g;
     v->rank = -1;
-    if (phi_map_put(&m->value_names, v->name, v) || phi_map_put(&g->values, v->name, v)) {
-        phi_map_del(&m->value_names, v->name, v);
+    if (phi_map_add(&m->value_names, v->name, v)) { /* taken, or out of memory */
         free(v->name);
         free(v);
         return NULL;
     }
     return v;
+}
+
+ph_value *phi_graph_value(const ph_graph *g, const char *name)
+{
+    ph_value *v = phi_map_get(&g->model->value_names, name);
+    return v && v->graph == g ? v : NULL;
 }
 
 static void value_clear_type(ph_value *v)
@@ -94,7 +97,6 @@ static void value_bury(ph_value *v)
 {
     ph_model *m = v->graph->model;
     phi_map_del(&m->value_names, v->name, v);
-    phi_map_del(&v->graph->values, v->name, v);
     v->dead = 1;
     v->grave_next = m->grave_values;
     m->grave_values = v;
@@ -240,7 +242,6 @@ void phi_graph_free(ph_graph *g)
     free(g->outputs);
     free(g->inits);
     free(g->value_info);
-    phi_map_free(&g->values);
     free(g->op_first);
     free(g->op_last);
     phi_notify_graph_freed(g);
@@ -303,12 +304,8 @@ PH_API ph_value *ph_graph_initializer(const ph_graph *g, size_t i)
 
 PH_API ph_value *ph_graph_find_value(const ph_graph *g, const char *name)
 {
-    for (; g; g = g->parent ? g->parent->graph : NULL) {
-        ph_value *v = phi_map_get(&g->values, name);
-        if (v)
-            return v;
-    }
-    return NULL;
+    ph_value *v = phi_map_get(&g->model->value_names, name);
+    return v && phi_in_scope(v, g) ? v : NULL;
 }
 
 PH_API const char *ph_graph_unique_name(ph_graph *g, const char *hint)
@@ -977,14 +974,11 @@ static int swap_names(ph_value *a, ph_value *b)
 {
     ph_model *m = a->graph->model;
     phi_map_del(&m->value_names, a->name, a);
-    phi_map_del(&a->graph->values, a->name, a);
     phi_map_del(&m->value_names, b->name, b);
-    phi_map_del(&b->graph->values, b->name, b);
     char *t = a->name;
     a->name = b->name;
     b->name = t;
-    if (phi_map_put(&m->value_names, a->name, a) || phi_map_put(&a->graph->values, a->name, a) ||
-        phi_map_put(&m->value_names, b->name, b) || phi_map_put(&b->graph->values, b->name, b))
+    if (phi_map_put(&m->value_names, a->name, a) || phi_map_put(&m->value_names, b->name, b))
         return PH_ENOMEM;
     return 0;
 }

@@ -188,6 +188,30 @@ int phi_map_put(phi_map *m, const char *key, void *val)
     return 0;
 }
 
+int phi_map_add(phi_map *m, const char *key, void *val)
+{
+    if ((m->used + 1) * 2 >= m->cap) {
+        size_t ncap = m->cap ? m->cap : 16;
+        while ((m->count + 1) * 4 >= ncap)
+            ncap *= 2;
+        if (map_rehash(m, ncap))
+            return PH_ENOMEM;
+    }
+    int found;
+    uint64_t h = hash_str(key);
+    size_t i = map_find(m, key, h, &found);
+    if (found)
+        return PH_EEXIST;
+    phi_map_entry *e = &m->slots[i];
+    if (!e->key)
+        m->used++;
+    m->count++;
+    e->key = key;
+    e->val = val;
+    e->hash = h;
+    return 0;
+}
+
 void phi_map_del(phi_map *m, const char *key, const void *val)
 {
     if (!m->cap)

@@ -103,7 +103,7 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
             continue;
         if (v->dead || v->producer != n || v->out_index != i || v->graph != g)
             return fail(c, g, n, "output value does not point back to its node", v->name);
-        if (phi_map_get(&g->values, v->name) != v)
+        if (phi_graph_value(g, v->name) != v)
             return fail(c, g, n, "output name does not resolve to its value", v->name);
         int rc = check_value_uses(c, g, v);
         if (rc)
@@ -137,7 +137,7 @@ static int verify_graph(vctx *c, const ph_graph *g)
         n->mark = ++pos; /* definition position */
     for (size_t i = 0; i < g->n_inputs; i++) {
         const ph_value *v = g->inputs[i];
-        if (v->dead || !v->is_input || v->graph != g || phi_map_get(&g->values, v->name) != v)
+        if (v->dead || !v->is_input || v->graph != g || phi_graph_value(g, v->name) != v)
             return fail(c, g, NULL, "graph input broken", v->name);
         int rc = check_value_uses(c, g, v);
         if (rc)
@@ -148,7 +148,7 @@ static int verify_graph(vctx *c, const ph_graph *g)
         if (!v)
             continue;
         if (v->dead || !v->tensor || v->producer || v->graph != g || v->init_pos != i ||
-            phi_map_get(&g->values, v->name) != v)
+            phi_graph_value(g, v->name) != v)
             return fail(c, g, NULL, "initializer broken", v->name);
         int rc = check_value_uses(c, g, v);
         if (rc)

@@ -264,7 +264,7 @@ static int take_initializer(ph_graph *g, Onnx__TensorProto *tp, const raw_ref *r
         protobuf_c_message_free_unpacked(&tp->base, NULL);
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     }
-    ph_value *v = phi_map_get(&g->values, name);
+    ph_value *v = phi_graph_value(g, name);
     if (v && (!v->is_input || v->tensor)) {
         ph_tensor_free(t);
         return ph_error_set(err, PH_EPARSE, "graph '%s': initializer '%s' is defined twice", ph_graph_name(g), name);
@@ -401,7 +401,7 @@ int phi_graph_build(ph_graph *g, ph_error *err)
     free(outs);
     for (i = 0; i < g->n_value_info && !rc; i++) {
         const Onnx__ValueInfoProto *vi = g->value_info[i];
-        ph_value *v = vi->name ? phi_map_get(&g->values, vi->name) : NULL;
+        ph_value *v = vi->name ? phi_graph_value(g, vi->name) : NULL;
         if (v && v->rank < 0 && !v->dtype)
             phi_value_parse_type(v, vi->type);
     }

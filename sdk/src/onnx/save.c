@@ -189,7 +189,7 @@ static void sync_graph(save_state *st, ph_graph *g)
     k = 0;
     for (size_t i = 0; i < g->n_value_info; i++) {
         Onnx__ValueInfoProto *vi = g->value_info[i];
-        if (vi->name && phi_map_get(&g->values, vi->name))
+        if (vi->name && phi_graph_value(g, vi->name))
             vis[k++] = vi;
     }
     SET(st, gp->value_info, vis);
