@@ -47,7 +47,7 @@ if [ ! -f "$BUILD/lib/libpasshost.so" ]; then
 fi
 mkdir -p "$BUILD/bench"
 LIBDIR=$(cd "$BUILD/lib" && pwd)
-for prog in gen_big_model bench_io; do
+for prog in gen_big_model bench_io pattern_bench; do
     $CC -std=c11 -D_GNU_SOURCE -O2 -g -Wall -Wextra -Isdk/include "bench/$prog.c" \
         -o "$BUILD/bench/$prog" -L"$LIBDIR" -lpasshost -ldl -Wl,-rpath,"$LIBDIR" ||
         { echo "bench: cannot build bench/$prog.c" >&2; exit 1; }
@@ -316,6 +316,22 @@ if command -v valgrind >/dev/null 2>&1 && command -v callgrind_annotate >/dev/nu
     done
     rm -f "$DIR/cg.out" "$DIR/cg.txt" "$DIR/cli.onnx"
 fi
+
+# ------------------------------------------------------- pattern matching
+echo
+echo "== pattern matching (bench/pattern_bench): a 4-node pattern (Mul, Add, Relu, Sigmoid) on generated"
+echo "   graphs of blocks of 8 nodes, one match per block; best of $REPS"
+echo "   match   = every node offered to ph_pattern_match_at;  scan = ph_ruleset_run (op-type index) declining"
+echo "   nomatch = every root candidate fails at the third statement;  rewrite = every match committed"
+echo "   rerun   = the next run, visiting only what the rewrites touched;  idle = a run with nothing changed"
+printf '%9s %-8s %10s %12s %9s\n' nodes what ms "ns/node" found
+for n in $NODES $((NODES * 10)); do
+    "$BUILD/bench/pattern_bench" "$n" "$REPS" >"$DIR/pattern.out" 2>&1 || { fail "pattern_bench $n: $(tail -n 1 "$DIR/pattern.out")"; continue; }
+    while read -r what rest; do
+        printf '%9s %-8s %10s %12s %9s\n' "$(kv "$rest" nodes)" "$what" "$(kv "$rest" ms)" \
+            "$(kv "$rest" ns_per_node)" "$(kv "$rest" matches_or_rewrites)"
+    done <"$DIR/pattern.out"
+done
 
 [ $failed -eq 0 ] || exit 1
 exit 0

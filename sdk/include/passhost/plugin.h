@@ -204,6 +204,10 @@ PH_API int ph_ctx_rewrite_begin(ph_ctx *ctx, const char *matched);
 PH_API void ph_ctx_rewrite_end(ph_ctx *ctx, const char *removed, const char *added);
 /* For passes: 1 while the budget allows another rewrite. */
 PH_API int ph_ctx_rewrite_allowed(const ph_ctx *ctx);
+/* For passes: 1 when the host reads the names given to
+ * ph_ctx_rewrite_begin/end (--print-changes, --dump-dir, --bisect), so a
+ * pass in a hot loop can skip formatting them (and pass NULL). */
+PH_API int ph_ctx_wants_names(const ph_ctx *ctx);
 
 /* For hosts: allow only `limit` rewrites in the run (< 0: no limit). */
 PH_API void ph_ctx_set_rewrite_limit(ph_ctx *ctx, int64_t limit);

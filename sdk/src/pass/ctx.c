@@ -164,6 +164,8 @@ PH_API void ph_ctx_rewrite_end(ph_ctx *ctx, const char *removed, const char *add
     flush_rewrite(ctx);
 }
 
+PH_API int ph_ctx_wants_names(const ph_ctx *ctx) { return ctx->hook != NULL; }
+
 PH_API void ph_ctx_set_rewrite_limit(ph_ctx *ctx, int64_t limit) { ctx->limit = limit; }
 PH_API uint64_t ph_ctx_rewrite_count(const ph_ctx *ctx) { return ctx->count; }
 PH_API uint64_t ph_ctx_pass_rewrites(const ph_ctx *ctx) { return ctx->pass_count; }

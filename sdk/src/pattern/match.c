@@ -308,7 +308,7 @@ static int interior_ok(const ph_match *m)
 
 PH_API int ph_pattern_match_at(const ph_pattern *p, ph_node *root, ph_match *m)
 {
-    if (!root || root->removed || m->p != p)
+    if (!root || root->removed || m->p != p || !pat_op_matches(&p->stmts[p->n_stmts - 1], root))
         return 0;
     memset(m->bound, 0, (size_t)(p->n_slots ? p->n_slots : 1));
     memset(m->vals, 0, (size_t)(p->n_slots ? p->n_slots : 1) * sizeof *m->vals);

@@ -137,9 +137,11 @@ static int commit(ph_rewriter *rw, int *stop)
     for (size_t i = 0; i < rw->n_repl; i += 2)
         if (!ph_value_can_replace(rw->repl[i], rw->repl[i + 1]))
             return 0;
-    char matched[512];
-    ph_match_describe(rw->m, matched, sizeof matched);
-    if (rw->ctx && !ph_ctx_rewrite_begin(rw->ctx, matched)) {
+    char matched[512] = "";
+    int named = rw->ctx && ph_ctx_wants_names(rw->ctx);
+    if (named)
+        ph_match_describe(rw->m, matched, sizeof matched);
+    if (rw->ctx && !ph_ctx_rewrite_begin(rw->ctx, named ? matched : NULL)) {
         *stop = 1;
         return 0;
     }
@@ -173,7 +175,7 @@ static int commit(ph_rewriter *rw, int *stop)
                     }
         }
     }
-    if (rw->ctx) {
+    if (named) {
         char removed[512], added[512];
         names(removed, sizeof removed, matched_nodes, n_nodes, 1);
         names(added, sizeof added, rw->created, rw->n_created, 0);
