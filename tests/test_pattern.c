@@ -445,6 +445,43 @@ START_TEST(driver_sees_changes_by_others)
 }
 END_TEST
 
+/* The driver finds matches inside a Loop body and rewrites them there; a
+ * value of the main graph read by the body stays as it is. */
+START_TEST(driver_rewrites_inside_loop_bodies)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 1, TK_I64(4));
+    ph_value *outer = tk_op1(g, "Neg", tk_op1(g, "Neg", tk_op1(g, "Sigmoid", x)));
+    int64_t three = 3;
+    ph_value *trip = ph_graph_add_initializer(g, "trip", ph_tensor_new(PH_DT_INT64, 0, NULL, &three));
+    ph_value *loop_in[3] = {trip, NULL, x};
+    ph_node *loop = tk_node(g, "Loop", 3, loop_in);
+    ph_graph *body = ph_node_add_subgraph(loop, "body");
+    ph_graph_add_input(body, "i", PH_DT_INT64, 0, NULL);
+    ph_value *cond = ph_graph_add_input(body, "cond_in", PH_DT_BOOL, 0, NULL);
+    ph_value *carried = ph_graph_add_input(body, "carried", PH_DT_FLOAT, 1, TK_I64(4));
+    ph_value *inner = tk_op1(body, "Neg", tk_op1(body, "Neg", tk_op1(body, "Sigmoid", carried)));
+    ph_value *mixed = tk_op2(body, "Add", inner, outer); /* reads the main graph's chain */
+    tk_output(body, tk_op1(body, "Identity", cond));
+    tk_output(body, mixed);
+    tk_output(g, ph_node_output(loop, 0));
+    ph_error err = {0};
+    ck_assert_int_eq(ph_graph_verify(g, &err), 0);
+    ph_ruleset *rs = ph_ruleset_new(double_neg_rules, &err);
+    /* the main graph's chain is read by the body: its interior value stays
+     * private (only the outer Neg reads it), so both chains fold */
+    ck_assert_int_eq(ph_ruleset_run(rs, g, NULL, NULL), 2);
+    ph_model_collect(m);
+    ck_assert_uint_eq(tk_count_op(body, PH_OP_Neg), 0);
+    ck_assert_uint_eq(tk_count_op(g, PH_OP_Neg), 0);
+    ck_assert_int_eq(ph_graph_verify(g, &err), 0);
+    ck_assert_msg(ph_graph_toposort(g) == 0, "order");
+    ph_ruleset_free(rs);
+    ph_model_free(m);
+}
+END_TEST
+
 /* --------------------------------------------------- randomized matching */
 
 static uint64_t rng_next(uint64_t *s)
@@ -546,6 +583,7 @@ static Suite *suite(void)
     tcase_add_test(tc, rewrite_budget_stops_between_rewrites);
     tcase_add_test(tc, ruleset_errors_at_compile);
     tcase_add_test(tc, driver_sees_changes_by_others);
+    tcase_add_test(tc, driver_rewrites_inside_loop_bodies);
     tcase_add_test(tc, random_graphs_agree_with_brute_force);
     suite_add_tcase(s, tc);
     return s;
