@@ -308,6 +308,31 @@ PH_API ph_value *ph_graph_find_value(const ph_graph *g, const char *name)
     return v && phi_in_scope(v, g) ? v : NULL;
 }
 
+/* hint, or hint__N, that neither map holds (b may be NULL), into buf.
+ * Returns 0, or -1 when hint does not fit. */
+static int unique_into(ph_model *m, const phi_map *a, const phi_map *b, const char *hint, char *buf,
+                       size_t size)
+{
+    size_t len = strlen(hint);
+    if (len + 24 > size)
+        return -1;
+    memcpy(buf, hint, len + 1);
+    while (phi_map_get(a, buf) || (b && phi_map_get(b, buf))) {
+        /* hint__N without snprintf: this runs for every node a pass creates */
+        char digits[24];
+        int k = 0;
+        for (uint64_t c = ++m->name_counter; c; c /= 10)
+            digits[k++] = (char)('0' + c % 10);
+        char *p = buf + len;
+        *p++ = '_';
+        *p++ = '_';
+        while (k)
+            *p++ = digits[--k];
+        *p = 0;
+    }
+    return 0;
+}
+
 PH_API const char *ph_graph_unique_name(ph_graph *g, const char *hint)
 {
     ph_model *m = g->model;
@@ -319,9 +344,7 @@ PH_API const char *ph_graph_unique_name(ph_graph *g, const char *hint)
         free(s);
         return NULL;
     }
-    snprintf(s, len, "%s", hint);
-    while (phi_map_get(&m->value_names, s) || phi_map_get(&m->node_names, s))
-        snprintf(s, len, "%s__%llu", hint, (unsigned long long)++m->name_counter);
+    unique_into(m, &m->value_names, &m->node_names, hint, s, len);
     m->strings[m->n_strings++] = s;
     return s;
 }
@@ -680,9 +703,12 @@ PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type
     if (!np)
         return NULL;
     onnx__node_proto__init(np);
-    const char *name = ph_graph_unique_name(g, op_type);
+    /* node names and value names are separate namespaces in ONNX: each is
+     * made unique in its own map (one probe each in the usual case) */
+    char name[160];
+    int named = unique_into(g->model, &g->model->node_names, NULL, op_type, name, sizeof name) == 0;
     np->op_type = phi_strdup(op_type);
-    np->name = name ? phi_strdup(name) : NULL;
+    np->name = named ? phi_strdup(name) : NULL;
     ph_node *n = np->op_type && np->name ? node_alloc(np, n_in, n_out) : NULL;
     if (!n) {
         protobuf_c_message_free_unpacked(&np->base, NULL);
@@ -691,10 +717,10 @@ PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type
     n->graph = g;
     n->op = phi_op_lookup(NULL, op_type);
     for (size_t i = 0; i < n_out; i++) {
-        char hint[96];
+        char hint[192], vn[224];
         snprintf(hint, sizeof hint, "%s_out%zu", np->name, i);
-        const char *vn = ph_graph_unique_name(g, hint);
-        ph_value *v = vn ? phi_value_new(g, vn) : NULL;
+        int ok = unique_into(g->model, &g->model->value_names, NULL, hint, vn, sizeof vn) == 0;
+        ph_value *v = ok ? phi_value_new(g, vn) : NULL;
         if (!v) {
             for (size_t k = 0; k < i; k++)
                 value_bury(n->outputs[k]);
