@@ -3,7 +3,7 @@
 #   scripts/deps.sh          install whatever is missing (needs root or sudo)
 #   scripts/deps.sh --check  exit 0 if everything is installed, 1 otherwise
 set -eu
-PKGS="build-essential pkg-config protobuf-c-compiler libprotobuf-c-dev libinih-dev check libonnx-dev"
+PKGS="build-essential pkg-config protobuf-c-compiler libprotobuf-c-dev libinih-dev check libonnx-dev libtcmalloc-minimal4"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"

@@ -385,6 +385,52 @@ START_TEST(test_walk_survives_removal)
 }
 END_TEST
 
+/* A node removed inside an If branch, then the If itself, both freed at one
+ * collection (in either order of removal), with a rule set's change log
+ * and shape inference observing the model: nothing may read the freed
+ * branch (ASan). */
+static int rw_nothing(ph_rewriter *rw, const ph_match *m) { return 0; }
+
+START_TEST(test_collect_removed_body_nodes)
+{
+    for (int order = 0; order < 2; order++) {
+        ph_model *m = ph_model_new(17);
+        ph_graph *g = ph_model_graph(m);
+        int64_t d[1] = {4};
+        ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT, 1, d);
+        ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
+        ph_node *iff = ph_node_create(g, NULL, "If", 1, &cond, 1);
+        ph_graph *t = ph_node_add_subgraph(iff, "then_branch");
+        ph_graph *e = ph_node_add_subgraph(iff, "else_branch");
+        ph_node *inner = ph_node_create(t, NULL, "Relu", 1, &x, 1);
+        ph_node *id = ph_node_create(t, NULL, "Identity", 1, &x, 1);
+        ph_graph_add_output(t, ph_node_output(inner, 0));
+        ph_node *neg = ph_node_create(e, NULL, "Neg", 1, &x, 1);
+        ph_graph_add_output(e, ph_node_output(neg, 0));
+        ph_node *keep = ph_node_create(g, NULL, "Relu", 1, &x, 1);
+        ph_graph_add_output(g, ph_node_output(keep, 0));
+        ph_error err = {0};
+        ph_graph_infer_shapes(g, &err);
+        static const ph_rule rules[] = {{"r", "y = Relu(x)", NULL, rw_nothing}, {0}};
+        ph_ruleset *rs = ph_ruleset_new(rules, &err);
+        ck_assert_int_eq(ph_ruleset_run(rs, g, NULL, NULL), 0); /* the change log exists */
+        if (order == 0) {
+            ck_assert_int_eq(ph_node_remove(id), 0);
+            ck_assert_int_eq(ph_node_remove(iff), 0);
+        } else {
+            ck_assert_int_eq(ph_node_remove(iff), 0);
+            ck_assert_int_eq(ph_node_remove(id), 0);
+        }
+        ph_model_collect(m);
+        ck_assert_int_eq(ph_graph_verify(g, &err), 0);
+        ck_assert_uint_eq(ph_model_node_count(m), 1);
+        ck_assert_int_eq(ph_ruleset_run(rs, g, NULL, NULL), 0);
+        ph_ruleset_free(rs);
+        ph_model_free(m);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("ir");
@@ -402,6 +448,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_subgraph_uses);
     tcase_add_test(tc, test_walk_survives_removal);
     tcase_add_test(tc, test_build_subgraphs);
+    tcase_add_test(tc, test_collect_removed_body_nodes);
     suite_add_tcase(s, tc);
     return s;
 }

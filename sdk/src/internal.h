@@ -237,6 +237,7 @@ struct ph_model {
     phi_map node_names;  /* every node name (value: count of nodes, as a pointer) */
     phi_mapping *mappings;
     ph_node *grave_nodes;
+    size_t n_grave_nodes;
     ph_value *grave_values;
     char **strings; /* strings handed out by ph_graph_unique_name */
     size_t n_strings, cap_strings;
@@ -288,6 +289,10 @@ char *phi_strdup(const char *s);
 int phi_attr_normalize(Onnx__AttributeProto *a);
 /* Free the nodes and values removed since the last collection. */
 void phi_model_collect(ph_model *m);
+/* phi_model_collect once removed nodes outnumber twice the live ones (and
+ * a few thousand): freeing is batched, and dead nodes never hold more than
+ * twice the memory of the live graph. */
+void phi_model_collect_some(ph_model *m);
 /* Compact NULL holes out of g->inits. */
 void phi_graph_compact_inits(ph_graph *g);
 /* Register the subgraphs held by n's attributes (build their IR). */
@@ -302,8 +307,9 @@ void phi_observer_remove(ph_model *m, const phi_observer_ops *ops, void *self);
 /* Called by the IR (the files of ir/) on each change. */
 void phi_notify_node_changed(ph_node *n);
 void phi_notify_uses_changed(ph_value *v);
-void phi_notify_node_freed(ph_node *n);
-void phi_notify_value_freed(ph_value *v);
+/* the model is given: a freed node's or value's graph may be gone */
+void phi_notify_node_freed(ph_model *m, ph_node *n);
+void phi_notify_value_freed(ph_model *m, ph_value *v);
 void phi_notify_graph_freed(ph_graph *g);
 void phi_notify_type_changed(ph_value *v);
 void phi_notify_model_freed(ph_model *m);

@@ -82,9 +82,10 @@ static void value_clear_type(ph_value *v)
     v->rank = -1;
 }
 
-static void value_free(ph_value *v)
+/* m: the model v belonged to (v's graph may be gone already) */
+static void value_free(ph_model *m, ph_value *v)
 {
-    phi_notify_value_freed(v);
+    phi_notify_value_freed(m, v);
     value_clear_type(v);
     ph_tensor_free(v->tensor);
     free(v->uses);
@@ -212,7 +213,7 @@ ph_graph *phi_graph_new(ph_model *m, ph_node *parent, Onnx__GraphProto *gp)
     return g;
 }
 
-static void node_free(ph_node *n);
+static void node_free(ph_model *m, ph_node *n);
 
 void phi_graph_free(ph_graph *g)
 {
@@ -220,19 +221,19 @@ void phi_graph_free(ph_graph *g)
         return;
     for (ph_node *n = g->first, *next; n; n = next) {
         next = n->next;
-        node_free(n);
+        node_free(g->model, n);
     }
     for (size_t i = 0; i < g->n_inputs; i++) {
         if (g->inputs[i]->tensor && !g->inputs[i]->producer) {
             /* input with a default initializer: freed with the initializers */
         } else {
-            value_free(g->inputs[i]);
+            value_free(g->model, g->inputs[i]);
         }
         protobuf_c_message_free_unpacked(&g->input_vi[i]->base, NULL);
     }
     for (size_t i = 0; i < g->n_inits; i++)
         if (g->inits[i])
-            value_free(g->inits[i]);
+            value_free(g->model, g->inits[i]);
     for (size_t i = 0; i < g->n_outputs; i++)
         protobuf_c_message_free_unpacked(&g->outputs[i].vi->base, NULL);
     for (size_t i = 0; i < g->n_value_info; i++)
@@ -592,16 +593,18 @@ static void graph_drop_all_uses(ph_graph *g)
     }
 }
 
-static void node_free(ph_node *n)
+/* m: the model n belonged to.  A removed node is freed at collection, when
+ * the body it was in may be gone with its If/Loop/Scan: never read n->graph. */
+static void node_free(ph_model *m, ph_node *n)
 {
-    phi_notify_node_freed(n);
+    phi_notify_node_freed(m, n);
     for (size_t s = 0; s < n->n_subgraphs; s++)
         phi_graph_free(n->subgraphs[s].graph);
     for (size_t i = 0; i < n->n_attr_tensors; i++)
         ph_tensor_free(n->attr_tensors[i].tensor);
     for (size_t i = 0; i < n->n_outputs; i++)
         if (n->outputs[i] && !n->outputs[i]->dead)
-            value_free(n->outputs[i]);
+            value_free(m, n->outputs[i]);
     free(n->subgraphs);
     free(n->attr_tensors);
     free(n->outputs);
@@ -724,7 +727,7 @@ PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type
         if (!v) {
             for (size_t k = 0; k < i; k++)
                 value_bury(n->outputs[k]);
-            node_free(n);
+            node_free(g->model, n);
             return NULL;
         }
         v->producer = n;
@@ -742,7 +745,7 @@ PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type
             for (size_t k = 0; k < n_out; k++)
                 value_bury(n->outputs[k]);
             n->n_outputs = 0;
-            node_free(n);
+            node_free(g->model, n);
             return NULL;
         }
     }
@@ -790,6 +793,7 @@ PH_API int ph_node_remove(ph_node *n)
     n->removed = 1;
     n->grave_next = m->grave_nodes;
     m->grave_nodes = n;
+    m->n_grave_nodes++;
     return 0;
 }
 
@@ -1179,13 +1183,20 @@ void phi_model_collect(ph_model *m)
     while (m->grave_nodes) {
         ph_node *n = m->grave_nodes;
         m->grave_nodes = n->grave_next;
-        node_free(n); /* its outputs are dead: freed through the value list */
+        node_free(m, n); /* its outputs are dead: freed through the value list */
     }
+    m->n_grave_nodes = 0;
     while (m->grave_values) {
         ph_value *v = m->grave_values;
         m->grave_values = v->grave_next;
-        value_free(v);
+        value_free(m, v);
     }
+}
+
+void phi_model_collect_some(ph_model *m)
+{
+    if (m && m->n_grave_nodes > 2 * m->n_nodes_total + 4096)
+        phi_model_collect(m);
 }
 
 PH_API void ph_model_collect(ph_model *m) { phi_model_collect(m); }
@@ -1261,7 +1272,7 @@ static int toposort_graph(ph_graph *g);
 
 PH_API int ph_graph_toposort(ph_graph *g)
 {
-    phi_model_collect(g->model);
+    phi_model_collect_some(g->model);
     /* Every mutation that could put a reader before what it reads marks the
      * model (phi_order_check); with no mark the order still holds. */
     if (g->model && !g->model->order_dirty)

@@ -36,8 +36,8 @@ static ph_model *model_of_graph(const ph_graph *g) { return g ? g->model : NULL;
 
 void phi_notify_node_changed(ph_node *n) { NOTIFY(model_of_graph(n->graph), node_changed, n); }
 void phi_notify_uses_changed(ph_value *v) { NOTIFY(model_of_graph(v->graph), uses_changed, v); }
-void phi_notify_node_freed(ph_node *n) { NOTIFY(model_of_graph(n->graph), node_freed, n); }
-void phi_notify_value_freed(ph_value *v) { NOTIFY(model_of_graph(v->graph), value_freed, v); }
+void phi_notify_node_freed(ph_model *m, ph_node *n) { NOTIFY(m, node_freed, n); }
+void phi_notify_value_freed(ph_model *m, ph_value *v) { NOTIFY(m, value_freed, v); }
 void phi_notify_graph_freed(ph_graph *g) { NOTIFY(g->model, graph_freed, g); }
 void phi_notify_type_changed(ph_value *v) { NOTIFY(model_of_graph(v->graph), type_changed, v); }
 void phi_notify_model_freed(ph_model *m) { NOTIFY(m, model_freed, m); }

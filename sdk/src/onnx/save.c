@@ -259,7 +259,7 @@ PH_API int ph_model_save(ph_model *m, const char *path, ph_error *err)
     if (m->source_path && stat(path, &st_out) == 0 && (uint64_t)st_out.st_dev == m->source_dev &&
         (uint64_t)st_out.st_ino == m->source_ino)
         return ph_error_set(err, PH_EINVAL, "%s: refusing to overwrite the input model", path);
-    phi_model_collect(m);
+    phi_model_collect_some(m); /* removed nodes are not in the graph: no need to free them first */
 
     char tmp_path[PATH_MAX];
     const char *slash = strrchr(path, '/');

@@ -55,6 +55,8 @@ static void log_touch(ph_node *n)
     n->log_pos = log->n;
 }
 
+static const phi_observer_ops log_observer;
+
 static void on_node_changed(void *self, ph_node *n) { log_touch(n); }
 
 static void on_uses_changed(void *self, ph_value *v)
@@ -73,7 +75,7 @@ static void on_type_changed(void *self, ph_value *v)
 
 static void on_node_freed(void *self, ph_node *n)
 {
-    struct phi_changelog *log = n->graph && n->graph->model ? n->graph->model->changes : NULL;
+    struct phi_changelog *log = self; /* never n->graph: it may be gone */
     if (log && n->log_pos && n->log_pos - 1 < log->n && log->items[n->log_pos - 1] == n)
         log->items[n->log_pos - 1] = NULL;
     n->log_pos = 0;
@@ -101,7 +103,7 @@ static struct phi_changelog *log_get(ph_model *m)
     if (m->changes)
         return m->changes;
     struct phi_changelog *log = calloc(1, sizeof *log);
-    if (!log || phi_observer_add(m, &log_observer, NULL)) {
+    if (!log || phi_observer_add(m, &log_observer, log)) {
         free(log);
         return NULL;
     }
