@@ -431,6 +431,34 @@ START_TEST(test_collect_removed_body_nodes)
 }
 END_TEST
 
+/* Two nodes of one name (ONNX allows it): removing and freeing either must
+ * leave the name known, and asking for it again must not read freed
+ * memory (ASan). */
+START_TEST(test_duplicate_node_names)
+{
+    for (int which = 0; which < 2; which++) {
+        ph_model *m = ph_model_new(17);
+        ph_graph *g = ph_model_graph(m);
+        int64_t d[1] = {4};
+        ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT, 1, d);
+        ph_node *a = ph_node_create(g, NULL, "Relu", 1, &x, 1);
+        ph_node *b = ph_node_create(g, NULL, "Neg", 1, &x, 1);
+        ck_assert_int_eq(ph_node_set_name(a, "dup"), 0);
+        ck_assert_int_eq(ph_node_set_name(b, "dup"), 0);
+        ph_graph_add_output(g, ph_node_output(which ? a : b, 0));
+        ck_assert_int_eq(ph_node_remove(which ? b : a), 0);
+        ph_model_collect(m);
+        const char *u = ph_graph_unique_name(g, "dup");
+        ck_assert_str_ne(u, "dup"); /* the other node still has it */
+        ph_node *c = ph_node_create(g, NULL, "Abs", 1, &x, 1);
+        ck_assert_str_ne(ph_node_name(c), "dup");
+        ph_error err = {0};
+        ck_assert_int_eq(ph_graph_verify(g, &err), 0);
+        ph_model_free(m);
+    }
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("ir");
@@ -449,6 +477,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_walk_survives_removal);
     tcase_add_test(tc, test_build_subgraphs);
     tcase_add_test(tc, test_collect_removed_body_nodes);
+    tcase_add_test(tc, test_duplicate_node_names);
     suite_add_tcase(s, tc);
     return s;
 }

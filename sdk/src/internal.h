@@ -44,6 +44,13 @@ int phi_map_put(phi_map *m, const char *key, void *val);
 int phi_map_add(phi_map *m, const char *key, void *val);
 /* Remove key if present and mapped to val (val NULL: any). */
 void phi_map_del(phi_map *m, const char *key, const void *val);
+/* One-probe access for maps whose values are updated in place: the entry
+ * of key, or NULL; the entry of key, inserted with a NULL value when absent
+ * (*created says so; the caller then may point e->key at its own copy of
+ * the same string), or NULL when out of memory; and removal of an entry. */
+phi_map_entry *phi_map_lookup(const phi_map *m, const char *key);
+phi_map_entry *phi_map_upsert(phi_map *m, const char *key, int *created);
+void phi_map_remove(phi_map *m, phi_map_entry *e);
 
 /* --------------------------------------------------------------- arrays */
 
@@ -234,7 +241,8 @@ struct ph_model {
     Onnx__ModelProto *proto; /* owned tree; graph arrays emptied */
     ph_graph *graph;
     phi_map value_names; /* every value name in every graph */
-    phi_map node_names;  /* every node name (value: count of nodes, as a pointer) */
+    phi_map node_names;  /* every node name (value: count of nodes, as a
+                            pointer); keys are owned copies */
     phi_mapping *mappings;
     ph_node *grave_nodes;
     size_t n_grave_nodes;

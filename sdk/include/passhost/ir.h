@@ -99,7 +99,9 @@ PH_API int ph_model_set_opset(ph_model *m, const char *domain, int64_t version);
 PH_API int64_t ph_model_ir_version(const ph_model *m);
 
 /* For hosts: free the nodes and values that passes removed.  Call between
- * passes, never while one runs (ph_graph_toposort also does it). */
+ * passes, never while one runs.  ph_graph_toposort and ph_model_save free
+ * them too once they outnumber twice the live nodes, so freeing is batched
+ * and dead nodes never hold more than twice the live graph's memory. */
 PH_API void ph_model_collect(ph_model *m);
 
 /* Total nodes in the main graph and every subgraph. */

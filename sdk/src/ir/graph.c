@@ -561,23 +561,38 @@ ph_node *phi_op_first(const ph_graph *g, ph_op op)
     return g->op_first[op];
 }
 
+/* node_names counts the nodes of each name (ONNX allows duplicates); its
+ * keys are owned copies, so removing any node of a name never leaves the
+ * map pointing at a freed string.  One probe each. */
 static void node_names_add(ph_model *m, const char *name)
 {
     if (!name || !*name)
         return;
-    uintptr_t c = (uintptr_t)phi_map_get(&m->node_names, name);
-    phi_map_put(&m->node_names, name, (void *)(c + 1));
+    int created;
+    phi_map_entry *e = phi_map_upsert(&m->node_names, name, &created);
+    if (!e)
+        return; /* out of memory: only unique-name generation is less sure */
+    if (created && !(e->key = phi_strdup(name))) {
+        e->key = name;
+        phi_map_remove(&m->node_names, e);
+        return;
+    }
+    e->val = (void *)((uintptr_t)e->val + 1);
 }
 
 static void node_names_del(ph_model *m, const char *name)
 {
     if (!name || !*name)
         return;
-    uintptr_t c = (uintptr_t)phi_map_get(&m->node_names, name);
-    if (c <= 1)
-        phi_map_del(&m->node_names, name, NULL);
-    else
-        phi_map_put(&m->node_names, name, (void *)(c - 1));
+    phi_map_entry *e = phi_map_lookup(&m->node_names, name);
+    if (!e)
+        return;
+    if ((uintptr_t)e->val > 1) {
+        e->val = (void *)((uintptr_t)e->val - 1);
+        return;
+    }
+    free((char *)e->key);
+    phi_map_remove(&m->node_names, e);
 }
 
 /* Drop every use made by nodes of g and its subgraphs (before freeing them). */

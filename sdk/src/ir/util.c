@@ -212,6 +212,51 @@ int phi_map_add(phi_map *m, const char *key, void *val)
     return 0;
 }
 
+phi_map_entry *phi_map_lookup(const phi_map *m, const char *key)
+{
+    if (!m->cap)
+        return NULL;
+    int found;
+    size_t i = map_find(m, key, hash_str(key), &found);
+    return found ? &m->slots[i] : NULL;
+}
+
+phi_map_entry *phi_map_upsert(phi_map *m, const char *key, int *created)
+{
+    if ((m->used + 1) * 2 >= m->cap) {
+        size_t ncap = m->cap ? m->cap : 16;
+        while ((m->count + 1) * 4 >= ncap)
+            ncap *= 2;
+        if (map_rehash(m, ncap))
+            return NULL;
+    }
+    int found;
+    uint64_t h = hash_str(key);
+    size_t i = map_find(m, key, h, &found);
+    phi_map_entry *e = &m->slots[i];
+    *created = !found;
+    if (!found) {
+        if (!e->key)
+            m->used++;
+        m->count++;
+        e->key = key;
+        e->val = NULL;
+        e->hash = h;
+    }
+    return e;
+}
+
+void phi_map_remove(phi_map *m, phi_map_entry *e)
+{
+    size_t i = (size_t)(e - m->slots);
+    int last = !m->slots[(i + 1) & (m->cap - 1)].key;
+    e->key = last ? NULL : phi_tombstone;
+    e->val = NULL;
+    m->count--;
+    if (last)
+        m->used--;
+}
+
 void phi_map_del(phi_map *m, const char *key, const void *val)
 {
     if (!m->cap)

@@ -472,6 +472,9 @@ PH_API void ph_model_free(ph_model *m)
         free(m->strings[i]);
     free(m->strings);
     phi_map_free(&m->value_names);
+    for (size_t i = 0; i < m->node_names.cap; i++) /* owned keys */
+        if (m->node_names.slots[i].key && m->node_names.slots[i].val)
+            free((char *)m->node_names.slots[i].key);
     phi_map_free(&m->node_names);
     free(m->source_path);
     free(m);
