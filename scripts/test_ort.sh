@@ -3,7 +3,9 @@
 #
 #   scripts/test_ort.sh [BUILD]        (make test-ort: after make all, BUILD=build)
 #
-# For every models/*.onnx:
+# For every models/*.onnx, and torchvision ResNet-18 and MobileNetV2 exported
+# with BatchNormalization kept (scripts/gen_torch_models.py, when
+# python3-torch is installed):
 #   1. passhost -i M -o OUT with the default stages;
 #   2. once more with every pass of this build that is exact or fp and off by
 #      default switched on (--set optimize.pass_on=... / adapt.pass_on=...,
@@ -97,6 +99,13 @@ check() {
 
 models=$(ls models/*.onnx 2>/dev/null)
 [ -n "$models" ] || die "no models/*.onnx"
+# torchvision CNNs exported with BatchNormalization kept (fusion passes on
+# real exports), when Debian's python3-torch is installed
+if /usr/bin/python3 scripts/gen_torch_models.py "$OUT/torch" 2>"$OUT/torch.log"; then
+    models="$models $(ls "$OUT"/torch/*_bn.onnx)"
+else
+    echo "test_ort: no torchvision models ($(tail -n 1 "$OUT/torch.log")): bundled models only"
+fi
 for m in ${TEST_ORT_MODELS:-}; do
     [ -f "$m" ] || die "TEST_ORT_MODELS: $m not found"
     models="$models $m"
