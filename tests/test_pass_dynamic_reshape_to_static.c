@@ -74,7 +74,7 @@ START_TEST(copied_dims_become_zero)
     ph_node *re = tk_node(g, "Reshape", 2, (ph_value *[]){r, concat0(g, 3, parts)});
     tk_output(g, tk_op1(g, "Neg", ph_node_output(re, 0)));
     ck_assert_int_eq(tk_pass_run_eval(pass, m, 1, 2, TK_I64(1, 3)), 1);
-    expect_target(re, 4, TK_I64(0, 0, 2, 4));
+    expect_target(tk_find_op(g, PH_OP_Reshape), 4, TK_I64(0, 0, 2, 4)); /* the pass replaced it */
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Reshape,Neg");
     ck_assert_uint_eq(ph_graph_initializer_count(g), 1);
     ck_assert_int_eq(tk_pass_run(pass, m), 0);
@@ -95,7 +95,7 @@ START_TEST(one_unknown_becomes_minus_one)
     ph_node *re = tk_node(g, "Reshape", 2, (ph_value *[]){r, concat0(g, 2, parts)});
     tk_output(g, tk_op1(g, "Neg", ph_node_output(re, 0)));
     ck_assert_int_eq(tk_pass_run_eval(pass, m, 2, 3, TK_I64(1, 2, 5)), 1);
-    expect_target(re, 2, TK_I64(-1, 8));
+    expect_target(tk_find_op(g, PH_OP_Reshape), 2, TK_I64(-1, 8));
     ck_assert_uint_eq(tk_count_op(g, PH_OP_Shape), 0);
     ph_model_free(m);
 }
@@ -112,7 +112,7 @@ START_TEST(static_input_all_numbers)
     ph_node *re = tk_node(g, "Reshape", 2, (ph_value *[]){r, concat0(g, 3, parts)});
     tk_output(g, tk_op1(g, "Neg", ph_node_output(re, 0)));
     ck_assert_int_eq(tk_pass_run_eval(pass, m, 3, 0, NULL), 1);
-    expect_target(re, 3, TK_I64(3, 2, 8));
+    expect_target(tk_find_op(g, PH_OP_Reshape), 3, TK_I64(3, 2, 8));
     ph_model_free(m);
 }
 END_TEST
@@ -151,8 +151,8 @@ START_TEST(shared_shape_graph_output_kept)
     tk_output(g, ph_node_output(b, 0));
     tk_output(g, shape);
     ck_assert_int_eq(tk_pass_run_eval(pass, m, 4, 2, TK_I64(1, 3)), 2);
-    expect_target(a, 3, TK_I64(0, 2, 4));
-    expect_target(b, 3, TK_I64(0, 2, 4));
+    expect_target(ph_value_producer(ph_graph_output(g, 0)), 3, TK_I64(0, 2, 4)); /* replaced */
+    expect_target(ph_value_producer(ph_graph_output(g, 1)), 3, TK_I64(0, 2, 4));
     ck_assert_uint_eq(tk_count_op(g, PH_OP_Shape), 1);
     ph_model_free(m);
 }

@@ -76,63 +76,21 @@ static ph_tensor *constant_tensor(const ph_node *n, int *oom)
     return t;
 }
 
-static int is_constant(const ph_node *n)
+/* Replace the Constant's output by a new initializer of the root's graph:
+ * when nothing reads it, the commit removes both; when it is a body output,
+ * the replacement cannot apply and the rewrite rolls back. */
+static int convert(ph_rewriter *rw, const ph_match *m)
 {
-    return ph_node_op(n) == PH_OP_Constant && ph_node_domain(n)[0] == '\0' &&
-           ph_node_input_count(n) == 0 && ph_node_output_count(n) == 1 && ph_node_output(n, 0);
-}
-
-/* Convert one Constant: 1 if converted, 0 if left, or a PH_E* code. */
-static int convert(ph_node *n, ph_ctx *ctx)
-{
-    ph_value *out = ph_node_output(n, 0);
-    int is_output = ph_value_graph_output_count(out) > 0;
-    if (is_output && ph_graph_parent(ph_node_graph(n)))
-        return 0;
-    if (ph_value_use_count(out) == 0 && !is_output) { /* dead: nothing would read the initializer */
-        if (!ph_ctx_rewrite_begin(ctx, ph_node_name(n)))
-            return 0;
-        int rc = ph_node_remove(n);
-        return rc < 0 ? ph_ctx_error(ctx, rc, "cannot remove unused Constant '%s': %s", ph_node_name(n),
-                                     ph_strerror(rc))
-                      : 1;
-    }
     int oom;
-    ph_tensor *t = constant_tensor(n, &oom);
+    ph_value *y = ph_match_value(m, "y");
+    ph_tensor *t = constant_tensor(ph_match_root(m), &oom);
     if (!t)
-        return oom ? ph_ctx_error(ctx, PH_ENOMEM, "Constant '%s': out of memory copying its value",
-                                  ph_node_name(n))
-                   : 0;
-    if (!ph_ctx_rewrite_begin(ctx, ph_node_name(n))) {
-        ph_tensor_free(t);
-        return 0;
-    }
-    ph_value *init = ph_graph_add_initializer(ph_node_graph(n), ph_value_name(out), t);
-    if (!init)
-        return ph_ctx_error(ctx, PH_ENOMEM, "Constant '%s': cannot add an initializer", ph_node_name(n));
-    /* init lives in n's graph, so in scope of every user, and may take over
-       a main-graph output's name: the replace can only fail for lack of memory. */
-    int rc = ph_value_replace(out, init);
-    if (rc == 0)
-        rc = ph_node_remove(n);
-    if (rc < 0) {
-        ph_value_prune(init);
-        return ph_ctx_error(ctx, rc, "Constant '%s': cannot redirect its users: %s", ph_node_name(n),
-                            ph_strerror(rc));
-    }
-    return 1;
+        return oom ? PH_ENOMEM : 0;
+    ph_value *init = ph_rw_initializer(rw, ph_value_name(y), t);
+    return !init || ph_rw_replace(rw, y, init) ? PH_ENOMEM : 1;
 }
 
-static int visit(ph_node *n, void *ctx)
-{
-    return is_constant(n) ? convert(n, ctx) : 0;
-}
-
-static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
-{
-    (void)params;
-    return ph_graph_walk(g, visit, ctx);
-}
+static const ph_rule rules[] = {{"constant", "y = Constant()", NULL, convert}, {0}};
 
 PH_PASS_DEFINE(
     .name = "constant_to_initializer",
@@ -141,4 +99,4 @@ PH_PASS_DEFINE(
     .on_by_default = 1,
     .run_once = 0,
     .exactness = PH_EXACT,
-    .run = run)
+    .rules = rules)

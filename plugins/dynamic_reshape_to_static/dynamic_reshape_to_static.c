@@ -12,7 +12,7 @@
  * unknown.  Input shapes the user fixed ([model] input_shape) are already
  * numbers by the time the pass runs; ranges leave the dims symbolic.
  *
- * Requires: a default-domain Reshape (opset >= 5, shape as input 1) whose
+ * Requires: a default-domain Reshape(data, shape) (opset >= 5) whose
  *   shape input is not already a constant (initializer or Constant node)
  *   nor a graph input, but is tracked by the inference as a shape constant
  *   of known length, each entry turned into a constant as follows:
@@ -26,9 +26,11 @@
  *   both).  Assumption for the -1 case: the other entries' product is not 0
  *   at run time (no symbolic dim is 0, as with input_shape_range minimums
  *   >= 1); ONNX cannot infer a -1 next to a zero-sized dim.
- * Changes:  the Reshape reads a new int64 initializer; the old shape value
- *   is pruned, which removes the shape-computing operators nothing else
- *   uses.  Main graph and every If/Loop/Scan body.
+ * Changes:  the Reshape is replaced by a Reshape of the same name, data
+ *   input and attributes that reads a new int64 initializer, <name>_shape
+ *   (its output value gets a new name unless it is a graph output).  The
+ *   old shape value is pruned, which removes the shape-computing operators
+ *   nothing else uses.  Main graph and every If/Loop/Scan body.
  * Exact:    yes; the Reshape produces the same shape from the same data.
  */
 #include <stdint.h>
@@ -38,11 +40,6 @@
 #include <passhost/passhost.h>
 
 #define MAX_RANK 64
-
-typedef struct state {
-    ph_ctx *ctx;
-    int allow_minus_one;
-} state;
 
 /* The constant target for Reshape n into out; its length, or -1. */
 static ptrdiff_t static_target(const ph_node *n, int allow_minus_one, int64_t *out)
@@ -95,44 +92,26 @@ static ptrdiff_t static_target(const ph_node *n, int allow_minus_one, int64_t *o
     return len;
 }
 
-/* One node of the walk: give a dynamic Reshape a constant target. */
-static int visit(ph_node *n, void *user)
+/* Replace the Reshape by one of the same name that reads the constant target. */
+static int to_static(ph_rewriter *rw, const ph_match *m)
 {
-    state *st = user;
-    if (ph_node_op(n) != PH_OP_Reshape || ph_node_domain(n)[0] != '\0' || ph_node_input_count(n) != 2 ||
-        !ph_node_input(n, 0) || !ph_node_input(n, 1))
-        return 0;
+    ph_node *re = ph_match_root(m);
     int64_t target[MAX_RANK];
-    ptrdiff_t len = static_target(n, st->allow_minus_one, target);
+    ptrdiff_t len = static_target(re, ph_params_bool(ph_rw_params(rw), "allow_minus_one"), target);
     if (len < 0)
         return 0;
-    if (!ph_ctx_rewrite_begin(st->ctx, ph_node_name(n)))
-        return 0;
-    ph_graph *g = ph_node_graph(n);
-    ph_tensor *t = ph_tensor_new(PH_DT_INT64, 1, (const int64_t[]){(int64_t)len}, target);
-    if (!t)
-        return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");
     char hint[256];
-    snprintf(hint, sizeof hint, "%s_shape", ph_node_name(n));
-    ph_value *c = ph_graph_add_initializer(g, hint, t);
-    if (!c)
-        return ph_ctx_error(st->ctx, PH_ENOMEM, "cannot add the shape of Reshape '%s'", ph_node_name(n));
-    ph_value *old = ph_node_input(n, 1);
-    int rc = ph_node_set_input(n, 1, c);
-    if (rc < 0) {
-        ph_value_prune(c);
-        return ph_ctx_error(st->ctx, rc, "cannot set the shape of Reshape '%s': %s", ph_node_name(n),
-                            ph_strerror(rc));
-    }
-    ph_value_prune(old);
-    return 1;
+    snprintf(hint, sizeof hint, "%s_shape", ph_node_name(re));
+    ph_tensor *t = ph_tensor_new(PH_DT_INT64, 1, (const int64_t[]){(int64_t)len}, target);
+    ph_value *in[2] = {ph_match_value(m, "x"), ph_rw_initializer(rw, hint, t)};
+    ph_node *n = in[1] ? ph_rw_clone(rw, re, NULL, 2, in) : NULL;
+    if (!n)
+        return PH_ENOMEM;
+    return ph_rw_replace(rw, ph_match_value(m, "y"), ph_node_output(n, 0)) ? PH_ENOMEM : 1;
 }
 
-static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
-{
-    state st = {ctx, ph_params_bool(params, "allow_minus_one")};
-    return ph_graph_walk(g, visit, &st);
-}
+/* The old shape and whatever computed it go when nothing else reads them. */
+static const ph_rule rules[] = {{"dynamic_reshape", "y = Reshape(x, shape)", NULL, to_static}, {0}};
 
 static const ph_param_def params[] = {
     {"allow_minus_one", PH_PARAM_BOOL, "true",
@@ -148,4 +127,4 @@ PH_PASS_DEFINE(
     .run_once = 0,
     .exactness = PH_EXACT,
     .params = params,
-    .run = run)
+    .rules = rules)

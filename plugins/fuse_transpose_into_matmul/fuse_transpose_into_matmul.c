@@ -7,7 +7,8 @@
  * ph_value_rank, or from the Gemm operand it feeds, which is 2-D by
  * definition).
  *
- * Requires and changes, per operand (A or B) of a default-domain node M:
+ * Requires and changes, per operand (A or B) of a default-domain node M
+ * whose operand is produced by a Transpose of M's graph:
  *   - M is Gemm, operand is a swap (of rank 2): toggle transA/transB and read
  *     the swap's input directly.
  *   - M is MatMul, operand is a swap of a constant x (ph_value_const, any
@@ -21,14 +22,16 @@
  *     and the default opset must be >= 11 (Gemm without C).  For every opset
  *     >= 11 Gemm accepts every type MatMul does.  N-D MatMul with a
  *     non-constant swap is left alone.
- * A swap whose output has other users (or is a graph output) stays for them;
- * M alone stops reading it.  A swap nobody reads any more is removed, and the
- * old constant with it when unused.  Every precondition of a node is checked
- * before it is changed.  Main graph and every If/Loop/Scan body.
+ * Both operands fold in one rewrite: M is replaced by a MatMul or Gemm of
+ * the same name (its output value gets a new name unless it is a graph
+ * output).  A swap whose output has other users (or is a graph output) stays
+ * for them (':shared'); M alone stops reading it.  A swap nobody reads any
+ * more is removed, and the old constant with it when unused.  When both
+ * operands are one Transpose, A folds first and B in the next round.  Main
+ * graph and every If/Loop/Scan body.
  * Exact:    yes: the same products summed in the same order; only where the
  *   operands are read from changes (alpha 1 and no C add nothing).
  */
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,24 +43,15 @@ typedef enum fold_kind { FOLD_NONE, FOLD_CONST, FOLD_FLAG } fold_kind;
 
 typedef struct operand {
     fold_kind kind;
-    int rank;         /* rank of the swapped value */
-    ph_value *v;      /* the swap's output, M's input */
-    ph_value *x;      /* the swap's input */
-    ph_tensor *folded; /* FOLD_CONST: x with the last two dims swapped (owned) */
+    int rank;    /* rank of the swapped value */
+    ph_value *x; /* the swap's input */
 } operand;
 
-static int is_default(const ph_node *n, ph_op op)
-{
-    return n && ph_node_op(n) == op && ph_node_domain(n)[0] == '\0';
-}
-
-/* Rank r if t is a Transpose swapping the last two of r dims, else -1.
+/* Rank r if Transpose t swaps the last two of r dims, else -1.
  * rank_hint: the rank its output must have (Gemm operand), or -1. */
 static int swap_rank(const ph_node *t, int rank_hint)
 {
     const int64_t *p;
-    if (!is_default(t, PH_OP_Transpose) || ph_node_input_count(t) < 1 || !ph_node_input(t, 0))
-        return -1;
     ph_attr_type at = ph_node_attr_type(t, "perm");
     if (at == PH_ATTR_NONE) {
         int r = ph_value_rank(ph_node_input(t, 0));
@@ -94,8 +88,6 @@ static ph_tensor *swap_last2(const ph_tensor *t)
     size_t rank = ph_tensor_rank(t), esz = ph_dtype_size(ph_tensor_dtype(t));
     const unsigned char *src = ph_tensor_data(t);
     int64_t dims[MAX_RANK];
-    if (!swappable(t))
-        return NULL;
     memcpy(dims, ph_tensor_dims(t), rank * sizeof *dims);
     int64_t rows = dims[rank - 2], cols = dims[rank - 1];
     dims[rank - 2] = cols;
@@ -117,216 +109,85 @@ static ph_tensor *swap_last2(const ph_tensor *t)
     return out;
 }
 
-/* Describe operand i of M if it is fed by a swap; rank_hint as swap_rank. */
-static operand find_swap(const ph_node *m, size_t i, int rank_hint)
+/* How the operand fed by the Transpose bound to `t` folds into the root
+ * (MatMul: before the Gemm check). */
+static operand plan(const ph_match *m, const char *t, int gemm)
 {
-    operand op = {FOLD_NONE, -1, NULL, NULL, NULL};
-    ph_value *v = ph_node_input(m, i);
-    ph_node *t = v ? ph_value_producer(v) : NULL;
-    int r = swap_rank(t, rank_hint);
-    if (r < 0)
+    operand op = {FOLD_NONE, -1, NULL};
+    ph_node *tr = ph_match_node(m, t);
+    if (!tr || (op.rank = swap_rank(tr, gemm ? 2 : -1)) < 0)
         return op;
-    op.rank = r;
-    op.v = v;
-    op.x = ph_node_input(t, 0);
-    op.kind = FOLD_FLAG;
+    op.x = ph_node_input(tr, 0);
+    const ph_tensor *ct = ph_value_const(op.x);
+    if (gemm)
+        op.kind = FOLD_FLAG;
+    else if (ct && ph_value_sole_consumer(ph_match_value(m, t)) == ph_match_root(m) &&
+             (int)ph_tensor_rank(ct) == op.rank && swappable(ct))
+        op.kind = FOLD_CONST;
+    else if (!ct && op.rank == 2)
+        op.kind = FOLD_FLAG;
     return op;
 }
 
-/* Remove the swaps (and constants) nobody reads any more. */
-static void prune_old(const operand *ops)
+/* 1 if MatMul mm may become a Gemm: both operands 2-D, Gemm without C. */
+static int gemm_ok(const ph_node *mm, const operand *ops)
 {
-    if (ops[0].kind != FOLD_NONE)
-        ph_value_prune(ops[0].v);
-    if (ops[1].kind != FOLD_NONE && !(ops[0].kind != FOLD_NONE && ops[1].v == ops[0].v))
-        ph_value_prune(ops[1].v);
+    for (size_t i = 0; i < 2; i++)
+        if ((ops[i].kind != FOLD_NONE ? ops[i].rank : ph_value_rank(ph_node_input(mm, i))) != 2)
+            return 0;
+    return ph_model_opset(ph_graph_model(ph_node_graph(mm)), "") >= 11;
 }
 
-/* Ask the host before folding operand op into m (one numbered rewrite per
- * operand): 1 to go ahead, 0 when the run's rewrite budget is used up. */
-static int begin_fold(const ph_node *m, const operand *op, ph_ctx *ctx)
-{
-    char matched[512];
-    snprintf(matched, sizeof matched, "%s, %s", ph_node_name(m),
-             ph_node_name(ph_value_producer(op->v)));
-    return ph_ctx_rewrite_begin(ctx, matched);
-}
-
-/* ---------------------------------------------------------------- Gemm */
-
-static int fuse_gemm(ph_node *m, ph_ctx *ctx)
+/* Replace the root by a MatMul or Gemm of the same name reading the swaps'
+ * inputs. */
+static int fold(ph_rewriter *rw, const ph_match *m)
 {
     static const char *const flag[2] = {"transA", "transB"};
-    operand ops[2] = {find_swap(m, 0, 2), find_swap(m, 1, 2)};
-    int count = 0;
+    ph_node *root = ph_match_root(m);
+    int gemm = ph_node_op(root) == PH_OP_Gemm;
+    size_t n_in = ph_node_input_count(root);
+    if (!gemm && n_in != 2)
+        return 0;
+    operand ops[2] = {plan(m, "ta", gemm), plan(m, "tb", gemm)};
+    int to_gemm = gemm || ops[0].kind == FOLD_FLAG || ops[1].kind == FOLD_FLAG;
+    if (to_gemm && !gemm && !gemm_ok(root, ops)) {
+        to_gemm = 0;
+        for (size_t i = 0; i < 2; i++)
+            if (ops[i].kind == FOLD_FLAG)
+                ops[i].kind = FOLD_NONE;
+    }
+    if (ops[0].kind == FOLD_NONE && ops[1].kind == FOLD_NONE)
+        return 0;
+    ph_value *in[3] = {ph_node_input(root, 0), ph_node_input(root, 1), ph_node_input(root, 2)};
     for (size_t i = 0; i < 2; i++) {
-        if (ops[i].kind == FOLD_NONE)
-            continue;
-        if (!begin_fold(m, &ops[i], ctx)) {
-            ops[i].kind = FOLD_NONE;
-            break;
-        }
-        int64_t t = ph_node_attr_int(m, flag[i], 0) ? 0 : 1;
-        int rc = ph_node_set_input(m, i, ops[i].x);
-        if (rc == 0 && (rc = ph_node_set_attr_int(m, flag[i], t)) < 0)
-            ph_node_set_input(m, i, ops[i].v); /* undo: keep the maths right */
-        if (rc < 0)
-            return ph_ctx_error(ctx, rc, "Gemm '%s': cannot fold its Transpose: %s",
-                                ph_node_name(m), ph_strerror(rc));
-        count++;
-    }
-    prune_old(ops);
-    return count;
-}
-
-/* -------------------------------------------------------------- MatMul */
-
-/* Choose how operand i of MatMul m folds (the Gemm check comes later). */
-static operand plan_matmul_operand(const ph_node *m, size_t i)
-{
-    operand op = find_swap(m, i, -1);
-    if (op.kind == FOLD_NONE)
-        return op;
-    const ph_tensor *ct = ph_value_const(op.x);
-    if (ct && ph_value_sole_consumer(op.v) == m && (int)ph_tensor_rank(ct) == op.rank &&
-        swappable(ct)) {
-        op.kind = FOLD_CONST;
-        return op;
-    }
-    if (ct || op.rank != 2)
-        op.kind = FOLD_NONE;
-    return op;
-}
-
-/* Known rank of MatMul input i, given the plan for it. */
-static int input_rank(const ph_node *m, size_t i, const operand *op)
-{
-    return op->kind != FOLD_NONE ? op->rank : ph_value_rank(ph_node_input(m, i));
-}
-
-/* Drop FOLD_FLAG operands unless m can become a 2-D Gemm. */
-static void check_gemm(const ph_node *m, operand *ops)
-{
-    if (ops[0].kind != FOLD_FLAG && ops[1].kind != FOLD_FLAG)
-        return;
-    int64_t opset = ph_model_opset(ph_graph_model(ph_node_graph(m)), "");
-    int ok = opset >= 11 && input_rank(m, 0, &ops[0]) == 2 && input_rank(m, 1, &ops[1]) == 2 &&
-             ph_node_output_count(m) == 1;
-    for (size_t i = 0; i < 2 && !ok; i++)
         if (ops[i].kind == FOLD_FLAG)
-            ops[i].kind = FOLD_NONE;
-}
-
-/* Build the swapped constants; 0 or PH_ENOMEM (nothing changed). */
-static int build_constants(operand *ops)
-{
-    for (size_t i = 0; i < 2; i++) {
-        if (ops[i].kind != FOLD_CONST)
-            continue;
-        ops[i].folded = swap_last2(ph_value_const(ops[i].x));
-        if (!ops[i].folded)
-            return PH_ENOMEM;
-    }
-    return 0;
-}
-
-static void free_constants(operand *ops)
-{
-    for (size_t i = 0; i < 2; i++) {
-        ph_tensor_free(ops[i].folded);
-        ops[i].folded = NULL;
-    }
-}
-
-/* Add the swapped constants to m's graph; ops[i].x becomes the new value.
- * On failure the ones already added are pruned again. */
-static int add_constants(ph_node *m, operand *ops, ph_ctx *ctx)
-{
-    ph_graph *g = ph_node_graph(m);
-    ph_value *added[2] = {NULL, NULL};
-    for (size_t i = 0; i < 2; i++) {
+            in[i] = ops[i].x;
         if (ops[i].kind != FOLD_CONST)
             continue;
         const char *base = ph_value_name(ops[i].x);
-        char *name = ph_ctx_alloc(ctx, strlen(base) + 3);
-        ph_tensor *t = ops[i].folded;
-        ops[i].folded = NULL;
-        if (name) {
-            strcpy(name, base);
-            strcat(name, "_T");
-        }
-        added[i] = ph_graph_add_initializer(g, name ? name : "transposed", t);
-        if (!added[i]) {
-            for (size_t j = 0; j < i; j++)
-                if (added[j])
-                    ph_value_prune(added[j]);
+        char *name = ph_rw_alloc(rw, strlen(base) + 3);
+        if (!name)
             return PH_ENOMEM;
-        }
+        strcat(strcpy(name, base), "_T");
+        if (!(in[i] = ph_rw_initializer(rw, name, swap_last2(ph_value_const(ops[i].x)))))
+            return PH_ENOMEM;
     }
+    ph_node *n = ph_rw_clone(rw, root, to_gemm ? "Gemm" : "MatMul", n_in, in);
+    if (!n)
+        return PH_ENOMEM;
     for (size_t i = 0; i < 2; i++)
-        if (added[i])
-            ops[i].x = added[i];
-    return 0;
+        if (ops[i].kind == FOLD_FLAG && ph_node_set_attr_int(n, flag[i], !ph_node_attr_int(root, flag[i], 0)) < 0)
+            return PH_ENOMEM;
+    return ph_rw_replace(rw, ph_match_value(m, "y"), ph_node_output(n, 0)) ? PH_ENOMEM : 1;
 }
 
-static int rewrite_matmul(ph_node *m, operand *ops)
-{
-    int to_gemm = ops[0].kind == FOLD_FLAG || ops[1].kind == FOLD_FLAG;
-    int rc = 0;
-    if (to_gemm) {
-        rc = ph_node_set_op_type(m, "Gemm");
-        for (size_t i = 0; i < 2 && rc == 0; i++)
-            if (ops[i].kind == FOLD_FLAG)
-                rc = ph_node_set_attr_int(m, i ? "transB" : "transA", 1);
-    }
-    for (size_t i = 0; i < 2 && rc == 0; i++)
-        if (ops[i].kind != FOLD_NONE)
-            rc = ph_node_set_input(m, i, ops[i].x);
-    return rc;
-}
-
-static int fuse_matmul(ph_node *m, ph_ctx *ctx)
-{
-    if (ph_node_input_count(m) != 2)
-        return 0;
-    operand ops[2] = {plan_matmul_operand(m, 0), plan_matmul_operand(m, 1)};
-    check_gemm(m, ops);
-    if (ops[0].kind == FOLD_NONE && ops[1].kind == FOLD_NONE)
-        return 0;
-    for (size_t i = 0; i < 2; i++)
-        if (ops[i].kind != FOLD_NONE && !begin_fold(m, &ops[i], ctx))
-            ops[i].kind = FOLD_NONE;
-    if (ops[0].kind == FOLD_NONE && ops[1].kind == FOLD_NONE)
-        return 0;
-    int rc = build_constants(ops);
-    if (rc == 0)
-        rc = add_constants(m, ops, ctx);
-    free_constants(ops);
-    if (rc == 0)
-        rc = rewrite_matmul(m, ops);
-    if (rc < 0)
-        return ph_ctx_error(ctx, rc, "MatMul '%s': cannot fold its Transpose: %s",
-                            ph_node_name(m), ph_strerror(rc));
-    prune_old(ops);
-    return (ops[0].kind != FOLD_NONE) + (ops[1].kind != FOLD_NONE);
-}
-
-/* --------------------------------------------------------------- walk */
-
-/* One node of the walk: fold the Transposes feeding a Gemm or MatMul. */
-static int visit(ph_node *n, void *ctx)
-{
-    if (is_default(n, PH_OP_Gemm) && ph_node_input_count(n) >= 2)
-        return fuse_gemm(n, ctx);
-    if (is_default(n, PH_OP_MatMul))
-        return fuse_matmul(n, ctx);
-    return 0;
-}
-
-static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
-{
-    return ph_graph_walk(g, visit, ctx);
-}
+/* The swaps are ':shared': one with other readers stays for them.  Two
+ * operands fed by one Transpose match only the single-operand rules. */
+static const ph_rule rules[] = {
+    {"both", "ta:shared = Transpose(a); tb:shared = Transpose(b); y = MatMul|Gemm(ta, tb, c?)", NULL, fold},
+    {"a", "ta:shared = Transpose(a); y = MatMul|Gemm(ta, b, c?)", NULL, fold},
+    {"b", "tb:shared = Transpose(b); y = MatMul|Gemm(a, tb, c?)", NULL, fold},
+    {0}};
 
 /* Let Transpose pairs cancel (and Identities between them go) first: folding
  * the second of a cancelling pair into a flag would keep the first one. */
@@ -341,4 +202,4 @@ PH_PASS_DEFINE(
     .run_once = 0,
     .exactness = PH_EXACT,
     .run_after = run_after,
-    .run = run)
+    .rules = rules)

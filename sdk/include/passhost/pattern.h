@@ -135,6 +135,14 @@ PH_API ph_node *ph_rw_node(ph_rewriter *rw, const char *op, size_t n_in,
                            ph_value *const *inputs, size_t n_out);
 /* ph_rw_node with one output, returned directly (NULL on failure). */
 PH_API ph_value *ph_rw_op(ph_rewriter *rw, const char *op, size_t n_in, ph_value *const *inputs);
+/* A copy of `like` (a node of the match, usually the root) that reads
+ * `inputs`: the same op (or `op` when not NULL, "Op" or "Op@domain"), the
+ * same attributes (not subgraphs), the same name (the two share it until
+ * the commit removes the old node) and as many outputs.  For rewrites that
+ * change a node's inputs or attributes: change the copy, then replace the
+ * old node's outputs by the copy's.  NULL on failure. */
+PH_API ph_node *ph_rw_clone(ph_rewriter *rw, const ph_node *like, const char *op, size_t n_in,
+                            ph_value *const *inputs);
 /* A new initializer of the root's graph, named from hint (made unique);
  * takes ownership of t even on failure.  NULL on failure. */
 PH_API ph_value *ph_rw_initializer(ph_rewriter *rw, const char *hint, ph_tensor *t);

@@ -49,6 +49,23 @@ PH_API ph_node *ph_rw_node(ph_rewriter *rw, const char *op, size_t n_in, ph_valu
     return n;
 }
 
+PH_API ph_node *ph_rw_clone(ph_rewriter *rw, const ph_node *like, const char *op, size_t n_in,
+                            ph_value *const *inputs)
+{
+    char type[192];
+    if (!op) {
+        const char *d = ph_node_domain(like);
+        snprintf(type, sizeof type, "%s%s%s", ph_node_op_type(like), *d ? "@" : "", d);
+        op = type;
+    }
+    ph_node *n = ph_rw_node(rw, op, n_in, inputs, ph_node_output_count(like));
+    if (n && (ph_node_copy_attrs(n, like) < 0 || ph_node_set_name(n, ph_node_name(like)) < 0)) {
+        rw->failed = 1;
+        return NULL;
+    }
+    return n;
+}
+
 PH_API ph_value *ph_rw_op(ph_rewriter *rw, const char *op, size_t n_in, ph_value *const *inputs)
 {
     ph_node *n = ph_rw_node(rw, op, n_in, inputs, 1);
@@ -158,6 +175,8 @@ static int commit(ph_rewriter *rw, int *stop)
     }
     for (size_t i = 0; i < rw->n_repl; i += 2)
         ph_value_prune(rw->repl[i]);
+    for (size_t i = 0; i < rw->n_inits; i++) /* built but, after all, not read */
+        ph_value_prune(rw->inits[i]);
     /* the root and interior nodes nobody reads any more */
     for (size_t i = n_nodes; i-- > 0;) {
         ph_node *n = matched_nodes[i];
