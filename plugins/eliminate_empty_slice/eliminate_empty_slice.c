@@ -119,7 +119,8 @@ static int visit(ph_node *n, void *user)
 
 static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
 {
-    return ph_graph_walk(g, visit, ctx);
+    static const ph_op concat[] = {PH_OP_Concat};
+    return ph_graph_walk_ops(g, concat, 1, visit, ctx);
 }
 
 PH_PASS_DEFINE(

@@ -237,7 +237,9 @@ static int visit(ph_node *n, void *user)
 
 static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
 {
-    return ph_graph_walk(g, visit, ctx);
+    static const ph_op windowed[] = {PH_OP_AveragePool, PH_OP_Conv, PH_OP_ConvTranspose, PH_OP_LpPool,
+                                     PH_OP_MaxPool};
+    return ph_graph_walk_ops(g, windowed, sizeof windowed / sizeof *windowed, visit, ctx);
 }
 
 PH_PASS_DEFINE(

@@ -131,6 +131,14 @@ typedef int (*ph_node_fn)(ph_node *n, void *user);
  * Returns the sum of fn's results, or the first negative one. */
 PH_API int ph_graph_walk(ph_graph *g, ph_node_fn fn, void *user);
 
+/* ph_graph_walk restricted to nodes whose op is one of ops[0..n_ops), found
+ * through each graph's op-type index: the cost is the number of such nodes
+ * (and of If/Loop/Scan nodes, for their bodies), not the graph's size.
+ * Bodies are walked first, then each op's nodes in the order they were
+ * added.  Nodes of other domains are all PH_OP_UNKNOWN.  fn may remove
+ * nodes as with ph_graph_walk; nodes it adds may or may not be visited. */
+PH_API int ph_graph_walk_ops(ph_graph *g, const ph_op *ops, size_t n_ops, ph_node_fn fn, void *user);
+
 /* Nodes of this graph only (not subgraphs). */
 PH_API size_t ph_graph_node_count(const ph_graph *g);
 

@@ -536,6 +536,8 @@ static void opidx_add(ph_graph *g, ph_node *n)
         g->op_first[n->op] = n;
     g->op_last[n->op] = n;
     n->op_linked = 1;
+    if (g->model)
+        g->model->op_count[n->op]++;
 }
 
 static void opidx_del(ph_graph *g, ph_node *n)
@@ -552,6 +554,8 @@ static void opidx_del(ph_graph *g, ph_node *n)
         g->op_last[n->op] = n->op_prev;
     n->op_prev = NULL; /* op_next kept: a walk goes on from a removed node */
     n->op_linked = 0;
+    if (g->model)
+        g->model->op_count[n->op]--;
 }
 
 ph_node *phi_op_first(const ph_graph *g, ph_op op)
@@ -1217,6 +1221,50 @@ void phi_model_collect_some(ph_model *m)
 PH_API void ph_model_collect(ph_model *m) { phi_model_collect(m); }
 
 /* ----------------------------------------------------------------- walk */
+
+PH_API int ph_graph_walk_ops(ph_graph *g, const ph_op *ops, size_t n_ops, ph_node_fn fn, void *user)
+{
+    int total = 0, rc;
+    if (!g->op_first) { /* no index (it could not be allocated): the node list */
+        for (ph_node *n = g->first; n; n = ph_node_next(n)) {
+            for (size_t s = 0; s < n->n_subgraphs && !n->removed; s++)
+                if ((rc = ph_graph_walk_ops(n->subgraphs[s].graph, ops, n_ops, fn, user)) < 0)
+                    return rc;
+                else
+                    total += rc;
+            for (size_t k = 0; k < n_ops && !n->removed; k++)
+                if (n->op == ops[k]) {
+                    if ((rc = fn(n, user)) < 0)
+                        return rc;
+                    total += rc;
+                    break;
+                }
+        }
+        return total;
+    }
+    /* bodies first, as ph_graph_walk visits them before their node */
+    static const ph_op holders[] = {PH_OP_If, PH_OP_Loop, PH_OP_Scan, PH_OP_UNKNOWN};
+    for (size_t h = 0; h < sizeof holders / sizeof holders[0]; h++)
+        for (ph_node *n = g->op_first[holders[h]]; n; n = n->op_next)
+            for (size_t s = 0; s < n->n_subgraphs && !n->removed; s++)
+                if ((rc = ph_graph_walk_ops(n->subgraphs[s].graph, ops, n_ops, fn, user)) < 0)
+                    return rc;
+                else
+                    total += rc;
+    for (size_t k = 0; k < n_ops; k++) {
+        if ((size_t)ops[k] >= PH_OP__COUNT || (k && ops[k] == ops[k - 1]))
+            continue;
+        for (ph_node *n = g->op_first[ops[k]], *next; n; n = next) {
+            if (!n->removed) {
+                if ((rc = fn(n, user)) < 0)
+                    return rc;
+                total += rc;
+            }
+            next = n->op_next; /* kept when fn removed n */
+        }
+    }
+    return total;
+}
 
 PH_API int ph_graph_walk(ph_graph *g, ph_node_fn fn, void *user)
 {

@@ -310,6 +310,9 @@ PH_API int ph_ruleset_run(ph_ruleset *rs, ph_graph *g, const ph_params *params, 
     if (!rs || !g)
         return PH_EINVAL;
     ph_model *m = g->model;
+    size_t present = 0; /* nodes of the root op types anywhere in the model */
+    for (int op = 0; op < PH_OP__COUNT && !present; op++)
+        present += rs->anchor[op] ? m->op_count[op] : 0;
     struct phi_changelog *log = log_get(m);
     uint64_t epoch = ++m->visit_epoch;
     rs->n_cands = 0;
@@ -317,7 +320,9 @@ PH_API int ph_ruleset_run(ph_ruleset *rs, ph_graph *g, const ph_params *params, 
                (log->lost && log->lost - 1 >= rs->pos);
     int rc = 0;
     size_t end = log ? log->n : 0;
-    if (full) {
+    if (!present) {
+        /* nothing to match: only mark the log read */
+    } else if (full) {
         rc = collect_all(rs, g, epoch);
     } else {
         ph_node **queue = NULL;
