@@ -459,6 +459,47 @@ START_TEST(test_duplicate_node_names)
 }
 END_TEST
 
+/* The initializers' version moves with every change a dedup-like pass
+ * cares about, and a pass's memo word survives from call to call. */
+START_TEST(test_initializer_version_and_memo)
+{
+    ph_model *m = ph_model_new(17);
+    ph_graph *g = ph_model_graph(m);
+    uint64_t v0 = ph_model_initializers_version(m);
+    float one = 1.0f;
+    ph_value *a = ph_graph_add_initializer(g, "a", ph_tensor_new(PH_DT_FLOAT, 0, NULL, &one));
+    uint64_t v1 = ph_model_initializers_version(m);
+    ck_assert_uint_ne(v0, v1);
+    ck_assert_int_eq(ph_value_set_const(a, ph_tensor_new(PH_DT_FLOAT, 0, NULL, &one)), 0);
+    uint64_t v2 = ph_model_initializers_version(m);
+    ck_assert_uint_ne(v1, v2);
+    ck_assert_int_eq(ph_graph_add_output(g, a), 0);
+    uint64_t v3 = ph_model_initializers_version(m);
+    ck_assert_uint_ne(v2, v3);
+    ph_value *b = ph_graph_add_initializer(g, "b", ph_tensor_new(PH_DT_FLOAT, 0, NULL, &one));
+    uint64_t v4 = ph_model_initializers_version(m);
+    ck_assert_uint_ne(v3, v4);
+    ph_value_prune(b); /* unused: removed */
+    ck_assert_uint_ne(v4, ph_model_initializers_version(m));
+
+    ph_ctx *ctx = ph_ctx_new(NULL, NULL);
+    ph_ctx_begin_pass(ctx, "p1", "");
+    uint64_t *w = ph_ctx_pass_memo(ctx);
+    ck_assert_ptr_nonnull(w);
+    ck_assert_uint_eq(*w, 0);
+    *w = 42;
+    ph_ctx_end_pass(ctx);
+    ph_ctx_begin_pass(ctx, "p2", "");
+    ck_assert_uint_eq(*ph_ctx_pass_memo(ctx), 0);
+    ph_ctx_end_pass(ctx);
+    ph_ctx_begin_pass(ctx, "p1", "");
+    ck_assert_uint_eq(*ph_ctx_pass_memo(ctx), 42);
+    ph_ctx_end_pass(ctx);
+    ph_ctx_free(ctx);
+    ph_model_free(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("ir");
@@ -478,6 +519,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_build_subgraphs);
     tcase_add_test(tc, test_collect_removed_body_nodes);
     tcase_add_test(tc, test_duplicate_node_names);
+    tcase_add_test(tc, test_initializer_version_and_memo);
     suite_add_tcase(s, tc);
     return s;
 }

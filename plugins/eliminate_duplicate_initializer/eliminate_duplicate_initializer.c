@@ -14,6 +14,8 @@
  *   match.  So the weights of a large model with unique shapes are never
  *   paged in.  Runs per graph: the main graph, then each If/Loop/Scan body
  *   on its own initializers (a body's copy of an outer initializer stays).
+ *   A call when no initializer changed since the pass's last call in the
+ *   run returns at once (ph_model_initializers_version, ph_ctx_pass_memo).
  * Leaves:   initializers that differ in anything (e.g. the same bytes under
  *   another dtype or shape), graph inputs and outputs.
  * Exact:    yes; users read identical data.
@@ -176,10 +178,19 @@ static int dedup_all(ph_graph *g, ph_ctx *ctx)
     return total;
 }
 
+/* A call with no initializer added, removed or changed since the last one
+ * has nothing new to merge. */
 static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
 {
     (void)params;
-    return dedup_all(g, ctx);
+    uint64_t *seen = ph_ctx_pass_memo(ctx);
+    const ph_model *m = ph_graph_model(g);
+    if (seen && *seen == ph_model_initializers_version(m))
+        return 0;
+    int r = dedup_all(g, ctx);
+    if (seen && r >= 0)
+        *seen = ph_model_initializers_version(m);
+    return r;
 }
 
 static const char *const run_after[] = {"constant_to_initializer", "constant_folding", NULL};

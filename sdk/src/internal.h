@@ -257,6 +257,7 @@ struct ph_model {
     uint64_t visit_epoch;          /* for ph_node.visit_mark and walk_mark */
     int order_dirty;               /* a node may read a value defined after it */
     size_t op_count[PH_OP__COUNT]; /* nodes of each op in the op-type indexes */
+    uint64_t init_version;         /* see ph_model_initializers_version */
     size_t n_nodes_total;          /* nodes of every graph reachable from the main one */
     phi_observer observers[PHI_MAX_OBSERVERS];
     int n_observers;

@@ -104,6 +104,13 @@ PH_API int64_t ph_model_ir_version(const ph_model *m);
  * and dead nodes never hold more than twice the live graph's memory. */
 PH_API void ph_model_collect(ph_model *m);
 
+/* A number that changes whenever an initializer of any graph is added or
+ * removed, has its data replaced (ph_value_set_const), or becomes or stops
+ * being a graph output: a pass that only looks at initializers compares it
+ * with the one it saw last time (ph_ctx_pass_memo) to skip a call with
+ * nothing new. */
+PH_API uint64_t ph_model_initializers_version(const ph_model *m);
+
 /* Total nodes in the main graph and every subgraph. */
 PH_API size_t ph_model_node_count(const ph_model *m);
 

@@ -179,6 +179,10 @@ PH_API const char *ph_ctx_target(const ph_ctx *ctx);
 /* For passes: zeroed scratch memory freed automatically when run() returns.
  * NULL when out of memory. */
 PH_API void *ph_ctx_alloc(ph_ctx *ctx, size_t size);
+/* For passes: one word the pass keeps from one call to the next within the
+ * run (0 at its first call), e.g. the ph_model_initializers_version it
+ * last saw.  Owned by the context; NULL when out of memory. */
+PH_API uint64_t *ph_ctx_pass_memo(ph_ctx *ctx);
 
 /* -------------------------------------------------------- numbered rewrites */
 

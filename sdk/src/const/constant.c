@@ -378,6 +378,7 @@ PH_API int ph_value_set_const(ph_value *v, ph_tensor *t)
         }
         ph_tensor *old = v->tensor;
         v->tensor = t;
+        v->graph->model->init_version++;
         ph_tensor_free(old);
     }
     for (size_t i = 0; i < v->n_uses; i++)

@@ -389,6 +389,8 @@ PH_API int ph_graph_add_output(ph_graph *g, ph_value *v)
         return PH_ENOMEM;
     g->outputs[g->n_outputs++] = (phi_output){v, vi};
     v->n_output_refs++;
+    if (v->tensor)
+        g->model->init_version++;
     phi_notify_uses_changed(v);
     return 0;
 }
@@ -406,6 +408,7 @@ PH_API ph_value *ph_graph_add_initializer(ph_graph *g, const char *name, ph_tens
     v->tensor = t;
     v->init_pos = g->n_inits;
     g->inits[g->n_inits++] = v;
+    g->model->init_version++;
     size_t r = ph_tensor_rank(t);
     ph_value_set_type(v, ph_tensor_dtype(t), (int)r, ph_tensor_dims(t));
     return v;
@@ -1058,6 +1061,8 @@ PH_API int ph_value_replace(ph_value *old, ph_value *repl)
                 g->outputs[i].value = repl;
         repl->n_output_refs = old->n_output_refs;
         old->n_output_refs = 0;
+        if (repl->tensor || old->tensor)
+            g->model->init_version++;
         phi_notify_uses_changed(old);
         phi_notify_uses_changed(repl);
         /* the slot's declared type is the one the name had */
@@ -1137,6 +1142,7 @@ static int remove_initializer(ph_value *v)
     ph_graph *g = v->graph;
     if (v->is_input || v->n_uses || v->n_output_refs || !v->tensor || v->producer)
         return 0;
+    g->model->init_version++;
     g->inits[v->init_pos] = NULL;
     g->inits_holes = 1;
     value_bury(v);
@@ -1219,6 +1225,8 @@ void phi_model_collect_some(ph_model *m)
 }
 
 PH_API void ph_model_collect(ph_model *m) { phi_model_collect(m); }
+
+PH_API uint64_t ph_model_initializers_version(const ph_model *m) { return m->init_version; }
 
 /* ----------------------------------------------------------------- walk */
 

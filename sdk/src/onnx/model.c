@@ -661,6 +661,7 @@ PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err)
     rc = phi_graph_build(m->graph, err);
     m->n_nodes_total = phi_graph_count_nodes(m->graph);
     m->order_dirty = 1; /* the file's order is checked by the first toposort */
+    m->init_version++;
     /* attach mapped raw data and external data to the main graph's initializers */
     char dir[PATH_MAX];
     snprintf(dir, sizeof dir, "%s", path);

@@ -22,6 +22,8 @@ struct ph_ctx {
     void *hook_user;
     int pending;            /* a begun rewrite not yet reported to the hook */
     char *matched, *removed, *added; /* owned, of the pending rewrite */
+    struct memo { char *pass; uint64_t word; } *memos; /* owned */
+    size_t n_memos, cap_memos;
 };
 
 
@@ -55,6 +57,9 @@ PH_API void ph_ctx_free(ph_ctx *ctx)
     free(ctx->matched);
     free(ctx->removed);
     free(ctx->added);
+    for (size_t i = 0; i < ctx->n_memos; i++)
+        free(ctx->memos[i].pass);
+    free(ctx->memos);
     free(ctx);
 }
 
@@ -98,6 +103,20 @@ PH_API int ph_ctx_error(ph_ctx *ctx, int code, const char *fmt, ...)
     vsnprintf(ctx->last_error, sizeof ctx->last_error, fmt, ap);
     va_end(ap);
     return code;
+}
+
+PH_API uint64_t *ph_ctx_pass_memo(ph_ctx *ctx)
+{
+    for (size_t i = 0; i < ctx->n_memos; i++)
+        if (strcmp(ctx->memos[i].pass, ctx->pass) == 0)
+            return &ctx->memos[i].word;
+    char *name = phi_strdup(ctx->pass);
+    if (!name || phi_grow((void **)&ctx->memos, &ctx->cap_memos, ctx->n_memos + 1, sizeof *ctx->memos)) {
+        free(name);
+        return NULL;
+    }
+    ctx->memos[ctx->n_memos] = (struct memo){name, 0};
+    return &ctx->memos[ctx->n_memos++].word;
 }
 
 PH_API void *ph_ctx_alloc(ph_ctx *ctx, size_t size)
