@@ -263,6 +263,10 @@ struct ph_model {
     int n_observers;
 };
 
+/* ph_graph_verify, with the check that every name resolves to its value
+ * (the map's consistency, which the loader builds itself) only when names. */
+int phi_graph_verify(const ph_graph *g, int names, ph_error *err);
+
 /* Nodes of g and of the bodies of its nodes, by walking them. */
 size_t phi_graph_count_nodes(const ph_graph *g);
 

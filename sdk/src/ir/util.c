@@ -168,7 +168,7 @@ int phi_map_put(phi_map *m, const char *key, void *val)
 {
     if ((m->used + 1) * 2 >= m->cap) { /* at most half full: short probe runs */
         size_t ncap = m->cap ? m->cap : 16;
-        while ((m->count + 1) * 4 >= ncap)
+        while ((m->count + 1) * 3 >= ncap) /* about a quarter full after growing */
             ncap *= 2;
         if (map_rehash(m, ncap))
             return PH_ENOMEM;
@@ -192,7 +192,7 @@ int phi_map_add(phi_map *m, const char *key, void *val)
 {
     if ((m->used + 1) * 2 >= m->cap) {
         size_t ncap = m->cap ? m->cap : 16;
-        while ((m->count + 1) * 4 >= ncap)
+        while ((m->count + 1) * 3 >= ncap) /* about a quarter full after growing */
             ncap *= 2;
         if (map_rehash(m, ncap))
             return PH_ENOMEM;
@@ -225,7 +225,7 @@ phi_map_entry *phi_map_upsert(phi_map *m, const char *key, int *created)
 {
     if ((m->used + 1) * 2 >= m->cap) {
         size_t ncap = m->cap ? m->cap : 16;
-        while ((m->count + 1) * 4 >= ncap)
+        while ((m->count + 1) * 3 >= ncap) /* about a quarter full after growing */
             ncap *= 2;
         if (map_rehash(m, ncap))
             return NULL;

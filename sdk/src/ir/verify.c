@@ -12,7 +12,14 @@
 typedef struct vctx {
     ph_error *err;
     size_t pos; /* running node position, for definition-before-use */
+    int names;  /* also check that every name resolves to its value */
 } vctx;
+
+/* v is not the value its name resolves to (when names are checked) */
+static int name_wrong(const vctx *c, const ph_graph *g, const ph_value *v)
+{
+    return c->names && phi_graph_value(g, v->name) != v;
+}
 
 static int fail(vctx *c, const ph_graph *g, const ph_node *n, const char *what, const char *detail)
 {
@@ -103,7 +110,7 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
             continue;
         if (v->dead || v->producer != n || v->out_index != i || v->graph != g)
             return fail(c, g, n, "output value does not point back to its node", v->name);
-        if (phi_graph_value(g, v->name) != v)
+        if (name_wrong(c, g, v))
             return fail(c, g, n, "output name does not resolve to its value", v->name);
         int rc = check_value_uses(c, g, v);
         if (rc)
@@ -137,7 +144,7 @@ static int verify_graph(vctx *c, const ph_graph *g)
         n->mark = ++pos; /* definition position */
     for (size_t i = 0; i < g->n_inputs; i++) {
         const ph_value *v = g->inputs[i];
-        if (v->dead || !v->is_input || v->graph != g || phi_graph_value(g, v->name) != v)
+        if (v->dead || !v->is_input || v->graph != g || name_wrong(c, g, v))
             return fail(c, g, NULL, "graph input broken", v->name);
         int rc = check_value_uses(c, g, v);
         if (rc)
@@ -148,7 +155,7 @@ static int verify_graph(vctx *c, const ph_graph *g)
         if (!v)
             continue;
         if (v->dead || !v->tensor || v->producer || v->graph != g || v->init_pos != i ||
-            phi_graph_value(g, v->name) != v)
+            name_wrong(c, g, v))
             return fail(c, g, NULL, "initializer broken", v->name);
         int rc = check_value_uses(c, g, v);
         if (rc)
@@ -180,9 +187,9 @@ static int verify_graph(vctx *c, const ph_graph *g)
     return 0;
 }
 
-PH_API int ph_graph_verify(const ph_graph *g, ph_error *err)
+int phi_graph_verify(const ph_graph *g, int names, ph_error *err)
 {
-    vctx c = {err, 0};
+    vctx c = {err, 0, names};
     int rc = verify_graph(&c, g);
     if (!rc && g->model && g->model->graph == g) {
         size_t walked = phi_graph_count_nodes(g);
@@ -192,3 +199,5 @@ PH_API int ph_graph_verify(const ph_graph *g, ph_error *err)
     }
     return rc;
 }
+
+PH_API int ph_graph_verify(const ph_graph *g, ph_error *err) { return phi_graph_verify(g, 1, err); }

@@ -688,7 +688,7 @@ PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err)
     free(s.refs);
     /* what loaded must also hold together (e.g. no attribute without a name) */
     ph_error verr = {0};
-    if (!rc && ph_graph_verify(m->graph, &verr) != 0)
+    if (!rc && phi_graph_verify(m->graph, 0, &verr) != 0) /* names: resolved by the build */
         rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: %.400s", verr.message);
     if (rc) {
         ph_model_free(m);
