@@ -397,8 +397,17 @@ PH_API int ph_graph_add_output(ph_graph *g, ph_value *v)
 
 PH_API ph_value *ph_graph_add_initializer(ph_graph *g, const char *name, ph_tensor *t)
 {
-    const char *uname = ph_graph_unique_name(g, name);
-    ph_value *v = uname ? phi_value_new(g, uname) : NULL;
+    char stack[256], *uname = stack;
+    size_t need = (name && *name ? strlen(name) : 1) + 24;
+    if (need > sizeof stack && !(uname = malloc(need))) {
+        ph_tensor_free(t);
+        return NULL;
+    }
+    /* a value name: unique among values (node names are another namespace) */
+    unique_into(g->model, &g->model->value_names, NULL, name && *name ? name : "v", uname, need);
+    ph_value *v = phi_value_new(g, uname);
+    if (uname != stack)
+        free(uname);
     if (!v || phi_grow((void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits)) {
         if (v)
             value_bury(v);
