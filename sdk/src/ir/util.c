@@ -164,15 +164,22 @@ static int map_rehash(phi_map *m, size_t ncap)
     return 0;
 }
 
+/* Room for one more key: at most half full (tombstones count), so probe
+ * runs stay short; about a quarter full after growing. */
+static int map_reserve(phi_map *m)
+{
+    if ((m->used + 1) * 2 < m->cap)
+        return 0;
+    size_t ncap = m->cap ? m->cap : 16;
+    while ((m->count + 1) * 3 >= ncap)
+        ncap *= 2;
+    return map_rehash(m, ncap);
+}
+
 int phi_map_put(phi_map *m, const char *key, void *val)
 {
-    if ((m->used + 1) * 2 >= m->cap) { /* at most half full: short probe runs */
-        size_t ncap = m->cap ? m->cap : 16;
-        while ((m->count + 1) * 3 >= ncap) /* about a quarter full after growing */
-            ncap *= 2;
-        if (map_rehash(m, ncap))
-            return PH_ENOMEM;
-    }
+    if (map_reserve(m))
+        return PH_ENOMEM;
     int found;
     uint64_t h = hash_str(key);
     size_t i = map_find(m, key, h, &found);
@@ -190,13 +197,8 @@ int phi_map_put(phi_map *m, const char *key, void *val)
 
 int phi_map_add(phi_map *m, const char *key, void *val)
 {
-    if ((m->used + 1) * 2 >= m->cap) {
-        size_t ncap = m->cap ? m->cap : 16;
-        while ((m->count + 1) * 3 >= ncap) /* about a quarter full after growing */
-            ncap *= 2;
-        if (map_rehash(m, ncap))
-            return PH_ENOMEM;
-    }
+    if (map_reserve(m))
+        return PH_ENOMEM;
     int found;
     uint64_t h = hash_str(key);
     size_t i = map_find(m, key, h, &found);
@@ -223,13 +225,8 @@ phi_map_entry *phi_map_lookup(const phi_map *m, const char *key)
 
 phi_map_entry *phi_map_upsert(phi_map *m, const char *key, int *created)
 {
-    if ((m->used + 1) * 2 >= m->cap) {
-        size_t ncap = m->cap ? m->cap : 16;
-        while ((m->count + 1) * 3 >= ncap) /* about a quarter full after growing */
-            ncap *= 2;
-        if (map_rehash(m, ncap))
-            return NULL;
-    }
+    if (map_reserve(m))
+        return NULL;
     int found;
     uint64_t h = hash_str(key);
     size_t i = map_find(m, key, h, &found);
