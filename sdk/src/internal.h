@@ -242,7 +242,9 @@ struct ph_model {
     ph_graph *graph;
     phi_map value_names; /* every value name in every graph */
     phi_map node_names;  /* every node name (value: count of nodes, as a
-                            pointer); keys are owned copies */
+                            pointer); keys are owned copies.  Built on the
+                            first request for a new unique name */
+    int node_names_ready;
     phi_mapping *mappings;
     ph_node *grave_nodes;
     size_t n_grave_nodes;

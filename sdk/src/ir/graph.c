@@ -334,6 +334,8 @@ static int unique_into(ph_model *m, const phi_map *a, const phi_map *b, const ch
     return 0;
 }
 
+static void node_names_ensure(ph_model *m);
+
 PH_API const char *ph_graph_unique_name(ph_graph *g, const char *hint)
 {
     ph_model *m = g->model;
@@ -345,6 +347,7 @@ PH_API const char *ph_graph_unique_name(ph_graph *g, const char *hint)
         free(s);
         return NULL;
     }
+    node_names_ensure(m);
     unique_into(m, &m->value_names, &m->node_names, hint, s, len);
     m->strings[m->n_strings++] = s;
     return s;
@@ -582,7 +585,7 @@ ph_node *phi_op_first(const ph_graph *g, ph_op op)
  * map pointing at a freed string.  One probe each. */
 static void node_names_add(ph_model *m, const char *name)
 {
-    if (!name || !*name)
+    if (!name || !*name || !m->node_names_ready)
         return;
     int created;
     phi_map_entry *e = phi_map_upsert(&m->node_names, name, &created);
@@ -598,7 +601,7 @@ static void node_names_add(ph_model *m, const char *name)
 
 static void node_names_del(ph_model *m, const char *name)
 {
-    if (!name || !*name)
+    if (!name || !*name || !m->node_names_ready)
         return;
     phi_map_entry *e = phi_map_lookup(&m->node_names, name);
     if (!e)
@@ -609,6 +612,25 @@ static void node_names_del(ph_model *m, const char *name)
     }
     free((char *)e->key);
     phi_map_remove(&m->node_names, e);
+}
+
+static void node_names_add_graph(ph_model *m, const ph_graph *g)
+{
+    for (const ph_node *n = g->first; n; n = n->next) {
+        node_names_add(m, n->proto->name);
+        for (size_t k = 0; k < n->n_subgraphs; k++)
+            node_names_add_graph(m, n->subgraphs[k].graph);
+    }
+}
+
+/* The node-name counts are built on the first request for a unique name,
+ * so loading and passes that create no node never pay for them. */
+static void node_names_ensure(ph_model *m)
+{
+    if (m->node_names_ready || !m->graph)
+        return;
+    m->node_names_ready = 1;
+    node_names_add_graph(m, m->graph);
 }
 
 /* Drop every use made by nodes of g and its subgraphs (before freeing them). */
@@ -740,6 +762,7 @@ PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type
     /* node names and value names are separate namespaces in ONNX: each is
      * made unique in its own map (one probe each in the usual case) */
     char name[160];
+    node_names_ensure(g->model);
     int named = unique_into(g->model, &g->model->node_names, NULL, op_type, name, sizeof name) == 0;
     np->op_type = phi_strdup(op_type);
     np->name = named ? phi_strdup(name) : NULL;

@@ -147,6 +147,21 @@ static void result_init(ph_test_result *res)
     res->element = -1;
 }
 
+/* The start shared by ph_test_run and ph_test_run_checked (named fn in
+ * messages): reset *res, read desc into *d and require a model.  0, or a
+ * negative PH_E* code with err set. */
+static int run_begin(const char *fn, const ph_pass_desc *desc, const ph_model *m, ph_test_result *res,
+                     ph_pass_desc *d, ph_error *err)
+{
+    result_init(res);
+    int rc = desc_read(desc, d, fn, err);
+    if (rc)
+        return rc;
+    if (!m)
+        return ph_error_set(err, PH_EINVAL, "%s: no model", fn);
+    return 0;
+}
+
 /* Parameters: the table's defaults, then each "name=value" override. */
 static ph_params *make_params(const ph_pass_desc *d, const char *const *overrides, int *rc, ph_error *err)
 {
@@ -251,13 +266,10 @@ PH_API int ph_test_run(const ph_pass_desc *desc, ph_model *m, const ph_test_opti
     ph_test_result local;
     if (!res)
         res = &local;
-    result_init(res);
     ph_pass_desc d;
-    int rc = desc_read(desc, &d, "ph_test_run", err);
+    int rc = run_begin("ph_test_run", desc, m, res, &d, err);
     if (rc)
         return rc;
-    if (!m)
-        return ph_error_set(err, PH_EINVAL, "ph_test_run: no model");
     return run_desc(&d, m, opts ? opts : &no_options, res, err);
 }
 
@@ -634,13 +646,10 @@ PH_API int ph_test_run_checked(const ph_pass_desc *desc, ph_model *m, const ph_t
     ph_test_result local;
     if (!res)
         res = &local;
-    result_init(res);
     ph_pass_desc d;
-    int rc = desc_read(desc, &d, "ph_test_run_checked", err);
+    int rc = run_begin("ph_test_run_checked", desc, m, res, &d, err);
     if (rc)
         return rc;
-    if (!m)
-        return ph_error_set(err, PH_EINVAL, "ph_test_run_checked: no model");
     const ph_test_options *o = opts ? opts : &no_options;
     ph_graph *g = ph_model_graph(m);
     size_t n_in = ph_graph_input_count(g);
