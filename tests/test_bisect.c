@@ -12,16 +12,11 @@
  * --plugin-dir. */
 #include <check.h>
 #include <dirent.h>
-#include <fcntl.h>
-#include <ftw.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
+#include "clirun.h"
 #include "config.h"
 #include "exit.h"
 #include "loader.h"
@@ -29,125 +24,24 @@
 #include "plan.h"
 #include "report.h"
 #include "runner.h"
+#include "tmpdir.h"
 #include "verify.h"
 
-extern char **environ;
-
-static char tmpdir[256];
-static char plugdir[300];
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
+static const char *tmpdir;
+static const char *plugdir;
 
 static void setup(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/ph_test_bisect.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-    snprintf(plugdir, sizeof plugdir, "%s/plugins", tmpdir);
-    ck_assert_int_eq(mkdir(plugdir, 0700), 0);
-    const char *plugins[] = {"tp_seventh_scales", "tp_unnumbered", "tp_wrong_math", NULL};
-    for (size_t i = 0; plugins[i]; i++) {
-        char cmd[2048];
-        snprintf(cmd, sizeof cmd, "cp '%s/test-plugins/%s.so' '%s/'", PH_BUILD_DIR, plugins[i],
-                 plugdir);
-        ck_assert_msg(system(cmd) == 0, "%s", cmd);
-    }
+    static const char *const plugins[] = {"tp_seventh_scales", "tp_unnumbered", "tp_wrong_math",
+                                          NULL};
+    tmpdir = tk_tmpdir_make("bisect");
+    plugdir = tk_tmpdir_plugins(plugins);
     unsetenv("PASSHOST_PLUGIN_PATH");
 }
 
 static void teardown(void)
 {
-    nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
-/* tmpdir/name in a static ring of buffers (enough for one test). */
-static const char *tpath(const char *name)
-{
-    static char bufs[64][600];
-    static int next;
-    char *b = bufs[next++ % 64];
-    snprintf(b, 600, "%s/%s", tmpdir, name);
-    return b;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *buf = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(buf);
-    size_t got = fread(buf, 1, (size_t)n, f);
-    buf[got] = '\0';
-    fclose(f);
-    if (len)
-        *len = got;
-    return buf;
-}
-
-static int exists(const char *path)
-{
-    struct stat st;
-    return stat(path, &st) == 0;
-}
-
-typedef struct result {
-    int status;
-    char *out;
-    char *err;
-} result;
-
-/* Run passhost with the NULL-terminated args; stdout and stderr captured
- * (into files outside tmpdir, so tests can count tmpdir's entries). */
-static result run_args(const char *const *args)
-{
-    char bin[600];
-    snprintf(bin, sizeof bin, "%s/bin/passhost", PH_BUILD_DIR);
-    const char *argv[64] = {bin};
-    size_t n = 1;
-    for (; args[n - 1] && n < 63; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
-    char out_path[600], err_path[600];
-    snprintf(out_path, sizeof out_path, "%s.stdout", tmpdir);
-    snprintf(err_path, sizeof err_path, "%s.stderr", tmpdir);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 1, out_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    posix_spawn_file_actions_addopen(&fa, 2, err_path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    pid_t pid;
-    int rc = posix_spawn(&pid, bin, &fa, NULL, (char *const *)argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    ck_assert_msg(rc == 0, "cannot spawn %s", bin);
-    int ws = 0;
-    ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
-    ck_assert_msg(WIFEXITED(ws), "passhost did not exit normally");
-    result r = {WEXITSTATUS(ws), slurp(out_path, NULL), slurp(err_path, NULL)};
-    remove(out_path);
-    remove(err_path);
-    return r;
-}
-
-#define RUN(...) run_args((const char *const[]){__VA_ARGS__, NULL})
-
-static void free_result(result *r)
-{
-    free(r->out);
-    free(r->err);
-}
-
-static int line_count(const char *s)
-{
-    int n = 0;
-    for (; *s; s++)
-        n += *s == '\n';
-    return n;
+    tk_tmpdir_remove();
 }
 
 /* Lines of s that start with prefix. */
@@ -185,7 +79,7 @@ static const char *build_model(const char *name, int n_relu, int n_neg)
         ck_assert_int_eq(ph_graph_add_output(g, y), 0);
     }
     ck_assert_int_eq(ph_graph_verify(g, NULL), 0);
-    const char *path = tpath(name);
+    const char *path = tk_tpath(name);
     ph_error err = {0};
     ck_assert_msg(ph_model_save(m, path, &err) == 0, "%s", err.message);
     ph_model_free(m);
@@ -237,11 +131,11 @@ START_TEST(bisect_names_the_seventh_rewrite)
 {
     const char *in = build_model("relus.onnx", 12, 0);
     size_t len_before;
-    char *bytes_before = slurp(in, &len_before);
-    result r = RUN("-i", in, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
-                   "optimize.pass_on=tp_seventh_scales", "--bisect");
+    char *bytes_before = tk_slurp(in, &len_before);
+    tk_cli_result r = TK_CLI("-i", in, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
+                             "optimize.pass_on=tp_seventh_scales", "--bisect");
     ck_assert_msg(r.status == HOST_EXIT_MISMATCH, "exit %d: %s", r.status, r.err);
-    ck_assert_msg(line_count(r.err) == 1, "want one stderr line: %s", r.err);
+    ck_assert_msg(tk_line_count(r.err) == 1, "want one stderr line: %s", r.err);
     ck_assert_msg(strncmp(r.err, "passhost: bisect: ", 18) == 0, "%s", r.err);
     ck_assert_msg(strstr(r.err, "rewrite 7 of 12") && strstr(r.err, "pass tp_seventh_scales") &&
                   strstr(r.err, "#7 of its call") && strstr(r.err, "matched relu_6"),
@@ -250,7 +144,7 @@ START_TEST(bisect_names_the_seventh_rewrite)
     /* the search is shown on stdout */
     ck_assert_msg(strstr(r.out, "first 6 rewrites: ok") && strstr(r.out, "first 7 rewrites: outputs differ"),
                   "%s", r.out);
-    free_result(&r);
+    tk_cli_free(&r);
     /* nothing written, the input untouched */
     DIR *d = opendir(tmpdir);
     int entries = 0;
@@ -259,68 +153,68 @@ START_TEST(bisect_names_the_seventh_rewrite)
     closedir(d);
     ck_assert_int_eq(entries, 2); /* relus.onnx and plugins/ */
     size_t len_after;
-    char *bytes_after = slurp(in, &len_after);
+    char *bytes_after = tk_slurp(in, &len_after);
     ck_assert(len_before == len_after && memcmp(bytes_before, bytes_after, len_after) == 0);
     free(bytes_before);
     free(bytes_after);
 
     /* -q: the same one line, no progress */
-    r = RUN("-i", in, "-o", tpath("out.onnx"), "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
-            "optimize.pass_on=tp_seventh_scales", "--bisect", "-q", "--verify=2");
+    r = TK_CLI("-i", in, "-o", tk_tpath("out.onnx"), "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
+               "optimize.pass_on=tp_seventh_scales", "--bisect", "-q", "--verify=2");
     ck_assert_msg(r.status == HOST_EXIT_MISMATCH, "exit %d: %s", r.status, r.err);
     ck_assert_str_eq(r.out, "");
     ck_assert_msg(strstr(r.err, "rewrite 7 of 12") != NULL, "%s", r.err);
-    ck_assert(!exists(tpath("out.onnx"))); /* --bisect writes no output model */
-    free_result(&r);
+    ck_assert(!tk_exists(tk_tpath("out.onnx"))); /* --bisect writes no output model */
+    tk_cli_free(&r);
 }
 END_TEST
 
 START_TEST(bisect_out_writes_a_reproducer)
 {
     const char *in = build_model("relus.onnx", 10, 0);
-    const char *dir = tpath("repro");
-    result r = RUN("-i", in, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
-                   "optimize.pass_on=tp_seventh_scales", "--set", "verify.seed=42",
-                   "--bisect-out", dir);
+    const char *dir = tk_tpath("repro");
+    tk_cli_result r = TK_CLI("-i", in, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
+                             "optimize.pass_on=tp_seventh_scales", "--set", "verify.seed=42",
+                             "--bisect-out", dir);
     ck_assert_msg(r.status == HOST_EXIT_MISMATCH, "exit %d: %s", r.status, r.err);
     ck_assert_msg(strstr(r.err, "rewrite 7 of 10") && strstr(r.err, "relu_6"), "%s", r.err);
-    free_result(&r);
-    const char *before = tpath("repro/before.onnx"), *after = tpath("repro/after.onnx");
-    ck_assert(exists(before) && exists(after) && exists(tpath("repro/config.ini")) &&
-              exists(tpath("repro/README.txt")));
+    tk_cli_free(&r);
+    const char *before = tk_tpath("repro/before.onnx"), *after = tk_tpath("repro/after.onnx");
+    ck_assert(tk_exists(before) && tk_exists(after) && tk_exists(tk_tpath("repro/config.ini")) &&
+              tk_exists(tk_tpath("repro/README.txt")));
     /* before: 6 rewrites, computes the same; after: 7, does not */
     ck_assert_int_eq(count_op(before, PH_OP_Max), 6);
     ck_assert_int_eq(count_op(after, PH_OP_Max), 7);
     ck_assert_int_eq(count_op(after, PH_OP_Mul), 1);
     ck_assert_int_eq(verify_against(in, before), 0);
     ck_assert_int_eq(verify_against(in, after), HOST_EXIT_MISMATCH);
-    char *readme = slurp(tpath("repro/README.txt"), NULL);
+    char *readme = tk_slurp(tk_tpath("repro/README.txt"), NULL);
     ck_assert_msg(strstr(readme, "seed 42") && strstr(readme, "--max-rewrites 6") &&
                   strstr(readme, "tp_seventh_scales") && strstr(readme, "--bisect-out"),
                   "%s", readme);
     free(readme);
-    char *ini = slurp(tpath("repro/config.ini"), NULL);
+    char *ini = tk_slurp(tk_tpath("repro/config.ini"), NULL);
     ck_assert_msg(strstr(ini, "seed = 42") && strstr(ini, "tp_seventh_scales") &&
                   strstr(ini, "max_iterations = 16") && strstr(ini, "[pass.tp_seventh_scales]"),
                   "%s", ini);
     free(ini);
 
     /* the config reproduces both files */
-    const char *cfg = tpath("repro/config.ini");
-    r = RUN(cfg, "--max-rewrites", "6", "--verify", "-q");
+    const char *cfg = tk_tpath("repro/config.ini");
+    r = TK_CLI(cfg, "--max-rewrites", "6", "--verify", "-q");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-    free_result(&r);
+    tk_cli_free(&r);
     size_t la, lb;
-    char *a = slurp(tpath("repro/out.onnx"), &la), *b = slurp(before, &lb);
+    char *a = tk_slurp(tk_tpath("repro/out.onnx"), &la), *b = tk_slurp(before, &lb);
     ck_assert_msg(a && la == lb && memcmp(a, b, la) == 0, "out.onnx differs from before.onnx");
     free(a);
     free(b);
-    r = RUN(cfg, "--max-rewrites", "7", "--verify", "-q");
+    r = TK_CLI(cfg, "--max-rewrites", "7", "--verify", "-q");
     ck_assert_msg(r.status == HOST_EXIT_MISMATCH, "exit %d: %s", r.status, r.err);
-    free_result(&r);
-    r = RUN(cfg, "--bisect", "-q");
+    tk_cli_free(&r);
+    r = TK_CLI(cfg, "--bisect", "-q");
     ck_assert_msg(r.status == HOST_EXIT_MISMATCH && strstr(r.err, "rewrite 7 of 10"), "%s", r.err);
-    free_result(&r);
+    tk_cli_free(&r);
 }
 END_TEST
 
@@ -328,19 +222,19 @@ START_TEST(bisect_of_a_good_run_exits_0)
 {
     char from[600];
     snprintf(from, sizeof from, "%s/models/cnn_small.onnx", PH_SOURCE_DIR);
-    result r = RUN("-i", from, "-o", tpath("out.onnx"), "--bisect");
+    tk_cli_result r = TK_CLI("-i", from, "-o", tk_tpath("out.onnx"), "--bisect");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     ck_assert_msg(strstr(r.out, "verifies") && strstr(r.out, "nothing to bisect"), "%s", r.out);
-    ck_assert(!exists(tpath("out.onnx")));
-    free_result(&r);
+    ck_assert(!tk_exists(tk_tpath("out.onnx")));
+    tk_cli_free(&r);
     /* with a pass that does not number its rewrites: still fine */
     const char *in = build_model("negs.onnx", 0, 5);
-    r = RUN("-i", in, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
-            "optimize.pass_on=tp_unnumbered", "--bisect");
+    r = TK_CLI("-i", in, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
+               "optimize.pass_on=tp_unnumbered", "--bisect");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     ck_assert_msg(strstr(r.out, "all 5 rewrites verifies") || strstr(r.out, "of all 5 rewrites"),
                   "%s", r.out);
-    free_result(&r);
+    tk_cli_free(&r);
 }
 END_TEST
 
@@ -349,23 +243,23 @@ START_TEST(bisect_with_an_unnumbered_pass_names_its_call)
     /* the numbered pass breaks at its 7th; the unnumbered one runs first
        and takes rewrites 1..3 in one call */
     const char *in = build_model("mixed.onnx", 9, 3);
-    result r = RUN("-i", in, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
-                   "optimize.pass_on=tp_unnumbered,tp_seventh_scales", "--bisect");
+    tk_cli_result r = TK_CLI("-i", in, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
+                             "optimize.pass_on=tp_unnumbered,tp_seventh_scales", "--bisect");
     ck_assert_msg(r.status == HOST_EXIT_MISMATCH, "exit %d: %s", r.status, r.err);
     ck_assert_msg(strstr(r.err, "rewrite 10 of 12") && strstr(r.err, "#7 of its call") &&
                   strstr(r.err, "relu_6"), "%s", r.err);
-    free_result(&r);
+    tk_cli_free(&r);
     /* an unnumbered pass that breaks the outputs (one Relu -> Sigmoid per
        call): its first call is the culprit, named as a whole call */
-    r = RUN("-i", in, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
-            "optimize.pass_on=tp_wrong_math", "--bisect-out", tpath("repro"));
+    r = TK_CLI("-i", in, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
+               "optimize.pass_on=tp_wrong_math", "--bisect-out", tk_tpath("repro"));
     ck_assert_msg(r.status == HOST_EXIT_MISMATCH, "exit %d: %s", r.status, r.err);
-    ck_assert_msg(line_count(r.err) == 1 && strstr(r.err, "rewrite 1 of 9") &&
+    ck_assert_msg(tk_line_count(r.err) == 1 && strstr(r.err, "rewrite 1 of 9") &&
                   strstr(r.err, "pass tp_wrong_math") && strstr(r.err, "does not number"),
                   "%s", r.err);
-    free_result(&r);
-    ck_assert_int_eq(count_op(tpath("repro/before.onnx"), PH_OP_Sigmoid), 0);
-    ck_assert_int_eq(count_op(tpath("repro/after.onnx"), PH_OP_Sigmoid), 1);
+    tk_cli_free(&r);
+    ck_assert_int_eq(count_op(tk_tpath("repro/before.onnx"), PH_OP_Sigmoid), 0);
+    ck_assert_int_eq(count_op(tk_tpath("repro/after.onnx"), PH_OP_Sigmoid), 1);
 }
 END_TEST
 
@@ -377,14 +271,14 @@ START_TEST(max_rewrites_zero_is_a_round_trip)
     for (size_t i = 0; i < 2; i++) {
         char in[600];
         snprintf(in, sizeof in, "%s/models/%s", PH_SOURCE_DIR, models[i]);
-        result r = RUN("-i", in, "-o", tpath("a.onnx"), "-q", "--max-rewrites", "0");
+        tk_cli_result r = TK_CLI("-i", in, "-o", tk_tpath("a.onnx"), "-q", "--max-rewrites", "0");
         ck_assert_msg(r.status == 0, "%s", r.err);
-        free_result(&r);
-        r = RUN("-i", in, "-o", tpath("b.onnx"), "-q", NO_DEFAULTS);
+        tk_cli_free(&r);
+        r = TK_CLI("-i", in, "-o", tk_tpath("b.onnx"), "-q", NO_DEFAULTS);
         ck_assert_msg(r.status == 0, "%s", r.err);
-        free_result(&r);
+        tk_cli_free(&r);
         size_t la, lb;
-        char *a = slurp(tpath("a.onnx"), &la), *b = slurp(tpath("b.onnx"), &lb);
+        char *a = tk_slurp(tk_tpath("a.onnx"), &la), *b = tk_slurp(tk_tpath("b.onnx"), &lb);
         ck_assert_msg(la == lb && memcmp(a, b, la) == 0, "%s: --max-rewrites 0 differs", models[i]);
         free(a);
         free(b);
@@ -395,20 +289,21 @@ END_TEST
 START_TEST(max_rewrites_applies_exactly_n)
 {
     const char *in = build_model("relus.onnx", 12, 0);
-    const char *out = tpath("out.onnx");
-    result r = RUN("-i", in, "-o", out, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
-                   "optimize.pass_on=tp_seventh_scales", "--max-rewrites", "3", "--verify");
+    const char *out = tk_tpath("out.onnx");
+    tk_cli_result r = TK_CLI("-i", in, "-o", out, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
+                             "optimize.pass_on=tp_seventh_scales", "--max-rewrites", "3",
+                             "--verify");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     ck_assert_msg(strstr(r.err, "--max-rewrites 3: 3 rewrites applied") != NULL, "%s", r.err);
     ck_assert_msg(strstr(r.out, "3 rewrites") != NULL, "%s", r.out);
-    free_result(&r);
+    tk_cli_free(&r);
     ck_assert_int_eq(count_op(out, PH_OP_Max), 3);
     ck_assert_int_eq(count_op(out, PH_OP_Relu), 9);
     /* more than there are: all of them */
-    r = RUN("-i", in, "-o", out, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
-            "optimize.pass_on=tp_seventh_scales", "--max-rewrites=100", "-q");
+    r = TK_CLI("-i", in, "-o", out, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
+               "optimize.pass_on=tp_seventh_scales", "--max-rewrites=100", "-q");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-    free_result(&r);
+    tk_cli_free(&r);
     ck_assert_int_eq(count_op(out, PH_OP_Max), 12);
 }
 END_TEST
@@ -416,25 +311,25 @@ END_TEST
 START_TEST(unnumbered_pass_is_numbered_and_stopped_per_call)
 {
     const char *in = build_model("mixed.onnx", 12, 5);
-    const char *out = tpath("out.onnx");
+    const char *out = tk_tpath("out.onnx");
     /* the unnumbered pass is called (0 < 3) and makes all 5; then the
        budget is used up and the numbered pass is never called */
-    result r = RUN("-i", in, "-o", out, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
-                   "optimize.pass_on=tp_unnumbered,tp_seventh_scales", "--max-rewrites", "3",
-                   "--print-changes");
+    tk_cli_result r = TK_CLI("-i", in, "-o", out, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
+                             "optimize.pass_on=tp_unnumbered,tp_seventh_scales",
+                             "--max-rewrites", "3", "--print-changes");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     ck_assert_int_eq(lines_starting(r.err, "rewrite "), 5);
     ck_assert_msg(strstr(r.err, "rewrite 5 [tp_unnumbered #5]: (the pass does not number") != NULL,
                   "%s", r.err);
     ck_assert_msg(strstr(r.err, "5 rewrites applied") != NULL, "%s", r.err);
-    free_result(&r);
+    tk_cli_free(&r);
     ck_assert_int_eq(count_op(out, PH_OP_Neg), 0);
     ck_assert_int_eq(count_op(out, PH_OP_Relu), 12);
     /* 7: the 5 and then 2 numbered ones */
-    r = RUN("-i", in, "-o", out, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
-            "optimize.pass_on=tp_unnumbered,tp_seventh_scales", "--max-rewrites", "7", "-q");
+    r = TK_CLI("-i", in, "-o", out, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
+               "optimize.pass_on=tp_unnumbered,tp_seventh_scales", "--max-rewrites", "7", "-q");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-    free_result(&r);
+    tk_cli_free(&r);
     ck_assert_int_eq(count_op(out, PH_OP_Max), 2);
 }
 END_TEST
@@ -492,22 +387,23 @@ END_TEST
 START_TEST(print_changes_one_line_per_rewrite)
 {
     const char *in = build_model("relus.onnx", 12, 0);
-    result r = RUN("-i", in, "-o", tpath("out.onnx"), "--plugin-dir", plugdir, NO_DEFAULTS,
-                   "--set", "optimize.pass_on=tp_seventh_scales", "--print-changes", "-q");
+    tk_cli_result r = TK_CLI("-i", in, "-o", tk_tpath("out.onnx"), "--plugin-dir", plugdir,
+                             NO_DEFAULTS, "--set", "optimize.pass_on=tp_seventh_scales",
+                             "--print-changes", "-q");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     ck_assert_int_eq(lines_starting(r.err, "rewrite "), 12);
-    ck_assert_int_eq(line_count(r.err), 12);
+    ck_assert_int_eq(tk_line_count(r.err), 12);
     ck_assert_msg(strstr(r.err, "rewrite 1 [tp_seventh_scales #1]: relu_0\n") != NULL, "%s", r.err);
     /* the 7th says what it removed and added */
     ck_assert_msg(strstr(r.err, "rewrite 7 [tp_seventh_scales #7]: relu_6 -> Mul") != NULL, "%s",
                   r.err);
     ck_assert_msg(strstr(r.err, "rewrite 12 [tp_seventh_scales #12]: relu_11\n") != NULL, "%s",
                   r.err);
-    free_result(&r);
+    tk_cli_free(&r);
     /* the bundled transformer: the default passes number every rewrite */
     char from[600];
     snprintf(from, sizeof from, "%s/models/transformer_block.onnx", PH_SOURCE_DIR);
-    r = RUN("-i", from, "-o", tpath("out.onnx"), "--print-changes");
+    r = TK_CLI("-i", from, "-o", tk_tpath("out.onnx"), "--print-changes");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     const char *sum = strstr(r.out, " rewrites, ");
     ck_assert_ptr_nonnull(sum);
@@ -515,8 +411,8 @@ START_TEST(print_changes_one_line_per_rewrite)
     while (p > r.out && p[-1] >= '0' && p[-1] <= '9')
         p--;
     ck_assert_int_eq(lines_starting(r.err, "rewrite "), atoi(p));
-    ck_assert_int_eq(lines_starting(r.err, "rewrite "), line_count(r.err));
-    free_result(&r);
+    ck_assert_int_eq(lines_starting(r.err, "rewrite "), tk_line_count(r.err));
+    tk_cli_free(&r);
 }
 END_TEST
 
@@ -535,7 +431,7 @@ static int check_dump_dir(const char *dir)
             ph_model_free(load(path));
             models++;
         } else if (n > 4 && strcmp(de->d_name + n - 4, ".mmd") == 0) {
-            char *text = slurp(path, NULL);
+            char *text = tk_slurp(path, NULL);
             ck_assert_msg(strncmp(text, "flowchart TD\n", 13) == 0, "%s: %s", path, text);
             free(text);
             pictures++;
@@ -549,24 +445,25 @@ static int check_dump_dir(const char *dir)
 START_TEST(dump_dir_writes_valid_models_and_pictures)
 {
     const char *in = build_model("mixed.onnx", 12, 5);
-    const char *dir = tpath("dump");
-    result r = RUN("-i", in, "-o", tpath("out.onnx"), "--plugin-dir", plugdir, NO_DEFAULTS,
-                   "--set", "optimize.pass_on=tp_unnumbered,tp_seventh_scales", "--dump-dir", dir,
-                   "-q");
+    const char *dir = tk_tpath("dump");
+    tk_cli_result r = TK_CLI("-i", in, "-o", tk_tpath("out.onnx"), "--plugin-dir", plugdir,
+                             NO_DEFAULTS, "--set",
+                             "optimize.pass_on=tp_unnumbered,tp_seventh_scales", "--dump-dir",
+                             dir, "-q");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-    free_result(&r);
+    tk_cli_free(&r);
     ck_assert_int_eq(check_dump_dir(dir), 2);
-    ck_assert(exists(tpath("dump/001-optimize-tp_unnumbered.onnx")));
-    ck_assert(exists(tpath("dump/002-optimize-tp_seventh_scales.onnx")));
+    ck_assert(tk_exists(tk_tpath("dump/001-optimize-tp_unnumbered.onnx")));
+    ck_assert(tk_exists(tk_tpath("dump/002-optimize-tp_seventh_scales.onnx")));
     /* the second picture shows the changed nodes, the Mul and the input */
-    char *mmd = slurp(tpath("dump/002-optimize-tp_seventh_scales.mmd"), NULL);
+    char *mmd = tk_slurp(tk_tpath("dump/002-optimize-tp_seventh_scales.mmd"), NULL);
     ck_assert_msg(strstr(mmd, "relu_6<br/>Max") && strstr(mmd, "Mul") && strstr(mmd, ":::changed") &&
                   strstr(mmd, "-->") && strstr(mmd, "x (input)"), "%s", mmd);
     free(mmd);
     /* the last dump is the output */
     size_t la, lb;
-    char *a = slurp(tpath("dump/002-optimize-tp_seventh_scales.onnx"), &la);
-    char *b = slurp(tpath("out.onnx"), &lb);
+    char *a = tk_slurp(tk_tpath("dump/002-optimize-tp_seventh_scales.onnx"), &la);
+    char *b = tk_slurp(tk_tpath("out.onnx"), &lb);
     ck_assert(la == lb && memcmp(a, b, la) == 0);
     free(a);
     free(b);
@@ -577,69 +474,58 @@ START_TEST(dump_dir_writes_valid_models_and_pictures)
         char from[600], sub[64];
         snprintf(from, sizeof from, "%s/models/%s", PH_SOURCE_DIR, models[i]);
         snprintf(sub, sizeof sub, "dump%zu", i);
-        r = RUN("-i", from, "-o", tpath("out.onnx"), "--dump-dir", tpath(sub), "-q");
+        r = TK_CLI("-i", from, "-o", tk_tpath("out.onnx"), "--dump-dir", tk_tpath(sub), "-q");
         ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-        free_result(&r);
-        ck_assert_int_ge(check_dump_dir(tpath(sub)), 1);
+        tk_cli_free(&r);
+        ck_assert_int_ge(check_dump_dir(tk_tpath(sub)), 1);
     }
 }
 END_TEST
 
 /* ------------------------------------------------------------ errors */
 
-static void expect_failure(result *r, int code, const char *frag1, const char *frag2)
-{
-    ck_assert_msg(r->status == code, "exit %d (want %d); stderr: %s", r->status, code, r->err);
-    ck_assert_msg(line_count(r->err) == 1, "want one stderr line, got: %s", r->err);
-    ck_assert_msg(strncmp(r->err, "passhost: ", 10) == 0, "%s", r->err);
-    ck_assert_msg(strstr(r->err, frag1) != NULL, "'%s' not in: %s", frag1, r->err);
-    if (frag2)
-        ck_assert_msg(strstr(r->err, frag2) != NULL, "'%s' not in: %s", frag2, r->err);
-    free_result(r);
-}
-
 START_TEST(bad_values)
 {
     const char *in = build_model("relus.onnx", 2, 0);
-    const char *out = tpath("out.onnx");
-    result r = RUN("-i", in, "-o", out, "--max-rewrites", "-1");
-    expect_failure(&r, HOST_EXIT_CONFIG, "--max-rewrites", "'-1'");
-    r = RUN("-i", in, "-o", out, "--max-rewrites", "abc");
-    expect_failure(&r, HOST_EXIT_CONFIG, "--max-rewrites", "'abc'");
-    r = RUN("-i", in, "-o", out, "--max-rewrites=");
-    expect_failure(&r, HOST_EXIT_CONFIG, "--max-rewrites", "whole number");
-    r = RUN("-i", in, "-o", out, "--max-rewrites", "3x");
-    expect_failure(&r, HOST_EXIT_CONFIG, "'3x'", NULL);
-    r = RUN("-i", in, "-o", out, "--max-rewrites", "99999999999999999999");
-    expect_failure(&r, HOST_EXIT_CONFIG, "--max-rewrites", NULL);
-    r = RUN("-i", in, "-o", out, "--max-rewrites");
-    expect_failure(&r, HOST_EXIT_USAGE, "--max-rewrites needs a value", NULL);
-    r = RUN("-i", in, "-o", out, "--bisect", "--max-rewrites", "3");
-    expect_failure(&r, HOST_EXIT_USAGE, "--bisect", "--max-rewrites");
-    r = RUN("-i", in, "--bisect", "--verify-each");
-    expect_failure(&r, HOST_EXIT_USAGE, "--verify-each", NULL);
-    r = RUN("-i", in, "-o", out, "--shapes", "--dump-dir", tpath("d"));
-    expect_failure(&r, HOST_EXIT_USAGE, "--shapes", "--dump-dir");
-    r = RUN("-i", in, "-o", out, "--print-changes=yes");
-    expect_failure(&r, HOST_EXIT_USAGE, "--print-changes takes no value", NULL);
-    r = RUN("-i", in, "--max-rewrites", "3");
-    expect_failure(&r, HOST_EXIT_USAGE, "output", NULL);
+    const char *out = tk_tpath("out.onnx");
+    tk_cli_result r = TK_CLI("-i", in, "-o", out, "--max-rewrites", "-1");
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "--max-rewrites", "'-1'");
+    r = TK_CLI("-i", in, "-o", out, "--max-rewrites", "abc");
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "--max-rewrites", "'abc'");
+    r = TK_CLI("-i", in, "-o", out, "--max-rewrites=");
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "--max-rewrites", "whole number");
+    r = TK_CLI("-i", in, "-o", out, "--max-rewrites", "3x");
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "'3x'", NULL);
+    r = TK_CLI("-i", in, "-o", out, "--max-rewrites", "99999999999999999999");
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "--max-rewrites", NULL);
+    r = TK_CLI("-i", in, "-o", out, "--max-rewrites");
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "--max-rewrites needs a value", NULL);
+    r = TK_CLI("-i", in, "-o", out, "--bisect", "--max-rewrites", "3");
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "--bisect", "--max-rewrites");
+    r = TK_CLI("-i", in, "--bisect", "--verify-each");
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "--verify-each", NULL);
+    r = TK_CLI("-i", in, "-o", out, "--shapes", "--dump-dir", tk_tpath("d"));
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "--shapes", "--dump-dir");
+    r = TK_CLI("-i", in, "-o", out, "--print-changes=yes");
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "--print-changes takes no value", NULL);
+    r = TK_CLI("-i", in, "--max-rewrites", "3");
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "output", NULL);
     /* --dump-dir on a file */
-    r = RUN("-i", in, "-o", out, "--dump-dir", in);
-    expect_failure(&r, HOST_EXIT_OUTPUT, "not a folder", NULL);
-    ck_assert(!exists(out));
+    r = TK_CLI("-i", in, "-o", out, "--dump-dir", in);
+    tk_expect_failure(&r, HOST_EXIT_OUTPUT, "not a folder", NULL);
+    ck_assert(!tk_exists(out));
 }
 END_TEST
 
 START_TEST(help_lists_the_flags)
 {
-    result r = RUN("--help");
+    tk_cli_result r = TK_CLI("--help");
     ck_assert_int_eq(r.status, 0);
     const char *flags[] = {"--max-rewrites N", "--bisect ", "--bisect-out DIR", "--print-changes",
                            "--dump-dir DIR"};
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         ck_assert_msg(strstr(r.out, flags[i]) != NULL, "%s not in --help", flags[i]);
-    free_result(&r);
+    tk_cli_free(&r);
 }
 END_TEST
 

@@ -3,7 +3,6 @@
  * targets, approx, parameters).  INI files are written to a mkdtemp folder;
  * the plan tests load copies of test plugins from $(BUILD)/test-plugins. */
 #include <check.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,27 +13,11 @@
 #include "exit.h"
 #include "loader.h"
 #include "plan.h"
+#include "tmpdir.h"
 
 /* ---------------------------------------------------------------- helpers */
 
-static char tmpdir[256];
-
-static void make_tmpdir(void)
-{
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/ph_test_config.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
-
-static void remove_tmpdir(void)
-{
-    nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
+static const char *tmpdir;
 
 /* Write text to tmpdir/name; returns the path (static buffer, one at a time). */
 static const char *write_file(const char *name, const char *text)
@@ -79,12 +62,12 @@ static void expect_error(const char *text, int code, const char *frag1, const ch
 
 static void setup(void)
 {
-    make_tmpdir();
+    tmpdir = tk_tmpdir_make("config");
 }
 
 static void teardown(void)
 {
-    remove_tmpdir();
+    tk_tmpdir_remove();
 }
 
 /* ------------------------------------------------------------- good files */
@@ -345,14 +328,7 @@ END_TEST
 
 static host_registry *load_plugins(const char *const *names)
 {
-    char dir[512];
-    snprintf(dir, sizeof dir, "%s/plugins", tmpdir);
-    ck_assert_int_eq(mkdir(dir, 0700), 0);
-    for (size_t i = 0; names[i]; i++) {
-        char cmd[2048];
-        snprintf(cmd, sizeof cmd, "cp '%s/test-plugins/%s.so' '%s/'", PH_BUILD_DIR, names[i], dir);
-        ck_assert_msg(system(cmd) == 0, "%s", cmd);
-    }
+    const char *dir = tk_tmpdir_plugins(names);
     host_registry *reg = host_registry_new();
     ph_error err = {0};
     ck_assert_msg(host_registry_load_dir(reg, dir, &err) == 0, "%s", err.message);

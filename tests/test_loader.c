@@ -4,7 +4,6 @@
  * across folders, and the search path.  Every test copies the test plugins
  * it needs from $(BUILD)/test-plugins into its own mkdtemp folder. */
 #include <check.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,24 +13,18 @@
 #include "exit.h"
 #include "loader.h"
 #include "plan.h"
+#include "tmpdir.h"
 
-static char tmpdir[256];
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
+static const char *tmpdir;
 
 static void setup(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/ph_test_loader.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    tmpdir = tk_tmpdir_make("loader");
 }
 
 static void teardown(void)
 {
-    nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    tk_tmpdir_remove();
 }
 
 /* tmpdir/sub, created; returns a static path. */

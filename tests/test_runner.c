@@ -4,7 +4,6 @@
  * and --verify-each.  Models are built with the SDK builder API; passes are
  * the test plugins of tests/plugins, copied into a mkdtemp folder. */
 #include <check.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,24 +16,18 @@
 #include "plan.h"
 #include "report.h"
 #include "runner.h"
+#include "tmpdir.h"
 
-static char tmpdir[256];
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)st, (void)flag, (void)ftw;
-    return remove(path);
-}
+static const char *tmpdir;
 
 static void setup(void)
 {
-    snprintf(tmpdir, sizeof tmpdir, "/tmp/ph_test_runner.XXXXXX");
-    ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+    tmpdir = tk_tmpdir_make("runner");
 }
 
 static void teardown(void)
 {
-    nftw(tmpdir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+    tk_tmpdir_remove();
 }
 
 static const char *const all_plugins[] = {
@@ -44,12 +37,7 @@ static const char *const all_plugins[] = {
 
 static host_registry *load_plugins(void)
 {
-    for (size_t i = 0; all_plugins[i]; i++) {
-        char cmd[2048];
-        snprintf(cmd, sizeof cmd, "cp '%s/test-plugins/%s.so' '%s/'", PH_BUILD_DIR,
-                 all_plugins[i], tmpdir);
-        ck_assert_msg(system(cmd) == 0, "%s", cmd);
-    }
+    tk_copy_test_plugins(tmpdir, all_plugins);
     host_registry *reg = host_registry_new();
     ph_error err = {0};
     ck_assert_msg(host_registry_load_dir(reg, tmpdir, &err) == 0, "%s", err.message);
