@@ -500,6 +500,48 @@ START_TEST(test_initializer_version_and_memo)
 }
 END_TEST
 
+/* ph_graph_walk_ops visits exactly the nodes of the given ops, bodies
+ * included, and survives fn removing the node it is given. */
+static int count_and_remove_neg(ph_node *n, void *user)
+{
+    (*(int *)user)++;
+    if (ph_node_op(n) == PH_OP_Neg && ph_value_use_count(ph_node_output(n, 0)) == 0 &&
+        !ph_value_graph_output_count(ph_node_output(n, 0)))
+        ph_node_remove(n);
+    return 1;
+}
+
+START_TEST(test_walk_ops)
+{
+    ph_model *m = ph_model_new(17);
+    ph_graph *g = ph_model_graph(m);
+    int64_t d[1] = {4};
+    ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT, 1, d);
+    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
+    ph_node *dead = ph_node_create(g, NULL, "Neg", 1, &x, 1); /* removed by the walk */
+    ph_node *r = ph_node_create(g, NULL, "Relu", 1, &x, 1);
+    ph_node *live = ph_node_create(g, NULL, "Neg", 1, (ph_value *[]){ph_node_output(r, 0)}, 1);
+    ph_node *iff = ph_node_create(g, NULL, "If", 1, &cond, 1);
+    ph_graph *t = ph_node_add_subgraph(iff, "then_branch");
+    ph_graph *e = ph_node_add_subgraph(iff, "else_branch");
+    ph_graph_add_output(t, ph_node_output(ph_node_create(t, NULL, "Neg", 1, &x, 1), 0));
+    ph_graph_add_output(e, ph_node_output(ph_node_create(e, NULL, "Sigmoid", 1, &x, 1), 0));
+    ph_graph_add_output(g, ph_node_output(live, 0));
+    ph_graph_add_output(g, ph_node_output(iff, 0));
+    int visits = 0;
+    static const ph_op ops[] = {PH_OP_Neg, PH_OP_Sigmoid};
+    ck_assert_int_eq(ph_graph_walk_ops(g, ops, 2, count_and_remove_neg, &visits), 4);
+    ck_assert_int_eq(visits, 4); /* two Neg of g, the Neg and the Sigmoid of the branches */
+    ck_assert(ph_node_is_removed(dead));
+    visits = 0;
+    static const ph_op relu[] = {PH_OP_Relu};
+    ck_assert_int_eq(ph_graph_walk_ops(g, relu, 1, count_and_remove_neg, &visits), 1);
+    ph_error err = {0};
+    ck_assert_int_eq(ph_graph_verify(g, &err), 0);
+    ph_model_free(m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("ir");
@@ -520,6 +562,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_collect_removed_body_nodes);
     tcase_add_test(tc, test_duplicate_node_names);
     tcase_add_test(tc, test_initializer_version_and_memo);
+    tcase_add_test(tc, test_walk_ops);
     suite_add_tcase(s, tc);
     return s;
 }
