@@ -106,7 +106,7 @@ struct ph_rewriter {
     size_t n_repl, cap_repl;
     void **scratch;
     size_t n_scratch, cap_scratch;
-    int failed;
+    int failed; /* 0, or the PH_E* code of the first ph_rw_* call that failed */
 };
 
 /* Build with fn and commit or roll back.  1 committed, 0 nothing changed

@@ -30,7 +30,7 @@ PH_API ph_node *ph_rw_node(ph_rewriter *rw, const char *op, size_t n_in, ph_valu
     const char *at = strchr(op, '@');
     size_t len = at ? (size_t)(at - op) : strlen(op);
     if (len == 0 || len >= sizeof type) {
-        rw->failed = 1;
+        rw->failed = PH_EINVAL;
         return NULL;
     }
     memcpy(type, op, len);
@@ -43,7 +43,7 @@ PH_API ph_node *ph_rw_node(ph_rewriter *rw, const char *op, size_t n_in, ph_valu
     if (!n || push((void ***)&rw->created, &rw->n_created, &rw->cap_created, n)) {
         if (n)
             ph_node_remove(n);
-        rw->failed = 1;
+        rw->failed = PH_EINVAL; /* an input out of scope, or out of memory */
         return NULL;
     }
     return n;
@@ -60,7 +60,7 @@ PH_API ph_node *ph_rw_clone(ph_rewriter *rw, const ph_node *like, const char *op
     }
     ph_node *n = ph_rw_node(rw, op, n_in, inputs, ph_node_output_count(like));
     if (n && (ph_node_copy_attrs(n, like) < 0 || ph_node_set_name(n, ph_node_name(like)) < 0)) {
-        rw->failed = 1;
+        rw->failed = PH_ENOMEM;
         return NULL;
     }
     return n;
@@ -78,7 +78,7 @@ PH_API ph_value *ph_rw_initializer(ph_rewriter *rw, const char *hint, ph_tensor 
     if (!v || push((void ***)&rw->inits, &rw->n_inits, &rw->cap_inits, v)) {
         if (v)
             ph_value_prune(v);
-        rw->failed = 1;
+        rw->failed = t ? PH_ENOMEM : PH_EINVAL; /* no tensor given: the caller's make failed */
         return NULL;
     }
     return v;
@@ -90,12 +90,12 @@ PH_API int ph_rw_replace(ph_rewriter *rw, ph_value *old, ph_value *with)
     for (size_t i = 0; i < ph_match_node_count(rw->m) && !matched; i++)
         matched = old && old->producer == ph_match_node_at(rw->m, i);
     if (!matched || !with) {
-        rw->failed = 1;
+        rw->failed = PH_EINVAL;
         return PH_EINVAL;
     }
     if (push((void ***)&rw->repl, &rw->n_repl, &rw->cap_repl, old) ||
         push((void ***)&rw->repl, &rw->n_repl, &rw->cap_repl, with)) {
-        rw->failed = 1;
+        rw->failed = PH_ENOMEM;
         return PH_ENOMEM;
     }
     return 0;
@@ -209,7 +209,7 @@ int pat_rewrite(ph_graph *g, const ph_match *m, ph_rule_rewrite_fn fn, const ph_
     ph_rewriter rw = {.g = g, .m = m, .params = params, .ctx = ctx};
     int rc = fn(&rw, m);
     if (rc > 0 && rw.failed)
-        rc = PH_ENOMEM;
+        rc = rw.failed; /* a ph_rw_* call failed: the rewrite cannot be whole */
     if (rc > 0 && rw.n_repl == 0 && rw.n_created == 0)
         rc = 0; /* nothing to do */
     if (rc > 0)
