@@ -293,6 +293,15 @@ static int rw_fail(ph_rewriter *rw, const ph_match *m)
     return PH_EUNSUPPORTED;
 }
 
+/* replaces a value the match does not produce: a programming error */
+static int rw_replace_foreign(ph_rewriter *rw, const ph_match *m)
+{
+    ph_value *x = ph_match_value(m, "x");
+    ph_rw_op(rw, "Relu", 1, &x);
+    ph_rw_replace(rw, x, x);
+    return 1;
+}
+
 static const ph_rule double_neg_rules[] = {
     {"double_neg", "a = Neg(x); y = Neg(a)", NULL, rw_double_neg},
     {NULL, NULL, NULL, NULL},
@@ -374,6 +383,28 @@ START_TEST(rewrite_is_all_or_nothing)
         ph_ruleset_free(rs);
         ph_model_free(m);
     }
+}
+END_TEST
+
+START_TEST(rewrite_misuse_is_an_error_and_rolls_back)
+{
+    static const ph_rule foreign[] = {{"foreign", "a = Neg(x); y = Neg(a)", NULL, rw_replace_foreign}, {0}};
+    ph_model *m = neg_chain(2);
+    ph_graph *g = ph_model_graph(m);
+    char *before = tk_graph_sig(g);
+    ph_error err = {0};
+    ph_ruleset *rs = ph_ruleset_new(foreign, &err);
+    ph_ctx *ctx = ph_ctx_new(NULL, NULL);
+    ck_assert_int_eq(ph_ruleset_run(rs, g, NULL, ctx), PH_EINVAL);
+    ck_assert_msg(strstr(ph_ctx_last_error(ctx), "rule 'foreign'") != NULL, "%s", ph_ctx_last_error(ctx));
+    ph_model_collect(m);
+    char *after = tk_graph_sig(g);
+    ck_assert_str_eq(before, after);
+    free(before);
+    free(after);
+    ph_ctx_free(ctx);
+    ph_ruleset_free(rs);
+    ph_model_free(m);
 }
 END_TEST
 
@@ -580,6 +611,7 @@ static Suite *suite(void)
     tcase_add_test(tc, bodies_and_outer_scope);
     tcase_add_test(tc, rewrite_commits_and_prunes);
     tcase_add_test(tc, rewrite_is_all_or_nothing);
+    tcase_add_test(tc, rewrite_misuse_is_an_error_and_rolls_back);
     tcase_add_test(tc, rewrite_budget_stops_between_rewrites);
     tcase_add_test(tc, ruleset_errors_at_compile);
     tcase_add_test(tc, driver_sees_changes_by_others);
