@@ -335,4 +335,7 @@ async function main() {
   process.exit(bad ? 1 : 0);
 }
 
-main().catch((e) => die(2, e.stack || e.message));
+// scripts/ort_bench.js feeds ORT the same inputs.
+module.exports = { rng, makeInput, inputShape };
+
+if (require.main === module) main().catch((e) => die(2, e.stack || e.message));

@@ -82,9 +82,12 @@ START_TEST(copied_dims_become_zero)
 }
 END_TEST
 
-/* [batch*seq, 8]: the product is not a dim of x, so it becomes -1. */
+/* [batch*seq, 8] with allow_minus_one: the product is not a dim of x, so it
+ * becomes -1. */
 START_TEST(one_unknown_becomes_minus_one)
 {
+    static const char *const minus[] = {"allow_minus_one", "true", NULL};
+    pass->params = minus;
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
     ph_value *x = sym_input(g, "x", 3, TK_I64(-1, -1, 8), (const char *[]){"batch", "seq", NULL});
@@ -117,10 +120,10 @@ START_TEST(static_input_all_numbers)
 }
 END_TEST
 
-/* allow_minus_one = false: the [batch*seq, 8] target stays dynamic. */
+/* allow_minus_one = false (the default): the [batch*seq, 8] target stays
+ * dynamic. */
 START_TEST(minus_one_not_allowed_kept)
 {
-    static const char *const no_minus[] = {"allow_minus_one", "false", NULL};
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
     ph_value *x = sym_input(g, "x", 3, TK_I64(-1, -1, 8), (const char *[]){"batch", "seq", NULL});
@@ -129,7 +132,6 @@ START_TEST(minus_one_not_allowed_kept)
     ph_value *bs = tk_op2(g, "Mul", dim_of(g, shape, 0), dim_of(g, shape, 1));
     ph_value *parts[2] = {bs, tk_ints(g, "c", 1, TK_I64(8))};
     tk_output(g, tk_op1(g, "Neg", tk_op2(g, "Reshape", r, concat0(g, 2, parts))));
-    pass->params = no_minus;
     tk_assert_untouched(pass, m);
     ph_model_free(m);
 }

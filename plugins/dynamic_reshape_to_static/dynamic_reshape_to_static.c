@@ -21,7 +21,8 @@
  *     position, with allowzero = 0: 0 (copy that dim);
  *   - anything else: unknown.
  *   At most one entry may remain unknown, and only when no entry is already
- *   -1 and the parameter allow_minus_one is true: it becomes -1.  With
+ *   -1 and the parameter allow_minus_one is true (default false, so that
+ *   the pass on by default is exact for every input): it becomes -1.  With
  *   allowzero = 1 a -1 is only introduced when no entry is 0 (ONNX forbids
  *   both).  Assumption for the -1 case: the other entries' product is not 0
  *   at run time (no symbolic dim is 0, as with input_shape_range minimums
@@ -114,8 +115,9 @@ static int to_static(ph_rewriter *rw, const ph_match *m)
 static const ph_rule rules[] = {{"dynamic_reshape", "y = Reshape(x, shape)", NULL, to_static}, {0}};
 
 static const ph_param_def params[] = {
-    {"allow_minus_one", PH_PARAM_BOOL, "true",
-     "let one entry that is neither a number nor a copy of the input's dim become -1"},
+    {"allow_minus_one", PH_PARAM_BOOL, "false",
+     "let one entry that is neither a number nor a copy of the input's dim become -1 "
+     "(assumes no symbolic dim is 0 at run time)"},
     {NULL, 0, NULL, NULL},
 };
 
@@ -123,7 +125,7 @@ PH_PASS_DEFINE(
     .name = "dynamic_reshape_to_static",
     .summary = "Reshape whose shape is computed at run time -> constant shape with 0 and -1",
     .stages = PH_STAGE_OPTIMIZE,
-    .on_by_default = 0,
+    .on_by_default = 1,
     .run_once = 0,
     .exactness = PH_EXACT,
     .params = params,

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""The real-model table: passhost's default optimize stage against ONNX
+Runtime's basic level on the models of bench/gen_zoo.py.
+
+    bench/zoo.py BUILD ZOODIR [--latency] [--target ort] [NAME ...]
+
+For every ZOODIR/NAME.onnx (all of them when no NAME is given):
+  - passhost's default stages (BUILD/bin/passhost -i M -o OUT): nodes before
+    and after, the passes that rewrote something, passhost's own wall time;
+  - ONNX Runtime at its basic level (scripts/ort_bench.js --save-optimized):
+    the nodes its optimized graph keeps, and the session creation time;
+  - the max abs difference between the original and passhost's output in
+    ONNX Runtime, optimizations off (scripts/ort_check.js, 3 seeded runs,
+    symbolic dims 1 and 3);
+  - with --latency: ORT inference latency (median of 20 runs, 1 thread) of
+    the original and of passhost's output, optimizations disabled and basic;
+  - with --target ort, passhost also runs with `--set adapt.target=ort` and
+    the latency columns are those of that output.
+Prints a markdown table.  Exit 1 when a check fails (outputs differ beyond
+1e-4 or passhost fails), 0 otherwise.  Node counts are the main graph's.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+import onnx
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def nodes(path):
+    return len(onnx.load(path, load_external_data=False).graph.node)
+
+
+def run(cmd):
+    p = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
+    return p.returncode, p.stdout + p.stderr
+
+
+def ort_bench(model, level, save=None, runs=0):
+    cmd = ["node", "scripts/ort_bench.js", model, "--level", level, "--runs", str(runs), "--warm"]
+    if save:
+        cmd += ["--save-optimized", save]
+    rc, out = run(cmd)
+    if rc:
+        raise RuntimeError(f"ort_bench {model} {level}: {out.strip()}")
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def passhost(build, model, out, extra):
+    rc, text = run([os.path.join(build, "bin", "passhost"), "-i", model, "-o", out] + extra)
+    if rc:
+        raise RuntimeError(f"passhost {model}: exit {rc}\n{text}")
+    fired = []
+    for line in text.splitlines():
+        m = re.match(r"\s+([a-z0-9_.]+)\s+(\d+)\s+(\d+)\s+[\d.]+\s+\d+\s+\d+\s*$", line)
+        if m and m.group(1) != "total" and int(m.group(3)) > 0:
+            fired.append(f"{m.group(1)} {m.group(3)}")
+    total = re.search(r"nodes \d+ -> \d+, ([\d.]+) ms", text)
+    return fired, float(total.group(1)) if total else float("nan")
+
+
+def max_abs(orig, new):
+    rc, out = run(["node", "scripts/ort_check.js", orig, new, "-q", "--runs", "3", "--symbolic", "1,3",
+                   "--atol", "1e-4", "--rtol", "0"])
+    m = re.search(r"max abs (\S+)", out)
+    return rc, (m.group(1).rstrip(",") if m else out.strip())
+
+
+def main():
+    args = sys.argv[1:]
+    latency = "--latency" in args
+    target = None
+    if "--target" in args:
+        target = args[args.index("--target") + 1]
+        del args[args.index("--target"):args.index("--target") + 2]
+    args = [a for a in args if a != "--latency"]
+    if len(args) < 2:
+        print(__doc__, file=sys.stderr)
+        return 2
+    build, zoo = os.path.abspath(args[0]), os.path.abspath(args[1])
+    names = args[2:] or sorted(f[:-5] for f in os.listdir(zoo) if f.endswith(".onnx"))
+    work = os.path.join(build, "zoo")
+    os.makedirs(work, exist_ok=True)
+    failed = 0
+    rows, lat_rows = [], []
+    for name in names:
+        model = os.path.join(zoo, name + ".onnx")
+        out = os.path.join(work, name + ".opt.onnx")
+        ort_basic = os.path.join(work, name + ".ort_basic.onnx")
+        fired, ms = passhost(build, model, out, [])
+        basic = ort_bench(model, "basic", save=ort_basic)
+        rc, err = max_abs(model, out)
+        ok = rc == 0
+        n0, n1, nb = nodes(model), nodes(out), nodes(ort_basic)
+        if not ok or n1 > nb:
+            failed += 1
+        rows.append(f"| {name} | {n0} | {n1} | {nb} | {ms:.0f} | {basic['create_ms']:.0f} | {err}{'' if ok else ' FAIL'} "
+                    f"| {', '.join(fired) or '-'} |")
+        if latency:
+            lat_model = out
+            if target:
+                lat_model = os.path.join(work, f"{name}.{target}.onnx")
+                passhost(build, model, lat_model, ["--set", f"adapt.target={target}"])
+                rc2, err2 = max_abs(model, lat_model)
+                if rc2:
+                    failed += 1
+                    err2 += " FAIL"
+            cells = []
+            for m in (model, lat_model):
+                for level in ("disabled", "basic"):
+                    cells.append(f"{ort_bench(m, level, runs=20)['run_ms_median']:.2f}")
+            lat_rows.append(f"| {name} | {' | '.join(cells)} |" + (f" {err2} |" if target else ""))
+        sys.stdout.flush()
+    print("| model | nodes | passhost | ORT basic | passhost ms | ORT basic session ms | max abs (ORT) | passes that fired (rewrites) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    print("\n".join(rows))
+    if latency:
+        what = f"passhost target={target}" if target else "passhost"
+        print()
+        print(f"| model | original, ORT disabled ms | original, ORT basic ms | {what}, ORT disabled ms | {what}, ORT basic ms |"
+              + (" max abs |" if target else ""))
+        print("|---|---:|---:|---:|---:|" + ("---:|" if target else ""))
+        print("\n".join(lat_rows))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
