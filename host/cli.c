@@ -27,6 +27,7 @@ static const opt_def options[] = {
     {NULL, "--version", OPT_FLAG},     {NULL, "--max-rewrites", OPT_VALUE},
     {NULL, "--bisect", OPT_FLAG},      {NULL, "--bisect-out", OPT_VALUE},
     {NULL, "--print-changes", OPT_FLAG}, {NULL, "--dump-dir", OPT_VALUE},
+    {NULL, "--markdown", OPT_FLAG},
 };
 enum { N_OPTIONS = sizeof options / sizeof options[0] };
 
@@ -47,6 +48,7 @@ void host_cli_usage(FILE *out)
           "                           --set pass.NAME.PARAM=VALUE\n"
           "  --plugin-dir DIR         search DIR for passes first (overrides plugin_dir)\n"
           "  --list-passes            print every pass found and exit\n"
+          "  --markdown               --list-passes as a markdown table (docs/passes.md)\n"
           "  --verify[=N]             run the original and the rewritten model on N (default:\n"
           "                           [verify] runs, 3) seeded random inputs; compare outputs\n"
           "  --verify-each            after every pass that changed the graph: check its\n"
@@ -105,7 +107,9 @@ static void take_flag(host_cli *cli, const opt_def *o)
 {
     const char *n = o->longname;
     if (strcmp(n, "--list-passes") == 0)
-        cli->list_passes = 1;
+        cli->list_passes = cli->list_passes ? cli->list_passes : 1;
+    else if (strcmp(n, "--markdown") == 0)
+        cli->list_passes = 2;
     else if (strcmp(n, "--verify-each") == 0)
         cli->verify_each = 1;
     else if (strcmp(n, "--shapes") == 0)

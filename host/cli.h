@@ -22,7 +22,7 @@ typedef struct host_cli {
     const char *plugin_dir;  /* --plugin-dir, overrides [model] plugin_dir */
     const char **sets;       /* --set values in order (array owned) */
     size_t set_count;
-    int list_passes;
+    int list_passes; /* 1: --list-passes, 2: with --markdown */
     int verify_each;
     int verify_runs; /* --verify[=N]: 0 = off, else the number of input sets */
     int shapes_only; /* --shapes: infer shapes, write value_info, no passes */

@@ -228,7 +228,10 @@ int main(int argc, char **argv)
     int passes = !rc && !r.cli.shapes_only; /* --shapes runs no passes */
     if (passes) rc = load_plugins(&r);
     if (!rc && r.cli.list_passes) {
-        host_report_passes(stdout, r.reg);
+        if (r.cli.list_passes == 2)
+            host_report_passes_markdown(stdout, r.reg);
+        else
+            host_report_passes(stdout, r.reg);
         return finish(&r, 0);
     }
     if (passes && !rc) rc = host_plan_build(&r.plan, r.cfg, r.reg, &r.err);

@@ -207,3 +207,52 @@ void host_report_passes(FILE *out, const host_registry *reg)
     }
     fprintf(out, "%zu pass%s\n", n, n == 1 ? "" : "es");
 }
+
+/* Text with '|' escaped for a markdown cell. */
+static void md_cell(FILE *out, const char *text)
+{
+    for (const char *c = text ? text : ""; *c; c++) {
+        if (*c == '|')
+            fputc('\\', out);
+        fputc(*c == '\n' ? ' ' : *c, out);
+    }
+}
+
+static void md_names(FILE *out, const char *what, const char *const *names, int *first)
+{
+    for (size_t i = 0; names && names[i]; i++) {
+        if (i == 0)
+            fprintf(out, "%s%s `%s`", *first ? "" : "; ", what, names[i]);
+        else
+            fprintf(out, ", `%s`", names[i]);
+        *first = 0;
+    }
+}
+
+void host_report_passes_markdown(FILE *out, const host_registry *reg)
+{
+    size_t n = host_registry_count(reg);
+    fputs("| pass | stage | default | exactness | targets | parameters (default) | relations | what it does |\n"
+          "|---|---|---|---|---|---|---|---|\n",
+          out);
+    for (size_t i = 0; i < n; i++) {
+        const ph_pass_desc *d = host_registry_at(reg, i)->desc;
+        fprintf(out, "| `%s` | %s | %s | %s | %s | ", d->name, stages_text(d->stages),
+                d->on_by_default ? "on" : "off", exactness_text(d->exactness),
+                d->targets && *d->targets ? d->targets : "all");
+        for (const ph_param_def *p = d->params; p && p->name; p++) {
+            fprintf(out, "%s`%s` (", p == d->params ? "" : "<br>", p->name);
+            md_cell(out, p->default_value && *p->default_value ? p->default_value : "\"\"");
+            fputc(')', out);
+        }
+        fputs(" | ", out);
+        int first = 1;
+        md_names(out, "after", d->run_after, &first);
+        md_names(out, "before", d->run_before, &first);
+        if (d->run_once)
+            fprintf(out, "%sonce, after the fixpoint", first ? "" : "; ");
+        fputs(" | ", out);
+        md_cell(out, d->summary);
+        fputs(" |\n", out);
+    }
+}

@@ -53,5 +53,9 @@ void host_report_summary(FILE *out, const host_run_summary *sum,
                          const host_stage_stats *stages, size_t stage_count);
 /* The --list-passes table, in catalogue order, with each pass's parameters. */
 void host_report_passes(FILE *out, const host_registry *reg);
+/* The same as a markdown table (docs/passes.md), in the manner of the Icraft
+ * manual's pass table: stage, default, exactness, targets, parameters and
+ * ordering relations, then the summary. */
+void host_report_passes_markdown(FILE *out, const host_registry *reg);
 
 #endif

@@ -86,6 +86,14 @@ START_TEST(list_passes)
     ck_assert_ptr_nonnull(strstr(r.out, "limit (int, default 3)"));
     ck_assert_ptr_nonnull(strstr(r.out, "tp_once"));
     tk_cli_free(&r);
+    /* as the markdown table of docs/passes.md */
+    r = TK_CLI("--list-passes", "--markdown", "--plugin-dir", plugdir);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_ptr_nonnull(strstr(r.out, "| pass | stage | default | exactness |"));
+    ck_assert_ptr_nonnull(strstr(r.out, "`limit` (3)"));
+    ck_assert_ptr_nonnull(strstr(r.out, "once, after the fixpoint"));
+    ck_assert_ptr_null(strstr(r.out, "EXACT"));
+    tk_cli_free(&r);
     /* through PASSHOST_PLUGIN_PATH as well */
     setenv("PASSHOST_PLUGIN_PATH", plugdir, 1);
     r = TK_CLI("--list-passes");
