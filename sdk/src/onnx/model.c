@@ -265,14 +265,17 @@ static int take_initializer(ph_graph *g, Onnx__TensorProto *tp, const raw_ref *r
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     }
     ph_value *v = phi_graph_value(g, name);
+    /* name lives in tp, which ph_tensor_free frees: report first */
     if (v && (!v->is_input || v->tensor)) {
+        int rc = ph_error_set(err, PH_EPARSE, "graph '%s': initializer '%s' is defined twice", ph_graph_name(g), name);
         ph_tensor_free(t);
-        return ph_error_set(err, PH_EPARSE, "graph '%s': initializer '%s' is defined twice", ph_graph_name(g), name);
+        return rc;
     }
     if (!v && !(v = phi_value_new(g, name))) {
+        int rc = ph_error_set(err, PH_EPARSE, "graph '%s': initializer '%s' clashes with another value name",
+                              ph_graph_name(g), name);
         ph_tensor_free(t);
-        return ph_error_set(err, PH_EPARSE, "graph '%s': initializer '%s' clashes with another value name",
-                            ph_graph_name(g), name);
+        return rc;
     }
     if (phi_grow((void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits)) {
         ph_tensor_free(t);
