@@ -170,11 +170,27 @@ PH_API int ph_graph_add_output(ph_graph *g, ph_value *v);
 /* Add an initializer named `name` (made unique if taken) holding tensor t;
  * the graph takes ownership of t even on failure.  NULL on failure. */
 PH_API ph_value *ph_graph_add_initializer(ph_graph *g, const char *name, ph_tensor *t);
+/* Make graph input v of the main graph an initializer holding t: v keeps
+ * its name and every use, leaves the graph's inputs, and its known type
+ * becomes t's (an input that had an initializer as its default gets t
+ * instead).  Every node reading v is reported as changed.  Takes ownership
+ * of t, even on failure; t must be a tensor the caller owns.  0, or
+ * PH_EINVAL (NULL argument, v no input of the main graph), PH_ENOMEM.
+ * The caller checks t against v's declared type.  (sdk/src/ir/input_init.c;
+ * added for fold_constant_inputs.) */
+PH_API int ph_graph_input_to_initializer(ph_value *v, ph_tensor *t);
 
 /* Remove nodes none of whose outputs is used or a graph output, and
  * initializers nobody uses, in this graph and its subgraphs.  Returns how
  * many nodes and initializers were removed. */
 PH_API int ph_graph_remove_dead(ph_graph *g);
+/* ph_graph_remove_dead asking gate(user, node, NULL) before removing a node
+ * and gate(user, NULL, initializer) before removing an initializer (both
+ * borrowed): 1 to go on, 0 to stop the sweep there (nothing more is
+ * removed).  For passes that number their rewrites (ph_ctx_rewrite_begin).
+ * Returns how many nodes and initializers were removed. */
+typedef int (*ph_dead_gate)(void *user, const ph_node *node, const ph_value *initializer);
+PH_API int ph_graph_remove_dead_gated(ph_graph *g, ph_dead_gate gate, void *user);
 
 /* Remove what became dead at v: an initializer nobody uses (and that is no
  * graph input or output), or v's producer when none of its outputs is used
@@ -281,6 +297,17 @@ PH_API int ph_node_set_attr_tensor(ph_node *n, const char *name, ph_tensor *t);
 PH_API int ph_node_copy_attrs(ph_node *dst, const ph_node *src);
 /* Returns 1 if removed, 0 if absent. */
 PH_API int ph_node_remove_attr(ph_node *n, const char *name);
+/* 1 if a and b have the same attributes in any order: the same names, each
+ * of the same type and value, compared exactly (floats by their bits,
+ * strings by their bytes, tensors by dtype, shape and bytes).  A node with
+ * an attribute that cannot be compared (GRAPH, TENSORS, SPARSE_TENSOR,
+ * TYPE_PROTO and their lists, a reference to a function's attribute) equals
+ * no node, itself included.  For passes that merge identical nodes
+ * (eliminate_common_subexpression). */
+PH_API int ph_node_attrs_equal(const ph_node *a, const ph_node *b);
+/* A hash of n's attributes, independent of their order: nodes whose
+ * attributes are ph_node_attrs_equal hash alike. */
+PH_API uint64_t ph_node_attrs_hash(const ph_node *n);
 
 /* For builders: give n a GRAPH attribute `name` holding a new, empty
  * subgraph (an If branch, a Loop or Scan body) and return it; fill it with
@@ -361,6 +388,18 @@ PH_API size_t ph_tensor_nbytes(const ph_tensor *t);
 PH_API const void *ph_tensor_data(const ph_tensor *t);
 /* 1 if both have the same dtype, shape and bytes. */
 PH_API int ph_tensor_equal(const ph_tensor *a, const ph_tensor *b);
+
+/* ------------------------------------------- emitting operators of other domains
+ * (ONNX Runtime contrib operators and the like; used by the adapt passes of
+ * target ort.)  Shape inference leaves the outputs of operators it does not
+ * know as they are, so a pass that emits one gives its outputs their type. */
+
+/* Give dst the known type of src: dtype, rank, dims and symbolic dim names.
+ * 0, PH_EINVAL (NULL argument) or PH_ENOMEM. */
+PH_API int ph_value_copy_type(ph_value *dst, const ph_value *src);
+/* Import `domain` at `version` unless the model imports it already at that
+ * version or later.  0 or a PH_E* code. */
+PH_API int ph_model_require_opset(ph_model *m, const char *domain, int64_t version);
 
 #ifdef __cplusplus
 }

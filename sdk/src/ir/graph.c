@@ -1214,24 +1214,48 @@ PH_API int ph_value_prune(ph_value *start)
     return removed;
 }
 
-PH_API int ph_graph_remove_dead(ph_graph *g)
+/* One reverse sweep: a node's inputs come from nodes before it and a body
+ * reads only values defined before its node, so when a node dies every node
+ * it can make dead is still ahead; a live node's bodies are swept when the
+ * sweep reaches it.  gate (may be NULL) is asked before each removal and
+ * stops the sweep by returning 0. */
+static int remove_dead(ph_graph *g, ph_dead_gate gate, void *user, int *stopped)
 {
     int removed = 0;
-    for (ph_node *n = g->last, *prev; n; n = prev) {
+    for (ph_node *n = g->last, *prev; n && !*stopped; n = prev) {
         prev = n->prev;
-        if (outputs_dead(n)) {
-            ph_node_remove(n);
-            removed++;
+        if (!outputs_dead(n)) {
+            for (size_t s = 0; s < n->n_subgraphs && !*stopped; s++)
+                removed += remove_dead(n->subgraphs[s].graph, gate, user, stopped);
             continue;
         }
-        for (size_t s = 0; s < n->n_subgraphs; s++)
-            removed += ph_graph_remove_dead(n->subgraphs[s].graph);
+        if (gate && !gate(user, n, NULL)) {
+            *stopped = 1;
+            break;
+        }
+        ph_node_remove(n);
+        removed++;
     }
-    for (size_t i = 0; i < g->n_inits; i++)
-        if (g->inits[i])
-            removed += remove_initializer(g->inits[i]);
+    for (size_t i = 0; i < g->n_inits && !*stopped; i++) {
+        ph_value *v = g->inits[i];
+        if (!v || v->is_input || v->n_uses || v->n_output_refs || !v->tensor || v->producer)
+            continue;
+        if (gate && !gate(user, NULL, v)) {
+            *stopped = 1;
+            break;
+        }
+        removed += remove_initializer(v);
+    }
     return removed;
 }
+
+PH_API int ph_graph_remove_dead_gated(ph_graph *g, ph_dead_gate gate, void *user)
+{
+    int stopped = 0;
+    return remove_dead(g, gate, user, &stopped);
+}
+
+PH_API int ph_graph_remove_dead(ph_graph *g) { return ph_graph_remove_dead_gated(g, NULL, NULL); }
 
 /* ----------------------------------------------------------- collection */
 

@@ -1,0 +1,183 @@
+/* eliminate_common_subexpression - merge nodes that compute the same thing.
+ *
+ * Seed 003 (公共子图优化): nodes of the same type, parameters and inputs
+ * are one computation; keep the first and let the others' readers read it.
+ *
+ * Requires: two nodes of one graph with the same op type and domain (the
+ *   default domain only: another domain's op may be non-deterministic or
+ *   have effects we cannot know), the same inputs (the same values, in
+ *   order, omitted ones included), as many outputs, and equal attributes
+ *   (ph_node_attrs_equal: exact, floats by their bits, tensors by bytes, so
+ *   Constant nodes holding equal tensors merge).  Never merged: nodes with
+ *   a subgraph (If/Loop/Scan), the random ops (RandomNormal, RandomUniform,
+ *   RandomNormalLike, RandomUniformLike, Multinomial, Bernoulli), Dropout
+ *   before opset 7 (is_test may be off) or with a training_mode input that
+ *   is not a constant false, nodes with an attribute that cannot be
+ *   compared, and nodes of different graphs.
+ * Changes:  every output of the later node is replaced by the same output
+ *   of the earlier one, then the later node is removed.  A graph output
+ *   keeps its name: the kept node's output takes it over; when both are
+ *   graph outputs (or the kept one lacks an output the other's readers
+ *   need) the pair is left alone.  Main graph and every If/Loop/Scan body.
+ * Hand-written: a pattern matches a fixed shape of nodes; this compares
+ *   every node with all earlier ones.  Linear: one hash table of
+ *   (graph, op, domain, inputs, outputs, attributes) filled in topological
+ *   order (bodies just before their node, after every outer value they
+ *   read), so once a node is merged its readers compare equal in turn and
+ *   a whole chain collapses in one run.
+ * Exact:    yes; deterministic operators on the same inputs give the same
+ *   outputs.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <passhost/passhost.h>
+
+typedef struct slot {
+    uint64_t hash;
+    ph_node *node; /* NULL: empty */
+} slot;
+
+typedef struct cse {
+    ph_ctx *ctx;
+    slot *slots;
+    size_t mask;
+    int stopped;
+} cse;
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 0xff51afd7ed558ccdull;
+    return h ^ (h >> 33);
+}
+
+static uint64_t mix_str(uint64_t h, const char *s)
+{
+    uint64_t f = 0xcbf29ce484222325ull;
+    while (*s)
+        f = (f ^ (unsigned char)*s++) * 0x100000001b3ull;
+    return mix(h, f);
+}
+
+/* 1 if n may be merged with an equal node. */
+static int mergeable(const ph_node *n)
+{
+    const char *d = ph_node_domain(n);
+    if ((d[0] && strcmp(d, "ai.onnx") != 0) || ph_node_subgraph_count(n) || !ph_node_output_count(n))
+        return 0;
+    switch (ph_node_op(n)) {
+    case PH_OP_RandomNormal:
+    case PH_OP_RandomUniform:
+    case PH_OP_RandomNormalLike:
+    case PH_OP_RandomUniformLike:
+    case PH_OP_Multinomial:
+    case PH_OP_Bernoulli: return 0;
+    case PH_OP_Dropout: {
+        if (ph_model_opset(ph_graph_model(ph_node_graph(n)), "") < 7)
+            return 0;
+        const ph_value *mode = ph_node_input(n, 2);
+        const ph_tensor *t = mode ? ph_value_const(mode) : NULL;
+        double on = 1;
+        return !mode || (t && ph_tensor_numel(t) == 1 &&
+                         ph_tensor_read_f64(t, ph_tensor_rank(t), ph_tensor_dims(t), &on) == 0 && on == 0);
+    }
+    default: return 1;
+    }
+}
+
+static uint64_t node_hash(const ph_node *n)
+{
+    uint64_t h = mix((uint64_t)(uintptr_t)ph_node_graph(n), ph_node_output_count(n));
+    h = mix_str(mix_str(h, ph_node_op_type(n)), ph_node_domain(n));
+    for (size_t i = 0; i < ph_node_input_count(n); i++)
+        h = mix(h, (uint64_t)(uintptr_t)ph_node_input(n, i));
+    return mix(h, ph_node_attrs_hash(n));
+}
+
+static int same(const ph_node *a, const ph_node *b)
+{
+    if (ph_node_graph(a) != ph_node_graph(b) || ph_node_input_count(a) != ph_node_input_count(b) ||
+        ph_node_output_count(a) != ph_node_output_count(b) || strcmp(ph_node_op_type(a), ph_node_op_type(b)) ||
+        strcmp(ph_node_domain(a), ph_node_domain(b)))
+        return 0;
+    for (size_t i = 0; i < ph_node_input_count(a); i++)
+        if (ph_node_input(a, i) != ph_node_input(b, i))
+            return 0;
+    return ph_node_attrs_equal(a, b);
+}
+
+/* Every needed output of dup can be replaced by kept's. */
+static int can_merge(const ph_node *kept, const ph_node *dup)
+{
+    for (size_t i = 0; i < ph_node_output_count(dup); i++) {
+        const ph_value *d = ph_node_output(dup, i), *k = ph_node_output(kept, i);
+        if (!d || (!ph_value_use_count(d) && !ph_value_graph_output_count(d)))
+            continue;
+        if (!k || !ph_value_can_replace(d, k))
+            return 0;
+    }
+    return 1;
+}
+
+static int merge(cse *c, ph_node *kept, ph_node *dup)
+{
+    char buf[512];
+    if (ph_ctx_wants_names(c->ctx))
+        snprintf(buf, sizeof buf, "%s, %s", ph_node_name(kept), ph_node_name(dup));
+    if (!ph_ctx_rewrite_begin(c->ctx, ph_ctx_wants_names(c->ctx) ? buf : NULL)) {
+        c->stopped = 1;
+        return 0;
+    }
+    for (size_t i = 0; i < ph_node_output_count(dup); i++) {
+        ph_value *d = ph_node_output(dup, i);
+        if (!d || (!ph_value_use_count(d) && !ph_value_graph_output_count(d)))
+            continue;
+        int rc = ph_value_replace(d, ph_node_output(kept, i));
+        if (rc < 0)
+            return ph_ctx_error(c->ctx, rc, "cannot merge '%s' into '%s': %s", ph_node_name(dup),
+                                ph_node_name(kept), ph_strerror(rc));
+    }
+    int rc = ph_node_remove(dup);
+    if (rc < 0)
+        return ph_ctx_error(c->ctx, rc, "cannot remove '%s': %s", ph_node_name(dup), ph_strerror(rc));
+    return 1;
+}
+
+static int visit(ph_node *n, void *user)
+{
+    cse *c = user;
+    if (c->stopped || !mergeable(n))
+        return 0;
+    uint64_t h = node_hash(n);
+    size_t i = (size_t)h & c->mask;
+    for (; c->slots[i].node; i = (i + 1) & c->mask)
+        if (c->slots[i].hash == h && same(c->slots[i].node, n)) {
+            if (can_merge(c->slots[i].node, n))
+                return merge(c, c->slots[i].node, n);
+            return 0; /* both are graph outputs: n stays, later twins merge into the first */
+        }
+    c->slots[i] = (slot){h, n};
+    return 0;
+}
+
+static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
+{
+    size_t cap = 16, n = ph_model_node_count(ph_graph_model(g));
+    while (cap < 2 * n)
+        cap *= 2;
+    cse c = {ctx, ph_ctx_alloc(ctx, cap * sizeof(slot)), cap - 1, 0};
+    if (!c.slots)
+        return ph_ctx_error(ctx, PH_ENOMEM, "out of memory");
+    return ph_graph_walk(g, visit, &c);
+}
+
+PH_PASS_DEFINE(
+    .name = "eliminate_common_subexpression",
+    .summary = "nodes with the same op, domain, attributes and inputs -> one node (also in bodies)",
+    .stages = PH_STAGE_OPTIMIZE,
+    .on_by_default = 1,
+    .exactness = PH_EXACT,
+    .rules = NULL,
+    .run = run)

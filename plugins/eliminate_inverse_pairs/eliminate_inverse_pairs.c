@@ -1,0 +1,268 @@
+/* eliminate_inverse_pairs - remove two adjacent nodes that undo each other.
+ *
+ * Seed 003 ("Op 前后反义"): x -> A -> m -> B -> y with B the inverse of A is
+ * y = x; both nodes go.  In every rule the middle value m has no reader but
+ * B and is no graph output (the matcher's rule for interior values).
+ *
+ * Requires, per rule (default domain only):
+ *  - squeeze_unsqueeze / unsqueeze_squeeze: Squeeze then Unsqueeze, or
+ *    Unsqueeze then Squeeze, on the same set of axes.  Axes come from the
+ *    `axes` attribute before opset 13 and from a constant input from 13 on
+ *    (initializer, Constant node or shape constant); negative axes are
+ *    normalised with the known rank (x's for Squeeze first, the middle
+ *    value's for Unsqueeze first), and an unknown rank refuses them.  A
+ *    Squeeze without axes (or with an empty list) squeezes every dim of 1:
+ *    its input's dims must then all be known numbers.
+ *  - reshape_pair: Reshape or Flatten, then Reshape or Flatten, whose final
+ *    shape provably equals x's (ph_value_same_shape: same rank, each dim the
+ *    same number or the same symbolic name).  Row-major order is kept by
+ *    both, so the data is unchanged.
+ *  - cast_pair: Cast A -> B -> A where x's dtype A is known and every value
+ *    of A is exactly representable in B (the table in `lossless`: bool to
+ *    any numeric type, an integer to a wider integer of suitable sign or to
+ *    a float type with enough significand bits, float16/bfloat16 to
+ *    float/double, float to double).  float -> int -> float or
+ *    int64 -> float -> int64 lose values and are left alone.
+ *  - concat_slice: Concat(x0..xn) then a Slice, step 1 on the Concat axis,
+ *    that selects exactly the range of one input xk: the Concat axis must
+ *    be a known rank's attribute and every input's dim on it a known
+ *    number; any other sliced axis must provably take its whole range.
+ * Changes:  users of y read x (or xk); both nodes are removed, and their
+ *   operands (axes, shapes, the other Concat inputs) are pruned when
+ *   nothing else reads them.  A graph output y keeps its name when x can
+ *   take it over; otherwise (x is a graph input, ...) nothing changes.
+ *   Main graph and every If/Loop/Scan body.
+ * Exact:    yes; no value is computed.  Cast A->B->A through a type that
+ *   holds A exactly gives back the same values (a signalling NaN may come
+ *   back quiet, as any float conversion makes it).
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <passhost/passhost.h>
+
+#define MAX_AXES 64
+
+static int64_t opset_of(const ph_node *n)
+{
+    return ph_model_opset(ph_graph_model(ph_node_graph(n)), "");
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Axes of Squeeze/Unsqueeze n normalised against rank r (< 0: unknown),
+ * sorted.  The count, or -1 when none are given, -2 when they cannot be
+ * read (not constant, out of range, repeated, negative with r unknown). */
+static int node_axes(const ph_node *n, int r, int64_t *ax)
+{
+    ptrdiff_t k;
+    if (opset_of(n) < 13) {
+        const int64_t *v;
+        k = ph_node_attr_ints(n, "axes", &v);
+        if (k < 0)
+            return ph_node_input(n, 1) ? -2 : -1;
+        if (k > MAX_AXES)
+            return -2;
+        if (k)
+            memcpy(ax, v, (size_t)k * sizeof *ax);
+    } else {
+        const ph_value *a = ph_node_input(n, 1);
+        if (!a)
+            return -1;
+        k = ph_value_const_ints(a, ax, NULL, MAX_AXES);
+        if (k < 0)
+            return -2;
+    }
+    for (ptrdiff_t i = 0; i < k; i++) {
+        if (ax[i] < 0 && r < 0)
+            return -2;
+        if (ax[i] < 0)
+            ax[i] += r;
+        if (ax[i] < 0 || (r >= 0 && ax[i] >= r))
+            return -2;
+    }
+    qsort(ax, (size_t)k, sizeof *ax, cmp_i64);
+    for (ptrdiff_t i = 1; i < k; i++)
+        if (ax[i] == ax[i - 1])
+            return -2;
+    return (int)k;
+}
+
+/* The axes a Squeeze removes from v: given ones, or every dim of 1 (all
+ * dims known).  Count or -2. */
+static int squeezed_axes(const ph_node *sq, const ph_value *v, int64_t *ax)
+{
+    int r = ph_value_rank(v), k = node_axes(sq, r, ax);
+    if (k > 0)
+        return k;
+    if (k == -2 || r < 0 || r > MAX_AXES)
+        return -2;
+    k = 0; /* no axes, or an empty list: every dim of 1 */
+    for (int i = 0; i < r; i++) {
+        if (ph_value_dim(v, i) < 0)
+            return -2;
+        if (ph_value_dim(v, i) == 1)
+            ax[k++] = i;
+    }
+    return k;
+}
+
+static int same_axes(int na, const int64_t *a, int nb, const int64_t *b)
+{
+    return na >= 0 && na == nb && (na == 0 || memcmp(a, b, (size_t)na * sizeof *a) == 0);
+}
+
+/* x -> Squeeze -> s -> Unsqueeze -> y: the Unsqueeze's output has x's rank. */
+static int squeeze_unsqueeze(const ph_match *m, const ph_params *p)
+{
+    int64_t sa[MAX_AXES], ua[MAX_AXES];
+    const ph_value *x = ph_match_value(m, "x");
+    int ns = squeezed_axes(ph_match_node(m, "s"), x, sa);
+    int nu = node_axes(ph_match_node(m, "y"), ph_value_rank(x), ua);
+    return same_axes(ns, sa, nu, ua);
+}
+
+/* x -> Unsqueeze -> u -> Squeeze -> y: both axes index u's dims. */
+static int unsqueeze_squeeze(const ph_match *m, const ph_params *p)
+{
+    int64_t ua[MAX_AXES], sa[MAX_AXES];
+    const ph_value *x = ph_match_value(m, "x"), *u = ph_match_value(m, "u");
+    int nu = node_axes(ph_match_node(m, "u"), ph_value_rank(u), ua);
+    if (nu < 0)
+        return 0;
+    int r = ph_value_rank(u) >= 0 ? ph_value_rank(u) : ph_value_rank(x) >= 0 ? ph_value_rank(x) + nu : -1;
+    int ns = node_axes(ph_match_node(m, "y"), r, sa);
+    if (ns <= 0) /* no axes: every dim of 1 of u */
+        ns = ns == -2 ? -2 : squeezed_axes(ph_match_node(m, "y"), u, sa);
+    return same_axes(nu, ua, ns, sa);
+}
+
+static int reshape_pair(const ph_match *m, const ph_params *p)
+{
+    return ph_value_same_shape(ph_match_value(m, "x"), ph_match_value(m, "y"));
+}
+
+/* 1 if every value of dtype a is exactly a value of dtype b. */
+static int lossless(int a, int b)
+{
+    if (a == b)
+        return 1;
+    switch (a) {
+    case PH_DT_BOOL: return ph_dtype_is_numeric(b);
+    case PH_DT_UINT8:
+        return b == PH_DT_INT16 || b == PH_DT_UINT16 || b == PH_DT_INT32 || b == PH_DT_UINT32 ||
+               b == PH_DT_INT64 || b == PH_DT_UINT64 || ph_dtype_is_float(b);
+    case PH_DT_INT8:
+        return b == PH_DT_INT16 || b == PH_DT_INT32 || b == PH_DT_INT64 || ph_dtype_is_float(b);
+    case PH_DT_UINT16:
+        return b == PH_DT_INT32 || b == PH_DT_UINT32 || b == PH_DT_INT64 || b == PH_DT_UINT64 ||
+               b == PH_DT_FLOAT || b == PH_DT_DOUBLE;
+    case PH_DT_INT16: return b == PH_DT_INT32 || b == PH_DT_INT64 || b == PH_DT_FLOAT || b == PH_DT_DOUBLE;
+    case PH_DT_UINT32: return b == PH_DT_INT64 || b == PH_DT_UINT64 || b == PH_DT_DOUBLE;
+    case PH_DT_INT32: return b == PH_DT_INT64 || b == PH_DT_DOUBLE;
+    case PH_DT_FLOAT16:
+    case PH_DT_BFLOAT16: return b == PH_DT_FLOAT || b == PH_DT_DOUBLE;
+    case PH_DT_FLOAT: return b == PH_DT_DOUBLE;
+    default: return 0;
+    }
+}
+
+static int cast_pair(const ph_match *m, const ph_params *p)
+{
+    int a = ph_value_dtype(ph_match_value(m, "x"));
+    int64_t b = ph_node_attr_int(ph_match_node(m, "c"), "to", -1);
+    int64_t back = ph_node_attr_int(ph_match_node(m, "y"), "to", -1);
+    return a != PH_DT_UNDEFINED && back == a && b >= 0 && b < 64 && lossless(a, (int)b);
+}
+
+/* The Concat input a step-1 Slice on the Concat axis selects exactly, or
+ * NULL.  Other sliced axes must take their whole range. */
+static ph_value *sliced_input(const ph_match *m)
+{
+    ph_node *cat = ph_match_node(m, "c"), *sl = ph_match_node(m, "y");
+    ph_value *const *xs;
+    size_t n = ph_match_values(m, "xs", &xs);
+    int r = ph_value_rank(ph_match_value(m, "c"));
+    if (r < 0 && n)
+        r = ph_value_rank(xs[0]);
+    if (n == 0 || !xs[0] || r < 1 || r > PH_SLICE_MAX)
+        return NULL;
+    int64_t axis;
+    if (ph_node_attr_type(cat, "axis") == PH_ATTR_INT)
+        axis = ph_node_attr_int(cat, "axis", 0);
+    else if (opset_of(cat) < 4)
+        axis = 1; /* Concat-1's default */
+    else
+        return NULL;
+    if (axis < 0)
+        axis += r;
+    if (axis < 0 || axis >= r)
+        return NULL;
+    ph_slice_params s;
+    if (ph_node_slice_params(sl, r, &s) < 0)
+        return NULL;
+    int k_axis = -1;
+    for (int k = 0; k < s.n; k++) {
+        if (s.axis[k] == axis) {
+            k_axis = k;
+            continue;
+        }
+        /* another axis must be taken whole */
+        int64_t d = ph_value_dim(xs[0], (int)s.axis[k]), first = 0;
+        if (s.step[k] != 1 || s.end_sym[k])
+            return NULL;
+        if (s.start[k] == 0 && s.end[k] >= INT32_MAX)
+            continue;
+        if (d < 0 || ph_slice_length(d, s.start[k], s.end[k], 1, &first) != d || first != 0)
+            return NULL;
+    }
+    if (k_axis < 0 || s.step[k_axis] != 1 || s.end_sym[k_axis])
+        return NULL;
+    int64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!xs[i] || ph_value_rank(xs[i]) != r || ph_value_dim(xs[i], (int)axis) < 0)
+            return NULL;
+        total += ph_value_dim(xs[i], (int)axis);
+    }
+    int64_t first = 0, len = ph_slice_length(total, s.start[k_axis], s.end[k_axis], 1, &first);
+    for (size_t i = 0, off = 0; i < n; off += (size_t)ph_value_dim(xs[i], (int)axis), i++)
+        if ((int64_t)off == first && ph_value_dim(xs[i], (int)axis) == len)
+            return xs[i];
+    return NULL;
+}
+
+static int concat_slice(const ph_match *m, const ph_params *p) { return sliced_input(m) != NULL; }
+
+/* y now reads x (the first node's data input). */
+static int to_x(ph_rewriter *rw, const ph_match *m)
+{
+    return ph_rw_replace(rw, ph_match_value(m, "y"), ph_match_value(m, "x")) ? PH_ENOMEM : 1;
+}
+
+static int to_slice_source(ph_rewriter *rw, const ph_match *m)
+{
+    ph_value *x = sliced_input(m);
+    return !x ? 0 : ph_rw_replace(rw, ph_match_value(m, "y"), x) ? PH_ENOMEM : 1;
+}
+
+static const ph_rule rules[] = {
+    {"squeeze_unsqueeze", "s = Squeeze(x, sa?); y = Unsqueeze(s, ua?)", squeeze_unsqueeze, to_x},
+    {"unsqueeze_squeeze", "u = Unsqueeze(x, ua?); y = Squeeze(u, sa?)", unsqueeze_squeeze, to_x},
+    {"reshape_pair", "r = Reshape|Flatten(x, _?); y = Reshape|Flatten(r, _?)", reshape_pair, to_x},
+    {"cast_pair", "c = Cast(x); y = Cast(c)", cast_pair, to_x},
+    {"concat_slice", "c = Concat(xs*); y = Slice(c, ps*)", concat_slice, to_slice_source},
+    {0}};
+
+PH_PASS_DEFINE(
+    .name = "eliminate_inverse_pairs",
+    .summary = "adjacent inverses (Squeeze/Unsqueeze, Reshape A->B->A, lossless Cast A->B->A, "
+               "Concat then a Slice of one input) -> bypass",
+    .stages = PH_STAGE_OPTIMIZE,
+    .on_by_default = 1,
+    .exactness = PH_EXACT,
+    .rules = rules)

@@ -1,0 +1,53 @@
+/* sdk/src/ir/emit.c - small helpers for passes that emit operators of other
+ * domains (e.g. ONNX Runtime's com.microsoft contrib operators): shape
+ * inference does not know those operators, so their outputs keep only the
+ * type a pass gives them, and the model must import their domain.
+ * Also the "Transpose swaps the last two dims" test that MatMul folds ask. */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "internal.h"
+
+PH_API int ph_value_copy_type(ph_value *dst, const ph_value *src)
+{
+    if (!dst || !src)
+        return PH_EINVAL;
+    if (dst == src)
+        return 0;
+    int rank = ph_value_rank(src);
+    int64_t small[16];
+    int64_t *dims = rank > 16 ? malloc((size_t)rank * sizeof *dims) : small;
+    if (!dims)
+        return PH_ENOMEM;
+    for (int i = 0; i < rank; i++)
+        dims[i] = ph_value_dim(src, i);
+    int rc = ph_value_set_type(dst, ph_value_dtype(src), rank, dims);
+    for (int i = 0; !rc && i < rank; i++) {
+        const char *p = ph_value_dim_param(src, i);
+        if (p)
+            rc = ph_value_set_dim_param(dst, i, p);
+    }
+    if (dims != small)
+        free(dims);
+    return rc;
+}
+
+PH_API int ph_model_require_opset(ph_model *m, const char *domain, int64_t version)
+{
+    if (!m || version < 1)
+        return PH_EINVAL;
+    int64_t have = ph_model_opset(m, domain ? domain : "");
+    return have >= version ? 0 : ph_model_set_opset(m, domain ? domain : "", version);
+}
+
+PH_API int ph_node_transpose_swap_rank(const ph_node *t)
+{
+    int64_t perm[64];
+    int r = ph_node_transpose_perm(t, perm, sizeof perm / sizeof perm[0]);
+    if (r < 2)
+        return -1;
+    for (int i = 0; i < r - 2; i++)
+        if (perm[i] != i)
+            return -1;
+    return perm[r - 2] == r - 1 && perm[r - 1] == r - 2 ? r : -1;
+}
