@@ -44,6 +44,15 @@ extern "C" {
 PH_API int ph_dtype_is_numeric(int dtype);
 /* 1 for FLOAT, DOUBLE, FLOAT16 and BFLOAT16, else 0. */
 PH_API int ph_dtype_is_float(int dtype);
+/* 1 if every value of dtype a is exactly a value of dtype b, so a Cast from
+ * a to b loses nothing: a == b; BOOL into any numeric dtype; an integer
+ * into a wider integer that holds its range (unsigned into a wider signed);
+ * an integer into a float whose significand holds it (8-bit into FLOAT16
+ * and BFLOAT16, 16-bit into FLOAT, 32-bit into DOUBLE); FLOAT16 and
+ * BFLOAT16 into FLOAT and DOUBLE; FLOAT into DOUBLE.  0 otherwise, and for
+ * anything but the numeric dtypes and BOOL (strings, complex, float8).
+ * (sdk/src/const/dtype_holds.c; added for merge_consecutive_cast.) */
+PH_API int ph_dtype_holds(int a, int b);
 
 /* 1 if a tensor of shape (t_rank, t_dims) broadcasts to (rank, dims) by the
  * rule above, else 0 (also when a dim is negative).  Arrays borrowed. */
@@ -70,6 +79,15 @@ PH_API int ph_tensor_read_f64(const ph_tensor *t, size_t rank, const int64_t *di
  * infinity, a NaN or a value out of range is PH_ERANGE.  Same other errors
  * and ownership as ph_tensor_read_f64. */
 PH_API int ph_tensor_read_i64(const ph_tensor *t, size_t rank, const int64_t *dims, int64_t *out);
+
+/* 1 if t is a numeric tensor with at least one element and every element,
+ * read as a double as ph_tensor_read_f64 does, equals v (so -0.0 equals
+ * 0.0 and a NaN equals nothing); 0 otherwise (also for NULL, an empty or a
+ * non-numeric tensor, unreadable data).  Stops at the first element that
+ * differs and allocates nothing: "is this constant all zeros / all ones?"
+ * at the cost of the elements it reads.  t is borrowed.  (Added for
+ * eliminate_nop_arith.) */
+PH_API int ph_tensor_all_equal(const ph_tensor *t, double v);
 
 /* ----------------------------------------------------------------- making */
 
@@ -129,6 +147,22 @@ PH_API int ph_const_is_per_channel(const ph_tensor *t, int out_rank, int axis, i
  * borrowed. */
 PH_API int ph_const_channel_values(const ph_tensor *t, int out_rank, int axis, int64_t channels,
                                    double *out);
+
+/* ------------------------------------------------------ batch normalization */
+
+/* An inference BatchNormalization node `bn` as the per-channel affine map
+ * y = x * scale[c] + shift[c], with scale = gamma / sqrt(var + epsilon) and
+ * shift = beta - mean * scale, computed in double from its four constant
+ * parameter inputs (each of shape [C]) and its epsilon attribute (default
+ * 1e-5).  scale and shift: caller supplied, C entries each.  Only the
+ * parameters are read: the caller checks training_mode, spatial, the input's
+ * rank and that the extra outputs are unused.  Returns 0, or PH_EINVAL (bn
+ * NULL or no BatchNormalization with 5 inputs, C < 1, a parameter not
+ * constant or not of shape [C], a scale or shift that is not finite),
+ * PH_ENOMEM, or the errors of ph_tensor_read_f64.  bn is borrowed.
+ * (sdk/src/const/batchnorm.c; added for fuse_bn_matmul and
+ * fold_transpose_bn_transpose.) */
+PH_API int ph_bn_affine(const ph_node *bn, int64_t C, double *scale, double *shift);
 
 #ifdef __cplusplus
 }

@@ -426,3 +426,16 @@ PH_API int ph_const_channel_values(const ph_tensor *t, int out_rank, int axis, i
     int64_t n = ph_tensor_numel(t), dims[1] = {channels};
     return bcast_read(ph_tensor_data(t), dt, 1, &n, 1, dims, READ_F64, out);
 }
+
+/* ------------------------------------------------------------ uniform */
+
+PH_API int ph_tensor_all_equal(const ph_tensor *t, double v)
+{
+    int dt = t ? ph_tensor_dtype(t) : 0;
+    const unsigned char *data = t && ph_dtype_is_numeric(dt) ? ph_tensor_data(t) : NULL;
+    int64_t n = data ? ph_tensor_numel(t) : 0;
+    for (int64_t k = 0; k < n; k++)
+        if (!(elem_f64(data, dt, (size_t)k) == v))
+            return 0;
+    return n > 0;
+}

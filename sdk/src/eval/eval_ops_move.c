@@ -215,7 +215,7 @@ int phi_k_slice(phi_kargs *a)
         } else {
             s = s < 0 ? 0 : s > d - 1 ? d - 1 : s;
             e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;
-            cnt = s > e ? (s - e - step - 1) / -step : 0;
+            cnt = d > 0 && s > e ? (s - e - step - 1) / -step : 0; /* an empty axis stays empty */
         }
         od[ax] = cnt;
         if (cnt > 0)
