@@ -18,7 +18,7 @@
  *    same number or the same symbolic name).  Row-major order is kept by
  *    both, so the data is unchanged.
  *  - cast_pair: Cast A -> B -> A where x's dtype A is known and every value
- *    of A is exactly representable in B (the table in `lossless`: bool to
+ *    of A is exactly representable in B (ph_dtype_holds: bool to
  *    any numeric type, an integer to a wider integer of suitable sign or to
  *    a float type with enough significand bits, float16/bfloat16 to
  *    float/double, float to double).  float -> int -> float or
@@ -147,37 +147,12 @@ static int reshape_pair(const ph_match *m, const ph_params *p)
     return ph_value_same_shape(ph_match_value(m, "x"), ph_match_value(m, "y"));
 }
 
-/* 1 if every value of dtype a is exactly a value of dtype b. */
-static int lossless(int a, int b)
-{
-    if (a == b)
-        return 1;
-    switch (a) {
-    case PH_DT_BOOL: return ph_dtype_is_numeric(b);
-    case PH_DT_UINT8:
-        return b == PH_DT_INT16 || b == PH_DT_UINT16 || b == PH_DT_INT32 || b == PH_DT_UINT32 ||
-               b == PH_DT_INT64 || b == PH_DT_UINT64 || ph_dtype_is_float(b);
-    case PH_DT_INT8:
-        return b == PH_DT_INT16 || b == PH_DT_INT32 || b == PH_DT_INT64 || ph_dtype_is_float(b);
-    case PH_DT_UINT16:
-        return b == PH_DT_INT32 || b == PH_DT_UINT32 || b == PH_DT_INT64 || b == PH_DT_UINT64 ||
-               b == PH_DT_FLOAT || b == PH_DT_DOUBLE;
-    case PH_DT_INT16: return b == PH_DT_INT32 || b == PH_DT_INT64 || b == PH_DT_FLOAT || b == PH_DT_DOUBLE;
-    case PH_DT_UINT32: return b == PH_DT_INT64 || b == PH_DT_UINT64 || b == PH_DT_DOUBLE;
-    case PH_DT_INT32: return b == PH_DT_INT64 || b == PH_DT_DOUBLE;
-    case PH_DT_FLOAT16:
-    case PH_DT_BFLOAT16: return b == PH_DT_FLOAT || b == PH_DT_DOUBLE;
-    case PH_DT_FLOAT: return b == PH_DT_DOUBLE;
-    default: return 0;
-    }
-}
-
 static int cast_pair(const ph_match *m, const ph_params *p)
 {
     int a = ph_value_dtype(ph_match_value(m, "x"));
     int64_t b = ph_node_attr_int(ph_match_node(m, "c"), "to", -1);
     int64_t back = ph_node_attr_int(ph_match_node(m, "y"), "to", -1);
-    return a != PH_DT_UNDEFINED && back == a && b >= 0 && b < 64 && lossless(a, (int)b);
+    return a != PH_DT_UNDEFINED && back == a && b >= 0 && b < 64 && ph_dtype_holds(a, (int)b);
 }
 
 /* The Concat input a step-1 Slice on the Concat axis selects exactly, or

@@ -164,6 +164,23 @@ PH_API int ph_const_channel_values(const ph_tensor *t, int out_rank, int axis, i
  * fold_transpose_bn_transpose.) */
 PH_API int ph_bn_affine(const ph_node *bn, int64_t C, double *scale, double *shift);
 
+/* ------------------------------------------------------- layout operands */
+
+/* A new tensor (caller owns it) holding constant t as an operand of rank
+ * `rank` transposed by perm (a permutation of 0..rank-1): t is first
+ * aligned on the right by the broadcasting rule (leading dims of 1 added up
+ * to `rank`), then dim i of the result is dim perm[i] of that, elements
+ * moved accordingly.  This is what a broadcast operand becomes when a
+ * Transpose moves across the elementwise operator that reads it: for
+ * y = op(Transpose(x, P), c), op(x, ph_tensor_transpose(c, r, inverse(P)))
+ * transposed by P is y.  Any fixed-size dtype (bytes are moved, not
+ * converted).  NULL when t's rank exceeds `rank`, perm is not a
+ * permutation, rank > 64, t is a STRING tensor or its data cannot be read,
+ * or out of memory.  t and perm are borrowed.
+ * (sdk/src/const/tensor_transpose.c; added for
+ * push_transpose_through_elementwise and transpose_large_input_conv.) */
+PH_API ph_tensor *ph_tensor_transpose(const ph_tensor *t, size_t rank, const int64_t *perm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -154,6 +154,62 @@ typedef struct ph_infer_stats {
 } ph_infer_stats;
 PH_API void ph_model_infer_stats(const ph_model *m, ph_infer_stats *out);
 
+
+/* The permutation of t, a default-domain Transpose, written into
+ * perm[0..max): returns its rank r (0 for a scalar), or -1 when t is no such
+ * Transpose, its perm is not a permutation of 0..r-1, or r > max.  A
+ * missing perm reverses the dims; the rank then comes from t's input type,
+ * else its output type (unknown: -1).  (sdk/src/ir/transpose_perm.c; for
+ * transpose_to_reshape, simplify_layout_chain and demerge_transpose.) */
+PH_API int ph_node_transpose_perm(const ph_node *t, int64_t *perm, size_t max);
+/* 1 if transposing a tensor of dims[0..rank) by perm (a permutation of
+ * 0..rank-1) moves no element: the dims that are not 1 keep their relative
+ * order, only dims of size 1 move.  A dim < 0 (unknown or symbolic) counts
+ * as not 1.  0 otherwise (also for an entry of perm out of range).  Same
+ * file and users. */
+PH_API int ph_perm_keeps_order(int rank, const int64_t *dims, const int64_t *perm);
+/* The rank r >= 2 (at most 64) if t is a default-domain Transpose whose perm
+ * is [0, 1, ..., r-3, r-1, r-2]: it swaps the last two dims and keeps the
+ * others (a missing perm: only at rank 2, as ph_node_transpose_perm reads
+ * it); else -1.  For passes that fold such a Transpose into a MatMul
+ * (sdk/src/ir/emit.c; used by fuse_gemm_activation). */
+PH_API int ph_node_transpose_swap_rank(const ph_node *t);
+
+/* ------------------------------------------------------------ axes operands
+ * (sdk/src/const/axes.c; used by squeeze_to_reshape, stack_unstack_to_reshape,
+ * reducemean_to_pool, gathers_to_split and slices_to_split.) */
+
+/* 1 if the axes of op (Squeeze, Unsqueeze, ReduceSum: from opset 13; the
+ * other Reduce*: from 18) or its split sizes (Split: from 13) are an input at
+ * this default-domain opset, 0 if an attribute; -1 for any other op. */
+PH_API int ph_op_axes_is_input(ph_op op, int64_t opset);
+
+/* The axes of node n (Squeeze, Unsqueeze, Reduce*): its constant input 1
+ * when it has one (read as ph_value_const_ints does), else its "axes"
+ * attribute, each normalized to [0, rank) (rank: of the output for
+ * Unsqueeze, of the data input otherwise).  Returns the count, 0 when n gives
+ * no axes (absent attribute or input, or an empty input: the op's default),
+ * or -1 when input 1 is not constant, an axis is out of range or repeats,
+ * there are more than max, or rank < 0. */
+PH_API ptrdiff_t ph_node_axes(const ph_node *n, int rank, int64_t *out, size_t max);
+
+/* ------------------------------------------------------ elementwise ops
+ * (sdk/src/ir/elementwise.c; added for push_transpose_through_elementwise
+ * and transpose_large_input_conv.) */
+
+/* 1 if n is a default-domain node with one output whose every element is
+ * computed from the elements at the same index of its inputs after
+ * broadcasting, and none of whose attributes names an axis, so that
+ * transposing every input of the output's rank (and transposing the
+ * constants as ph_tensor_transpose does) transposes the output the same
+ * way: the unary maths and activations (Relu, Sigmoid, Tanh, Neg, Abs, Exp,
+ * Log, Sqrt, Erf, Cast, LeakyRelu, Elu, Selu, Clip, ...), the binary and
+ * variadic ops with broadcasting (Add, Sub, Mul, Div, Pow, Mod, Max, Min,
+ * Sum, Mean, the comparisons, the logical and bitwise ops, BitShift) and
+ * Where and PRelu.  0 otherwise (Concat, Softmax, CastLike, Dropout, any
+ * op with an axis, other domains). */
+PH_API int ph_node_is_elementwise(const ph_node *n);
+
 #ifdef __cplusplus
 }
 #endif

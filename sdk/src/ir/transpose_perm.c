@@ -1,0 +1,53 @@
+/* sdk/src/ir/transpose_perm.c - a Transpose's permutation, and whether a
+ * permutation moves any element (layout passes: transpose_to_reshape,
+ * simplify_layout_chain, demerge_transpose). */
+#include <stdint.h>
+
+#include "internal.h"
+
+PH_API int ph_node_transpose_perm(const ph_node *t, int64_t *perm, size_t max)
+{
+    if (!t || !perm || ph_node_op(t) != PH_OP_Transpose || ph_node_input_count(t) < 1 ||
+        !ph_node_input(t, 0))
+        return -1;
+    ph_attr_type at = ph_node_attr_type(t, "perm");
+    const int64_t *p = NULL;
+    ptrdiff_t r;
+    if (at == PH_ATTR_NONE) {
+        r = ph_value_rank(ph_node_input(t, 0));
+        if (r < 0 && ph_node_output_count(t) > 0)
+            r = ph_value_rank(ph_node_output(t, 0));
+    } else if (at == PH_ATTR_INTS) {
+        r = ph_node_attr_ints(t, "perm", &p);
+    } else {
+        return -1;
+    }
+    if (r < 0 || (size_t)r > max || r > INT32_MAX)
+        return -1;
+    for (ptrdiff_t i = 0; i < r; i++) {
+        int64_t v = p ? p[i] : r - 1 - i;
+        if (v < 0 || v >= r)
+            return -1;
+        for (ptrdiff_t j = 0; j < i; j++)
+            if (perm[j] == v)
+                return -1;
+        perm[i] = v;
+    }
+    return (int)r;
+}
+
+PH_API int ph_perm_keeps_order(int rank, const int64_t *dims, const int64_t *perm)
+{
+    int64_t last = -1;
+    for (int i = 0; i < rank; i++) {
+        int64_t k = perm[i];
+        if (k < 0 || k >= rank)
+            return 0;
+        if (dims[k] == 1)
+            continue;
+        if (k < last)
+            return 0;
+        last = k;
+    }
+    return 1;
+}
