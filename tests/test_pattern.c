@@ -408,6 +408,28 @@ START_TEST(rewrite_misuse_is_an_error_and_rolls_back)
 }
 END_TEST
 
+static int rw_explains(ph_rewriter *rw, const ph_match *m)
+{
+    return ph_ctx_error(ph_rw_ctx(rw), PH_EINVAL, "epsilon must be finite");
+}
+
+/* A callback's own message survives, under the rule's name and node. */
+START_TEST(rewrite_failure_keeps_the_callbacks_words)
+{
+    static const ph_rule explained[] = {{"explained", "a = Neg(x); y = Neg(a)", NULL, rw_explains}, {0}};
+    ph_model *m = neg_chain(2);
+    ph_error err = {0};
+    ph_ruleset *rs = ph_ruleset_new(explained, &err);
+    ph_ctx *ctx = ph_ctx_new(NULL, NULL);
+    ck_assert_int_eq(ph_ruleset_run(rs, ph_model_graph(m), NULL, ctx), PH_EINVAL);
+    const char *msg = ph_ctx_last_error(ctx);
+    ck_assert_msg(strstr(msg, "rule 'explained' at node") && strstr(msg, "epsilon must be finite"), "%s", msg);
+    ph_ctx_free(ctx);
+    ph_ruleset_free(rs);
+    ph_model_free(m);
+}
+END_TEST
+
 START_TEST(rewrite_budget_stops_between_rewrites)
 {
     ph_model *m = neg_chain(12);
@@ -612,6 +634,7 @@ static Suite *suite(void)
     tcase_add_test(tc, rewrite_commits_and_prunes);
     tcase_add_test(tc, rewrite_is_all_or_nothing);
     tcase_add_test(tc, rewrite_misuse_is_an_error_and_rolls_back);
+    tcase_add_test(tc, rewrite_failure_keeps_the_callbacks_words);
     tcase_add_test(tc, rewrite_budget_stops_between_rewrites);
     tcase_add_test(tc, ruleset_errors_at_compile);
     tcase_add_test(tc, driver_sees_changes_by_others);

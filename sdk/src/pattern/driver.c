@@ -291,14 +291,23 @@ static int try_node(ph_ruleset *rs, ph_node *n, const ph_params *params, ph_ctx 
             *stop = 1;
             return 0;
         }
+        /* a callback that explains its failure (ph_ctx_error) keeps its words */
+        const char *before = ctx ? ph_ctx_last_error(ctx) : "";
+        char *saved = *before ? strdup(before) : NULL;
         int rc = pat_rewrite(n->graph, m, rs->rules[r].rewrite, params, ctx, stop);
-        if (rc < 0) {
+        if (rc < 0 && ctx) {
             const char *name = rs->rules[r].name ? rs->rules[r].name : p->text;
-            if (ctx)
-                return ph_ctx_error(ctx, rc, "rule '%.200s' at node '%.100s': %s", name,
-                                    ph_node_name(n), ph_strerror(rc));
-            return rc;
+            const char *now = ph_ctx_last_error(ctx);
+            char own[512] = "";
+            if (*now && (!saved || strcmp(now, saved) != 0))
+                snprintf(own, sizeof own, "%s", now);
+            free(saved);
+            return ph_ctx_error(ctx, rc, "rule '%.200s' at node '%.100s': %s", name, ph_node_name(n),
+                                *own ? own : ph_strerror(rc));
         }
+        free(saved);
+        if (rc < 0)
+            return rc;
         if (rc > 0 || *stop)
             return rc;
     }
