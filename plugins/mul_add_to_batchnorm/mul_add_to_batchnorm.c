@@ -28,10 +28,8 @@ static int to_bn(ph_rewriter *rw, const ph_match *m)
     int dt = ph_value_dtype(x);
     int64_t C = ph_value_dim(x, 1), opset = ph_model_opset(ph_graph_model(ph_rw_graph(rw)), ""), cv[1] = {C};
     double eps = ph_params_float(ph_rw_params(rw), "epsilon");
-    if (!(eps >= 0) || !isfinite((float)eps)) { /* logged: the driver reports the failure itself */
-        ph_log(ph_rw_ctx(rw), PH_LOG_ERROR, "parameter epsilon is %g: it must be a finite number >= 0", eps);
-        return PH_EINVAL;
-    }
+    if (!(eps >= 0) || !isfinite((float)eps))
+        return ph_ctx_error(ph_rw_ctx(rw), PH_EINVAL, "parameter epsilon is %g: it must be a finite number >= 0", eps);
     if (C < 1 || opset < 7 || (dt == PH_DT_BFLOAT16 && opset < 14) || ph_tensor_dtype(a) != dt ||
         ph_tensor_dtype(b) != dt)
         return 0;
