@@ -7,6 +7,7 @@
 #   make install    PREFIX=/usr/local: binary, library, headers, plugins, passhost.pc
 #   make bench      print load/pass/save times and peak memory (scripts/bench.sh)
 #   make bench-eval the evaluator's time beside ONNX Runtime's (scripts/bench_eval.sh)
+#   make fuzz       FUZZ_SECONDS=N: build the libFuzzer targets with clang, run each N s (fuzz/fuzz.mk)
 #   make clean
 #
 # BUILD selects the output tree; SAN=1 adds the sanitizers.
@@ -116,10 +117,17 @@ $(BUILD)/test-plugins/%.so: tests/plugins/%.c $(HEADERS) $(LIB)
 	$(CC) $(CFLAGS_ALL) -shared -o $@ $< -L$(BUILD)/lib -lpasshost -lm -Wl,-rpath,'$$ORIGIN/../lib'
 
 # --- tests (Check) ----------------------------------------------------------------
-$(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT) $(wildcard tests/support/*.h) $(HOSTLIB) $(LIB) $(GEN_H)
+# The test support code is compiled once and linked into every test.
+TEST_CFLAGS = $(CFLAGS_ALL) -Itests/support -Ihost -DPH_SOURCE_DIR='"$(CURDIR)"' \
+	  -DPH_BUILD_DIR='"$(abspath $(BUILD))"'
+TEST_SUPPORT_OBJ := $(patsubst tests/support/%.c,$(BUILD)/obj/tests/support/%.o,$(TEST_SUPPORT))
+$(BUILD)/obj/tests/support/%.o: tests/support/%.c $(wildcard tests/support/*.h) $(HEADERS) $(GEN_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Itests/support -Ihost -DPH_SOURCE_DIR='"$(CURDIR)"' \
-	  -DPH_BUILD_DIR='"$(abspath $(BUILD))"' -o $@ $< $(TEST_SUPPORT) $(HOSTLIB) \
+	$(CC) $(TEST_CFLAGS) -c $< -o $@
+
+$(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT_OBJ) $(wildcard tests/support/*.h) $(HOSTLIB) $(LIB) $(GEN_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -o $@ $< $(TEST_SUPPORT_OBJ) $(HOSTLIB) \
 	  -L$(BUILD)/lib -lpasshost -linih -ldl -lm $(shell pkg-config --libs check) \
 	  -Wl,-rpath,'$(abspath $(BUILD))/lib' $(LDFLAGS_ALL)
 
@@ -160,3 +168,5 @@ install: all
 
 clean:
 	rm -rf build
+
+include fuzz/fuzz.mk
