@@ -57,6 +57,21 @@ void phi_map_remove(phi_map *m, phi_map_entry *e);
 /* Grow *arr (of elem bytes each) so it can hold need elements. */
 int phi_grow(void **arr, size_t *cap, size_t need, size_t elem);
 
+/* ------------------------------------------------------- checked products */
+
+/* *out = a * b; 1 when the product overflows int64 (*out is then
+ * unspecified), else 0.  Every product of dims in the SDK (tensors, shape
+ * inference, the evaluator) goes through this or phi_dims_numel, so a shape
+ * such as [2^62, 2^62] is an error, never undefined behaviour. */
+static inline int phi_mul_ovf(int64_t a, int64_t b, int64_t *out)
+{
+    return __builtin_mul_overflow(a, b, out);
+}
+
+/* The element count of n dims: -1 when a dim is negative or the count does
+ * not fit in int64 (a zero dim makes it 0 whatever the others are). */
+int64_t phi_dims_numel(const int64_t *dims, size_t n);
+
 /* ------------------------------------------------------------- mappings */
 
 typedef struct phi_mapping {
@@ -110,6 +125,14 @@ float phi_bf16_to_float(uint16_t h);
 uint16_t phi_float_to_bf16(float f);
 /* Bytes the tensor's dtype and dims call for (0 for strings/unknown). */
 size_t phi_tensor_expected_bytes(const Onnx__TensorProto *p, int *ok);
+/* Check a TensorProto as the loader reads it: a known data_type, no
+ * negative dim, an element count that fits, exactly one place for the data
+ * (raw_data, the typed field the dtype calls for, or external data) holding
+ * exactly the elements the shape needs.  raw_elsewhere: the raw bytes were
+ * taken out of the proto (held in a mapping) and number raw_len.  0, or
+ * PH_EPARSE with "WHAT: reason" in err. */
+int phi_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_len, const char *what,
+                     ph_error *err);
 
 /* ------------------------------------------------------------ observers */
 

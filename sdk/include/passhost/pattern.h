@@ -245,13 +245,13 @@ PH_API int ph_graph_siblings_to_split(ph_graph *g, ph_op op, ph_split_piece_fn f
 PH_API ph_node *ph_rw_node_after(ph_rewriter *rw, ph_node *after, const char *op, size_t n_in,
                                  ph_value *const *inputs, size_t n_out);
 
-/* ------------------------------------------------ layout ops with constant operands
- * (sdk/src/pattern/rw_shape_ops.c; added for gemm_to_conv,
- * conv_after_gap_to_gemm, conv_to_matmul, conv1d_to_conv2d and
- * conv3d_to_conv2d.)  Each builds one new default-domain node through the
- * rewriter, its constant operands as new int64 initializers, in the form the
- * model's default-domain opset wants; the output value is returned (its type
- * is not set).  NULL on failure (the rewrite then fails).  Arrays borrowed. */
+/* ------------------------------------------------ layout ops, constant operands
+ * (sdk/src/pattern/rw_shape_ops.c; added for conv_after_gap_to_gemm,
+ * conv_to_matmul, conv1d_to_conv2d and conv3d_to_conv2d.)  Each builds one
+ * new default-domain node through the rewriter, its constant operands as new
+ * int64 initializers, in the form the model's default-domain opset wants;
+ * the output value is returned (its type is not set).  NULL on failure (the
+ * rewrite then fails).  Arrays borrowed. */
 
 /* Reshape(x, shape[0..rank)) (entries as Reshape reads them: 0 copies the
  * input's dim, -1 is inferred).  Opset >= 5. */

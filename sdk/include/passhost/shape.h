@@ -209,6 +209,14 @@ PH_API ptrdiff_t ph_node_axes(const ph_node *n, int rank, int64_t *out, size_t m
  * Where and PRelu.  0 otherwise (Concat, Softmax, CastLike, Dropout, any
  * op with an axis, other domains). */
 PH_API int ph_node_is_elementwise(const ph_node *n);
+/* The op types ph_node_is_elementwise accepts, as a pattern alternation
+ * for a rule's root: "y = " PH_ELEMENTWISE_OPS "(xs*)". */
+#define PH_ELEMENTWISE_OPS                                                                          \
+    "Abs|Acos|Acosh|Asin|Asinh|Atan|Atanh|BitwiseNot|Cast|Ceil|Celu|Clip|Cos|Cosh|Elu|Erf|Exp"      \
+    "|Floor|Gelu|HardSigmoid|HardSwish|Identity|IsInf|IsNaN|LeakyRelu|Log|Mish|Neg|Not|Reciprocal" \
+    "|Relu|Round|Selu|Shrink|Sigmoid|Sign|Sin|Sinh|Softplus|Softsign|Sqrt|Tan|Tanh|ThresholdedRelu" \
+    "|Add|And|BitShift|BitwiseAnd|BitwiseOr|BitwiseXor|Div|Equal|Greater|GreaterOrEqual|Less"       \
+    "|LessOrEqual|Max|Mean|Min|Mod|Mul|Or|PRelu|Pow|Sub|Sum|Where|Xor"
 
 #ifdef __cplusplus
 }

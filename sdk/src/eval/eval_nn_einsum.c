@@ -55,7 +55,10 @@ static int find_lab(const eop *o, int lab)
 
 static void *alloc_elems(const ectx *c, int64_t n)
 {
-    return malloc((size_t)(n > 0 ? n : 1) * c->es);
+    int64_t bytes;
+    if (n < 0 || phi_mul_ovf(n > 0 ? n : 1, (int64_t)c->es, &bytes))
+        return NULL; /* a shape too large to count: reported as out of memory */
+    return malloc((size_t)bytes);
 }
 
 /* dst (labels lab[0..n), dims from c->size) = src broadcast/permuted. */
@@ -202,7 +205,8 @@ static int contract(const ectx *c, const eop *x, const eop *y, const unsigned ch
         r->lab[r->n++] = yl[i];
     for (size_t i = 0; i < r->n; i++)
         r->dim[i] = c->size[r->lab[i]];
-    r->data = alloc_elems(c, B * M * N);
+    int64_t bm, bmn;
+    r->data = phi_mul_ovf(B, M, &bm) || phi_mul_ovf(bm, N, &bmn) ? NULL : alloc_elems(c, bmn);
     if (!r->data) {
         rc = PH_ENOMEM;
         goto done;

@@ -270,13 +270,7 @@ void phi_dgemm(size_t M, size_t N, size_t K, double alpha,
 
 int64_t phi_nn_prod(const int64_t *dims, size_t n)
 {
-    int64_t p = 1;
-    for (size_t i = 0; i < n; i++) {
-        if (dims[i] < 0 || (dims[i] != 0 && p > INT64_MAX / dims[i]))
-            return -1;
-        p *= dims[i];
-    }
-    return p;
+    return phi_dims_numel(dims, n);
 }
 
 /* y[0..n) += w * x[0..n): the inner loop of direct convolutions.  Written

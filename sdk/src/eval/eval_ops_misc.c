@@ -88,7 +88,8 @@ int phi_k_pad(phi_kargs *a)
     int64_t od[PHI_MAX_RANK], xs[PHI_MAX_RANK], idx[PHI_MAX_RANK] = {0};
     const int64_t *d = ph_tensor_dims(x);
     for (size_t i = 0; i < r; i++) {
-        od[i] = d[i] + pads[i] + pads[i + r];
+        if (__builtin_add_overflow(d[i], pads[i], &od[i]) || __builtin_add_overflow(od[i], pads[i + r], &od[i]))
+            return phi_kfail(a, PH_EINVAL, "pads of dim %zu overflow", i);
         if (od[i] < 0)
             return phi_kfail(a, PH_EINVAL, "pads make dim %zu negative", i);
         if (mode && d[i] == 0 && od[i] > 0)

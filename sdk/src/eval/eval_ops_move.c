@@ -144,7 +144,8 @@ int phi_k_tile(phi_kargs *a)
     for (size_t i = 0; i < r; i++) {
         if (rep[i] < 0)
             return phi_kfail(a, PH_EINVAL, "repeats[%zu] is negative", i);
-        od[i] = ph_tensor_dim(x, i) * rep[i];
+        if (phi_mul_ovf(ph_tensor_dim(x, i), rep[i], &od[i]))
+            return phi_kfail(a, PH_EUNSUPPORTED, "repeats[%zu] makes the output too large", i);
         vd[2 * i] = rep[i];
         vs[2 * i] = 0;
         vd[2 * i + 1] = ph_tensor_dim(x, i);

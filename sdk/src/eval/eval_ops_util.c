@@ -51,6 +51,9 @@ int phi_out(phi_kargs *a, size_t i, int dtype, size_t rank, const int64_t *dims,
     *data = NULL;
     if (!phi_wanted(a, i))
         return 0;
+    int64_t bytes, numel = phi_dims_numel(dims, rank);
+    if (numel < 0 || phi_mul_ovf(numel, (int64_t)ph_dtype_size(dtype), &bytes))
+        return phi_kfail(a, PH_EUNSUPPORTED, "output %zu: its shape has a negative dim or too many elements", i);
     ph_tensor *t = phi_tensor_alloc(dtype, rank, dims);
     if (!t)
         return phi_kfail(a, PH_ENOMEM, "out of memory allocating output %zu", i);
@@ -203,10 +206,7 @@ void phi_strides(size_t rank, const int64_t *dims, int64_t *st)
 
 int64_t phi_numel(size_t rank, const int64_t *dims)
 {
-    int64_t n = 1;
-    for (size_t i = 0; i < rank; i++)
-        n *= dims[i];
-    return n;
+    return phi_dims_numel(dims, rank);
 }
 
 /* ------------------------------------------------------------ broadcasting */
@@ -246,6 +246,8 @@ int phi_bcast_init(phi_kargs *a, phi_bcast *b, size_t n, const ph_tensor *const 
         }
     }
     b->numel = phi_numel(r, b->out_dims);
+    if (b->numel < 0)
+        return phi_kfail(a, PH_EUNSUPPORTED, "the broadcast shape has more elements than int64 counts");
     /* collapse: drop dims of size 1, merge neighbours that stay contiguous */
     size_t m = 0;
     for (size_t i = 0; i < r; i++) {

@@ -33,6 +33,121 @@ size_t phi_tensor_expected_bytes(const Onnx__TensorProto *p, int *ok)
     return n * es;
 }
 
+int64_t phi_dims_numel(const int64_t *dims, size_t n)
+{
+    int64_t p = 1;
+    int zero = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (dims[i] < 0)
+            return -1;
+        zero |= dims[i] == 0;
+    }
+    if (zero)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (phi_mul_ovf(p, dims[i], &p))
+            return -1;
+    return p;
+}
+
+/* The typed field that holds dtype's values, and how many values an
+ * element takes (0: no count is checked). */
+enum { F_NONE, F_FLOAT, F_INT32, F_STRING, F_INT64, F_DOUBLE, F_UINT64, F_RAW, F_COUNT };
+static const char *const field_names[F_COUNT] = {"", "float_data", "int32_data", "string_data",
+                                                 "int64_data", "double_data", "uint64_data", "raw_data"};
+
+static int typed_field(int dtype, int *per_elem)
+{
+    *per_elem = 1;
+    switch (dtype) {
+    case PH_DT_FLOAT: return F_FLOAT;
+    case PH_DT_COMPLEX64: *per_elem = 2; return F_FLOAT;
+    case PH_DT_UINT8: case PH_DT_INT8: case PH_DT_UINT16: case PH_DT_INT16: case PH_DT_INT32:
+    case PH_DT_BOOL: case PH_DT_FLOAT16: case PH_DT_BFLOAT16:
+    case 17: case 18: case 19: case 20: /* FLOAT8 E4M3FN, E4M3FNUZ, E5M2, E5M2FNUZ */
+        return F_INT32;
+    case 21: case 22: /* UINT4, INT4: two elements an entry */
+        *per_elem = 0;
+        return F_INT32;
+    case PH_DT_STRING: return F_STRING;
+    case PH_DT_INT64: return F_INT64;
+    case PH_DT_DOUBLE: return F_DOUBLE;
+    case PH_DT_COMPLEX128: *per_elem = 2; return F_DOUBLE;
+    case PH_DT_UINT32: case PH_DT_UINT64: return F_UINT64;
+    default: return F_NONE;
+    }
+}
+
+static void shape_text(const Onnx__TensorProto *p, char *buf, size_t size)
+{
+    size_t k = (size_t)snprintf(buf, size, "[");
+    for (size_t i = 0; i < p->n_dims && k < size; i++)
+        k += (size_t)snprintf(buf + k, size - k, "%s%lld", i ? "," : "", (long long)p->dims[i]);
+    if (k < size)
+        snprintf(buf + k, size - k, "]");
+}
+
+int phi_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_len, const char *what,
+                     ph_error *err)
+{
+    char shape[160];
+    shape_text(p, shape, sizeof shape);
+    int per_elem, want_field = typed_field(p->data_type, &per_elem);
+    if (want_field == F_NONE)
+        return ph_error_set(err, PH_EPARSE, "%s: data_type %d is %s", what, (int)p->data_type,
+                            p->data_type ? "not an ONNX tensor type" : "missing (UNDEFINED)");
+    for (size_t i = 0; i < p->n_dims; i++)
+        if (p->dims[i] < 0)
+            return ph_error_set(err, PH_EPARSE, "%s: negative dim %lld in shape %s", what,
+                                (long long)p->dims[i], shape);
+    int64_t numel = phi_dims_numel(p->dims, p->n_dims);
+    size_t es = ph_dtype_size(p->data_type);
+    int64_t bytes;
+    if (numel < 0 || (es && phi_mul_ovf(numel, (int64_t)es, &bytes)) || (uint64_t)numel > SIZE_MAX / (es ? es : 1))
+        return ph_error_set(err, PH_EPARSE, "%s: the element count of shape %s overflows", what, shape);
+    size_t counts[F_COUNT] = {0};
+    counts[F_FLOAT] = p->n_float_data;
+    counts[F_INT32] = p->n_int32_data;
+    counts[F_STRING] = p->n_string_data;
+    counts[F_INT64] = p->n_int64_data;
+    counts[F_DOUBLE] = p->n_double_data;
+    counts[F_UINT64] = p->n_uint64_data;
+    int has_raw = raw_elsewhere || p->has_raw_data;
+    int external = p->has_data_location && p->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
+    int field = F_NONE, fields = 0;
+    for (int f = F_FLOAT; f < F_RAW; f++)
+        if (counts[f]) {
+            if (fields++)
+                return ph_error_set(err, PH_EPARSE, "%s: holds both %s and %s", what, field_names[field],
+                                    field_names[f]);
+            field = f;
+        }
+    if (field && (has_raw || external))
+        return ph_error_set(err, PH_EPARSE, "%s: holds %s as well as %s data", what, field_names[field],
+                            external ? "external" : "raw");
+    if (external && p->has_raw_data && !raw_elsewhere)
+        return ph_error_set(err, PH_EPARSE, "%s: holds raw_data as well as external data", what);
+    if (external)
+        return 0; /* the data file is checked when it is attached */
+    if (has_raw) {
+        size_t len = raw_elsewhere ? raw_len : p->raw_data.len;
+        if (p->data_type == PH_DT_STRING)
+            return ph_error_set(err, PH_EPARSE, "%s: a STRING tensor cannot use raw_data", what);
+        if (es && len != (size_t)numel * es)
+            return ph_error_set(err, PH_EPARSE, "%s: raw_data has %zu bytes, its dtype and shape %s need %zu", what,
+                                len, shape, (size_t)numel * es);
+        return 0;
+    }
+    if (field && field != want_field)
+        return ph_error_set(err, PH_EPARSE, "%s: data_type %d keeps its values in %s, not in %s", what,
+                            (int)p->data_type, field_names[want_field], field_names[field]);
+    if (per_elem && counts[want_field] != (uint64_t)numel * (uint64_t)per_elem)
+        return ph_error_set(err, PH_EPARSE, "%s: %s has %zu values, its shape %s needs %llu", what,
+                            field_names[want_field], counts[want_field], shape,
+                            (unsigned long long)numel * (unsigned long long)per_elem);
+    return 0;
+}
+
 ph_tensor *phi_tensor_wrap(Onnx__TensorProto *p, int borrowed)
 {
     ph_tensor *t = calloc(1, sizeof *t);
@@ -228,10 +343,7 @@ PH_API int64_t ph_tensor_dim(const ph_tensor *t, size_t i)
 
 PH_API int64_t ph_tensor_numel(const ph_tensor *t)
 {
-    int64_t n = 1;
-    for (size_t i = 0; i < t->proto->n_dims; i++)
-        n *= t->proto->dims[i];
-    return n;
+    return phi_dims_numel(t->proto->dims, t->proto->n_dims);
 }
 
 PH_API size_t ph_tensor_nbytes(const ph_tensor *t)

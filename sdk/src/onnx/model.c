@@ -293,14 +293,7 @@ static int take_initializer(ph_graph *g, Onnx__TensorProto *tp, const raw_ref *r
         snprintf(what, sizeof what, "initializer '%s'", name);
         return phi_tensor_attach(t, ref->data, ref->len, err, what);
     }
-    if (t->storage == PHI_DATA_PROTO_RAW) {
-        int ok;
-        size_t want = phi_tensor_expected_bytes(tp, &ok);
-        if (ok && want != t->nbytes)
-            return ph_error_set(err, PH_EPARSE, "initializer '%s': raw_data has %zu bytes, its dtype and shape need %zu",
-                                name, t->nbytes, want);
-    }
-    return 0;
+    return 0; /* the data is checked once the model is built (check_tensors) */
 }
 
 static int resolve_inputs(ph_node *n, ph_error *err)
@@ -554,7 +547,24 @@ static int parse_u64(const char *s, uint64_t *out)
     return 0;
 }
 
-/* Point an EXTERNAL initializer at a mapping of its data file. */
+/* 1 when the relative path loc has a ".." component. */
+static int has_dotdot(const char *loc)
+{
+    for (const char *p = loc; *p;) {
+        size_t len = strcspn(p, "/");
+        if (len == 2 && p[0] == '.' && p[1] == '.')
+            return 1;
+        p += len;
+        while (*p == '/')
+            p++;
+    }
+    return 0;
+}
+
+/* Point an EXTERNAL initializer at a mapping of its data file.  The
+ * location must stay inside the model's folder: no absolute path, no ".."
+ * component, and once symbolic links are resolved the file must still lie
+ * under the folder (a link to /etc/passwd is refused, not read). */
 static int attach_external(ph_model *m, ph_tensor *t, const char *model_dir, ph_error *err)
 {
     const Onnx__TensorProto *tp = t->proto;
@@ -563,18 +573,27 @@ static int attach_external(ph_model *m, ph_tensor *t, const char *model_dir, ph_
     const char *name = tp->name ? tp->name : "";
     if (!loc || !*loc)
         return ph_error_set(err, PH_EPARSE, "initializer '%s': external data without a location", name);
-    if (loc[0] == '/' || strstr(loc, ".."))
-        return ph_error_set(err, PH_EPARSE, "initializer '%s': external data location '%s' must be a path inside the model's folder",
-                            name, loc);
-    char path[PATH_MAX];
+    if (loc[0] == '/' || has_dotdot(loc))
+        return ph_error_set(err, PH_EPARSE, "initializer '%s': external data location '%s' is not inside the model's "
+                            "folder (absolute paths and '..' are refused)", name, loc);
+    char path[PATH_MAX], real_dir[PATH_MAX], real[PATH_MAX];
     if ((size_t)snprintf(path, sizeof path, "%s/%s", model_dir, loc) >= sizeof path)
         return ph_error_set(err, PH_EINVAL, "initializer '%s': external data path too long", name);
+    if (!realpath(model_dir, real_dir))
+        return ph_error_set(err, PH_EIO, "initializer '%s': %s: %s", name, model_dir, strerror(errno));
+    if (!realpath(path, real))
+        return ph_error_set(err, PH_EIO, "initializer '%s': external data '%s': cannot open: %s", name, loc,
+                            strerror(errno));
+    size_t dl = strlen(real_dir);
+    if (strncmp(real, real_dir, dl) != 0 || (real[dl] != '/' && strcmp(real_dir, "/") != 0))
+        return ph_error_set(err, PH_EPARSE, "initializer '%s': external data location '%s' leads outside the model's "
+                            "folder (to %s); refused", name, loc, real);
     phi_mapping *map = m->mappings;
     for (; map; map = map->next)
-        if (strcmp(map->path, path) == 0)
+        if (strcmp(map->path, real) == 0)
             break;
     if (!map) {
-        if (!(map = phi_map_file(path, err)))
+        if (!(map = phi_map_file(real, err)))
             return err ? err->code : PH_EIO;
         map->next = m->mappings;
         m->mappings = map;
@@ -588,10 +607,46 @@ static int attach_external(ph_model *m, ph_tensor *t, const char *model_dir, ph_
         return ph_error_set(err, PH_EPARSE, "initializer '%s': bad external data length '%s'", name, len_s);
     if (off > map->size || len > map->size - off)
         return ph_error_set(err, PH_EPARSE, "initializer '%s': external data [%llu, +%llu) lies outside %s (%zu bytes)",
-                            name, (unsigned long long)off, (unsigned long long)len, path, map->size);
+                            name, (unsigned long long)off, (unsigned long long)len, loc, map->size);
     char what[300];
     snprintf(what, sizeof what, "initializer '%s'", name);
     return phi_tensor_attach(t, map->data + off, (size_t)len, err, what);
+}
+
+/* Check every tensor the model holds but the main graph's initializers
+ * (checked as they are attached): initializers of bodies, and TENSOR and
+ * TENSORS attributes (Constant values) of every node, bodies included. */
+static int check_tensors(const ph_graph *g, int inits, ph_error *err)
+{
+    char what[400];
+    for (size_t i = 0; inits && i < g->n_inits; i++) {
+        const ph_value *v = g->inits[i];
+        if (!v)
+            continue;
+        snprintf(what, sizeof what, "not a valid ONNX model: graph '%s': initializer '%s'", ph_graph_name(g),
+                 v->name);
+        if (phi_tensor_check(v->tensor->proto, 0, 0, what, err))
+            return PH_EPARSE;
+    }
+    for (const ph_node *n = g->first; n; n = n->next) {
+        const Onnx__NodeProto *np = n->proto;
+        for (size_t a = 0; a < np->n_attribute; a++) {
+            const Onnx__AttributeProto *ap = np->attribute[a];
+            size_t nt = ap->n_tensors + (ap->t != NULL);
+            for (size_t k = 0; k < nt; k++) {
+                const Onnx__TensorProto *tp = k < ap->n_tensors ? ap->tensors[k] : ap->t;
+                snprintf(what, sizeof what, "not a valid ONNX model: node '%s' (%s): attribute '%s'", ph_node_name(n),
+                         ph_node_op_type(n),
+                         ap->name ? ap->name : "");
+                if (phi_tensor_check(tp, 0, 0, what, err))
+                    return PH_EPARSE;
+            }
+        }
+        for (size_t k = 0; k < n->n_subgraphs; k++)
+            if (check_tensors(n->subgraphs[k].graph, 1, err))
+                return PH_EPARSE;
+    }
+    return 0;
 }
 
 PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err)
@@ -677,16 +732,20 @@ PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err)
         ph_value *v = m->graph->inits[i];
         ph_tensor *t = v->tensor;
         size_t k = i; /* initializers are taken over in order */
-        if (k < n_inits && t->proto != init_protos[k])
+        int mapped = s.buf.n && k < s.n_refs && s.refs[k].present;
+        char what[300];
+        snprintf(what, sizeof what, "not a valid ONNX model: initializer '%s'", v->name);
+        rc = phi_tensor_check(t->proto, mapped, mapped ? s.refs[k].len : 0, what, err);
+        snprintf(what, sizeof what, "initializer '%s'", v->name);
+        if (rc || (k < n_inits && t->proto != init_protos[k]))
             continue;
-        if (s.buf.n && k < s.n_refs && s.refs[k].present) {
-            char what[300];
-            snprintf(what, sizeof what, "%s: initializer '%s'", path, v->name);
+        if (mapped)
             rc = phi_tensor_attach(t, s.refs[k].data, s.refs[k].len, err, what);
-        } else if (t->external) {
+        else if (t->external)
             rc = attach_external(m, t, dir, err);
-        }
     }
+    if (!rc)
+        rc = check_tensors(m->graph, 0, err);
     free(init_protos);
     free(s.refs);
     /* what loaded must also hold together (e.g. no attribute without a name) */

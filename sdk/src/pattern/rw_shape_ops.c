@@ -1,6 +1,6 @@
 /* sdk/src/pattern/rw_shape_ops.c - a rewrite's Reshape, Squeeze/Unsqueeze and
  * Slice with constant operands, in the form the model's default-domain opset
- * wants (see ph_rw_reshape in pattern.h).  Added for gemm_to_conv,
+ * wants (see ph_rw_reshape in pattern.h).  Added for
  * conv_after_gap_to_gemm, conv_to_matmul, conv1d_to_conv2d and
  * conv3d_to_conv2d. */
 #include <string.h>
@@ -62,7 +62,8 @@ PH_API ph_value *ph_rw_slice(ph_rewriter *rw, ph_value *x, size_t n, const int64
         }
     ph_node *node = ph_rw_node(rw, "Slice", 1, &x, 1);
     if (node && (ph_node_set_attr_ints(node, "starts", n, starts) < 0 ||
-                 ph_node_set_attr_ints(node, "ends", n, ends) < 0 || ph_node_set_attr_ints(node, "axes", n, axes) < 0)) {
+                 ph_node_set_attr_ints(node, "ends", n, ends) < 0 ||
+                 ph_node_set_attr_ints(node, "axes", n, axes) < 0)) {
         rw->failed = PH_ENOMEM;
         return NULL;
     }
