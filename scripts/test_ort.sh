@@ -3,13 +3,18 @@
 #
 #   scripts/test_ort.sh [BUILD]        (make test-ort: after make all, BUILD=build)
 #
-# For every models/*.onnx, and torchvision ResNet-18 and MobileNetV2 exported
-# with BatchNormalization kept (scripts/gen_torch_models.py, when
-# python3-torch is installed):
+# For every models/*.onnx, and the torch exports of scripts/gen_torch_models.py
+# (when python3-torch is installed: torchvision ResNet-18 and MobileNetV2 with
+# BatchNormalization kept, a BERT-style encoder at opsets 17 and 13, a small
+# CNN with every Conv activation at opsets 13 and 10, an MLP with every Gemm
+# activation and a tanh GELU):
 #   1. passhost -i M -o OUT with the default stages;
 #   2. once more with every pass of this build that is exact or fp and off by
 #      default switched on (--set optimize.pass_on=... / adapt.pass_on=...,
 #      found with passhost --list-passes; approx passes are skipped);
+#   3. once more with the ONNX Runtime target profile, configs/targets/ort.ini
+#      (adapt.target=ort: the com.microsoft fusions), printing the adapt
+#      stage's per-pass report so one sees which fusions fired;
 # and for each rewrite scripts/ort_check.js compares the original with the
 # rewritten model in ONNX Runtime (optimizations off, 1 thread): 4 seeded runs,
 # symbolic dims 1 in runs 0 and 2 and 3 in runs 1 and 3 (a seq of 1 would
@@ -72,7 +77,7 @@ fail() {
   $1"
 }
 
-# check MODEL TAG [passhost args...]
+# check MODEL TAG [passhost args...]  (tag "ort": print the adapt report)
 check() {
     model=$1 tag=$2
     shift 2
@@ -80,8 +85,15 @@ check() {
     out=$OUT/$name.$tag.onnx
     rm -f "$out"
     echo "== $name ($tag): passhost -i $model -o $out $*"
-    "$PASSHOST" -q -i "$model" -o "$out" "$@"
-    rc=$?
+    if [ "$tag" = ort ]; then
+        "$PASSHOST" -i "$model" -o "$out" "$@" >"$OUT/$name.$tag.report" 2>&1
+        rc=$?
+        sed -n '/^stage adapt/,/^  total/p' "$OUT/$name.$tag.report"
+        [ $rc -eq 0 ] || cat "$OUT/$name.$tag.report"
+    else
+        "$PASSHOST" -q -i "$model" -o "$out" "$@"
+        rc=$?
+    fi
     if [ $rc -ne 0 ]; then
         echo "test_ort: FAILED: passhost exited $rc on $model ($tag)"
         fail "$name ($tag): passhost exited $rc"
@@ -99,12 +111,13 @@ check() {
 
 models=$(ls models/*.onnx 2>/dev/null)
 [ -n "$models" ] || die "no models/*.onnx"
-# torchvision CNNs exported with BatchNormalization kept (fusion passes on
-# real exports), when Debian's python3-torch is installed
+# torch exports (fusion passes on real exports), when Debian's python3-torch
+# is installed: torchvision CNNs with BatchNormalization kept, a BERT-style
+# encoder and a small CNN for the target-ort fusions
 if /usr/bin/python3 scripts/gen_torch_models.py "$OUT/torch" 2>"$OUT/torch.log"; then
-    models="$models $(ls "$OUT"/torch/*_bn.onnx)"
+    models="$models $(ls "$OUT"/torch/*.onnx)"
 else
-    echo "test_ort: no torchvision models ($(tail -n 1 "$OUT/torch.log")): bundled models only"
+    echo "test_ort: no torch models ($(tail -n 1 "$OUT/torch.log")): bundled models only"
 fi
 for m in ${TEST_ORT_MODELS:-}; do
     [ -f "$m" ] || die "TEST_ORT_MODELS: $m not found"
@@ -125,6 +138,7 @@ for m in $models; do
         [ -z "$adapt_on" ] || set -- "$@" --set "adapt.pass_on=$adapt_on"
         check "$m" all "$@"
     fi
+    check "$m" ort configs/targets/ort.ini
 done
 
 [ $failed -eq 0 ] || echo "test_ort: failed:$failures"
