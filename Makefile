@@ -4,6 +4,7 @@
 #   make run        optimize the bundled CNN with configs/optimize.ini and print the report
 #   make test       build a sanitized tree (ASan + UBSan) in build/san and run every test
 #   make test-ort   run original and rewritten bundled models in ONNX Runtime and compare
+#   make test-zoo   the real-model table against ONNX Runtime's basic level (bench/zoo.py)
 #   make install    PREFIX=/usr/local: binary, library, headers, plugins, passhost.pc
 #   make bench      print load/pass/save times and peak memory (scripts/bench.sh)
 #   make bench-eval the evaluator's time beside ONNX Runtime's (scripts/bench_eval.sh)
@@ -66,7 +67,7 @@ HOSTLIB    := $(BUILD)/lib/libphhost.a
 BIN        := $(BUILD)/bin/passhost
 GEN_H      := $(BUILD)/gen/onnx/onnx.pb-c.h
 
-.PHONY: all run test test-build test-ort install clean bench bench-eval
+.PHONY: all run test test-build test-ort test-zoo install clean bench bench-eval
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB) $(PLUGIN_SO)
@@ -142,6 +143,16 @@ test:
 # model, original vs rewritten, on the same inputs.
 test-ort: all
 	scripts/test_ort.sh $(BUILD)
+
+# The real-model table (bench/zoo.py): torchvision CNNs, a ViT and BERT-style
+# encoders exported by torch; fails when passhost's default stages leave more
+# nodes than ONNX Runtime's basic level, change outputs beyond 1e-4 in ORT,
+# or need more than 6 rounds.  Needs python3-torch (skipped without it).
+test-zoo: all
+	@if /usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null; then \
+	  /usr/bin/python3 bench/gen_zoo.py $(BUILD)/zoo-models && \
+	  /usr/bin/python3 bench/zoo.py $(BUILD) $(BUILD)/zoo-models; \
+	else echo "test-zoo: skipped (python3-torch / python3-torchvision not installed)"; fi
 
 bench: all
 	scripts/bench.sh

@@ -16,8 +16,11 @@ For every ZOODIR/NAME.onnx (all of them when no NAME is given):
     the original and of passhost's output, optimizations disabled and basic;
   - with --target ort, passhost also runs with `--set adapt.target=ort` and
     the latency columns are those of that output.
-Prints a markdown table.  Exit 1 when a check fails (outputs differ beyond
-1e-4 or passhost fails), 0 otherwise.  Node counts are the main graph's.
+Prints a markdown table.  Exit 1 when a check fails: outputs differ beyond
+1e-4, passhost leaves more nodes than ORT's basic level, the optimize stage
+needs more than 6 rounds to settle (its cap is 16), or passhost fails.  Node
+counts are the main graph's; "layout nodes" counts Transpose, Reshape,
+Flatten, Squeeze and Unsqueeze.
 """
 import json
 import os
@@ -27,11 +30,18 @@ import sys
 
 import onnx
 
+MAX_ROUNDS = 6  # the default optimize stage's cap is 16
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
 def nodes(path):
     return len(onnx.load(path, load_external_data=False).graph.node)
+
+
+def layout_nodes(path):
+    """Transpose and Reshape-like nodes of the main graph."""
+    ops = {"Transpose", "Reshape", "Flatten", "Squeeze", "Unsqueeze"}
+    return sum(n.op_type in ops for n in onnx.load(path, load_external_data=False).graph.node)
 
 
 def run(cmd):
@@ -55,11 +65,13 @@ def passhost(build, model, out, extra):
         raise RuntimeError(f"passhost {model}: exit {rc}\n{text}")
     fired = []
     for line in text.splitlines():
-        m = re.match(r"\s+([a-z0-9_.]+)\s+(\d+)\s+(\d+)\s+[\d.]+\s+\d+\s+\d+\s*$", line)
+        # pass, calls, rewrites, then the other figures
+        m = re.match(r"\s+([a-z0-9_.]+)\s+(\d+)\s+(\d+)\s+[\d.]+\s", line)
         if m and m.group(1) != "total" and int(m.group(3)) > 0:
             fired.append(f"{m.group(1)} {m.group(3)}")
     total = re.search(r"nodes \d+ -> \d+, ([\d.]+) ms", text)
-    return fired, float(total.group(1)) if total else float("nan")
+    rounds = re.search(r"stage optimize: (\d+) rounds?", text)
+    return fired, float(total.group(1)) if total else float("nan"), int(rounds.group(1)) if rounds else -1
 
 
 def max_abs(orig, new):
@@ -90,15 +102,18 @@ def main():
         model = os.path.join(zoo, name + ".onnx")
         out = os.path.join(work, name + ".opt.onnx")
         ort_basic = os.path.join(work, name + ".ort_basic.onnx")
-        fired, ms = passhost(build, model, out, [])
+        fired, ms, rounds = passhost(build, model, out, [])
         basic = ort_bench(model, "basic", save=ort_basic)
         rc, err = max_abs(model, out)
         ok = rc == 0
         n0, n1, nb = nodes(model), nodes(out), nodes(ort_basic)
-        if not ok or n1 > nb:
+        l1, lb = layout_nodes(out), layout_nodes(ort_basic)
+        # the stage must settle well under its cap (max_iterations, 16)
+        settled = 0 < rounds <= MAX_ROUNDS
+        if not ok or n1 > nb or not settled:
             failed += 1
-        rows.append(f"| {name} | {n0} | {n1} | {nb} | {ms:.0f} | {basic['create_ms']:.0f} | {err}{'' if ok else ' FAIL'} "
-                    f"| {', '.join(fired) or '-'} |")
+        rows.append(f"| {name} | {n0} | {n1} | {nb} | {l1} / {lb} | {rounds}{'' if settled else ' FAIL'} | {ms:.0f} "
+                    f"| {basic['create_ms']:.0f} | {err}{'' if ok else ' FAIL'} | {', '.join(fired) or '-'} |")
         if latency:
             lat_model = out
             if target:
@@ -114,8 +129,9 @@ def main():
                     cells.append(f"{ort_bench(m, level, runs=20)['run_ms_median']:.2f}")
             lat_rows.append(f"| {name} | {' | '.join(cells)} |" + (f" {err2} |" if target else ""))
         sys.stdout.flush()
-    print("| model | nodes | passhost | ORT basic | passhost ms | ORT basic session ms | max abs (ORT) | passes that fired (rewrites) |")
-    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    print("| model | nodes | passhost | ORT basic | layout nodes passhost / ORT basic | rounds | passhost ms "
+          "| ORT basic session ms | max abs (ORT) | passes that fired (rewrites) |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     print("\n".join(rows))
     if latency:
         what = f"passhost target={target}" if target else "passhost"
