@@ -1,0 +1,355 @@
+/* split_qkv_matmul - split the fused QKV projection of a transformer into
+ * one MatMul per part (seed 000 KnowledgeSplitQKVMatmul), so the parts run
+ * in parallel and the Gathers (or the Split) that cut the product go.
+ *
+ * Requires: P = MatMul(x, W) with W a constant [H, K] of a float dtype and
+ *   x (not constant, W's dtype) of known rank; then 0 to 8 elementwise
+ *   Add/Sub/Mul/Div, each with one constant operand (either side) of W's
+ *   dtype whose dims are all 1 but the last, which is K or 1 (so it is per
+ *   column or a scalar and widens nothing); then Reshape(shape) with
+ *   `shape` a constant R whose trailing entries are positive and multiply
+ *   to K, R[j..] (the product's last axis reshaped on its own: the leading
+ *   entries may hold 0, copying a leading dim of P, or -1); then
+ *   t = Transpose(perm T); every value on the way read only by the next
+ *   node, no graph output, all in one graph.  With s = T[g] the axis the
+ *   parts are cut from, in R[j..], and N = R[s]:
+ *   - Gather form: every reader of t is a Gather on axis g with a constant
+ *     index (a scalar, or [i]), distinct, at most N of them; a Gather whose
+ *     output feeds only a Transpose has that Transpose merged;
+ *   - Split form: t's only reader is a Split on axis g into 2 to 4 equal
+ *     pieces (N = their number, sizes an attribute before opset 13, an
+ *     input from 13, or absent: even).
+ *   And N equals the parameter `parts` (unless 0: any N >= 2) and K / N is
+ *   at least `min_hidden`.
+ * Changes: for each Gather (index i) or Split piece (i of N), with the
+ *   columns of W that land in part i (column k = (o * R[s] + d) * inner + u
+ *   in mixed radix over R[j..]; part i keeps d in its range, in order):
+ *     MatMul(x, W_i) -> the same elementwise ops on the same columns of
+ *     their constants (a scalar or [.., 1] constant is shared) ->
+ *     Reshape(R with R[s] = piece length, or without axis s for a scalar
+ *     Gather) -> Transpose(T without g for a scalar Gather, composed with
+ *     the merged Transpose; none when that is the identity)
+ *   takes over the Gather's (merged Transpose's, Split piece's) output.
+ *   The Gathers are rewritten one at a time; the shared MatMul chain goes
+ *   with the last one.  A Gather or Split piece nobody reads gets no part.
+ * Exact: fp (each part is the same dot products, in a MatMul of its own).
+ */
+#include <string.h>
+
+#include <passhost/passhost.h>
+
+#define MAX_R 16
+#define MAX_CHAIN 8
+#define MAX_PARTS 64
+
+typedef struct qkv {
+    ph_node *chain[MAX_CHAIN]; /* elementwise ops, MatMul side first */
+    size_t at[MAX_CHAIN];      /* input of chain[k] that reads the chain */
+    int n_chain;
+    ph_value *x;
+    const ph_tensor *w;
+    int64_t H, K, R[MAX_R], T[MAX_R];
+    int rp, q, j, s, g; /* P's rank; R's rank; suffix start; split axis in R; in t */
+} qkv;
+
+/* v is read once, by a node of g, and is no graph output. */
+static int single_use(const ph_value *v, const ph_graph *g)
+{
+    ph_node *c = ph_value_sole_consumer(v);
+    return c && ph_node_graph(c) == g;
+}
+
+/* The common part: MatMul, elementwise chain, Reshape, Transpose; the axis g
+ * of t that is cut (normalized here). */
+static int analyze(const ph_match *m, int64_t axis, qkv *a)
+{
+    memset(a, 0, sizeof *a);
+    ph_node *root = ph_match_root(m), *r = ph_match_node(m, "r"), *t = ph_match_node(m, "t");
+    ph_graph *g = ph_node_graph(root);
+    ph_value *v = ph_match_value(m, "e");
+    ph_node *n;
+    if (ph_value_graph_output_count(ph_node_output(t, 0)))
+        return 0;
+    for (;;) {
+        n = ph_value_producer(v);
+        if (!n || ph_node_graph(n) != g || !single_use(v, g) || ph_node_output_count(n) != 1)
+            return 0;
+        if (ph_node_op(n) == PH_OP_MatMul)
+            break;
+        ph_op op = ph_node_op(n);
+        if ((op != PH_OP_Add && op != PH_OP_Sub && op != PH_OP_Mul && op != PH_OP_Div) ||
+            ph_node_input_count(n) != 2 || a->n_chain == MAX_CHAIN)
+            return 0;
+        size_t at = ph_value_const(ph_node_input(n, 0)) ? 1 : 0;
+        memmove(a->chain + 1, a->chain, (size_t)a->n_chain * sizeof *a->chain);
+        memmove(a->at + 1, a->at, (size_t)a->n_chain * sizeof *a->at);
+        a->chain[0] = n, a->at[0] = at, a->n_chain++;
+        v = ph_node_input(n, at);
+    }
+    a->x = ph_node_input(n, 0);
+    a->w = ph_value_const(ph_node_input(n, 1));
+    int dt = a->w ? ph_tensor_dtype(a->w) : 0;
+    a->rp = ph_value_rank(a->x);
+    if (!a->w || ph_tensor_rank(a->w) != 2 || !ph_dtype_is_float(dt) || !a->x || ph_value_const(a->x) ||
+        ph_value_dtype(a->x) != dt || a->rp < 1 || !ph_tensor_data(a->w) || ph_tensor_dim(a->w, 0) < 1)
+        return 0;
+    a->H = ph_tensor_dim(a->w, 0), a->K = ph_tensor_dim(a->w, 1);
+    for (int k = 0; k < a->n_chain; k++) {
+        const ph_tensor *c = ph_value_const(ph_node_input(a->chain[k], 1 - a->at[k]));
+        int rc = c ? (int)ph_tensor_rank(c) : -1;
+        if (!c || ph_tensor_dtype(c) != dt || rc > a->rp || ph_node_attr_count(a->chain[k]) ||
+            (rc > 0 && ph_tensor_dim(c, (size_t)rc - 1) != 1 && ph_tensor_dim(c, (size_t)rc - 1) != a->K))
+            return 0;
+        for (int d = 0; d + 1 < rc; d++)
+            if (ph_tensor_dim(c, (size_t)d) != 1)
+                return 0;
+    }
+    ptrdiff_t q = ph_value_const_ints(ph_match_value(m, "shape"), a->R, NULL, MAX_R);
+    if (q < 1 || ph_node_transpose_perm(t, a->T, MAX_R) != q)
+        return 0;
+    a->q = (int)q;
+    int64_t prod = 1;
+    for (a->j = a->q; a->j > 0 && prod < a->K;) {
+        if (a->R[--a->j] <= 0)
+            return 0;
+        prod *= a->R[a->j];
+    }
+    if (prod != a->K)
+        return 0;
+    for (int i = 0; i < a->j; i++)
+        if (a->R[i] < -1 || (a->R[i] == 0 && (i >= a->rp - 1 || ph_node_attr_int(r, "allowzero", 0))))
+            return 0;
+    a->g = (int)(axis < 0 ? axis + a->q : axis);
+    if (a->g < 0 || a->g >= a->q)
+        return 0;
+    a->s = (int)a->T[a->g];
+    return a->s >= a->j;
+}
+
+/* N parts allowed by the parameters. */
+static int parts_ok(const qkv *a, int64_t N, const ph_params *params)
+{
+    int64_t want = ph_params_int(params, "parts");
+    return N >= 2 && N <= MAX_PARTS && (want <= 0 || N == want) && a->K / N >= ph_params_int(params, "min_hidden");
+}
+
+/* The piece of axis s a Gather takes: index into *start; 1 if its index is
+ * a scalar (the axis goes).  -1 if it is no such Gather of t. */
+static int gather_piece(const ph_node *ga, const qkv *a, int64_t *start)
+{
+    const ph_tensor *it = ph_value_const(ph_node_input(ga, 1));
+    int64_t axis = ph_node_attr_int(ga, "axis", 0), N = a->R[a->s], one = 1;
+    if (ph_node_op(ga) != PH_OP_Gather || ph_node_input_count(ga) != 2 || !it || ph_tensor_numel(it) != 1 ||
+        ph_tensor_rank(it) > 1 || (axis < 0 ? axis + a->q : axis) != a->g ||
+        ph_tensor_read_i64(it, ph_tensor_rank(it), &one, start))
+        return -1;
+    if (*start < 0)
+        *start += N;
+    return *start >= 0 && *start < N ? ph_tensor_rank(it) == 0 : -1;
+}
+
+/* The Transpose merged after Gather y: its perm in T2 (rank ok), or NULL. */
+static ph_node *merged_transpose(const ph_node *ga, int squeeze, const qkv *a, int64_t *T2)
+{
+    ph_node *z = ph_value_sole_consumer(ph_node_output(ga, 0));
+    if (!z || ph_node_op(z) != PH_OP_Transpose || ph_node_graph(z) != ph_node_graph(ga))
+        return NULL;
+    return ph_node_transpose_perm(z, T2, MAX_R) == a->q - squeeze ? z : NULL;
+}
+
+static int gather_checked(const ph_match *m, const ph_params *params, qkv *a)
+{
+    ph_node *ga = ph_match_node(m, "y");
+    ph_value *t = ph_match_value(m, "t"), *out = ph_node_output(ph_match_root(m), 0);
+    if ((!ph_value_use_count(out) && !ph_value_graph_output_count(out)) ||
+        !analyze(m, ph_node_attr_int(ga, "axis", 0), a) || !parts_ok(a, a->R[a->s], params))
+        return 0;
+    uint64_t seen = 0;
+    size_t n = ph_value_use_count(t);
+    if (n > (size_t)a->R[a->s])
+        return 0;
+    for (size_t u = 0; u < n; u++) {
+        size_t at;
+        ph_node *c = ph_value_use(t, u, &at);
+        int64_t i;
+        if (at != 0 || ph_node_graph(c) != ph_node_graph(ga) || gather_piece(c, a, &i) < 0 || (seen >> i & 1))
+            return 0;
+        seen |= (uint64_t)1 << i;
+    }
+    return 1;
+}
+
+static int check_gather(const ph_match *m, const ph_params *params)
+{
+    qkv a;
+    int64_t i, T2[MAX_R];
+    if (!gather_checked(m, params, &a))
+        return 0;
+    ph_node *ga = ph_match_node(m, "y");
+    return !merged_transpose(ga, gather_piece(ga, &a, &i), &a, T2); /* else the merging rule */
+}
+
+static int check_gather_transpose(const ph_match *m, const ph_params *params)
+{
+    qkv a;
+    int64_t i, T2[MAX_R];
+    ph_node *ga = ph_match_node(m, "y");
+    return gather_checked(m, params, &a) && merged_transpose(ga, gather_piece(ga, &a, &i), &a, T2);
+}
+
+/* Part [start, start + len) of axis s: the new chain's output (NULL on
+ * failure).  squeeze drops the axis; T2 (or NULL) is a Transpose after. */
+static ph_value *build_part(ph_rewriter *rw, const qkv *a, int64_t start, int64_t len, int squeeze,
+                            const int64_t *T2)
+{
+    int64_t outer = 1, inner = 1, D = a->R[a->s];
+    for (int i = a->j; i < a->s; i++)
+        outer *= a->R[i];
+    for (int i = a->s + 1; i < a->q; i++)
+        inner *= a->R[i];
+    int64_t Kp = outer * len * inner, wd[2] = {a->H, Kp};
+    int dt = ph_tensor_dtype(a->w);
+    size_t es = ph_dtype_size(dt), run = (size_t)inner * es;
+    const unsigned char *src = ph_tensor_data(a->w);
+    unsigned char *dst = ph_rw_alloc(rw, (size_t)(a->H * Kp) * es + 1);
+    if (!dst)
+        return NULL;
+    /* the columns of a [rows, K] row-major matrix that part keeps */
+#define COLUMNS(SRC, ROWS)                                                                                       \
+    for (int64_t h = 0; h < (ROWS); h++)                                                                         \
+        for (int64_t o = 0; o < outer; o++)                                                                      \
+            for (int64_t d = 0; d < len; d++)                                                                    \
+                memcpy(dst + (size_t)((h * outer + o) * len + d) * run,                                          \
+                       (SRC) + (size_t)(h * a->K + (o * D + start + d) * inner) * es, run);
+    COLUMNS(src, a->H)
+    ph_value *in[2] = {a->x, ph_rw_initializer(rw, "qkv_w", ph_tensor_new(dt, 2, wd, dst))};
+    ph_value *v = in[1] ? ph_rw_op(rw, "MatMul", 2, in) : NULL;
+    for (int k = 0; k < a->n_chain && v; k++) {
+        ph_value *cv = ph_node_input(a->chain[k], 1 - a->at[k]);
+        const ph_tensor *c = ph_value_const(cv);
+        size_t rc = ph_tensor_rank(c);
+        if (rc > 0 && ph_tensor_dim(c, rc - 1) == a->K && a->K != 1) {
+            int64_t cd[MAX_R];
+            const unsigned char *cs = ph_tensor_data(c);
+            if (!cs)
+                return NULL;
+            memcpy(cd, ph_tensor_dims(c), rc * sizeof *cd);
+            cd[rc - 1] = Kp;
+            COLUMNS(cs, 1)
+            cv = ph_rw_initializer(rw, "qkv_c", ph_tensor_new(dt, rc, cd, dst));
+        }
+        ph_value *ein[2];
+        ein[a->at[k]] = v, ein[1 - a->at[k]] = cv;
+        ph_node *e = cv ? ph_rw_node(rw, ph_node_op_type(a->chain[k]), 2, ein, 1) : NULL;
+        v = e ? ph_node_output(e, 0) : NULL;
+    }
+#undef COLUMNS
+    int64_t Ri[MAX_R], F[MAX_R], Tp[MAX_R];
+    int qi = 0, identity = 1;
+    for (int i = 0; i < a->q; i++)
+        if (i != a->s || !squeeze)
+            Ri[qi++] = i == a->s ? len : a->R[i];
+    for (int k = 0, o = 0; k < a->q; k++)
+        if (k != a->g || !squeeze)
+            Tp[o++] = squeeze && a->T[k] > a->s ? a->T[k] - 1 : a->T[k];
+    for (int k = 0; k < qi; k++)
+        identity &= (F[k] = T2 ? Tp[T2[k]] : Tp[k]) == k;
+    v = v ? ph_rw_reshape(rw, v, (size_t)qi, Ri) : NULL;
+    if (!v || identity)
+        return v;
+    ph_node *tr = ph_rw_node(rw, "Transpose", 1, &v, 1);
+    return tr && ph_node_set_attr_ints(tr, "perm", (size_t)qi, F) == 0 ? ph_node_output(tr, 0) : NULL;
+}
+
+static int split_gather(ph_rewriter *rw, const ph_match *m)
+{
+    qkv a;
+    int64_t i, T2[MAX_R];
+    ph_node *ga = ph_match_node(m, "y");
+    if (!analyze(m, ph_node_attr_int(ga, "axis", 0), &a))
+        return 0;
+    int squeeze = gather_piece(ga, &a, &i);
+    ph_node *z = merged_transpose(ga, squeeze, &a, T2);
+    if (squeeze < 0 || (z && z != ph_match_root(m)))
+        return 0;
+    ph_value *v = build_part(rw, &a, i, 1, squeeze, z ? T2 : NULL);
+    if (!v)
+        return PH_ENOMEM;
+    return ph_rw_replace(rw, ph_node_output(ph_match_root(m), 0), v) ? PH_ENOMEM : 1;
+}
+
+/* The piece length of Split sp (every piece the same), or 0. */
+static int64_t split_len(const ph_node *sp, const qkv *a)
+{
+    int64_t sizes[MAX_PARTS], D = a->R[a->s], N = (int64_t)ph_node_output_count(sp);
+    const int64_t *attr;
+    ptrdiff_t n = ph_node_attr_ints(sp, "split", &attr);
+    if (n >= 0) {
+        if (n > MAX_PARTS)
+            return 0;
+        memcpy(sizes, attr, (size_t)n * sizeof *sizes);
+    } else if (ph_node_input(sp, 1)) {
+        n = ph_value_const_ints(ph_node_input(sp, 1), sizes, NULL, MAX_PARTS);
+    } else {
+        for (n = 0; n < N; n++)
+            sizes[n] = D % N ? 0 : D / N;
+    }
+    if (n != N)
+        return 0;
+    for (ptrdiff_t k = 0; k < n; k++)
+        if (sizes[k] != sizes[0] || sizes[k] < 1)
+            return 0;
+    return sizes[0] * N == D ? sizes[0] : 0;
+}
+
+static int check_split(const ph_match *m, const ph_params *params)
+{
+    qkv a;
+    ph_node *sp = ph_match_root(m);
+    return analyze(m, ph_node_attr_int(sp, "axis", 0), &a) && split_len(sp, &a) &&
+           parts_ok(&a, (int64_t)ph_node_output_count(sp), params);
+}
+
+static int split_split(ph_rewriter *rw, const ph_match *m)
+{
+    qkv a;
+    ph_node *sp = ph_match_root(m);
+    int64_t len;
+    if (!analyze(m, ph_node_attr_int(sp, "axis", 0), &a) || !(len = split_len(sp, &a)))
+        return 0;
+    for (size_t k = 0; k < ph_node_output_count(sp); k++) {
+        ph_value *y = ph_node_output(sp, k), *v;
+        if (!y || (!ph_value_use_count(y) && !ph_value_graph_output_count(y)))
+            continue; /* a piece nobody reads needs no MatMul */
+        if (!(v = build_part(rw, &a, (int64_t)k * len, len, 0, NULL)) || ph_rw_replace(rw, y, v))
+            return PH_ENOMEM;
+    }
+    return 1;
+}
+
+#define CHAIN_SHARED "r = Reshape(e, shape:const)\nt:shared = Transpose(r)\n"
+#define CHAIN "r = Reshape(e, shape:const)\nt = Transpose(r)\n"
+
+static const ph_rule rules[] = {
+    {"qkv_gather_transpose", CHAIN_SHARED "y = Gather(t, i:const)\nz = Transpose(y)", check_gather_transpose,
+     split_gather},
+    {"qkv_gather", CHAIN_SHARED "y = Gather(t, i:const)", check_gather, split_gather},
+    {"qkv_split2", CHAIN "y0, y1 = Split(t, sp?:const)", check_split, split_split},
+    {"qkv_split3", CHAIN "y0, y1, y2 = Split(t, sp?:const)", check_split, split_split},
+    {"qkv_split4", CHAIN "y0, y1, y2, y3 = Split(t, sp?:const)", check_split, split_split},
+    {0}};
+
+static const ph_param_def params[] = {
+    {"parts", PH_PARAM_INT, "3", "split only into this many parts (Q, K, V: 3); 0 for any number from 2"},
+    {"min_hidden", PH_PARAM_INT, "1", "split only when each part keeps at least this many weight columns"},
+    {NULL, 0, NULL, NULL}};
+
+PH_PASS_DEFINE(
+    .name = "split_qkv_matmul",
+    .summary = "MatMul -> elementwise* -> Reshape -> Transpose -> Gather x N (or Split) cutting the product "
+               "evenly -> N MatMuls on column blocks of W, Transposes merged",
+    .stages = PH_STAGE_OPTIMIZE,
+    .on_by_default = 0,
+    .exactness = PH_FP,
+    .params = params,
+    .rules = rules)
