@@ -5,9 +5,13 @@
 #   make test       build a sanitized tree (ASan + UBSan) in build/san and run every test
 #   make test-ort   run original and rewritten bundled models in ONNX Runtime and compare
 #   make test-zoo   the real-model table against ONNX Runtime's basic level (bench/zoo.py)
-#   make install    PREFIX=/usr/local: binary, library, headers, plugins, passhost.pc
+#   make install    PREFIX=/usr/local: binary, library, headers, plugins, passhost.pc,
+#                   the man page passhost(1) and the docs (share/doc/passhost)
 #   make bench      print load/pass/save times and peak memory (scripts/bench.sh)
 #   make bench-eval the evaluator's time beside ONNX Runtime's (scripts/bench_eval.sh)
+#   make bench-off-passes  every off-by-default pass on a model with its pattern: nodes,
+#                   rewrites, ONNX Runtime difference (bench/off_passes.py; fails if one
+#                   does not fire or an exact/fp one changes the outputs)
 #   make fuzz       FUZZ_SECONDS=N: build the libFuzzer targets with clang, run each N s (fuzz/fuzz.mk)
 #   make clean
 #
@@ -60,14 +64,16 @@ TEST_PLUGIN_SO  := $(patsubst tests/plugins/%.c,$(BUILD)/test-plugins/%.so,$(TES
 TEST_SRC   := $(sort $(wildcard tests/test_*.c))
 TEST_BIN   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
+TEST_TOOL_SO := $(BUILD)/test-tools/faultshim.so
 HEADERS    := $(wildcard sdk/include/passhost/*.h)
+DOCS       := $(wildcard docs/*.md) docs/report.schema.json
 
 LIB        := $(BUILD)/lib/libpasshost.so
 HOSTLIB    := $(BUILD)/lib/libphhost.a
 BIN        := $(BUILD)/bin/passhost
 GEN_H      := $(BUILD)/gen/onnx/onnx.pb-c.h
 
-.PHONY: all run test test-build test-ort test-zoo install clean bench bench-eval
+.PHONY: all run test test-build test-ort test-zoo install clean bench bench-eval bench-off-passes
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB) $(PLUGIN_SO)
@@ -132,7 +138,12 @@ $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT_OBJ) $(wildcard tests/support/*.h) $(
 	  -L$(BUILD)/lib -lpasshost -linih -ldl -lm $(shell pkg-config --libs check) \
 	  -Wl,-rpath,'$(abspath $(BUILD))/lib' $(LDFLAGS_ALL)
 
-test-build: all $(TEST_PLUGIN_SO) $(TEST_BIN)
+# LD_PRELOAD libraries of the tests (disk faults): no sanitizers of their own
+$(BUILD)/test-tools/%.so: tests/tools/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -shared -o $@ $< -ldl
+
+test-build: all $(TEST_PLUGIN_SO) $(TEST_BIN) $(TEST_TOOL_SO)
 
 # `make test` runs the whole suite on a sanitized build in build/san.
 test:
@@ -163,6 +174,12 @@ bench: all
 bench-eval: all
 	scripts/bench_eval.sh
 
+# Every pass that is off by default, switched on alone on top of the defaults,
+# on a small model built with its pattern (torch / onnx.helper, random weights);
+# models and outputs in $(BUILD)/off_passes.
+bench-off-passes: all
+	/usr/bin/python3 bench/off_passes.py --build $(BUILD) $(BUILD)/off_passes
+
 run: all
 	$(BIN) configs/optimize.ini
 
@@ -176,6 +193,9 @@ install: all
 	$(if $(PLUGIN_SO),install -m 755 $(PLUGIN_SO) $(DESTDIR)$(PREFIX)/lib/passhost/plugins/)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/passhost
 	sed -e 's|@PREFIX@|$(PREFIX)|g' passhost.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/passhost.pc
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/passhost
+	install -m 644 docs/passhost.1 $(DESTDIR)$(PREFIX)/share/man/man1/passhost.1
+	install -m 644 README.md $(DOCS) $(DESTDIR)$(PREFIX)/share/doc/passhost/
 
 clean:
 	rm -rf build

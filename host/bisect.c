@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "effective.h"
 #include "exit.h"
 #include "model_io.h"
 #include "runner.h"
@@ -172,215 +173,16 @@ static char *absolute(const char *path)
     return real ? real : host_xstrdup(path);
 }
 
-/* The shortest %g text of v that reads back as v. */
-static void put_double(FILE *f, const char *key, double v)
-{
-    char buf[64];
-    for (int prec = 6; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
-        if (strtod(buf, NULL) == v)
-            break;
-    }
-    fprintf(f, "%s = %s\n", key, buf);
-}
-
-static void put_quoted(FILE *f, const char *key, const char *value)
-{
-    fprintf(f, "%s = \"%s\"\n", key, value);
-}
-
-static void put_unset(FILE *f, const char *key)
-{
-    fprintf(f, "; %s = (not set)\n", key);
-}
-
-/* "key = value" lines of every parameter of a step (caller frees). */
-static char *param_lines(const host_step *step)
-{
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f)
-        abort();
-    for (const ph_param_def *p = step->plugin->desc->params; p && p->name; p++) {
-        switch (p->type) {
-        case PH_PARAM_INT:
-            fprintf(f, "%s = %lld\n", p->name, (long long)ph_params_int(step->params, p->name));
-            break;
-        case PH_PARAM_FLOAT:
-            put_double(f, p->name, ph_params_float(step->params, p->name));
-            break;
-        case PH_PARAM_BOOL:
-            fprintf(f, "%s = %s\n", p->name, ph_params_bool(step->params, p->name) ? "true" : "false");
-            break;
-        case PH_PARAM_STRING: {
-            const char *s = ph_params_string(step->params, p->name);
-            put_quoted(f, p->name, s ? s : "");
-            break;
-        }
-        }
-    }
-    fclose(f);
-    return buf;
-}
-
-/* The step of pass `name` in stage s, or NULL. */
-static const host_step *find_step(const host_plan *plan, int s, const char *name)
-{
-    const host_stage_plan *sp = &plan->stage[s];
-    for (size_t i = 0; i < sp->count; i++)
-        if (strcmp(sp->steps[i].plugin->desc->name, name) == 0)
-            return &sp->steps[i];
-    return NULL;
-}
-
-/* Parameters: [pass.NAME] in config.ini holds every parameter of every pass
- * that ran, as in the first stage that ran it.  Where another stage ran it
- * with other values, that stage gets a custom_config file of its own.
- * Writes those files; *custom[s] gets the name of stage s's file or NULL. */
-static int write_stage_params(const char *dir, const host_plan *plan, char **custom, ph_error *err)
-{
-    for (int s = 1; s < HOST_STAGE_COUNT; s++) {
-        custom[s] = NULL;
-        char *buf = NULL;
-        size_t len = 0;
-        FILE *f = open_memstream(&buf, &len);
-        if (!f)
-            abort();
-        const host_stage_plan *sp = &plan->stage[s];
-        int any = 0;
-        for (size_t i = 0; i < sp->count; i++) {
-            const char *name = sp->steps[i].plugin->desc->name;
-            const host_step *main_step = NULL;
-            for (int e = 0; e < s && !main_step; e++)
-                main_step = find_step(plan, e, name);
-            if (!main_step)
-                continue;
-            char *a = param_lines(main_step), *b = param_lines(&sp->steps[i]);
-            if (strcmp(a, b) != 0) {
-                fprintf(f, "[pass.%s]\n%s\n", name, b);
-                any = 1;
-            }
-            free(a);
-            free(b);
-        }
-        fclose(f);
-        if (any) {
-            custom[s] = host_xasprintf("%s_params.ini", host_stage_name(s));
-            char *path = host_xasprintf("%s/%s", dir, custom[s]);
-            FILE *out = fopen(path, "w");
-            int bad = !out;
-            if (out) {
-                fprintf(out, "; parameters of the %s stage where they differ from config.ini\n%s",
-                        host_stage_name(s), buf);
-                bad |= fclose(out) != 0;
-            }
-            if (bad)
-                ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", path, strerror(errno));
-            free(path);
-            if (bad) {
-                free(buf);
-                return HOST_EXIT_OUTPUT;
-            }
-        }
-        free(buf);
-    }
-    custom[0] = NULL;
-    return 0;
-}
-
-static void write_stage(FILE *f, const host_config *cfg, const host_plan *plan, int s,
-                        const char *custom)
-{
-    const host_stage_plan *sp = &plan->stage[s];
-    const host_stage_config *sc = &cfg->stage[s];
-    fprintf(f, "\n[%s]\n; exactly the passes of the run, in its order (by the same plugin search)\n",
-            host_stage_name(s));
-    fputs("no_integral = true\n", f);
-    fputs("pass_on =", f);
-    for (size_t i = 0; i < sp->count; i++)
-        fprintf(f, "%s%s\n", i ? "    " : " ", sp->steps[i].plugin->desc->name);
-    if (!sp->count)
-        fputc('\n', f);
-    fputs("pass_off =\n", f);
-    fprintf(f, "max_iterations = %d\n", sp->max_iterations);
-    fprintf(f, "allow_approximate = %s\n", sc->allow_approximate ? "true" : "false");
-    if (custom)
-        put_quoted(f, "custom_config", custom);
-    else
-        fputs("; custom_config = (not set: every parameter is in the [pass.*] sections)\n", f);
-    if (s == HOST_STAGE_ADAPT)
-        put_quoted(f, "target", sp->target ? sp->target : "");
-}
-
-/* DIR/config.ini: the effective configuration, every key. */
+/* DIR/config.ini: the effective configuration, every key (effective.h). */
 static int write_config(const host_bisect_job *job, const char *dir, ph_error *err)
 {
-    const host_config *cfg = job->cfg;
-    char *custom[HOST_STAGE_COUNT];
-    int rc = write_stage_params(dir, job->plan, custom, err);
-    if (rc)
-        return rc;
-    char *path = host_xasprintf("%s/config.ini", dir);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", path, strerror(errno));
-        free(path);
-        for (int s = 0; s < HOST_STAGE_COUNT; s++)
-            free(custom[s]);
-        return rc;
-    }
-    fputs("; The effective configuration of a passhost run, written by --bisect-out.\n"
-          "; `passhost config.ini --max-rewrites N` applies its first N rewrites (README.txt).\n"
-          "[model]\n", f);
-    char *in = absolute(cfg->input);
-    put_quoted(f, "input", in);
-    free(in);
-    put_quoted(f, "output", "out.onnx");
-    if (cfg->plugin_dir) {
-        char *pd = absolute(cfg->plugin_dir);
-        put_quoted(f, "plugin_dir", pd);
-        free(pd);
-    } else {
-        put_unset(f, "plugin_dir");
-    }
-    put_unset(f, "log_path");
-    if (cfg->input_shape)
-        put_quoted(f, "input_shape", cfg->input_shape);
-    else
-        put_unset(f, "input_shape");
-    if (cfg->input_shape_range)
-        put_quoted(f, "input_shape_range", cfg->input_shape_range);
-    else
-        put_unset(f, "input_shape_range");
-    fprintf(f, "infer_shapes = %s\n", cfg->infer_shapes ? "true" : "false");
-    fprintf(f, "write_shapes = %s\n", cfg->write_shapes ? "true" : "false");
-    for (int s = 0; s < HOST_STAGE_COUNT; s++)
-        write_stage(f, cfg, job->plan, s, custom[s]);
-    fprintf(f, "\n[verify]\nruns = %d\n", job->vcfg.runs);
-    put_double(f, "atol", job->vcfg.atol);
-    put_double(f, "rtol", job->vcfg.rtol);
-    fprintf(f, "seed = %d\n", job->vcfg.seed);
-    /* every parameter of every pass that ran, as in the first stage that ran it */
-    for (int s = 0; s < HOST_STAGE_COUNT; s++) {
-        const host_stage_plan *sp = &job->plan->stage[s];
-        for (size_t i = 0; i < sp->count; i++) {
-            const char *name = sp->steps[i].plugin->desc->name;
-            int earlier = 0;
-            for (int e = 0; e < s && !earlier; e++)
-                earlier = find_step(job->plan, e, name) != NULL;
-            if (earlier)
-                continue;
-            char *lines = param_lines(&sp->steps[i]);
-            fprintf(f, "\n[pass.%s]\n%s", name, *lines ? lines : "; no parameters\n");
-            free(lines);
-        }
-    }
-    if (fclose(f) != 0)
-        rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", path, strerror(errno));
-    free(path);
-    for (int s = 0; s < HOST_STAGE_COUNT; s++)
-        free(custom[s]);
+    host_effective e;
+    host_effective_make(&e, job->cfg, job->plan, &job->vcfg, "out.onnx",
+                        "; The effective configuration of a passhost run, written by --bisect-out.\n"
+                        "; `passhost config.ini --max-rewrites N` applies its first N rewrites "
+                        "(README.txt).\n");
+    int rc = host_effective_write(&e, dir, "config.ini", err);
+    host_effective_free(&e);
     return rc;
 }
 
@@ -466,6 +268,8 @@ static int save_probe(const host_bisect_job *job, int64_t limit, const char *dir
         rc = ph_error_set(err, HOST_EXIT_MODEL, "writing shapes: %.400s", e.message);
     char *path = host_xasprintf("%s/%s", dir, name);
     double ms;
+    if (!rc)
+        rc = host_model_check(m, NULL, err); /* never write what would not load */
     if (!rc)
         rc = host_model_save(m, path, &ms, err);
     free(path);

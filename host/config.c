@@ -84,6 +84,8 @@ host_config *host_config_new(void)
         cfg->stage[s].target = host_xstrdup("");
     }
     cfg->infer_shapes = 1;
+    cfg->external_data_threshold = 2147483647; /* protobuf's limit */
+    cfg->external_data_min_size = 1024;        /* as ONNX's own tools */
     cfg->verify = (host_verify_config){HOST_DEFAULT_VERIFY_RUNS, HOST_DEFAULT_ATOL, HOST_DEFAULT_RTOL, 0};
     return cfg;
 }
@@ -219,6 +221,12 @@ static int find_slot(host_config *cfg, int kind, const char *key, slot *out)
             return out->kind = KEY_BOOL, out->num = &cfg->infer_shapes, 1;
         if (strcmp(key, "write_shapes") == 0)
             return out->kind = KEY_BOOL, out->num = &cfg->write_shapes, 1;
+        if (strcmp(key, "pass_timeout_s") == 0)
+            return out->kind = KEY_REAL, out->real = &cfg->pass_timeout_s, 1;
+        if (strcmp(key, "external_data_threshold") == 0)
+            return out->kind = KEY_INT0, out->num = &cfg->external_data_threshold, 1;
+        if (strcmp(key, "external_data_min_size") == 0)
+            return out->kind = KEY_INT0, out->num = &cfg->external_data_min_size, 1;
         return 0;
     }
     if (kind == SEC_VERIFY) {
@@ -239,6 +247,8 @@ static int find_slot(host_config *cfg, int kind, const char *key, slot *out)
         return out->kind = KEY_LIST, out->list = &st->pass_off, 1;
     if (strcmp(key, "no_integral") == 0)
         return out->kind = KEY_BOOL, out->num = &st->no_integral, 1;
+    if (strcmp(key, "keep_order") == 0)
+        return out->kind = KEY_BOOL, out->num = &st->keep_order, 1;
     if (strcmp(key, "allow_approximate") == 0)
         return out->kind = KEY_BOOL, out->num = &st->allow_approximate,
                out->where = &st->allow_approximate_where, 1;
@@ -256,13 +266,15 @@ static const char *keys_of(int kind)
 {
     if (kind == SEC_MODEL)
         return "input, output, plugin_dir, log_path, input_shape, input_shape_range, "
-               "infer_shapes, write_shapes";
+               "infer_shapes, write_shapes, pass_timeout_s, external_data_threshold, "
+               "external_data_min_size";
     if (kind == SEC_VERIFY)
         return "runs, atol, rtol, seed";
     if (kind == HOST_STAGE_ADAPT)
-        return "pass_on, pass_off, no_integral, max_iterations, allow_approximate, "
+        return "pass_on, pass_off, no_integral, keep_order, max_iterations, allow_approximate, "
                "custom_config, target";
-    return "pass_on, pass_off, no_integral, max_iterations, allow_approximate, custom_config";
+    return "pass_on, pass_off, no_integral, keep_order, max_iterations, allow_approximate, "
+           "custom_config";
 }
 
 static void add_param(host_config *cfg, const char *pass, const char *key, const char *value,

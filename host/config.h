@@ -8,8 +8,9 @@
  *
  * Sections and keys (docs/config.md is the user's reference):
  *   [model]     input, output, plugin_dir, log_path, input_shape,
- *               input_shape_range, infer_shapes, write_shapes
- *   [optimize]  pass_on, pass_off, no_integral, max_iterations,
+ *               input_shape_range, infer_shapes, write_shapes, pass_timeout_s,
+ *               external_data_threshold, external_data_min_size
+ *   [optimize]  pass_on, pass_off, no_integral, keep_order, max_iterations,
  *               allow_approximate, custom_config
  *   [adapt]     the same keys plus target
  *   [pass.NAME] KEY = VALUE parameters of pass NAME
@@ -45,10 +46,16 @@ typedef struct host_list {
     size_t count;
 } host_list;
 
+/* --no-fold adds these to pass_off with this `where`; such an item only
+ * applies when the pass is loaded (the plan ignores it otherwise). */
+#define HOST_NO_FOLD_PASSES "constant_folding,fold_constant_inputs"
+#define HOST_WHERE_NO_FOLD "--no-fold"
+
 typedef struct host_stage_config {
     host_list pass_on;
     host_list pass_off;
     int no_integral;
+    int keep_order;     /* run pass_on in the order written (needs no_integral) */
     int max_iterations;
     int allow_approximate;
     char *allow_approximate_where; /* where it was set, NULL if never */
@@ -92,6 +99,9 @@ typedef struct host_config {
     char *input_shape_range; /* "name:1~32x3x224x224; ...", NULL if none */
     int infer_shapes;        /* infer shapes before the stages (default 1) */
     int write_shapes;        /* write inferred shapes into value_info on save */
+    double pass_timeout_s;   /* most seconds one pass call may run (0: no limit); supervise.h */
+    int external_data_threshold; /* bytes: a larger model gets external data (0: always) */
+    int external_data_min_size;  /* bytes: smaller tensors stay inline */
     host_verify_config verify;
     host_stage_config stage[HOST_STAGE_COUNT];
     host_param_setting *params;

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "exit.h"
+#include "model_io.h"
 #include "util.h"
 
 enum {
@@ -443,10 +444,10 @@ int host_dump_write(const char *dir, ph_model *m, const host_snapshot *before,
     char *base = host_xasprintf("%s/%03u-%s-%s", dir, call->seq, call->stage, call->pass);
     char *onnx = host_xasprintf("%s.onnx", base), *mmd = host_xasprintf("%s.mmd", base);
     ph_error e = {0};
-    int rc = 0;
-    if (ph_model_save(m, onnx, &e) < 0)
-        rc = ph_error_set(err, HOST_EXIT_OUTPUT, "--dump-dir: %.400s",
-                          e.message[0] ? e.message : ph_strerror(e.code));
+    double ms;
+    int rc = host_model_check(m, call->pass, err); /* a dump loads like any model */
+    if (!rc && host_model_save(m, onnx, &ms, &e) != 0)
+        rc = ph_error_set(err, HOST_EXIT_OUTPUT, "--dump-dir: %.400s", e.message);
     if (!rc) {
         char *text = host_dump_mermaid(ph_model_graph(m), before, call);
         FILE *f = fopen(mmd, "w");

@@ -36,11 +36,19 @@ typedef struct entry {
     unsigned generation;
 } entry;
 
+typedef struct skipped_file {
+    char *path;
+    char *name;    /* the file name without ".so": the pass it would be */
+    char *message; /* why it was skipped */
+} skipped_file;
+
 struct host_registry {
     entry **entries;
     size_t count;
     size_t cap;
     unsigned generation; /* bumped by every host_registry_load_dir */
+    skipped_file *skipped; /* files of a folder scan that are no pass plugin */
+    size_t n_skipped, cap_skipped;
 };
 
 host_registry *host_registry_new(void)
@@ -66,6 +74,12 @@ void host_registry_free(host_registry *r)
     for (size_t i = r->count; i-- > 0;)
         entry_free(r->entries[i]);
     free(r->entries);
+    for (size_t i = 0; i < r->n_skipped; i++) {
+        free(r->skipped[i].path);
+        free(r->skipped[i].name);
+        free(r->skipped[i].message);
+    }
+    free(r->skipped);
     free(r);
 }
 
@@ -332,8 +346,16 @@ int host_registry_load_dir(host_registry *r, const char *dir, ph_error *err)
             char *path = host_xasprintf("%s/%s", dir, names[i]);
             entry *e;
             rc = open_plugin(path, &e, err);
-            if (!rc)
+            if (rc == HOST_LOAD_NO_ENTRY) { /* a shared object that is no pass: skipped */
+                host_xgrow(&r->skipped, &r->cap_skipped, r->n_skipped + 1, sizeof *r->skipped);
+                skipped_file *sk = &r->skipped[r->n_skipped++];
+                sk->path = host_xstrdup(path);
+                sk->name = host_xstrndup(names[i], strlen(names[i]) - 3);
+                sk->message = host_xstrdup(err->message);
+                rc = 0;
+            } else if (!rc) {
                 rc = add_entry(r, e, generation, err);
+            }
             free(path);
         }
         free(names[i]);
@@ -346,6 +368,24 @@ const host_plugin *host_registry_find(const host_registry *r, const char *name)
 {
     entry *e = find_entry(r, name);
     return e ? &e->plugin : NULL;
+}
+
+size_t host_registry_skipped_count(const host_registry *r)
+{
+    return r->n_skipped;
+}
+
+const char *host_registry_skipped(const host_registry *r, size_t i)
+{
+    return i < r->n_skipped ? r->skipped[i].message : NULL;
+}
+
+const char *host_registry_skipped_for(const host_registry *r, const char *pass_name)
+{
+    for (size_t i = 0; i < r->n_skipped; i++)
+        if (strcmp(r->skipped[i].name, pass_name) == 0)
+            return r->skipped[i].message;
+    return NULL;
 }
 
 size_t host_registry_count(const host_registry *r)

@@ -40,8 +40,17 @@ void host_registry_free(host_registry *r);
  * err naming the file. */
 int host_registry_load_file(host_registry *r, const char *path, ph_error *err);
 
-/* Load every *.so in dir, in name order.  Stops at the first error. */
+/* Load every *.so in dir, in name order.  Stops at the first error.  A file
+ * without the entry symbol (a shared object that is no pass plugin) is
+ * skipped and remembered: see host_registry_skipped. */
 int host_registry_load_dir(host_registry *r, const char *dir, ph_error *err);
+
+/* The files folder scans skipped, each as its one-line load message
+ * (naming the file); borrowed, valid until the registry is freed. */
+size_t host_registry_skipped_count(const host_registry *r);
+const char *host_registry_skipped(const host_registry *r, size_t i);
+/* The message of a skipped file NAME.so for pass_name, or NULL. */
+const char *host_registry_skipped_for(const host_registry *r, const char *pass_name);
 
 /* Run a loaded pass on g: its run function, or its rules through
  * ph_ruleset_run.  The pass's rewrite count or a negative PH_E* code. */

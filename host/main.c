@@ -4,7 +4,11 @@
  *             -> [reference outputs] -> optimize stage -> adapt stage
  *             -> [shapes into value_info] -> [compare outputs] -> save -> report
  *
- * --bisect replaces everything after the reference outputs (bisect.h).
+ * --bisect replaces everything after the reference outputs (bisect.h);
+ * --inspect only loads models and prints their summary table (inspect.h).
+ * The steps print nothing themselves: the report (report_run.h) does, on
+ * stdout (stderr when stdout carries the model, -o -), and into the
+ * --report-json / --report-html files.
  *
  * Each step returns 0 or an exit code (host/exit.h) with a one-line message;
  * the first failure stops the pipeline, is printed once, and nothing is
@@ -14,16 +18,21 @@
 #include <unistd.h>
 
 #include "bisect.h"
+#include "cleanup.h"
 #include "cli.h"
 #include "config.h"
 #include "dump.h"
 #include "exit.h"
+#include "inspect.h"
 #include "loader.h"
 #include "model_io.h"
 #include "plan.h"
 #include "report.h"
+#include "report_run.h"
 #include "runner.h"
 #include "shapes.h"
+#include "supervise.h"
+#include "trace.h"
 #include "util.h"
 #include "verify.h"
 
@@ -38,6 +47,14 @@ typedef struct run {
     host_stage_stats stats[HOST_STAGE_COUNT];
     host_run_summary sum;
     ph_error err;
+    host_trace trace;          /* every pass call, and the progress line */
+    host_model_info before;    /* the input as loaded (for the reports) */
+    host_model_info after;     /* the result as saved */
+    int stages_ran;            /* host_run_all was called: stats are filled */
+    int report_paths_ok;       /* --report-json/--report-html can be written */
+    int verify_checked, verify_ok, written_checked; /* what --verify did */
+    const char *verify_each_note; /* --verify-each checked structure only: why */
+    char verify_each_why[300];
 } run;
 
 static int load_plugins(run *r)
@@ -45,7 +62,17 @@ static int load_plugins(run *r)
     r->reg = host_registry_new();
     if (!r->reg)
         return ph_error_set(&r->err, HOST_EXIT_PLUGIN, "out of memory");
-    return host_load_plugins(r->reg, r->cfg->plugin_dir, &r->err);
+    int rc = host_load_plugins(r->reg, r->cfg->plugin_dir, &r->err);
+    for (size_t i = 0; i < host_registry_skipped_count(r->reg); i++)
+        host_log_msg(&r->log, PH_LOG_WARN, NULL, "skipped (not a pass plugin): %s",
+                     host_registry_skipped(r->reg, i));
+    return rc;
+}
+
+/* The reports want the input as loaded; the text one only without -q. */
+static int want_tables(const run *r)
+{
+    return !r->cli.quiet || r->cli.report_json || r->cli.report_html;
 }
 
 static int load_model(run *r)
@@ -55,9 +82,25 @@ static int load_model(run *r)
     if (!rc)
         rc = host_model_load(r->cfg->input, r->cli.verify_each, &r->model, &r->sum.load_ms,
                              &r->err);
+    if (!rc && !r->cli.bisect) /* also no external-data file of the input under any name */
+        rc = host_model_check_output(r->model, r->cfg->output, &r->err);
     if (!rc)
         r->sum.nodes_loaded = ph_model_node_count(r->model);
+    if (!rc && want_tables(r))
+        host_model_info_take(&r->before, r->model, host_cli_input_name(&r->cli, r->cfg),
+                             r->cfg->input);
     return rc;
+}
+
+/* The structural verifier before the save: passhost never writes a model
+ * it would not load; the message names the pass that last changed it. */
+static int check_before_save(run *r)
+{
+    const char *changed_by = NULL;
+    for (int s = 0; s < HOST_STAGE_COUNT && r->stages_ran; s++)
+        if (r->stats[s].last_changed)
+            changed_by = r->stats[s].last_changed;
+    return host_model_check(r->model, changed_by, &r->err);
 }
 
 /* The stages, with --max-rewrites, --print-changes and --dump-dir. */
@@ -71,10 +114,12 @@ static int run_stages(run *r)
     host_run_opts opts = {.verify_each = r->cli.verify_each, .log = &r->log,
                           .update_shapes = r->cfg->infer_shapes, .verify = r->verify,
                           .changes = r->cli.print_changes ? stderr : NULL,
-                          .dump_dir = r->cli.dump_dir};
+                          .dump_dir = r->cli.dump_dir, .trace = &r->trace};
     uint64_t rewrites = 0;
+    r->stages_ran = 1;
     int rc = host_run_all(r->model, &r->plan, r->cli.max_rewrites, &opts, r->stats, &rewrites,
                           &r->err);
+    host_trace_clear_line(&r->trace);
     if (!rc && r->cli.max_rewrites >= 0)
         host_log_msg(&r->log, PH_LOG_INFO, NULL, "--max-rewrites %lld: %llu rewrite%s applied",
                      r->cli.max_rewrites, (unsigned long long)rewrites, rewrites == 1 ? "" : "s");
@@ -113,6 +158,8 @@ static int prepare_verify(run *r)
     if (rc && !r->cli.verify_runs && !r->cli.bisect) {
         host_log_msg(&r->log, PH_LOG_WARN, NULL, "--verify-each checks structure only: %s",
                      r->err.message);
+        snprintf(r->verify_each_why, sizeof r->verify_each_why, "%.290s", r->err.message);
+        r->verify_each_note = r->verify_each_why;
         host_verify_free(r->verify);
         r->verify = NULL;
         return 0;
@@ -137,8 +184,8 @@ static int check_outputs(run *r)
     if (!r->cli.verify_runs)
         return 0;
     int rc = host_verify_check(r->verify, r->model, &r->err);
-    if (!r->cli.quiet || rc == HOST_EXIT_MISMATCH)
-        host_verify_print(stdout, r->verify);
+    r->verify_checked = rc == 0 || rc == HOST_EXIT_MISMATCH; /* the report prints the figures */
+    r->verify_ok = rc == 0;
     return rc;
 }
 
@@ -164,27 +211,71 @@ static int check_written(run *r)
     ph_model_free(written);
     if (rc)
         unlink(r->cfg->output);
+    r->written_checked = rc == 0;
     return rc;
 }
 
-static void print_report(run *r, FILE *out)
+/* What the run learned, for the reports (borrowed from r). */
+static host_run_record record(run *r, int rc)
 {
-    for (int s = 0; s < HOST_STAGE_COUNT && !r->cli.shapes_only; s++)
-        host_report_stage(out, &r->stats[s]);
-    host_report_summary(out, &r->sum, r->stats, HOST_STAGE_COUNT);
+    host_run_record rec = {.argc = r->cli.argc, .argv = r->cli.argv, .cfg = r->cfg,
+                           .plan = r->model ? &r->plan : NULL, /* built before the load */
+                           .input = r->cfg ? host_cli_input_name(&r->cli, r->cfg) : NULL,
+                           .output = r->cfg ? host_cli_output_name(&r->cli, r->cfg) : NULL,
+                           .stats = r->stages_ran ? r->stats : NULL, .sum = &r->sum,
+                           .before = r->before.path ? &r->before : NULL,
+                           .after = r->after.path ? &r->after : NULL, .trace = &r->trace,
+                           .verify = r->verify, .vcfg = r->cfg ? verify_config(r) : (host_verify_config){0},
+                           .verify_checked = r->verify_checked, .verify_ok = r->verify_ok,
+                           .written_checked = r->written_checked, .verify_each = r->cli.verify_each,
+                           .verify_each_note = r->verify_each_note,
+                           .shapes_only = r->cli.shapes_only, .exit_code = rc,
+                           .error = rc ? r->err.message : NULL};
+    return rec;
 }
 
-/* The report on stdout (unless -q) and in the log file. */
-static void report(run *r, double t0)
+/* The report: text on stdout (stderr with -o -; the verdicts also with -q)
+ * and in the log file, --report-json and --report-html; on a failed run
+ * what it got to.  Returns rc, or the error of a report file. */
+static int report(run *r, double t0, int rc)
 {
-    r->sum.input = r->cfg->input;
-    r->sum.output = r->cfg->output;
+    if (!r->cfg)
+        return rc;
+    r->sum.input = host_cli_input_name(&r->cli, r->cfg);
+    r->sum.output = host_cli_output_name(&r->cli, r->cfg);
     r->sum.total_ms = host_now_ms() - t0;
-    r->sum.nodes_saved = ph_model_node_count(r->model);
-    if (!r->cli.quiet)
-        print_report(r, stdout);
+    if (r->model)
+        r->sum.nodes_saved = ph_model_node_count(r->model);
+    if (!rc && r->model && want_tables(r))
+        host_model_info_take(&r->after, r->model, r->sum.output, r->cfg->output);
+    host_run_record rec = record(r, rc);
+    host_trace_clear_line(&r->trace);
+    host_report_run_text(host_cli_report_stream(&r->cli), &rec, r->cli.quiet);
     if (r->log.file)
-        print_report(r, r->log.file);
+        host_report_run_text(r->log.file, &rec, 0);
+    ph_error e = {0};
+    int frc = 0;
+    if (r->cli.report_json && r->report_paths_ok)
+        frc = host_report_json_write(&rec, r->cli.report_json, &e);
+    if (!frc && r->cli.report_html && r->report_paths_ok)
+        frc = host_report_html_write(&rec, r->cli.report_html, &e);
+    if (frc && !rc) {
+        r->err = e;
+        return frc;
+    }
+    if (frc) /* the run's own error is the one to print; say this one too */
+        host_log_msg(&r->log, PH_LOG_WARN, NULL, "%s", e.message);
+    return rc;
+}
+
+/* --report-json / --report-html: fail before the run, not after it. */
+static int check_report_paths(run *r)
+{
+    int rc = host_report_check_path("--report-json", r->cli.report_json, r->cfg, &r->err);
+    if (!rc)
+        rc = host_report_check_path("--report-html", r->cli.report_html, r->cfg, &r->err);
+    r->report_paths_ok = !rc;
+    return rc;
 }
 
 /* Print the error (if any), free everything; returns the exit code. */
@@ -204,6 +295,9 @@ static int finish(run *r, int rc)
     for (int s = 0; s < HOST_STAGE_COUNT; s++)
         host_stage_stats_free(&r->stats[s]);
     host_verify_free(r->verify);
+    host_model_info_free(&r->before);
+    host_model_info_free(&r->after);
+    host_trace_free(&r->trace);
     if (HOST_FREE_MODEL_AT_EXIT)
         ph_model_free(r->model);
     host_plan_free(&r->plan);
@@ -211,6 +305,7 @@ static int finish(run *r, int rc)
     host_log_close(&r->log);
     host_config_free(r->cfg);
     host_cli_free(&r->cli);
+    host_supervise_finished(rc); /* a worker tells its supervisor it got here */
     return rc;
 }
 
@@ -223,8 +318,21 @@ int main(int argc, char **argv)
         r.cli.help ? host_cli_usage(stdout) : host_cli_version(stdout);
         return finish(&r, 0);
     }
+    if (!rc && r.cli.inspect)
+        return finish(&r, host_inspect_main(&r.cli, stdout, &r.err));
+    host_trace_init(&r.trace, host_trace_terminal(r.cli.quiet));
+    r.log.trace = &r.trace;
     if (!rc) rc = host_cli_config(&r.cli, &r.cfg, &r.err);
     if (!rc) rc = host_log_open(&r.log, stderr, r.cfg->log_path, r.cli.quiet, &r.err);
+    if (!rc) r.log.trace = &r.trace;
+    if (!rc) rc = check_report_paths(&r);
+    if (!rc && !r.cli.list_passes) { /* the rest runs in a worker process (supervise.h) */
+        int code = host_supervise(&r.cli, r.cfg, &r.log);
+        if (code >= 0) /* the supervisor: the run is over, its messages printed */
+            return finish(&r, 0), code;
+    }
+    if (!rc) host_cleanup_install(); /* temporary files go with SIGINT/SIGTERM; SIGBUS of a shrunk input */
+    if (!rc) host_model_io_configure(r.cfg);
     int passes = !rc && !r.cli.shapes_only; /* --shapes runs no passes */
     if (passes) rc = load_plugins(&r);
     if (!rc && r.cli.list_passes) {
@@ -235,6 +343,7 @@ int main(int argc, char **argv)
         return finish(&r, 0);
     }
     if (passes && !rc) rc = host_plan_build(&r.plan, r.cfg, r.reg, &r.err);
+    if (passes && !rc) host_supervise_plan(&r.plan); /* --skip-failing-passes */
     if (!rc) rc = load_model(&r);
     if (!rc) rc = host_apply_shapes(r.model, r.cfg, r.cli.shapes_only, &r.err);
     if (!rc) rc = prepare_verify(&r);
@@ -243,8 +352,10 @@ int main(int argc, char **argv)
     if (passes && !rc) rc = run_stages(&r);
     if (!rc) rc = write_shapes(&r);
     if (!rc) rc = check_outputs(&r);
-    if (!rc) rc = host_model_save(r.model, r.cfg->output, &r.sum.save_ms, &r.err);
+    if (!rc) rc = check_before_save(&r);
+    if (!rc) rc = host_supervise_save(r.model, r.cfg->output, &r.sum.save_ms, &r.err);
     if (!rc) rc = check_written(&r);
-    if (!rc) report(&r, t0);
+    rc = report(&r, t0, rc);
+    if (!rc) rc = host_cli_stream_output(&r.cli, &r.err);
     return finish(&r, rc);
 }

@@ -1,11 +1,16 @@
 /* host/model_io.c - timed model load/save with host exit codes (model_io.h). */
 #include "model_io.h"
 
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "cleanup.h"
 #include "exit.h"
 #include "util.h"
+
+/* How models are saved (host_model_io_configure); the defaults of [model]. */
+static uint64_t save_threshold = PH_PROTOBUF_LIMIT, save_min_bytes = 1024;
 
 int host_check_output(const char *input, const char *output, ph_error *err)
 {
@@ -44,11 +49,46 @@ int host_model_load(const char *path, int verify, ph_model **out, double *ms, ph
     return 0;
 }
 
+void host_model_io_configure(const host_config *cfg)
+{
+    /* 0 in the INI means "always" / "every tensor": the SDK's smallest values */
+    save_threshold = cfg->external_data_threshold > 0 ? (uint64_t)cfg->external_data_threshold : 1;
+    save_min_bytes = cfg->external_data_min_size > 0 ? (uint64_t)cfg->external_data_min_size : 1;
+}
+
+int host_model_check(ph_model *m, const char *changed_by, ph_error *err)
+{
+    ph_error e = {0};
+    if (ph_graph_verify(ph_model_graph(m), &e) == 0)
+        return 0;
+    const char *why = e.message[0] ? e.message : ph_strerror(e.code);
+    if (changed_by)
+        return ph_error_set(err, HOST_EXIT_PASS, "pass %s (the last to change the graph) left a model that "
+                            "fails verification; nothing written: %.400s", changed_by, why);
+    return ph_error_set(err, HOST_EXIT_PASS, "the model fails verification; nothing written: %.400s", why);
+}
+
+int host_model_check_output(ph_model *m, const char *output, ph_error *err)
+{
+    char data[4096];
+    if (ph_model_reads_file(m, output))
+        return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: output is a file the input model reads; passhost "
+                            "never overwrites its input", output);
+    snprintf(data, sizeof data, "%s.data", output);
+    if (ph_model_reads_file(m, data))
+        return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: the output's external-data file %s is a file the input "
+                            "model reads; passhost never overwrites its input", output, data);
+    return 0;
+}
+
 int host_model_save(ph_model *m, const char *path, double *ms, ph_error *err)
 {
     ph_error e = {0};
     double t0 = host_now_ms();
-    int rc = ph_model_save(m, path, &e);
+    int rc;
+    ph_save_options o = {.size = sizeof o, .external_threshold = save_threshold,
+                         .external_min_bytes = save_min_bytes, .temp_file = host_cleanup_temp_file};
+    rc = ph_model_save_with(m, path, &o, &e);
     *ms = host_now_ms() - t0;
     if (rc < 0) {
         if (e.message[0] && strstr(e.message, path))

@@ -6,6 +6,7 @@
 #ifndef PASSHOST_HOST_MODEL_IO_H
 #define PASSHOST_HOST_MODEL_IO_H
 
+#include "config.h"
 #include "passhost/passhost.h"
 
 /* HOST_EXIT_OUTPUT when output names the input file (same path or the same
@@ -17,7 +18,26 @@ int host_check_output(const char *input, const char *output, ph_error *err);
  * 0 or HOST_EXIT_MODEL with "path: what" in err. */
 int host_model_load(const char *path, int verify, ph_model **out, double *ms, ph_error *err);
 
-/* Save m to path; *ms gets the time.  0 or HOST_EXIT_OUTPUT. */
+/* Take the save settings of cfg ([model] external_data_threshold and
+ * external_data_min_size) for every later host_model_save. */
+void host_model_io_configure(const host_config *cfg);
+
+/* 0 when m passes the structural verifier (ph_graph_verify: SSA, scopes,
+ * attributes, each operator's required inputs), else HOST_EXIT_PASS with a
+ * message naming changed_by, the last pass that changed the graph (NULL:
+ * none known). */
+int host_model_check(ph_model *m, const char *changed_by, ph_error *err);
+
+/* HOST_EXIT_OUTPUT when output, or the external-data file output.data a
+ * large save would write, is a file the loaded model m reads (the input
+ * model or one of its external-data files, under any name). */
+int host_model_check_output(ph_model *m, const char *output, ph_error *err);
+
+/* Save m to path; *ms gets the time.  Call host_model_check first (every
+ * save of the program does: passhost never writes a model it would not
+ * load).  Large models get external data as configured; temporary files
+ * are registered with cleanup.h so a signal removes them.  0 or
+ * HOST_EXIT_OUTPUT. */
 int host_model_save(ph_model *m, const char *path, double *ms, ph_error *err);
 
 #endif

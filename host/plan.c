@@ -116,20 +116,37 @@ static size_t edit_distance(const char *a, const char *b)
     return d;
 }
 
-const char *host_closest_pass(const host_registry *reg, const char *name)
+size_t host_close_passes(const host_registry *reg, const char *name, const char **out, size_t max)
 {
     size_t limit = strlen(name) / 3 > 2 ? strlen(name) / 3 : 2;
-    const char *best = NULL;
-    size_t best_d = limit + 1;
-    for (size_t i = 0; i < host_registry_count(reg); i++) {
+    size_t *dist = host_xcalloc(max + 1, sizeof *dist);
+    size_t count = 0;
+    for (size_t i = 0; i < host_registry_count(reg) && max; i++) {
         const char *cand = host_registry_at(reg, i)->desc->name;
         size_t d = edit_distance(name, cand);
-        if (d < best_d) {
-            best_d = d;
-            best = cand;
-        }
+        if (d > limit)
+            continue;
+        size_t at = count; /* insertion sort by distance, stable */
+        while (at > 0 && dist[at - 1] > d)
+            at--;
+        if (at >= max)
+            continue;
+        size_t last = count < max ? count : max - 1;
+        for (size_t k = last; k > at; k--)
+            out[k] = out[k - 1], dist[k] = dist[k - 1];
+        out[at] = cand;
+        dist[at] = d;
+        if (count < max)
+            count++;
     }
-    return best;
+    free(dist);
+    return count;
+}
+
+const char *host_closest_pass(const host_registry *reg, const char *name)
+{
+    const char *best = NULL;
+    return host_close_passes(reg, name, &best, 1) ? best : NULL;
 }
 
 static int index_of(const host_registry *reg, const char *name)
@@ -140,16 +157,30 @@ static int index_of(const host_registry *reg, const char *name)
     return -1;
 }
 
+/* An unknown name: a plugin file of that name that a folder scan skipped
+ * is a plugin error (the pass was asked for by name); otherwise the close
+ * names, nearest first. */
 static int unknown_pass(const host_registry *reg, const char *where, const char *name,
                         ph_error *err)
 {
-    const char *near = host_closest_pass(reg, name);
-    if (near)
-        return ph_error_set(err, HOST_EXIT_CONFIG, "%s: unknown pass '%s' (did you mean '%s'?)",
-                            where, name, near);
-    return ph_error_set(err, HOST_EXIT_CONFIG,
-                        "%s: unknown pass '%s' (passhost --list-passes shows them)", where,
-                        name);
+    const char *skipped = host_registry_skipped_for(reg, name);
+    if (skipped)
+        return ph_error_set(err, HOST_EXIT_PLUGIN, "%s: pass %s cannot be loaded: %.400s", where,
+                            name, skipped);
+    const char *near[3];
+    size_t n = host_close_passes(reg, name, near, 3);
+    if (n == 0)
+        return ph_error_set(err, HOST_EXIT_CONFIG,
+                            "%s: unknown pass '%s' (passhost --list-passes shows them)", where,
+                            name);
+    char list[400] = "";
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof list - len, "%s'%s'", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+                 near[i]);
+    }
+    return ph_error_set(err, HOST_EXIT_CONFIG, "%s: unknown pass '%s' (did you mean %s?)", where,
+                        name, list);
 }
 
 /* ------------------------------------------------------------- selection */
@@ -195,6 +226,8 @@ static int select_passes(int stage, const host_stage_config *sc, const host_regi
     for (size_t k = 0; k < sc->pass_off.count && !rc; k++) {
         const host_item *it = &sc->pass_off.items[k];
         int i = index_of(reg, it->text);
+        if (i < 0 && strcmp(it->where, HOST_WHERE_NO_FOLD) == 0)
+            continue; /* --no-fold: only the folding passes that are loaded */
         if (i < 0)
             rc = unknown_pass(reg, it->where, it->text, err);
         else
@@ -304,6 +337,33 @@ static int order_steps(host_step *steps, size_t n, int stage, ph_error *err)
     return rc;
 }
 
+/* keep_order: the passes of pass_on in the order written (--passes=a,b,c).
+ * Needs no_integral; a pass named twice is an error; order hints are not
+ * applied (the order given is the order run). */
+static int given_order(host_stage_plan *sp, int stage, const host_stage_config *sc,
+                       const host_registry *reg, const char *on, ph_error *err)
+{
+    if (!sc->no_integral)
+        return ph_error_set(err, HOST_EXIT_CONFIG,
+                            "[%s] keep_order = true needs no_integral = true (the order of the "
+                            "passes on by default is not written anywhere)", host_stage_name(stage));
+    sp->steps = host_xcalloc(sc->pass_on.count + 1, sizeof *sp->steps);
+    for (size_t k = 0; k < sc->pass_on.count; k++) {
+        const host_item *it = &sc->pass_on.items[k];
+        int i = index_of(reg, it->text);
+        if (i < 0 || !on[i])
+            continue; /* switched off by pass_off */
+        for (size_t j = 0; j < k; j++)
+            if (strcmp(sc->pass_on.items[j].text, it->text) == 0)
+                return ph_error_set(err, HOST_EXIT_CONFIG,
+                                    "%s: pass %s is named twice in the ordered list of [%s] (%s)",
+                                    it->where, it->text, host_stage_name(stage),
+                                    sc->pass_on.items[j].where);
+        sp->steps[sp->count++].plugin = host_registry_at(reg, (size_t)i);
+    }
+    return 0;
+}
+
 /* ------------------------------------------------------------- parameters */
 
 static const ph_param_def no_params[] = {{NULL, 0, NULL, NULL}};
@@ -410,7 +470,9 @@ static int build_stage(host_stage_plan *sp, int stage, const host_config *cfg,
     int rc = select_passes(stage, sc, reg, on, why, err);
     if (!rc)
         rc = refuse_approx(stage, sc, reg, on, why, err);
-    if (!rc) {
+    if (!rc && sc->keep_order) {
+        rc = given_order(sp, stage, sc, reg, on, err);
+    } else if (!rc) {
         sp->steps = host_xcalloc(n, sizeof *sp->steps);
         for (size_t i = 0; i < n; i++)
             if (on[i])

@@ -6,7 +6,7 @@
  * whose targets are empty or name the stage's target (unless no_integral),
  * plus pass_on, minus pass_off; then ordered by catalogue order (the order
  * plugins were found) stable-sorted to honour run_after/run_before hints
- * among the listed passes.  Parameters: the pass's defaults, then the
+ * among the listed passes; with keep_order (--passes), in pass_on's order.  Parameters: the pass's defaults, then the
  * [pass.NAME] settings by priority (file < custom_config < --set).
  */
 #ifndef PASSHOST_HOST_PLAN_H
@@ -51,5 +51,8 @@ void host_plan_free(host_plan *plan);
 /* The registry name closest to name (edit distance at most 1/3 of its
  * length, at least 2), or NULL.  Borrowed. */
 const char *host_closest_pass(const host_registry *reg, const char *name);
+/* Up to max registry names within that distance of name, nearest first,
+ * into out (borrowed strings); returns how many. */
+size_t host_close_passes(const host_registry *reg, const char *name, const char **out, size_t max);
 
 #endif

@@ -7,6 +7,7 @@
 
 #include "config.h"
 #include "exit.h"
+#include "trace.h"
 
 /* -------------------------------------------------------------------- log */
 
@@ -53,6 +54,8 @@ static void log_line(host_log *log, ph_log_level level, const char *pass, const 
     }
     int to_err = level == PH_LOG_WARN || (level == PH_LOG_INFO && !log->quiet);
     if (to_err && log->err)
+        host_trace_clear_line(log->trace);
+    if (to_err && log->err)
         fprintf(log->err, "passhost: %s: %s%s%s%s\n", level_name(level), tag,
                 pass ? pass : "", sep, message);
 }
@@ -73,6 +76,8 @@ void host_log_fatal(host_log *log, const char *message)
         fprintf(log->file, "error: %s\n", message);
         fflush(log->file);
     }
+    if (log)
+        host_trace_clear_line(log->trace);
     fprintf(log && log->err ? log->err : stderr, "passhost: %s\n", message);
 }
 
@@ -101,6 +106,12 @@ static int name_width(const host_stage_stats *st)
     return w;
 }
 
+/* "-2", "+1", "0" */
+static void signed_text(char *buf, size_t size, long long v)
+{
+    snprintf(buf, size, v ? "%+lld" : "0", v);
+}
+
 void host_report_stage(FILE *out, const host_stage_stats *st)
 {
     fprintf(out, "stage %s%s%s: ", host_stage_name(st->stage),
@@ -113,43 +124,79 @@ void host_report_stage(FILE *out, const host_stage_stats *st)
             st->rounds == 1 ? "" : "s", st->hit_cap ? " (cap reached, no fixpoint)" : "",
             st->ms, st->nodes_before, st->nodes_after);
     int w = name_width(st);
-    fprintf(out, "  %-*s %6s %9s %10s %8s %8s\n", w, "pass", "calls", "rewrites", "time ms",
-            "nodes in", "out");
+    if (w < 24)
+        w = 24;
+    fprintf(out, "  %-*s %6s %9s %10s %12s\n", w, "pass", "calls", "rewrites", "time ms",
+            "node change");
     fputs("  ", out);
-    print_rule(out, w + 46);
-    long long rewrites = 0;
+    print_rule(out, w + 41);
+    long long rewrites = 0, change = 0;
     unsigned calls = 0;
+    double checks = 0, pass_ms = 0;
+    char delta[32];
     for (size_t i = 0; i < st->count; i++) {
         const host_pass_stats *p = &st->passes[i];
         char name[300];
         snprintf(name, sizeof name, "%s%s", p->name, p->run_once ? " (once)" : "");
-        fprintf(out, "  %-*s %6u %9lld %10.3f %8zu %8zu\n", w, name, p->calls, p->rewrites,
-                p->ms, p->nodes_before, p->nodes_after);
+        signed_text(delta, sizeof delta, p->node_change);
+        fprintf(out, "  %-*s %6u %9lld %10.3f %12s\n", w, name, p->calls, p->rewrites, p->ms,
+                delta);
         rewrites += p->rewrites;
         calls += p->calls;
+        change += p->node_change;
+        checks += p->check_ms;
+        pass_ms += p->ms;
     }
-    fprintf(out, "  %-*s %6u %9lld %10.3f %8zu %8zu\n", w, "total", calls, rewrites, st->ms,
-            st->nodes_before, st->nodes_after);
+    /* what the stage spent outside the passes' run(): the checks after each
+     * changing call, and the runner itself */
+    double other = st->ms - pass_ms;
+    fprintf(out, "  %-*s %6s %9s %10.3f %12s\n", w, "(checks between passes)", "", "",
+            other > checks ? other : checks, "");
+    signed_text(delta, sizeof delta, change);
+    fprintf(out, "  %-*s %6u %9lld %10.3f %12s\n", w, "total", calls, rewrites, st->ms, delta);
+}
+
+static void totals(const host_stage_stats *stages, size_t stage_count, long long *rewrites,
+                   size_t *passes, double *pass_ms)
+{
+    *rewrites = 0, *passes = 0, *pass_ms = 0;
+    for (size_t s = 0; s < stage_count; s++) {
+        *pass_ms += stages[s].ms;
+        for (size_t i = 0; i < stages[s].count; i++) {
+            *rewrites += stages[s].passes[i].rewrites;
+            ++*passes;
+        }
+    }
+}
+
+void host_report_times(FILE *out, const host_run_summary *sum, const host_stage_stats *stages,
+                       size_t stage_count)
+{
+    long long rewrites;
+    size_t passes;
+    double pass_ms;
+    totals(stages, stage_count, &rewrites, &passes, &pass_ms);
+    fprintf(out, "load %.2f ms, passes %.2f ms, save %.2f ms\n", sum->load_ms, pass_ms,
+            sum->save_ms);
+}
+
+void host_report_summary_line(FILE *out, const host_run_summary *sum,
+                              const host_stage_stats *stages, size_t stage_count)
+{
+    long long rewrites;
+    size_t passes;
+    double pass_ms;
+    totals(stages, stage_count, &rewrites, &passes, &pass_ms);
+    fprintf(out, "passhost: %s -> %s: %zu pass%s, %lld rewrite%s, nodes %zu -> %zu, %.2f ms\n",
+            sum->input, sum->output, passes, passes == 1 ? "" : "es", rewrites,
+            rewrites == 1 ? "" : "s", sum->nodes_loaded, sum->nodes_saved, sum->total_ms);
 }
 
 void host_report_summary(FILE *out, const host_run_summary *sum,
                          const host_stage_stats *stages, size_t stage_count)
 {
-    long long rewrites = 0;
-    size_t passes = 0;
-    double pass_ms = 0;
-    for (size_t s = 0; s < stage_count; s++) {
-        pass_ms += stages[s].ms;
-        for (size_t i = 0; i < stages[s].count; i++) {
-            rewrites += stages[s].passes[i].rewrites;
-            passes++;
-        }
-    }
-    fprintf(out, "load %.2f ms, passes %.2f ms, save %.2f ms\n", sum->load_ms, pass_ms,
-            sum->save_ms);
-    fprintf(out, "passhost: %s -> %s: %zu pass%s, %lld rewrite%s, nodes %zu -> %zu, %.2f ms\n",
-            sum->input, sum->output, passes, passes == 1 ? "" : "es", rewrites,
-            rewrites == 1 ? "" : "s", sum->nodes_loaded, sum->nodes_saved, sum->total_ms);
+    host_report_times(out, sum, stages, stage_count);
+    host_report_summary_line(out, sum, stages, stage_count);
 }
 
 /* ----------------------------------------------------------- list-passes */

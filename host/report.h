@@ -17,10 +17,13 @@
 #include "runner.h"
 #include "util.h"
 
+struct host_trace;
+
 typedef struct host_log {
     FILE *err;  /* borrowed: normally stderr */
     FILE *file; /* owned: the log_path file, or NULL */
     int quiet;  /* no info on err */
+    struct host_trace *trace; /* borrowed, may be NULL: its progress line is erased first */
 } host_log;
 
 /* Start logging to err (borrowed) and, if log_path is not NULL, to that file
@@ -46,11 +49,19 @@ typedef struct host_run_summary {
     size_t nodes_saved;
 } host_run_summary;
 
-/* The per-pass table of one stage. */
+/* The per-pass table of one stage: calls, rewrites, the time of the pass's
+ * own calls, and the change in node count those calls made; a row for the
+ * work after the calls that changed the graph (sort, shape update,
+ * --verify-each), and the total, whose time is the stage's. */
 void host_report_stage(FILE *out, const host_stage_stats *st);
-/* Load/save times and the one summary line. */
+/* Load/save times and the one summary line (host_report_times, then
+ * host_report_summary_line). */
 void host_report_summary(FILE *out, const host_run_summary *sum,
                          const host_stage_stats *stages, size_t stage_count);
+void host_report_times(FILE *out, const host_run_summary *sum, const host_stage_stats *stages,
+                       size_t stage_count);
+void host_report_summary_line(FILE *out, const host_run_summary *sum,
+                              const host_stage_stats *stages, size_t stage_count);
 /* The --list-passes table, in catalogue order, with each pass's parameters. */
 void host_report_passes(FILE *out, const host_registry *reg);
 /* The same as a markdown table (docs/passes.md), in the manner of the Icraft

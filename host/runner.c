@@ -8,6 +8,8 @@
 #include "dump.h"
 #include "exit.h"
 #include "report.h"
+#include "supervise.h"
+#include "trace.h"
 #include "util.h"
 #include "verify.h"
 
@@ -110,6 +112,13 @@ static void rewrite_hook(void *user, const ph_rewrite_info *info)
     record(user, info, info->index, 1);
 }
 
+/* A supervised worker publishes each complete rewrite (supervise.h). */
+static void count_hook(void *user, uint64_t index, uint64_t pass_index)
+{
+    (void)user;
+    host_progress_rewrite(index, pass_index);
+}
+
 static int observing(const host_run_opts *o)
 {
     return o->changes || o->capture || o->dump_dir;
@@ -123,6 +132,7 @@ static void number_the_rest(stage_run *sr, const char *pass, int r)
         return;
     uint64_t extra = (uint64_t)r - asked, first = ph_ctx_rewrite_count(sr->ctx) + 1;
     ph_ctx_count_rewrites(sr->ctx, extra);
+    host_progress_rewrite(ph_ctx_rewrite_count(sr->ctx), (uint64_t)r);
     if (!observing(sr->opts))
         return;
     ph_rewrite_info info = {.pass = pass, .index = first, .pass_index = asked + 1, .matched = ""};
@@ -152,7 +162,10 @@ static long long call_pass_checked(stage_run *sr, size_t i)
         ps->nodes_before = sr->nodes;
     double t0 = host_now_ms();
     ph_ctx_begin_pass(sr->ctx, d->name, sr->plan->target);
+    host_progress_pass_begin(sr->stats->stage, d->run_once ? 0 : sr->stats->rounds, d->name,
+                             ph_ctx_rewrite_count(sr->ctx));
     int r = host_plugin_run(step->plugin, g, step->params, sr->ctx);
+    host_progress_pass_end(ph_ctx_rewrite_count(sr->ctx));
     char why[sizeof sr->err->message] = "";
     if (r < 0) /* copied before end_pass can clear the pass's state */
         snprintf(why, sizeof why, "%s", ph_ctx_last_error(sr->ctx));
@@ -168,6 +181,7 @@ static long long call_pass_checked(stage_run *sr, size_t i)
     }
     if (r > 0) {
         ps->rewrites += r;
+        sr->stats->last_changed = d->name;
         ph_error verr = {0};
         if (ph_graph_toposort(g) < 0) {
             ph_error_set(sr->err, HOST_EXIT_PASS, "pass %s: left a cycle in the graph", d->name);
@@ -206,9 +220,22 @@ static long long call_pass(stage_run *sr, size_t i)
     host_snapshot *before = sr->opts->dump_dir ? host_snapshot_take(ph_model_graph(sr->model)) : NULL;
     forget_names(sr);
     uint64_t first = ph_ctx_rewrite_count(sr->ctx) + 1;
+    host_pass_stats *ps = &sr->stats->passes[i];
+    size_t nodes0 = sr->nodes;
+    double t0 = host_now_ms(), ms0 = ps->ms;
+    host_trace *trace = sr->opts->trace;
+    if (trace)
+        host_trace_call_begin(trace, sr->stats->stage, ps->run_once ? 0 : sr->stats->rounds, i,
+                              sr->plan->count, ps->name, nodes0, ms0);
     long long r = call_pass_checked(sr, i);
-    if (r > 0 && before)
-        r = dump_call(sr, sr->plan->steps[i].plugin->desc->name, before, first) ? -HOST_EXIT_OUTPUT : r;
+    ps->node_change += (long long)sr->nodes - (long long)nodes0;
+    ps->check_ms += (host_now_ms() - t0) - (ps->ms - ms0);
+    if (trace)
+        host_trace_call_end(trace, r, sr->nodes, ps->ms);
+    if (r > 0 && before) {
+        int drc = dump_call(sr, sr->plan->steps[i].plugin->desc->name, before, first);
+        r = drc ? -drc : r; /* HOST_EXIT_OUTPUT, or HOST_EXIT_PASS when the graph fails verification */
+    }
     host_snapshot_free(before);
     return r;
 }
@@ -278,6 +305,9 @@ int host_run_stage(ph_model *m, const host_stage_plan *sp, ph_ctx *ctx,
                     .nodes = ph_model_node_count(m), .err = err};
     if (observing(opts))
         ph_ctx_set_rewrite_hook(ctx, rewrite_hook, &sr);
+    if (host_progress_active())
+        ph_ctx_set_count_hook(ctx, count_hook, NULL);
+    host_progress_stage(sp->stage);
     stats->nodes_before = sr.nodes;
     for (size_t i = 0; i < sp->count; i++)
         stats->passes[i].nodes_before = stats->passes[i].nodes_after = sr.nodes;
@@ -294,6 +324,7 @@ int host_run_stage(ph_model *m, const host_stage_plan *sp, ph_ctx *ctx,
     stats->nodes_after = sr.nodes;
     if (observing(opts))
         ph_ctx_set_rewrite_hook(ctx, NULL, NULL);
+    ph_ctx_set_count_hook(ctx, NULL, NULL);
     forget_names(&sr);
     free(sr.names);
     return rc;
@@ -319,6 +350,7 @@ int host_run_all(ph_model *m, const host_plan *plan, int64_t limit, const host_r
     if (rewrites)
         *rewrites = ph_ctx_rewrite_count(ctx);
     ph_ctx_free(ctx);
+    host_progress_after_stages();
     return rc;
 }
 

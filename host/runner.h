@@ -38,6 +38,8 @@ typedef struct host_pass_stats {
     double ms;
     size_t nodes_before; /* before the first call */
     size_t nodes_after;  /* after the last call */
+    long long node_change; /* node count change made by this pass's own calls */
+    double check_ms;     /* after its changing calls: sort, shapes, --verify-each */
 } host_pass_stats;
 
 typedef struct host_stage_stats {
@@ -50,6 +52,7 @@ typedef struct host_stage_stats {
     size_t nodes_after;
     host_pass_stats *passes; /* owned; one per plan step, plan order */
     size_t count;
+    const char *last_changed; /* borrowed: the pass whose call last changed the graph, or NULL */
 } host_stage_stats;
 
 struct host_verify;
@@ -86,6 +89,7 @@ typedef struct host_run_opts {
     const char *dump_dir;
     unsigned *dump_seq;
     host_rewrite_capture *capture; /* record one rewrite (NULL: none) */
+    struct host_trace *trace;      /* told of every pass call (NULL: none); trace.h */
     /* With changes, dump_dir or capture set, the runner owns the context's
      * rewrite hook (ph_ctx_set_rewrite_hook) while a stage runs. */
 } host_run_opts;

@@ -2,6 +2,7 @@
 #include "shapes.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,49 @@ static int parse_dims(const char *text, int ranges, int64_t *dims, int *rank, co
     return 0;
 }
 
+/* "name float[1,3,?]" of each graph input that is no initializer (caller frees). */
+static char *input_list(const ph_graph *g, size_t *count)
+{
+    char *list = host_xstrdup("");
+    *count = 0;
+    for (size_t i = 0; i < ph_graph_input_count(g); i++) {
+        const ph_value *v = ph_graph_input(g, i);
+        if (ph_value_is_initializer(v))
+            continue;
+        char dims[300] = "";
+        int rank = ph_value_rank(v);
+        for (int d = 0; d < rank && strlen(dims) < sizeof dims - 40; d++) {
+            size_t len = strlen(dims);
+            const char *param = ph_value_dim_param(v, d);
+            if (ph_value_dim(v, d) >= 0)
+                snprintf(dims + len, sizeof dims - len, "%s%lld", d ? "," : "", (long long)ph_value_dim(v, d));
+            else
+                snprintf(dims + len, sizeof dims - len, "%s%s", d ? "," : "", param && *param ? param : "?");
+        }
+        char *grown = host_xasprintf("%s%s%s %s[%s]", list, *count ? ", " : "", ph_value_name(v),
+                                     ph_dtype_name(ph_value_dtype(v)), rank < 0 ? "?" : dims);
+        free(list);
+        list = grown;
+        ++*count;
+    }
+    return list;
+}
+
+/* The name of the graph's only input that is no initializer, or NULL. */
+static const char *only_input(const ph_graph *g)
+{
+    const char *name = NULL;
+    for (size_t i = 0; i < ph_graph_input_count(g); i++) {
+        const ph_value *v = ph_graph_input(g, i);
+        if (ph_value_is_initializer(v))
+            continue;
+        if (name)
+            return NULL;
+        name = ph_value_name(v);
+    }
+    return name;
+}
+
 /* Apply every "name:dims" entry of spec. */
 static int apply_spec(ph_graph *g, const char *spec, int ranges, const char *key, ph_error *err)
 {
@@ -62,12 +106,19 @@ static int apply_spec(ph_graph *g, const char *spec, int ranges, const char *key
         if (!*tok)
             continue;
         char *colon = strrchr(tok, ':');
-        if (!colon || colon == tok) {
-            rc = ph_error_set(err, HOST_EXIT_CONFIG, "%s: '%s' is not NAME:DIMS", key, tok);
+        const char *sole = colon ? NULL : only_input(g); /* "1x3x224x224": the only input */
+        if ((!colon && !sole) || colon == tok) {
+            size_t n;
+            char *inputs = input_list(g, &n);
+            rc = ph_error_set(err, HOST_EXIT_CONFIG, "%s: '%s' is not NAME:DIMS (the inputs: %.300s)",
+                              key, tok, n ? inputs : "none");
+            free(inputs);
             break;
         }
-        *colon = 0;
-        char *name = host_trim(tok), *dims_text = host_trim(colon + 1);
+        if (colon)
+            *colon = 0;
+        char *name = colon ? host_trim(tok) : (char *)sole;
+        char *dims_text = host_trim(colon ? colon + 1 : tok);
         char *marker = host_xasprintf("\n%s\n", name);
         if (strstr(seen, marker)) {
             rc = ph_error_set(err, HOST_EXIT_CONFIG, "%s: input '%s' given twice", key, name);
@@ -79,9 +130,20 @@ static int apply_spec(ph_graph *g, const char *spec, int ranges, const char *key
             int rank;
             ph_error e = {0};
             rc = parse_dims(dims_text, ranges, dims, &rank, key, err);
-            if (!rc && ph_graph_set_input_shape(g, name, rank, dims, &e) != 0)
-                rc = ph_error_set(err, e.code == PH_ENOTFOUND ? HOST_EXIT_CONFIG : HOST_EXIT_MODEL,
-                                  "%s: %.400s", key, e.message[0] ? e.message : "cannot set the shape");
+            if (!rc && ph_graph_set_input_shape(g, name, rank, dims, &e) != 0) {
+                /* no such input, or dims that contradict the model: the
+                 * configuration is wrong, not the model */
+                size_t n;
+                char *inputs = input_list(g, &n);
+                if (e.code == PH_ENOTFOUND)
+                    rc = ph_error_set(err, HOST_EXIT_CONFIG, "%s: the model has no input '%s' (its inputs: %.300s)",
+                                      key, name, n ? inputs : "none");
+                else
+                    rc = ph_error_set(err, e.code == PH_EINVAL ? HOST_EXIT_CONFIG : HOST_EXIT_MODEL,
+                                      "%s: %.300s (the model's inputs: %.200s)", key,
+                                      e.message[0] ? e.message : "cannot set the shape", inputs);
+                free(inputs);
+            }
         }
         free(marker);
     }

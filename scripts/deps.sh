@@ -2,13 +2,24 @@
 # Install the Debian packages passhost needs to build and test.
 #   scripts/deps.sh          install whatever is missing (needs root or sudo)
 #   scripts/deps.sh --check  exit 0 if everything is installed, 1 otherwise
+#   scripts/deps.sh --fuzz   also clang and libFuzzer, for `make fuzz` (with or without --check)
 set -eu
-PKGS="build-essential pkg-config protobuf-c-compiler libprotobuf-c-dev libinih-dev check libonnx-dev libtcmalloc-minimal4"
+# python3-jsonschema: tests/report_json.sh checks --report-json against docs/report.schema.json
+PKGS="build-essential pkg-config protobuf-c-compiler libprotobuf-c-dev libinih-dev check libonnx-dev libtcmalloc-minimal4 python3-jsonschema"
+FUZZ_PKGS="clang libclang-rt-14-dev"
+check=0
+for arg in "$@"; do
+    case $arg in
+    --check) check=1 ;;
+    --fuzz) PKGS="$PKGS $FUZZ_PKGS" ;;
+    *) echo "usage: scripts/deps.sh [--check] [--fuzz]" >&2; exit 2 ;;
+    esac
+done
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing="$missing $p"
 done
-if [ "${1:-}" = "--check" ]; then
+if [ "$check" = 1 ]; then
     [ -z "$missing" ] && exit 0
     echo "missing packages:$missing" >&2
     exit 1

@@ -382,7 +382,7 @@ START_TEST(input_shapes)
     r = TK_CLI("-i", in, "-o", tk_tpath("o.onnx"), "--set", "model.input_shape=tokens:1xq");
     tk_expect_failure(&r, HOST_EXIT_CONFIG, "input_shape", NULL);
     r = TK_CLI("-i", in, "-o", tk_tpath("o.onnx"), "--set", "model.input_shape=tokens:1x16x65");
-    tk_expect_failure(&r, HOST_EXIT_MODEL, "tokens", NULL); /* the model says 64 */
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "tokens", NULL); /* the model says 64 */
     r = TK_CLI("-i", in, "-o", tk_tpath("o.onnx"), "--set", "verify.atol=abc");
     tk_expect_failure(&r, HOST_EXIT_CONFIG, "atol", NULL);
     r = TK_CLI("-i", in, "-o", tk_tpath("o.onnx"), "--set", "verify.runs=0");

@@ -123,7 +123,36 @@ END_TEST
 
 START_TEST(no_entry)
 {
-    expect_load_error("tp_no_entry", HOST_LOAD_NO_ENTRY, PH_PASS_ENTRY_SYMBOL);
+    /* one file: the error */
+    const char *dir = subdir("no_entry");
+    copy_plugin(dir, "tp_no_entry", NULL);
+    copy_plugin(dir, "tp_good", NULL);
+    char path[600];
+    snprintf(path, sizeof path, "%s/tp_no_entry.so", dir);
+    host_registry *reg = host_registry_new();
+    ph_error err = {0};
+    ck_assert_int_eq(host_registry_load_file(reg, path, &err), HOST_LOAD_NO_ENTRY);
+    ck_assert_msg(strstr(err.message, "tp_no_entry.so") && strstr(err.message, PH_PASS_ENTRY_SYMBOL),
+                  "%s", err.message);
+    /* a folder scan: a shared object without the entry symbol is no pass
+     * plugin; it is skipped and remembered, the others load */
+    ck_assert_msg(host_registry_load_dir(reg, dir, &err) == 0, "%s", err.message);
+    ck_assert_int_eq(host_registry_count(reg), 1);
+    ck_assert_str_eq(host_registry_at(reg, 0)->desc->name, "tp_good");
+    ck_assert_uint_eq(host_registry_skipped_count(reg), 1);
+    ck_assert_ptr_nonnull(strstr(host_registry_skipped(reg, 0), "tp_no_entry.so"));
+    ck_assert_ptr_null(host_registry_skipped(reg, 1));
+    const char *why = host_registry_skipped_for(reg, "tp_no_entry");
+    ck_assert_msg(why && strstr(why, PH_PASS_ENTRY_SYMBOL), "%s", why ? why : "(null)");
+    ck_assert_ptr_null(host_registry_skipped_for(reg, "tp_good"));
+    /* asked for by name, the plan says why it cannot be loaded */
+    host_config *cfg = host_config_new();
+    ck_assert_int_eq(host_config_set(cfg, "optimize.pass_on=tp_no_entry", &err), 0);
+    host_plan plan;
+    ck_assert_int_eq(host_plan_build(&plan, cfg, reg, &err), HOST_EXIT_PLUGIN);
+    ck_assert_msg(strstr(err.message, "pass tp_no_entry cannot be loaded"), "%s", err.message);
+    host_config_free(cfg);
+    host_registry_free(reg);
 }
 END_TEST
 

@@ -68,8 +68,9 @@ static inline int phi_mul_ovf(int64_t a, int64_t b, int64_t *out)
     return __builtin_mul_overflow(a, b, out);
 }
 
-/* The element count of n dims: -1 when a dim is negative or the count does
- * not fit in int64 (a zero dim makes it 0 whatever the others are). */
+/* The element count of n dims: -1 when a dim is negative or the product of
+ * the non-zero dims does not fit in int64 (so every stride of such a shape
+ * fits too, even when a zero dim makes the count 0). */
 int64_t phi_dims_numel(const int64_t *dims, size_t n);
 
 /* ------------------------------------------------------------- mappings */
@@ -79,6 +80,7 @@ typedef struct phi_mapping {
     char *path; /* owned */
     const uint8_t *data;
     size_t size;
+    uint64_t dev, ino; /* of the file mapped (a save never replaces it) */
 } phi_mapping;
 
 /* Map a whole file read-only.  NULL with err set on failure. */
@@ -302,6 +304,12 @@ void phi_order_check(const ph_value *v, const ph_node *n);
 /* The op-type index: the first node of op in g (in order of insertion),
  * then n->op_next.  Nodes of other domains are all under PH_OP_UNKNOWN. */
 ph_node *phi_op_first(const ph_graph *g, ph_op op);
+
+/* The input arity ONNX's schema gives op at opset (ir/op_arity.c, made by
+ * scripts/gen_op_arity.py): the least number of input slots and a mask of
+ * the required slots (bit i: slot i may not be omitted).  0 when the table
+ * has no schema for op at that opset (then both are 0), else 1. */
+int phi_op_arity(ph_op op, int64_t opset, unsigned *min_inputs, uint32_t *required);
 
 /* The ph_op of an op type in a domain (NULL or "" or "ai.onnx": default). */
 ph_op phi_op_lookup(const char *domain, const char *op_type);

@@ -1,5 +1,6 @@
 /* tests/plugins/tp_break_graph.c - clears the op_type of the first node, which
- * the verifier rejects (only --verify-each notices before the save). */
+ * the verifier rejects: --verify-each right after the pass, else the check
+ * before the save (the run fails naming this pass; nothing is written). */
 #include <passhost/passhost.h>
 
 static int run(ph_graph *g, const ph_params *p, ph_ctx *ctx)

@@ -78,8 +78,50 @@ PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err);
 
 /* Write the model to path atomically: a temporary file in the same folder,
  * renamed over path only when complete.  Refuses to overwrite the file the
- * model was loaded from.  Unmodelled parts of the input survive unchanged. */
+ * model was loaded from (or any of its external-data files).  Unmodelled
+ * parts of the input survive unchanged.  ph_model_save_with(m, path, NULL,
+ * err): a model that would pass protobuf's 2 GB limit gets its large
+ * tensors written as external data (see ph_save_options). */
 PH_API int ph_model_save(ph_model *m, const char *path, ph_error *err);
+
+/* The protobuf limit: no ONNX file may be larger (2^31 - 1 bytes). */
+#define PH_PROTOBUF_LIMIT 2147483647ull
+
+/* How ph_model_save_with writes; a zero field takes its default.  The
+ * caller owns the struct and sets size = sizeof(ph_save_options), so a
+ * later SDK can add fields. */
+typedef struct ph_save_options {
+    size_t size;
+    /* External data (ONNX's own layout): when the model written whole would
+     * be larger than external_threshold bytes (default PH_PROTOBUF_LIMIT;
+     * at most that), every tensor of at least external_min_bytes (default
+     * 1024) that is raw bytes (initializers of every graph) goes to ONE data
+     * file beside the model, PATH.data, each at an offset that is a multiple
+     * of 4096, and the model names it with location = the data file's name,
+     * offset and length.  The data file is written under a temporary name
+     * and renamed into place before the model.  A smaller model is written
+     * whole, as before. */
+    uint64_t external_threshold;
+    uint64_t external_min_bytes;
+    /* Told of every temporary file the save makes, right after it is made
+     * (created = 1) and when it is gone (created = 0: renamed into place or
+     * removed), e.g. so a signal handler can remove it.  path is borrowed
+     * for the call.  NULL: not told. */
+    void (*temp_file)(void *user, const char *path, int created);
+    void *user;
+} ph_save_options;
+
+/* 1 when the file at path exists and is one m was loaded from or reads
+ * external data from (compared by device and inode, so any name of it
+ * counts: a hard link, a symbolic link), else 0. */
+PH_API int ph_model_reads_file(const ph_model *m, const char *path);
+
+/* ph_model_save with options (NULL: the defaults).  Errors: PH_EINVAL (bad
+ * path, or the output is a file the model reads from), PH_EIO (cannot
+ * write: the message says why; nothing is left behind), PH_ENOMEM, and
+ * PH_EUNSUPPORTED when even with external data the model exceeds the
+ * protobuf limit. */
+PH_API int ph_model_save_with(ph_model *m, const char *path, const ph_save_options *opts, ph_error *err);
 
 /* A new empty model (for builders and tests): ir_version 8, default-domain
  * opset `opset`.  Caller frees with ph_model_free; NULL when out of memory. */
@@ -381,6 +423,8 @@ PH_API int ph_tensor_dtype(const ph_tensor *t);
 PH_API size_t ph_tensor_rank(const ph_tensor *t);
 PH_API int64_t ph_tensor_dim(const ph_tensor *t, size_t i);
 PH_API const int64_t *ph_tensor_dims(const ph_tensor *t);
+/* The element count; -1 when it does not fit in int64 (never for a tensor of
+ * a loaded model: the loader refuses such shapes). */
 PH_API int64_t ph_tensor_numel(const ph_tensor *t);
 PH_API size_t ph_tensor_nbytes(const ph_tensor *t);
 /* The elements, little endian and row major; NULL for STRING tensors or when

@@ -225,6 +225,14 @@ PH_API void ph_ctx_count_rewrites(ph_ctx *ctx, uint64_t n);
 /* For hosts: fn is called once per rewrite, when it is complete (at
  * ph_ctx_rewrite_end, the next begin, or the end of the pass). */
 PH_API void ph_ctx_set_rewrite_hook(ph_ctx *ctx, ph_rewrite_hook fn, void *user);
+/* For hosts: fn(user, index, pass_index) is called once per rewrite when it
+ * is complete, as the rewrite hook is (before it), but learns only the
+ * rewrite's global index and its index within the pass call: setting it
+ * does not make ph_ctx_wants_names() true, so passes format no names for
+ * it.  For a host that only follows progress (passhost's supervisor).
+ * NULL removes it. */
+typedef void (*ph_count_hook)(void *user, uint64_t index, uint64_t pass_index);
+PH_API void ph_ctx_set_count_hook(ph_ctx *ctx, ph_count_hook fn, void *user);
 
 #ifdef __cplusplus
 }

@@ -181,16 +181,10 @@ PH_API int ph_shape_broadcasts_to(size_t t_rank, const int64_t *t_dims, size_t r
 /* Element count of a shape: 0, or PH_EINVAL when it overflows. */
 static int shape_numel(size_t rank, const int64_t *dims, size_t *out)
 {
-    size_t n = 1;
-    for (size_t i = 0; i < rank; i++) {
-        if (dims[i] < 0)
-            return PH_EINVAL;
-        size_t d = (size_t)dims[i];
-        if (d && n > SIZE_MAX / sizeof(double) / d)
-            return PH_EINVAL;
-        n *= d;
-    }
-    *out = n;
+    int64_t n = phi_dims_numel(dims, rank);
+    if (n < 0 || (uint64_t)n > SIZE_MAX / sizeof(double))
+        return PH_EINVAL;
+    *out = (size_t)n;
     return 0;
 }
 

@@ -38,6 +38,11 @@ void phi_saxpy(size_t n, float w, const float *x, float *y);
 /* Product of dims[0..n), or -1 if it overflows int64. */
 int64_t phi_nn_prod(const int64_t *dims, size_t n);
 
+/* Largest spatial dim, kernel, stride, dilation or pad the Conv and pool
+ * kernels take: with every operand below 2^30 no output-size formula
+ * ((k - 1) * d + 1, (out - 1) * s + dk, ...) can overflow int64. */
+#define PHI_NN_DIM_MAX ((int64_t)1 << 30)
+
 /* Kernels (eval_kernels.h contract). */
 int phi_k_matmul(phi_kargs *a);
 int phi_k_gemm(phi_kargs *a);

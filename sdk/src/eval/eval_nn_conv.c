@@ -83,6 +83,10 @@ static int read_common(phi_kargs *a, const char *op, const ph_tensor *x, const p
             return ph_error_set(a->err, PH_EINVAL, "%s: kernel_shape disagrees with W", op);
         if (g->s[i] < 1 || g->d[i] < 1 || pads[i] < 0 || pads[g->nd + i] < 0 || g->k[i] < 1)
             return ph_error_set(a->err, PH_EINVAL, "%s: bad strides, dilations, pads or kernel", op);
+        /* bounded, so no output-size formula below can overflow */
+        if (g->in[i] > PHI_NN_DIM_MAX || g->k[i] > PHI_NN_DIM_MAX || g->s[i] > PHI_NN_DIM_MAX ||
+            g->d[i] > PHI_NN_DIM_MAX || pads[i] > PHI_NN_DIM_MAX || pads[g->nd + i] > PHI_NN_DIM_MAX)
+            return ph_error_set(a->err, PH_EUNSUPPORTED, "%s: a spatial dim, stride, dilation or pad above 2^30", op);
         g->pb[i] = pads[i];
         g->pe[i] = pads[g->nd + i];
     }
@@ -369,10 +373,10 @@ int phi_k_conv_transpose(phi_kargs *a)
     if (!same && strcmp(ap, "NOTSET") && strcmp(ap, "VALID"))
         return ph_error_set(a->err, PH_EUNSUPPORTED, "ConvTranspose: auto_pad %s not supported", ap);
     for (size_t i = 0; i < g.nd; i++) {
+        if (opad[i] < 0 || opad[i] > PHI_NN_DIM_MAX || (nos >= 0 && (oshape[i] < 0 || oshape[i] > PHI_NN_DIM_MAX)))
+            return ph_error_set(a->err, PH_EINVAL, "ConvTranspose: output_padding or output_shape negative or above 2^30");
         int64_t dk = (g.k[i] - 1) * g.d[i] + 1;
         int64_t full = g.s[i] * (g.in[i] - 1) + opad[i] + dk;
-        if (opad[i] < 0)
-            return ph_error_set(a->err, PH_EINVAL, "ConvTranspose: negative output_padding");
         if (nos >= 0 || same) {
             g.out[i] = nos >= 0 ? oshape[i] : g.in[i] * g.s[i];
             /* an output_shape beyond the full output pads at the end (like

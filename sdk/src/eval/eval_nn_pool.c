@@ -77,6 +77,10 @@ static int pool_geom(phi_kargs *a, const char *op, const ph_tensor *x, pgeom *g)
         g->in[i] = xd[2 + i];
         if (g->k[i] < 1 || g->s[i] < 1 || g->d[i] < 1 || pads[i] < 0 || pads[g->nd + i] < 0)
             return ph_error_set(a->err, PH_EINVAL, "%s: bad kernel_shape, strides, dilations or pads", op);
+        /* bounded, so no output-size formula below can overflow */
+        if (g->in[i] > PHI_NN_DIM_MAX || g->k[i] > PHI_NN_DIM_MAX || g->s[i] > PHI_NN_DIM_MAX ||
+            g->d[i] > PHI_NN_DIM_MAX || pads[i] > PHI_NN_DIM_MAX || pads[g->nd + i] > PHI_NN_DIM_MAX)
+            return ph_error_set(a->err, PH_EUNSUPPORTED, "%s: a spatial dim, kernel, stride, dilation or pad above 2^30", op);
         int64_t dk = (g->k[i] - 1) * g->d[i] + 1;
         if (same) {
             g->out[i] = ceil_div(g->in[i], g->s[i]);

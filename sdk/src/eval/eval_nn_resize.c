@@ -217,7 +217,10 @@ int phi_k_resize(phi_kargs *a)
                 return ph_error_set(a->err, PH_EINVAL, "Resize: scale %g not positive", sv[i]);
             scales[ax] = sv[i];
             float len = crop ? (float)xd[ax] * (re[ax] - rs[ax]) : (float)xd[ax];
-            odims[ax] = (int64_t)floorf(len * sv[i]);
+            float od = floorf(len * sv[i]);
+            if (!(od >= 0 && od < 4.6e18f)) /* never an out-of-range float-to-int conversion */
+                return ph_error_set(a->err, PH_EINVAL, "Resize: scale %g gives an output dim out of range", sv[i]);
+            odims[ax] = (int64_t)od;
         }
     } else {
         if (ph_tensor_dtype(tsz) != PH_DT_INT64 || (size_t)ph_tensor_numel(tsz) != nax)
@@ -236,7 +239,10 @@ int phi_k_resize(phi_kargs *a)
             int64_t ax = axes[i];
             if (sz[i] < 0)
                 return ph_error_set(a->err, PH_EINVAL, "Resize: negative size");
-            odims[ax] = keep ? (int64_t)roundf(common * (float)xd[ax]) : sz[i];
+            float od = keep ? roundf(common * (float)xd[ax]) : 0;
+            if (keep && !(od >= 0 && od < 4.6e18f))
+                return ph_error_set(a->err, PH_EINVAL, "Resize: sizes give an output dim out of range");
+            odims[ax] = keep ? (int64_t)od : sz[i];
             scales[ax] = keep ? common : (float)odims[ax] / (float)xd[ax];
         }
     }

@@ -74,7 +74,9 @@ int phi_k_depth_space(phi_kargs *a)
     if (ph_tensor_rank(x) != 4 || b <= 0)
         return phi_kfail(a, PH_EINVAL, "needs a 4-D input and a positive blocksize");
     const int64_t *d = ph_tensor_dims(x);
-    int64_t n = d[0], c = d[1], h = d[2], w = d[3];
+    int64_t n = d[0], c = d[1], h = d[2], w = d[3], bb, t;
+    if (phi_mul_ovf(b, b, &bb) || phi_mul_ovf(c, bb, &t) || phi_mul_ovf(h, b, &t) || phi_mul_ovf(w, b, &t))
+        return phi_kfail(a, PH_EUNSUPPORTED, "blocksize %lld makes a dim too large", (long long)b);
     if (ph_node_op(a->node) == PH_OP_SpaceToDepth) {
         if (h % b || w % b)
             return phi_kfail(a, PH_EINVAL, "H and W must be multiples of blocksize %lld", (long long)b);

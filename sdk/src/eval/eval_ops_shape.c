@@ -118,8 +118,8 @@ int phi_k_reshape(phi_kargs *a)
             infer = (int64_t)i;
         } else if (d[i] < 0) {
             return phi_kfail(a, PH_EINVAL, "shape[%zu] is %lld", i, (long long)d[i]);
-        } else {
-            known *= d[i];
+        } else if (phi_mul_ovf(known, d[i], &known)) {
+            return phi_kfail(a, PH_EINVAL, "shape has more elements than int64 counts");
         }
     }
     int64_t total = ph_tensor_numel(x);
@@ -338,7 +338,7 @@ int phi_k_range(phi_kargs *a)
     n = c > 0 ? (int64_t)c : 0;
     int rc = phi_out(a, 0, dt, 1, &n, &o);
     for (int64_t i = 0; !rc && o && i < n; i++)
-        phi_store_i64(o, dt, (size_t)i, s + i * dl);
+        phi_store_i64(o, dt, (size_t)i, (int64_t)((uint64_t)s + (uint64_t)i * (uint64_t)dl)); /* wraps, never UB */
     return rc;
 }
 

@@ -35,11 +35,12 @@ static void pc_binop(ph_op op, int64_t a, int ka, int64_t b, int kb, int64_t *v,
     if (ka == PHI_PC_NUM && kb == PHI_PC_NUM) {
         int64_t r;
         switch (op) {
-        case PH_OP_Add: r = a + b; break;
-        case PH_OP_Sub: r = a - b; break;
-        case PH_OP_Mul: r = a * b; break;
-        case PH_OP_Div: if (!b) return; r = a / b; break;
-        case PH_OP_Mod: if (!b) return; r = a % b; if (r && ((r < 0) != (b < 0))) r += b; break;
+        /* an overflow leaves the entry unknown */
+        case PH_OP_Add: if (__builtin_add_overflow(a, b, &r)) return; break;
+        case PH_OP_Sub: if (__builtin_sub_overflow(a, b, &r)) return; break;
+        case PH_OP_Mul: if (phi_mul_ovf(a, b, &r)) return; break;
+        case PH_OP_Div: if (!b || (a == INT64_MIN && b == -1)) return; r = a / b; break;
+        case PH_OP_Mod: if (!b || (a == INT64_MIN && b == -1)) return; r = a % b; if (r && ((r < 0) != (b < 0))) r += b; break;
         case PH_OP_Max: r = a > b ? a : b; break;
         case PH_OP_Min: r = a < b ? a : b; break;
         case PH_OP_Equal: r = a == b; break;
@@ -286,14 +287,18 @@ static int infer_range(phi_ictx *c)
         if (d == 0)
             return phi_fail(c, "delta is 0");
         double n = ceil((l - s) / d);
+        if (!(n < 4.6e18)) { /* NaN or too long: never an out-of-range conversion */
+            c->out[0].d[0] = PHI_DIM_UNK;
+            return 0;
+        }
         int64_t cnt = n > 0 ? (int64_t)n : 0;
         c->out[0].d[0] = cnt;
-        if (is_int_dtype(c->out[0].dtype) && cnt <= PHI_PC_MAX) {
+        if (is_int_dtype(c->out[0].dtype) && cnt <= PHI_PC_MAX && fabs(s) < 9.2e18 && fabs(d) < 9.2e18) {
             phi_pc *o = phi_out_pc(c, 0);
             if (o) {
                 o->n = (int)cnt;
                 for (int64_t k = 0; k < cnt; k++)
-                    o->v[k] = (int64_t)s + k * (int64_t)d, o->k[k] = PHI_PC_NUM;
+                    o->v[k] = (int64_t)((uint64_t)(int64_t)s + (uint64_t)k * (uint64_t)(int64_t)d), o->k[k] = PHI_PC_NUM;
             }
         }
         return 0;

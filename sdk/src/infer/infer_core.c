@@ -190,13 +190,10 @@ int64_t phi_shape_numel(const phi_shape *s)
 {
     if (s->rank < 0)
         return -1;
-    int64_t p = 1;
-    for (int i = 0; i < s->rank; i++) {
+    for (int i = 0; i < s->rank; i++)
         if (s->d[i] < 0)
             return -1;
-        p *= s->d[i];
-    }
-    return p;
+    return phi_dims_numel(s->d, (size_t)s->rank); /* -1 when it overflows */
 }
 
 int phi_inf_axis(int64_t a, int rank)
@@ -275,8 +272,9 @@ phi_dim phi_dim_join(phi_dim a, phi_dim b) { return a == b ? a : PHI_DIM_UNK; }
 
 phi_dim phi_dim_mul(phi_dim a, phi_dim b)
 {
+    int64_t p;
     if (a >= 0 && b >= 0)
-        return a * b;
+        return phi_mul_ovf(a, b, &p) ? PHI_DIM_UNK : p;
     if (a == 0 || b == 0)
         return 0;
     if (a == 1)
@@ -288,8 +286,9 @@ phi_dim phi_dim_mul(phi_dim a, phi_dim b)
 
 phi_dim phi_dim_add(phi_dim a, phi_dim b)
 {
+    int64_t s;
     if (a >= 0 && b >= 0)
-        return a + b;
+        return __builtin_add_overflow(a, b, &s) ? PHI_DIM_UNK : s;
     if (a == 0)
         return b;
     if (b == 0)
@@ -1001,10 +1000,7 @@ PH_API int64_t ph_value_numel(const ph_value *v)
 {
     if (!ph_value_shape_known(v))
         return -1;
-    int64_t p = 1;
-    for (int i = 0; i < v->rank; i++)
-        p *= v->dims[i];
-    return p;
+    return phi_dims_numel(v->dims, (size_t)v->rank); /* -1 when it overflows */
 }
 
 /* The tracked shape constant of v: inferred, or from a constant tensor. */

@@ -102,6 +102,11 @@ static int infer_gemm(phi_ictx *c)
 
 /* ------------------------------------------------------ conv and pools */
 
+/* Largest kernel dim, stride, dilation, pad and spatial dim the window
+ * formulas take (larger spatial dims give an unknown output dim): with
+ * every operand within 2^30 no product or sum below overflows. */
+#define WIN_MAX ((int64_t)1 << 30)
+
 typedef struct winattrs {
     int nsp;
     int64_t k[PHI_MAXRANK], s[PHI_MAXRANK], dl[PHI_MAXRANK], pads[2 * PHI_MAXRANK];
@@ -135,6 +140,10 @@ static int read_win(phi_ictx *c, int nsp, const phi_shape *w, winattrs *wa)
     for (int i = 0; i < nsp; i++)
         if (wa->s[i] <= 0 || wa->dl[i] <= 0)
             return phi_fail(c, "strides and dilations must be positive");
+    for (int i = 0; i < nsp; i++) /* bounded, so the output-size formulas cannot overflow */
+        if (wa->k[i] > WIN_MAX || wa->s[i] > WIN_MAX || wa->dl[i] > WIN_MAX || wa->pads[i] > WIN_MAX ||
+            wa->pads[i + nsp] > WIN_MAX || wa->pads[i] < -WIN_MAX || wa->pads[i + nsp] < -WIN_MAX)
+            return phi_fail(c, "a kernel dim, stride, dilation or pad beyond 2^30");
     return 0;
 }
 
@@ -182,7 +191,8 @@ static int conv_like(phi_ictx *c, int pool, int transpose)
         o->d[1] = x->d[1];
     } else if (!transpose) {
         o->d[1] = w->rank >= 0 ? w->d[0] : PHI_DIM_UNK;
-        if (w->rank >= 0 && w->d[1] >= 0 && x->d[1] >= 0 && w->d[1] * group != x->d[1])
+        int64_t wc;
+        if (w->rank >= 0 && w->d[1] >= 0 && x->d[1] >= 0 && (phi_mul_ovf(w->d[1], group, &wc) || wc != x->d[1]))
             return phi_fail(c, "input has %lld channels, weight expects %lld x group %lld", (long long)x->d[1],
                             (long long)w->d[1], (long long)group);
     } else {
@@ -195,11 +205,13 @@ static int conv_like(phi_ictx *c, int pool, int transpose)
     ptrdiff_t nop = transpose ? ph_node_attr_ints(c->n, "output_padding", &op) : -1;
     for (int i = 0; i < nsp; i++) {
         phi_dim d = x->d[i + 2], r;
-        if (transpose) {
+        if (d > WIN_MAX) {
+            r = PHI_DIM_UNK;
+        } else if (transpose) {
             int same = strncmp(wa.auto_pad, "SAME", 4) == 0;
             if (nos >= nsp)
                 r = os[nos - nsp + i];
-            else if (d < 0 || wa.k[i] < 0)
+            else if (d < 0 || wa.k[i] < 0 || (nop == nsp && (op[i] < 0 || op[i] > WIN_MAX)))
                 r = PHI_DIM_UNK;
             else if (same)
                 r = d * wa.s[i];
@@ -366,8 +378,10 @@ static int infer_resize(phi_ictx *c)
         phi_dim d = x->d[axes[k]];
         if (sc[k] == 1.0)
             o->d[axes[k]] = d;
-        else
-            o->d[axes[k]] = d >= 0 ? (phi_dim)floor((double)d * sc[k] + 1e-9) : PHI_DIM_UNK;
+        else {
+            double v = d >= 0 ? floor((double)d * sc[k] + 1e-9) : -1;
+            o->d[axes[k]] = v >= 0 && v < 4.6e18 ? (phi_dim)v : PHI_DIM_UNK; /* no out-of-range conversion */
+        }
     }
     return 0;
 }

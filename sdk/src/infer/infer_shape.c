@@ -358,12 +358,13 @@ typedef struct prodinfo {
     int64_t known;
     phi_dim syms[PHI_MAXRANK];
     int nsyms, unknown;
+    int overflow; /* the known factor does not fit in int64 */
 } prodinfo;
 
 static void prod_add(prodinfo *p, phi_dim d)
 {
     if (d >= 0)
-        p->known *= d;
+        p->overflow |= phi_mul_ovf(p->known, d, &p->known);
     else if (phi_is_sym(d))
         p->syms[p->nsyms++] = d;
     else
@@ -422,12 +423,14 @@ static int infer_reshape(phi_ictx *c)
     }
     if (x->rank < 0)
         return out_pc_copy(c, 0, NULL);
-    prodinfo in = {1, {0}, 0, 0}, out = {1, {0}, 0, 0};
+    prodinfo in = {1, {0}, 0, 0, 0}, out = {1, {0}, 0, 0, 0};
     for (int k = 0; k < x->rank; k++)
         prod_add(&in, x->d[k]);
     for (int k = 0; k < pc.n; k++)
         if (k != minus)
             prod_add(&out, o->d[k]);
+    if (in.overflow || out.overflow)
+        return phi_fail(c, "the %s shape has more elements than int64 counts", in.overflow ? "input" : "target");
     if (!in.unknown && !out.unknown) {
         /* cancel common symbols */
         for (int i = 0; i < out.nsyms; i++)
@@ -617,7 +620,8 @@ static int infer_pad(phi_ictx *c)
         phi_dim d = phi_dim_add(phi_dim_add(x->d[ax], pads[i]), pads[i + na]);
         if (x->d[ax] >= 0 && d < 0)
             return phi_fail(c, "pads make dim %d negative", ax);
-        c->out[0].d[ax] = pads[i] + pads[i + na] == 0 ? x->d[ax] : d;
+        int64_t both;
+        c->out[0].d[ax] = !__builtin_add_overflow(pads[i], pads[i + na], &both) && both == 0 ? x->d[ax] : d;
     }
     return 0;
 }
@@ -631,8 +635,8 @@ static int infer_depth_space(phi_ictx *c)
     if (x->rank != 4)
         return phi_fail(c, "input must have rank 4, has %d", x->rank);
     int64_t b = ph_node_attr_int(c->n, "blocksize", 0);
-    if (b <= 0)
-        return phi_fail(c, "blocksize must be positive");
+    if (b <= 0 || b > ((int64_t)1 << 30)) /* b * b must not overflow */
+        return phi_fail(c, "blocksize must be positive and at most 2^30");
     phi_shape *o = &c->out[0];
     o->rank = 4;
     o->d[0] = x->d[0];

@@ -5,6 +5,7 @@
  * buffer of its own.  Typed-field storage (float_data, int64_data, ...) is
  * converted to raw bytes on first access only; the typed fields are what is
  * saved, so an untouched tensor is written back exactly as it was read. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,14 +41,12 @@ int64_t phi_dims_numel(const int64_t *dims, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (dims[i] < 0)
             return -1;
-        zero |= dims[i] == 0;
-    }
-    if (zero)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (phi_mul_ovf(p, dims[i], &p))
+        if (dims[i] == 0)
+            zero = 1;
+        else if (phi_mul_ovf(p, dims[i], &p))
             return -1;
-    return p;
+    }
+    return zero ? 0 : p;
 }
 
 /* The typed field that holds dtype's values, and how many values an
@@ -289,6 +288,7 @@ static ph_tensor *tensor_make(int dtype, size_t rank, const int64_t *dims, const
     }
     int ok;
     size_t nbytes = phi_tensor_expected_bytes(p, &ok);
+    ok = ok && phi_dims_numel(dims, rank) >= 0; /* every stride of the shape fits in int64 */
     ph_tensor *t = ok ? phi_tensor_wrap(p, 0) : NULL;
     void *buf = t ? malloc(nbytes ? nbytes : 1) : NULL;
     if (!buf) {

@@ -299,6 +299,8 @@ phi_mapping *phi_map_file(const char *path, ph_error *err)
         return NULL;
     }
     m->size = (size_t)st.st_size;
+    m->dev = (uint64_t)st.st_dev;
+    m->ino = (uint64_t)st.st_ino;
     if (m->size > 0) {
         void *p = mmap(NULL, m->size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {

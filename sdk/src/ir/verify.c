@@ -4,7 +4,10 @@
  * every input defined in scope, before its use (for values of the same
  * graph); use lists exactly mirror the input slots; every output value is
  * produced by its node (SSA); names map back to their values; graph outputs
- * alive and in scope; attributes named, unique and well typed. */
+ * alive and in scope; attributes named, unique and well typed; operators of
+ * the default domain have the input slots their schema requires at the
+ * model's opset (op_arity.c). */
+#include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
@@ -13,6 +16,7 @@ typedef struct vctx {
     ph_error *err;
     size_t pos; /* running node position, for definition-before-use */
     int names;  /* also check that every name resolves to its value */
+    int64_t opset; /* of the default domain, for the operators' input arity (-1: unknown) */
 } vctx;
 
 /* v is not the value its name resolves to (when names are checked) */
@@ -85,6 +89,21 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
         return fail(c, g, n, "node linked into the wrong graph", NULL);
     if (!n->proto->op_type || !*n->proto->op_type)
         return fail(c, g, n, "node has no op_type", NULL);
+    unsigned need;
+    uint32_t required;
+    if (n->op != PH_OP_UNKNOWN && phi_op_arity(n->op, c->opset, &need, &required)) {
+        char what[96];
+        if (n->n_inputs < need) {
+            snprintf(what, sizeof what, "%zu inputs, the operator needs at least %u at opset %lld", n->n_inputs,
+                     need, (long long)c->opset);
+            return fail(c, g, n, what, NULL);
+        }
+        for (size_t i = 0; i < n->n_inputs && i < 32; i++)
+            if ((required >> i & 1) && !n->inputs[i]) {
+                snprintf(what, sizeof what, "required input %zu is missing", i);
+                return fail(c, g, n, what, NULL);
+            }
+    }
     for (size_t i = 0; i < n->n_inputs; i++) {
         const ph_value *v = n->inputs[i];
         if (!v)
@@ -189,7 +208,7 @@ static int verify_graph(vctx *c, const ph_graph *g)
 
 int phi_graph_verify(const ph_graph *g, int names, ph_error *err)
 {
-    vctx c = {err, 0, names};
+    vctx c = {err, 0, names, g->model ? ph_model_opset(g->model, "") : -1};
     int rc = verify_graph(&c, g);
     if (!rc && g->model && g->model->graph == g) {
         size_t walked = phi_graph_count_nodes(g);

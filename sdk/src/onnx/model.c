@@ -264,6 +264,11 @@ static int take_initializer(ph_graph *g, Onnx__TensorProto *tp, const raw_ref *r
         protobuf_c_message_free_unpacked(&tp->base, NULL);
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     }
+    /* room first: a value made below and then not stored would leak */
+    if (phi_grow((void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits)) {
+        ph_tensor_free(t);
+        return ph_error_set(err, PH_ENOMEM, "out of memory");
+    }
     ph_value *v = phi_graph_value(g, name);
     /* name lives in tp, which ph_tensor_free frees: report first */
     if (v && (!v->is_input || v->tensor)) {
@@ -276,10 +281,6 @@ static int take_initializer(ph_graph *g, Onnx__TensorProto *tp, const raw_ref *r
                               ph_graph_name(g), name);
         ph_tensor_free(t);
         return rc;
-    }
-    if (phi_grow((void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits)) {
-        ph_tensor_free(t);
-        return ph_error_set(err, PH_ENOMEM, "out of memory");
     }
     v->tensor = t;
     v->init_pos = g->n_inits;

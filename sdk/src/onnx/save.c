@@ -4,13 +4,19 @@
  * Nothing is serialized to memory first: protobuf-c packs straight into a
  * buffered file writer, and initializer bytes go from their mapping to the
  * file without a copy.  The file is written under a temporary name in the
- * target folder and renamed over the target only when complete. */
+ * target folder and renamed over the target only when complete.
+ *
+ * External data: when the model written whole would pass the threshold
+ * (protobuf's 2 GB limit by default), the large raw tensors go to one data
+ * file beside the model (PATH.data, 4 KiB-aligned offsets), written and
+ * renamed into place before the model itself. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,12 +30,24 @@ typedef struct undo_entry {
     unsigned char old[16]; /* the largest field set: ProtobufCBinaryData */
 } undo_entry;
 
+/* A tensor whose raw bytes may go to the data file. */
+typedef struct ext_item {
+    Onnx__TensorProto *proto;
+    const uint8_t *data;
+    size_t len;
+    uint64_t offset; /* in the data file, once placed */
+} ext_item;
+
 typedef struct save_state {
     undo_entry *undo;
     size_t n_undo, cap_undo;
     void **tmp;
     size_t n_tmp, cap_tmp;
     int oom;
+    uint64_t min_ext;   /* least bytes of a tensor written as external data */
+    uint64_t raw_bytes; /* raw tensor bytes the model holds */
+    ext_item *ext;      /* tensors of at least min_ext raw bytes */
+    size_t n_ext, cap_ext;
 } save_state;
 
 /* Set the field at addr (size bytes) to *val, remembering the old bytes. */
@@ -81,6 +99,7 @@ static void restore(save_state *st)
         free(st->tmp[i]);
     free(st->undo);
     free(st->tmp);
+    free(st->ext);
 }
 
 /* ----------------------------------------------------- IR -> protobuf */
@@ -131,10 +150,19 @@ static void sync_tensor(save_state *st, ph_value *v)
         ProtobufCBinaryData raw = {t->nbytes, (uint8_t *)t->data};
         SET(st, p->has_raw_data, 1);
         SET(st, p->raw_data, raw);
-        if (t->external) { /* written inline: the output is self-contained */
+        if (t->external) { /* written inline unless placed in the data file */
             SET(st, p->has_data_location, 0);
             SET(st, p->data_location, ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT);
             SET(st, p->n_external_data, 0);
+        }
+    }
+    if (p->has_raw_data) {
+        st->raw_bytes += p->raw_data.len;
+        if (p->raw_data.len >= st->min_ext && p->raw_data.len > 0) {
+            if (phi_grow((void **)&st->ext, &st->cap_ext, st->n_ext + 1, sizeof *st->ext))
+                st->oom = 1;
+            else
+                st->ext[st->n_ext++] = (ext_item){p, p->raw_data.data, p->raw_data.len, 0};
         }
     }
 }
@@ -204,7 +232,26 @@ typedef struct file_writer {
     uint8_t *buf;
     size_t len, cap;
     int err; /* errno of the first failure */
+    const ph_model *model; /* whose mappings large writes may come from */
 } file_writer;
+
+/* Bytes [p, p + len) were just written from the model's read-only mapping of
+ * a file: let the process drop those pages (MADV_DONTNEED on a private
+ * mapping never written to: the kernel reads them from the file again if
+ * they are needed), so writing a model of many GB does not make the
+ * process hold all of it.  Anything not inside a mapping is left alone. */
+static void release_mapped(const ph_model *m, const uint8_t *p, size_t len)
+{
+    for (const phi_mapping *map = m ? m->mappings : NULL; map; map = map->next) {
+        if (!map->data || p < map->data || len > map->size || p > map->data + map->size - len)
+            continue;
+        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        uintptr_t lo = ((uintptr_t)p + page - 1) & ~(page - 1), hi = ((uintptr_t)p + len) & ~(page - 1);
+        if (hi > lo)
+            madvise((void *)lo, hi - lo, MADV_DONTNEED);
+        return;
+    }
+}
 
 static void write_all(file_writer *w, const uint8_t *p, size_t n)
 {
@@ -236,6 +283,7 @@ static void writer_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
         flush_writer(w); /* keep order: buffered bytes go before a large write */
     if (len >= w->cap / 2) {
         write_all(w, data, len); /* large tensors go straight from the mapping */
+        release_mapped(w->model, data, len);
         return;
     }
     memcpy(w->buf + w->len, data, len);
@@ -251,51 +299,223 @@ static mode_t file_mode(void)
     return 0666 & ~mask;
 }
 
+#define EXT_ALIGN 4096u
+
+/* A temporary file of the save: made, told to the caller, removed. */
+typedef struct temp_file {
+    char path[PATH_MAX];
+    int fd; /* -1 when closed */
+    int live; /* exists on disk under path */
+} temp_file;
+
+static int temp_make(temp_file *t, const char *target, const ph_save_options *o)
+{
+    const char *slash = strrchr(target, '/');
+    int dir_len = slash ? (int)(slash - target + 1) : 0;
+    t->fd = -1;
+    t->live = 0;
+    if ((size_t)snprintf(t->path, sizeof t->path, "%.*s.%s.tmp.XXXXXX", dir_len, target,
+                         slash ? slash + 1 : target) >= sizeof t->path) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    t->fd = mkstemp(t->path);
+    if (t->fd < 0)
+        return -1;
+    t->live = 1;
+    if (o && o->temp_file)
+        o->temp_file(o->user, t->path, 1);
+    return 0;
+}
+
+/* Close the file (errno of a failure into *werr unless set). */
+static void temp_close(temp_file *t, int *werr)
+{
+    if (t->fd >= 0) {
+        if (!*werr && fchmod(t->fd, file_mode()) != 0)
+            *werr = errno;
+        if (!*werr && fsync(t->fd) != 0)
+            *werr = errno;
+        if (close(t->fd) != 0 && !*werr)
+            *werr = errno;
+        t->fd = -1;
+    }
+}
+
+static void temp_drop(temp_file *t, const ph_save_options *o)
+{
+    if (t->fd >= 0)
+        close(t->fd);
+    t->fd = -1;
+    if (t->live) {
+        unlink(t->path);
+        t->live = 0;
+        if (o && o->temp_file)
+            o->temp_file(o->user, t->path, 0);
+    }
+}
+
+static int temp_rename(temp_file *t, const char *to, const ph_save_options *o)
+{
+    if (rename(t->path, to) != 0)
+        return errno;
+    t->live = 0;
+    if (o && o->temp_file)
+        o->temp_file(o->user, t->path, 0);
+    return 0;
+}
+
+PH_API int ph_model_reads_file(const ph_model *m, const char *path)
+{
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return 0;
+    if (m->source_path && (uint64_t)st.st_dev == m->source_dev && (uint64_t)st.st_ino == m->source_ino)
+        return 1;
+    for (const phi_mapping *map = m->mappings; map; map = map->next)
+        if ((uint64_t)st.st_dev == map->dev && (uint64_t)st.st_ino == map->ino)
+            return 1;
+    return 0;
+}
+
+static const char *write_error(int e)
+{
+    if (e == EFAULT) /* write(2) from a mapping of a file that shrank */
+        return "the input changed while it was being copied (was the file truncated?)";
+    return strerror(e);
+}
+
+/* Move the tensors of st->ext into the data file: offsets 4 KiB-aligned,
+ * the protos pointing at DATA_NAME.  Returns the data file's size. */
+static uint64_t place_external(save_state *st, const char *data_name)
+{
+    uint64_t off = 0;
+    for (size_t i = 0; i < st->n_ext && !st->oom; i++) {
+        ext_item *x = &st->ext[i];
+        off = (off + EXT_ALIGN - 1) / EXT_ALIGN * EXT_ALIGN;
+        x->offset = off;
+        off += x->len;
+        Onnx__StringStringEntryProto *e = tmp_alloc(st, 3 * sizeof *e);
+        Onnx__StringStringEntryProto **arr = tmp_alloc(st, 3 * sizeof *arr);
+        char *num = tmp_alloc(st, 48);
+        if (!e || !arr || !num)
+            return 0;
+        snprintf(num, 48, "%llu", (unsigned long long)x->offset);
+        snprintf(num + 24, 24, "%llu", (unsigned long long)x->len);
+        const char *keys[3] = {"location", "offset", "length"};
+        const char *vals[3] = {data_name, num, num + 24};
+        for (int k = 0; k < 3; k++) {
+            onnx__string_string_entry_proto__init(&e[k]);
+            e[k].key = (char *)keys[k];
+            e[k].value = (char *)vals[k];
+            arr[k] = &e[k];
+        }
+        Onnx__TensorProto *p = x->proto;
+        SET(st, p->has_raw_data, 0);
+        SET(st, p->raw_data, ((ProtobufCBinaryData){0, NULL}));
+        SET(st, p->has_data_location, 1);
+        SET(st, p->data_location, ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL);
+        SET(st, p->external_data, arr);
+        SET(st, p->n_external_data, 3);
+    }
+    return off;
+}
+
+/* Write the data file's bytes (zeros between tensors). */
+static void write_external(file_writer *w, const save_state *st)
+{
+    static const uint8_t zeros[EXT_ALIGN];
+    uint64_t at = 0;
+    for (size_t i = 0; i < st->n_ext && !w->err; i++) {
+        const ext_item *x = &st->ext[i];
+        write_all(w, zeros, (size_t)(x->offset - at));
+        write_all(w, x->data, x->len);
+        release_mapped(w->model, x->data, x->len);
+        at = x->offset + x->len;
+    }
+}
+
 PH_API int ph_model_save(ph_model *m, const char *path, ph_error *err)
+{
+    return ph_model_save_with(m, path, NULL, err);
+}
+
+PH_API int ph_model_save_with(ph_model *m, const char *path, const ph_save_options *opts, ph_error *err)
 {
     if (!path || !*path)
         return ph_error_set(err, PH_EINVAL, "no output path given");
-    struct stat st_out;
-    if (m->source_path && stat(path, &st_out) == 0 && (uint64_t)st_out.st_dev == m->source_dev &&
-        (uint64_t)st_out.st_ino == m->source_ino)
+    const ph_save_options *o = opts && opts->size >= sizeof *opts ? opts : NULL;
+    uint64_t threshold = o && o->external_threshold ? o->external_threshold : PH_PROTOBUF_LIMIT;
+    if (threshold > PH_PROTOBUF_LIMIT)
+        threshold = PH_PROTOBUF_LIMIT;
+    char data_path[PATH_MAX];
+    if ((size_t)snprintf(data_path, sizeof data_path, "%s.data", path) >= sizeof data_path)
+        return ph_error_set(err, PH_EINVAL, "%s: path too long", path);
+    if (ph_model_reads_file(m, path))
         return ph_error_set(err, PH_EINVAL, "%s: refusing to overwrite the input model", path);
     phi_model_collect_some(m); /* removed nodes are not in the graph: no need to free them first */
 
-    char tmp_path[PATH_MAX];
-    const char *slash = strrchr(path, '/');
-    int dir_len = slash ? (int)(slash - path + 1) : 0;
-    if ((size_t)snprintf(tmp_path, sizeof tmp_path, "%.*s.%s.tmp.XXXXXX", dir_len, path,
-                         slash ? slash + 1 : path) >= sizeof tmp_path)
-        return ph_error_set(err, PH_EINVAL, "%s: path too long", path);
-    int fd = mkstemp(tmp_path);
-    if (fd < 0)
+    temp_file tm = {.fd = -1}, td = {.fd = -1};
+    if (temp_make(&tm, path, opts) != 0)
         return ph_error_set(err, PH_EIO, "%s: cannot create output: %s", path, strerror(errno));
 
-    save_state st = {0};
+    save_state st = {.min_ext = o && o->external_min_bytes ? o->external_min_bytes : 1024};
     sync_graph(&st, m->graph);
-    file_writer w = {.base = {writer_append}, .fd = fd, .cap = 1 << 20};
+    file_writer w = {.base = {writer_append}, .fd = tm.fd, .cap = 1 << 20, .model = m};
     w.buf = malloc(w.cap);
-    if (st.oom || !w.buf) {
+    int code = PH_EIO;
+    const char *what = NULL;
+    if (st.oom || !w.buf)
         w.err = ENOMEM;
-    } else {
+    /* external data: only when the whole model would pass the threshold
+     * (the packed size is only computed when that is possible at all) */
+    if (!w.err && (threshold < (64u << 20) || st.raw_bytes >= threshold / 2) &&
+        protobuf_c_message_get_packed_size(&m->proto->base) > threshold) {
+        if (ph_model_reads_file(m, data_path)) {
+            code = PH_EINVAL;
+            what = "refusing to overwrite a file the input model reads";
+        } else {
+            const char *slash = strrchr(data_path, '/');
+            place_external(&st, slash ? slash + 1 : data_path);
+            if (st.oom)
+                w.err = ENOMEM;
+            else if (protobuf_c_message_get_packed_size(&m->proto->base) > PH_PROTOBUF_LIMIT) {
+                code = PH_EUNSUPPORTED;
+                what = "the model is larger than protobuf's 2 GB limit even with its large tensors as external data";
+            } else if (temp_make(&td, data_path, opts) != 0) {
+                w.err = errno;
+            } else {
+                file_writer dw = {.base = {writer_append}, .fd = td.fd, .model = m};
+                write_external(&dw, &st);
+                w.err = dw.err;
+                temp_close(&td, &w.err);
+            }
+        }
+    }
+    if (!w.err && !what) {
         protobuf_c_message_pack_to_buffer(&m->proto->base, &w.base);
         flush_writer(&w);
     }
     unsync_nodes(m->graph);
     restore(&st);
     free(w.buf);
-    if (!w.err && fchmod(fd, file_mode()) != 0)
-        w.err = errno;
-    if (!w.err && fsync(fd) != 0)
-        w.err = errno;
-    if (close(fd) != 0 && !w.err)
-        w.err = errno;
-    if (!w.err && rename(tmp_path, path) != 0)
-        w.err = errno;
-    if (w.err) {
-        unlink(tmp_path);
+    temp_close(&tm, &w.err);
+    int data_in_place = 0;
+    if (!w.err && !what && td.live) {
+        w.err = temp_rename(&td, data_path, opts);
+        data_in_place = !w.err;
+    }
+    if (!w.err && !what)
+        w.err = temp_rename(&tm, path, opts);
+    if (w.err || what) {
+        temp_drop(&tm, opts);
+        temp_drop(&td, opts);
+        if (data_in_place)
+            unlink(data_path); /* the model never arrived: its new data file goes too */
+        if (what)
+            return ph_error_set(err, code, "%s: cannot write output: %s", path, what);
         return ph_error_set(err, w.err == ENOMEM ? PH_ENOMEM : PH_EIO, "%s: cannot write output: %s", path,
-                            strerror(w.err));
+                            write_error(w.err));
     }
     return 0;
 }

@@ -20,6 +20,8 @@ struct ph_ctx {
     uint64_t pass_count;    /* numbered since begin_pass */
     ph_rewrite_hook hook;
     void *hook_user;
+    ph_count_hook count_hook; /* told of each complete rewrite, without names */
+    void *count_user;
     int pending;            /* a begun rewrite not yet reported to the hook */
     char *matched, *removed, *added; /* owned, of the pending rewrite */
     struct memo { char *pass; uint64_t word; } *memos; /* owned */
@@ -142,6 +144,8 @@ static void flush_rewrite(ph_ctx *ctx)
     if (!ctx->pending)
         return;
     ctx->pending = 0;
+    if (ctx->count_hook)
+        ctx->count_hook(ctx->count_user, ctx->count, ctx->pass_count);
     if (ctx->hook) {
         ph_rewrite_info info = {.pass = ctx->pass, .index = ctx->count,
                                 .pass_index = ctx->pass_count,
@@ -200,4 +204,10 @@ PH_API void ph_ctx_set_rewrite_hook(ph_ctx *ctx, ph_rewrite_hook fn, void *user)
 {
     ctx->hook = fn;
     ctx->hook_user = user;
+}
+
+PH_API void ph_ctx_set_count_hook(ph_ctx *ctx, ph_count_hook fn, void *user)
+{
+    ctx->count_hook = fn;
+    ctx->count_user = user;
 }
