@@ -13,13 +13,13 @@
 #include <string.h>
 
 #include "config.h"
-#include "fuzz_support.h"
+#include "support/fuzz_support.h"
 #include "plan.h"
 #include "shapes.h"
 
 /* A model with two inputs for the input_shape keys: x float[N,3,8,8] and
  * ids int64[N,S], through Relu and Identity. */
-static void write_model(const char *path)
+static void cf_write_model(const char *path)
 {
     ph_model *m = ph_model_new(17);
     ph_graph *g = m ? ph_model_graph(m) : NULL;
@@ -40,11 +40,11 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
     fz_plugins();
-    write_model(fz_path("shapes.onnx"));
+    cf_write_model(fz_path("shapes.onnx"));
     return 0;
 }
 
-static int apply_sets(host_config *cfg, const char *sets, ph_error *e)
+static int cf_apply_sets(host_config *cfg, const char *sets, ph_error *e)
 {
     int rc = 0;
     char *copy = strdup(sets);
@@ -72,7 +72,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ph_error e = {0};
     int rc = host_config_load_file(cfg, path, &e);
     if (!rc && sets)
-        rc = apply_sets(cfg, sets, &e);
+        rc = cf_apply_sets(cfg, sets, &e);
     if (!rc)
         rc = host_config_finish(cfg, &e);
     if (!rc) {

@@ -36,6 +36,10 @@ fuzz-bins: $(LIB) $(PLUGIN_SO) $(FUZZ_BINS)
 $(BUILD)/bin/fuzz_%: fuzz/%.c $(FUZZ_SUPPORT) $(wildcard fuzz/support/*.h) $(HOSTLIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_BASE) -fsanitize=fuzzer,address,undefined -fno-omit-frame-pointer \
-	  -fno-sanitize-recover=undefined -Isdk/include -Ihost -Ifuzz/support -o $@ $< \
+	  -fno-sanitize-recover=undefined -Isdk/include -Ihost -o $@ $< \
 	  $(FUZZ_SUPPORT) $(HOSTLIB) -L$(BUILD)/lib -lpasshost -linih -ldl -lm \
 	  -Wl,-rpath,'$$ORIGIN/../lib'
+
+# tests/test_fuzz_corpus.c compiles the fuzzers in: rebuild it when they change.
+$(BUILD)/tests/test_fuzz_corpus: $(patsubst %,fuzz/%.c,$(FUZZ_NAMES)) $(FUZZ_SUPPORT) \
+  $(wildcard fuzz/support/*.h)

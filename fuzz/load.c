@@ -16,9 +16,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fuzz_support.h"
+#include "support/fuzz_support.h"
 
-static size_t count_entries(const char *dir)
+static size_t load_count_entries(const char *dir)
 {
     size_t n = 0;
     DIR *d = opendir(dir);
@@ -30,7 +30,7 @@ static size_t count_entries(const char *dir)
     return n;
 }
 
-static int same_file_bytes(const char *path, const uint8_t *data, size_t size)
+static int load_same_bytes(const char *path, const uint8_t *data, size_t size)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -47,7 +47,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *in = fz_path("model.onnx"), *out = fz_path("out.onnx");
     fz_write(in, data, size);
-    size_t entries = count_entries(fz_dir());
+    size_t entries = load_count_entries(fz_dir());
     ph_model *m = NULL;
     ph_error e = {0};
     if (ph_model_load(in, &m, &e) != 0) {
@@ -72,11 +72,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         if (!e.message[0])
             fz_fail("save failed without a message");
-        if (count_entries(fz_dir()) != entries)
+        if (load_count_entries(fz_dir()) != entries)
             fz_fail("a failed save left a file behind: %s", e.message);
     }
     ph_model_free(m);
-    if (!same_file_bytes(in, data, size))
+    if (!load_same_bytes(in, data, size))
         fz_fail("the input file was modified");
     return 0;
 }

@@ -18,30 +18,32 @@
 #include <unistd.h>
 
 #include "config.h"
-#include "fuzz_support.h"
+#include "support/fuzz_support.h"
 #include "plan.h"
+#include "report.h"
 #include "runner.h"
 #include "shapes.h"
 
-static host_config *cfg;
-static host_plan plan;
+static host_config *pl_cfg;
+static host_plan pl_plan;
+static host_log pl_log; /* no stream, no file: messages are dropped */
 
-static void free_plan(void)
+static void pl_free(void)
 {
-    host_plan_free(&plan);
-    host_config_free(cfg);
+    host_plan_free(&pl_plan);
+    host_config_free(pl_cfg);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
     (void)argc, (void)argv;
     ph_error e = {0};
-    cfg = host_config_new();
-    if (host_plan_build(&plan, cfg, fz_plugins(), &e) != 0) {
+    pl_cfg = host_config_new();
+    if (host_plan_build(&pl_plan, pl_cfg, fz_plugins(), &e) != 0) {
         fprintf(stderr, "fuzz: default plan: %s\n", e.message);
         exit(2);
     }
-    atexit(free_plan);
+    atexit(pl_free);
     return 0;
 }
 
@@ -53,11 +55,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     ph_error e = {0};
     if (ph_model_load(in, &m, &e) != 0)
         return 0; /* the loader has its own fuzzer */
-    int rc = host_apply_shapes(m, cfg, 0, &e);
+    int rc = host_apply_shapes(m, pl_cfg, 0, &e);
     if (!rc) {
-        host_run_opts opts = {.verify_each = 1, .update_shapes = cfg->infer_shapes};
+        host_run_opts opts = {.verify_each = 1, .update_shapes = pl_cfg->infer_shapes, .log = &pl_log};
         host_stage_stats stats[HOST_STAGE_COUNT];
-        rc = host_run_all(m, &plan, -1, &opts, stats, NULL, &e);
+        rc = host_run_all(m, &pl_plan, -1, &opts, stats, NULL, &e);
         for (int s = 0; s < HOST_STAGE_COUNT; s++)
             host_stage_stats_free(&stats[s]);
         if (!rc && ph_graph_verify(ph_model_graph(m), &e) != 0)

@@ -47,21 +47,6 @@ void host_cleanup_remove_temps(void)
         }
 }
 
-size_t host_cleanup_temps(char (*out)[4096], size_t max)
-{
-    size_t n = 0;
-    for (int i = 0; i < HOST_CLEANUP_MAX_TEMPS; i++)
-        if (temp_used[i]) {
-            if (n < max) {
-                size_t len = strnlen(temp_paths[i], 4095);
-                memcpy(out[n], temp_paths[i], len);
-                out[n][len] = 0;
-            }
-            n++;
-        }
-    return n;
-}
-
 /* ------------------------------------------------- async-signal-safe bits */
 
 static void put(const char *s)

@@ -35,9 +35,4 @@ void host_cleanup_temp_file(void *user, const char *path, int created);
 /* Remove every remembered temporary file now (async-signal-safe). */
 void host_cleanup_remove_temps(void);
 
-/* The temporary files alive now: up to max paths are copied into out
- * (each of size bytes); returns how many there are.  For a supervisor that
- * must remove them after its worker died. */
-size_t host_cleanup_temps(char (*out)[4096], size_t max);
-
 #endif

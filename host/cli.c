@@ -421,6 +421,11 @@ void host_cli_free(host_cli *cli)
     cli->positional = cli->skips = cli->input_shapes = NULL;
     cli->set_count = cli->positional_count = cli->skip_count = cli->input_shape_count = 0;
     remove_file(&cli->stdin_model);
+    if (cli->stdout_model) { /* and its external-data file, if the save wrote one */
+        char *data = host_xasprintf("%s.data", cli->stdout_model);
+        unlink(data);
+        free(data);
+    }
     remove_file(&cli->stdout_model);
     if (cli->stream_dir)
         rmdir(cli->stream_dir);
@@ -602,6 +607,13 @@ int host_cli_stream_output(const host_cli *cli, ph_error *err)
 {
     if (!cli->stdout_model)
         return 0;
+    char *data = host_xasprintf("%s.data", cli->stdout_model);
+    int external = access(data, F_OK) == 0;
+    free(data);
+    if (external) /* one stream cannot carry the data file the model names */
+        return ph_error_set(err, HOST_EXIT_OUTPUT, "-o -: the model is larger than [model] "
+                            "external_data_threshold and needs an external-data file beside it; "
+                            "write it to a file with -o OUT.onnx");
     int fd = open(cli->stdout_model, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return ph_error_set(err, HOST_EXIT_OUTPUT, "-o -: %s: %s", cli->stdout_model, strerror(errno));

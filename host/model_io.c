@@ -59,7 +59,7 @@ void host_model_io_configure(const host_config *cfg)
 int host_model_check(ph_model *m, const char *changed_by, ph_error *err)
 {
     ph_error e = {0};
-    if (ph_graph_verify(ph_model_graph(m), &e) == 0)
+    if (ph_graph_verify_fast(ph_model_graph(m), &e) == 0) /* linear; no name-table lookups */
         return 0;
     const char *why = e.message[0] ? e.message : ph_strerror(e.code);
     if (changed_by)

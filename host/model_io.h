@@ -22,7 +22,7 @@ int host_model_load(const char *path, int verify, ph_model **out, double *ms, ph
  * external_data_min_size) for every later host_model_save. */
 void host_model_io_configure(const host_config *cfg);
 
-/* 0 when m passes the structural verifier (ph_graph_verify: SSA, scopes,
+/* 0 when m passes the structural verifier (ph_graph_verify_fast: SSA, scopes,
  * attributes, each operator's required inputs), else HOST_EXIT_PASS with a
  * message naming changed_by, the last pass that changed the graph (NULL:
  * none known). */

@@ -479,6 +479,9 @@ START_TEST(external_data_from_the_command_line)
     ck_assert(l1 == l2 && memcmp(d1, d2, l1) == 0);
     free(d1);
     free(d2);
+    /* a stream cannot carry the data file */
+    r = TK_CLI("-i", in, "-o", "-", "-q", "--set", "model.external_data_threshold=0");
+    tk_expect_failure(&r, HOST_EXIT_OUTPUT, "-o -", "external-data file");
     /* a bad threshold is a configuration error */
     r = TK_CLI("-i", in, "-o", out, "-q", "--set", "model.external_data_threshold=-1");
     tk_expect_failure(&r, HOST_EXIT_CONFIG, "external_data_threshold", NULL);

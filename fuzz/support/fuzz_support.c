@@ -113,11 +113,15 @@ void fz_quiet_log(void *user, ph_log_level level, const char *pass, const char *
     (void)user, (void)level, (void)pass, (void)message;
 }
 
+const char *fz_current_input;
+
 void fz_fail(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     fputs("fuzz: ", stderr);
+    if (fz_current_input)
+        fprintf(stderr, "%s: ", fz_current_input);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);

@@ -40,7 +40,11 @@ const host_registry *fz_plugins(void);
 /* A ph_log_fn that drops every message. */
 void fz_quiet_log(void *user, ph_log_level level, const char *pass, const char *message);
 
-/* Print "fuzz: <what>" to stderr and abort. */
+/* The input being run, when the caller wants it named on failure (the
+ * corpus replay test sets it; libFuzzer names its inputs itself). */
+extern const char *fz_current_input;
+
+/* Print "fuzz: <what>" (and fz_current_input) to stderr and abort. */
 void fz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
 /* 1 when path exists (as anything), else 0. */

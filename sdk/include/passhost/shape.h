@@ -120,7 +120,8 @@ PH_API ptrdiff_t ph_value_const_ints(const ph_value *v, int64_t *out, const char
 /* How many elements a Slice of one axis of length dim >= 0 selects, by the
  * ONNX rules (negative start and end count from the end; then for step > 0
  * both clamp to [0, dim], for step < 0 start clamps to [0, dim-1] and end to
- * [-1, dim-1]).  *first (may be NULL) gets the first index selected. */
+ * [-1, dim-1]).  *first (may be NULL) gets the first index selected.  A step
+ * of 0 (invalid in ONNX) gives 0. */
 PH_API int64_t ph_slice_length(int64_t dim, int64_t start, int64_t end, int64_t step, int64_t *first);
 
 #define PH_SLICE_MAX 64

@@ -83,7 +83,10 @@ PH_API int64_t ph_slice_length(int64_t dim, int64_t start, int64_t end, int64_t 
     e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;
     if (first)
         *first = s;
-    return d > 0 && s > e ? (s - e - 1) / -step + 1 : 0; /* an empty axis stays empty */
+    if (step == 0)
+        return 0; /* invalid: the callers report it */
+    int64_t back = step == INT64_MIN ? INT64_MAX : -step; /* never a negation that overflows */
+    return d > 0 && s > e ? (s - e - 1) / back + 1 : 0; /* an empty axis stays empty */
 }
 
 PH_API int ph_node_slice_params(const ph_node *n, int rank, ph_slice_params *s)

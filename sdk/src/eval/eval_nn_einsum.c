@@ -273,6 +273,8 @@ int phi_k_einsum(phi_kargs *a)
     size_t lhs_len = arrow ? (size_t)(arrow - buf) : bl;
     if (a->n_in < 1 || a->n_in > 32)
         return ph_error_set(a->err, PH_EINVAL, "Einsum: %zu inputs", a->n_in);
+    if (!a->in[0])
+        return ph_error_set(a->err, PH_EINVAL, "Einsum: input 0 missing");
     ectx c = {a, ph_tensor_dtype(a->in[0]), 0, {0}};
     if (c.dt != PH_DT_FLOAT && c.dt != PH_DT_DOUBLE)
         return ph_error_set(a->err, PH_EUNSUPPORTED, "Einsum: dtype %s not supported",

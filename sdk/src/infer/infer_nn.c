@@ -414,6 +414,8 @@ static int infer_einsum(phi_ictx *c)
                 p += 3;
                 continue;
             }
+            if ((unsigned char)*p >= 128)
+                return phi_fail(c, "bad label");
             if (*p != ' ' && nl < 64)
                 labels[nl++] = *p;
             p++;
@@ -465,6 +467,8 @@ static int infer_einsum(phi_ictx *c)
             if (*p == ' ')
                 continue;
             if (*p == '.') {
+                if (strncmp(p, "...", 3))
+                    return phi_fail(c, "bad equation '%s'", eq);
                 if (!all_known)
                     return o->rank = -1, 0;
                 for (int i = 0; i < ell.rank && o->rank < PHI_MAXRANK; i++)

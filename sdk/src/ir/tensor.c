@@ -193,27 +193,27 @@ static int convert_typed(ph_tensor *t)
     switch (p->data_type) {
     case PH_DT_FLOAT:
         bad = p->n_float_data != n;
-        if (!bad) memcpy(buf, p->float_data, nbytes);
+        if (!bad && nbytes) memcpy(buf, p->float_data, nbytes);
         break;
     case PH_DT_COMPLEX64:
         bad = p->n_float_data != 2 * n;
-        if (!bad) memcpy(buf, p->float_data, nbytes);
+        if (!bad && nbytes) memcpy(buf, p->float_data, nbytes);
         break;
     case PH_DT_DOUBLE:
         bad = p->n_double_data != n;
-        if (!bad) memcpy(buf, p->double_data, nbytes);
+        if (!bad && nbytes) memcpy(buf, p->double_data, nbytes);
         break;
     case PH_DT_COMPLEX128:
         bad = p->n_double_data != 2 * n;
-        if (!bad) memcpy(buf, p->double_data, nbytes);
+        if (!bad && nbytes) memcpy(buf, p->double_data, nbytes);
         break;
     case PH_DT_INT64:
         bad = p->n_int64_data != n;
-        if (!bad) memcpy(buf, p->int64_data, nbytes);
+        if (!bad && nbytes) memcpy(buf, p->int64_data, nbytes);
         break;
     case PH_DT_UINT64:
         bad = p->n_uint64_data != n;
-        if (!bad) memcpy(buf, p->uint64_data, nbytes);
+        if (!bad && nbytes) memcpy(buf, p->uint64_data, nbytes);
         break;
     case PH_DT_UINT32:
         bad = p->n_uint64_data != n;
@@ -224,7 +224,7 @@ static int convert_typed(ph_tensor *t)
         break;
     case PH_DT_INT32:
         bad = p->n_int32_data != n;
-        if (!bad) memcpy(buf, p->int32_data, nbytes);
+        if (!bad && nbytes) memcpy(buf, p->int32_data, nbytes);
         break;
     case PH_DT_INT16: case PH_DT_UINT16: case PH_DT_FLOAT16: case PH_DT_BFLOAT16:
         bad = p->n_int32_data != n;

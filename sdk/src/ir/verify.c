@@ -220,3 +220,4 @@ int phi_graph_verify(const ph_graph *g, int names, ph_error *err)
 }
 
 PH_API int ph_graph_verify(const ph_graph *g, ph_error *err) { return phi_graph_verify(g, 1, err); }
+PH_API int ph_graph_verify_fast(const ph_graph *g, ph_error *err) { return phi_graph_verify(g, 0, err); }

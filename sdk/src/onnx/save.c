@@ -456,7 +456,7 @@ PH_API int ph_model_save_with(ph_model *m, const char *path, const ph_save_optio
     phi_model_collect_some(m); /* removed nodes are not in the graph: no need to free them first */
 
     temp_file tm = {.fd = -1}, td = {.fd = -1};
-    if (temp_make(&tm, path, opts) != 0)
+    if (temp_make(&tm, path, o) != 0)
         return ph_error_set(err, PH_EIO, "%s: cannot create output: %s", path, strerror(errno));
 
     save_state st = {.min_ext = o && o->external_min_bytes ? o->external_min_bytes : 1024};
@@ -482,7 +482,7 @@ PH_API int ph_model_save_with(ph_model *m, const char *path, const ph_save_optio
             else if (protobuf_c_message_get_packed_size(&m->proto->base) > PH_PROTOBUF_LIMIT) {
                 code = PH_EUNSUPPORTED;
                 what = "the model is larger than protobuf's 2 GB limit even with its large tensors as external data";
-            } else if (temp_make(&td, data_path, opts) != 0) {
+            } else if (temp_make(&td, data_path, o) != 0) {
                 w.err = errno;
             } else {
                 file_writer dw = {.base = {writer_append}, .fd = td.fd, .model = m};
@@ -502,14 +502,14 @@ PH_API int ph_model_save_with(ph_model *m, const char *path, const ph_save_optio
     temp_close(&tm, &w.err);
     int data_in_place = 0;
     if (!w.err && !what && td.live) {
-        w.err = temp_rename(&td, data_path, opts);
+        w.err = temp_rename(&td, data_path, o);
         data_in_place = !w.err;
     }
     if (!w.err && !what)
-        w.err = temp_rename(&tm, path, opts);
+        w.err = temp_rename(&tm, path, o);
     if (w.err || what) {
-        temp_drop(&tm, opts);
-        temp_drop(&td, opts);
+        temp_drop(&tm, o);
+        temp_drop(&td, o);
         if (data_in_place)
             unlink(data_path); /* the model never arrived: its new data file goes too */
         if (what)
