@@ -1,7 +1,7 @@
 #!/bin/sh
 # The full allocation-failure sweep: every allocation n of a run on each
-# bundled model fails in turn (tests/test_alloc_failures.c; `make test` runs
-# a sample of n).  Prints, per model and mode, the allocation points, how
+# bundled model fails in turn (tests/test_alloc_failures.c; `make test` tries
+# one n per call site).  Prints, per model and mode, the allocation points, how
 # many failures ended in a clean error, how many were absorbed, and any
 # problem (crash, leak, missing message, file left behind, wrong model).
 #

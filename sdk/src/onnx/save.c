@@ -277,7 +277,7 @@ static void flush_writer(file_writer *w)
 static void writer_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 {
     file_writer *w = (file_writer *)b;
-    if (w->err)
+    if (w->err || len == 0) /* empty bytes fields come with data NULL */
         return;
     if (w->len + len > w->cap || len >= w->cap / 2)
         flush_writer(w); /* keep order: buffered bytes go before a large write */
