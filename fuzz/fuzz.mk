@@ -2,6 +2,9 @@
 #
 #   make fuzz FUZZ_SECONDS=N   build the fuzzers, run each for N seconds (60),
 #                              fail on the first crash, leak or hang
+#   make fuzz FUZZ_RUNS=N FUZZ_SEED=S
+#                              repeatable: exactly N inputs each from seed S,
+#                              from the repository's seeds only (CI)
 #   make fuzz-build            build them only: build/fuzz/bin/fuzz_NAME
 #
 # One fuzzer per fuzz/NAME.c (load, config, pipeline), seeded from
@@ -15,6 +18,8 @@
 
 FUZZ_BUILD   ?= build/fuzz
 FUZZ_SECONDS ?= 60
+FUZZ_RUNS    ?=
+FUZZ_SEED    ?=
 FUZZ_CC      ?= clang
 FUZZ_NAMES   := $(patsubst fuzz/%.c,%,$(sort $(wildcard fuzz/*.c)))
 FUZZ_SUPPORT := $(sort $(wildcard fuzz/support/*.c))
@@ -28,7 +33,7 @@ fuzz-build:
 	  CFLAGS=-fsanitize=fuzzer-no-link fuzz-bins
 
 fuzz: fuzz-build
-	fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+	FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_SEED=$(FUZZ_SEED) fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # Inside the build/fuzz tree (BUILD, CC and the flags set by fuzz-build).
 fuzz-bins: $(LIB) $(PLUGIN_SO) $(FUZZ_BINS)

@@ -18,6 +18,10 @@ Models (fuzz/corpus/load and fuzz/corpus/pipeline, the same files):
 Configs (fuzz/corpus/config): configs/*.ini, configs/targets/*.ini and
 variants; after a NUL byte, `--set` overrides one a line (see fuzz/config.c).
 
+Files named crash-*.onnx / crash-*.ini are not made here: they are inputs
+on which a fuzzer found a bug, kept as regression tests (replayed by
+tests/test_fuzz_corpus.c); the script leaves them alone.
+
 Deterministic: fixed seeds, so running it twice writes the same bytes.  Every
 model is checked with onnx.checker.  Keep the corpora small: the script
 prints the total size (a few hundred KB at most).
@@ -25,7 +29,6 @@ prints the total size (a few hundred KB at most).
 
 import glob
 import os
-import shutil
 import sys
 import warnings
 
@@ -368,6 +371,10 @@ x = 1
 [pass.dynamic_reshape_to_static]
 allow_minus_one = maybe
 """,
+    # a file that never ends a line (host/config.c once read it until memory ran out)
+    "dev_zero.ini": """[optimize]
+custom_config = /dev/zero
+""",
     "quoted.ini": """[optimize]
 pass_off = "eliminate_nop_pool" ; a comment
 pass_on = "eliminate_identity;  eliminate_dropout", eliminate_nop_cast
@@ -450,8 +457,7 @@ def main():
     cdir = os.path.join(FUZZ, "corpus", "config")
     for p in sorted(glob.glob(os.path.join(ROOT, "configs", "*.ini")) +
                     glob.glob(os.path.join(ROOT, "configs", "targets", "*.ini"))):
-        shutil.copyfile(p, os.path.join(cdir, os.path.basename(p))) if os.path.isdir(cdir) else \
-            write(os.path.join(cdir, os.path.basename(p)), open(p, "rb").read())
+        write(os.path.join(cdir, os.path.basename(p)), open(p, "rb").read())
     for name, text in sorted(CONFIGS.items()):
         write(os.path.join(cdir, name), text.encode())
     for name, (text, sets) in sorted(SETS.items()):

@@ -7,7 +7,10 @@
  *   - shape inference may report a contradiction, never crash;
  *   - a model that saves loads back, and a failed save leaves no file (no
  *     output, no temporary) behind;
- *   - the input file is never written.
+ *   - the input file is never written;
+ *   - ph_model_load_memory on the same bytes agrees: it refuses what the
+ *     file load refuses (and a model with external data), and a model
+ *     loaded both ways saves to the same bytes.
  * ASan, UBSan and LeakSanitizer turn any memory error, undefined behaviour
  * or leak into a crash.  Seeds: fuzz/corpus/load. */
 #include <dirent.h>
@@ -43,6 +46,57 @@ static int load_same_bytes(const char *path, const uint8_t *data, size_t size)
     return same;
 }
 
+static char *load_slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        fz_fail("cannot read %s back", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *d = malloc((size_t)n + 1);
+    if (!d || fread(d, 1, (size_t)n, f) != (size_t)n)
+        fz_fail("cannot read %s back", path);
+    fclose(f);
+    *len = (size_t)n;
+    return d;
+}
+
+/* The bytes through ph_model_load_memory; from_file is what ph_model_load
+ * made of them (NULL: refused). */
+static void load_check_memory(const uint8_t *data, size_t size, ph_model *from_file)
+{
+    ph_model *m = NULL;
+    ph_error e = {0};
+    if (ph_model_load_memory(data, size, "memory.onnx", &m, &e) != 0) {
+        if (m)
+            fz_fail("a model refused from memory came with a model");
+        if (!strstr(e.message, "memory.onnx"))
+            fz_fail("refusal from memory without the model's name: '%s'", e.message);
+        if (from_file && !strstr(e.message, "loaded from memory"))
+            fz_fail("loads from its file but not from memory: %s", e.message);
+        return;
+    }
+    if (!from_file)
+        fz_fail("loads from memory but not from its file");
+    const char *a = fz_path("file.onnx"), *b = fz_path("memory.onnx");
+    ph_error ea = {0}, eb = {0};
+    int ra = ph_model_save(from_file, a, &ea), rb = ph_model_save(m, b, &eb);
+    if ((ra == 0) != (rb == 0))
+        fz_fail("saves differently from its file and from memory: '%s' / '%s'", ea.message, eb.message);
+    if (ra == 0) {
+        size_t la, lb;
+        char *da = load_slurp(a, &la), *db = load_slurp(b, &lb);
+        if (la != lb || memcmp(da, db, la) != 0)
+            fz_fail("loaded from its file and from memory, it saves to other bytes");
+        free(da);
+        free(db);
+        unlink(a);
+        unlink(b);
+    }
+    ph_model_free(m);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *in = fz_path("model.onnx"), *out = fz_path("out.onnx");
@@ -55,8 +109,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             fz_fail("a refused model came with a model");
         if (!e.message[0] || !strstr(e.message, in))
             fz_fail("refusal without a message naming the file: '%s'", e.message);
+        load_check_memory(data, size, NULL);
         return 0;
     }
+    load_check_memory(data, size, m);
     ph_graph *g = ph_model_graph(m);
     if (ph_graph_verify(g, &e) != 0)
         fz_fail("a loaded model does not verify: %s", e.message);

@@ -14,6 +14,11 @@
 # BUILD/fuzz_NAME.log.  Reproduce one with
 #   BUILD/bin/fuzz_NAME BUILD/artifacts/NAME/crash-...
 # and minimize it with -minimize_crash=1 -runs=10000.
+#
+# FUZZ_RUNS=N FUZZ_SEED=S make the run repeatable (CI): each fuzzer runs
+# exactly N inputs from seed S, starting from the seeds in the repository
+# only (a fresh working corpus BUILD/corpus-seedS/NAME), so the same sources
+# give the same inputs on every machine; SECONDS is then only a safety cap.
 set -u
 BUILD=${1:?usage: fuzz/run.sh BUILD SECONDS [NAME...]}
 SECONDS_EACH=${2:?usage: fuzz/run.sh BUILD SECONDS [NAME...]}
@@ -30,12 +35,18 @@ for n in $names; do
     bin=$BUILD/bin/fuzz_$n
     [ -x "$bin" ] || { echo "fuzz: $bin not built (make fuzz-build)" >&2; exit 2; }
     work=$BUILD/corpus/$n
+    if [ -n "${FUZZ_SEED:-}" ]; then
+        work=$BUILD/corpus-seed$FUZZ_SEED/$n
+        rm -rf "$work"
+    fi
     art=$BUILD/artifacts/$n
     log=$BUILD/fuzz_$n.log
     mkdir -p "$work" "$art"
     set -- -max_total_time="$SECONDS_EACH" -timeout=25 -rss_limit_mb=2560 \
         -artifact_prefix="$art/" -print_final_stats=1
     [ -f "fuzz/$n.dict" ] && set -- "$@" -dict="fuzz/$n.dict"
+    [ -n "${FUZZ_RUNS:-}" ] && set -- "$@" -runs="$FUZZ_RUNS"
+    [ -n "${FUZZ_SEED:-}" ] && set -- "$@" -seed="$FUZZ_SEED"
     "$bin" "$@" "$work" "fuzz/corpus/$n" >"$log" 2>&1
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)

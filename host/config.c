@@ -392,8 +392,6 @@ typedef struct ini_state {
     int line;           /* lines handed to inih so far */
     int prev_key;       /* mirrors inih: a key was read since the last header */
     int continuation;   /* the current line continues the previous key */
-    char *buf;
-    size_t cap;
     seen_key *seen;
     size_t seen_count;
     size_t seen_cap;
@@ -465,28 +463,37 @@ static void classify(ini_state *st, char *line)
     protect_quotes(p);
 }
 
-/* inih's reader: one line per call, NULL at the end or after an error. */
+/* inih's reader: one line per call, NULL at the end or after an error.
+ * At most num - 1 bytes are read: a line that has not ended by then is too
+ * long, and a file that never ends one (/dev/zero) is read no further. */
 static char *read_line(char *str, int num, void *stream)
 {
     ini_state *st = stream;
-    if (st->rc)
+    if (st->rc || num < 4)
         return NULL;
-    ssize_t n = getline(&st->buf, &st->cap, st->file);
-    if (n < 0)
+    size_t n = 0;
+    int c = 0;
+    while (n < (size_t)num - 1 && (c = getc(st->file)) != EOF) {
+        str[n++] = (char)c;
+        if (c == '\n')
+            break;
+    }
+    if (n == 0)
         return NULL;
+    str[n] = '\0';
     st->line++;
-    size_t content = (size_t)n;
-    while (content > 0 && (st->buf[content - 1] == '\n' || st->buf[content - 1] == '\r'))
+    int ended = str[n - 1] == '\n' || c == EOF;
+    size_t content = n;
+    while (content > 0 && (str[content - 1] == '\n' || str[content - 1] == '\r'))
         content--;
-    if (num < 4 || content > (size_t)num - 3) {
+    if (!ended || content > (size_t)num - 3) {
         st->rc = ph_error_set(st->err, HOST_EXIT_CONFIG,
                               "%s:%d: line longer than %d characters; continue long lists "
                               "on indented lines", st->path, st->line, num - 3);
         st->err_line = st->line;
         return NULL;
     }
-    classify(st, st->buf);
-    memcpy(str, st->buf, (size_t)n + 1);
+    classify(st, str);
     return str;
 }
 
@@ -599,7 +606,6 @@ static int parse_file(host_config *cfg, const char *path, int params_only, unsig
     for (size_t i = 0; i < st.seen_count; i++)
         free(st.seen[i].id);
     free(st.seen);
-    free(st.buf);
     free(st.dir);
     fclose(f);
     return st.rc;

@@ -238,6 +238,11 @@ START_TEST(long_line)
     ck_assert_msg(parse_text(ok, &cfg, &err) == 0, "%s", err.message);
     ck_assert_int_eq(cfg->stage[0].pass_on.count, 61);
     host_config_free(cfg);
+    /* a file that never ends a line is read no further than one line's
+     * length (it once grew the line until memory ran out) */
+    ck_assert_int_eq(parse_text("[optimize]\ncustom_config = /dev/zero\n", &cfg, &err), HOST_EXIT_CONFIG);
+    ck_assert_msg(strstr(err.message, "/dev/zero:1: line longer than") != NULL, "%s", err.message);
+    host_config_free(cfg);
 }
 END_TEST
 

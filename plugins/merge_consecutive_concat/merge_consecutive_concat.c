@@ -67,7 +67,8 @@ static int rank_of(const ph_node *n)
 {
     int r = ph_value_rank(ph_node_output(n, 0));
     for (size_t i = 0; r < 0 && i < ph_node_input_count(n); i++)
-        r = ph_value_rank(ph_node_input(n, i));
+        if (ph_node_input(n, i)) /* an omitted input (malformed) has no rank */
+            r = ph_value_rank(ph_node_input(n, i));
     return r;
 }
 

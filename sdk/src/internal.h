@@ -85,6 +85,9 @@ typedef struct phi_mapping {
 
 /* Map a whole file read-only.  NULL with err set on failure. */
 phi_mapping *phi_map_file(const char *path, ph_error *err);
+/* Copy size bytes into an in-memory file and map it; name is used in
+ * messages.  NULL with err set on failure. */
+phi_mapping *phi_map_memory(const void *data, size_t size, const char *name, ph_error *err);
 void phi_unmap_file(phi_mapping *m);
 
 /* ---------------------------------------------------------------- tensor */

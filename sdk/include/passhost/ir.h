@@ -76,6 +76,14 @@ PH_API const char *ph_dtype_name(int dtype);
  * model the caller frees with ph_model_free. */
 PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err);
 
+/* Load an ONNX model from size bytes at data, which are copied (the caller
+ * keeps them and may free them on return); the copy is held the way a file
+ * is mapped.  name stands for the model in messages (NULL: "<memory>").  A
+ * model with external data is refused: it has no folder to find the data
+ * in.  Otherwise as ph_model_load. */
+PH_API int ph_model_load_memory(const void *data, size_t size, const char *name, ph_model **out,
+                                ph_error *err);
+
 /* Write the model to path atomically: a temporary file in the same folder,
  * renamed over path only when complete.  Refuses to overwrite the file the
  * model was loaded from (or any of its external-data files).  Unmodelled

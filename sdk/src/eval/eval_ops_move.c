@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "eval_ops_util.h"
+#include "passhost/shape.h"
 
 static int need_x(phi_kargs *a, const ph_tensor **x, const char **xd)
 {
@@ -205,25 +206,14 @@ int phi_k_slice(phi_kargs *a)
             return rc;
         if (ax >= r || seen[ax]++)
             return phi_kfail(a, PH_EINVAL, "axis %zu is out of range or repeated", ax);
-        int64_t d = od[ax], step = have[3] ? v[3][k] : 1, s = v[0][k], e = v[1][k];
+        int64_t d = od[ax], step = have[3] ? v[3][k] : 1, s;
         if (step == 0)
             return phi_kfail(a, PH_EINVAL, "step is 0");
-        s = s < 0 ? s + d : s;
-        e = e < 0 ? e + d : e;
-        int64_t cnt;
-        if (step > 0) {
-            s = s < 0 ? 0 : s > d ? d : s;
-            e = e < 0 ? 0 : e > d ? d : e;
-            cnt = e > s ? (e - s + step - 1) / step : 0;
-        } else {
-            s = s < 0 ? 0 : s > d - 1 ? d - 1 : s;
-            e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;
-            cnt = d > 0 && s > e ? (s - e - step - 1) / -step : 0; /* an empty axis stays empty */
-        }
+        int64_t cnt = ph_slice_length(d, v[0][k], v[1][k], step, &s); /* the shared Slice rules */
         od[ax] = cnt;
         if (cnt > 0)
             off += s * xs[ax];
-        st[ax] = xs[ax] * step;
+        st[ax] = cnt > 1 ? xs[ax] * step : 0; /* with 2+ elements |step| < d: no overflow */
     }
     void *o;
     if ((rc = phi_out(a, 0, ph_tensor_dtype(x), r, od, &o)) != 0 || !o)

@@ -602,7 +602,8 @@ int phi_ints_attr_or_input(phi_ictx *c, const char *attr, size_t in_idx, int64_t
     if (k >= 0 && (c->opset < from_opset || !phi_has_in(c, in_idx))) {
         if (k > max)
             return -2;
-        memcpy(out, vals, (size_t)k * sizeof *out);
+        if (k > 0) /* an empty list may come with no array */
+            memcpy(out, vals, (size_t)k * sizeof *out);
         return (int)k;
     }
     if (in_idx == (size_t)-1 || !phi_has_in(c, in_idx))

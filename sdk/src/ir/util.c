@@ -273,13 +273,10 @@ void phi_map_del(phi_map *m, const char *key, const void *val)
 
 /* --------------------------------------------------------------- mappings */
 
-phi_mapping *phi_map_file(const char *path, ph_error *err)
+/* Map the file open on fd (closed here in every case); path is for the
+ * messages and the mapping's name. */
+static phi_mapping *map_fd(int fd, const char *path, ph_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        ph_error_set(err, PH_EIO, "%s: cannot open: %s", path, strerror(errno));
-        return NULL;
-    }
     struct stat st;
     if (fstat(fd, &st) != 0) {
         ph_error_set(err, PH_EIO, "%s: cannot stat: %s", path, strerror(errno));
@@ -315,6 +312,44 @@ phi_mapping *phi_map_file(const char *path, ph_error *err)
     }
     close(fd);
     return m;
+}
+
+phi_mapping *phi_map_file(const char *path, ph_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        ph_error_set(err, PH_EIO, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    return map_fd(fd, path, err);
+}
+
+/* The bytes go to an in-memory file (memfd) that is then mapped like any
+ * file: the save may drop pages of a mapping it has written out
+ * (MADV_DONTNEED), which a file-backed mapping reads again and anonymous
+ * memory would lose. */
+phi_mapping *phi_map_memory(const void *data, size_t size, const char *name, ph_error *err)
+{
+    int fd = memfd_create("passhost-model", MFD_CLOEXEC);
+    if (fd < 0) {
+        ph_error_set(err, PH_EIO, "%s: cannot make an in-memory file: %s", name, strerror(errno));
+        return NULL;
+    }
+    const uint8_t *p = data;
+    for (size_t left = size; left > 0;) {
+        ssize_t k = write(fd, p, left);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0) {
+            ph_error_set(err, k < 0 && errno == ENOMEM ? PH_ENOMEM : PH_EIO, "%s: cannot copy the model: %s",
+                         name, k < 0 ? strerror(errno) : "short write");
+            close(fd);
+            return NULL;
+        }
+        p += k;
+        left -= (size_t)k;
+    }
+    return map_fd(fd, name, err);
 }
 
 void phi_unmap_file(phi_mapping *m)

@@ -577,6 +577,9 @@ static int attach_external(ph_model *m, ph_tensor *t, const char *model_dir, ph_
     if (loc[0] == '/' || has_dotdot(loc))
         return ph_error_set(err, PH_EPARSE, "initializer '%s': external data location '%s' is not inside the model's "
                             "folder (absolute paths and '..' are refused)", name, loc);
+    if (!model_dir)
+        return ph_error_set(err, PH_EPARSE, "initializer '%s': external data ('%s') needs the model's file and "
+                            "folder; this model was loaded from memory", name, loc);
     char path[PATH_MAX], real_dir[PATH_MAX], real[PATH_MAX];
     if ((size_t)snprintf(path, sizeof path, "%s/%s", model_dir, loc) >= sizeof path)
         return ph_error_set(err, PH_EINVAL, "initializer '%s': external data path too long", name);
@@ -650,14 +653,11 @@ static int check_tensors(const ph_graph *g, int inits, ph_error *err)
     return 0;
 }
 
-PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err)
+/* Build a model from the mapping (owned from here on).  path names the
+ * model in messages; dir is the folder of external data, NULL when the
+ * model has no file (loaded from memory). */
+static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_model **out, ph_error *err)
 {
-    *out = NULL;
-    if (err)
-        err->code = 0, err->message[0] = 0;
-    phi_mapping *map = phi_map_file(path, err);
-    if (!map)
-        return err ? err->code : PH_EIO;
     if (map->size == 0) {
         phi_unmap_file(map);
         return ph_error_set(err, PH_EPARSE, "%s: empty file, not an ONNX model", path);
@@ -691,13 +691,13 @@ PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err)
     m->proto = mp;
     m->mappings = map;
     struct stat st;
-    if (stat(path, &st) == 0) {
+    if (dir && stat(path, &st) == 0) {
         m->source_dev = st.st_dev;
         m->source_ino = st.st_ino;
     }
-    m->source_path = phi_strdup(path);
+    m->source_path = dir ? phi_strdup(path) : NULL;
     m->graph = phi_graph_new(m, NULL, mp->graph);
-    if (!m->graph || !m->source_path) {
+    if (!m->graph || (dir && !m->source_path)) {
         ph_model_free(m);
         free(s.refs);
         return ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
@@ -722,13 +722,6 @@ PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err)
     m->order_dirty = 1; /* the file's order is checked by the first toposort */
     m->init_version++;
     /* attach mapped raw data and external data to the main graph's initializers */
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    char *slash = strrchr(dir, '/');
-    if (slash)
-        *slash = 0;
-    else
-        snprintf(dir, sizeof dir, ".");
     for (size_t i = 0; i < m->graph->n_inits && !rc; i++) {
         ph_value *v = m->graph->inits[i];
         ph_tensor *t = v->tensor;
@@ -764,4 +757,37 @@ PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err)
     }
     *out = m;
     return 0;
+}
+
+PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err)
+{
+    *out = NULL;
+    if (err)
+        err->code = 0, err->message[0] = 0;
+    phi_mapping *map = phi_map_file(path, err);
+    if (!map)
+        return err ? err->code : PH_EIO;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = 0;
+    else
+        snprintf(dir, sizeof dir, ".");
+    return load_mapping(map, path, dir, out, err);
+}
+
+PH_API int ph_model_load_memory(const void *data, size_t size, const char *name, ph_model **out, ph_error *err)
+{
+    *out = NULL;
+    if (err)
+        err->code = 0, err->message[0] = 0;
+    if (!name || !*name)
+        name = "<memory>";
+    if (size == 0)
+        return ph_error_set(err, PH_EPARSE, "%s: empty, not an ONNX model", name);
+    phi_mapping *map = phi_map_memory(data, size, name, err);
+    if (!map)
+        return err ? err->code : PH_EIO;
+    return load_mapping(map, name, NULL, out, err);
 }
