@@ -164,7 +164,12 @@ static long long call_pass_checked(stage_run *sr, size_t i)
     ph_ctx_begin_pass(sr->ctx, d->name, sr->plan->target);
     host_progress_pass_begin(sr->stats->stage, d->run_once ? 0 : sr->stats->rounds, d->name,
                              ph_ctx_rewrite_count(sr->ctx));
+    uint64_t failures = ph_model_alloc_failures(sr->model) + ph_ctx_alloc_failures(sr->ctx);
     int r = host_plugin_run(step->plugin, g, step->params, sr->ctx);
+    /* an allocation failure the pass (or the SDK under it) absorbed: the
+     * graph is valid, but what the pass did would depend on memory */
+    if (r >= 0 && ph_model_alloc_failures(sr->model) + ph_ctx_alloc_failures(sr->ctx) != failures)
+        r = ph_ctx_error(sr->ctx, PH_ENOMEM, "out of memory");
     host_progress_pass_end(ph_ctx_rewrite_count(sr->ctx));
     char why[sizeof sr->err->message] = "";
     if (r < 0) /* copied before end_pass can clear the pass's state */

@@ -123,7 +123,8 @@ done:
 
 static int not_a_chain(const ph_match *m, const ph_params *params)
 {
-    return walk(ph_match_root(m), NULL, NULL) == 1;
+    int r = walk(ph_match_root(m), NULL, NULL);
+    return r < 0 ? PH_ENOMEM : r;
 }
 
 /* The producer of v when it is a node of g, else NULL. */

@@ -288,10 +288,16 @@ struct ph_model {
     int order_dirty;               /* a node may read a value defined after it */
     size_t op_count[PH_OP__COUNT]; /* nodes of each op in the op-type indexes */
     uint64_t init_version;         /* see ph_model_initializers_version */
+    uint64_t alloc_failures;       /* see ph_model_alloc_failures */
     size_t n_nodes_total;          /* nodes of every graph reachable from the main one */
     phi_observer observers[PHI_MAX_OBSERVERS];
     int n_observers;
 };
+
+/* Record an allocation failure that the caller absorbs (a cache dropped,
+ * a type or a shape left unknown): ph_model_alloc_failures counts them so
+ * that the run fails instead of depending on memory.  m may be NULL. */
+void phi_alloc_failed(ph_model *m);
 
 /* ph_graph_verify, with the check that every name resolves to its value
  * (the map's consistency, which the loader builds itself) only when names. */

@@ -161,6 +161,15 @@ PH_API void ph_model_collect(ph_model *m);
  * nothing new. */
 PH_API uint64_t ph_model_initializers_version(const ph_model *m);
 
+/* How many allocations failed in the SDK's work on this model without the
+ * failure being returned to a caller: a type, a shape or a symbolic
+ * dimension left unknown, a cache or index dropped, a rewrite's scratch
+ * memory refused.  Each leaves a correct graph, but one that depends on
+ * memory; the loader, shape inference and the pattern driver turn an
+ * increase during their work into PH_ENOMEM, and a host compares the
+ * count before and after each pass to fail the run the same way. */
+PH_API uint64_t ph_model_alloc_failures(const ph_model *m);
+
 /* Total nodes in the main graph and every subgraph. */
 PH_API size_t ph_model_node_count(const ph_model *m);
 

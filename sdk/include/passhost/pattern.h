@@ -161,7 +161,8 @@ PH_API int ph_rewrite_bypass(ph_rewriter *rw, const ph_match *m);
 
 /* ------------------------------------------------------------------- rules */
 
-/* Extra condition on a match: 1 to go on, 0 to refuse. */
+/* Extra condition on a match: 1 to go on, 0 to refuse, or a negative PH_E*
+ * code when it cannot tell (out of memory): the pass fails with it. */
 typedef int (*ph_rule_check_fn)(const ph_match *m, const ph_params *params);
 /* Build the replacement: 1 to commit, 0 to decline (nothing changes), or a
  * negative PH_E* code (nothing changes; the pass fails with it). */

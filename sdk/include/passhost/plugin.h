@@ -183,6 +183,11 @@ PH_API void *ph_ctx_alloc(ph_ctx *ctx, size_t size);
  * run (0 at its first call), e.g. the ph_model_initializers_version it
  * last saw.  Owned by the context; NULL when out of memory. */
 PH_API uint64_t *ph_ctx_pass_memo(ph_ctx *ctx);
+/* For hosts: how many of the context's allocations (ph_ctx_alloc,
+ * ph_ctx_pass_memo) failed.  A pass may take a NULL memo for "no memo" and
+ * still be right, but the run would then depend on memory: the host fails
+ * it when the count grows during a pass (see ph_model_alloc_failures). */
+PH_API uint64_t ph_ctx_alloc_failures(const ph_ctx *ctx);
 
 /* -------------------------------------------------------- numbered rewrites */
 

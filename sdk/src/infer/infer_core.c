@@ -304,6 +304,8 @@ static struct phi_vinfer *vinfer_get(ph_value *v)
         v->infer = calloc(1, sizeof *v->infer);
         if (v->infer)
             v->infer->pc_n = -1;
+        else
+            phi_alloc_failed(v->graph ? v->graph->model : NULL);
     }
     return v->infer;
 }
@@ -319,9 +321,10 @@ void phi_read_type(struct phi_infer_state *st, ph_value *v, phi_shape *s)
     for (int i = 0; i < s->rank; i++) {
         if (v->dims[i] >= 0)
             s->d[i] = v->dims[i];
-        else if (v->dim_params && v->dim_params[i] && v->dim_params[i][0])
-            s->d[i] = phi_sym(st, v->dim_params[i]);
-        else
+        else if (v->dim_params && v->dim_params[i] && v->dim_params[i][0]) {
+            if ((s->d[i] = phi_sym(st, v->dim_params[i])) == PHI_DIM_UNK)
+                phi_alloc_failed(v->graph ? v->graph->model : NULL);
+        } else
             s->d[i] = PHI_DIM_UNK;
     }
     struct phi_vinfer *vi = vinfer_get(v);
@@ -616,8 +619,8 @@ phi_pc *phi_out_pc(phi_ictx *c, size_t i)
 {
     if (i >= c->nout)
         return NULL;
-    if (!c->out_pc[i])
-        c->out_pc[i] = malloc(sizeof(phi_pc));
+    if (!c->out_pc[i] && !(c->out_pc[i] = malloc(sizeof(phi_pc))))
+        phi_alloc_failed(c->n->graph->model);
     if (c->out_pc[i])
         c->out_pc[i]->n = 0;
     return c->out_pc[i];
@@ -713,7 +716,31 @@ int phi_infer_graph(struct phi_infer_state *st, ph_graph *g, ph_error *err)
     return 0;
 }
 
+/* rc, or PH_ENOMEM when an allocation failed (and was absorbed) since
+ * the count was 'before': a result that depends on memory is no result. */
+static int absorbed_failures(const ph_model *m, uint64_t before, int rc, ph_error *err)
+{
+    if (rc >= 0 && m->alloc_failures != before)
+        return ph_error_set(err, PH_ENOMEM, "shape inference: out of memory");
+    return rc;
+}
+
+static int infer_shapes(ph_graph *g, ph_error *err);
+static int update_shapes(ph_graph *g, ph_error *err);
+
 PH_API int ph_graph_infer_shapes(ph_graph *g, ph_error *err)
+{
+    uint64_t before = g->model->alloc_failures;
+    return absorbed_failures(g->model, before, infer_shapes(g, err), err);
+}
+
+PH_API int ph_graph_update_shapes(ph_graph *g, ph_error *err)
+{
+    uint64_t before = g->model->alloc_failures;
+    return absorbed_failures(g->model, before, update_shapes(g, err), err);
+}
+
+static int infer_shapes(ph_graph *g, ph_error *err)
 {
     struct phi_infer_state *st = state_get(g->model);
     if (!st)
@@ -831,12 +858,12 @@ static void link_tail(struct phi_infer_state *st, ph_node *n)
     st->dirty.prev = l;
 }
 
-PH_API int ph_graph_update_shapes(ph_graph *g, ph_error *err)
+static int update_shapes(ph_graph *g, ph_error *err)
 {
     ph_model *m = g->model;
     struct phi_infer_state *st = m->infer;
     if (!st || !st->inferred)
-        return ph_graph_infer_shapes(m->graph, err);
+        return infer_shapes(m->graph, err);
     memset(&st->stats, 0, sizeof st->stats);
     int64_t opset = ph_model_opset(m, "");
     heap h = {0};

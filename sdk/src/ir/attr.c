@@ -121,12 +121,16 @@ PH_API const ph_tensor *ph_node_attr_tensor(const ph_node *n, const char *name)
     ph_node *m = (ph_node *)n;
     size_t cap = m->n_attr_tensors;
     phi_attr_tensor *arr = realloc(m->attr_tensors, (cap + 1) * sizeof *arr);
-    if (!arr)
+    if (!arr) {
+        phi_alloc_failed(n->graph ? n->graph->model : NULL); /* NULL would read as "no tensor" */
         return NULL;
+    }
     m->attr_tensors = arr;
     ph_tensor *t = phi_tensor_wrap(a->t, 1);
-    if (!t)
+    if (!t) {
+        phi_alloc_failed(n->graph ? n->graph->model : NULL);
         return NULL;
+    }
     arr[m->n_attr_tensors++] = (phi_attr_tensor){(attr_t *)a, t};
     return t;
 }

@@ -120,6 +120,7 @@ void phi_value_parse_type(ph_value *v, const Onnx__TypeProto *tp)
         free(v->dim_params);
         v->dims = NULL;
         v->dim_params = NULL;
+        phi_alloc_failed(v->graph ? v->graph->model : NULL);
         return;
     }
     v->rank = (int)r;
@@ -128,8 +129,9 @@ void phi_value_parse_type(ph_value *v, const Onnx__TypeProto *tp)
         v->dims[i] = -1;
         if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
             v->dims[i] = d->dim_value;
-        else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param)
-            v->dim_params[i] = phi_strdup(d->dim_param);
+        else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param &&
+                 !(v->dim_params[i] = phi_strdup(d->dim_param)))
+            phi_alloc_failed(v->graph ? v->graph->model : NULL);
     }
 }
 
@@ -170,7 +172,8 @@ Onnx__ValueInfoProto *phi_value_info_new(const ph_value *v)
                 d->dim_value = v->dims[i];
             } else if (v->dim_params[i]) {
                 d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
-                d->dim_param = phi_strdup(v->dim_params[i]);
+                if (!(d->dim_param = phi_strdup(v->dim_params[i])))
+                    goto fail_tree;
             }
         }
     }
@@ -537,6 +540,7 @@ static void opidx_add(ph_graph *g, ph_node *n)
             free(g->op_first);
             free(g->op_last);
             g->op_first = g->op_last = NULL;
+            phi_alloc_failed(g->model);
             return; /* the index is only an accelerator: phi_op_first says so */
         }
         for (ph_node *k = g->first; k; k = k->next) /* nodes linked meanwhile */
@@ -589,11 +593,14 @@ static void node_names_add(ph_model *m, const char *name)
         return;
     int created;
     phi_map_entry *e = phi_map_upsert(&m->node_names, name, &created);
-    if (!e)
-        return; /* out of memory: only unique-name generation is less sure */
+    if (!e) {
+        phi_alloc_failed(m); /* only unique-name generation would be less sure */
+        return;
+    }
     if (created && !(e->key = phi_strdup(name))) {
         e->key = name;
         phi_map_remove(&m->node_names, e);
+        phi_alloc_failed(m);
         return;
     }
     e->val = (void *)((uintptr_t)e->val + 1);
@@ -1142,6 +1149,7 @@ PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *di
         free(v->dim_params);
         v->dims = NULL;
         v->dim_params = NULL;
+        phi_alloc_failed(v->graph ? v->graph->model : NULL);
         return PH_ENOMEM;
     }
     for (size_t i = 0; i < r; i++)
@@ -1155,8 +1163,10 @@ PH_API int ph_value_set_dim_param(ph_value *v, int i, const char *param)
     if (i < 0 || i >= v->rank)
         return PH_EINVAL;
     char *d = param ? phi_strdup(param) : NULL;
-    if (param && !d)
+    if (param && !d) {
+        phi_alloc_failed(v->graph ? v->graph->model : NULL); /* callers may go on without it */
         return PH_ENOMEM;
+    }
     free(v->dim_params[i]);
     v->dim_params[i] = d;
     v->type_dirty = 1;
@@ -1186,8 +1196,11 @@ PH_API int ph_value_prune(ph_value *start)
     ph_value **work = NULL;
     size_t n = 0, cap = 0;
     int removed = 0;
-    if (phi_grow((void **)&work, &cap, 1, sizeof *work))
+    ph_model *m = start->graph ? start->graph->model : NULL;
+    if (phi_grow((void **)&work, &cap, 1, sizeof *work)) {
+        phi_alloc_failed(m); /* callers may go on with dead nodes left */
         return PH_ENOMEM;
+    }
     work[n++] = start;
     while (n) {
         ph_value *v = work[--n];
@@ -1202,6 +1215,7 @@ PH_API int ph_value_prune(ph_value *start)
             continue;
         if (phi_grow((void **)&work, &cap, n + p->n_inputs, sizeof *work)) {
             free(work);
+            phi_alloc_failed(m);
             return PH_ENOMEM;
         }
         for (size_t i = 0; i < p->n_inputs; i++)
@@ -1283,6 +1297,14 @@ void phi_model_collect_some(ph_model *m)
 PH_API void ph_model_collect(ph_model *m) { phi_model_collect(m); }
 
 PH_API uint64_t ph_model_initializers_version(const ph_model *m) { return m->init_version; }
+
+PH_API uint64_t ph_model_alloc_failures(const ph_model *m) { return m ? m->alloc_failures : 0; }
+
+void phi_alloc_failed(ph_model *m)
+{
+    if (m)
+        m->alloc_failures++;
+}
 
 /* ----------------------------------------------------------------- walk */
 

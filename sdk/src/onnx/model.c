@@ -574,6 +574,8 @@ static int attach_external(ph_model *m, ph_tensor *t, const char *model_dir, ph_
     const char *name = tp->name ? tp->name : "";
     if (!loc || !*loc)
         return ph_error_set(err, PH_EPARSE, "initializer '%s': external data without a location", name);
+    if (tp->has_data_type && tp->data_type == PH_DT_STRING) /* external data is raw_data kept aside */
+        return ph_error_set(err, PH_EPARSE, "initializer '%s': a STRING tensor cannot use external data", name);
     if (loc[0] == '/' || has_dotdot(loc))
         return ph_error_set(err, PH_EPARSE, "initializer '%s': external data location '%s' is not inside the model's "
                             "folder (absolute paths and '..' are refused)", name, loc);
@@ -746,6 +748,8 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
     ph_error verr = {0};
     if (!rc && phi_graph_verify(m->graph, 0, &verr) != 0) /* names: resolved by the build */
         rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: %.400s", verr.message);
+    if (!rc && m->alloc_failures) /* e.g. a declared type that could not be kept */
+        rc = ph_error_set(err, PH_ENOMEM, "out of memory");
     if (rc) {
         ph_model_free(m);
         if (err && !strstr(err->message, path)) {

@@ -26,6 +26,7 @@ struct ph_ctx {
     char *matched, *removed, *added; /* owned, of the pending rewrite */
     struct memo { char *pass; uint64_t word; } *memos; /* owned */
     size_t n_memos, cap_memos;
+    uint64_t alloc_failures; /* see ph_ctx_alloc_failures */
 };
 
 
@@ -107,6 +108,8 @@ PH_API int ph_ctx_error(ph_ctx *ctx, int code, const char *fmt, ...)
     return code;
 }
 
+PH_API uint64_t ph_ctx_alloc_failures(const ph_ctx *ctx) { return ctx ? ctx->alloc_failures : 0; }
+
 PH_API uint64_t *ph_ctx_pass_memo(ph_ctx *ctx)
 {
     for (size_t i = 0; i < ctx->n_memos; i++)
@@ -115,6 +118,7 @@ PH_API uint64_t *ph_ctx_pass_memo(ph_ctx *ctx)
     char *name = phi_strdup(ctx->pass);
     if (!name || phi_grow((void **)&ctx->memos, &ctx->cap_memos, ctx->n_memos + 1, sizeof *ctx->memos)) {
         free(name);
+        ctx->alloc_failures++;
         return NULL;
     }
     ctx->memos[ctx->n_memos] = (struct memo){name, 0};
@@ -123,11 +127,12 @@ PH_API uint64_t *ph_ctx_pass_memo(ph_ctx *ctx)
 
 PH_API void *ph_ctx_alloc(ph_ctx *ctx, size_t size)
 {
-    if (phi_grow((void **)&ctx->scratch, &ctx->cap_scratch, ctx->n_scratch + 1, sizeof *ctx->scratch))
-        return NULL;
-    void *p = calloc(1, size ? size : 1);
-    if (p)
+    void *p = NULL;
+    if (!phi_grow((void **)&ctx->scratch, &ctx->cap_scratch, ctx->n_scratch + 1, sizeof *ctx->scratch) &&
+        (p = calloc(1, size ? size : 1)))
         ctx->scratch[ctx->n_scratch++] = p;
+    else
+        ctx->alloc_failures++;
     return p;
 }
 

@@ -46,6 +46,7 @@ static void log_touch(ph_node *n)
         }
     }
     if (phi_grow((void **)&log->items, &log->cap, log->n + 1, sizeof *log->items)) {
+        phi_alloc_failed(n->graph->model); /* the next run scans everything */
         if (!log->lost)
             log->lost = log->n + 1;
         n->log_pos = 0;
@@ -105,6 +106,7 @@ static struct phi_changelog *log_get(ph_model *m)
     struct phi_changelog *log = calloc(1, sizeof *log);
     if (!log || phi_observer_add(m, &log_observer, log)) {
         free(log);
+        phi_alloc_failed(m);
         return NULL;
     }
     struct timespec ts;
@@ -285,7 +287,14 @@ static int try_node(ph_ruleset *rs, ph_node *n, const ph_params *params, ph_ctx 
         ph_match *m = rs->matches[r];
         if (!ph_pattern_match_at(p, n, m))
             continue;
-        if (rs->rules[r].check && !rs->rules[r].check(m, params))
+        int ok = rs->rules[r].check ? rs->rules[r].check(m, params) : 1;
+        if (ok < 0) {
+            const char *name = rs->rules[r].name ? rs->rules[r].name : p->text;
+            return ctx ? ph_ctx_error(ctx, ok, "rule '%.200s' at node '%.100s': condition: %s", name,
+                                      ph_node_name(n), ph_strerror(ok))
+                       : ok;
+        }
+        if (!ok)
             continue;
         if (ctx && !ph_ctx_rewrite_allowed(ctx)) {
             *stop = 1;
@@ -319,6 +328,7 @@ PH_API int ph_ruleset_run(ph_ruleset *rs, ph_graph *g, const ph_params *params, 
     if (!rs || !g)
         return PH_EINVAL;
     ph_model *m = g->model;
+    uint64_t failures = m->alloc_failures;
     size_t present = 0; /* nodes of the root op types anywhere in the model */
     for (int op = 0; op < PH_OP__COUNT && !present; op++)
         present += rs->anchor[op] ? m->op_count[op] : 0;
@@ -365,5 +375,7 @@ PH_API int ph_ruleset_run(ph_ruleset *rs, ph_graph *g, const ph_params *params, 
             return r;
         total += r;
     }
+    if (m->alloc_failures != failures) /* absorbed below: the result would depend on memory */
+        return ctx ? ph_ctx_error(ctx, PH_ENOMEM, "out of memory") : PH_ENOMEM;
     return total;
 }

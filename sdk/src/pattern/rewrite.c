@@ -115,6 +115,7 @@ PH_API void *ph_rw_alloc(ph_rewriter *rw, size_t size)
     void *p = calloc(1, size ? size : 1);
     if (!p || push(&rw->scratch, &rw->n_scratch, &rw->cap_scratch, p)) {
         free(p);
+        phi_alloc_failed(rw->g->model); /* a rewrite that cannot be made must not look inapplicable */
         return NULL;
     }
     return p;
@@ -173,7 +174,7 @@ static int commit(ph_rewriter *rw, int *stop)
         if (rc < 0)
             return rc; /* only out of memory gets here after can_replace */
     }
-    for (size_t i = 0; i < rw->n_repl; i += 2)
+    for (size_t i = 0; i < rw->n_repl; i += 2) /* out of memory is counted (ph_model_alloc_failures) */
         ph_value_prune(rw->repl[i]);
     for (size_t i = 0; i < rw->n_inits; i++) /* built but, after all, not read */
         ph_value_prune(rw->inits[i]);
