@@ -72,26 +72,6 @@ static int from_graph_input(ph_value *x)
     return 0;
 }
 
-/* The Conv adds no padding. */
-static int no_padding(const ph_node *conv, const ph_tensor *w)
-{
-    const char *ap = ph_node_attr_string(conv, "auto_pad", "NOTSET");
-    if (!strcmp(ap, "SAME_UPPER") || !strcmp(ap, "SAME_LOWER")) {
-        for (size_t d = 2; d < ph_tensor_rank(w); d++)
-            if (ph_tensor_dim(w, d) != 1)
-                return 0; /* a 1-wide kernel needs no pad whatever the stride */
-        return 1;
-    }
-    if (strcmp(ap, "NOTSET") && strcmp(ap, "VALID"))
-        return 0;
-    const int64_t *p;
-    ptrdiff_t n = ph_node_attr_ints(conv, "pads", &p);
-    for (ptrdiff_t i = 0; i < n; i++)
-        if (p[i] != 0)
-            return 0;
-    return 1;
-}
-
 static int check(const ph_match *m, const ph_params *params)
 {
     (void)params;
@@ -165,7 +145,7 @@ static int fold(ph_rewriter *rw, const ph_match *m)
             for (int64_t k = 0; k < n; k++)
                 W[k] = op == PH_OP_Mul ? W[k] * V[k / K % C] : W[k] / V[k / K % C];
         } else {
-            if (!no_padding(conv, w))
+            if (!ph_conv_adds_no_padding(conv, w))
                 return 0;
             for (int64_t o = 0; o < M; o++) {
                 double acc = bias ? B[o] : 0.0;

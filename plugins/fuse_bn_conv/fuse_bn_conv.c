@@ -30,26 +30,11 @@
 #include <passhost/passhost.h>
 #include <passhost/constant.h>
 
-/* 1 if the Conv adds no padding: pads absent or zeros, auto_pad NOTSET or VALID. */
-static int no_padding(const ph_node *conv)
-{
-    const char *ap = ph_node_attr_string(conv, "auto_pad", "NOTSET");
-    if (strcmp(ap, "VALID") == 0)
-        return 1;
-    if (strcmp(ap, "NOTSET") != 0)
-        return 0;
-    const int64_t *p;
-    ptrdiff_t n = ph_node_attr_ints(conv, "pads", &p);
-    for (ptrdiff_t i = 0; i < n; i++)
-        if (p[i] != 0)
-            return 0;
-    return 1;
-}
-
 /* No padding unless allowed. */
 static int check(const ph_match *m, const ph_params *params)
 {
-    return no_padding(ph_match_root(m)) || ph_params_bool(params, "allow_border_change");
+    return ph_conv_adds_no_padding(ph_match_root(m), ph_match_const(m, "w")) ||
+           ph_params_bool(params, "allow_border_change");
 }
 
 static int fold(ph_rewriter *rw, const ph_match *m)

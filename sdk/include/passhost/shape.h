@@ -124,6 +124,13 @@ PH_API ptrdiff_t ph_value_const_ints(const ph_value *v, int64_t *out, const char
  * of 0 (invalid in ONNX) gives 0. */
 PH_API int64_t ph_slice_length(int64_t dim, int64_t start, int64_t end, int64_t step, int64_t *first);
 
+/* 1 if a Conv (or ConvTranspose, pooling) node pads nothing: auto_pad
+ * VALID; NOTSET with `pads` absent or all zero; SAME_UPPER/SAME_LOWER when
+ * w (the weight, may be NULL: then SAME counts as padding) has every
+ * spatial dim 1, which needs no pad whatever the stride.  0 otherwise.
+ * Borrows both. */
+PH_API int ph_conv_adds_no_padding(const ph_node *conv, const ph_tensor *w);
+
 #define PH_SLICE_MAX 64
 
 /* A Slice node's parameters, read from its attributes (opset < 10) or its

@@ -65,6 +65,29 @@ PH_API ptrdiff_t ph_value_const_ints(const ph_value *v, int64_t *out, const char
     return len;
 }
 
+PH_API int ph_conv_adds_no_padding(const ph_node *conv, const ph_tensor *w)
+{
+    const char *ap = ph_node_attr_string(conv, "auto_pad", "NOTSET");
+    if (strcmp(ap, "VALID") == 0)
+        return 1;
+    if (strcmp(ap, "SAME_UPPER") == 0 || strcmp(ap, "SAME_LOWER") == 0) {
+        if (!w || ph_tensor_rank(w) < 3)
+            return 0;
+        for (size_t d = 2; d < ph_tensor_rank(w); d++)
+            if (ph_tensor_dim(w, d) != 1)
+                return 0;
+        return 1;
+    }
+    if (strcmp(ap, "NOTSET") != 0)
+        return 0;
+    const int64_t *p;
+    ptrdiff_t n = ph_node_attr_ints(conv, "pads", &p);
+    for (ptrdiff_t i = 0; i < n; i++)
+        if (p[i] != 0)
+            return 0;
+    return 1;
+}
+
 PH_API int64_t ph_slice_length(int64_t dim, int64_t start, int64_t end, int64_t step, int64_t *first)
 {
     int64_t s = start, e = end, d = dim;
