@@ -1,12 +1,17 @@
 # passhost - build, run, test, install.
 #
-#   make            build build/bin/passhost, build/lib/libpasshost.so, build/plugins/*.so
+#   make            build build/bin/passhost, build/lib/libpasshost.so, build/plugins/*.so,
+#                   build/lib/libpasshost-pipeline.so (the pipeline as a C function,
+#                   passhost/pipeline.h; python/passhost is its Python module)
 #   make run        optimize the bundled CNN with configs/optimize.ini and print the report
 #   make test       build a sanitized tree (ASan + UBSan) in build/san and run every test
+#                   (and the plain tree build/, whose library the Python test loads)
 #   make test-ort   run original and rewritten bundled models in ONNX Runtime and compare
 #   make test-zoo   the real-model table against ONNX Runtime's basic level (bench/zoo.py)
-#   make install    PREFIX=/usr/local: binary, library, headers, plugins, passhost.pc,
-#                   the man page passhost(1) and the docs (share/doc/passhost)
+#   make install    PREFIX=/usr/local: binary, libraries, headers, plugins, passhost.pc,
+#                   the man page passhost(1), the docs (share/doc/passhost) and the
+#                   Python module (lib/python3/dist-packages/passhost: found by Debian's
+#                   python3 for PREFIX=/usr, else see docs/embedding.md)
 #   make bench      print load/pass/save times and peak memory (scripts/bench.sh)
 #   make bench-eval the evaluator's time beside ONNX Runtime's (scripts/bench_eval.sh)
 #   make bench-off-passes  every off-by-default pass on a model with its pattern: nodes,
@@ -66,17 +71,21 @@ TEST_BIN   := $(patsubst tests/%.c,$(BUILD)/tests/%,$(TEST_SRC))
 TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_TOOL_SO := $(BUILD)/test-tools/faultshim.so
 HEADERS    := $(wildcard sdk/include/passhost/*.h)
+# The embedding API's header: the host's, not the plugin SDK's
+HOST_API_HEADERS := $(wildcard host/include/passhost/*.h)
+PYTHON_PKG := $(wildcard python/passhost/*.py)
 DOCS       := $(wildcard docs/*.md) docs/report.schema.json
 
 LIB        := $(BUILD)/lib/libpasshost.so
 HOSTLIB    := $(BUILD)/lib/libphhost.a
+PIPELINE_LIB := $(BUILD)/lib/libpasshost-pipeline.so
 BIN        := $(BUILD)/bin/passhost
 GEN_H      := $(BUILD)/gen/onnx/onnx.pb-c.h
 
 .PHONY: all run test test-build test-ort test-zoo install clean bench bench-eval bench-off-passes
 .DEFAULT_GOAL := all
 
-all: $(BIN) $(LIB) $(PLUGIN_SO)
+all: $(BIN) $(LIB) $(PIPELINE_LIB) $(PLUGIN_SO)
 
 # --- generated protobuf-c code from the installed ONNX schema -------------
 $(GEN_H): $(ONNX_PROTO)
@@ -99,9 +108,9 @@ $(LIB): $(SDK_OBJ)
 	ln -sf libpasshost.so $(BUILD)/lib/libpasshost.so.1
 
 # --- the host program ---------------------------------------------------------
-$(BUILD)/obj/host/%.o: host/%.c $(HEADERS) $(wildcard host/*.h)
+$(BUILD)/obj/host/%.o: host/%.c $(HEADERS) $(HOST_API_HEADERS) $(wildcard host/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -Ihost/include -c $< -o $@
 
 $(HOSTLIB): $(HOST_OBJ)
 	@mkdir -p $(dir $@)
@@ -111,6 +120,15 @@ $(BIN): $(BUILD)/obj/host/main.o $(HOSTLIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(HOSTLIB) -L$(BUILD)/lib -lpasshost -linih -ldl -lm $(HOST_MALLOC) \
 	  -Wl,-rpath,'$$ORIGIN/../lib'
+
+# The embedding library: the host's objects (all of the program but main.o)
+# as one shared library that exports only passhost/pipeline.h's functions
+# (host/pipeline.map), beside libpasshost.so.
+$(PIPELINE_LIB): $(HOST_OBJ) $(LIB) host/pipeline.map
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libpasshost-pipeline.so.1 -Wl,--version-script=host/pipeline.map \
+	  $(LDFLAGS_ALL) -o $@ $(HOST_OBJ) -L$(BUILD)/lib -lpasshost -linih -ldl -lm -Wl,-rpath,'$$ORIGIN'
+	ln -sf libpasshost-pipeline.so $(BUILD)/lib/libpasshost-pipeline.so.1
 
 # --- plugins: one folder, one .so ------------------------------------------------
 .SECONDEXPANSION:
@@ -138,6 +156,16 @@ $(BUILD)/tests/%: tests/%.c $(TEST_SUPPORT_OBJ) $(wildcard tests/support/*.h) $(
 	  -L$(BUILD)/lib -lpasshost -linih -ldl -lm $(shell pkg-config --libs check) \
 	  -Wl,-rpath,'$(abspath $(BUILD))/lib' $(LDFLAGS_ALL)
 
+# The embedding API's test links the shared library itself (not HOSTLIB),
+# with the support code that needs no host symbols.
+PIPELINE_TEST_SUPPORT := $(BUILD)/obj/tests/support/clirun.o $(BUILD)/obj/tests/support/tmpdir.o
+$(BUILD)/tests/test_pipeline_api: tests/test_pipeline_api.c $(PIPELINE_TEST_SUPPORT) \
+	  $(wildcard tests/support/*.h) $(HOST_API_HEADERS) $(PIPELINE_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(TEST_CFLAGS) -Ihost/include -o $@ $< $(PIPELINE_TEST_SUPPORT) \
+	  -L$(BUILD)/lib -lpasshost-pipeline -lpasshost $(shell pkg-config --libs check) \
+	  -Wl,-rpath,'$(abspath $(BUILD))/lib' $(LDFLAGS_ALL)
+
 # LD_PRELOAD libraries of the tests (disk faults): no sanitizers of their own
 $(BUILD)/test-tools/%.so: tests/tools/%.c
 	@mkdir -p $(dir $@)
@@ -145,9 +173,12 @@ $(BUILD)/test-tools/%.so: tests/tools/%.c
 
 test-build: all $(TEST_PLUGIN_SO) $(TEST_BIN) $(TEST_TOOL_SO)
 
-# `make test` runs the whole suite on a sanitized build in build/san.
+# `make test` runs the whole suite on a sanitized build in build/san; the
+# plain build in build/ is brought up to date too, for tests/python_api.sh
+# (ctypes loads the library into python3, which has no sanitizer runtime).
 test:
 	$(MAKE) --no-print-directory BUILD=build/san SAN=1 test-build
+	$(MAKE) --no-print-directory BUILD=build all
 	scripts/run_tests.sh build/san
 
 # Cross-check with ONNX Runtime (onnxruntime-node from npm): every bundled
@@ -189,7 +220,11 @@ install: all
 	  $(DESTDIR)$(PREFIX)/include/passhost $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libpasshost.so
 	ln -sf libpasshost.so $(DESTDIR)$(PREFIX)/lib/libpasshost.so.1
-	install -m 644 $(HEADERS) $(DESTDIR)$(PREFIX)/include/passhost/
+	install -m 755 $(PIPELINE_LIB) $(DESTDIR)$(PREFIX)/lib/libpasshost-pipeline.so
+	ln -sf libpasshost-pipeline.so $(DESTDIR)$(PREFIX)/lib/libpasshost-pipeline.so.1
+	install -m 644 $(HEADERS) $(HOST_API_HEADERS) $(DESTDIR)$(PREFIX)/include/passhost/
+	install -d $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/passhost
+	install -m 644 $(PYTHON_PKG) $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/passhost/
 	$(if $(PLUGIN_SO),install -m 755 $(PLUGIN_SO) $(DESTDIR)$(PREFIX)/lib/passhost/plugins/)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/passhost
 	sed -e 's|@PREFIX@|$(PREFIX)|g' passhost.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/passhost.pc

@@ -635,9 +635,10 @@ static int need_models(const host_cli *cli, const host_config *cfg, ph_error *er
     const char *missing = !cfg->input ? "input" : !cfg->output && !cli->bisect ? "output" : NULL;
     if (cli->list_passes || !missing)
         return 0;
-    if (cli->config_path)
+    if (cli->config_path || cli->config_text)
         return ph_error_set(err, HOST_EXIT_CONFIG, "%s: [model] %s is not set (or give %s FILE)",
-                            cli->config_path, missing, missing[0] == 'i' ? "-i" : "-o");
+                            cli->config_path ? cli->config_path : HOST_CONFIG_TEXT_NAME, missing,
+                            missing[0] == 'i' ? "-i" : "-o");
     if (cli->positional_count == 1 && missing[0] == 'o')
         return ph_error_set(err, HOST_EXIT_USAGE,
                             "no output model: give it after the input (passhost %s OUT.onnx) or "
@@ -726,6 +727,8 @@ int host_cli_config(host_cli *cli, host_config **out, ph_error *err)
     int rc = 0;
     if (cli->config_path)
         rc = host_config_load_file(cfg, cli->config_path, err);
+    if (!rc && cli->config_text)
+        rc = host_config_load_text(cfg, cli->config_text, HOST_CONFIG_TEXT_NAME, err);
     for (size_t i = 0; i < cli->set_count && !rc; i++)
         rc = host_config_set(cfg, cli->sets[i], err);
     if (!rc && is_dash(cli->input) && !cli->list_passes)

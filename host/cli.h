@@ -26,6 +26,7 @@
 
 typedef struct host_cli {
     const char *config_path; /* NULL when no INI file is given */
+    const char *config_text; /* INI text read after the file (the library's; NULL: none) */
     const char *input;       /* -i, overrides [model] input */
     const char *output;      /* -o, overrides [model] output */
     const char *plugin_dir;  /* --plugin-dir, overrides [model] plugin_dir */
@@ -92,7 +93,10 @@ const char *host_cli_output_name(const host_cli *cli, const host_config *cfg);
 /* `-o -`: copy the saved model to stdout.  0 or HOST_EXIT_OUTPUT. */
 int host_cli_stream_output(const host_cli *cli, ph_error *err);
 
-/* The run configuration: INI file (if any), then each --set, then -i/-o and
+/* The name of config_text in messages ("<config text>:3: ..."). */
+#define HOST_CONFIG_TEXT_NAME "<config text>"
+
+/* The run configuration: INI file (if any), INI text (if any), then each --set, then -i/-o and
  * --plugin-dir (and the positional models), then --passes, --skip, --no-fold
  * and --input-shape, then the custom_config files.  `-i -` reads stdin
  * here (into cli's temporary folder, hence cli is not const).  Without --list-passes the

@@ -581,17 +581,12 @@ static int on_pair(void *user, const char *section, const char *name, const char
     return 1;
 }
 
-static int parse_file(host_config *cfg, const char *path, int params_only, unsigned stage_mask,
-                      int priority, const char *opened_from, ph_error *err)
+/* Parse the INI text of f, named path in messages; relative paths are
+ * relative to dir (NULL: used as given). */
+static int parse_stream(host_config *cfg, FILE *f, const char *path, char *dir, int params_only,
+                        unsigned stage_mask, int priority, ph_error *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        if (opened_from)
-            return ph_error_set(err, HOST_EXIT_CONFIG, "%s: custom_config %s: %s",
-                                opened_from, path, strerror(errno));
-        return ph_error_set(err, HOST_EXIT_CONFIG, "%s: %s", path, strerror(errno));
-    }
-    ini_state st = {.cfg = cfg, .file = f, .path = path, .dir = host_dirname(path),
+    ini_state st = {.cfg = cfg, .file = f, .path = path, .dir = dir,
                     .params_only = params_only, .stage_mask = stage_mask,
                     .priority = priority, .err = err};
     int ret = ini_parse_stream(read_line, &st, on_pair, &st);
@@ -606,9 +601,24 @@ static int parse_file(host_config *cfg, const char *path, int params_only, unsig
     for (size_t i = 0; i < st.seen_count; i++)
         free(st.seen[i].id);
     free(st.seen);
-    free(st.dir);
-    fclose(f);
     return st.rc;
+}
+
+static int parse_file(host_config *cfg, const char *path, int params_only, unsigned stage_mask,
+                      int priority, const char *opened_from, ph_error *err)
+{
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        if (opened_from)
+            return ph_error_set(err, HOST_EXIT_CONFIG, "%s: custom_config %s: %s",
+                                opened_from, path, strerror(errno));
+        return ph_error_set(err, HOST_EXIT_CONFIG, "%s: %s", path, strerror(errno));
+    }
+    char *dir = host_dirname(path);
+    int rc = parse_stream(cfg, f, path, dir, params_only, stage_mask, priority, err);
+    free(dir);
+    fclose(f);
+    return rc;
 }
 
 int host_config_load_file(host_config *cfg, const char *path, ph_error *err)
@@ -616,6 +626,20 @@ int host_config_load_file(host_config *cfg, const char *path, ph_error *err)
     set_string(&cfg->path, path);
     unsigned all = (1u << HOST_STAGE_COUNT) - 1;
     return parse_file(cfg, path, 0, all, HOST_PRIO_FILE, NULL, err);
+}
+
+int host_config_load_text(host_config *cfg, const char *text, const char *name, ph_error *err)
+{
+    size_t n = strlen(text);
+    if (n == 0)
+        return 0;
+    FILE *f = fmemopen((void *)text, n, "r");
+    if (!f)
+        return ph_error_set(err, HOST_EXIT_CONFIG, "%s: %s", name, strerror(errno));
+    unsigned all = (1u << HOST_STAGE_COUNT) - 1;
+    int rc = parse_stream(cfg, f, name, NULL, 0, all, HOST_PRIO_FILE, err);
+    fclose(f);
+    return rc;
 }
 
 int host_config_finish(host_config *cfg, ph_error *err)

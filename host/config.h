@@ -19,7 +19,8 @@
  * with --set are used as given.  Every key may appear once per file; an
  * indented line continues the previous key (lists only).
  *
- * Use: host_config_new, then host_config_load_file (optional), any number of
+ * Use: host_config_new, then host_config_load_file and/or
+ * host_config_load_text (optional), any number of
  * host_config_set, then host_config_finish (reads the custom_config files).
  * Every function returns 0 or a HOST_EXIT_* code with a one-line message in
  * err.  Ownership: the config owns every string in it; callers borrow.
@@ -119,6 +120,13 @@ void host_config_free(host_config *cfg);
 /* Parse an INI file into cfg.  HOST_EXIT_CONFIG on any problem, with
  * "file:line: what" in err. */
 int host_config_load_file(host_config *cfg, const char *path, ph_error *err);
+
+/* Parse INI text (NUL-terminated, borrowed) into cfg as host_config_load_file
+ * does a file, after it if both are given (a key the text sets replaces the
+ * file's; lists are replaced); name stands for it in messages
+ * ("name:line: what"), and relative paths in it are used as given (relative
+ * to the working folder).  cfg->path is left as it is. */
+int host_config_load_text(host_config *cfg, const char *text, const char *name, ph_error *err);
 
 /* Apply one override "SECTION.KEY=VALUE" (the section may contain dots; it
  * ends at the last dot before '=').  A list value replaces the list.

@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <limits.h>
+#include <link.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -398,14 +399,32 @@ const host_plugin *host_registry_at(const host_registry *r, size_t i)
     return i < r->count ? &r->entries[i]->plugin : NULL;
 }
 
-size_t host_default_plugin_dirs(char **out, size_t max)
+/* The file the host code runs from: the passhost program, or the shared
+ * library it was linked into (libpasshost-pipeline.so, whose link map
+ * names it; the program's own map has an empty name).  Writes into
+ * path[PATH_MAX]; 0 when it cannot be told. */
+static int host_code_file(char *path)
 {
-    char exe[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    Dl_info info;
+    struct link_map *map = NULL;
+    if (dladdr1((void *)&host_default_plugin_dirs, &info, (void **)&map, RTLD_DL_LINKMAP) &&
+        map && map->l_name && map->l_name[0] && realpath(map->l_name, path))
+        return 1;
+    ssize_t n = readlink("/proc/self/exe", path, PATH_MAX - 1);
     if (n <= 0)
         return 0;
-    exe[n] = '\0';
-    char *dir = host_dirname(exe);
+    path[n] = '\0';
+    return 1;
+}
+
+size_t host_default_plugin_dirs(char **out, size_t max)
+{
+    char file[PATH_MAX];
+    if (!host_code_file(file))
+        return 0;
+    /* bin/passhost or lib/libpasshost-pipeline.so: ../plugins is the build
+     * tree's folder, ../lib/passhost/plugins the installed one */
+    char *dir = host_dirname(file);
     const char *rel[] = {"../plugins", "../lib/passhost/plugins"};
     size_t count = 0;
     for (size_t i = 0; i < 2 && count < max; i++)

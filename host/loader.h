@@ -63,7 +63,8 @@ const host_plugin *host_registry_at(const host_registry *r, size_t i);
 
 /* The default plugin folders after plugin_dir and PASSHOST_PLUGIN_PATH:
  * <exe dir>/../plugins (the build tree) and <exe dir>/../lib/passhost/plugins
- * (an install).  Fills up to max entries of out (owned by caller, free each);
+ * (an install), where <exe dir> is the folder of the passhost program, or of
+ * libpasshost-pipeline.so when the host runs embedded in another program.  Fills up to max entries of out (owned by caller, free each);
  * returns how many. */
 size_t host_default_plugin_dirs(char **out, size_t max);
 

@@ -25,6 +25,29 @@ int host_check_output(const char *input, const char *output, ph_error *err)
     return 0;
 }
 
+/* The load's result (rc of ph_model_load*) with the host's exit code and
+ * message, and the optional verification. */
+static int loaded(int rc, const ph_error *e, const char *path, int verify, ph_model **out,
+                  ph_error *err)
+{
+    if (rc < 0) {
+        *out = NULL;
+        /* The SDK's message usually names the file already. */
+        if (e->message[0] && strstr(e->message, path))
+            return ph_error_set(err, HOST_EXIT_MODEL, "%.500s", e->message);
+        return ph_error_set(err, HOST_EXIT_MODEL, "%s: %.400s", path,
+                            e->message[0] ? e->message : ph_strerror(rc));
+    }
+    ph_error v = {0};
+    if (verify && ph_graph_verify(ph_model_graph(*out), &v) < 0) {
+        ph_model_free(*out);
+        *out = NULL;
+        return ph_error_set(err, HOST_EXIT_MODEL, "%s: fails verification before any pass: %.400s",
+                            path, v.message);
+    }
+    return 0;
+}
+
 int host_model_load(const char *path, int verify, ph_model **out, double *ms, ph_error *err)
 {
     ph_error e = {0};
@@ -32,21 +55,18 @@ int host_model_load(const char *path, int verify, ph_model **out, double *ms, ph
     *out = NULL;
     int rc = ph_model_load(path, out, &e);
     *ms = host_now_ms() - t0;
-    if (rc < 0) {
-        *out = NULL;
-        /* The SDK's message usually names the file already. */
-        if (e.message[0] && strstr(e.message, path))
-            return ph_error_set(err, HOST_EXIT_MODEL, "%.500s", e.message);
-        return ph_error_set(err, HOST_EXIT_MODEL, "%s: %.400s", path,
-                            e.message[0] ? e.message : ph_strerror(rc));
-    }
-    if (verify && ph_graph_verify(ph_model_graph(*out), &e) < 0) {
-        ph_model_free(*out);
-        *out = NULL;
-        return ph_error_set(err, HOST_EXIT_MODEL, "%s: fails verification before any pass: %.400s",
-                            path, e.message);
-    }
-    return 0;
+    return loaded(rc, &e, path, verify, out, err);
+}
+
+int host_model_load_memory(const void *data, size_t size, const char *name, int verify,
+                           ph_model **out, double *ms, ph_error *err)
+{
+    ph_error e = {0};
+    double t0 = host_now_ms();
+    *out = NULL;
+    int rc = ph_model_load_memory(data, size, name, out, &e);
+    *ms = host_now_ms() - t0;
+    return loaded(rc, &e, name, verify, out, err);
 }
 
 void host_model_io_configure(const host_config *cfg)

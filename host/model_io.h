@@ -17,6 +17,10 @@ int host_check_output(const char *input, const char *output, ph_error *err);
  * With verify, the loaded graph must also pass ph_graph_verify.
  * 0 or HOST_EXIT_MODEL with "path: what" in err. */
 int host_model_load(const char *path, int verify, ph_model **out, double *ms, ph_error *err);
+/* The same from size bytes at data (copied: the caller keeps them);
+ * name stands for the model in messages. */
+int host_model_load_memory(const void *data, size_t size, const char *name, int verify,
+                           ph_model **out, double *ms, ph_error *err);
 
 /* Take the save settings of cfg ([model] external_data_threshold and
  * external_data_min_size) for every later host_model_save. */

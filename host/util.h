@@ -1,8 +1,10 @@
 /* host/util.h - small helpers shared by the host modules: allocation that
  * never returns NULL, formatted strings, paths, monotonic time.
  *
- * The host is a program, not a library: on out-of-memory these helpers print
- * one line and abort rather than thread an error through every caller.
+ * The host is a program (also when embedded through libpasshost-pipeline.so,
+ * whose header, passhost/pipeline.h, says so): on out-of-memory these
+ * helpers print one line and abort rather than thread an error through
+ * every caller.
  * Every returned string is owned by the caller (free()).
  */
 #ifndef PASSHOST_HOST_UTIL_H
