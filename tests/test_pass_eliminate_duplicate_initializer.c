@@ -128,6 +128,51 @@ START_TEST(same_bytes_other_shape_or_dtype_kept)
 }
 END_TEST
 
+/* Tensors of one shape that begin alike (the same first 64 bytes, which
+ * the pass looks at first) and differ only further on are kept apart;
+ * equal ones among them, and equal ones shorter than those 64 bytes, are
+ * merged into the first of their kind. */
+START_TEST(same_beginning_other_end_kept)
+{
+    enum { N = 300 }; /* floats: 1200 bytes each */
+    static const int64_t where[5] = {-1, N - 1, 20, 21, N - 1}; /* element changed; -1: none */
+    static const float delta[5] = {0, 1, 1, 1, 1};
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 1, TK_I64(N));
+    float data[N];
+    ph_value *v[7];
+    for (int k = 0; k < 7; k++) {
+        char name[8];
+        for (int i = 0; i < N; i++)
+            data[i] = (float)i;
+        int variant = k < 5 ? k : k - 5; /* 5 and 6 repeat variants 0 and 1 */
+        if (where[variant] >= 0)
+            data[where[variant]] += delta[variant] * (float)(k == 4 ? 2 : 1);
+        snprintf(name, sizeof name, "w%d", k);
+        v[k] = init_of(g, name, PH_DT_FLOAT, 1, TK_I64(N), data);
+        x = tk_op2(g, k % 2 ? "Mul" : "Add", x, v[k]);
+    }
+    float small[3] = {1, 2, 3}; /* shorter than the prefix */
+    ph_value *s0 = init_of(g, "s0", PH_DT_FLOAT, 1, TK_I64(3), small);
+    ph_value *s1 = init_of(g, "s1", PH_DT_FLOAT, 1, TK_I64(3), small);
+    small[2] = 4;
+    ph_value *s2 = init_of(g, "s2", PH_DT_FLOAT, 1, TK_I64(3), small);
+    tk_output(g, x);
+    tk_output(g, tk_op2(g, "Add", tk_op2(g, "Add", s0, s1), s2));
+
+    ck_assert_int_eq(tk_run_checked(pass, m, 5, NULL, NULL, NULL), 3);
+    ck_assert_uint_eq(ph_value_use_count(v[0]), 2); /* w5 merged into w0 */
+    ck_assert_uint_eq(ph_value_use_count(v[1]), 2); /* w6 into w1 */
+    for (int k = 2; k < 5; k++)
+        ck_assert_uint_eq(ph_value_use_count(v[k]), 1);
+    ck_assert_uint_eq(ph_value_use_count(s0), 2);
+    ck_assert_uint_eq(ph_value_use_count(s2), 1);
+    ck_assert_uint_eq(ph_graph_initializer_count(g), 7);
+    ph_model_free(m);
+}
+END_TEST
+
 /* An initializer that is a graph output keeps its name: never merged, in
  * either direction. */
 START_TEST(graph_output_initializer_kept)
@@ -302,6 +347,7 @@ int main(void)
     tcase_add_test(tc, merges_two_equal_initializers);
     tcase_add_test(tc, merges_groups_keeping_the_first);
     tcase_add_test(tc, same_bytes_other_shape_or_dtype_kept);
+    tcase_add_test(tc, same_beginning_other_end_kept);
     tcase_add_test(tc, graph_output_initializer_kept);
     tcase_add_test(tc, graph_input_default_kept);
     tcase_add_test(tc, duplicates_inside_if_body);

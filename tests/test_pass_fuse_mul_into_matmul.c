@@ -2,9 +2,11 @@
  * scale before or after MatMul/Gemm folded into the constant weight. */
 #include <check.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "testkit.h"
+#include <passhost/constant.h>
 
 static tk_pass *pass;
 
@@ -269,6 +271,127 @@ START_TEST(inside_an_if_branch)
 }
 END_TEST
 
+/* ------------------------------------------------- rounding of the weight */
+
+/* A weight element of dtype dt from a 64-bit random word: any float bit
+ * pattern (subnormals, huge values, infinities and NaNs included). */
+static void weight_elem(int dt, uint64_t r, unsigned char *out)
+{
+    if (dt == PH_DT_FLOAT) {
+        uint32_t b = (uint32_t)(r >> 16);
+        memcpy(out, &b, 4);
+    } else if (dt == PH_DT_DOUBLE) {
+        memcpy(out, &r, 8);
+    } else {
+        uint16_t b = (uint16_t)(r >> 24);
+        memcpy(out, &b, 2);
+    }
+}
+
+static double elem_f64(int dt, const unsigned char *p)
+{
+    if (dt == PH_DT_FLOAT) {
+        float f;
+        memcpy(&f, p, 4);
+        return f;
+    }
+    if (dt == PH_DT_DOUBLE) {
+        double d;
+        memcpy(&d, p, 8);
+        return d;
+    }
+    uint16_t h;
+    memcpy(&h, p, 2);
+    return ph_f16_bits_to_f64(h);
+}
+
+/* The element the pass must produce: the exact product or quotient
+ * rounded once to dt (what computing in double and rounding gives). */
+static void expected_elem(int dt, double w, double s, int div, unsigned char *out)
+{
+    double v = div ? w / s : w * s;
+    if (dt == PH_DT_FLOAT) {
+        float f = (float)v;
+        memcpy(out, &f, 4);
+    } else if (dt == PH_DT_DOUBLE) {
+        memcpy(out, &v, 8);
+    } else {
+        uint16_t h = ph_f64_to_f16_bits(v);
+        memcpy(out, &h, 2);
+    }
+}
+
+/* Every element of the scaled weight, bit for bit, for weights of every
+ * kind of value: form 0 MatMul * s[N], 1 MatMul / s[N], 2 (x * s[K]) @ W
+ * with W [2, K, N], 3 Gemm transB (W [N, K]) / s[N]. */
+static void check_rounding(int dt, int form)
+{
+    enum { K = 6, N = 40 };
+    static const double scales[] = {3.0, 0.1, 1e-3, 300.0, -2.5, 1.0 / 3};
+    int div = form == 1 || form == 3, tb = form == 3;
+    int64_t wdims[3] = {K, N}, sdim = form == 2 ? K : N;
+    size_t wrank = 2, es = dt == PH_DT_FLOAT ? 4 : dt == PH_DT_DOUBLE ? 8 : 2;
+    if (form == 2)
+        wrank = 3, wdims[0] = 2, wdims[1] = K, wdims[2] = N;
+    if (tb)
+        wdims[0] = N, wdims[1] = K;
+    int64_t nw = wdims[0] * wdims[1] * (wrank == 3 ? wdims[2] : 1);
+    unsigned char *w = malloc((size_t)nw * es), *want = malloc((size_t)nw * es), sv[N * 8];
+    ck_assert_ptr_nonnull(w);
+    ck_assert_ptr_nonnull(want);
+    uint64_t r = 0x9E3779B97F4A7C15ull * (uint64_t)(dt * 8 + form + 1);
+    for (int64_t i = 0; i < nw; i++) {
+        r = r * 6364136223846793005ull + 1442695040888963407ull;
+        weight_elem(dt, r, w + i * (int64_t)es);
+    }
+    for (int64_t i = 0; i < sdim; i++) { /* scales exactly of dt */
+        unsigned char tmp[8];
+        expected_elem(dt, scales[i % 6], 1.0, 0, tmp);
+        memcpy(sv + i * (int64_t)es, tmp, es);
+    }
+    for (int64_t i = 0; i < nw; i++) {
+        int64_t k = form == 2 ? (i / N) % K : tb ? i / K : i % N;
+        expected_elem(dt, elem_f64(dt, w + i * (int64_t)es), elem_f64(dt, sv + k * (int64_t)es), div,
+                      want + i * (int64_t)es);
+    }
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_op1(g, "Relu", ph_graph_add_input(g, "x", dt, form == 2 ? 3 : 2,
+                                                       form == 2 ? TK_I64(2, 3, K) : TK_I64(3, K)));
+    ph_value *wv = ph_graph_add_initializer(g, "w", ph_tensor_new(dt, wrank, wdims, w));
+    ph_value *s = ph_graph_add_initializer(g, "s", ph_tensor_new(dt, 1, &sdim, sv));
+    ph_value *y;
+    if (form == 2)
+        y = tk_op2(g, "MatMul", tk_op2(g, "Mul", x, s), wv);
+    else if (form == 3)
+        y = tk_op2(g, "Div", ph_node_output(gemm(g, x, wv, NULL, 0, 1), 0), s);
+    else
+        y = tk_op2(g, div ? "Div" : "Mul", tk_op2(g, "MatMul", x, wv), s);
+    tk_output(g, y);
+    ck_assert_int_eq(tk_pass_run(pass, m), 1);
+    ph_node *mm = tk_find_op(g, form == 3 ? PH_OP_Gemm : PH_OP_MatMul);
+    const ph_tensor *got = ph_value_const(ph_node_input(mm, 1));
+    ck_assert_ptr_nonnull(got);
+    ck_assert_int_eq(ph_tensor_dtype(got), dt);
+    ck_assert_uint_eq(ph_tensor_nbytes(got), (size_t)nw * es);
+    const unsigned char *gb = ph_tensor_data(got);
+    for (int64_t i = 0; i < nw; i++)
+        ck_assert_msg(!memcmp(gb + i * (int64_t)es, want + i * (int64_t)es, es),
+                      "dtype %d form %d: element %lld differs", dt, form, (long long)i);
+    ph_model_free(m);
+    free(w);
+    free(want);
+}
+
+START_TEST(weights_rounded_once)
+{
+    static const int dts[] = {PH_DT_FLOAT, PH_DT_DOUBLE, PH_DT_FLOAT16};
+    for (int d = 0; d < 3; d++)
+        for (int form = 0; form < 4; form++)
+            check_rounding(dts[d], form);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("fuse_mul_into_matmul");
@@ -280,6 +403,7 @@ static Suite *suite(void)
     tcase_add_test(tc, left_alone);
     tcase_add_test(tc, integers_left_alone);
     tcase_add_test(tc, inside_an_if_branch);
+    tcase_add_test(tc, weights_rounded_once);
     suite_add_tcase(s, tc);
     return s;
 }

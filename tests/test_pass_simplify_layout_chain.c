@@ -447,6 +447,40 @@ START_TEST(int64_data)
 }
 END_TEST
 
+/* Chains of equal shapes and perms share one verdict within a call: three
+ * Transpose pairs over [4, 4, 4] whose signatures differ only in their
+ * perms, each twice.  (1,0,2) twice is nothing; (1,0,2) then (0,2,1) is one
+ * Transpose (1,2,0); (2,1,0) then (1,2,0) is one Transpose (1,0,2) too,
+ * composed differently.  A wrong share shows in the perms and the outputs. */
+START_TEST(equal_chains_share_a_verdict)
+{
+    static const int64_t second[3][3] = {{1, 0, 2}, {0, 2, 1}, {1, 2, 0}};
+    static const int64_t first[3][3] = {{1, 0, 2}, {1, 0, 2}, {2, 1, 0}};
+    static const int64_t want[3][3] = {{0, 1, 2}, {1, 2, 0}, {1, 0, 2}};
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = relu_input(g, 3, TK_I64(4, 4, 4));
+    for (int copy = 0; copy < 2; copy++)
+        for (int v = 0; v < 3; v++)
+            tk_neg_output(g, tk_transpose(g, tk_transpose(g, x, 3, first[v]), 3, second[v]));
+    ck_assert_int_eq(tk_pass_run_eval(pass, m, 5, 0, NULL), 6);
+    ck_assert_uint_eq(tk_count_op(g, PH_OP_Transpose), 4);
+    for (int i = 0; i < 6; i++) { /* the Neg of output i reads x or one Transpose of x */
+        ph_node *neg = ph_value_producer(ph_graph_output(g, (size_t)i));
+        ph_node *t = ph_value_producer(ph_node_input(neg, 0));
+        int v = i % 3;
+        if (v == 0) {
+            ck_assert_ptr_eq(ph_node_input(neg, 0), x);
+            continue;
+        }
+        ck_assert_ptr_eq(ph_node_input(t, 0), x);
+        assert_perm(t, 3, want[v]);
+    }
+    tk_assert_untouched(pass, m);
+    ph_model_free(m);
+}
+END_TEST
+
 /* ------------------------------------------------------------ negative */
 
 /* The middle value has another consumer: the chain is cut there into two
@@ -733,6 +767,7 @@ int main(void)
     tcase_add_test(tc, graph_output_keeps_name);
     tcase_add_test(tc, identity_input_to_output_one_reshape);
     tcase_add_test(tc, size_one_moves_need_no_simulation);
+    tcase_add_test(tc, equal_chains_share_a_verdict);
     tcase_add_test(tc, int64_data);
     tcase_add_test(tc, middle_with_other_consumer_kept);
     tcase_add_test(tc, middle_graph_output_kept);

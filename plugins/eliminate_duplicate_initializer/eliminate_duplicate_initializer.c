@@ -9,11 +9,14 @@
  *   instead, and the later one is removed.  Cost is linear in the bytes, and
  *   bytes are read only where a duplicate is possible: candidates are first
  *   counted by dtype and dims; only those whose dtype and dims occur twice or
- *   more get their bytes hashed (64-bit, a word at a time) into an
- *   open-addressing table, and bytes are compared in full only when hashes
- *   match.  So the weights of a large model with unique shapes are never
- *   paged in.  Runs per graph: the main graph, then each If/Loop/Scan body
- *   on its own initializers (a body's copy of an outer initializer stays).
+ *   more are looked at, first by a hash of their first 64 bytes; only
+ *   those whose prefix hash occurs twice or more get all their bytes hashed
+ *   (64-bit, four words at a time) into an open-addressing table, and bytes
+ *   are compared in full only when hashes match.  So the weights of a large
+ *   model are paged in only where two of them begin alike (in practice:
+ *   only the real duplicates).  Runs per graph: the main graph, then each
+ *   If/Loop/Scan body on its own initializers (a body's copy of an outer
+ *   initializer stays).
  *   A call when no initializer changed since the pass's last call in the
  *   run returns at once (ph_model_initializers_version, ph_ctx_pass_memo).
  * Leaves:   initializers that differ in anything (e.g. the same bytes under
@@ -49,20 +52,38 @@ static uint64_t shape_hash(const ph_tensor *t)
     return h;
 }
 
-/* Hash of the bytes, seeded with the shape hash; 8 bytes at a time. */
-static uint64_t data_hash(uint64_t h, const ph_tensor *t)
+#define PREFIX_BYTES 64 /* the bytes of the first, cheap look */
+
+/* Hash of the bytes [0, n) of t, seeded with h; 8 bytes at a time, in four
+ * independent lanes (so the multiplies overlap) folded at the end. */
+static uint64_t data_hash(uint64_t h, const ph_tensor *t, size_t n)
 {
     const unsigned char *p = ph_tensor_data(t);
-    size_t n = ph_tensor_nbytes(t), i = 0;
+    uint64_t lane[4] = {h, h ^ 0x243F6A8885A308D3ull, h ^ 0x13198A2E03707344ull, h ^ 0xA4093822299F31D0ull};
+    size_t i = 0;
+    for (; i + 32 <= n; i += 32)
+        for (int k = 0; k < 4; k++) {
+            uint64_t w;
+            memcpy(&w, p + i + 8 * k, 8);
+            lane[k] = mix(lane[k], w);
+        }
     for (; i + 8 <= n; i += 8) {
         uint64_t w;
         memcpy(&w, p + i, 8);
-        h = mix(h, w);
+        lane[0] = mix(lane[0], w);
     }
     uint64_t tail = 0;
     for (size_t k = 0; i < n; i++, k++)
         tail |= (uint64_t)p[i] << (8 * k);
-    return mix(mix(h, tail), n);
+    h = mix(mix(mix(mix(lane[0], lane[1]), lane[2]), lane[3]), tail);
+    return mix(h, n);
+}
+
+/* Hash of dtype, dims and the first PREFIX_BYTES bytes (all when fewer). */
+static uint64_t prefix_hash(const ph_tensor *t)
+{
+    size_t n = ph_tensor_nbytes(t);
+    return data_hash(mix(shape_hash(t), n), t, n < PREFIX_BYTES ? n : PREFIX_BYTES);
 }
 
 /* The slot of `hash` in a table of cap (a power of two) entries, for a
@@ -127,12 +148,27 @@ static int dedup_graph(ph_graph *g, ph_ctx *ctx)
     }
     memset(table, 0, cap * sizeof *table);
 
+    /* phase 1b: of those, count by the hash of their first bytes; equal
+     * tensors have equal prefix hashes, so one alone there has no twin */
+    for (size_t m = 0; m < n_maybe; m++) {
+        uint64_t h = prefix_hash(candidate(inits[maybe[m]]));
+        slot *s = count_slot(table, cap, h);
+        s->hash = h;
+        s->count++;
+    }
+    size_t kept = 0;
+    for (size_t m = 0; m < n_maybe; m++)
+        if (count_slot(table, cap, prefix_hash(candidate(inits[maybe[m]])))->count >= 2)
+            maybe[kept++] = maybe[m];
+    n_maybe = kept;
+    memset(table, 0, cap * sizeof *table);
+
     /* phase 2: hash the bytes of those, merge on equal data */
     int merged = 0;
     for (size_t m = 0; m < n_maybe; m++) {
         ph_value *v = inits[maybe[m]];
         const ph_tensor *t = candidate(v);
-        uint64_t h = data_hash(shape_hash(t), t);
+        uint64_t h = data_hash(shape_hash(t), t, ph_tensor_nbytes(t));
         size_t k = (size_t)h & (cap - 1);
         ph_value *keep = NULL;
         for (; table[k].v; k = (k + 1) & (cap - 1))

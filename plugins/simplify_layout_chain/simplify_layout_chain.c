@@ -55,7 +55,14 @@
  *   maximal run of any length.  Cost: each node is looked at O(1) times
  *   (a chain is followed only from its first node: a node whose data input
  *   does not come from a chain node it alone reads); each chain costs its
- *   length plus O(N) for the simulation.
+ *   length plus O(N) for the simulation.  The simulation depends only on
+ *   the chain's signature (input shape, each node's output shape, the perm
+ *   of each Transpose that moves elements), so within one call chains of an
+ *   equal signature (the same block in every layer) share one; the found
+ *   replacement is simulated again to prove it only when it is used
+ *   (shorter than the chain).  A chain of two nodes, one of them a
+ *   Transpose that moves elements, between values of different ranks has
+ *   no shorter form and is not simulated at all.
  * Exact:    yes; only data movement.
  */
 #include <stdint.h>
@@ -79,11 +86,27 @@ typedef struct step {
     int64_t perm[MAX_RANK];
 } step;
 
+/* The verdicts of one call, by chain signature: the input shape and, per
+ * node, its output shape and the perm of a Transpose that moves elements.
+ * That is all the simulation and the plan read, so chains of equal
+ * signatures (the same block in every layer of a network) are simulated
+ * once.  An entry in `arena`: the signature's length, the signature, the
+ * node count of the plan (-1: none) and, for a plan shorter than the chain,
+ * its steps (transpose flag, rank, dims, perm of a Transpose). */
+typedef struct memo_slot {
+    uint64_t hash;
+    size_t at; /* index in arena + 1; 0: empty */
+} memo_slot;
+
 typedef struct state {
     ph_ctx *ctx;
     int64_t max_elements;
     ph_node **chain;
     size_t cap;
+    int64_t *arena; /* the entries, then the signature being built */
+    size_t len, arena_cap;
+    memo_slot *table;
+    size_t table_cap, entries;
 } state;
 
 static int is_chain_op(const ph_node *n)
@@ -147,17 +170,29 @@ static int is_identity(const int64_t *p, int r)
     return 1;
 }
 
-/* out = in transposed: in has shape s, out dim i is in dim perm[i]. */
+/* out = in transposed: in has shape s, out dim i is in dim perm[i]; in NULL
+ * stands for the identity index buffer (element i holds i), which is then
+ * never written.  Dims of size 1 are dropped first; the innermost output dim
+ * is one strided copy, the outer ones an odometer over the rest. */
 static void transpose_idx(const uint32_t *in, uint32_t *out, const shape *s, const int64_t *perm, int64_t n)
 {
     int64_t stride[MAX_RANK], ost[MAX_RANK], odim[MAX_RANK], idx[MAX_RANK] = {0}, acc = 1, off = 0;
+    int r = 0;
     for (int i = s->r - 1; i >= 0; i--)
         stride[i] = acc, acc *= s->d[i];
     for (int i = 0; i < s->r; i++)
-        ost[i] = stride[perm[i]], odim[i] = s->d[perm[i]];
-    for (int64_t j = 0; j < n; j++) {
-        out[j] = in[off];
-        for (int i = s->r - 1; i >= 0; i--) {
+        if (s->d[perm[i]] != 1)
+            ost[r] = stride[perm[i]], odim[r] = s->d[perm[i]], r++;
+    int64_t inner = r ? odim[r - 1] : 1, istride = r ? ost[r - 1] : 0;
+    for (int64_t j = 0; j < n; j += inner) {
+        uint32_t *dst = out + j;
+        if (in)
+            for (int64_t t = 0; t < inner; t++)
+                dst[t] = in[off + t * istride];
+        else
+            for (int64_t t = 0; t < inner; t++)
+                dst[t] = (uint32_t)(off + t * istride);
+        for (int i = r - 2; i >= 0; i--) {
             if (++idx[i] < odim[i]) {
                 off += ost[i];
                 break;
@@ -174,9 +209,7 @@ static void simulate(const step *st, int k, const shape *in, int64_t n, uint32_t
                      uint32_t **res)
 {
     shape cur = *in;
-    for (int64_t j = 0; j < n; j++)
-        a[j] = (uint32_t)j;
-    *res = a;
+    *res = NULL; /* the identity, not written yet */
     for (int i = 0; i < k; i++) {
         if (!st[i].transpose) {
             cur = st[i].to;
@@ -185,6 +218,11 @@ static void simulate(const step *st, int k, const shape *in, int64_t n, uint32_t
         transpose_idx(*res, *res == a ? b : a, &cur, st[i].perm, n);
         *res = *res == a ? b : a;
         cur = st[i].to;
+    }
+    if (!*res) {
+        for (int64_t j = 0; j < n; j++)
+            a[j] = (uint32_t)j;
+        *res = a;
     }
 }
 
@@ -364,6 +402,185 @@ static ph_value *emit(ph_graph *g, ph_node *before, ph_value *x, const step *st,
     return cur;
 }
 
+/* Room for `more` values at the end of the arena; 0, or -1 out of memory. */
+static int arena_room(state *s, size_t more)
+{
+    if (s->len + more <= s->arena_cap)
+        return 0;
+    size_t cap = s->arena_cap ? 2 * s->arena_cap : 1024;
+    while (cap < s->len + more)
+        cap *= 2;
+    int64_t *grown = realloc(s->arena, cap * sizeof *grown);
+    if (!grown)
+        return -1;
+    s->arena = grown, s->arena_cap = cap;
+    return 0;
+}
+
+static void arena_shape(state *s, const shape *sh)
+{
+    s->arena[s->len++] = sh->r;
+    memcpy(s->arena + s->len, sh->d, (size_t)sh->r * sizeof sh->d[0]);
+    s->len += (size_t)sh->r;
+}
+
+static uint64_t sig_hash(const int64_t *sig, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (uint64_t)sig[i];
+        h *= 0x9E3779B97F4A7C15ull;
+        h ^= h >> 29;
+    }
+    return h;
+}
+
+/* The entry whose signature is arena[at .. at + n), or NULL. */
+static const int64_t *memo_find(const state *s, size_t at, size_t n, uint64_t h)
+{
+    if (!s->table_cap)
+        return NULL;
+    for (size_t k = (size_t)h & (s->table_cap - 1); s->table[k].at; k = (k + 1) & (s->table_cap - 1)) {
+        const int64_t *e = s->arena + s->table[k].at - 1;
+        if (s->table[k].hash == h && (size_t)e[0] == n && !memcmp(e + 1, s->arena + at, n * sizeof *e))
+            return e;
+    }
+    return NULL;
+}
+
+/* Keep the signature being built, arena[mark + 1 .. len), with its plan
+ * (nodes, steps st) as an entry that starts at mark.  0, or -1 when out of
+ * memory: the verdict is then not kept (the caller drops the signature). */
+static int memo_add(state *s, size_t mark, uint64_t h, int nodes, const step *st)
+{
+    size_t need = 1 + (nodes > 0 ? (size_t)nodes * (2 + 2 * MAX_RANK) : 0);
+    if (arena_room(s, need))
+        return -1;
+    if (2 * (s->entries + 1) > s->table_cap) {
+        size_t cap = s->table_cap ? 2 * s->table_cap : 64;
+        memo_slot *t = calloc(cap, sizeof *t);
+        if (!t)
+            return -1;
+        for (size_t i = 0; i < s->table_cap; i++)
+            if (s->table[i].at) {
+                size_t k = (size_t)s->table[i].hash & (cap - 1);
+                while (t[k].at)
+                    k = (k + 1) & (cap - 1);
+                t[k] = s->table[i];
+            }
+        free(s->table);
+        s->table = t, s->table_cap = cap;
+    }
+    s->arena[mark] = (int64_t)(s->len - mark - 1);
+    s->arena[s->len++] = nodes;
+    for (int i = 0; i < nodes; i++) {
+        s->arena[s->len++] = st[i].transpose;
+        arena_shape(s, &st[i].to);
+        if (st[i].transpose) {
+            memcpy(s->arena + s->len, st[i].perm, (size_t)st[i].to.r * sizeof st[i].perm[0]);
+            s->len += (size_t)st[i].to.r;
+        }
+    }
+    size_t k = (size_t)h & (s->table_cap - 1);
+    while (s->table[k].at)
+        k = (k + 1) & (s->table_cap - 1);
+    s->table[k] = (memo_slot){h, mark + 1};
+    s->entries++;
+    return 0;
+}
+
+/* The plan of entry e (its node count; steps into st). */
+static int memo_plan(const int64_t *e, step *st)
+{
+    const int64_t *p = e + 1 + e[0];
+    int nodes = (int)*p++;
+    for (int i = 0; i < nodes; i++) {
+        st[i].transpose = (int)*p++;
+        st[i].to.r = (int)*p++;
+        memcpy(st[i].to.d, p, (size_t)st[i].to.r * sizeof *p);
+        p += st[i].to.r;
+        if (st[i].transpose) {
+            memcpy(st[i].perm, p, (size_t)st[i].to.r * sizeof *p);
+            p += st[i].to.r;
+        }
+    }
+    return nodes;
+}
+
+/* The plan of a chain of k nodes that moves elements: simulated on index
+ * buffers, then the replacement found is simulated too and compared
+ * (only when it is shorter than the chain: a longer one is not used).  The
+ * node count, or -1 (none, or too big); -2 out of memory. */
+static int plan_moving(state *s, size_t k, const shape *in, const shape *out, int64_t n, step *st)
+{
+    ph_node **c = s->chain;
+    int64_t perm[MAX_RANK];
+    shape cur;
+    if (n > s->max_elements || n > (int64_t)UINT32_MAX)
+        return -1;
+    uint32_t *buf = malloc((size_t)n * 3 * sizeof *buf), *P, *Q = NULL;
+    if (!buf)
+        return -2;
+    uint32_t *a = buf, *b = buf + n, *spare = buf + 2 * n;
+    P = NULL; /* the identity; the chain moves elements, so P is written below */
+    cur = *in;
+    for (size_t i = 0; i < k; i++) {
+        if (ph_node_transpose_perm(c[i], perm, MAX_RANK) == cur.r && !ph_perm_keeps_order(cur.r, cur.d, perm)) {
+            uint32_t *dst = P == a ? b : a;
+            transpose_idx(P, dst, &cur, perm, n);
+            P = dst;
+        }
+        read_shape(ph_node_output(c[i], 0), &cur);
+    }
+    int nodes = plan(P, n, in, out, st);
+    if (nodes >= 0 && (size_t)nodes < k) { /* prove the plan: simulate it and compare */
+        uint32_t *x1 = P == a ? b : a;
+        simulate(st, nodes, in, n, x1, spare, &Q);
+        if (memcmp(Q, P, (size_t)n * sizeof *P))
+            nodes = -1;
+    }
+    free(buf);
+    return nodes;
+}
+
+/* Check the chain's shapes and Transposes (see Requires) from input shape
+ * in of n elements: 1 if they qualify, with the output shape in *out and
+ * the number of Transposes that move elements in *moves; else 0.  While
+ * *sig, appends each node's part of the signature to the arena (*sig = 0
+ * when out of memory). */
+static int check_chain(state *s, size_t k, const shape *in, int64_t n, int *sig, shape *out, int *moves)
+{
+    int64_t perm[MAX_RANK];
+    shape cur = *in, nxt;
+    *moves = 0;
+    for (size_t i = 0; i < k; i++) {
+        int move = 0;
+        if (read_shape(ph_node_output(s->chain[i], 0), &nxt) || numel(&nxt) != n)
+            return 0;
+        if (ph_node_op(s->chain[i]) == PH_OP_Transpose) {
+            if (ph_node_transpose_perm(s->chain[i], perm, MAX_RANK) != cur.r || nxt.r != cur.r)
+                return 0;
+            for (int j = 0; j < cur.r; j++)
+                if (nxt.d[j] != cur.d[perm[j]])
+                    return 0;
+            move = !ph_perm_keeps_order(cur.r, cur.d, perm);
+            *moves += move;
+        }
+        if (*sig && arena_room(s, 2 + 2 * (size_t)MAX_RANK))
+            *sig = 0;
+        if (*sig) {
+            s->arena[s->len++] = move;
+            if (move)
+                for (int j = 0; j < cur.r; j++)
+                    s->arena[s->len++] = perm[j];
+            arena_shape(s, &nxt);
+        }
+        cur = nxt;
+    }
+    *out = cur;
+    return 1;
+}
+
 /* Simplify the chain of k nodes s->chain[0..k); 1 if rewritten, 0 if not,
  * or a negative code. */
 static int simplify(state *s, size_t k)
@@ -371,63 +588,51 @@ static int simplify(state *s, size_t k)
     ph_node **c = s->chain, *last = c[k - 1];
     ph_graph *g = ph_node_graph(last);
     ph_value *x = ph_node_input(c[0], 0), *y = ph_node_output(last, 0);
-    shape in, cur, nxt;
-    int64_t perm[MAX_RANK];
-    int moves = 0;
+    shape in, out;
+    int moves;
     if (read_shape(x, &in))
         return 0;
     int64_t n = numel(&in);
     if (n < 1)
         return 0;
-    cur = in;
-    for (size_t i = 0; i < k; i++) {
-        if (read_shape(ph_node_output(c[i], 0), &nxt) || numel(&nxt) != n)
-            return 0;
-        if (ph_node_op(c[i]) == PH_OP_Transpose) {
-            if (ph_node_transpose_perm(c[i], perm, MAX_RANK) != cur.r || nxt.r != cur.r)
-                return 0;
-            for (int j = 0; j < cur.r; j++)
-                if (nxt.d[j] != cur.d[perm[j]])
-                    return 0;
-            moves += !ph_perm_keeps_order(cur.r, cur.d, perm);
-        }
-        cur = nxt;
+    /* the signature is built after the memo's entries: its length slot at
+     * mark, then the input shape and each node's part */
+    size_t mark = s->len;
+    int sig = !arena_room(s, 2 + (size_t)in.r);
+    if (sig) {
+        s->len++;
+        arena_shape(s, &in);
     }
-    shape out = cur;
+    int ok = check_chain(s, k, &in, n, &sig, &out, &moves);
+    size_t sig_len = sig ? s->len - mark - 1 : 0;
     step st[3];
-    uint32_t *buf = NULL, *P = NULL, *Q = NULL;
-    int nodes;
-    if (!moves) {
+    int nodes = -1;
+    if (ok && !moves) {
         nodes = plan(NULL, n, &in, &out, st);
-    } else {
-        if (n > s->max_elements || n > (int64_t)UINT32_MAX)
-            return 0;
-        buf = malloc((size_t)n * 3 * sizeof *buf);
-        if (!buf)
-            return ph_ctx_error(s->ctx, PH_ENOMEM, "out of memory simulating a chain of %zu nodes", k);
-        uint32_t *a = buf, *b = buf + n, *spare = buf + 2 * n;
-        for (int64_t j = 0; j < n; j++)
-            a[j] = (uint32_t)j;
-        P = a;
-        cur = in;
-        for (size_t i = 0; i < k; i++) {
-            if (ph_node_transpose_perm(c[i], perm, MAX_RANK) == cur.r &&
-                !ph_perm_keeps_order(cur.r, cur.d, perm)) {
-                uint32_t *dst = P == a ? b : a;
-                transpose_idx(P, dst, &cur, perm, n);
-                P = dst;
+    } else if (ok && moves == 1 && k == 2 && in.r != out.r) {
+        /* One Transpose moves elements, so the composite is no identity:
+         * the only form shorter than two nodes would be one Transpose, and
+         * that keeps the rank.  (A Reshape next to a Transpose: the
+         * attention heads of every transformer layer.) */
+        nodes = -1;
+    } else if (ok) {
+        uint64_t h = sig ? sig_hash(s->arena + mark + 1, sig_len) : 0;
+        const int64_t *e = sig ? memo_find(s, mark + 1, sig_len, h) : NULL;
+        if (e) {
+            nodes = memo_plan(e, st);
+        } else {
+            nodes = plan_moving(s, k, &in, &out, n, st);
+            if (nodes == -2) {
+                s->len = mark;
+                return ph_ctx_error(s->ctx, PH_ENOMEM, "out of memory simulating a chain of %zu nodes", k);
             }
-            read_shape(ph_node_output(c[i], 0), &cur);
+            if (nodes >= 0 && (size_t)nodes >= k)
+                nodes = -1; /* no shorter form: what is kept is the verdict */
+            if (sig && !memo_add(s, mark, h, nodes, st))
+                mark = s->len; /* kept */
         }
-        nodes = plan(P, n, &in, &out, st);
-        if (nodes >= 0) { /* prove the plan: simulate it and compare */
-            uint32_t *x1 = P == a ? b : a;
-            simulate(st, nodes, &in, n, x1, spare, &Q);
-            if (memcmp(Q, P, (size_t)n * sizeof *P))
-                nodes = -1;
-        }
-        free(buf);
     }
+    s->len = mark; /* drop the signature unless it was kept */
     if (nodes < 0 || (size_t)nodes >= k)
         return 0;
     if (!nodes && !ph_value_can_replace(y, x)) { /* keep y's name: one identity Reshape */
@@ -481,6 +686,8 @@ static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
     state s = {.ctx = ctx, .max_elements = ph_params_int(params, "max_elements")};
     int rc = ph_graph_walk_ops(g, ops, sizeof ops / sizeof ops[0], visit, &s);
     free(s.chain);
+    free(s.arena);
+    free(s.table);
     return rc;
 }
 

@@ -441,6 +441,15 @@ PH_API int ph_value_set_dim_param(ph_value *v, int i, const char *param);
  * endian, row major) is copied, or zero-filled when NULL.  Caller owns it. */
 PH_API ph_tensor *ph_tensor_new(int dtype, size_t rank, const int64_t *dims, const void *data);
 PH_API ph_tensor *ph_tensor_clone(const ph_tensor *t);
+/* A new tensor of dtype and shape whose bytes are NOT initialised: *data
+ * gets its writable buffer (ph_tensor_nbytes bytes, aligned for any
+ * element type), for a pass that computes the values in place instead of
+ * building them elsewhere and copying.  The caller owns the tensor and
+ * writes every byte before giving it to a graph (ph_graph_add_initializer,
+ * ph_rw_initializer, ph_value_set_const); *data is valid until then, never
+ * after.  NULL (and *data NULL) for a dtype without a fixed element size, a
+ * negative dim, or out of memory.  (Added for fuse_mul_into_matmul.) */
+PH_API ph_tensor *ph_tensor_new_uninit(int dtype, size_t rank, const int64_t *dims, void **data);
 /* Free a tensor the caller owns (never one a graph owns).  NULL allowed. */
 PH_API void ph_tensor_free(ph_tensor *t);
 

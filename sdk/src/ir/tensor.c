@@ -264,6 +264,14 @@ ph_tensor *phi_tensor_alloc(int dtype, size_t rank, const int64_t *dims)
     return tensor_make(dtype, rank, dims, NULL, 0);
 }
 
+PH_API ph_tensor *ph_tensor_new_uninit(int dtype, size_t rank, const int64_t *dims, void **data)
+{
+    ph_tensor *t = data && (!rank || dims) ? tensor_make(dtype, rank, dims, NULL, 0) : NULL;
+    if (data)
+        *data = t ? t->owned_data : NULL;
+    return t;
+}
+
 void *phi_tensor_mut(ph_tensor *t)
 {
     return t->storage == PHI_DATA_OWNED ? t->owned_data : NULL;

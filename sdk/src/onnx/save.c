@@ -253,6 +253,28 @@ static void release_mapped(const ph_model *m, const uint8_t *p, size_t len)
     }
 }
 
+/* Bytes [p, p + len) are about to be written from the model's mapping of
+ * a file: map their pages in one call first (MADV_POPULATE_READ, Linux
+ * 5.14).  write(2) from pages not yet mapped copies until the first missing
+ * one, zeroes the rest of the page cache folio it was filling, faults the
+ * page in and starts again, page by page: about half of a large save's
+ * time.  Older kernels refuse the advice and the write works as before. */
+static void populate_mapped(const ph_model *m, const uint8_t *p, size_t len)
+{
+#ifdef MADV_POPULATE_READ
+    for (const phi_mapping *map = m ? m->mappings : NULL; map; map = map->next) {
+        if (!map->data || p < map->data || len > map->size || p > map->data + map->size - len)
+            continue;
+        uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+        uintptr_t lo = (uintptr_t)p & ~(page - 1), hi = ((uintptr_t)p + len + page - 1) & ~(page - 1);
+        madvise((void *)lo, hi - lo, MADV_POPULATE_READ);
+        return;
+    }
+#else
+    (void)m, (void)p, (void)len;
+#endif
+}
+
 static void write_all(file_writer *w, const uint8_t *p, size_t n)
 {
     while (n && !w->err) {
@@ -265,6 +287,20 @@ static void write_all(file_writer *w, const uint8_t *p, size_t n)
         }
         p += k;
         n -= (size_t)k;
+    }
+}
+
+/* A large tensor's bytes, written straight from where they are: pages of
+ * the model's mapping are mapped in before and dropped after each piece of
+ * at most 64 MiB, so a save never holds more of the input than that. */
+static void write_tensor_bytes(file_writer *w, const uint8_t *p, size_t n)
+{
+    const size_t piece = (size_t)64 << 20;
+    for (size_t at = 0; at < n && !w->err; at += piece) {
+        size_t len = n - at < piece ? n - at : piece;
+        populate_mapped(w->model, p + at, len);
+        write_all(w, p + at, len);
+        release_mapped(w->model, p + at, len);
     }
 }
 
@@ -282,8 +318,7 @@ static void writer_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
     if (w->len + len > w->cap || len >= w->cap / 2)
         flush_writer(w); /* keep order: buffered bytes go before a large write */
     if (len >= w->cap / 2) {
-        write_all(w, data, len); /* large tensors go straight from the mapping */
-        release_mapped(w->model, data, len);
+        write_tensor_bytes(w, data, len); /* large tensors go straight from the mapping */
         return;
     }
     memcpy(w->buf + w->len, data, len);
@@ -429,8 +464,7 @@ static void write_external(file_writer *w, const save_state *st)
     for (size_t i = 0; i < st->n_ext && !w->err; i++) {
         const ext_item *x = &st->ext[i];
         write_all(w, zeros, (size_t)(x->offset - at));
-        write_all(w, x->data, x->len);
-        release_mapped(w->model, x->data, x->len);
+        write_tensor_bytes(w, x->data, x->len);
         at = x->offset + x->len;
     }
 }
