@@ -509,6 +509,57 @@ START_TEST(from_f64_integers_and_shapes)
 }
 END_TEST
 
+/* ph_tensor_scaled gives the bits of reading as doubles, scaling and
+ * ph_tensor_from_f64, for every float dtype, both layouts of the factor,
+ * multiply and divide, including values that overflow, underflow to
+ * subnormals, NaN and infinities; and refuses what it cannot do. */
+START_TEST(scaled_per_channel_rounds_once)
+{
+    const int dts[] = {PH_DT_FLOAT, PH_DT_DOUBLE, PH_DT_FLOAT16, PH_DT_BFLOAT16};
+    int64_t dims[3] = {4, 3, 5};
+    const int64_t n = 60;
+    double vals[60], f4[4] = {0.1, -3.0000001, 1e30, 1e-30}, f5[5] = {1.0 / 3, 7.5, -0.2, 1e-40, 65504.0};
+    unsigned seed = 12345;
+    for (int64_t k = 0; k < n; k++) {
+        seed = seed * 1103515245u + 12345u;
+        vals[k] = ((double)(seed >> 8) / (1 << 24) - 0.5) * pow(10, (int)(seed % 9) - 4);
+    }
+    vals[7] = INFINITY, vals[8] = -INFINITY, vals[9] = NAN, vals[10] = 3.4e38, vals[11] = 1e-38;
+    for (size_t d = 0; d < sizeof dts / sizeof *dts; d++)
+        for (int layout = 0; layout < 2; layout++)
+            for (int divide = 0; divide < 2; divide++) {
+                int64_t inner = layout ? 1 : 15, count = layout ? 5 : 4;
+                const double *f = layout ? f5 : f4;
+                ph_tensor *t = ph_tensor_from_f64(dts[d], 3, dims, vals), *got = NULL;
+                ck_assert_ptr_nonnull(t);
+                double *src = malloc(n * sizeof *src), *want = malloc(n * sizeof *want);
+                ck_assert_int_eq(ph_tensor_read_f64(t, 3, dims, src), 0);
+                for (int64_t k = 0; k < n; k++)
+                    want[k] = divide ? src[k] / f[(k / inner) % count] : src[k] * f[(k / inner) % count];
+                ph_tensor *ref = ph_tensor_from_f64(dts[d], 3, dims, want);
+                ck_assert_int_eq(ph_tensor_scaled(t, inner, count, f, divide, &got), 0);
+                ck_assert_int_eq(ph_tensor_dtype(got), dts[d]);
+                ck_assert_int_eq(ph_tensor_nbytes(got), ph_tensor_nbytes(ref));
+                ck_assert_msg(memcmp(ph_tensor_data(got), ph_tensor_data(ref), ph_tensor_nbytes(ref)) == 0,
+                              "dtype %d layout %d divide %d: other bits", dts[d], layout, divide);
+                ph_tensor_free(got);
+                ph_tensor_free(ref);
+                ph_tensor_free(t);
+                free(src);
+                free(want);
+            }
+    ph_tensor *t = ph_tensor_from_f64(PH_DT_FLOAT, 3, dims, vals), *got = (ph_tensor *)1;
+    ck_assert_int_eq(ph_tensor_scaled(t, 0, 4, f4, 0, &got), PH_EINVAL);
+    ck_assert_ptr_null(got);
+    ck_assert_int_eq(ph_tensor_scaled(t, 15, 0, f4, 0, &got), PH_EINVAL);
+    ph_tensor_free(t);
+    int64_t one = 3, iv[3] = {1, 2, 3};
+    t = ph_tensor_new(PH_DT_INT64, 1, &one, iv);
+    ck_assert_int_eq(ph_tensor_scaled(t, 1, 3, f4, 0, &got), PH_EINVAL);
+    ph_tensor_free(t);
+}
+END_TEST
+
 START_TEST(set_const_changes_shape_and_notifies)
 {
     ph_model *m = ph_model_new(17);
@@ -698,6 +749,7 @@ int main(void)
     tcase_add_test(tc, rounding_float16);
     tcase_add_test(tc, rounding_bfloat16_and_float);
     tcase_add_test(tc, from_f64_integers_and_shapes);
+    tcase_add_test(tc, scaled_per_channel_rounds_once);
     tcase_add_test(tc, set_const_changes_shape_and_notifies);
     tcase_add_test(tc, set_const_same_shape_new_values);
     tcase_add_test(tc, set_const_on_an_overridable_initializer);

@@ -19,25 +19,28 @@ static int fold(ph_rewriter *rw, const ph_match *m)
     const ph_tensor *w = ph_match_const(m, "w"), *b = ph_match_const(m, "b");
     ph_node *bn = ph_match_root(m);
     int64_t M = ph_tensor_dim(w, 0), n = ph_tensor_numel(w), one[1] = {M};
-    double *W = ph_rw_alloc(rw, (size_t)n * sizeof *W), *B = ph_rw_alloc(rw, (size_t)M * 5 * sizeof *B);
+    if (M < 1 || n % M)
+        return 0;
+    double *B = ph_rw_alloc(rw, (size_t)M * 5 * sizeof *B);
     double *S = B + M, *T = B + 2 * M, *MEAN = B + 3 * M, *VAR = B + 4 * M;
-    if (!W || !B || ph_tensor_read_f64(w, ph_tensor_rank(w), ph_tensor_dims(w), W) ||
-        (b && ph_tensor_read_f64(b, 1, one, B)) || ph_tensor_read_f64(ph_match_const(m, "s"), 1, one, S) ||
+    if (!B)
+        return PH_ENOMEM;
+    if ((b && ph_tensor_read_f64(b, 1, one, B)) || ph_tensor_read_f64(ph_match_const(m, "s"), 1, one, S) ||
         ph_tensor_read_f64(ph_match_const(m, "t"), 1, one, T) ||
         ph_tensor_read_f64(ph_match_const(m, "mean"), 1, one, MEAN) ||
         ph_tensor_read_f64(ph_match_const(m, "var"), 1, one, VAR))
         return 0; /* shapes that are not [M] */
     double eps = ph_node_attr_float(bn, "epsilon", 1e-5f);
     for (int64_t c = 0; c < M; c++) {
-        double s = S[c] / sqrt(VAR[c] + eps);
-        for (int64_t k = c * (n / M); k < (c + 1) * (n / M); k++)
-            W[k] *= s;
-        B[c] = (b ? B[c] - MEAN[c] : -MEAN[c]) * s + T[c];
+        S[c] = S[c] / sqrt(VAR[c] + eps); /* the factor of output channel c */
+        B[c] = (b ? B[c] - MEAN[c] : -MEAN[c]) * S[c] + T[c];
     }
-    int dt = ph_tensor_dtype(w);
-    ph_value *in[3] = {ph_match_value(m, "x"),
-                       ph_rw_initializer(rw, "conv_bn_w", ph_tensor_from_f64(dt, ph_tensor_rank(w), ph_tensor_dims(w), W)),
-                       ph_rw_initializer(rw, "conv_bn_b", ph_tensor_from_f64(dt, 1, one, B))};
+    ph_tensor *w2;
+    int rc = ph_tensor_scaled(w, n / M, M, S, 0, &w2); /* the weights: read once, written once */
+    if (rc)
+        return rc == PH_ENOMEM ? PH_ENOMEM : 0;
+    ph_value *in[3] = {ph_match_value(m, "x"), ph_rw_initializer(rw, "conv_bn_w", w2),
+                       ph_rw_initializer(rw, "conv_bn_b", ph_tensor_from_f64(ph_tensor_dtype(w), 1, one, B))};
     ph_node *conv = ph_rw_node(rw, "Conv", 3, in, 1);
     if (!conv || ph_node_copy_attrs(conv, ph_match_node(m, "c")) < 0)
         return PH_ENOMEM;

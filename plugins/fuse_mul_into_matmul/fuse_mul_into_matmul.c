@@ -26,11 +26,10 @@
  *   [M, N]); alpha and beta are kept.  before: W'[..., k, n] = W * s[k]
  *   (/ s[k]); C is kept.  The node keeps its op, attributes and name.
  * Cost: the weight's data is read only for a match that passes every check
- *   above, and then once: copied into the new tensor and scaled in place.
- * Exact: fp (W' and C' rounded once from the exact product or quotient:
- *   FLOAT and DOUBLE weights are scaled in their own dtype, which rounds
- *   exactly as computing in double and rounding once does; FLOAT16 and
- *   BFLOAT16 weights and C are computed in double).
+ *   above, and then once (ph_tensor_scaled: read once, written once).
+ * Exact: fp (W' and C' computed in double and rounded once: for FLOAT the
+ *   double product of two floats is exact and a double quotient rounds
+ *   innocuously, so W' is the correctly rounded product or quotient).
  */
 #include <math.h>
 #include <string.h>
@@ -49,69 +48,9 @@ static int scale_values(const ph_tensor *s, int rank, int axis, int64_t n, int d
     return 1;
 }
 
-/* W scaled along one axis of its [rows, inner] view (rows = numel / inner):
- * by S[c] at column c (along_inner), else by S[q % mid] at row q; divided
- * for div.  FLOAT and DOUBLE are computed in the weight's own dtype, in
- * place in the new tensor: a product or quotient of two floats rounded
- * once to float is what the double computation rounded to float gives
- * (double has more than 2 * 24 + 2 bits, so its rounding is innocuous), and
- * S holds values of w's dtype.  FLOAT16 and BFLOAT16 go through doubles.
- * A new tensor (the caller owns it), or NULL (*unreadable set when w's
- * data cannot be read, else out of memory). */
-#define SCALE_ROWS(T)                                                              \
-    do {                                                                           \
-        T *p = buf;                                                                \
-        for (int64_t q = 0; q < rows; q++, p += inner) {                           \
-            if (along_inner && div)                                                \
-                for (int64_t c = 0; c < inner; c++)                                \
-                    p[c] = p[c] / (T)S[c];                                         \
-            else if (along_inner)                                                  \
-                for (int64_t c = 0; c < inner; c++)                                \
-                    p[c] = p[c] * (T)S[c];                                         \
-            else {                                                                 \
-                T f = (T)S[q % mid];                                               \
-                if (div)                                                           \
-                    for (int64_t c = 0; c < inner; c++)                            \
-                        p[c] = p[c] / f;                                           \
-                else                                                               \
-                    for (int64_t c = 0; c < inner; c++)                            \
-                        p[c] = p[c] * f;                                           \
-            }                                                                      \
-        }                                                                          \
-    } while (0)
-
-static ph_tensor *scaled_weight(ph_rewriter *rw, const ph_tensor *w, const double *S, int div, int64_t mid,
-                                int64_t inner, int along_inner, int *unreadable)
-{
-    int dt = ph_tensor_dtype(w);
-    size_t wr = ph_tensor_rank(w);
-    int64_t nw = ph_tensor_numel(w), rows = inner ? nw / inner : 0;
-    const void *src = ph_tensor_data(w);
-    *unreadable = !src;
-    if (!src)
-        return NULL;
-    if (dt == PH_DT_FLOAT || dt == PH_DT_DOUBLE) {
-        void *buf;
-        ph_tensor *t = ph_tensor_new_uninit(dt, wr, ph_tensor_dims(w), &buf);
-        if (!t)
-            return NULL;
-        memcpy(buf, src, ph_tensor_nbytes(w)); /* aligned copy; src may be unaligned */
-        if (dt == PH_DT_FLOAT)
-            SCALE_ROWS(float);
-        else
-            SCALE_ROWS(double);
-        return t;
-    }
-    double *buf = ph_rw_alloc(rw, (size_t)(nw > 0 ? nw : 1) * sizeof *buf);
-    if (!buf)
-        return NULL;
-    if (ph_tensor_read_f64(w, wr, ph_tensor_dims(w), buf)) {
-        *unreadable = 1;
-        return NULL;
-    }
-    SCALE_ROWS(double);
-    return ph_tensor_from_f64(dt, wr, ph_tensor_dims(w), buf);
-}
+/* rc of ph_tensor_scaled as the rewrite's answer: out of memory fails the
+ * pass, weights that cannot be read leave the graph alone. */
+static int scaled_rc(int rc) { return rc == PH_ENOMEM ? PH_ENOMEM : 0; }
 
 /* y = MatMul|Gemm(x, W, C?) * s */
 static int after(ph_rewriter *rw, const ph_match *m)
@@ -126,7 +65,7 @@ static int after(ph_rewriter *rw, const ph_match *m)
         ph_tensor_dtype(s) != dt || (c && ph_tensor_dtype(c) != dt) ||
         (ph_match_value(m, "c") && !c) || cr > 2 || sr > (orank < 0 ? 1 : orank))
         return 0;
-    int64_t N = tb ? ph_tensor_dim(w, 0) : ph_tensor_dim(w, (size_t)wr - 1), nw = ph_tensor_numel(w);
+    int64_t N = tb ? ph_tensor_dim(w, 0) : ph_tensor_dim(w, (size_t)wr - 1);
     int64_t cdims[2] = {cr == 2 ? ph_tensor_dim(c, 0) : N, N}, nc = c ? cdims[0] * (cr == 2 ? N : 1) : 0;
     double *S = ph_rw_alloc(rw, (size_t)(N + nc) * sizeof *S), *CV = S + N;
     if (!S)
@@ -137,11 +76,10 @@ static int after(ph_rewriter *rw, const ph_match *m)
     for (int64_t i = 0; i < nc; i++)
         CV[i] = div ? CV[i] / S[i % N] : CV[i] * S[i % N];
     /* W [.., K, N]: S along the columns; transB W [N, K]: S[n] along the rows */
-    int unreadable;
-    ph_tensor *w2 = tb ? scaled_weight(rw, w, S, div, N, ph_tensor_dim(w, 1), 0, &unreadable)
-                       : scaled_weight(rw, w, S, div, nw / (N ? N : 1), N, 1, &unreadable);
-    if (!w2)
-        return unreadable ? 0 : PH_ENOMEM;
+    ph_tensor *w2;
+    int rc = tb ? ph_tensor_scaled(w, ph_tensor_dim(w, 1), N, S, div, &w2) : ph_tensor_scaled(w, 1, N, S, div, &w2);
+    if (rc)
+        return scaled_rc(rc);
     ph_value *in[3] = {ph_match_value(m, "x"), ph_rw_initializer(rw, "matmul_scaled_w", w2), NULL};
     if (c)
         in[2] = ph_rw_initializer(rw, "matmul_scaled_c",
@@ -177,10 +115,10 @@ static int before(ph_rewriter *rw, const ph_match *m)
         return 0;
     /* W [.., K, cols]: S[k] along the rows of each matrix; transB W [N, K]:
      * S along the columns */
-    int unreadable;
-    ph_tensor *w2 = scaled_weight(rw, w, S, div, K, cols, tb, &unreadable);
-    if (!w2)
-        return unreadable ? 0 : PH_ENOMEM;
+    ph_tensor *w2;
+    int rc = tb ? ph_tensor_scaled(w, 1, cols, S, div, &w2) : ph_tensor_scaled(w, cols, K, S, div, &w2);
+    if (rc)
+        return scaled_rc(rc);
     ph_value *in[3] = {ph_match_value(m, "x"), ph_rw_initializer(rw, "matmul_scaled_w", w2), ph_match_value(m, "c")};
     ph_node *n = in[1] ? ph_rw_clone(rw, mm, NULL, ph_node_input_count(mm), in) : NULL;
     if (!n)

@@ -113,6 +113,22 @@ PH_API double ph_bf16_bits_to_f64(uint16_t h);
  * negative dim, or out of memory. */
 PH_API ph_tensor *ph_tensor_from_f64(int dtype, size_t rank, const int64_t *dims, const double *vals);
 
+/* A per-channel scale of a float tensor, as Conv/MatMul weight folding
+ * needs it: *out gets a new tensor of t's dtype and shape whose element k
+ * (flat, row major) is t[k] * factor[(k / inner) % count] (divide != 0:
+ * divided by it), computed in double and rounded once to the dtype as
+ * ph_tensor_from_f64 rounds.  E.g. a Conv weight's output channels:
+ * inner = numel / M, count = M; its input channels: inner = the kernel's
+ * size, count = C/group; a [K, N] MatMul weight's columns: inner = 1,
+ * count = N.  FLOAT and DOUBLE are scaled in one pass into the new
+ * tensor, with no buffer of doubles (what a large weight costs is reading
+ * it once and writing it once); FLOAT16 and BFLOAT16 go through doubles.
+ * Returns 0; PH_EINVAL for another dtype, inner or count < 1, or data that
+ * cannot be read; PH_ENOMEM.  t and factor (count values) are borrowed;
+ * the caller owns *out (ph_tensor_free, or give it to a graph). */
+PH_API int ph_tensor_scaled(const ph_tensor *t, int64_t inner, int64_t count, const double *factor, int divide,
+                            ph_tensor **out);
+
 /* -------------------------------------------------------------- replacing */
 
 /* Replace the data of initializer v by t in one call.  v must be an

@@ -336,6 +336,67 @@ PH_API ph_tensor *ph_tensor_from_f64(int dtype, size_t rank, const int64_t *dims
     return t;
 }
 
+/* One element: x * f or x / f rounded once to float.  The hardware's
+ * conversion rounds to nearest even as round_to_format does; infinities
+ * and NaN take the one rounding routine so their bits are its bits. */
+static inline float scaled_f32(float x, double f, int divide)
+{
+    double v = divide ? (double)x / f : (double)x * f;
+    return isfinite(v) ? (float)v : f64_to_f32(v);
+}
+
+PH_API int ph_tensor_scaled(const ph_tensor *t, int64_t inner, int64_t count, const double *factor, int divide,
+                            ph_tensor **out)
+{
+    *out = NULL;
+    int dt = t ? ph_tensor_dtype(t) : 0;
+    int64_t n = t ? ph_tensor_numel(t) : -1;
+    const unsigned char *src = t ? ph_tensor_data(t) : NULL;
+    if (!ph_dtype_is_float(dt) || inner < 1 || count < 1 || n < 0 || (n && (!src || !factor)))
+        return PH_EINVAL;
+    size_t rank = ph_tensor_rank(t);
+    if (dt == PH_DT_FLOAT || dt == PH_DT_DOUBLE) {
+        void *buf;
+        ph_tensor *r = ph_tensor_new_uninit(dt, rank, ph_tensor_dims(t), &buf);
+        if (!r)
+            return PH_ENOMEM;
+        /* src may sit at any address (mapped raw_data): elements are read
+         * with memcpy, written to the new, aligned buffer */
+        for (int64_t at = 0, ch = 0; at < n; at += inner, ch = ch + 1 == count ? 0 : ch + 1) {
+            int64_t end = at + inner < n ? at + inner : n;
+            double f = factor[ch];
+            if (dt == PH_DT_FLOAT) {
+                float *p = buf, x;
+                for (int64_t k = at; k < end; k++) {
+                    memcpy(&x, src + 4 * k, 4);
+                    p[k] = scaled_f32(x, f, divide);
+                }
+            } else {
+                double *p = buf, x;
+                for (int64_t k = at; k < end; k++) {
+                    memcpy(&x, src + 8 * k, 8);
+                    p[k] = divide ? x / f : x * f;
+                }
+            }
+        }
+        *out = r;
+        return 0;
+    }
+    double *v = malloc((size_t)(n ? n : 1) * sizeof *v);
+    if (!v)
+        return PH_ENOMEM;
+    int rc = ph_tensor_read_f64(t, rank, ph_tensor_dims(t), v);
+    if (rc) {
+        free(v);
+        return rc == PH_ENOMEM ? PH_ENOMEM : PH_EINVAL;
+    }
+    for (int64_t k = 0; k < n; k++)
+        v[k] = divide ? v[k] / factor[(k / inner) % count] : v[k] * factor[(k / inner) % count];
+    *out = ph_tensor_from_f64(dt, rank, ph_tensor_dims(t), v);
+    free(v);
+    return *out ? 0 : PH_ENOMEM;
+}
+
 /* -------------------------------------------------------------- replacing */
 
 /* 1 if v's known type is exactly t's dtype and static shape. */
