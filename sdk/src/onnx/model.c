@@ -655,6 +655,39 @@ static int check_tensors(const ph_graph *g, int inits, ph_error *err)
     return 0;
 }
 
+/* 1 if a message of the tree holds an unknown field numbered 0, which no
+ * valid protobuf encoding has: protobuf-c accepts its tag when the varint
+ * is padded (0x81 0x00) but not when written plainly, so such a model would
+ * save to bytes that no longer load.  Walks every sub-message once (the
+ * nesting is as deep as protobuf-c's own unpack went). */
+static int has_field_zero(const ProtobufCMessage *m)
+{
+    for (unsigned i = 0; i < m->n_unknown_fields; i++)
+        if (m->unknown_fields[i].tag == 0)
+            return 1;
+    const ProtobufCMessageDescriptor *d = m->descriptor;
+    const char *base = (const char *)m;
+    for (unsigned f = 0; f < d->n_fields; f++) {
+        const ProtobufCFieldDescriptor *fd = &d->fields[f];
+        if (fd->type != PROTOBUF_C_TYPE_MESSAGE)
+            continue;
+        if (fd->label == PROTOBUF_C_LABEL_REPEATED) {
+            size_t n = *(const size_t *)(base + fd->quantifier_offset);
+            ProtobufCMessage *const *arr = *(ProtobufCMessage *const *const *)(base + fd->offset);
+            for (size_t k = 0; k < n; k++)
+                if (arr[k] && has_field_zero(arr[k]))
+                    return 1;
+            continue;
+        }
+        if ((fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) && *(const uint32_t *)(base + fd->quantifier_offset) != fd->id)
+            continue; /* another member of the oneof is set */
+        const ProtobufCMessage *sub = *(ProtobufCMessage *const *)(base + fd->offset);
+        if (sub && has_field_zero(sub))
+            return 1;
+    }
+    return 0;
+}
+
 /* Build a model from the mapping (owned from here on).  path names the
  * model in messages; dir is the folder of external data, NULL when the
  * model has no file (loaded from memory). */
@@ -675,13 +708,15 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
     Onnx__ModelProto *mp = s.buf.n ? onnx__model_proto__unpack(NULL, s.buf.n, s.buf.d)
                                    : onnx__model_proto__unpack(NULL, map->size, map->data);
     free(s.buf.d);
-    if (!mp || !mp->graph) {
+    if (!mp || !mp->graph || has_field_zero(&mp->base)) {
+        const char *why = !mp ? "%s: not a valid ONNX model: protobuf parse failed"
+                          : !mp->graph ? "%s: not an ONNX model: it has no graph"
+                                       : "%s: not a valid ONNX model: a field numbered 0 (not valid protobuf)";
         if (mp)
             protobuf_c_message_free_unpacked(&mp->base, NULL);
         free(s.refs);
         phi_unmap_file(map);
-        return ph_error_set(err, PH_EPARSE, mp ? "%s: not an ONNX model: it has no graph"
-                                                : "%s: not a valid ONNX model: protobuf parse failed", path);
+        return ph_error_set(err, PH_EPARSE, why, path);
     }
     ph_model *m = model_alloc();
     if (!m) {
