@@ -74,6 +74,8 @@ static int walk(ph_node *top, ph_value ***leaves, size_t *n)
     ph_node *up = ph_value_sole_consumer(ph_node_output(top, 0));
     if (!tree_add(top) || (up && ph_node_graph(up) == ph_node_graph(top) && tree_add(up)))
         return 0;
+    if (!inner_add(ph_node_input(top, 0), top) && !inner_add(ph_node_input(top, 1), top))
+        return 0; /* a lone Add, the common case: no walk, no memory */
     /* depth-first, left input first: each entry is an Add and the input to
      * visit next, so leaves come out left to right */
     size_t cap = 16, lcap = 16, sp = 0, nl = 0;

@@ -64,7 +64,8 @@ static uint64_t mix_str(uint64_t h, const char *s)
 /* 1 if n may be merged with an equal node. */
 static int mergeable(const ph_node *n)
 {
-    const char *d = ph_node_domain(n);
+    /* a known op is of the default domain; only the others' domain is read */
+    const char *d = ph_node_op(n) == PH_OP_UNKNOWN ? ph_node_domain(n) : "";
     if ((d[0] && strcmp(d, "ai.onnx") != 0) || ph_node_subgraph_count(n) || !ph_node_output_count(n))
         return 0;
     switch (ph_node_op(n)) {
@@ -90,7 +91,10 @@ static int mergeable(const ph_node *n)
 static uint64_t node_hash(const ph_node *n)
 {
     uint64_t h = mix((uint64_t)(uintptr_t)ph_node_graph(n), ph_node_output_count(n));
-    h = mix_str(mix_str(h, ph_node_op_type(n)), ph_node_domain(n));
+    if (ph_node_op(n) != PH_OP_UNKNOWN) /* the op names op type and domain: no strings to read */
+        h = mix(h, (uint64_t)ph_node_op(n));
+    else
+        h = mix_str(mix_str(h, ph_node_op_type(n)), ph_node_domain(n));
     for (size_t i = 0; i < ph_node_input_count(n); i++)
         h = mix(h, (uint64_t)(uintptr_t)ph_node_input(n, i));
     return mix(h, ph_node_attrs_hash(n));
@@ -99,8 +103,9 @@ static uint64_t node_hash(const ph_node *n)
 static int same(const ph_node *a, const ph_node *b)
 {
     if (ph_node_graph(a) != ph_node_graph(b) || ph_node_input_count(a) != ph_node_input_count(b) ||
-        ph_node_output_count(a) != ph_node_output_count(b) || strcmp(ph_node_op_type(a), ph_node_op_type(b)) ||
-        strcmp(ph_node_domain(a), ph_node_domain(b)))
+        ph_node_output_count(a) != ph_node_output_count(b) || ph_node_op(a) != ph_node_op(b) ||
+        (ph_node_op(a) == PH_OP_UNKNOWN &&
+         (strcmp(ph_node_op_type(a), ph_node_op_type(b)) || strcmp(ph_node_domain(a), ph_node_domain(b)))))
         return 0;
     for (size_t i = 0; i < ph_node_input_count(a); i++)
         if (ph_node_input(a, i) != ph_node_input(b, i))
@@ -173,6 +178,13 @@ static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
     return ph_graph_walk(g, visit, &c);
 }
 
+/* After the passes that only remove nodes: it compares every node, so it
+ * should see the graph they leave (and what they expose, as Identity
+ * chains that hid two equal readers). */
+static const char *const run_after[] = {"constant_folding", "eliminate_identity", "eliminate_dropout",
+                                        "eliminate_nop_pool", "eliminate_nop_transpose",
+                                        "merge_consecutive_transpose", NULL};
+
 PH_PASS_DEFINE(
     .name = "eliminate_common_subexpression",
     .summary = "nodes with the same op, domain, attributes and inputs -> one node (also in bodies)",
@@ -180,4 +192,5 @@ PH_PASS_DEFINE(
     .on_by_default = 1,
     .exactness = PH_EXACT,
     .rules = NULL,
+    .run_after = run_after,
     .run = run)

@@ -248,6 +248,10 @@ void phi_graph_free(ph_graph *g)
     free(g->value_info);
     free(g->op_first);
     free(g->op_last);
+    if (g->op_snap)
+        for (int op = 0; op < PH_OP__COUNT; op++)
+            free(g->op_snap->nodes[op]);
+    free(g->op_snap);
     phi_notify_graph_freed(g);
     free(g);
 }
@@ -555,6 +559,8 @@ static void opidx_add(ph_graph *g, ph_node *n)
         g->op_first[n->op] = n;
     g->op_last[n->op] = n;
     n->op_linked = 1;
+    if (g->op_snap)
+        g->op_snap->fresh[n->op] = 0;
     if (g->model)
         g->model->op_count[n->op]++;
 }
@@ -573,8 +579,36 @@ static void opidx_del(ph_graph *g, ph_node *n)
         g->op_last[n->op] = n->op_prev;
     n->op_prev = NULL; /* op_next kept: a walk goes on from a removed node */
     n->op_linked = 0;
+    if (g->op_snap)
+        g->op_snap->fresh[n->op] = 0;
     if (g->model)
         g->model->op_count[n->op]--;
+}
+
+ph_node *const *phi_op_nodes(ph_graph *g, ph_op op, size_t *n)
+{
+    *n = 0;
+    if (!g->op_first)
+        return NULL;
+    if (!g->op_snap && !(g->op_snap = calloc(1, sizeof *g->op_snap))) {
+        phi_alloc_failed(g->model);
+        return NULL;
+    }
+    struct phi_op_snap *s = g->op_snap;
+    if (!s->fresh[op]) {
+        size_t k = 0;
+        for (ph_node *x = g->op_first[op]; x; x = x->op_next) {
+            if (phi_grow((void **)&s->nodes[op], &s->cap[op], k + 1, sizeof *s->nodes[op])) {
+                phi_alloc_failed(g->model);
+                return NULL;
+            }
+            s->nodes[op][k++] = x;
+        }
+        s->n[op] = k;
+        s->fresh[op] = 1;
+    }
+    *n = s->n[op];
+    return s->nodes[op];
 }
 
 ph_node *phi_op_first(const ph_graph *g, ph_op op)

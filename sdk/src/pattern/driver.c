@@ -225,10 +225,22 @@ static int collect_all(ph_ruleset *rs, ph_graph *g, uint64_t epoch)
         }
         return rc;
     }
-    for (int op = 0; op < PH_OP__COUNT && !rc; op++)
-        if (rs->anchor[op])
+    for (int op = 0; op < PH_OP__COUNT && !rc; op++) {
+        if (!rs->anchor[op])
+            continue;
+        size_t k;
+        ph_node *const *arr = phi_op_nodes(g, (ph_op)op, &k);
+        if (!arr) { /* out of memory (counted): the list itself */
             for (ph_node *n = g->op_first[op]; n && !rc; n = n->op_next)
                 rc = add_cand(rs, n, epoch);
+            continue;
+        }
+        for (size_t i = 0; i < k && !rc; i++) {
+            if (i + 8 < k) /* an array, unlike the list, lets the misses overlap */
+                __builtin_prefetch(arr[i + 8]);
+            rc = add_cand(rs, arr[i], epoch);
+        }
+    }
     static const ph_op holders[] = {PH_OP_If, PH_OP_Loop, PH_OP_Scan, PH_OP_UNKNOWN};
     for (size_t h = 0; h < sizeof holders / sizeof holders[0] && !rc; h++)
         for (ph_node *n = g->op_first[holders[h]]; n && !rc; n = n->op_next)
@@ -367,6 +379,8 @@ PH_API int ph_ruleset_run(ph_ruleset *rs, ph_graph *g, const ph_params *params, 
     }
     int total = 0, stop = 0;
     for (size_t i = 0; i < rs->n_cands && !stop; i++) {
+        if (i + 8 < rs->n_cands) /* a candidate of a large graph is a cache miss: ask early */
+            __builtin_prefetch(rs->cands[i + 8]);
         ph_node *n = rs->cands[i];
         if (n->removed)
             continue;
