@@ -28,22 +28,22 @@ static int fold(ph_rewriter *rw, const ph_match *m)
     const ph_tensor *w = ph_match_const(m, "w"), *b = ph_match_const(m, "b"), *s = ph_match_const(m, "s");
     int div = ph_node_op(ph_match_root(m)) == PH_OP_Div, dt = ph_tensor_dtype(w), r = (int)ph_tensor_rank(w);
     int64_t M = ph_tensor_dim(w, 0), n = ph_tensor_numel(w), one[1] = {M};
-    double *W = ph_rw_alloc(rw, (size_t)(n + 2 * M + 1) * sizeof *W), *B = W + n, *S = B + M;
-    if (!W)
+    double *B = ph_rw_alloc(rw, (size_t)(2 * M + 1) * sizeof *B), *S = B + M;
+    if (!B)
         return PH_ENOMEM;
-    if (r < 3 || M < 1 || ph_tensor_dtype(s) != dt || (b && ph_tensor_dtype(b) != dt) ||
-        ph_const_channel_values(s, r, 1, M, S) || ph_tensor_read_f64(w, (size_t)r, ph_tensor_dims(w), W) ||
-        (b && ph_tensor_read_f64(b, 1, one, B)))
+    if (r < 3 || M < 1 || n % M || ph_tensor_dtype(s) != dt || (b && ph_tensor_dtype(b) != dt) ||
+        ph_const_channel_values(s, r, 1, M, S) || (b && ph_tensor_read_f64(b, 1, one, B)))
         return 0; /* not per channel, another dtype, or a bias that is not [M] */
     for (int64_t c = 0; c < M; c++) {
         if (!isfinite(S[c]) || (div && S[c] == 0))
             return 0;
-        for (int64_t k = c * (n / M); k < (c + 1) * (n / M); k++)
-            W[k] = div ? W[k] / S[c] : W[k] * S[c];
         B[c] = div ? B[c] / S[c] : B[c] * S[c];
     }
-    ph_value *in[3] = {ph_match_value(m, "x"),
-                       ph_rw_initializer(rw, "conv_mul_w", ph_tensor_from_f64(dt, (size_t)r, ph_tensor_dims(w), W)),
+    ph_tensor *w2;
+    int rc = ph_tensor_scaled(w, n / M, M, S, div, &w2); /* W'[c] = W[c] * S[c] (or / S[c]) */
+    if (rc)
+        return rc == PH_ENOMEM ? PH_ENOMEM : 0;
+    ph_value *in[3] = {ph_match_value(m, "x"), ph_rw_initializer(rw, "conv_mul_w", w2),
                        b ? ph_rw_initializer(rw, "conv_mul_b", ph_tensor_from_f64(dt, 1, one, B)) : NULL};
     ph_node *nc = in[1] && (in[2] || !b) ? ph_rw_clone(rw, ph_match_node(m, "c"), NULL, b ? 3 : 2, in) : NULL;
     if (!nc)
