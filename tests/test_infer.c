@@ -821,6 +821,61 @@ START_TEST(test_incremental_update)
 }
 END_TEST
 
+/* ph_value_replace by a value inference sees the same way (same dtype and
+ * dims, computed by a node, no partial constant) does not re-infer the
+ * readers; a replacement by other dims does, and the shapes stay right. */
+START_TEST(test_replace_alike_does_not_reinfer)
+{
+    setup_opset(13);
+    ph_value *x = in("x", F, "batch,8,16");
+    ph_value *a = out(node("Neg", 1, x, END), 0);
+    ph_node *id = node("Identity", 1, a, END);
+    ph_node *r = node("Relu", 1, out(id, 0), END);
+    ph_node *t = node("Transpose", 1, x, END);
+    ints(t, "perm", 3, 0LL, 2LL, 1LL);
+    ph_value *p = out(node("Abs", 1, x, END), 0);
+    ph_node *r2 = node("Sigmoid", 1, p, END);
+    ph_graph_add_output(G, out(r, 0));
+    ph_graph_add_output(G, out(r2, 0));
+    ph_graph_add_output(G, out(t, 0));
+    infer_ok();
+    ph_infer_stats st;
+
+    /* the Identity's output replaced by its input: the Relu is not queued */
+    ck_assert_int_eq(ph_value_replace(out(id, 0), a), 0);
+    ck_assert_int_eq(ph_graph_update_shapes(G, &E), 0);
+    ph_model_infer_stats(M, &st);
+    ck_assert_uint_eq(st.nodes_inferred, 0);
+    EXPECT(out(r, 0), "float[batch,8,16]");
+
+    /* replaced by a value of other dims: the reader is re-inferred */
+    ck_assert_int_eq(ph_value_replace(p, out(t, 0)), 0);
+    ck_assert_msg(ph_graph_update_shapes(G, &E) == 0, "%s", E.message);
+    ph_model_infer_stats(M, &st);
+    ck_assert_uint_eq(st.nodes_inferred, 1);
+    EXPECT(out(r2, 0), "float[batch,16,8]");
+}
+END_TEST
+
+/* ... and a replacement by an initializer of the same type re-infers them:
+ * a reader may read a constant's values. */
+START_TEST(test_replace_by_constant_reinfers)
+{
+    setup_opset(13);
+    ph_value *y = in("y", F, "6");
+    ph_value *b = out(node("Neg", 1, y, END), 0);
+    ph_node *rr = node("Relu", 1, b, END);
+    ph_graph_add_output(G, out(rr, 0));
+    infer_ok();
+    ck_assert_int_eq(ph_value_replace(b, f32s(6, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0)), 0);
+    ck_assert_int_eq(ph_graph_update_shapes(G, &E), 0);
+    ph_infer_stats st;
+    ph_model_infer_stats(M, &st);
+    ck_assert_uint_eq(st.nodes_inferred, 1);
+    EXPECT(out(rr, 0), "float[6]");
+}
+END_TEST
+
 START_TEST(test_incremental_shape_constant)
 {
     /* changing a Reshape target initializer re-infers the Reshape and its consumers */
@@ -976,6 +1031,8 @@ static Suite *suite(void)
     TCase *ti = tcase_create("incremental");
     tcase_add_checked_fixture(ti, NULL, teardown);
     tcase_add_test(ti, test_incremental_update);
+    tcase_add_test(ti, test_replace_alike_does_not_reinfer);
+    tcase_add_test(ti, test_replace_by_constant_reinfers);
     tcase_add_test(ti, test_incremental_shape_constant);
     suite_add_tcase(s, ti);
     TCase *tm = tcase_create("models");

@@ -148,6 +148,9 @@ int phi_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_l
 typedef struct phi_observer_ops {
     /* n was created, or one of its inputs, attributes or its op changed */
     void (*node_changed)(void *self, ph_node *n);
+    /* an input of n that read `old` now reads `repl` (ph_value_replace);
+     * an observer without it is told node_changed instead */
+    void (*input_replaced)(void *self, ph_node *n, const ph_value *old, const ph_value *repl);
     /* v lost or gained a use or a graph-output slot */
     void (*uses_changed)(void *self, ph_value *v);
     void (*node_freed)(void *self, ph_node *n);
@@ -383,6 +386,7 @@ void phi_observer_remove(ph_model *m, const phi_observer_ops *ops, void *self);
 
 /* Called by the IR (the files of ir/) on each change. */
 void phi_notify_node_changed(ph_node *n);
+void phi_notify_input_replaced(ph_node *n, const ph_value *old, const ph_value *repl);
 void phi_notify_uses_changed(ph_value *v);
 /* the model is given: a freed node's or value's graph may be gone */
 void phi_notify_node_freed(ph_model *m, ph_node *n);

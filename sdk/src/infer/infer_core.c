@@ -101,10 +101,40 @@ static void infer_graph_freed(void *self, ph_graph *g)
 
 static void infer_node_changed(void *self, ph_node *n) { phi_infer_touch(n); }
 
+/* 1 when inference of a reader sees nothing different in repl than in old:
+ * both computed by a node other than Constant (no initializer, no value a
+ * reader could read as a constant), both with their inferred type current
+ * and equal (dtype, rank, every dim, symbolic ones by id), and neither with
+ * a partial constant.  Then re-inferring the reader would give the same
+ * outputs, and it is not queued: removing an Identity or a no-op Pool on a
+ * large graph would otherwise re-infer every reader. */
+static int infers_alike(const ph_value *old, const ph_value *repl)
+{
+    const ph_value *v[2] = {old, repl};
+    for (int k = 0; k < 2; k++)
+        if (!v[k]->producer || v[k]->producer->op == PH_OP_Constant || v[k]->tensor || v[k]->is_input ||
+            !v[k]->infer || !v[k]->infer_fresh || v[k]->infer->pc_n >= 0)
+            return 0;
+    const phi_shape *a = &old->infer->shape, *b = &repl->infer->shape;
+    if (a->dtype != b->dtype || a->rank != b->rank || a->rank < 0 || a->dtype == PH_DT_UNDEFINED)
+        return 0;
+    for (int i = 0; i < a->rank; i++)
+        if (a->d[i] != b->d[i])
+            return 0;
+    return 1;
+}
+
+static void infer_input_replaced(void *self, ph_node *n, const ph_value *old, const ph_value *repl)
+{
+    if (!infers_alike(old, repl))
+        phi_infer_touch(n);
+}
+
 /* Stateless (self is NULL): the state lives in the model, and values keep
  * their cached types until they are freed, even after the state is gone. */
 static const phi_observer_ops infer_observer = {
     .node_changed = infer_node_changed,
+    .input_replaced = infer_input_replaced,
     .node_freed = infer_node_freed,
     .value_freed = infer_value_freed,
     .graph_freed = infer_graph_freed,

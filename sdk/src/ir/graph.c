@@ -1120,7 +1120,7 @@ PH_API int ph_value_replace(ph_value *old, ph_value *repl)
         u.node->inputs[u.index] = repl;
         phi_add_use(repl, u.node, u.index); /* capacity reserved above */
         phi_order_check(repl, u.node);
-        phi_notify_node_changed(u.node);
+        phi_notify_input_replaced(u.node, old, repl);
     }
     phi_notify_uses_changed(old);
     if (old->n_output_refs) {

@@ -35,6 +35,18 @@ static ph_model *model_of_graph(const ph_graph *g) { return g ? g->model : NULL;
     } while (0)
 
 void phi_notify_node_changed(ph_node *n) { NOTIFY(model_of_graph(n->graph), node_changed, n); }
+void phi_notify_input_replaced(ph_node *n, const ph_value *old, const ph_value *repl)
+{
+    ph_model *m = model_of_graph(n->graph);
+    for (int i = 0; m && i < m->n_observers; i++) {
+        const phi_observer_ops *ops = m->observers[i].ops;
+        if (ops->input_replaced)
+            ops->input_replaced(m->observers[i].self, n, old, repl);
+        else if (ops->node_changed)
+            ops->node_changed(m->observers[i].self, n);
+    }
+}
+
 void phi_notify_uses_changed(ph_value *v) { NOTIFY(model_of_graph(v->graph), uses_changed, v); }
 void phi_notify_node_freed(ph_model *m, ph_node *n) { NOTIFY(m, node_freed, n); }
 void phi_notify_value_freed(ph_model *m, ph_value *v) { NOTIFY(m, value_freed, v); }
