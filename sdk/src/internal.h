@@ -330,6 +330,8 @@ void phi_order_check(const ph_value *v, const ph_node *n);
 /* The op-type index: the first node of op in g (in order of insertion),
  * then n->op_next.  Nodes of other domains are all under PH_OP_UNKNOWN. */
 ph_node *phi_op_first(const ph_graph *g, ph_op op);
+/* n's attribute called name, or NULL (borrowed from the node's proto). */
+const Onnx__AttributeProto *phi_node_find_attr(const ph_node *n, const char *name);
 /* The live nodes of op in g's index, in index order, as an array (*n of
  * them; borrowed: valid until a node of op is added to or removed from g).
  * Built from the list on the first request after such a change, so the

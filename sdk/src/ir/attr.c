@@ -22,6 +22,11 @@ static attr_t *find_attr(const ph_node *n, const char *name, size_t *pos)
     return NULL;
 }
 
+const Onnx__AttributeProto *phi_node_find_attr(const ph_node *n, const char *name)
+{
+    return find_attr(n, name, NULL);
+}
+
 int phi_attr_normalize(attr_t *a)
 {
     if (a->has_s) {

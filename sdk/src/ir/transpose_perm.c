@@ -10,15 +10,17 @@ PH_API int ph_node_transpose_perm(const ph_node *t, int64_t *perm, size_t max)
     if (!t || !perm || ph_node_op(t) != PH_OP_Transpose || ph_node_input_count(t) < 1 ||
         !ph_node_input(t, 0))
         return -1;
-    ph_attr_type at = ph_node_attr_type(t, "perm");
+    /* one lookup of the attribute (many passes ask this of every Transpose) */
+    const Onnx__AttributeProto *a = phi_node_find_attr(t, "perm");
     const int64_t *p = NULL;
     ptrdiff_t r;
-    if (at == PH_ATTR_NONE) {
+    if (!a) {
         r = ph_value_rank(ph_node_input(t, 0));
         if (r < 0 && ph_node_output_count(t) > 0)
             r = ph_value_rank(ph_node_output(t, 0));
-    } else if (at == PH_ATTR_INTS) {
-        r = ph_node_attr_ints(t, "perm", &p);
+    } else if (a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS) {
+        r = (ptrdiff_t)a->n_ints;
+        p = a->ints;
     } else {
         return -1;
     }
