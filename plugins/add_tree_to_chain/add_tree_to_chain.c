@@ -53,6 +53,14 @@ static ph_node *inner_add(const ph_value *v, const ph_node *reader)
                : NULL;
 }
 
+/* 1 if input i of n is the output of an Add (the cheapest test first). */
+static int made_by_add(const ph_node *n, size_t i)
+{
+    const ph_value *v = i < ph_node_input_count(n) ? ph_node_input(n, i) : NULL;
+    const ph_node *p = v ? ph_value_producer(v) : NULL;
+    return p && ph_node_op(p) == PH_OP_Add;
+}
+
 /* Grow *arr (of *cap elements of size elem) to hold n + 1; 0 or -1. */
 static int grow(void **arr, size_t *cap, size_t n, size_t elem)
 {
@@ -71,11 +79,13 @@ static int grow(void **arr, size_t *cap, size_t n, size_t elem)
  * gets their count.  0 otherwise, -1 out of memory. */
 static int walk(ph_node *top, ph_value ***leaves, size_t *n)
 {
+    if (!made_by_add(top, 0) && !made_by_add(top, 1))
+        return 0; /* a lone Add, the common case: decided before any other look */
     ph_node *up = ph_value_sole_consumer(ph_node_output(top, 0));
     if (!tree_add(top) || (up && ph_node_graph(up) == ph_node_graph(top) && tree_add(up)))
         return 0;
     if (!inner_add(ph_node_input(top, 0), top) && !inner_add(ph_node_input(top, 1), top))
-        return 0; /* a lone Add, the common case: no walk, no memory */
+        return 0; /* no Add of the tree below: no walk, no memory */
     /* depth-first, left input first: each entry is an Add and the input to
      * visit next, so leaves come out left to right */
     size_t cap = 16, lcap = 16, sp = 0, nl = 0;
