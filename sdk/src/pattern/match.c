@@ -306,9 +306,37 @@ static int interior_ok(const ph_match *m)
     return 1;
 }
 
+/* A quick necessary condition, before the matcher's bookkeeping: every
+ * required argument of the root statement that another statement makes
+ * (`y = Add(n, beta)` with `n = Mul(...)`) must be an input of root made by
+ * a node of one of that statement's ops, whatever position binding or
+ * commutation gives it.  On a large graph most candidates of a rule set
+ * fail here, after reading only their inputs' producers. */
+static int root_inputs_possible(const ph_pattern *p, const ph_node *root)
+{
+    const pat_stmt *r = &p->stmts[p->n_stmts - 1];
+    for (int k = 0; k < r->n_args; k++) {
+        const pat_arg *a = &r->args[k];
+        if (a->slot < 0 || a->optional || p->slot_variadic[a->slot])
+            continue;
+        int s = p->slot_stmt[a->slot];
+        if (s < 0 || s == p->n_stmts - 1)
+            continue;
+        int found = 0;
+        for (size_t i = 0; i < root->n_inputs && !found; i++) {
+            const ph_value *v = root->inputs[i];
+            found = v && v->producer && pat_op_matches(&p->stmts[s], v->producer);
+        }
+        if (!found)
+            return 0;
+    }
+    return 1;
+}
+
 PH_API int ph_pattern_match_at(const ph_pattern *p, ph_node *root, ph_match *m)
 {
-    if (!root || root->removed || m->p != p || !pat_op_matches(&p->stmts[p->n_stmts - 1], root))
+    if (!root || root->removed || m->p != p || !pat_op_matches(&p->stmts[p->n_stmts - 1], root) ||
+        !root_inputs_possible(p, root))
         return 0;
     memset(m->bound, 0, (size_t)(p->n_slots ? p->n_slots : 1));
     memset(m->vals, 0, (size_t)(p->n_slots ? p->n_slots : 1) * sizeof *m->vals);
