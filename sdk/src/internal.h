@@ -303,6 +303,7 @@ struct ph_model {
     struct phi_changelog *changes; /* owned: the rewrite driver's change log, or NULL */
     uint64_t visit_epoch;          /* for ph_node.visit_mark and walk_mark */
     int order_dirty;               /* a node may read a value defined after it */
+    int loaded_bodies;             /* the loader built a subgraph (If/Loop/Scan body) */
     size_t op_count[PH_OP__COUNT]; /* nodes of each op in the op-type indexes */
     uint64_t init_version;         /* see ph_model_initializers_version */
     uint64_t alloc_failures;       /* see ph_model_alloc_failures */

@@ -427,6 +427,8 @@ int phi_node_build_subgraphs(ph_node *n, ph_error *err)
     }
     if (!count)
         return 0;
+    if (n->graph->model)
+        n->graph->model->loaded_bodies = 1;
     n->subgraphs = calloc(count, sizeof *n->subgraphs);
     if (!n->subgraphs)
         return ph_error_set(err, PH_ENOMEM, "out of memory");

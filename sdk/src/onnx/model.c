@@ -785,6 +785,12 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
         rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: %.400s", verr.message);
     if (!rc && m->alloc_failures) /* e.g. a declared type that could not be kept */
         rc = ph_error_set(err, PH_ENOMEM, "out of memory");
+    /* The verifier refuses a node that reads a value of its own graph
+     * defined after it, so without bodies (whose outer references it does
+     * not order) the file's order is known good: the first toposort, a walk
+     * of the whole graph, is not needed. */
+    if (!rc && !m->loaded_bodies)
+        m->order_dirty = 0;
     if (rc) {
         ph_model_free(m);
         if (err && !strstr(err->message, path)) {
