@@ -406,21 +406,19 @@ static int grow_io(fold_state *st, size_t n)
 
 /* The entries of an int64 scalar or vector constant (*v, *count), or 0 when
  * t is not one or cannot be read. */
-/* The entries of a 0-D or 1-D INT64 tensor: *v gets its bytes (at any
- * alignment: mapped raw_data), read with entry(). */
-static int int64_entries(const ph_tensor *t, const unsigned char **v, int64_t *count)
-{
-    if (!t || ph_tensor_dtype(t) != PH_DT_INT64 || ph_tensor_rank(t) > 1 || !(*v = ph_tensor_data(t)))
-        return 0;
-    *count = ph_tensor_numel(t);
-    return 1;
-}
+#define PREDICT_MAX 64 /* entries of a shape or repeats operand read for the estimate */
 
-static int64_t entry(const unsigned char *v, int64_t i)
+/* The entries of a 0-D or 1-D INT64 tensor of at most PREDICT_MAX entries,
+ * read into v by the SDK (mapped raw_data may sit at any address): the
+ * count, or -1. */
+static int64_t int64_entries(const ph_tensor *t, int64_t *v)
 {
-    int64_t x;
-    memcpy(&x, v + 8 * i, sizeof x);
-    return x;
+    if (!t || ph_tensor_dtype(t) != PH_DT_INT64 || ph_tensor_rank(t) > 1)
+        return -1;
+    int64_t k = ph_tensor_numel(t);
+    if (k < 0 || k > PREDICT_MAX || ph_tensor_read_i64(t, ph_tensor_rank(t), ph_tensor_dims(t), v))
+        return -1;
+    return k;
 }
 
 static uint64_t sat_mul(uint64_t a, uint64_t b)
@@ -433,37 +431,36 @@ static uint64_t sat_mul(uint64_t a, uint64_t b)
  * it; 0 when not predicted.  Saturates instead of overflowing. */
 static uint64_t predicted_bytes(const ph_node *n, const ph_tensor *const *in)
 {
-    const unsigned char *v;
-    int64_t k;
+    int64_t v[PREDICT_MAX], k;
     uint64_t elems = 1;
     size_t n_in = ph_node_input_count(n);
     switch (ph_node_op(n)) {
     case PH_OP_ConstantOfShape: {
-        if (n_in < 1 || !int64_entries(in[0], &v, &k))
+        if (n_in < 1 || (k = int64_entries(in[0], v)) < 0)
             return 0;
         const ph_tensor *val = ph_node_attr_tensor(n, "value");
         size_t es = val ? ph_dtype_size(ph_tensor_dtype(val)) : sizeof(float);
         for (int64_t i = 0; i < k; i++)
-            elems = sat_mul(elems, entry(v, i) > 0 ? (uint64_t)entry(v, i) : 0);
+            elems = sat_mul(elems, v[i] > 0 ? (uint64_t)v[i] : 0);
         return sat_mul(elems, es ? es : 1);
     }
     case PH_OP_Expand: {
-        if (n_in < 2 || !in[0] || !int64_entries(in[1], &v, &k))
+        if (n_in < 2 || !in[0] || (k = int64_entries(in[1], v)) < 0)
             return 0;
         size_t r = ph_tensor_rank(in[0]), rank = r > (size_t)k ? r : (size_t)k;
         for (size_t i = 0; i < rank; i++) {
             int64_t a = i + r >= rank ? ph_tensor_dim(in[0], i + r - rank) : 1;
-            int64_t b = i + (size_t)k >= rank ? entry(v, (int64_t)(i + (size_t)k - rank)) : 1;
+            int64_t b = i + (size_t)k >= rank ? v[i + (size_t)k - rank] : 1;
             elems = sat_mul(elems, (uint64_t)(a == 1 ? (b > 0 ? b : 0) : a));
         }
         return sat_mul(elems, ph_dtype_size(ph_tensor_dtype(in[0])));
     }
     case PH_OP_Tile: {
-        if (n_in < 2 || !in[0] || !int64_entries(in[1], &v, &k))
+        if (n_in < 2 || !in[0] || (k = int64_entries(in[1], v)) < 0)
             return 0;
         elems = (uint64_t)ph_tensor_numel(in[0]);
         for (int64_t i = 0; i < k; i++)
-            elems = sat_mul(elems, entry(v, i) > 0 ? (uint64_t)entry(v, i) : 0);
+            elems = sat_mul(elems, v[i] > 0 ? (uint64_t)v[i] : 0);
         return sat_mul(elems, ph_dtype_size(ph_tensor_dtype(in[0])));
     }
     default:

@@ -105,6 +105,27 @@ static const ph_tensor *candidate(const ph_value *v)
     return t;
 }
 
+/* Of the initializers inits[idx[0..n)], keep those whose key another one
+ * shares (equal tensors have equal keys, so one alone has no twin), in
+ * order; keys (n entries) is scratch, table (cap entries) is left zeroed.
+ * Returns how many are kept.  Each key is computed once. */
+static size_t keep_shared_keys(slot *table, size_t cap, ph_value **inits, size_t *idx, size_t n, uint64_t *keys,
+                               uint64_t (*key)(const ph_tensor *))
+{
+    for (size_t m = 0; m < n; m++) {
+        keys[m] = key(candidate(inits[idx[m]]));
+        slot *s = count_slot(table, cap, keys[m]);
+        s->hash = keys[m];
+        s->count++;
+    }
+    size_t kept = 0;
+    for (size_t m = 0; m < n; m++)
+        if (count_slot(table, cap, keys[m])->count >= 2)
+            idx[kept++] = idx[m];
+    memset(table, 0, cap * sizeof *table);
+    return kept;
+}
+
 /* Merge duplicates among g's own initializers: the number merged, or a
  * PH_E* code. */
 static int dedup_graph(ph_graph *g, ph_ctx *ctx)
@@ -114,54 +135,27 @@ static int dedup_graph(ph_graph *g, ph_ctx *ctx)
         return 0;
     /* Copy the list first: removing initializers compacts the graph's. */
     ph_value **inits = malloc(n * sizeof *inits);
+    size_t *maybe = malloc(n * sizeof *maybe), n_maybe = 0; /* indices worth hashing */
+    uint64_t *keys = malloc(n * sizeof *keys);
     size_t cap = 4;
     while (cap < 2 * n)
         cap *= 2;
     slot *table = calloc(cap, sizeof *table);
-    if (!inits || !table) {
+    if (!inits || !maybe || !keys || !table) {
         free(inits);
+        free(maybe);
+        free(keys);
         free(table);
         return ph_ctx_error(ctx, PH_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < n; i++)
-        inits[i] = ph_graph_initializer(g, i);
-
-    /* phase 1: count candidates per dtype and dims */
-    for (size_t i = 0; i < n; i++) {
-        const ph_tensor *t = candidate(inits[i]);
-        if (!t)
-            continue;
-        slot *s = count_slot(table, cap, shape_hash(t));
-        s->hash = shape_hash(t);
-        s->count++;
-    }
-    size_t *maybe = malloc(n * sizeof *maybe), n_maybe = 0; /* indices worth hashing */
-    if (!maybe) {
-        free(inits);
-        free(table);
-        return ph_ctx_error(ctx, PH_ENOMEM, "out of memory");
-    }
-    for (size_t i = 0; i < n; i++) {
-        const ph_tensor *t = candidate(inits[i]);
-        if (t && count_slot(table, cap, shape_hash(t))->count >= 2)
+        if (candidate(inits[i] = ph_graph_initializer(g, i)))
             maybe[n_maybe++] = i;
-    }
-    memset(table, 0, cap * sizeof *table);
-
-    /* phase 1b: of those, count by the hash of their first bytes; equal
-     * tensors have equal prefix hashes, so one alone there has no twin */
-    for (size_t m = 0; m < n_maybe; m++) {
-        uint64_t h = prefix_hash(candidate(inits[maybe[m]]));
-        slot *s = count_slot(table, cap, h);
-        s->hash = h;
-        s->count++;
-    }
-    size_t kept = 0;
-    for (size_t m = 0; m < n_maybe; m++)
-        if (count_slot(table, cap, prefix_hash(candidate(inits[maybe[m]])))->count >= 2)
-            maybe[kept++] = maybe[m];
-    n_maybe = kept;
-    memset(table, 0, cap * sizeof *table);
+    /* phase 1: those whose dtype and dims occur twice or more, then of
+     * those, whose first bytes occur twice or more */
+    n_maybe = keep_shared_keys(table, cap, inits, maybe, n_maybe, keys, shape_hash);
+    n_maybe = keep_shared_keys(table, cap, inits, maybe, n_maybe, keys, prefix_hash);
+    free(keys);
 
     /* phase 2: hash the bytes of those, merge on equal data */
     int merged = 0;

@@ -26,7 +26,6 @@
  *   approx with padding and allow_border_change.
  */
 #include <math.h>
-#include <string.h>
 #include <passhost/passhost.h>
 #include <passhost/constant.h>
 

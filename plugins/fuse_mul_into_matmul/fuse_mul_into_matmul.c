@@ -32,7 +32,6 @@
  *   innocuously, so W' is the correctly rounded product or quotient).
  */
 #include <math.h>
-#include <string.h>
 #include <passhost/passhost.h>
 #include <passhost/constant.h>
 

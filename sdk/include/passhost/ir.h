@@ -448,7 +448,8 @@ PH_API ph_tensor *ph_tensor_clone(const ph_tensor *t);
  * writes every byte before giving it to a graph (ph_graph_add_initializer,
  * ph_rw_initializer, ph_value_set_const); *data is valid until then, never
  * after.  NULL (and *data NULL) for a dtype without a fixed element size, a
- * negative dim, or out of memory.  (Added for fuse_mul_into_matmul.) */
+ * negative dim, or out of memory.  ph_tensor_scaled (constant.h) is the
+ * common use. */
 PH_API ph_tensor *ph_tensor_new_uninit(int dtype, size_t rank, const int64_t *dims, void **data);
 /* Free a tensor the caller owns (never one a graph owns).  NULL allowed. */
 PH_API void ph_tensor_free(ph_tensor *t);
