@@ -18,14 +18,11 @@
 
 static int identity_perm(const ph_match *m, const ph_params *params)
 {
-    const int64_t *perm;
-    ptrdiff_t k = ph_node_attr_ints(ph_match_root(m), "perm", &perm);
-    int rank = ph_value_rank(ph_match_value(m, "x"));
-    if (k < 0)
-        return rank >= 0 && rank <= 1;
-    if (rank >= 0 && k != rank)
+    int64_t perm[64];
+    int r = ph_node_transpose_perm(ph_match_root(m), perm, 64), rank = ph_value_rank(ph_match_value(m, "x"));
+    if (r < 0 || (rank >= 0 && r != rank))
         return 0;
-    for (ptrdiff_t i = 0; i < k; i++)
+    for (int i = 0; i < r; i++)
         if (perm[i] != i)
             return 0;
     return 1;
