@@ -34,6 +34,14 @@ PH_API void ph_eval_free(ph_eval *e);
 PH_API int ph_eval_run(ph_eval *e, const ph_tensor *const *inputs, size_t n_inputs,
                        ph_tensor **outputs, size_t n_outputs, ph_error *err);
 
+/* 1 when graph output i of e's graph depends on a random operator
+ * (RandomNormal, RandomUniform and their Like forms, Bernoulli,
+ * Multinomial, Dropout in training mode), also through a body: its values
+ * come from the evaluator's generator (seeded by the node's seed attribute,
+ * else a fixed seed) and are not comparable with another model's.  0
+ * otherwise or when i is out of range. */
+PH_API int ph_eval_output_is_random(const ph_eval *e, size_t i);
+
 /* Evaluate one node on the given input tensors (NULL for omitted optional
  * inputs), filling outputs[0..ph_node_output_count(n)) with new tensors
  * (NULL for omitted outputs).  opset is the default-domain opset of the

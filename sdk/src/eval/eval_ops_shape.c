@@ -31,7 +31,9 @@ static int need_data(phi_kargs *a, const ph_tensor **x)
 
 int phi_k_identity(phi_kargs *a)
 {
-    const ph_tensor *x;
+    const ph_tensor *x = phi_in(a, 0);
+    if (x && ph_tensor_kind(x) != PH_KIND_TENSOR) /* a sequence or optional (opset 14+) */
+        return (a->out[0] = ph_tensor_clone(x)) ? 0 : phi_kfail(a, PH_ENOMEM, "out of memory");
     int rc = need_data(a, &x);
     return rc ? rc : out_copy(a, x, ph_tensor_rank(x), ph_tensor_dims(x));
 }

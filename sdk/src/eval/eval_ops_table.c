@@ -20,7 +20,7 @@ const phi_kernel_entry phi_kernels_light[] = {
     {PH_OP_BitShift, phi_k_bitshift, 0},
     {PH_OP_Where, phi_k_where, 1},
     /* shapes and constants (native_half: bytes are copied or converted) */
-    {PH_OP_Identity, phi_k_identity, 1},
+    {PH_OP_Identity, phi_k_identity, PHI_KF_NATIVE_HALF | PHI_KF_CONTAINERS},
     {PH_OP_Dropout, phi_k_dropout, 1},
     {PH_OP_Shape, phi_k_shape, 1},
     {PH_OP_Size, phi_k_size, 1},

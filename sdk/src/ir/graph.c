@@ -407,6 +407,10 @@ PH_API int ph_graph_add_output(ph_graph *g, ph_value *v)
 
 PH_API ph_value *ph_graph_add_initializer(ph_graph *g, const char *name, ph_tensor *t)
 {
+    if (t && ph_tensor_kind(t) != PH_KIND_TENSOR) { /* a sequence or optional is no initializer */
+        ph_tensor_free(t);
+        return NULL;
+    }
     char stack[256], *uname = stack;
     size_t need = (name && *name ? strlen(name) : 1) + 24;
     if (need > sizeof stack && !(uname = malloc(need))) {

@@ -1,0 +1,36 @@
+/* sdk/src/eval/eval_more.h - the kernels of eval_more_table.c, by file, and
+ * the helpers they share. */
+#ifndef PASSHOST_SDK_EVAL_MORE_H
+#define PASSHOST_SDK_EVAL_MORE_H
+
+#include "eval_ops_util.h"
+
+/* ------------------------------------------------------------ shared helpers
+ * (eval_ops_control.c) */
+/* Index idx of axis `axis` of tensor t, that axis removed: a new tensor, or
+ * NULL when out of memory. */
+ph_tensor *phi_take_axis(const ph_tensor *t, size_t axis, int64_t idx);
+/* Stack n tensors of dtype and shape (rank, dims) along a new axis `axis`
+ * (in reverse order when reverse) into a new *out.  0, or PH_EINVAL when an
+ * item differs, PH_ENOMEM; a->err set. */
+int phi_stack(phi_kargs *a, ph_tensor *const *items, size_t n, size_t axis, int reverse, int dtype,
+              size_t rank, const int64_t *dims, ph_tensor **out);
+
+/* ------------------------------------------------------------ kernels */
+int phi_k_if(phi_kargs *a);               /* eval_ops_control.c */
+int phi_k_loop(phi_kargs *a);
+int phi_k_scan(phi_kargs *a);
+int phi_k_sequence_map(phi_kargs *a);
+int phi_k_sequence_empty(phi_kargs *a);   /* eval_ops_sequence.c */
+int phi_k_sequence_construct(phi_kargs *a);
+int phi_k_sequence_at(phi_kargs *a);
+int phi_k_sequence_insert(phi_kargs *a);
+int phi_k_sequence_erase(phi_kargs *a);
+int phi_k_sequence_length(phi_kargs *a);
+int phi_k_split_to_sequence(phi_kargs *a);
+int phi_k_concat_from_sequence(phi_kargs *a);
+int phi_k_optional(phi_kargs *a);
+int phi_k_optional_has_element(phi_kargs *a);
+int phi_k_optional_get_element(phi_kargs *a);
+
+#endif
