@@ -32,5 +32,27 @@ int phi_k_concat_from_sequence(phi_kargs *a);
 int phi_k_optional(phi_kargs *a);
 int phi_k_optional_has_element(phi_kargs *a);
 int phi_k_optional_get_element(phi_kargs *a);
+int phi_k_scatter_nd(phi_kargs *a);       /* eval_ops_index.c */
+int phi_k_gather_nd(phi_kargs *a);
+int phi_k_scatter_elements(phi_kargs *a);
+int phi_k_one_hot(phi_kargs *a);
+int phi_k_compress(phi_kargs *a);
+int phi_k_reverse_sequence(phi_kargs *a);
+int phi_k_trilu(phi_kargs *a);
+int phi_k_eye_like(phi_kargs *a);
+int phi_k_cumsum(phi_kargs *a);
+int phi_k_unique(phi_kargs *a);
+int phi_k_nll_loss(phi_kargs *a);         /* eval_nn_loss.c */
+int phi_k_softmax_cross_entropy_loss(phi_kargs *a);
+int phi_k_rnn(phi_kargs *a);              /* eval_nn_rnn.c */
+int phi_k_gru(phi_kargs *a);
+int phi_k_lstm(phi_kargs *a);
+int phi_k_quantize_linear(phi_kargs *a);  /* eval_ops_quant.c */
+int phi_k_dequantize_linear(phi_kargs *a);
+int phi_k_dynamic_quantize_linear(phi_kargs *a);
+int phi_k_matmul_integer(phi_kargs *a);
+int phi_k_conv_integer(phi_kargs *a);
+int phi_k_qlinear_matmul(phi_kargs *a);
+int phi_k_qlinear_conv(phi_kargs *a);
 
 #endif

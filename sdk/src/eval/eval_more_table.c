@@ -24,9 +24,37 @@ const phi_kernel_entry phi_kernels_more[] = {
     {PH_OP_Optional, phi_k_optional, SEQ},
     {PH_OP_OptionalHasElement, phi_k_optional_has_element, SEQ},
     {PH_OP_OptionalGetElement, phi_k_optional_get_element, SEQ},
+    /* indexing (eval_ops_index.c; elements move by size) */
+    {PH_OP_ScatterND, phi_k_scatter_nd, PHI_KF_NATIVE_HALF},
+    {PH_OP_GatherND, phi_k_gather_nd, PHI_KF_NATIVE_HALF},
+    {PH_OP_ScatterElements, phi_k_scatter_elements, PHI_KF_NATIVE_HALF},
+    {PH_OP_Scatter, phi_k_scatter_elements, PHI_KF_NATIVE_HALF},
+    {PH_OP_OneHot, phi_k_one_hot, PHI_KF_NATIVE_HALF},
+    {PH_OP_Compress, phi_k_compress, PHI_KF_NATIVE_HALF},
+    {PH_OP_ReverseSequence, phi_k_reverse_sequence, PHI_KF_NATIVE_HALF},
+    {PH_OP_Trilu, phi_k_trilu, PHI_KF_NATIVE_HALF},
+    {PH_OP_EyeLike, phi_k_eye_like, PHI_KF_NATIVE_HALF},
+    {PH_OP_CumSum, phi_k_cumsum, 0},
+    {PH_OP_Unique, phi_k_unique, PHI_KF_NATIVE_HALF},
+    /* losses (eval_nn_loss.c) */
+    {PH_OP_SoftmaxCrossEntropyLoss, phi_k_softmax_cross_entropy_loss, 0},
+    /* recurrent (eval_nn_rnn.c) */
+    {PH_OP_RNN, phi_k_rnn, 0},
+    {PH_OP_GRU, phi_k_gru, 0},
+    {PH_OP_LSTM, phi_k_lstm, 0},
+    /* quantized (eval_ops_quant.c; scales of any float dtype) */
+    {PH_OP_QuantizeLinear, phi_k_quantize_linear, PHI_KF_NATIVE_HALF},
+    {PH_OP_DequantizeLinear, phi_k_dequantize_linear, PHI_KF_NATIVE_HALF},
+    {PH_OP_DynamicQuantizeLinear, phi_k_dynamic_quantize_linear, 0},
+    {PH_OP_MatMulInteger, phi_k_matmul_integer, 0},
+    {PH_OP_ConvInteger, phi_k_conv_integer, 0},
+    {PH_OP_QLinearMatMul, phi_k_qlinear_matmul, PHI_KF_NATIVE_HALF},
+    {PH_OP_QLinearConv, phi_k_qlinear_conv, PHI_KF_NATIVE_HALF},
     {PH_OP_UNKNOWN, NULL, 0},
 };
 
 const phi_named_kernel phi_kernels_named[] = {
+    /* default-domain ops outside ph_op */
+    {"", "NegativeLogLikelihoodLoss", {PH_OP_UNKNOWN, phi_k_nll_loss, 0}},
     {NULL, NULL, {PH_OP_UNKNOWN, NULL, 0}},
 };

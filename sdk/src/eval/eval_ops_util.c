@@ -186,6 +186,15 @@ int phi_small_ints(phi_kargs *a, const ph_tensor *t, const char *what, int64_t *
     return 0;
 }
 
+int phi_index_at(phi_kargs *a, const void *id, int idt, size_t i, int64_t d, int64_t *out)
+{
+    int64_t v = phi_load_i64(id, idt, i);
+    if (v < -d || v >= d)
+        return phi_kfail(a, PH_EINVAL, "index %lld is out of range for dim %lld", (long long)v, (long long)d);
+    *out = v < 0 ? v + d : v;
+    return 0;
+}
+
 int phi_axis(phi_kargs *a, int64_t axis, size_t rank, size_t *out)
 {
     int64_t r = (int64_t)rank;

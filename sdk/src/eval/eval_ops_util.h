@@ -65,6 +65,10 @@ void phi_convert(void *dst, int ddt, const void *src, int sdt, size_t n);
 /* Read an int32/int64 tensor of at most cap elements (axes, pads, shapes). */
 int phi_small_ints(phi_kargs *a, const ph_tensor *t, const char *what, int64_t *buf, size_t cap,
                    size_t *n);
+/* Element i of an index tensor (int32/int64 data id of dtype idt) as an
+ * index into a dim of size d: negative ones count from the end; PH_EINVAL
+ * outside [-d, d). */
+int phi_index_at(phi_kargs *a, const void *id, int idt, size_t i, int64_t d, int64_t *out);
 /* Normalize axis into [0, rank). */
 int phi_axis(phi_kargs *a, int64_t axis, size_t rank, size_t *out);
 /* Row-major element strides of dims. */
