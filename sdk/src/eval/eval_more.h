@@ -54,5 +54,22 @@ int phi_k_matmul_integer(phi_kargs *a);
 int phi_k_conv_integer(phi_kargs *a);
 int phi_k_qlinear_matmul(phi_kargs *a);
 int phi_k_qlinear_conv(phi_kargs *a);
+int phi_k_non_max_suppression(phi_kargs *a); /* eval_nn_vision.c */
+int phi_k_roi_align(phi_kargs *a);
+int phi_k_grid_sample(phi_kargs *a);
+int phi_k_max_unpool(phi_kargs *a);
+int phi_k_upsample(phi_kargs *a);
+int phi_k_dft(phi_kargs *a);              /* eval_ops_signal.c */
+int phi_k_stft(phi_kargs *a);
+int phi_k_hann_window(phi_kargs *a);
+int phi_k_hamming_window(phi_kargs *a);
+int phi_k_blackman_window(phi_kargs *a);
+int phi_k_mel_weight_matrix(phi_kargs *a);
+int phi_k_det(phi_kargs *a);              /* eval_nn_linalg.c */
+int phi_k_random_uniform(phi_kargs *a);   /* eval_ops_random.c */
+int phi_k_random_normal(phi_kargs *a);
+int phi_k_bernoulli(phi_kargs *a);
+int phi_k_multinomial(phi_kargs *a);
+int phi_k_tfidf_vectorizer(phi_kargs *a); /* eval_ops_tfidf.c */
 
 #endif

@@ -3,6 +3,7 @@
  * quantized ops, signal processing, detection, scatter/gather, losses,
  * random ops, and the com.microsoft ops passhost emits. */
 #include "eval_more.h"
+#include "eval_nn.h"
 
 #define SEQ (PHI_KF_NATIVE_HALF | PHI_KF_CONTAINERS)
 
@@ -50,11 +51,38 @@ const phi_kernel_entry phi_kernels_more[] = {
     {PH_OP_ConvInteger, phi_k_conv_integer, 0},
     {PH_OP_QLinearMatMul, phi_k_qlinear_matmul, PHI_KF_NATIVE_HALF},
     {PH_OP_QLinearConv, phi_k_qlinear_conv, PHI_KF_NATIVE_HALF},
+    /* detection and sampling (eval_nn_vision.c) */
+    {PH_OP_NonMaxSuppression, phi_k_non_max_suppression, 0},
+    {PH_OP_RoiAlign, phi_k_roi_align, 0},
+    {PH_OP_GridSample, phi_k_grid_sample, 0},
+    {PH_OP_MaxUnpool, phi_k_max_unpool, PHI_KF_NATIVE_HALF},
+    {PH_OP_Upsample, phi_k_upsample, PHI_KF_NATIVE_HALF},
+    /* normalizations beside the heavy table's (eval_nn_norm.c) */
+    {PH_OP_LRN, phi_k_lrn, 0},
+    /* signal processing (eval_ops_signal.c) */
+    {PH_OP_DFT, phi_k_dft, 0},
+    {PH_OP_STFT, phi_k_stft, 0},
+    {PH_OP_HannWindow, phi_k_hann_window, PHI_KF_NATIVE_HALF},
+    {PH_OP_HammingWindow, phi_k_hamming_window, PHI_KF_NATIVE_HALF},
+    {PH_OP_BlackmanWindow, phi_k_blackman_window, PHI_KF_NATIVE_HALF},
+    {PH_OP_MelWeightMatrix, phi_k_mel_weight_matrix, PHI_KF_NATIVE_HALF},
+    /* linear algebra (eval_nn_linalg.c) */
+    {PH_OP_Det, phi_k_det, 0},
+    /* random (eval_ops_random.c; Dropout's training mode is there too) */
+    {PH_OP_RandomUniform, phi_k_random_uniform, PHI_KF_NATIVE_HALF | PHI_KF_RANDOM},
+    {PH_OP_RandomUniformLike, phi_k_random_uniform, PHI_KF_NATIVE_HALF | PHI_KF_RANDOM},
+    {PH_OP_RandomNormal, phi_k_random_normal, PHI_KF_NATIVE_HALF | PHI_KF_RANDOM},
+    {PH_OP_RandomNormalLike, phi_k_random_normal, PHI_KF_NATIVE_HALF | PHI_KF_RANDOM},
+    {PH_OP_Bernoulli, phi_k_bernoulli, PHI_KF_NATIVE_HALF | PHI_KF_RANDOM},
+    {PH_OP_Multinomial, phi_k_multinomial, PHI_KF_NATIVE_HALF | PHI_KF_RANDOM},
+    /* text (eval_ops_tfidf.c) */
+    {PH_OP_TfIdfVectorizer, phi_k_tfidf_vectorizer, 0},
     {PH_OP_UNKNOWN, NULL, 0},
 };
 
 const phi_named_kernel phi_kernels_named[] = {
     /* default-domain ops outside ph_op */
     {"", "NegativeLogLikelihoodLoss", {PH_OP_UNKNOWN, phi_k_nll_loss, 0}},
+    {"", "MeanVarianceNormalization", {PH_OP_UNKNOWN, phi_k_mean_variance_norm, 0}},
     {NULL, NULL, {PH_OP_UNKNOWN, NULL, 0}},
 };

@@ -55,6 +55,8 @@ int phi_k_global_max_pool(phi_kargs *a);
 int phi_k_batch_norm(phi_kargs *a);
 int phi_k_instance_norm(phi_kargs *a);
 int phi_k_layer_norm(phi_kargs *a);
+int phi_k_lrn(phi_kargs *a);
+int phi_k_mean_variance_norm(phi_kargs *a);
 int phi_k_resize(phi_kargs *a);
 int phi_k_einsum(phi_kargs *a);
 

@@ -184,6 +184,25 @@ static int pow_generic(phi_kargs *a, const ph_tensor *x, const ph_tensor *y)
     return 0;
 }
 
+/* PRelu before opset 7: a 1-D slope of C values is per channel (dim 1 of X,
+ * rank >= 3); *out gets it as [C, 1, ..., 1] to broadcast the numpy way
+ * (NULL when the slope is of another form). */
+static int legacy_slope(phi_kargs *a, const ph_tensor *x, const ph_tensor *s, ph_tensor **out)
+{
+    size_t rx = ph_tensor_rank(x);
+    *out = NULL;
+    if (a->opset >= 7 || ph_tensor_rank(s) != 1 || rx < 3 || rx > PHI_MAX_RANK + 1 ||
+        ph_tensor_dim(s, 0) != ph_tensor_dim(x, 1))
+        return 0;
+    int64_t d[PHI_MAX_RANK];
+    d[0] = ph_tensor_dim(x, 1);
+    for (size_t i = 1; i + 1 < rx; i++)
+        d[i] = 1;
+    if (!(*out = ph_tensor_new(ph_tensor_dtype(s), rx - 1, d, ph_tensor_data(s))))
+        return phi_kfail(a, PH_ENOMEM, "out of memory");
+    return 0;
+}
+
 /* PRelu: the slope broadcasts to X's shape (unidirectional). */
 static int slope_fits(phi_kargs *a, const ph_tensor *x, const ph_tensor *s)
 {
@@ -233,8 +252,12 @@ int phi_k_binary(phi_kargs *a)
     int fm = (int)ph_node_attr_int(a->node, "fmod", 0);
     if (op == PH_OP_Mod && !fm && phi_dt_float(dt))
         return phi_kfail(a, PH_EINVAL, "fmod must be 1 for floating-point inputs");
-    if (op == PH_OP_PRelu && (rc = slope_fits(a, t0, a->in[1])) != 0)
+    ph_tensor *legacy = NULL;
+    if (op == PH_OP_PRelu && ((rc = legacy_slope(a, t0, a->in[1], &legacy)) != 0 ||
+                              (rc = slope_fits(a, t0, legacy ? legacy : a->in[1])) != 0)) {
+        ph_tensor_free(legacy);
         return rc;
+    }
     ph_tensor *acc = NULL;
     if (n == 1) {
         if (!(acc = ph_tensor_clone(t0)))
@@ -242,12 +265,15 @@ int phi_k_binary(phi_kargs *a)
     }
     for (size_t k = 1; k < n; k++) {
         ph_tensor *r;
-        rc = apply(a, f, p->out_bool ? PH_DT_BOOL : dt, acc ? acc : t0, a->in[k], fm, &r);
+        rc = apply(a, f, p->out_bool ? PH_DT_BOOL : dt, acc ? acc : t0, k == 1 && legacy ? legacy : a->in[k], fm, &r);
         ph_tensor_free(acc);
-        if (rc)
+        if (rc) {
+            ph_tensor_free(legacy);
             return rc;
+        }
         acc = r;
     }
+    ph_tensor_free(legacy);
     if (op == PH_OP_Mean) {
         size_t cnt = (size_t)ph_tensor_numel(acc);
         void *d = phi_tensor_mut(acc);

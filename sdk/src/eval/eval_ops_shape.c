@@ -52,7 +52,7 @@ int phi_k_dropout(phi_kargs *a)
         if (ph_tensor_dtype(t) != PH_DT_BOOL || ph_tensor_numel(t) != 1)
             return phi_kfail(a, PH_EINVAL, "training_mode must be a bool scalar");
         if (*(const uint8_t *)td)
-            return phi_kfail(a, PH_EUNSUPPORTED, "training_mode=true (random) is not supported");
+            return phi_k_dropout_training(a); /* random: eval_ops_random.c */
     }
     if ((rc = out_copy(a, x, ph_tensor_rank(x), ph_tensor_dims(x))) != 0)
         return rc;

@@ -116,6 +116,7 @@ int phi_k_bitshift(phi_kargs *a);
 int phi_k_where(phi_kargs *a);
 int phi_k_identity(phi_kargs *a);  /* eval_ops_shape.c */
 int phi_k_dropout(phi_kargs *a);
+int phi_k_dropout_training(phi_kargs *a); /* eval_ops_random.c */
 int phi_k_shape(phi_kargs *a);
 int phi_k_size(phi_kargs *a);
 int phi_k_reshape(phi_kargs *a);
