@@ -71,5 +71,11 @@ int phi_k_random_normal(phi_kargs *a);
 int phi_k_bernoulli(phi_kargs *a);
 int phi_k_multinomial(phi_kargs *a);
 int phi_k_tfidf_vectorizer(phi_kargs *a); /* eval_ops_tfidf.c */
+int phi_k_ms_fused_conv(phi_kargs *a);    /* eval_ms_contrib.c (com.microsoft) */
+int phi_k_ms_fused_gemm(phi_kargs *a);
+int phi_k_ms_fused_matmul(phi_kargs *a);
+int phi_k_ms_gelu(phi_kargs *a);
+int phi_k_ms_fast_gelu(phi_kargs *a);
+int phi_k_ms_skip_layer_norm(phi_kargs *a);
 
 #endif

@@ -84,5 +84,12 @@ const phi_named_kernel phi_kernels_named[] = {
     /* default-domain ops outside ph_op */
     {"", "NegativeLogLikelihoodLoss", {PH_OP_UNKNOWN, phi_k_nll_loss, 0}},
     {"", "MeanVarianceNormalization", {PH_OP_UNKNOWN, phi_k_mean_variance_norm, 0}},
+    /* com.microsoft ops the adapt passes emit (eval_ms_contrib.c) */
+    {"com.microsoft", "FusedConv", {PH_OP_UNKNOWN, phi_k_ms_fused_conv, 0}},
+    {"com.microsoft", "FusedGemm", {PH_OP_UNKNOWN, phi_k_ms_fused_gemm, 0}},
+    {"com.microsoft", "FusedMatMul", {PH_OP_UNKNOWN, phi_k_ms_fused_matmul, 0}},
+    {"com.microsoft", "Gelu", {PH_OP_UNKNOWN, phi_k_ms_gelu, 0}},
+    {"com.microsoft", "FastGelu", {PH_OP_UNKNOWN, phi_k_ms_fast_gelu, 0}},
+    {"com.microsoft", "SkipLayerNormalization", {PH_OP_UNKNOWN, phi_k_ms_skip_layer_norm, 0}},
     {NULL, NULL, {PH_OP_UNKNOWN, NULL, 0}},
 };

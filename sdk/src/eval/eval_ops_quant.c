@@ -209,22 +209,6 @@ static int minus_zp(phi_kargs *a, const ph_tensor *x, const qparam *zp, int to, 
     return 0;
 }
 
-/* Run another kernel (MatMul, Conv) on given inputs; its one output to *out. */
-static int run_inner(phi_kargs *a, phi_kernel_fn fn, const ph_tensor *const *in, size_t n_in, ph_tensor **out)
-{
-    ph_tensor *o[1] = {NULL};
-    int wanted = 1;
-    phi_kargs k = *a;
-    k.in = in;
-    k.n_in = n_in;
-    k.out = o;
-    k.n_out = 1;
-    k.out_wanted = &wanted;
-    int rc = fn(&k);
-    *out = o[0];
-    return rc;
-}
-
 /* (A - a_zp) x (B - b_zp) into a new int64 tensor *acc.  Zero points per
  * tensor, or per row of A / per column of B. */
 static int int_matmul(phi_kargs *a, const ph_tensor *ta, const ph_tensor *za, const ph_tensor *tb, const ph_tensor *zb,
@@ -240,7 +224,7 @@ static int int_matmul(phi_kargs *a, const ph_tensor *ta, const ph_tensor *za, co
         return rc;
     ph_tensor *xa = NULL, *xb = NULL;
     if ((rc = minus_zp(a, ta, &qa, PH_DT_INT64, &xa)) == 0 && (rc = minus_zp(a, tb, &qb, PH_DT_INT64, &xb)) == 0)
-        rc = run_inner(a, phi_k_matmul, (const ph_tensor *[]){xa, xb}, 2, acc);
+        rc = phi_k_call(a, phi_k_matmul, (const ph_tensor *[]){xa, xb}, 2, acc);
     ph_tensor_free(xa);
     ph_tensor_free(xb);
     return rc;
@@ -260,7 +244,7 @@ static int int_conv(phi_kargs *a, const ph_tensor *tx, const ph_tensor *zx, cons
         return rc;
     ph_tensor *xx = NULL, *xw = NULL;
     if ((rc = minus_zp(a, tx, &qx, PH_DT_DOUBLE, &xx)) == 0 && (rc = minus_zp(a, tw, &qw, PH_DT_DOUBLE, &xw)) == 0)
-        rc = run_inner(a, phi_k_conv, (const ph_tensor *[]){xx, xw}, 2, acc);
+        rc = phi_k_call(a, phi_k_conv, (const ph_tensor *[]){xx, xw}, 2, acc);
     ph_tensor_free(xx);
     ph_tensor_free(xw);
     return rc;

@@ -62,6 +62,25 @@ int phi_out(phi_kargs *a, size_t i, int dtype, size_t rank, const int64_t *dims,
     return 0;
 }
 
+int phi_k_call(phi_kargs *a, phi_kernel_fn fn, const ph_tensor *const *in, size_t n_in, ph_tensor **out)
+{
+    ph_tensor *o[1] = {NULL};
+    int wanted = 1;
+    phi_kargs k = *a;
+    k.in = in;
+    k.n_in = n_in;
+    k.out = o;
+    k.n_out = 1;
+    k.out_wanted = &wanted;
+    int rc = fn(&k);
+    *out = o[0];
+    if (rc) {
+        ph_tensor_free(o[0]);
+        *out = NULL;
+    }
+    return rc;
+}
+
 /* ------------------------------------------------------------ dtypes */
 
 int64_t phi_f64_to_i64(double v)

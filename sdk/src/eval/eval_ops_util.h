@@ -35,6 +35,11 @@ static inline int phi_wanted(const phi_kargs *a, size_t i)
     return i < a->n_out && (!a->out_wanted || a->out_wanted[i]);
 }
 
+/* Run kernel fn for a's node on other inputs (borrowed), its output 0 (a
+ * new tensor) into *out: for kernels built on another one (MatMulInteger
+ * on MatMul, FusedConv on Conv).  fn's errors go to a->err. */
+int phi_k_call(phi_kargs *a, phi_kernel_fn fn, const ph_tensor *const *in, size_t n_in, ph_tensor **out);
+
 /* ------------------------------------------------------------ dtypes */
 static inline int phi_dt_float(int dt) { return dt == PH_DT_FLOAT || dt == PH_DT_DOUBLE; }
 static inline int phi_dt_sint(int dt)
