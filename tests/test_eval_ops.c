@@ -516,6 +516,20 @@ START_TEST(test_prelu_where)
     run_ok(c);
     expect(c->out[0], PH_DT_FLOAT, 2, D(2, 3), V(-0.1, 2, -0.9, 4, -1, 6), 1e-6);
     done(c);
+    /* opset 6: a 1-D slope of the channel count is per channel (dim 1), not
+       numpy-broadcast along the last dim; shape inference agrees */
+    c = mk(6, "PRelu", 1, 2, TF(3, D(1, 3, 2), -1, -2, -3, 4, -5, -6), TF(1, D(3), 0.1, 0.2, 0.3));
+    run_ok(c);
+    expect(c->out[0], PH_DT_FLOAT, 3, D(1, 3, 2), V(-0.1, -0.2, -0.6, 4, -1.5, -1.8), 1e-6);
+    ph_graph_add_output(ph_model_graph(c->m), ph_node_output(c->n, 0));
+    ck_assert_msg(ph_graph_infer_shapes(ph_model_graph(c->m), &c->err) == 0, "%s", c->err.message);
+    ck_assert_int_eq(ph_value_rank(ph_node_output(c->n, 0)), 3);
+    ck_assert_int_eq(ph_value_dim(ph_node_output(c->n, 0), 2), 2);
+    done(c);
+    /* opset 7: the same shapes do not broadcast */
+    c = mk(7, "PRelu", 1, 2, TF(3, D(1, 3, 2), -1, -2, -3, 4, -5, -6), TF(1, D(3), 0.1, 0.2, 0.3));
+    ck_assert_int_eq(run(c), PH_EINVAL);
+    done(c);
     /* spec where_example and a broadcast one; float16 goes through untouched */
     c = mk(16, "Where", 1, 3, T(PH_DT_BOOL, 2, D(2, 2), V(1, 0, 1, 1)), TF(2, D(2, 2), 1, 2, 3, 4),
            TF(2, D(2, 2), 9, 8, 7, 6));
@@ -631,8 +645,15 @@ START_TEST(test_identity_dropout_shape_size)
     expect(c->out[0], PH_DT_FLOAT, 1, D(3), V(1, 2, 3), 0);
     expect(c->out[1], PH_DT_BOOL, 1, D(3), V(1, 1, 1), 0);
     done(c);
-    c = mk(13, "Dropout", 1, 3, TF(1, D(1), 1), TF(0, NULL, 0.5), T(PH_DT_BOOL, 0, NULL, V(1)));
-    ck_assert_int_eq(run(c), PH_EUNSUPPORTED);
+    /* training mode: random (eval_ops_random.c); each element kept and
+       scaled by 1 / (1 - ratio), or zero, as the mask says */
+    c = mk(13, "Dropout", 2, 3, TF(1, D(8), 1, 1, 1, 1, 1, 1, 1, 1), TF(0, NULL, 0.5), T(PH_DT_BOOL, 0, NULL, V(1)));
+    run_ok(c);
+    for (size_t i = 0; i < 8; i++) {
+        float y = ((const float *)ph_tensor_data(c->out[0]))[i];
+        uint8_t k = ((const uint8_t *)ph_tensor_data(c->out[1]))[i];
+        ck_assert_msg(y == (k ? 2.0f : 0.0f), "element %zu: %g with mask %d", i, y, k);
+    }
     done(c);
     c = mk(13, "Shape", 1, 1, T(PH_DT_FLOAT, 3, D(2, 3, 4), NULL));
     run_ok(c);
@@ -1122,17 +1143,17 @@ END_TEST
 
 START_TEST(test_unsupported_op)
 {
-    tc *c = mk(13, "LSTM", 1, 1, TF(1, D(1), 1));
+    tc *c = mk(13, "StringNormalizer", 1, 1, TF(1, D(1), 1));
     ck_assert(!ph_eval_supports(c->n));
     ck_assert_int_eq(run(c), PH_EUNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(c->err.message, "LSTM"));
+    ck_assert_ptr_nonnull(strstr(c->err.message, "StringNormalizer"));
     ph_graph *g = ph_model_graph(c->m);
     ph_graph_add_output(g, ph_node_output(c->n, 0));
     ph_eval *e = (ph_eval *)1;
     ph_error err = {0, ""};
     ck_assert_int_eq(ph_eval_new(g, &e, &err), PH_EUNSUPPORTED);
     ck_assert_ptr_null(e);
-    ck_assert_ptr_nonnull(strstr(err.message, "LSTM"));
+    ck_assert_ptr_nonnull(strstr(err.message, "StringNormalizer"));
     ck_assert_ptr_nonnull(strstr(err.message, ph_node_name(c->n)));
     done(c);
     c = mk(13, "Relu", 1, 1, TF(1, D(1), 1));

@@ -794,6 +794,35 @@ done:
     return code;
 }
 
+/* ------------------------------------------------------------ validity */
+
+/* 0 when the written model keeps ONNX's rule for ir_version <= 3 that every
+ * initializer of the main graph is listed as a graph input; 1 with msg. */
+static int ir3_rule_broken(const void *bytes, size_t len, char *msg)
+{
+    Onnx__ModelProto *m = onnx__model_proto__unpack(NULL, len, bytes);
+    int bad = 0;
+    if (!m || !m->graph) {
+        set_msg(msg, "the written model does not parse");
+        bad = 1;
+    } else if (m->ir_version >= 1 && m->ir_version <= 3) {
+        const Onnx__GraphProto *g = m->graph;
+        for (size_t k = 0; k < g->n_initializer && !bad; k++) {
+            int listed = 0;
+            for (size_t i = 0; i < g->n_input && !listed; i++)
+                listed = !strcmp(g->input[i]->name, g->initializer[k]->name);
+            if (!listed) {
+                set_msg(msg, "ir_version %lld: initializer '%s' is not a graph input", (long long)m->ir_version,
+                        g->initializer[k]->name);
+                bad = 1;
+            }
+        }
+    }
+    if (m)
+        onnx__model_proto__free_unpacked(m, NULL);
+    return bad;
+}
+
 /* ------------------------------------------------------------ one model */
 
 enum { C_RT, C_EV, C_OPT, C_SHP, C_VER, N_CHECKS };
@@ -882,6 +911,10 @@ static void run_model(const char *dir, result *r)
         set_msg(r->msg[C_OPT], "%s", r->msg[C_VER]);
     if (rc)
         put(r, C_OPT, "refused");
+    else if (ir3_rule_broken(opt, opt_len, r->msg[C_OPT])) {
+        put(r, C_OPT, "invalid");
+        rc = -1; /* not evaluated again */
+    }
 
     /* the test data */
     model_decl md;

@@ -409,15 +409,22 @@ static int pc_store(struct phi_vinfer *vi, const phi_pc *pc)
     return 0;
 }
 
+/* Store an inferred type.  The inputs and outputs of a body (If branch,
+ * Loop/Scan body) keep the type their file gives them at save, often none
+ * (a runtime infers them): what inference learns of them is not an edit to
+ * write back, so a no-pass round trip stays byte-identical. */
 static int store_type(struct phi_infer_state *st, ph_value *v, const phi_shape *s)
 {
     int64_t dims[PHI_MAXRANK];
+    int dirty = v->type_dirty, body_io = v->graph && v->graph->parent && (v->is_input || v->n_output_refs);
     for (int i = 0; i < s->rank; i++)
         dims[i] = s->d[i] >= 0 ? s->d[i] : -1;
     int rc = ph_value_set_type(v, s->dtype, s->rank, dims);
     for (int i = 0; !rc && i < s->rank; i++)
         if (phi_is_sym(s->d[i]))
             rc = ph_value_set_dim_param(v, i, phi_sym_name(st, s->d[i]));
+    if (body_io)
+        v->type_dirty = dirty;
     return rc;
 }
 
