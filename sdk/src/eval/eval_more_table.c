@@ -59,6 +59,14 @@ const phi_kernel_entry phi_kernels_more[] = {
     {PH_OP_Upsample, phi_k_upsample, PHI_KF_NATIVE_HALF},
     /* normalizations beside the heavy table's (eval_nn_norm.c) */
     {PH_OP_LRN, phi_k_lrn, 0},
+    {PH_OP_LpNormalization, phi_k_lp_norm, 0},
+    {PH_OP_GroupNormalization, phi_k_group_norm, 0},
+    /* pooling beside the heavy table's (eval_nn_pool.c) */
+    {PH_OP_LpPool, phi_k_lp_pool, 0},
+    {PH_OP_GlobalLpPool, phi_k_global_lp_pool, 0},
+    {PH_OP_MaxRoiPool, phi_k_max_roi_pool, 0},
+    /* bitwise (eval_ops_binary.c) */
+    {PH_OP_BitwiseNot, phi_k_bitwise_not, 0},
     /* signal processing (eval_ops_signal.c) */
     {PH_OP_DFT, phi_k_dft, 0},
     {PH_OP_STFT, phi_k_stft, 0},

@@ -57,6 +57,11 @@ int phi_k_instance_norm(phi_kargs *a);
 int phi_k_layer_norm(phi_kargs *a);
 int phi_k_lrn(phi_kargs *a);
 int phi_k_mean_variance_norm(phi_kargs *a);
+int phi_k_lp_norm(phi_kargs *a);
+int phi_k_group_norm(phi_kargs *a);
+int phi_k_lp_pool(phi_kargs *a);
+int phi_k_global_lp_pool(phi_kargs *a);
+int phi_k_max_roi_pool(phi_kargs *a);
 int phi_k_resize(phi_kargs *a);
 int phi_k_einsum(phi_kargs *a);
 

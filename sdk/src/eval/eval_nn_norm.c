@@ -402,3 +402,86 @@ int phi_k_mean_variance_norm(phi_kargs *a)
     a->out[0] = y;
     return 0;
 }
+
+/* LpNormalization: x / ||x||_p along axis (p 1 or 2); a zero norm leaves
+ * the (zero) values as they are. */
+int phi_k_lp_norm(phi_kargs *a)
+{
+    const char *op = "LpNormalization";
+    const ph_tensor *x = a->n_in ? a->in[0] : NULL;
+    if (!x || !ph_tensor_data(x))
+        return ph_error_set(a->err, PH_EINVAL, "%s: needs X", op);
+    int dt = ph_tensor_dtype(x);
+    if (!is_fp(dt))
+        return ph_error_set(a->err, PH_EUNSUPPORTED, "%s: dtype %s not supported", op, ph_dtype_name(dt));
+    int64_t r = (int64_t)ph_tensor_rank(x), axis = ph_node_attr_int(a->node, "axis", -1),
+            p = ph_node_attr_int(a->node, "p", 2);
+    if (axis < -r || axis >= r || (p != 1 && p != 2))
+        return ph_error_set(a->err, PH_EINVAL, "%s: axis %lld or p %lld is out of range", op, (long long)axis,
+                            (long long)p);
+    if (axis < 0)
+        axis += r;
+    const int64_t *xd = ph_tensor_dims(x);
+    int64_t outer = phi_nn_prod(xd, (size_t)axis), len = xd[axis], inner = phi_nn_prod(xd + axis + 1, (size_t)(r - axis - 1));
+    ph_tensor *y = phi_tensor_alloc(dt, (size_t)r, xd);
+    if (!y)
+        return ph_error_set(a->err, PH_ENOMEM, "%s: out of memory", op);
+    for (int64_t o = 0; o < outer; o++)
+        for (int64_t i = 0; i < inner; i++) {
+            double s = 0;
+            for (int64_t k = 0; k < len; k++) {
+                double v = getd(x, (o * len + k) * inner + i);
+                s += p == 1 ? fabs(v) : v * v;
+            }
+            double n = p == 1 ? s : sqrt(s);
+            for (int64_t k = 0; k < len; k++) {
+                int64_t e = (o * len + k) * inner + i;
+                putd(y, e, n != 0 ? getd(x, e) / n : getd(x, e));
+            }
+        }
+    a->out[0] = y;
+    return 0;
+}
+
+/* GroupNormalization (opset 18): mean and variance over each group of
+ * C / num_groups channels and the spatial dims; scale and bias per group
+ * (opset 18) or per channel (their size says which). */
+int phi_k_group_norm(phi_kargs *a)
+{
+    const char *op = "GroupNormalization";
+    const ph_tensor *x = a->n_in ? a->in[0] : NULL, *sc = a->n_in > 1 ? a->in[1] : NULL,
+                    *bi = a->n_in > 2 ? a->in[2] : NULL;
+    if (!x || !sc || !bi || !ph_tensor_data(x) || !ph_tensor_data(sc) || !ph_tensor_data(bi))
+        return ph_error_set(a->err, PH_EINVAL, "%s: needs X, scale and bias", op);
+    int dt = ph_tensor_dtype(x);
+    if (!is_fp(dt) || !is_fp(ph_tensor_dtype(sc)) || !is_fp(ph_tensor_dtype(bi)))
+        return ph_error_set(a->err, PH_EUNSUPPORTED, "%s: dtype %s not supported", op, ph_dtype_name(dt));
+    size_t rank = ph_tensor_rank(x);
+    int64_t G = ph_node_attr_int(a->node, "num_groups", 0);
+    if (rank < 2 || G < 1 || ph_tensor_dim(x, 1) % G)
+        return ph_error_set(a->err, PH_EINVAL, "%s: num_groups must divide the channels", op);
+    const int64_t *xd = ph_tensor_dims(x);
+    int64_t N = xd[0], C = xd[1], sp = phi_nn_prod(xd + 2, rank - 2), cg = C / G;
+    int64_t ns = ph_tensor_numel(sc), nb = ph_tensor_numel(bi);
+    if ((ns != G && ns != C) || ns != nb)
+        return ph_error_set(a->err, PH_EINVAL, "%s: scale and bias need num_groups or C values", op);
+    double eps = ph_node_attr_float(a->node, "epsilon", 1e-5f);
+    ph_tensor *y = phi_tensor_alloc(dt, rank, xd);
+    if (!y)
+        return ph_error_set(a->err, PH_ENOMEM, "%s: out of memory", op);
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t g = 0; g < G; g++) {
+            double mean, inv;
+            int64_t off = (n * C + g * cg) * sp;
+            stats(x, off, cg * sp, eps, &mean, &inv);
+            for (int64_t c = 0; c < cg; c++) {
+                int64_t k = ns == G ? g : g * cg + c;
+                for (int64_t i = 0; i < sp; i++) {
+                    int64_t e = off + c * sp + i;
+                    putd(y, e, (getd(x, e) - mean) * inv * getd(sc, k) + getd(bi, k));
+                }
+            }
+        }
+    a->out[0] = y;
+    return 0;
+}

@@ -471,7 +471,7 @@ int phi_k_upsample(phi_kargs *a)
     int linear = !strcmp(ms, "linear") || !strcmp(ms, "bilinear");
     if (!linear && strcmp(ms, "nearest"))
         return phi_kfail(a, PH_EINVAL, "mode '%s' is not nearest or linear", ms);
-    if (linear && !phi_dt_float(dt))
+    if (linear && !phi_dt_float(dt) && dt != PH_DT_FLOAT16 && dt != PH_DT_BFLOAT16)
         return phi_kbad_dtype(a, "X", dt);
     int64_t od[PHI_MAX_RANK], xs[PHI_MAX_RANK], idx[PHI_MAX_RANK] = {0};
     for (size_t i = 0; i < r; i++) {

@@ -309,6 +309,27 @@ int phi_k_bitshift(phi_kargs *a)
     return 0;
 }
 
+/* BitwiseNot (opset 18): integers only. */
+int phi_k_bitwise_not(phi_kargs *a)
+{
+    const ph_tensor *x;
+    const void *xd;
+    int rc = phi_need(a, 0, &x, &xd);
+    if (rc)
+        return rc;
+    int dt = ph_tensor_dtype(x);
+    if (!phi_dt_int(dt))
+        return phi_kbad_dtype(a, "input", dt);
+    void *o;
+    if ((rc = phi_out(a, 0, dt, ph_tensor_rank(x), ph_tensor_dims(x), &o)) != 0 || !o)
+        return rc;
+    const unsigned char *s = xd;
+    unsigned char *d = o;
+    for (size_t i = 0; i < ph_tensor_nbytes(x); i++)
+        d[i] = (unsigned char)~s[i];
+    return 0;
+}
+
 /* Where(cond, x, y): any element type, copied by size. */
 int phi_k_where(phi_kargs *a)
 {

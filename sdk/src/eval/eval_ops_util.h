@@ -118,6 +118,7 @@ int phi_k_unary(phi_kargs *a);     /* eval_ops_unary.c */
 int phi_k_predicate(phi_kargs *a);
 int phi_k_binary(phi_kargs *a);    /* eval_ops_binary.c */
 int phi_k_bitshift(phi_kargs *a);
+int phi_k_bitwise_not(phi_kargs *a);
 int phi_k_where(phi_kargs *a);
 int phi_k_identity(phi_kargs *a);  /* eval_ops_shape.c */
 int phi_k_dropout(phi_kargs *a);
