@@ -1,4 +1,4 @@
-/* host/exit.h - the documented exit codes of the passhost program.
+/* host/base/exit.h - the documented exit codes of the passhost program.
  *
  * Every host function that can fail returns 0 or one of these codes and
  * fills a caller-owned ph_error with a one-line message; main() prints the

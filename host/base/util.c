@@ -1,4 +1,4 @@
-/* host/util.c - allocation, string, path and time helpers (see util.h). */
+/* host/base/util.c - allocation, string, path and time helpers (see util.h). */
 #include "util.h"
 
 #include <ctype.h>

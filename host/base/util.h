@@ -1,4 +1,4 @@
-/* host/util.h - small helpers shared by the host modules: allocation that
+/* host/base/util.h - small helpers shared by the host modules: allocation that
  * never returns NULL, formatted strings, paths, monotonic time.
  *
  * The host is a program (also when embedded through libpasshost-pipeline.so,

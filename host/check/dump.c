@@ -1,4 +1,4 @@
-/* host/dump.c - `--dump-dir`: the model after each changing pass call and a
+/* host/check/dump.c - `--dump-dir`: the model after each changing pass call and a
  * mermaid picture of the region that changed (dump.h). */
 #include "dump.h"
 
@@ -8,9 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "exit.h"
-#include "model_io.h"
-#include "util.h"
+#include "base/exit.h"
+#include "io/model_io.h"
+#include "base/util.h"
 
 enum {
     MAX_FOCUS = 24,   /* changed nodes drawn */

@@ -1,4 +1,4 @@
-/* host/dump.h - `--dump-dir DIR`: the model after each pass call that
+/* host/check/dump.h - `--dump-dir DIR`: the model after each pass call that
  * changed it, and a picture of what changed.
  *
  * For every such call the runner writes

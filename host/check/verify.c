@@ -1,12 +1,12 @@
-/* host/verify.c - numeric verification of a run (verify.h). */
+/* host/check/verify.c - numeric verification of a run (verify.h). */
 #include "verify.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "exit.h"
-#include "util.h"
+#include "base/exit.h"
+#include "base/util.h"
 
 struct host_verify {
     host_verify_config cfg;

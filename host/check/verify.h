@@ -1,4 +1,4 @@
-/* host/verify.h - numeric verification: the rewritten model must compute what
+/* host/check/verify.h - numeric verification: the rewritten model must compute what
  * the original computed.
  *
  * host_verify_new evaluates the model as loaded (before any pass) on `runs`
@@ -14,7 +14,7 @@
 
 #include <stdio.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "passhost/passhost.h"
 
 typedef struct host_verify host_verify;

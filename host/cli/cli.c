@@ -1,4 +1,4 @@
-/* host/cli.c - command-line parsing, --help and the config it implies. */
+/* host/cli/cli.c - command-line parsing, --help and the config it implies. */
 #include "cli.h"
 
 #include <errno.h>
@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exit.h"
+#include "base/exit.h"
 #include "passhost/plugin.h"
-#include "util.h"
+#include "base/util.h"
 
 typedef enum { OPT_FLAG, OPT_VALUE, OPT_OPTIONAL } opt_kind; /* OPTIONAL: --opt or --opt=X */
 

@@ -1,4 +1,4 @@
-/* host/cli.h - the command line: options into a host_cli, then (with the
+/* host/cli/cli.h - the command line: options into a host_cli, then (with the
  * INI file, --set overrides, -i/-o and --plugin-dir) into a host_config.
  *
  *   passhost CONFIG.ini [options]
@@ -19,8 +19,8 @@
 
 #include <stdio.h>
 
-#include "config.h"
-#include "supervise.h"
+#include "config/config.h"
+#include "supervise/supervise.h"
 
 #define HOST_VERSION "0.1.0"
 

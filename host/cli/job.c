@@ -1,4 +1,4 @@
-/* host/job.c - one run of the pipeline, for the program and the library
+/* host/cli/job.c - one run of the pipeline, for the program and the library
  * (see job.h).  host_job_run reads like the pipeline:
  *
  *   plugins -> plan -> load model -> input shapes -> [reference outputs]
@@ -10,14 +10,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "bisect.h"
-#include "dump.h"
-#include "exit.h"
-#include "model_io.h"
-#include "report_run.h"
-#include "shapes.h"
-#include "supervise.h"
-#include "util.h"
+#include "run/bisect.h"
+#include "check/dump.h"
+#include "base/exit.h"
+#include "io/model_io.h"
+#include "report/report_run.h"
+#include "io/shapes.h"
+#include "supervise/supervise.h"
+#include "base/util.h"
 
 void host_job_init(host_job *j, FILE *log_stream)
 {

@@ -1,4 +1,4 @@
-/* host/job.h - one run of passhost's pipeline, shared by the passhost
+/* host/cli/job.h - one run of passhost's pipeline, shared by the passhost
  * program (main.c) and the embedding library (pipeline.c,
  * passhost/pipeline.h), so the two run the same steps in the same order and
  * cannot drift apart:
@@ -33,14 +33,14 @@
 #include <stdio.h>
 
 #include "cli.h"
-#include "config.h"
-#include "inspect.h"
-#include "loader.h"
-#include "plan.h"
-#include "report.h"
-#include "runner.h"
-#include "trace.h"
-#include "verify.h"
+#include "config/config.h"
+#include "report/inspect.h"
+#include "config/loader.h"
+#include "config/plan.h"
+#include "report/report.h"
+#include "run/runner.h"
+#include "log/trace.h"
+#include "check/verify.h"
 
 typedef struct host_job {
     /* --- set by the caller (host_job_init, then the fields below) --- */

@@ -1,4 +1,4 @@
-/* host/main.c - the passhost program.
+/* host/cli/main.c - the passhost program.
  *
  *   arguments -> config -> [supervisor: fork a worker] -> the pipeline
  *             -> report -> [-o -: the model to stdout]
@@ -18,19 +18,19 @@
  * The steps print nothing themselves: the report (report_run.h) does, on
  * stdout (stderr when stdout carries the model, -o -), and into the
  * --report-json / --report-html files.  Each step returns 0 or an exit code
- * (host/exit.h) with a one-line message; the first failure stops the
+ * (host/base/exit.h) with a one-line message; the first failure stops the
  * pipeline, is printed once, and nothing is written.  See docs/config.md.
  */
 #include <stdio.h>
 
-#include "cleanup.h"
+#include "io/cleanup.h"
 #include "cli.h"
-#include "exit.h"
-#include "inspect.h"
+#include "base/exit.h"
+#include "report/inspect.h"
 #include "job.h"
-#include "report.h"
-#include "supervise.h"
-#include "trace.h"
+#include "report/report.h"
+#include "supervise/supervise.h"
+#include "log/trace.h"
 
 /* The model is freed before exit only where a leak checker looks: for the
  * process the OS takes everything back at once, and a million-node model

@@ -1,4 +1,4 @@
-/* host/config.c - INI files, custom_config files and --set overrides into a
+/* host/config/config.c - INI files, custom_config files and --set overrides into a
  * host_config (see config.h for the keys and the rules).
  *
  * inih does the tokenising; our reader function feeds it one line per call,
@@ -20,8 +20,8 @@
 #include <strings.h>
 #include <sys/types.h>
 
-#include "exit.h"
-#include "util.h"
+#include "base/exit.h"
+#include "base/util.h"
 
 #define QUOTED_SEMI '\x1f'
 #define INIH_NAME_MAX 50 /* inih truncates section and key names here */

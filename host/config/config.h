@@ -1,4 +1,4 @@
-/* host/config.h - the run configuration: INI file, custom_config files and
+/* host/config/config.h - the run configuration: INI file, custom_config files and
  * `--set SECTION.KEY=VALUE` overrides, as plain data.
  *
  * This module knows the keys and their types but nothing about plugins: pass

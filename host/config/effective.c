@@ -1,4 +1,4 @@
-/* host/effective.c - the effective configuration as INI text (effective.h). */
+/* host/config/effective.c - the effective configuration as INI text (effective.h). */
 #include "effective.h"
 
 #include <errno.h>
@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exit.h"
-#include "util.h"
+#include "base/exit.h"
+#include "base/util.h"
 
 /* path made absolute (the file exists) or as given. */
 static char *absolute(const char *path)

@@ -1,4 +1,4 @@
-/* host/effective.h - the effective configuration of a run as INI text:
+/* host/config/effective.h - the effective configuration of a run as INI text:
  * every key, so that `passhost config.ini` runs the same passes in the same
  * order with the same parameters.
  *

@@ -1,4 +1,4 @@
-/* host/loader.c - the plugin registry of loader.h: dlopen, entry symbol,
+/* host/config/loader.c - the plugin registry of loader.h: dlopen, entry symbol,
  * ABI check, descriptor validation, duplicate and shadowed names.
  *
  * Each plugin's descriptor is copied into a zeroed ph_pass_desc owned by the
@@ -25,7 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* The host needs every field of ABI 1.0, up to and including run. */
 #define HOST_DESC_MIN_SIZE (offsetof(ph_pass_desc, run) + sizeof(((ph_pass_desc *)0)->run))

@@ -1,4 +1,4 @@
-/* host/loader.h - finds pass plugins, dlopens them and checks their descriptors.
+/* host/config/loader.h - finds pass plugins, dlopens them and checks their descriptors.
  *
  * A registry owns the dlopen handles of every plugin it loaded; descriptors
  * stay valid until host_registry_free.  Load errors are one line each, naming

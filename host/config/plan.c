@@ -1,4 +1,4 @@
-/* host/plan.c - plugin search path and the per-stage pass lists (plan.h). */
+/* host/config/plan.c - plugin search path and the per-stage pass lists (plan.h). */
 #include "plan.h"
 
 #include <errno.h>
@@ -8,8 +8,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "exit.h"
-#include "util.h"
+#include "base/exit.h"
+#include "base/util.h"
 
 /* ------------------------------------------------------------- plugin search */
 

@@ -1,4 +1,4 @@
-/* host/plan.h - from a config and the loaded passes to what will run:
+/* host/config/plan.h - from a config and the loaded passes to what will run:
  * the plugin search path, and per stage an ordered list of passes with their
  * validated parameters.
  *

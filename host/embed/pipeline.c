@@ -1,4 +1,4 @@
-/* host/pipeline.c - the embedding API (passhost/pipeline.h): the program's
+/* host/embed/pipeline.c - the embedding API (passhost/pipeline.h): the program's
  * pipeline (job.h) behind a handful of C functions.
  *
  * A ph_pipeline keeps the options as the program's command-line words
@@ -21,12 +21,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "config.h"
-#include "exit.h"
-#include "job.h"
-#include "report.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "config/config.h"
+#include "base/exit.h"
+#include "cli/job.h"
+#include "report/report.h"
+#include "base/util.h"
 
 #define SAME_CODE(name) ((int)PH_PIPELINE_##name == (int)HOST_EXIT_##name)
 _Static_assert(SAME_CODE(OK) && SAME_CODE(USAGE) && SAME_CODE(CONFIG) && SAME_CODE(MODEL) &&

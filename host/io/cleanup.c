@@ -1,4 +1,4 @@
-/* host/cleanup.c - temporary files removed on signals, SIGBUS from a
+/* host/io/cleanup.c - temporary files removed on signals, SIGBUS from a
  * shrunken mapped file reported as an input error (cleanup.h). */
 #include "cleanup.h"
 
@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "exit.h"
-#include "supervise.h"
+#include "base/exit.h"
+#include "supervise/supervise.h"
 
 static char temp_paths[HOST_CLEANUP_MAX_TEMPS][PATH_MAX];
 static volatile sig_atomic_t temp_used[HOST_CLEANUP_MAX_TEMPS];

@@ -1,4 +1,4 @@
-/* host/cleanup.h - no temporary file outlives the process, and a mapped
+/* host/io/cleanup.h - no temporary file outlives the process, and a mapped
  * input that shrinks is an error, not a crash.
  *
  * The save (ph_model_save_with) tells host_cleanup_temp_file of every

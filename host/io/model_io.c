@@ -1,4 +1,4 @@
-/* host/model_io.c - timed model load/save with host exit codes (model_io.h). */
+/* host/io/model_io.c - timed model load/save with host exit codes (model_io.h). */
 #include "model_io.h"
 
 #include <stdio.h>
@@ -6,8 +6,8 @@
 #include <sys/stat.h>
 
 #include "cleanup.h"
-#include "exit.h"
-#include "util.h"
+#include "base/exit.h"
+#include "base/util.h"
 
 /* How models are saved (host_model_io_configure); the defaults of [model]. */
 static uint64_t save_threshold = PH_PROTOBUF_LIMIT, save_min_bytes = 1024;

@@ -1,4 +1,4 @@
-/* host/model_io.h - loading and saving the model, timed, with the host's
+/* host/io/model_io.h - loading and saving the model, timed, with the host's
  * exit codes: 3 when the input cannot be loaded, 6 when the output cannot be
  * written.  The SDK writes a temporary file and renames it, so a failed save
  * leaves no output; the input file is only ever opened for reading.
@@ -6,7 +6,7 @@
 #ifndef PASSHOST_HOST_MODEL_IO_H
 #define PASSHOST_HOST_MODEL_IO_H
 
-#include "config.h"
+#include "config/config.h"
 #include "passhost/passhost.h"
 
 /* HOST_EXIT_OUTPUT when output names the input file (same path or the same

@@ -1,4 +1,4 @@
-/* host/shapes.c - parse input_shape / input_shape_range and run inference (shapes.h). */
+/* host/io/shapes.c - parse input_shape / input_shape_range and run inference (shapes.h). */
 #include "shapes.h"
 
 #include <errno.h>
@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "exit.h"
-#include "util.h"
+#include "base/exit.h"
+#include "base/util.h"
 
 #define MAX_RANK 64
 

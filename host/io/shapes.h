@@ -1,4 +1,4 @@
-/* host/shapes.h - user-given input shapes ([model] input_shape and
+/* host/io/shapes.h - user-given input shapes ([model] input_shape and
  * input_shape_range) and the shape inference that follows them.
  *
  *   input_shape       = name:1x3x224x224; other:1x128
@@ -12,7 +12,7 @@
 #ifndef PASSHOST_HOST_SHAPES_H
 #define PASSHOST_HOST_SHAPES_H
 
-#include "config.h"
+#include "config/config.h"
 #include "passhost/passhost.h"
 
 /* Apply the config's input shapes to m's graph inputs, then infer shapes

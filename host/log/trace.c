@@ -1,12 +1,12 @@
-/* host/trace.c - pass-call records and the progress line (trace.h). */
+/* host/log/trace.c - pass-call records and the progress line (trace.h). */
 #include "trace.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "util.h"
+#include "config/config.h"
+#include "base/util.h"
 
 #define PROGRESS_AFTER_MS 1000.0 /* a run shorter than this shows no line */
 #define PROGRESS_EVERY_MS 100.0

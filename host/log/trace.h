@@ -1,4 +1,4 @@
-/* host/trace.h - what a run did, call by call, and the progress line.
+/* host/log/trace.h - what a run did, call by call, and the progress line.
  *
  * The stage runner tells a host_trace (host_run_opts.trace) when each pass
  * call begins and ends.  The trace keeps one record per call (for the

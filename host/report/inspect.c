@@ -1,4 +1,4 @@
-/* host/inspect.c - model summaries and the side-by-side table (inspect.h). */
+/* host/report/inspect.c - model summaries and the side-by-side table (inspect.h). */
 #include "inspect.h"
 
 #include <stdlib.h>
@@ -7,10 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "exit.h"
-#include "model_io.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "base/exit.h"
+#include "io/model_io.h"
+#include "base/util.h"
 
 /* ------------------------------------------------------------ the summary */
 

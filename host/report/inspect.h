@@ -1,4 +1,4 @@
-/* host/inspect.h - the summary of a model and the side-by-side table of
+/* host/report/inspect.h - the summary of a model and the side-by-side table of
  * `passhost --inspect A.onnx [B.onnx ...]`, also printed after a run to
  * compare the input with the output (not with -q).
  *

@@ -1,13 +1,13 @@
-/* host/report.c - log sink, per-pass report and --list-passes table. */
+/* host/report/report.c - log sink, per-pass report and --list-passes table. */
 #include "report.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
 
-#include "config.h"
-#include "exit.h"
-#include "trace.h"
+#include "config/config.h"
+#include "base/exit.h"
+#include "log/trace.h"
 
 /* -------------------------------------------------------------------- log */
 

@@ -1,4 +1,4 @@
-/* host/report.h - what the user sees: the log (stderr and log_path), the
+/* host/report/report.h - what the user sees: the log (stderr and log_path), the
  * per-pass report and the --list-passes table.
  *
  * Logging: warnings and info go to stderr (info not with -q) and, when
@@ -12,10 +12,10 @@
 
 #include <stdio.h>
 
-#include "loader.h"
+#include "config/loader.h"
 #include "passhost/plugin.h"
-#include "runner.h"
-#include "util.h"
+#include "run/runner.h"
+#include "base/util.h"
 
 struct host_trace;
 

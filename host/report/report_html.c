@@ -1,4 +1,4 @@
-/* host/report_html.c - `--report-html FILE`: the run's report as one
+/* host/report/report_html.c - `--report-html FILE`: the run's report as one
  * self-contained HTML file.  No network and no external file: the style,
  * the charts (inline SVG) and a few lines of script are all in the file,
  * and a Content-Security-Policy forbids loading anything else.
@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "passhost/plugin.h"
 #include "report_run.h"
-#include "util.h"
+#include "base/util.h"
 
 static void esc(FILE *f, const char *s)
 {

@@ -1,4 +1,4 @@
-/* host/report_json.c - `--report-json FILE`: the run's report as one JSON
+/* host/report/report_json.c - `--report-json FILE`: the run's report as one JSON
  * object, described by docs/report.schema.json.  Every figure of the text
  * report is here (per stage and pass: calls, rewrites, time, node change;
  * load, pass and save times; the summary line), and more: every pass call
@@ -8,11 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "exit.h"
+#include "cli/cli.h"
+#include "base/exit.h"
 #include "passhost/plugin.h"
 #include "report_run.h"
-#include "util.h"
+#include "base/util.h"
 
 static void json_string(FILE *f, const char *s)
 {

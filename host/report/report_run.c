@@ -1,4 +1,4 @@
-/* host/report_run.c - the text report of a run, the verdict lines, and the
+/* host/report/report_run.c - the text report of a run, the verdict lines, and the
  * helpers the JSON and HTML writers share (report_run.h). */
 #include "report_run.h"
 
@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "effective.h"
-#include "exit.h"
-#include "model_io.h"
-#include "util.h"
+#include "config/effective.h"
+#include "base/exit.h"
+#include "io/model_io.h"
+#include "base/util.h"
 
 size_t host_record_changing_calls(const host_run_record *rec)
 {

@@ -1,4 +1,4 @@
-/* host/report_run.h - the report of one run, in three forms: text (stdout,
+/* host/report/report_run.h - the report of one run, in three forms: text (stdout,
  * docs/config.md "Output"), JSON (--report-json, docs/report.schema.json)
  * and HTML (--report-html, one self-contained file).
  *
@@ -13,13 +13,13 @@
 
 #include <stdio.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "inspect.h"
-#include "plan.h"
+#include "config/plan.h"
 #include "report.h"
-#include "runner.h"
-#include "trace.h"
-#include "verify.h"
+#include "run/runner.h"
+#include "log/trace.h"
+#include "check/verify.h"
 
 typedef struct host_run_record {
     int argc;                       /* the command line */

@@ -1,4 +1,4 @@
-/* host/bisect.c - `--bisect`: the first rewrite that breaks the outputs, and
+/* host/run/bisect.c - `--bisect`: the first rewrite that breaks the outputs, and
  * a reproducer (bisect.h). */
 #include "bisect.h"
 
@@ -9,12 +9,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "effective.h"
-#include "exit.h"
-#include "model_io.h"
+#include "config/effective.h"
+#include "base/exit.h"
+#include "io/model_io.h"
 #include "runner.h"
-#include "shapes.h"
-#include "util.h"
+#include "io/shapes.h"
+#include "base/util.h"
 
 /* What one run of the pipeline gave. */
 typedef struct probe_result {

@@ -1,4 +1,4 @@
-/* host/bisect.h - `passhost --bisect`: find the first rewrite after which
+/* host/run/bisect.h - `passhost --bisect`: find the first rewrite after which
  * the model computes other outputs (LLVM's opt-bisect, on numbered
  * rewrites).
  *
@@ -25,11 +25,11 @@
 
 #include <stdio.h>
 
-#include "cli.h"
-#include "config.h"
-#include "plan.h"
-#include "report.h"
-#include "verify.h"
+#include "cli/cli.h"
+#include "config/config.h"
+#include "config/plan.h"
+#include "report/report.h"
+#include "check/verify.h"
 
 typedef struct host_bisect_job {
     const host_cli *cli;     /* bisect_out, print_changes, dump_dir, argv */

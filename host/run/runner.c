@@ -1,17 +1,17 @@
-/* host/runner.c - the fixpoint stage runner (see runner.h). */
+/* host/run/runner.c - the fixpoint stage runner (see runner.h). */
 #include "runner.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "dump.h"
-#include "exit.h"
-#include "report.h"
-#include "supervise.h"
-#include "trace.h"
-#include "util.h"
-#include "verify.h"
+#include "check/dump.h"
+#include "base/exit.h"
+#include "report/report.h"
+#include "supervise/supervise.h"
+#include "log/trace.h"
+#include "base/util.h"
+#include "check/verify.h"
 
 typedef struct stage_run {
     ph_model *model;

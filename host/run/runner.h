@@ -1,4 +1,4 @@
-/* host/runner.h - the stage runner: repeat the stage's repeatable passes
+/* host/run/runner.h - the stage runner: repeat the stage's repeatable passes
  * until a whole round makes no rewrite (at most max_iterations rounds), then
  * run each run-once pass once; count, time and check every pass call.
  *
@@ -26,7 +26,7 @@
 #include <stdio.h>
 
 #include "passhost/passhost.h"
-#include "plan.h"
+#include "config/plan.h"
 
 struct host_log;
 

@@ -1,4 +1,4 @@
-/* host/supervise.c - contained passes: a supervisor process and its worker
+/* host/supervise/supervise.c - contained passes: a supervisor process and its worker
  * (supervise.h). */
 #include "supervise.h"
 
@@ -17,15 +17,15 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "config.h"
-#include "effective.h"
-#include "exit.h"
-#include "loader.h"
-#include "model_io.h"
-#include "plan.h"
-#include "report.h"
-#include "util.h"
+#include "cli/cli.h"
+#include "config/config.h"
+#include "config/effective.h"
+#include "base/exit.h"
+#include "config/loader.h"
+#include "io/model_io.h"
+#include "config/plan.h"
+#include "report/report.h"
+#include "base/util.h"
 
 /* ------------------------------------------------------- the shared page */
 

@@ -1,4 +1,4 @@
-/* host/supervise.h - contained passes: the run's work happens in a forked
+/* host/supervise/supervise.h - contained passes: the run's work happens in a forked
  * worker process that a small supervisor watches.
  *
  * host_supervise() is called once the command line, the config and the log

@@ -38,7 +38,7 @@
  *     caller's process, so a pass that crashes (or calls exit()) takes the
  *     caller down; pass_timeout_s is not enforced.  For untrusted passes or
  *     models run the passhost program instead (exit code 9 contains them).
- *   - out of memory in the host aborts the process (host/util.h), as in the
+ *   - out of memory in the host aborts the process (host/base/util.h), as in the
  *     program; the SDK itself returns PH_ENOMEM.
  *   - one run at a time: ph_pipeline_run holds a process-wide lock for its
  *     duration, so runs from several threads take turns (the host's
