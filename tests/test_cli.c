@@ -14,8 +14,8 @@
 #include <unistd.h>
 
 #include "clirun.h"
+#include "base/exit.h"
 #include "pbwire.h"
-#include "exit.h"
 #include "passhost/passhost.h"
 #include "tmpdir.h"
 
