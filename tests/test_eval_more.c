@@ -756,6 +756,53 @@ START_TEST(microsoft_ops)
 }
 END_TEST
 
+/* NaN, infinite and huge coordinates, boxes, scales and values: a defined
+ * result or an error, never undefined behaviour (the sanitized build runs
+ * this) nor a runaway loop. */
+START_TEST(hostile_values)
+{
+    const double nan = NAN, inf = INFINITY;
+    tc *c = mk(16, "GridSample", 1, 2, TF(4, D(1, 1, 2, 2), 1, 2, 3, 4), TF(4, D(1, 1, 3, 2), nan, 0, inf, -inf, 1e300, -1e300));
+    for (int m = 0; m < 3; m++)
+        for (int p = 0; p < 3; p++) {
+            ph_node_set_attr_string(c->n, "mode", (const char *[]){"bilinear", "nearest", "bicubic"}[m]);
+            ph_node_set_attr_string(c->n, "padding_mode", (const char *[]){"zeros", "border", "reflection"}[p]);
+            run(c);
+            ph_tensor_free(c->out[0]);
+            c->out[0] = NULL;
+        }
+    done(c);
+    c = mk(16, "RoiAlign", 1, 3, TF(4, D(1, 1, 2, 2), 1, 2, 3, 4), TF(2, D(2, 4), nan, 0, inf, 1, -1e300, 0, 1e300, 1e300),
+           TL(1, D(2), 0, 0));
+    ck_assert_int_ne(run(c), 0); /* a 1e300 box: refused, not sampled 1e300 times */
+    done(c);
+    c = mk(16, "RoiAlign", 1, 3, TF(4, D(1, 1, 2, 2), 1, 2, 3, 4), TF(2, D(1, 4), nan, nan, nan, nan), TL(1, D(1), 0));
+    run_ok(c);
+    done(c);
+    c = mk(11, "MaxRoiPool", 1, 2, TF(4, D(1, 1, 2, 2), 1, 2, 3, 4), TF(2, D(2, 5), 0, nan, -inf, inf, 1e300, nan, 0, 0, 1, 1));
+    ph_node_set_attr_ints(c->n, "pooled_shape", 2, D(2, 2));
+    ck_assert_int_eq(run(c), PH_EINVAL); /* batch index NaN */
+    done(c);
+    c = mk(11, "MaxRoiPool", 1, 2, TF(4, D(1, 1, 2, 2), 1, 2, 3, 4), TF(2, D(1, 5), 0, nan, -inf, inf, 1e300));
+    ph_node_set_attr_ints(c->n, "pooled_shape", 2, D(2, 2));
+    run_ok(c);
+    done(c);
+    c = mk(11, "DynamicQuantizeLinear", 3, 1, TF(1, D(3), nan, inf, 1));
+    run_ok(c);
+    done(c);
+    c = mk(9, "Upsample", 1, 2, TF(1, D(2), 1, 2), TF(1, D(1), inf));
+    ck_assert_int_eq(run(c), PH_EINVAL);
+    done(c);
+    c = mk(17, "MelWeightMatrix", 1, 5, TL(0, NULL, 4), TL(0, NULL, 8), TL(0, NULL, 100), TF(0, NULL, nan),
+           TF(0, NULL, inf));
+    run(c);
+    done(c);
+    c = mk(13, "QuantizeLinear", 1, 3, TF(1, D(3), nan, inf, -inf), TF(0, NULL, 0), T(PH_DT_INT8, 0, NULL, V(0)));
+    run_ok(c);
+    done(c);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("eval_more");
@@ -777,6 +824,7 @@ static Suite *suite(void)
     tcase_add_test(t, lp_roi_group_bitwise);
     tcase_add_test(t, tfidf_vectorizer);
     tcase_add_test(t, microsoft_ops);
+    tcase_add_test(t, hostile_values);
     suite_add_tcase(s, t);
     return s;
 }

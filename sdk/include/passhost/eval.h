@@ -1,8 +1,10 @@
 /* passhost/eval.h - the reference evaluator: runs an ONNX graph on the CPU.
  *
  * Used to fold constants and to check that a rewritten model still computes
- * what the original did.  ONNX semantics for opsets 11-17; an operator or
- * dtype it does not support is an error naming it, never a wrong answer.
+ * what the original did.  ONNX semantics for opsets 7-17 (docs/verify.md
+ * lists the operators), If/Loop/Scan bodies, sequences and optionals (ir.h)
+ * included; an operator or dtype it does not support is an error naming
+ * it, never a wrong answer.
  *
  * Ownership: the graph is borrowed and must not change while an evaluator
  * prepared for it is alive; input tensors are borrowed for the call; output

@@ -419,6 +419,14 @@ int phi_k_global_lp_pool(phi_kargs *a)
     return 0;
 }
 
+/* A box coordinate rounded half away from zero, bounded to +-2^30 (NaN 0)
+ * so the bin arithmetic stays defined. */
+static int64_t roi_coord(double v)
+{
+    v = round(v);
+    return v != v ? 0 : v > PHI_NN_DIM_MAX ? PHI_NN_DIM_MAX : v < -PHI_NN_DIM_MAX ? -PHI_NN_DIM_MAX : (int64_t)v;
+}
+
 /* MaxRoiPool: the max over each of pooled_shape bins of each region of
  * interest ([batch, x1, y1, x2, y2] scaled by spatial_scale and rounded,
  * as Caffe's and ONNX Runtime's RoiPool); an empty bin gives 0. */
@@ -445,20 +453,21 @@ int phi_k_max_roi_pool(phi_kargs *a)
         return ph_error_set(a->err, PH_ENOMEM, "%s: out of memory", op);
 #define RD(t, i) (dt == PH_DT_FLOAT ? (double)((const float *)ph_tensor_data(t))[i] : ((const double *)ph_tensor_data(t))[i])
     for (int64_t r = 0; r < nr; r++) {
-        int64_t b = (int64_t)RD(rois, r * 5);
+        double bd = RD(rois, r * 5);
+        int64_t b = bd >= 0 && bd < (double)N ? (int64_t)bd : -1;
         if (b < 0 || b >= N) {
             ph_tensor_free(y);
             return ph_error_set(a->err, PH_EINVAL, "%s: batch index %lld is out of range", op, (long long)b);
         }
-        int64_t x1 = (int64_t)round(RD(rois, r * 5 + 1) * scale), y1 = (int64_t)round(RD(rois, r * 5 + 2) * scale);
-        int64_t x2 = (int64_t)round(RD(rois, r * 5 + 3) * scale), y2 = (int64_t)round(RD(rois, r * 5 + 4) * scale);
+        int64_t x1 = roi_coord(RD(rois, r * 5 + 1) * scale), y1 = roi_coord(RD(rois, r * 5 + 2) * scale);
+        int64_t x2 = roi_coord(RD(rois, r * 5 + 3) * scale), y2 = roi_coord(RD(rois, r * 5 + 4) * scale);
         int64_t rh = y2 - y1 + 1 > 1 ? y2 - y1 + 1 : 1, rw = x2 - x1 + 1 > 1 ? x2 - x1 + 1 : 1;
         double bh = (double)rh / (double)ps[0], bw = (double)rw / (double)ps[1];
         for (int64_t c = 0; c < C; c++)
             for (int64_t ph = 0; ph < ps[0]; ph++)
                 for (int64_t pw = 0; pw < ps[1]; pw++) {
-                    int64_t hs = (int64_t)floor((double)ph * bh) + y1, he = (int64_t)ceil((double)(ph + 1) * bh) + y1;
-                    int64_t ws = (int64_t)floor((double)pw * bw) + x1, we = (int64_t)ceil((double)(pw + 1) * bw) + x1;
+                    int64_t hs = roi_coord(floor((double)ph * bh)) + y1, he = roi_coord(ceil((double)(ph + 1) * bh)) + y1;
+                    int64_t ws = roi_coord(floor((double)pw * bw)) + x1, we = roi_coord(ceil((double)(pw + 1) * bw)) + x1;
                     hs = hs < 0 ? 0 : hs > H ? H : hs;
                     he = he < 0 ? 0 : he > H ? H : he;
                     ws = ws < 0 ? 0 : ws > W ? W : ws;

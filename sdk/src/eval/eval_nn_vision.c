@@ -203,7 +203,11 @@ int phi_k_roi_align(phi_kargs *a)
             rh = fmax(rh, 1.0);
         }
         double bh = rh / (double)oh, bw = rw / (double)ow;
-        int64_t gh = sr > 0 ? sr : (int64_t)ceil(rh / (double)oh), gw = sr > 0 ? sr : (int64_t)ceil(rw / (double)ow);
+        int64_t gh = sr > 0 ? sr : phi_coord(ceil(rh / (double)oh)), gw = sr > 0 ? sr : phi_coord(ceil(rw / (double)ow));
+        gh = gh < 1 ? 1 : gh; /* an empty or NaN region: one sample */
+        gw = gw < 1 ? 1 : gw;
+        if (gh > 4096 || gw > 4096)
+            return phi_kfail(a, PH_EUNSUPPORTED, "a sampling grid of %lld x %lld per bin", (long long)gh, (long long)gw);
         double count = (double)(gh * gw > 1 ? gh * gw : 1);
         for (int64_t c = 0; c < C; c++) {
             size_t base = (size_t)((bi * C + c) * H * W);
@@ -220,7 +224,7 @@ int phi_k_roi_align(phi_kargs *a)
                             if (!(yy < -1.0 || yy > (double)H || xx < -1.0 || xx > (double)W)) {
                                 yy = yy <= 0 ? 0 : yy;
                                 xx = xx <= 0 ? 0 : xx;
-                                int64_t yl = (int64_t)yy, xl = (int64_t)xx, yh, xh;
+                                int64_t yl = phi_coord(yy), xl = phi_coord(xx), yh, xh;
                                 if (yl >= H - 1)
                                     yh = yl = H - 1, yy = (double)yl;
                                 else
@@ -266,20 +270,16 @@ typedef struct gs_ctx {
     double border[4]; /* x_min, y_min, x_max, y_max */
 } gs_ctx;
 
+/* Reflect x by the borders until it is inside [lo, hi] (ORT's GsReflect). */
 static double gs_reflect(double x, double lo, double hi)
 {
     double range = hi - lo;
-    if (x < lo) {
-        double dx = lo - x;
-        int64_t n = (int64_t)(dx / range);
-        double r = dx - (double)n * range;
-        return n % 2 == 0 ? lo + r : hi - r;
-    }
-    if (x > hi) {
-        double dx = x - hi;
-        int64_t n = (int64_t)(dx / range);
-        double r = dx - (double)n * range;
-        return n % 2 == 0 ? hi - r : lo + r;
+    if (!(range > 0))
+        return lo;
+    if (x < lo || x > hi) {
+        double dx = x < lo ? lo - x : x - hi, n = floor(dx / range), r = dx - n * range;
+        int even = fmod(n, 2) == 0;
+        return x < lo ? (even ? lo + r : hi - r) : (even ? hi - r : lo + r);
     }
     return x;
 }
@@ -293,8 +293,8 @@ static double gs_pixel(const gs_ctx *g, int64_t r, int64_t c)
         c = c < 0 ? 0 : c >= g->W ? g->W - 1 : c;
         r = r < 0 ? 0 : r >= g->H ? g->H - 1 : r;
     } else {
-        c = (int64_t)gs_reflect((double)c, g->border[0], g->border[2]);
-        r = (int64_t)gs_reflect((double)r, g->border[1], g->border[3]);
+        c = phi_coord(gs_reflect((double)c, g->border[0], g->border[2]));
+        r = phi_coord(gs_reflect((double)r, g->border[1], g->border[3]));
         c = c < 0 ? 0 : c >= g->W ? g->W - 1 : c;
         r = r < 0 ? 0 : r >= g->H ? g->H - 1 : r;
     }
@@ -365,14 +365,14 @@ int phi_k_grid_sample(phi_kargs *a)
                     }
                     double v;
                     if (mode == GS_NEAREST) {
-                        v = gs_pixel(&g, (int64_t)yy, (int64_t)xx);
+                        v = gs_pixel(&g, phi_coord(yy), phi_coord(xx));
                     } else if (mode == GS_LINEAR) {
-                        int64_t x1 = (int64_t)floor(xx), y1 = (int64_t)floor(yy), x2 = x1 + 1, y2 = y1 + 1;
+                        int64_t x1 = phi_coord(floor(xx)), y1 = phi_coord(floor(yy)), x2 = x1 + 1, y2 = y1 + 1;
                         double dx2 = (double)x2 - xx, dx1 = xx - (double)x1, dy2 = (double)y2 - yy, dy1 = yy - (double)y1;
                         v = dy2 * (dx2 * gs_pixel(&g, y1, x1) + dx1 * gs_pixel(&g, y1, x2)) +
                             dy1 * (dx2 * gs_pixel(&g, y2, x1) + dx1 * gs_pixel(&g, y2, x2));
                     } else {
-                        int64_t x0 = (int64_t)floor(xx) - 1, y0 = (int64_t)floor(yy) - 1;
+                        int64_t x0 = phi_coord(floor(xx)) - 1, y0 = phi_coord(floor(yy)) - 1;
                         double cx[4], cy[4], row[4];
                         gs_cubic_coeffs(xx - (double)x0 - 1, cx);
                         gs_cubic_coeffs(yy - (double)y0 - 1, cy);
@@ -475,9 +475,10 @@ int phi_k_upsample(phi_kargs *a)
         return phi_kbad_dtype(a, "X", dt);
     int64_t od[PHI_MAX_RANK], xs[PHI_MAX_RANK], idx[PHI_MAX_RANK] = {0};
     for (size_t i = 0; i < r; i++) {
-        if (!(sc[i] >= 1))
-            return phi_kfail(a, PH_EINVAL, "scales must be at least 1");
-        od[i] = (int64_t)floor((double)ph_tensor_dim(x, i) * sc[i]);
+        double o = floor((double)ph_tensor_dim(x, i) * sc[i]);
+        if (!(sc[i] >= 1) || !(o < 1099511627776.0))
+            return phi_kfail(a, PH_EINVAL, "scales must be finite and at least 1");
+        od[i] = (int64_t)o;
     }
     phi_strides(r, ph_tensor_dims(x), xs);
     char *o;

@@ -78,9 +78,10 @@ static int quant_range(int dt, double *lo, double *hi)
     }
 }
 
+/* v bounded to [lo, hi]; NaN gives lo. */
 static double saturate(double v, double lo, double hi)
 {
-    return v < lo ? lo : v > hi ? hi : v;
+    return v != v || v < lo ? lo : v > hi ? hi : v;
 }
 
 /* ------------------------------------------------------------ Quantize / Dequantize */

@@ -233,7 +233,7 @@ int phi_k_mel_weight_matrix(phi_kargs *a)
     }
     for (int64_t i = 0; i < bins + 2; i++) {
         double hz = 700 * (pow(10, ((double)i * step + lmel) / 2595) - 1);
-        fb[i] = (int64_t)floor((double)(dft_len + 1) * hz / (double)rate);
+        fb[i] = phi_coord(floor((double)(dft_len + 1) * hz / (double)rate));
     }
     rc = 0;
     for (int64_t i = 0; i < bins && !rc; i++) {

@@ -63,6 +63,15 @@ void phi_store_f64(void *p, int dt, size_t i, double v);
 void phi_store_i64(void *p, int dt, size_t i, int64_t v);
 /* Saturating double -> int64 (NaN -> 0). */
 int64_t phi_f64_to_i64(double v);
+/* A coordinate or size computed in double (a sampling position, a scaled
+ * box corner) as an integer: NaN gives 0 and anything beyond +-2^40 is
+ * clamped there, so later +-1 and products with small factors stay defined
+ * (out-of-range positions are then handled like any other). */
+static inline int64_t phi_coord(double v)
+{
+    const double lim = 1099511627776.0; /* 2^40 */
+    return v != v ? 0 : v > lim ? (int64_t)lim : v < -lim ? -(int64_t)lim : (int64_t)v;
+}
 /* Convert n elements between any two numeric/bool/half dtypes. */
 void phi_convert(void *dst, int ddt, const void *src, int sdt, size_t n);
 
