@@ -231,16 +231,15 @@ START_TEST(unused_constant_is_removed)
 }
 END_TEST
 
-/* Constants inside If bodies become initializers of their body; a main
- * graph Constant read from inside a body becomes a main-graph initializer
- * (outer scope); a Constant that is a body output stays.
+/* The If model of the tests below, as pb bytes, at the given ir_version
+ * and opset:
  *   main:  Constant k = [10,20,30]; If(flag) -> y
  *   then:  Constant c = [1,2,3]; Add(x, c) -> t; Add(t, k) -> then_out
  *   else:  Constant -> else_out */
-START_TEST(constants_in_if_bodies)
+static void if_model(pb *model, int64_t ir_version, int64_t opset_version)
 {
     const int64_t d[1] = {3};
-    pb then_g = {0}, else_g = {0}, attrs = {0}, graph = {0}, opset = {0}, model = {0}, ca = {0}, cb = {0}, ck = {0};
+    pb then_g = {0}, else_g = {0}, attrs = {0}, graph = {0}, opset = {0}, ca = {0}, cb = {0}, ck = {0};
     pb_ints_attr(&ca, "value_ints", 3, (const int64_t[]){1, 2, 3});
     pb_node(&then_g, "Constant", NULL, NULL, "c", &ca);
     pb_node(&then_g, "Add", "x", "c", "t", NULL);
@@ -261,10 +260,19 @@ START_TEST(constants_in_if_bodies)
     pb_value_info(&graph, 11, "flag", PH_DT_BOOL, 0, NULL);
     pb_value_info(&graph, 12, "y", PH_DT_INT64, 1, d);
     pb_str(&opset, 1, "");
-    pb_int(&opset, 2, 17);
-    pb_int(&model, 1, 8);
-    pb_msg(&model, 7, &graph);
-    pb_msg(&model, 8, &opset);
+    pb_int(&opset, 2, (uint64_t)opset_version);
+    pb_int(model, 1, (uint64_t)ir_version);
+    pb_msg(model, 7, &graph);
+    pb_msg(model, 8, &opset);
+}
+
+/* Constants inside If bodies become initializers of their body; a main
+ * graph Constant read from inside a body becomes a main-graph initializer
+ * (outer scope); a Constant that is a body output stays. */
+START_TEST(constants_in_if_bodies)
+{
+    pb model = {0};
+    if_model(&model, 8, 17);
     ph_model *m = pb_load(&model);
 
     char ops[256];
@@ -289,17 +297,7 @@ START_TEST(constants_in_if_bodies)
     ck_assert_str_eq(ph_value_name(ph_graph_output(else_b, 0)), "else_out");
 
     /* the rewritten model saves and loads back with the same structure */
-    char path[] = "/tmp/ph_c2i_out_XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    unlink(path);
-    ph_error err = {0};
-    ck_assert_msg(ph_model_save(m, path, &err) == 0, "%s", err.message);
-    ph_model *back = NULL;
-    ck_assert_msg(ph_model_load(path, &back, &err) == 0, "%s", err.message);
-    unlink(path);
-    ck_assert_msg(ph_graph_verify(ph_model_graph(back), &err) == 0, "%s", err.message);
+    ph_model *back = tk_reload(m);
     ph_node *iff2 = tk_find_op(ph_model_graph(back), PH_OP_If);
     ck_assert_uint_eq(ph_graph_initializer_count(ph_node_attr_graph(iff2, "then_branch")), 1);
     ck_assert_uint_eq(ph_graph_initializer_count(ph_model_graph(back)), 1);
@@ -308,45 +306,13 @@ START_TEST(constants_in_if_bodies)
 }
 END_TEST
 
-/* An If model of ir_version 3, where ONNX requires every initializer to be
- * a graph input (onnx.checker: "in initializer but not in graph input"),
- * as pb bytes: Constant k in the main graph, Constant c in then_branch. */
-static void ir3_if_model(pb *model)
-{
-    const int64_t d[1] = {3};
-    pb then_g = {0}, else_g = {0}, attrs = {0}, graph = {0}, opset = {0}, ca = {0}, ck = {0};
-    pb_ints_attr(&ca, "value_ints", 3, (const int64_t[]){1, 2, 3});
-    pb_node(&then_g, "Constant", NULL, NULL, "c", &ca);
-    pb_node(&then_g, "Add", "x", "c", "t", NULL);
-    pb_node(&then_g, "Add", "t", "k", "then_out", NULL);
-    pb_str(&then_g, 2, "then_branch");
-    pb_value_info(&then_g, 12, "then_out", PH_DT_INT64, 1, d);
-    pb_node(&else_g, "Identity", "x", NULL, "else_out", NULL);
-    pb_str(&else_g, 2, "else_branch");
-    pb_value_info(&else_g, 12, "else_out", PH_DT_INT64, 1, d);
-    pb_graph_attr(&attrs, "then_branch", &then_g);
-    pb_graph_attr(&attrs, "else_branch", &else_g);
-    pb_ints_attr(&ck, "value_ints", 3, (const int64_t[]){10, 20, 30});
-    pb_node(&graph, "Constant", NULL, NULL, "k", &ck);
-    pb_node(&graph, "If", "flag", NULL, "y", &attrs);
-    pb_str(&graph, 2, "main");
-    pb_value_info(&graph, 11, "x", PH_DT_INT64, 1, d);
-    pb_value_info(&graph, 11, "flag", PH_DT_BOOL, 0, NULL);
-    pb_value_info(&graph, 12, "y", PH_DT_INT64, 1, d);
-    pb_str(&opset, 1, "");
-    pb_int(&opset, 2, 11);
-    pb_int(model, 1, 3);
-    pb_msg(model, 7, &graph);
-    pb_msg(model, 8, &opset);
-}
-
 /* ir_version 3: the initializers the pass adds are listed as graph inputs
  * in the written file, a body's constant goes to the main graph (a body
  * cannot list it), and the outputs stay bit-identical. */
 START_TEST(ir3_initializers_are_listed_as_inputs)
 {
     pb model = {0};
-    ir3_if_model(&model);
+    if_model(&model, 3, 11); /* ONNX then requires every initializer to be a graph input */
     ph_model *m = pb_load(&model);
     ph_graph *g = ph_model_graph(m);
     ph_node *iff = tk_find_op(g, PH_OP_If);
@@ -357,16 +323,7 @@ START_TEST(ir3_initializers_are_listed_as_inputs)
     ck_assert_uint_eq(ph_graph_input_count(g), 2); /* in memory: constants, not inputs */
     ck_assert_ptr_nonnull(ph_value_const(ph_graph_initializer(g, 0)));
 
-    char path[] = "/tmp/ph_c2i_ir3_XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    unlink(path);
-    ph_error err = {0};
-    ck_assert_msg(ph_model_save(m, path, &err) == 0, "%s", err.message);
-    ph_model *back = NULL;
-    ck_assert_msg(ph_model_load(path, &back, &err) == 0, "%s", err.message);
-    unlink(path);
+    ph_model *back = tk_reload(m);
     ph_graph *bg = ph_model_graph(back);
     ck_assert_int_eq(ph_model_ir_version(back), 3);
     ck_assert_uint_eq(ph_graph_initializer_count(bg), 2);
@@ -393,7 +350,7 @@ END_TEST
 START_TEST(ir3_body_initializer_is_refused)
 {
     pb model = {0};
-    ir3_if_model(&model);
+    if_model(&model, 3, 11);
     ph_model *m = pb_load(&model);
     ph_graph *then_b = ph_node_attr_graph(tk_find_op(ph_model_graph(m), PH_OP_If), "then_branch");
     ph_error err = {0};

@@ -73,6 +73,9 @@ void tk_assert_untouched(const tk_pass *p, ph_model *m);
 
 /* A new model, default opset 17.  Caller frees with ph_model_free. */
 ph_model *tk_model(void);
+/* m saved to a temporary file and loaded back (asserting that both work
+ * and that the result verifies); the caller frees it.  The file is gone. */
+ph_model *tk_reload(ph_model *m);
 /* Infer the shapes of m's main graph (asserting success). */
 void tk_infer(ph_model *m);
 /* A 1-D int64 initializer of n values. */

@@ -188,12 +188,10 @@ static int gelu(phi_kargs *a, int fast)
 {
     const ph_tensor *x, *b = fast ? phi_in(a, 1) : NULL;
     const void *xd, *bd = NULL;
-    int rc = phi_need(a, 0, &x, &xd);
+    int rc = phi_need_float(a, 0, "X", &x, &xd);
     if (rc || (b && (rc = phi_need(a, 1, &b, &bd)) != 0))
         return rc;
     int dt = ph_tensor_dtype(x);
-    if (!phi_dt_float(dt))
-        return phi_kbad_dtype(a, "X", dt);
     size_t r = ph_tensor_rank(x);
     int64_t nb = b ? ph_tensor_numel(b) : 0;
     if (b && (ph_tensor_rank(b) != 1 || r < 1 || nb != ph_tensor_dim(x, r - 1) || ph_tensor_dtype(b) != dt))
@@ -228,14 +226,12 @@ int phi_k_ms_skip_layer_norm(phi_kargs *a)
     const ph_tensor *x, *s, *g, *be = phi_in(a, 3), *bi = phi_in(a, 4);
     const void *xd, *sd, *gd, *bed = NULL, *bid = NULL;
     int rc;
-    if ((rc = phi_need(a, 0, &x, &xd)) != 0 || (rc = phi_need(a, 1, &s, &sd)) != 0 ||
+    if ((rc = phi_need_float(a, 0, "input", &x, &xd)) != 0 || (rc = phi_need(a, 1, &s, &sd)) != 0 ||
         (rc = phi_need(a, 2, &g, &gd)) != 0 || (be && (rc = phi_need(a, 3, &be, &bed)) != 0) ||
         (bi && (rc = phi_need(a, 4, &bi, &bid)) != 0))
         return rc;
     int dt = ph_tensor_dtype(x);
     size_t r = ph_tensor_rank(x);
-    if (!phi_dt_float(dt))
-        return phi_kbad_dtype(a, "input", dt);
     int64_t H = r ? ph_tensor_dim(x, r - 1) : 0, n = ph_tensor_numel(x);
     if (r < 1 || H < 1 || ph_tensor_numel(s) != n || ph_tensor_dtype(s) != dt || ph_tensor_numel(g) != H ||
         (be && ph_tensor_numel(be) != H) || (bi && ph_tensor_numel(bi) != H))

@@ -11,12 +11,10 @@ int phi_k_det(phi_kargs *a)
 {
     const ph_tensor *x;
     const void *xd;
-    int rc = phi_need(a, 0, &x, &xd);
+    int rc = phi_need_float(a, 0, "X", &x, &xd);
     if (rc)
         return rc;
     int dt = ph_tensor_dtype(x);
-    if (!phi_dt_float(dt))
-        return phi_kbad_dtype(a, "X", dt);
     size_t r = ph_tensor_rank(x);
     if (r < 2 || ph_tensor_dim(x, r - 1) != ph_tensor_dim(x, r - 2))
         return phi_kfail(a, PH_EINVAL, "X must be [..., M, M]");

@@ -22,12 +22,10 @@ static int loss(phi_kargs *a, int softmax)
     const ph_tensor *x, *t, *w = phi_in(a, 2);
     const void *xd, *td, *wd = NULL;
     int rc;
-    if ((rc = phi_need(a, 0, &x, &xd)) != 0 || (rc = phi_need(a, 1, &t, &td)) != 0 ||
+    if ((rc = phi_need_float(a, 0, "input", &x, &xd)) != 0 || (rc = phi_need(a, 1, &t, &td)) != 0 ||
         (w && (rc = phi_need(a, 2, &w, &wd)) != 0))
         return rc;
     int dt = ph_tensor_dtype(x), tdt = ph_tensor_dtype(t);
-    if (!phi_dt_float(dt))
-        return phi_kbad_dtype(a, "input", dt);
     if (!phi_dt_int(tdt))
         return phi_kbad_dtype(a, "target", tdt);
     size_t r = ph_tensor_rank(x);

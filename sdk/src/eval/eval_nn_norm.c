@@ -301,17 +301,28 @@ oom:
     return ph_error_set(a->err, PH_ENOMEM, "%s: out of memory", op);
 }
 
+/* Input 0, X, float32 or float64 with readable data. */
+static int need_x(phi_kargs *a, const char *op, const ph_tensor **x)
+{
+    *x = a->n_in ? a->in[0] : NULL;
+    if (!*x || !ph_tensor_data(*x))
+        return ph_error_set(a->err, PH_EINVAL, "%s: needs X", op);
+    if (!is_fp(ph_tensor_dtype(*x)))
+        return ph_error_set(a->err, PH_EUNSUPPORTED, "%s: dtype %s not supported", op,
+                            ph_dtype_name(ph_tensor_dtype(*x)));
+    return 0;
+}
+
 /* LRN: y = x / (bias + alpha / size * sum of x^2 over the size channels
  * around c)^beta (the window [c - floor((size-1)/2), c + ceil((size-1)/2)]). */
 int phi_k_lrn(phi_kargs *a)
 {
     const char *op = "LRN";
-    const ph_tensor *x = a->n_in ? a->in[0] : NULL;
-    if (!x || !ph_tensor_data(x))
-        return ph_error_set(a->err, PH_EINVAL, "%s: needs X", op);
+    const ph_tensor *x;
+    int rc = need_x(a, op, &x);
+    if (rc)
+        return rc;
     int dt = ph_tensor_dtype(x);
-    if (!is_fp(dt))
-        return ph_error_set(a->err, PH_EUNSUPPORTED, "%s: dtype %s not supported", op, ph_dtype_name(dt));
     size_t rank = ph_tensor_rank(x);
     int64_t size = ph_node_attr_int(a->node, "size", 0);
     if (rank < 2 || size < 1)
@@ -344,12 +355,11 @@ int phi_k_lrn(phi_kargs *a)
 int phi_k_mean_variance_norm(phi_kargs *a)
 {
     const char *op = "MeanVarianceNormalization";
-    const ph_tensor *x = a->n_in ? a->in[0] : NULL;
-    if (!x || !ph_tensor_data(x))
-        return ph_error_set(a->err, PH_EINVAL, "%s: needs X", op);
+    const ph_tensor *x;
+    int rc = need_x(a, op, &x);
+    if (rc)
+        return rc;
     int dt = ph_tensor_dtype(x);
-    if (!is_fp(dt))
-        return ph_error_set(a->err, PH_EUNSUPPORTED, "%s: dtype %s not supported", op, ph_dtype_name(dt));
     size_t rank = ph_tensor_rank(x);
     if (rank > 16)
         return ph_error_set(a->err, PH_EUNSUPPORTED, "%s: rank %zu", op, rank);
@@ -408,12 +418,11 @@ int phi_k_mean_variance_norm(phi_kargs *a)
 int phi_k_lp_norm(phi_kargs *a)
 {
     const char *op = "LpNormalization";
-    const ph_tensor *x = a->n_in ? a->in[0] : NULL;
-    if (!x || !ph_tensor_data(x))
-        return ph_error_set(a->err, PH_EINVAL, "%s: needs X", op);
+    const ph_tensor *x;
+    int rc = need_x(a, op, &x);
+    if (rc)
+        return rc;
     int dt = ph_tensor_dtype(x);
-    if (!is_fp(dt))
-        return ph_error_set(a->err, PH_EUNSUPPORTED, "%s: dtype %s not supported", op, ph_dtype_name(dt));
     int64_t r = (int64_t)ph_tensor_rank(x), axis = ph_node_attr_int(a->node, "axis", -1),
             p = ph_node_attr_int(a->node, "p", 2);
     if (axis < -r || axis >= r || (p != 1 && p != 2))

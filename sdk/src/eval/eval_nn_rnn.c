@@ -122,12 +122,10 @@ static int recurrent(phi_kargs *a, int kind)
     const ph_tensor *x, *w, *rt;
     const void *xd, *wd, *rd;
     int rc;
-    if ((rc = phi_need(a, 0, &x, &xd)) != 0 || (rc = phi_need(a, 1, &w, &wd)) != 0 ||
+    if ((rc = phi_need_float(a, 0, "X", &x, &xd)) != 0 || (rc = phi_need(a, 1, &w, &wd)) != 0 ||
         (rc = phi_need(a, 2, &rt, &rd)) != 0)
         return rc;
     int dt = ph_tensor_dtype(x);
-    if (!phi_dt_float(dt))
-        return phi_kbad_dtype(a, "X", dt);
     const char *dir = ph_node_attr_string(a->node, "direction", "forward");
     int bidi = !strcmp(dir, "bidirectional"), rev = !strcmp(dir, "reverse");
     if (!bidi && !rev && strcmp(dir, "forward"))

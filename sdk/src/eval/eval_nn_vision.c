@@ -25,16 +25,6 @@
 #include "eval_more.h"
 #include "eval_nn.h"
 
-static int need_float(phi_kargs *a, size_t i, const ph_tensor **t, const void **d)
-{
-    int rc = phi_need(a, i, t, d);
-    if (rc)
-        return rc;
-    if (!phi_dt_float(ph_tensor_dtype(*t)))
-        return phi_kbad_dtype(a, i == 0 ? "X" : "input", ph_tensor_dtype(*t));
-    return 0;
-}
-
 /* ------------------------------------------------------------ NonMaxSuppression */
 
 typedef struct nms_cand {
@@ -82,7 +72,7 @@ int phi_k_non_max_suppression(phi_kargs *a)
     const ph_tensor *bt, *st;
     const void *bd, *sd;
     int rc;
-    if ((rc = need_float(a, 0, &bt, &bd)) != 0 || (rc = need_float(a, 1, &st, &sd)) != 0)
+    if ((rc = phi_need_float(a, 0, "boxes", &bt, &bd)) != 0 || (rc = phi_need_float(a, 1, "scores", &st, &sd)) != 0)
         return rc;
     if (ph_tensor_rank(bt) != 3 || ph_tensor_dim(bt, 2) != 4 || ph_tensor_rank(st) != 3 ||
         ph_tensor_dim(st, 0) != ph_tensor_dim(bt, 0) || ph_tensor_dim(st, 2) != ph_tensor_dim(bt, 1))
@@ -164,7 +154,7 @@ int phi_k_roi_align(phi_kargs *a)
     const ph_tensor *x, *rt, *it;
     const void *xd, *rd, *id;
     int rc;
-    if ((rc = need_float(a, 0, &x, &xd)) != 0 || (rc = need_float(a, 1, &rt, &rd)) != 0 ||
+    if ((rc = phi_need_float(a, 0, "X", &x, &xd)) != 0 || (rc = phi_need_float(a, 1, "rois", &rt, &rd)) != 0 ||
         (rc = phi_need(a, 2, &it, &id)) != 0)
         return rc;
     int dt = ph_tensor_dtype(x);
@@ -316,7 +306,7 @@ int phi_k_grid_sample(phi_kargs *a)
     const ph_tensor *x, *gt;
     const void *xd, *gd;
     int rc;
-    if ((rc = need_float(a, 0, &x, &xd)) != 0 || (rc = need_float(a, 1, &gt, &gd)) != 0)
+    if ((rc = phi_need_float(a, 0, "X", &x, &xd)) != 0 || (rc = phi_need_float(a, 1, "grid", &gt, &gd)) != 0)
         return rc;
     if (ph_tensor_rank(x) != 4 || ph_tensor_rank(gt) != 4 || ph_tensor_dim(gt, 3) != 2 ||
         ph_tensor_dim(gt, 0) != ph_tensor_dim(x, 0))

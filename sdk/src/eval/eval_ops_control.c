@@ -369,6 +369,20 @@ done:
     return rc;
 }
 
+/* Move the final states and the scan outputs of a run into dst (states
+ * first), leaving st and outs empty. */
+static void scan_results(const scan_plan *sp, ph_tensor **st, ph_tensor **outs, ph_tensor **dst)
+{
+    for (size_t k = 0; k < sp->n_state; k++) {
+        dst[k] = st[k];
+        st[k] = NULL;
+    }
+    for (size_t k = 0; k < sp->n_out; k++) {
+        dst[sp->n_state + k] = outs[k];
+        outs[k] = NULL;
+    }
+}
+
 int phi_k_scan(phi_kargs *a)
 {
     size_t b = phi_body_index(a, "body");
@@ -426,13 +440,8 @@ int phi_k_scan(phi_kargs *a)
                 rc = phi_kfail(a, PH_EINVAL, "state input %zu is missing or cannot be copied", k);
         if (!rc)
             rc = scan_run(a, b, &sp, st, xs, len, outs);
-        for (size_t k = 0; k < a->n_out && !rc; k++) {
-            a->out[k] = k < sp.n_state ? st[k] : outs[k - sp.n_state];
-            if (k < sp.n_state)
-                st[k] = NULL;
-            else
-                outs[k - sp.n_state] = NULL;
-        }
+        if (!rc)
+            scan_results(&sp, st, outs, a->out);
         free_all(st, sp.n_state);
         free_all(outs, sp.n_out);
         return rc;
@@ -464,13 +473,8 @@ int phi_k_scan(phi_kargs *a)
                 rc = phi_kfail(a, PH_ENOMEM, "out of memory");
         if (!rc)
             rc = scan_run(a, b, &sp, st, xb, l, outs);
-        for (size_t k = 0; k < a->n_out && !rc; k++) {
-            per[(size_t)bi * a->n_out + k] = k < sp.n_state ? st[k] : outs[k - sp.n_state];
-            if (k < sp.n_state)
-                st[k] = NULL;
-            else
-                outs[k - sp.n_state] = NULL;
-        }
+        if (!rc)
+            scan_results(&sp, st, outs, &per[(size_t)bi * a->n_out]);
         free_all(own, sp.n_in);
         free_all(st, sp.n_state);
         free_all(outs, sp.n_out);

@@ -62,12 +62,10 @@ int phi_k_dft(phi_kargs *a)
 {
     const ph_tensor *x;
     const void *xd;
-    int rc = phi_need(a, 0, &x, &xd);
+    int rc = phi_need_float(a, 0, "input", &x, &xd);
     if (rc)
         return rc;
     int dt = ph_tensor_dtype(x);
-    if (!phi_dt_float(dt))
-        return phi_kbad_dtype(a, "input", dt);
     size_t r = ph_tensor_rank(x), ax;
     int64_t comp = r ? ph_tensor_dim(x, r - 1) : 0;
     if (r < 3 || (comp != 1 && comp != 2) || r > PHI_MAX_RANK)
@@ -119,12 +117,10 @@ int phi_k_stft(phi_kargs *a)
 {
     const ph_tensor *x, *wt = phi_in(a, 2);
     const void *xd, *wd = NULL;
-    int rc = phi_need(a, 0, &x, &xd);
+    int rc = phi_need_float(a, 0, "signal", &x, &xd);
     if (rc || (wt && (rc = phi_need(a, 2, &wt, &wd)) != 0))
         return rc;
     int dt = ph_tensor_dtype(x);
-    if (!phi_dt_float(dt))
-        return phi_kbad_dtype(a, "signal", dt);
     if (ph_tensor_rank(x) != 3 || (ph_tensor_dim(x, 2) != 1 && ph_tensor_dim(x, 2) != 2))
         return phi_kfail(a, PH_EINVAL, "the signal must be [batch, length, 1 or 2]");
     int64_t step, flen, B = ph_tensor_dim(x, 0), L = ph_tensor_dim(x, 1), comp = ph_tensor_dim(x, 2);

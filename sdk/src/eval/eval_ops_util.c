@@ -46,6 +46,14 @@ int phi_need(phi_kargs *a, size_t i, const ph_tensor **t, const void **data)
     return 0;
 }
 
+int phi_need_float(phi_kargs *a, size_t i, const char *what, const ph_tensor **t, const void **data)
+{
+    int rc = phi_need(a, i, t, data);
+    if (rc)
+        return rc;
+    return phi_dt_float(ph_tensor_dtype(*t)) ? 0 : phi_kbad_dtype(a, what, ph_tensor_dtype(*t));
+}
+
 int phi_out(phi_kargs *a, size_t i, int dtype, size_t rank, const int64_t *dims, void **data)
 {
     *data = NULL;

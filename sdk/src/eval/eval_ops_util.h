@@ -27,6 +27,10 @@ static inline const ph_tensor *phi_in(const phi_kargs *a, size_t i)
 }
 /* Input i, required: PH_EINVAL when missing.  *data receives its bytes. */
 int phi_need(phi_kargs *a, size_t i, const ph_tensor **t, const void **data);
+/* phi_need for a float32 or float64 input (halves arrive as float32 unless
+ * the kernel is PHI_KF_NATIVE_HALF): PH_EUNSUPPORTED naming `what` for
+ * another dtype. */
+int phi_need_float(phi_kargs *a, size_t i, const char *what, const ph_tensor **t, const void **data);
 /* Allocate output i (skipped, returning 0 with *data NULL, when the output is
  * not wanted).  Stores the tensor in a->out[i]. */
 int phi_out(phi_kargs *a, size_t i, int dtype, size_t rank, const int64_t *dims, void **data);
