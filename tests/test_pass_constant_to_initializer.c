@@ -235,16 +235,27 @@ END_TEST
  * and opset:
  *   main:  Constant k = [10,20,30]; If(flag) -> y
  *   then:  Constant c = [1,2,3]; Add(x, c) -> t; Add(t, k) -> then_out
- *   else:  Constant -> else_out */
-static void if_model(pb *model, int64_t ir_version, int64_t opset_version)
+ *   else:  Constant -> else_out
+ * body_init: c is an initializer of the then branch instead. */
+static void if_model(pb *model, int64_t ir_version, int64_t opset_version, int body_init)
 {
     const int64_t d[1] = {3};
-    pb then_g = {0}, else_g = {0}, attrs = {0}, graph = {0}, opset = {0}, ca = {0}, cb = {0}, ck = {0};
-    pb_ints_attr(&ca, "value_ints", 3, (const int64_t[]){1, 2, 3});
-    pb_node(&then_g, "Constant", NULL, NULL, "c", &ca);
+    pb then_g = {0}, else_g = {0}, attrs = {0}, graph = {0}, opset = {0}, ca = {0}, cb = {0}, ck = {0}, t = {0};
+    if (!body_init) {
+        pb_ints_attr(&ca, "value_ints", 3, (const int64_t[]){1, 2, 3});
+        pb_node(&then_g, "Constant", NULL, NULL, "c", &ca);
+    }
     pb_node(&then_g, "Add", "x", "c", "t", NULL);
     pb_node(&then_g, "Add", "t", "k", "then_out", NULL);
     pb_str(&then_g, 2, "then_branch");
+    if (body_init) { /* TensorProto: dims 1, data_type 2, int64_data 7, name 8 */
+        pb_int(&t, 1, 3);
+        pb_int(&t, 2, PH_DT_INT64);
+        for (int i = 1; i <= 3; i++)
+            pb_int(&t, 7, (uint64_t)i);
+        pb_str(&t, 8, "c");
+        pb_msg(&then_g, 5, &t);
+    }
     pb_value_info(&then_g, 12, "then_out", PH_DT_INT64, 1, d);
     pb_ints_attr(&cb, "value_ints", 3, (const int64_t[]){4, 5, 6});
     pb_node(&else_g, "Constant", NULL, NULL, "else_out", &cb);
@@ -272,7 +283,7 @@ static void if_model(pb *model, int64_t ir_version, int64_t opset_version)
 START_TEST(constants_in_if_bodies)
 {
     pb model = {0};
-    if_model(&model, 8, 17);
+    if_model(&model, 8, 17, 0);
     ph_model *m = pb_load(&model);
 
     char ops[256];
@@ -312,7 +323,7 @@ END_TEST
 START_TEST(ir3_initializers_are_listed_as_inputs)
 {
     pb model = {0};
-    if_model(&model, 3, 11); /* ONNX then requires every initializer to be a graph input */
+    if_model(&model, 3, 11, 0); /* ONNX then requires every initializer to be a graph input */
     ph_model *m = pb_load(&model);
     ph_graph *g = ph_model_graph(m);
     ph_node *iff = tk_find_op(g, PH_OP_If);
@@ -350,7 +361,7 @@ END_TEST
 START_TEST(ir3_body_initializer_is_refused)
 {
     pb model = {0};
-    if_model(&model, 3, 11);
+    if_model(&model, 3, 11, 0);
     ph_model *m = pb_load(&model);
     ph_graph *then_b = ph_node_attr_graph(tk_find_op(ph_model_graph(m), PH_OP_If), "then_branch");
     ph_error err = {0};
@@ -363,31 +374,8 @@ START_TEST(ir3_body_initializer_is_refused)
     ph_model_free(m);
 
     /* a file with a body initializer at ir_version 3 is refused on load */
-    pb then_g = {0}, else_g = {0}, attrs = {0}, graph = {0}, opset = {0}, bad = {0}, t = {0};
-    const int64_t d[1] = {1};
-    pb_int(&t, 1, 1); /* dims [1] */
-    pb_int(&t, 2, PH_DT_INT64);
-    pb_int(&t, 7, 4); /* int64_data */
-    pb_str(&t, 8, "w");
-    pb_node(&then_g, "Add", "x", "w", "then_out", NULL);
-    pb_msg(&then_g, 5, &t);
-    pb_str(&then_g, 2, "then_branch");
-    pb_value_info(&then_g, 12, "then_out", PH_DT_INT64, 1, d);
-    pb_node(&else_g, "Identity", "x", NULL, "else_out", NULL);
-    pb_str(&else_g, 2, "else_branch");
-    pb_value_info(&else_g, 12, "else_out", PH_DT_INT64, 1, d);
-    pb_graph_attr(&attrs, "then_branch", &then_g);
-    pb_graph_attr(&attrs, "else_branch", &else_g);
-    pb_node(&graph, "If", "flag", NULL, "y", &attrs);
-    pb_str(&graph, 2, "main");
-    pb_value_info(&graph, 11, "x", PH_DT_INT64, 1, d);
-    pb_value_info(&graph, 11, "flag", PH_DT_BOOL, 0, NULL);
-    pb_value_info(&graph, 12, "y", PH_DT_INT64, 1, d);
-    pb_str(&opset, 1, "");
-    pb_int(&opset, 2, 11);
-    pb_int(&bad, 1, 3);
-    pb_msg(&bad, 7, &graph);
-    pb_msg(&bad, 8, &opset);
+    pb bad = {0};
+    if_model(&bad, 3, 11, 1);
     ph_model *bm = NULL;
     int rc = ph_model_load_memory(bad.data, bad.len, "bad.onnx", &bm, &err);
     ck_assert_msg(rc != 0 && strstr(err.message, "ir_version < 4"), "rc %d: %s", rc, err.message);
