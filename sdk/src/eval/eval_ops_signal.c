@@ -3,7 +3,8 @@
  *
  * Complex values are a trailing dim of 2 (real, imaginary); a trailing dim
  * of 1 is a real signal.  Transforms are computed directly in double
- * (O(n^2) per signal: a reference, not a fast path).  DFT: along `axis`,
+ * (O(n^2) per signal with one table of twiddle factors per length: a
+ * reference, not a fast path).  DFT: along `axis`,
  * zero-padded or cut to dft_length, inverse divides by n, onesided keeps
  * the floor(n/2) + 1 first bins.  STFT: frames of frame_length (or the
  * window's length) every frame_step samples, times the window, each
@@ -41,15 +42,29 @@ static double scalar_f64(const ph_tensor *t)
     return phi_load_f64(ph_tensor_data(t), ph_tensor_dtype(t), 0);
 }
 
+/* The twiddle factors cos and sin of 2 pi m / n, m < n (2n values; NULL
+ * when out of memory): one table per transform length. */
+static double *twiddles(int64_t n)
+{
+    double *tw = malloc((size_t)n * 2 * sizeof *tw);
+    for (int64_t m = 0; tw && m < n; m++) {
+        double ang = 2 * M_PI * (double)m / (double)n;
+        tw[2 * m] = cos(ang);
+        tw[2 * m + 1] = sin(ang);
+    }
+    return tw;
+}
+
 /* X[k] = sum_j x[j] e^(-+2 pi i j k / n), k < bins; x has len values
- * (re, im interleaved), zero beyond. */
-static void dft(const double *x, int64_t len, int64_t n, int64_t bins, int inverse, double *out)
+ * (re, im interleaved), zero beyond; tw from twiddles(n). */
+static void dft(const double *x, int64_t len, int64_t n, int64_t bins, int inverse, const double *tw, double *out)
 {
     double sign = inverse ? 1 : -1;
     for (int64_t k = 0; k < bins; k++) {
         double re = 0, im = 0;
         for (int64_t j = 0; j < len && j < n; j++) {
-            double ang = sign * 2 * M_PI * (double)((j * k) % n) / (double)n, c = cos(ang), s = sin(ang);
+            int64_t m = (j * k) % n;
+            double c = tw[2 * m], s = sign * tw[2 * m + 1];
             re += x[2 * j] * c - x[2 * j + 1] * s;
             im += x[2 * j] * s + x[2 * j + 1] * c;
         }
@@ -89,9 +104,11 @@ int phi_k_dft(phi_kargs *a)
         return rc;
     int64_t outer = phi_numel(ax, ph_tensor_dims(x)), inner = phi_numel(r - 1 - ax - 1, ph_tensor_dims(x) + ax + 1);
     double *sig = malloc((size_t)(len ? len : 1) * 2 * sizeof *sig), *res = malloc((size_t)bins * 2 * sizeof *res);
-    if (!sig || !res) {
+    double *tw = twiddles(n);
+    if (!sig || !res || !tw) {
         free(sig);
         free(res);
+        free(tw);
         return phi_kfail(a, PH_ENOMEM, "out of memory");
     }
     for (int64_t i = 0; i < outer; i++)
@@ -101,7 +118,7 @@ int phi_k_dft(phi_kargs *a)
                 sig[2 * t] = phi_load_f64(xd, dt, e);
                 sig[2 * t + 1] = comp == 2 ? phi_load_f64(xd, dt, e + 1) : 0;
             }
-            dft(sig, len, n, bins, inverse, res);
+            dft(sig, len, n, bins, inverse, tw, res);
             for (int64_t k = 0; k < bins; k++) {
                 size_t e = (size_t)(((i * bins + k) * inner + j) * 2);
                 phi_store_f64(o, dt, e, res[2 * k]);
@@ -110,6 +127,7 @@ int phi_k_dft(phi_kargs *a)
         }
     free(sig);
     free(res);
+    free(tw);
     return 0;
 }
 
@@ -137,9 +155,11 @@ int phi_k_stft(phi_kargs *a)
     if ((rc = phi_out(a, 0, dt, 4, od, &o)) != 0 || !o)
         return rc;
     double *sig = malloc((size_t)flen * 2 * sizeof *sig), *res = malloc((size_t)bins * 2 * sizeof *res);
-    if (!sig || !res) {
+    double *tw = twiddles(flen);
+    if (!sig || !res || !tw) {
         free(sig);
         free(res);
+        free(tw);
         return phi_kfail(a, PH_ENOMEM, "out of memory");
     }
     for (int64_t b = 0; b < B; b++)
@@ -150,7 +170,7 @@ int phi_k_stft(phi_kargs *a)
                 sig[2 * j] = phi_load_f64(xd, dt, e) * w;
                 sig[2 * j + 1] = comp == 2 ? phi_load_f64(xd, dt, e + 1) * w : 0;
             }
-            dft(sig, flen, flen, bins, 0, res);
+            dft(sig, flen, flen, bins, 0, tw, res);
             for (int64_t k = 0; k < bins; k++) {
                 size_t e = (size_t)(((b * frames + f) * bins + k) * 2);
                 phi_store_f64(o, dt, e, res[2 * k]);
@@ -159,6 +179,7 @@ int phi_k_stft(phi_kargs *a)
         }
     free(sig);
     free(res);
+    free(tw);
     return 0;
 }
 
