@@ -653,10 +653,14 @@ def make_ort_contrib():
         helper.make_node("FusedMatMul", ["fg", "mw"], ["mm"], domain=MS, transB=1, alpha=0.5),
         helper.make_node("Gelu", ["mm"], ["y"], domain=MS),
     ]
+    # the types of the contrib ops' outputs, as the passes that emit them set
+    # them (shape inference knows no com.microsoft op)
+    vi = [helper.make_tensor_value_info(n, F, d) for n, d in
+          (("c", [1, 4, 6, 6]), ("g", [1, 16]), ("ln", [1, 2, 8]), ("fg", [1, 2, 8]), ("mm", [1, 2, 5]))]
     graph = helper.make_graph(
         nodes, "ort_contrib", [helper.make_tensor_value_info("x", F, [1, 3, 6, 6])],
         [helper.make_tensor_value_info("y", F, [1, 2, 5]),
-         helper.make_tensor_value_info("sum", F, [1, 2, 8])], initializer=inits)
+         helper.make_tensor_value_info("sum", F, [1, 2, 8])], initializer=inits, value_info=vi)
     return _model(graph, [helper.make_opsetid("", 13), helper.make_opsetid(MS, 1)])
 
 
