@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "evalcase.h"
+#include "pbwire.h"
 #include "passhost/passhost.h"
 
 static const int float_dtypes[] = {PH_DT_FLOAT, PH_DT_DOUBLE, PH_DT_FLOAT16, PH_DT_BFLOAT16};
@@ -233,6 +234,71 @@ START_TEST(rnn)
            T(PH_DT_INT32, 1, D(1), V(2)));
     ck_assert_int_eq(run(c), PH_EINVAL); /* a length beyond the sequence */
     done(c);
+}
+END_TEST
+
+/* RNN with an activations attribute (a STRINGS attribute the builder API
+ * cannot set, so the model is written as pb bytes): LeakyRelu with its
+ * alpha from activation_alpha, and Relu. */
+static double rnn_with_activation(const char *act, double alpha, double x)
+{
+    pb node = {0}, at = {0}, al = {0}, hs = {0}, graph = {0}, opset = {0}, model = {0};
+    const int64_t d1[3] = {1, 1, 1};
+    for (const char *const *in = (const char *const[]){"X", "W", "R", NULL}; *in; in++)
+        pb_str(&node, 1, *in);
+    pb_str(&node, 2, "Y");
+    pb_str(&node, 2, "Y_h");
+    pb_str(&node, 3, "rnn");
+    pb_str(&node, 4, "RNN");
+    pb_str(&at, 1, "activations"); /* AttributeProto: name 1, f 2, i 3, floats 7, strings 9, type 20 */
+    pb_str(&at, 9, act);
+    pb_int(&at, 20, 8);
+    pb_msg(&node, 5, &at);
+    pb_str(&al, 1, "activation_alpha");
+    float f = (float)alpha;
+    uint32_t bits;
+    memcpy(&bits, &f, 4);
+    pb_varint(&al, (7u << 3) | 5); /* floats, fixed32 */
+    for (int k = 0; k < 4; k++)
+        pb_byte(&al, (unsigned char)(bits >> (8 * k)));
+    pb_int(&al, 20, 6);
+    pb_msg(&node, 5, &al);
+    pb_str(&hs, 1, "hidden_size");
+    pb_int(&hs, 3, 1);
+    pb_int(&hs, 20, 2);
+    pb_msg(&node, 5, &hs);
+    pb_msg(&graph, 1, &node);
+    pb_str(&graph, 2, "g");
+    pb_value_info(&graph, 11, "X", PH_DT_FLOAT, 3, d1);
+    pb_value_info(&graph, 11, "W", PH_DT_FLOAT, 3, d1);
+    pb_value_info(&graph, 11, "R", PH_DT_FLOAT, 3, d1);
+    pb_value_info(&graph, 12, "Y_h", PH_DT_FLOAT, 3, d1);
+    pb_str(&opset, 1, "");
+    pb_int(&opset, 2, 14);
+    pb_int(&model, 1, 8);
+    pb_msg(&model, 7, &graph);
+    pb_msg(&model, 8, &opset);
+    ph_model *m = pb_load(&model);
+    ph_eval *e = NULL;
+    ph_error err = {0, ""};
+    ck_assert_msg(ph_eval_new(ph_model_graph(m), &e, &err) == 0, "%s", err.message);
+    ph_tensor *in[3] = {TF(3, D(1, 1, 1), x), TF(3, D(1, 1, 1), 1), TF(3, D(1, 1, 1), 0)}, *y = NULL;
+    ck_assert_msg(ph_eval_run(e, (const ph_tensor *const *)in, 3, &y, 1, &err) == 0, "%s", err.message);
+    double v = *(const float *)ph_tensor_data(y);
+    ph_tensor_free(y);
+    for (int k = 0; k < 3; k++)
+        ph_tensor_free(in[k]);
+    ph_eval_free(e);
+    ph_model_free(m);
+    return v;
+}
+
+START_TEST(rnn_activations)
+{
+    ck_assert(fabs(rnn_with_activation("LeakyRelu", 0.1, -1) - -0.1) < 1e-6);
+    ck_assert(fabs(rnn_with_activation("Relu", 0.1, -1)) < 1e-12);
+    ck_assert(fabs(rnn_with_activation("Relu", 0.1, 2) - 2) < 1e-6);
+    ck_assert(fabs(rnn_with_activation("HardSigmoid", 0.1, 2) - 0.7) < 1e-6); /* alpha 0.1, beta 0.5 */
 }
 END_TEST
 
@@ -813,6 +879,7 @@ static Suite *suite(void)
     tcase_add_test(t, unique);
     tcase_add_test(t, losses);
     tcase_add_test(t, rnn);
+    tcase_add_test(t, rnn_activations);
     tcase_add_test(t, gru_and_lstm);
     tcase_add_test(t, quantize_dequantize);
     tcase_add_test(t, integer_products);
