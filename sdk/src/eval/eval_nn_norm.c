@@ -114,7 +114,8 @@ int phi_k_batch_norm(phi_kargs *a)
             if (rv)
                 putd(rv, c, getd(a->in[4], c) * mom + v * (1 - mom));
         }
-        a->out[1] = rm;
+        if (a->n_out > 1) /* rm and rv exist only when wanted */
+            a->out[1] = rm;
         if (a->n_out > 2)
             a->out[2] = rv;
     } else {
