@@ -264,30 +264,32 @@ static int out_int32(phi_kargs *a, const ph_tensor *acc)
     return 0;
 }
 
-int phi_k_matmul_integer(phi_kargs *a)
+/* MatMulInteger / ConvInteger: the product of inputs 0 and 1 minus their
+ * zero points (inputs 2 and 3), as int32. */
+typedef int (*int_product_fn)(phi_kargs *a, const ph_tensor *x, const ph_tensor *zx, const ph_tensor *y,
+                              const ph_tensor *zy, ph_tensor **acc);
+
+static int integer_product(phi_kargs *a, int_product_fn product)
 {
-    const ph_tensor *ta, *tb;
+    const ph_tensor *x, *y;
     int rc;
-    if ((rc = phi_need(a, 0, &ta, NULL)) != 0 || (rc = phi_need(a, 1, &tb, NULL)) != 0)
+    if ((rc = phi_need(a, 0, &x, NULL)) != 0 || (rc = phi_need(a, 1, &y, NULL)) != 0)
         return rc;
     ph_tensor *acc = NULL;
-    if ((rc = int_matmul(a, ta, phi_in(a, 2), tb, phi_in(a, 3), &acc)) == 0)
+    if ((rc = product(a, x, phi_in(a, 2), y, phi_in(a, 3), &acc)) == 0)
         rc = out_int32(a, acc);
     ph_tensor_free(acc);
     return rc;
 }
 
+int phi_k_matmul_integer(phi_kargs *a)
+{
+    return integer_product(a, int_matmul);
+}
+
 int phi_k_conv_integer(phi_kargs *a)
 {
-    const ph_tensor *tx, *tw;
-    int rc;
-    if ((rc = phi_need(a, 0, &tx, NULL)) != 0 || (rc = phi_need(a, 1, &tw, NULL)) != 0)
-        return rc;
-    ph_tensor *acc = NULL;
-    if ((rc = int_conv(a, tx, phi_in(a, 2), tw, phi_in(a, 3), &acc)) == 0)
-        rc = out_int32(a, acc);
-    ph_tensor_free(acc);
-    return rc;
+    return integer_product(a, int_conv);
 }
 
 /* Requantize acc (+ bias per channel of axis 1) with real scale

@@ -55,6 +55,21 @@ static double *twiddles(int64_t n)
     return tw;
 }
 
+/* The buffers of a transform: len complex inputs, bins complex outputs and
+ * the twiddles of length n (freed by the caller).  0 or PH_ENOMEM. */
+static int dft_buffers(phi_kargs *a, int64_t len, int64_t bins, int64_t n, double **sig, double **res, double **tw)
+{
+    *sig = malloc((size_t)(len ? len : 1) * 2 * sizeof **sig);
+    *res = malloc((size_t)(bins ? bins : 1) * 2 * sizeof **res);
+    *tw = twiddles(n);
+    if (*sig && *res && *tw)
+        return 0;
+    free(*sig);
+    free(*res);
+    free(*tw);
+    return phi_kfail(a, PH_ENOMEM, "out of memory");
+}
+
 /* X[k] = sum_j x[j] e^(-+2 pi i j k / n), k < bins; x has len values
  * (re, im interleaved), zero beyond; tw from twiddles(n). */
 static void dft(const double *x, int64_t len, int64_t n, int64_t bins, int inverse, const double *tw, double *out)
@@ -103,14 +118,9 @@ int phi_k_dft(phi_kargs *a)
     if ((rc = phi_out(a, 0, dt, r, od, &o)) != 0 || !o)
         return rc;
     int64_t outer = phi_numel(ax, ph_tensor_dims(x)), inner = phi_numel(r - 1 - ax - 1, ph_tensor_dims(x) + ax + 1);
-    double *sig = malloc((size_t)(len ? len : 1) * 2 * sizeof *sig), *res = malloc((size_t)bins * 2 * sizeof *res);
-    double *tw = twiddles(n);
-    if (!sig || !res || !tw) {
-        free(sig);
-        free(res);
-        free(tw);
-        return phi_kfail(a, PH_ENOMEM, "out of memory");
-    }
+    double *sig, *res, *tw;
+    if ((rc = dft_buffers(a, len, bins, n, &sig, &res, &tw)) != 0)
+        return rc;
     for (int64_t i = 0; i < outer; i++)
         for (int64_t j = 0; j < inner; j++) {
             for (int64_t t = 0; t < len; t++) {
@@ -154,14 +164,9 @@ int phi_k_stft(phi_kargs *a)
     void *o;
     if ((rc = phi_out(a, 0, dt, 4, od, &o)) != 0 || !o)
         return rc;
-    double *sig = malloc((size_t)flen * 2 * sizeof *sig), *res = malloc((size_t)bins * 2 * sizeof *res);
-    double *tw = twiddles(flen);
-    if (!sig || !res || !tw) {
-        free(sig);
-        free(res);
-        free(tw);
-        return phi_kfail(a, PH_ENOMEM, "out of memory");
-    }
+    double *sig, *res, *tw;
+    if ((rc = dft_buffers(a, flen, bins, flen, &sig, &res, &tw)) != 0)
+        return rc;
     for (int64_t b = 0; b < B; b++)
         for (int64_t f = 0; f < frames; f++) {
             for (int64_t j = 0; j < flen; j++) {
