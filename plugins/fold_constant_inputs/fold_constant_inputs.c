@@ -110,7 +110,9 @@ static int load(entry *e, ph_ctx *ctx)
     int dt = ph_value_dtype(v), rank = ph_value_rank(v), ok = 1;
     char msg[512] = "", a[256], b[256];
     if (is_npy(e->path)) {
-        e->t = tf_load_npy(e->path, msg, sizeof msg);
+        ph_error nerr = {0};
+        if (!(e->t = ph_tensor_load_npy(e->path, &nerr))) /* the message names the file */
+            return ph_ctx_error(ctx, PH_EINVAL, "input '%s': %s", e->name, nerr.message);
     } else {
         int64_t dims[64];
         ok = rank >= 0 && rank <= 64 && dt != PH_DT_UNDEFINED;

@@ -1,5 +1,5 @@
-/* tensor_file.h - read a tensor from a NumPy .npy file or a raw file, for
- * fold_constant_inputs.  Private to the plugin. */
+/* tensor_file.h - read a tensor from a raw file, for fold_constant_inputs
+ * (.npy files: ph_tensor_load_npy).  Private to the plugin. */
 #ifndef FOLD_CONSTANT_INPUTS_TENSOR_FILE_H
 #define FOLD_CONSTANT_INPUTS_TENSOR_FILE_H
 
@@ -13,11 +13,6 @@
 #else
 #define TF_HIDDEN
 #endif
-
-/* The tensor stored in the .npy file at path (format versions 1 to 3,
- * C order, little- or big-endian numeric dtypes and bool), or NULL with a
- * reason in msg (always NUL-terminated).  The caller owns the result. */
-TF_HIDDEN ph_tensor *tf_load_npy(const char *path, char *msg, size_t size);
 
 /* The raw little-endian bytes of the file at path as a tensor of dtype and
  * shape (rank, dims); the file size must be exactly numel * dtype size.
