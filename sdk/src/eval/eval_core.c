@@ -441,10 +441,13 @@ PH_API int ph_eval_new_with(const ph_graph *g, const ph_eval_options *opts, ph_e
 
 /* ------------------------------------------------------------ running */
 
-static int check_input(const ph_value *v, size_t i, const ph_tensor *t, ph_error *err)
+/* float64: the reference mode, where an initializer default of a float
+ * type is already double. */
+static int check_input(const ph_value *v, size_t i, const ph_tensor *t, int float64, ph_error *err)
 {
     int dt = ph_value_dtype(v), rank = ph_value_rank(v);
-    if (dt != PH_DT_UNDEFINED && dt != ph_tensor_dtype(t))
+    int promoted = float64 && is_float_type(dt) && ph_tensor_dtype(t) == PH_DT_DOUBLE;
+    if (dt != PH_DT_UNDEFINED && dt != ph_tensor_dtype(t) && !promoted)
         return ph_error_set(err, PH_EINVAL, "graph input %zu '%s': expected dtype %s, got %s", i,
                             ph_value_name(v), ph_dtype_name(dt), ph_dtype_name(ph_tensor_dtype(t)));
     if (rank < 0)
@@ -501,7 +504,7 @@ PH_API int ph_eval_run(ph_eval *e, const ph_tensor *const *inputs, size_t n_inpu
                               ph_value_name(v));
             goto done;
         }
-        if ((rc = check_input(v, i, t, err)) != 0)
+        if ((rc = check_input(v, i, t, e->float64, err)) != 0)
             goto done;
         if (e->float64 && is_float_type(ph_tensor_dtype(t))) {
             /* the run owns the promoted copy; it is freed after its last use */
