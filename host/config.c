@@ -88,6 +88,13 @@ static void set_string(char **slot, const char *value)
     *slot = value ? host_xstrdup(value) : NULL;
 }
 
+host_verify_config host_verify_defaults(void)
+{
+    return (host_verify_config){.runs = HOST_DEFAULT_VERIFY_RUNS, .atol = -1, .rtol = -1,
+                                .budget_factor = HOST_DEFAULT_BUDGET_FACTOR,
+                                .budget_ulps = HOST_DEFAULT_BUDGET_ULPS};
+}
+
 host_config *host_config_new(void)
 {
     host_config *cfg = host_xcalloc(1, sizeof *cfg);
@@ -98,9 +105,7 @@ host_config *host_config_new(void)
     cfg->infer_shapes = 1;
     cfg->external_data_threshold = 2147483647; /* protobuf's limit */
     cfg->external_data_min_size = 1024;        /* as ONNX's own tools */
-    cfg->verify = (host_verify_config){.runs = HOST_DEFAULT_VERIFY_RUNS, .atol = -1, .rtol = -1,
-                                       .budget_factor = HOST_DEFAULT_BUDGET_FACTOR,
-                                       .budget_ulps = HOST_DEFAULT_BUDGET_ULPS};
+    cfg->verify = host_verify_defaults();
     return cfg;
 }
 

@@ -105,6 +105,9 @@ typedef struct host_verify_config {
 #define HOST_DEFAULT_BUDGET_FACTOR 4.0
 #define HOST_DEFAULT_BUDGET_ULPS 4.0
 
+/* [verify] as a new config has it (no data, no ranges). */
+host_verify_config host_verify_defaults(void);
+
 /* 1 when the fixed tolerances are chosen over the error budget. */
 static inline int host_verify_fixed(const host_verify_config *vc)
 {

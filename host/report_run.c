@@ -46,9 +46,8 @@ char *host_record_config_ini(const host_run_record *rec)
 
 void host_report_verify_outputs(FILE *out, const host_run_record *rec)
 {
-    if (!rec->verify_checked || !rec->verify)
-        return;
-    host_verify_print(out, rec->verify);
+    if (rec->verify)
+        host_verify_print(out, rec->verify, rec->verify_checked);
 }
 
 /* "3 runs" or "2 data sets" */

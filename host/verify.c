@@ -416,8 +416,8 @@ static int judge(host_verify *v, ph_tensor **got, ph_error *err)
                               res->name, res->mismatches, res->max_abs);
         else if (isinf(res->max_abs) && res->optimized_error <= res->budget)
             rc = ph_error_set(err, HOST_EXIT_MISMATCH,
-                              "output '%s' differs: %zu elements are NaN or infinite where the original "
-                              "has other values", res->name, res->mismatches);
+                              "output '%s' differs: %zu elements differ from the original in NaN or "
+                              "infinity (one side NaN or infinite, the other not)", res->name, res->mismatches);
         else
             rc = ph_error_set(err, HOST_EXIT_MISMATCH,
                               "output '%s' differs: optimized error %.3g beyond its budget %.3g (%g x the "
@@ -592,12 +592,12 @@ static const char *figure(char *buf, size_t size, int is_float_out, double x)
     return buf;
 }
 
-void host_verify_print(FILE *out, const host_verify *v)
+void host_verify_print(FILE *out, const host_verify *v, int checked)
 {
     int budget = host_verify_uses_budget(v);
-    for (size_t i = 0; i < v->in.n_notes; i++)
+    for (size_t i = 0; checked && i < v->in.n_notes; i++)
         fprintf(out, "  input %s\n", v->in.notes[i]);
-    for (size_t o = 0; o < v->n_outputs; o++) {
+    for (size_t o = 0; checked && o < v->n_outputs; o++) {
         const host_verify_result *r = &v->results[o];
         char a[48], b[48], c[48];
         if (budget)

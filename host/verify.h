@@ -121,10 +121,11 @@ size_t host_verify_set_count(const host_verify *v);
 int host_verify_from_data(const host_verify *v);
 const char *const *host_verify_input_notes(const host_verify *v, size_t *count);
 
-/* The per-output lines of the last check:
+/* With checked (a check ran): the notes on the random inputs and the
+ * per-output lines of the last check,
  *   output NAME  original error E  optimized error E  budget B  [MISMATCH]
- * (or max abs / max rel against the original with fixed tolerances), then
- * one line per expected output of a data folder. */
-void host_verify_print(FILE *out, const host_verify *v);
+ * (or max abs / max rel against the original with fixed tolerances); then,
+ * always, one line per expected output of a data folder. */
+void host_verify_print(FILE *out, const host_verify *v, int checked);
 
 #endif

@@ -307,6 +307,8 @@ static int parse_ranges(const char *spec, const ph_graph *g, ph_error *err)
         tok = host_trim(tok);
         if (!*tok)
             continue;
+        char whole[240];
+        snprintf(whole, sizeof whole, "%s", tok);
         char *eq = strrchr(tok, '='), *colon = eq ? strchr(eq, ':') : NULL, *e1 = NULL, *e2 = NULL;
         double lo = 0, hi = 0;
         if (eq && colon) {
@@ -318,8 +320,8 @@ static int parse_ranges(const char *spec, const ph_graph *g, ph_error *err)
         if (!eq || !colon || e1 == eq + 1 || *host_trim(e1) || e2 == colon + 1 || *host_trim(e2) ||
             !isfinite(lo) || !isfinite(hi) || !(lo < hi))
             rc = ph_error_set(err, HOST_EXIT_CONFIG,
-                              "verify range '%.200s': want NAME=LO:HI with LO < HI (values in [LO, HI))",
-                              tok);
+                              "verify range '%s': want NAME=LO:HI with LO < HI (values in [LO, HI))",
+                              whole);
         else if (!v || !ph_value_is_graph_input(v))
             rc = ph_error_set(err, HOST_EXIT_CONFIG, "verify range: '%.200s' is not a graph input",
                               host_trim(tok));
