@@ -177,6 +177,20 @@ static void calls(FILE *f, const host_trace *t)
     fputc(']', f);
 }
 
+/* The rest of an output's object: errors against the reference (null
+ * without one), then mismatches and ok. */
+static void judged(FILE *f, int has_ref, double original, const char *key, double value, double budget,
+                   size_t mismatches, int ok)
+{
+    fputs(", \"original_error\": ", f);
+    json_number(f, has_ref ? original : NAN);
+    fprintf(f, ", \"%s\": ", key);
+    json_number(f, has_ref ? value : NAN);
+    fputs(", \"budget\": ", f);
+    json_number(f, has_ref ? budget : NAN);
+    fprintf(f, ", \"mismatches\": %zu, \"ok\": %s}", mismatches, ok ? "true" : "false");
+}
+
 static void verify(FILE *f, const host_run_record *rec)
 {
     size_t n = 0, n_exp = 0, n_notes = 0;
@@ -237,13 +251,8 @@ static void verify(FILE *f, const host_run_record *rec)
         json_number(f, res[i].max_abs);
         fputs(", \"max_rel\": ", f);
         json_number(f, res[i].max_rel);
-        fputs(", \"original_error\": ", f);
-        json_number(f, has_ref ? res[i].original_error : NAN);
-        fputs(", \"optimized_error\": ", f);
-        json_number(f, has_ref ? res[i].optimized_error : NAN);
-        fputs(", \"budget\": ", f);
-        json_number(f, has_ref ? res[i].budget : NAN);
-        fprintf(f, ", \"mismatches\": %zu, \"ok\": %s}", res[i].mismatches, res[i].ok ? "true" : "false");
+        judged(f, has_ref, res[i].original_error, "optimized_error", res[i].optimized_error, res[i].budget,
+               res[i].mismatches, res[i].ok);
     }
     fputs("], \"expected\": [", f);
     for (size_t i = 0; i < n_exp; i++) {
@@ -256,13 +265,8 @@ static void verify(FILE *f, const host_run_record *rec)
         fprintf(f, ", \"kind\": \"%s\"", exp[i].is_float ? "float" : "integer");
         fputs(", \"max_abs\": ", f);
         json_number(f, exp[i].max_abs);
-        fputs(", \"original_error\": ", f);
-        json_number(f, has_ref ? exp[i].original_error : NAN);
-        fputs(", \"file_error\": ", f);
-        json_number(f, has_ref ? exp[i].expected_error : NAN);
-        fputs(", \"budget\": ", f);
-        json_number(f, has_ref ? exp[i].budget : NAN);
-        fprintf(f, ", \"mismatches\": %zu, \"ok\": %s}", exp[i].mismatches, exp[i].ok ? "true" : "false");
+        judged(f, has_ref, exp[i].original_error, "file_error", exp[i].expected_error, exp[i].budget,
+               exp[i].mismatches, exp[i].ok);
     }
     fputs("]}", f);
 }

@@ -1,6 +1,7 @@
 /* sdk/src/onnx/tensor_file.c - one tensor from a file: a serialized
- * TensorProto (.pb, as ONNX's test_data_set folders hold them) or a NumPy
- * .npy file (see passhost/ir.h).
+ * TensorProto (.pb, as ONNX's test_data_set folders hold them), a NumPy
+ * .npy file, or raw little-endian bytes of a known dtype and shape (see
+ * passhost/ir.h).
  *
  * The .npy format: the magic "\x93NUMPY", a major and a minor version byte,
  * the header length (2 bytes little endian in version 1, 4 bytes in 2 and
@@ -50,6 +51,34 @@ static void format_shape(char *buf, size_t size, size_t rank, const int64_t *dim
         k += (size_t)snprintf(buf + k, size - k, "%s%lld", i ? "," : "", (long long)dims[i]);
     if (k < size)
         snprintf(buf + k, size - k, "]");
+}
+
+/* ------------------------------------------------------------------ raw */
+
+PH_API ph_tensor *ph_tensor_load_raw(const char *path, int dtype, size_t rank, const int64_t *dims,
+                                     ph_error *err)
+{
+    int64_t n = dims || !rank ? phi_dims_numel(dims, rank) : -1, want = -1;
+    size_t es = ph_dtype_size(dtype);
+    if (n < 0 || !es || phi_mul_ovf(n, (int64_t)es, &want)) {
+        ph_error_set(err, PH_EINVAL, "%s: a raw file needs a fixed-size dtype and a static shape", path);
+        return NULL;
+    }
+    size_t len = 0;
+    unsigned char *buf = slurp(path, &len, err);
+    if (!buf)
+        return NULL;
+    ph_tensor *t = NULL;
+    if ((uint64_t)len != (uint64_t)want) {
+        char shape[256];
+        format_shape(shape, sizeof shape, rank, dims);
+        ph_error_set(err, PH_EPARSE, "%s: the file has %zu bytes, but %s %s takes %lld", path, len,
+                     ph_dtype_name(dtype), shape, (long long)want);
+    } else if (!(t = ph_tensor_new(dtype, rank, dims, buf))) {
+        ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
+    }
+    free(buf);
+    return t;
 }
 
 /* ------------------------------------------------------------------- .pb */
