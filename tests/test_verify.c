@@ -1,5 +1,5 @@
-/* tests/test_verify.c - numeric verification (host/verify.h,
- * host/verify_inputs.h), by its API and through the built binary:
+/* tests/test_verify.c - numeric verification (host/check/verify.h,
+ * host/check/verify_inputs.h), by its API and through the built binary:
  *   - the error budget against the float64 reference: a rewrite that only
  *     rounds otherwise passes where fixed tolerances fail, a wrong one fails;
  *     outputs the original computes exactly, integer outputs, NaN and
@@ -21,14 +21,14 @@
 #include <sys/stat.h>
 
 #include "clirun.h"
-#include "config.h"
-#include "exit.h"
+#include "config/config.h"
+#include "base/exit.h"
 #include "passhost/passhost.h"
 #include "pbwire.h"
 #include "testkit.h"
 #include "tmpdir.h"
-#include "verify.h"
-#include "verify_inputs.h"
+#include "check/verify.h"
+#include "check/verify_inputs.h"
 
 #define TESTDATA "/usr/share/libonnx-testdata/data/node"
 

@@ -1,4 +1,4 @@
-/* host/verify_inputs.c - random and real input sets for verification
+/* host/check/verify_inputs.c - random and real input sets for verification
  * (verify_inputs.h). */
 #include "verify_inputs.h"
 
@@ -12,8 +12,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "exit.h"
-#include "util.h"
+#include "base/exit.h"
+#include "base/util.h"
 
 #define MAX_RANK 64
 #define MAX_FIXED 64 /* longest shape/axes list a rule writes */

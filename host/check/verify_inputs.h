@@ -1,4 +1,4 @@
-/* host/verify_inputs.h - the input sets numeric verification runs on.
+/* host/check/verify_inputs.h - the input sets numeric verification runs on.
  *
  * Random inputs (the default): `runs` seeded sets.  Each graph input without
  * an initializer gets the dtype and dims it has after user shapes and
@@ -39,7 +39,7 @@
 
 #include <stddef.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "passhost/passhost.h"
 
 /* The size of every symbolic or unknown input dim in random inputs. */
