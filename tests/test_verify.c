@@ -502,7 +502,8 @@ static void sets_of(ph_model *m, const char *range, host_input_sets *s)
     vc.range = (char *)range;
     ph_error err = {0};
     tk_infer(m);
-    ck_assert_msg(host_input_sets_make(m, &vc, HOST_VERIFY_SYMBOLIC_DIM, s, &err) == 0, "%s", err.message);
+    ck_assert_msg(host_input_sets_make(m, &vc, HOST_VERIFY_SYMBOLIC_DIM, HOST_VERIFY_MAX_INPUT_BYTES, s, &err) == 0,
+                  "%s", err.message);
     ck_assert_uint_eq(s->count, 3);
 }
 

@@ -217,7 +217,7 @@ static void symbolic_hint(host_verify *v, ph_model *m, ph_error *err)
         one.runs = 1;
         host_input_sets in;
         ph_error ie = {0};
-        int ok = host_input_sets_make(m, &one, sizes[k], &in, &ie) == 0;
+        int ok = host_input_sets_make(m, &one, sizes[k], 64ull << 20, &in, &ie) == 0; /* a try: small inputs only */
         ph_eval *e = NULL;
         ph_tensor **outs = host_xcalloc(v->n_outputs + 1, sizeof *outs);
         if (ok)
@@ -318,7 +318,7 @@ int host_verify_new(ph_model *m, const host_verify_config *cfg, host_verify **ou
     v->results = host_xcalloc(v->n_outputs + 1, sizeof *v->results);
     for (size_t o = 0; o < v->n_outputs; o++)
         v->names[o] = host_xstrdup(ph_value_name(ph_graph_output(g, o)));
-    int rc = host_input_sets_make(m, cfg, HOST_VERIFY_SYMBOLIC_DIM, &v->in, err);
+    int rc = host_input_sets_make(m, cfg, HOST_VERIFY_SYMBOLIC_DIM, HOST_VERIFY_MAX_INPUT_BYTES, &v->in, err);
     v->n_sets = v->in.count;
     size_t n = v->n_sets * v->n_outputs + 1;
     v->wanted = host_xcalloc(n, sizeof *v->wanted);

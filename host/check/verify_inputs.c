@@ -276,10 +276,12 @@ static void rule_of_use(input_rule *r, const ph_node *n, size_t k, int64_t len, 
     }
 }
 
-/* Walk the uses of v (and, through value-keeping ops, of what they make). */
-static void derive(const ph_value *v, int depth, int shaped, int64_t len, int dtype, input_rule *r)
+/* Walk the uses of v (and, through value-keeping ops, of what they make),
+ * at most *budget of them. */
+static void derive(const ph_value *v, int depth, int shaped, int64_t len, int dtype, size_t *budget,
+                   input_rule *r)
 {
-    for (size_t u = 0; u < ph_value_use_count(v); u++) {
+    for (size_t u = 0; u < ph_value_use_count(v) && *budget; u++, --*budget) {
         size_t k;
         const ph_node *n = ph_value_use(v, u, &k);
         if (!n || ph_node_domain(n)[0])
@@ -287,11 +289,11 @@ static void derive(const ph_value *v, int depth, int shaped, int64_t len, int dt
         ph_op op = ph_node_op(n);
         const ph_value *out = ph_node_output_count(n) ? ph_node_output(n, 0) : NULL;
         if (depth < 8 && out && k == 0 && (op == PH_OP_Identity || op == PH_OP_Cast))
-            derive(out, depth + 1, shaped, len, dtype, r);
+            derive(out, depth + 1, shaped, len, dtype, budget, r);
         else if (depth < 8 && out && k == 0 &&
                  (op == PH_OP_Reshape || op == PH_OP_Flatten || op == PH_OP_Squeeze ||
                   op == PH_OP_Unsqueeze || op == PH_OP_Transpose || op == PH_OP_Expand))
-            derive(out, depth + 1, 1, len, dtype, r);
+            derive(out, depth + 1, 1, len, dtype, budget, r);
         else
             rule_of_use(r, n, k, len, shaped, dtype);
     }
@@ -441,7 +443,7 @@ static void dims_text(char *buf, size_t size, size_t rank, const int64_t *dims)
 
 /* The dims random values of v take: static dims, else sym_dim (noted).
  * 0, or HOST_EXIT_NOVERIFY naming the input and its size. */
-static int input_dims(const ph_value *v, int64_t sym_dim, int64_t *dims, int *rank_out,
+static int input_dims(const ph_value *v, int64_t sym_dim, uint64_t max_bytes, int64_t *dims, int *rank_out,
                       int *defaulted, ph_error *err)
 {
     int dtype = ph_value_dtype(v), rank = ph_value_rank(v);
@@ -465,7 +467,7 @@ static int input_dims(const ph_value *v, int64_t sym_dim, int64_t *dims, int *ra
         overflow |= __builtin_mul_overflow(bytes, (uint64_t)d, &bytes);
     }
     *rank_out = rank;
-    if (overflow || bytes > HOST_VERIFY_MAX_INPUT_BYTES) {
+    if (overflow || bytes > max_bytes) {
         char shape[400];
         dims_text(shape, sizeof shape, (size_t)rank, dims);
         long double elems = 1;
@@ -475,7 +477,7 @@ static int input_dims(const ph_value *v, int64_t sym_dim, int64_t *dims, int *ra
                             "cannot verify: graph input '%s' of shape %s (%s) has %.3Lg elements, "
                             "%.3Lg bytes; verification makes inputs of at most %llu bytes",
                             ph_value_name(v), shape, ph_dtype_name(dtype), elems,
-                            elems * (long double)ph_dtype_size(dtype), HOST_VERIFY_MAX_INPUT_BYTES);
+                            elems * (long double)ph_dtype_size(dtype), (unsigned long long)max_bytes);
     }
     return 0;
 }
@@ -755,8 +757,8 @@ static void set_alloc(host_input_set *set, size_t n_in, size_t n_out)
     set->expected_file = host_xcalloc(n_out + 1, sizeof *set->expected_file);
 }
 
-static int make_random(ph_model *m, const host_verify_config *vc, int64_t sym_dim, host_input_sets *s,
-                       ph_error *err)
+static int make_random(ph_model *m, const host_verify_config *vc, int64_t sym_dim, uint64_t max_bytes,
+                       host_input_sets *s, ph_error *err)
 {
     ph_graph *g = ph_model_graph(m);
     int rc = parse_ranges(vc->range, g, err);
@@ -772,7 +774,7 @@ static int make_random(ph_model *m, const host_verify_config *vc, int64_t sym_di
         if (ph_value_is_initializer(v))
             continue; /* keep the model's default */
         int dflt = 0;
-        if ((rc = input_dims(v, sym_dim, dims[i], &ranks[i], &dflt, err)))
+        if ((rc = input_dims(v, sym_dim, max_bytes, dims[i], &ranks[i], &dflt, err)))
             break;
         if (dflt) {
             char declared[300], used[300];
@@ -785,8 +787,9 @@ static int make_random(ph_model *m, const host_verify_config *vc, int64_t sym_di
             if (!s->first_defaulted)
                 s->first_defaulted = host_xstrdup(ph_value_name(v));
         }
+        size_t budget = 10000; /* uses looked at: a bound for graphs of many Casts and Identities */
         if (!user_range(vc->range, ph_value_name(v), &rules[i]))
-            derive(v, 0, 0, ranks[i] == 1 ? dims[i][0] : -1, ph_value_dtype(v), &rules[i]);
+            derive(v, 0, 0, ranks[i] == 1 ? dims[i][0] : -1, ph_value_dtype(v), &budget, &rules[i]);
         if (rules[i].kind != RULE_NONE)
             add_note(s, rule_text(v, &rules[i]));
     }
@@ -820,7 +823,7 @@ static int make_random(ph_model *m, const host_verify_config *vc, int64_t sym_di
     return rc;
 }
 
-int host_input_sets_make(ph_model *m, const host_verify_config *vc, int64_t sym_dim,
+int host_input_sets_make(ph_model *m, const host_verify_config *vc, int64_t sym_dim, uint64_t max_bytes,
                          host_input_sets *out, ph_error *err)
 {
     memset(out, 0, sizeof *out);
@@ -828,7 +831,7 @@ int host_input_sets_make(ph_model *m, const host_verify_config *vc, int64_t sym_
     out->n_inputs = ph_graph_input_count(g);
     out->n_outputs = ph_graph_output_count(g);
     if (!vc->data.count)
-        return make_random(m, vc, sym_dim, out, err);
+        return make_random(m, vc, sym_dim, max_bytes, out, err);
     out->from_data = 1;
     out->defaulted = host_xstrdup("");
     out->sets = host_xcalloc(vc->data.count + 1, sizeof *out->sets);

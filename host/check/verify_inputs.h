@@ -38,6 +38,7 @@
 #define PASSHOST_HOST_VERIFY_INPUTS_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "config/config.h"
 #include "passhost/passhost.h"
@@ -72,11 +73,12 @@ typedef struct host_input_sets {
 
 /* Make the input sets for m: from vc->data when it has folders, else
  * vc->runs random sets from vc->seed.  sym_dim: the size of symbolic dims
- * (HOST_VERIFY_SYMBOLIC_DIM; the hint retries with others).  0, or
+ * (HOST_VERIFY_SYMBOLIC_DIM; the hint retries with others); max_bytes: the
+ * most bytes of one random input (HOST_VERIFY_MAX_INPUT_BYTES).  0, or
  * HOST_EXIT_CONFIG (a bad range or data folder: the message names it),
  * HOST_EXIT_NOVERIFY (an input without a known dtype or rank, or too large:
  * the message gives its size). */
-int host_input_sets_make(ph_model *m, const host_verify_config *vc, int64_t sym_dim,
+int host_input_sets_make(ph_model *m, const host_verify_config *vc, int64_t sym_dim, uint64_t max_bytes,
                          host_input_sets *out, ph_error *err);
 void host_input_sets_free(host_input_sets *s);
 
