@@ -360,27 +360,8 @@ static int user_range(const char *spec, const char *name, input_rule *r)
 
 /* ------------------------------------------------------------ filling */
 
-static void put(void *d, int dtype, int64_t i, double x)
-{
-    switch (dtype) {
-    case PH_DT_FLOAT: ((float *)d)[i] = (float)x; break;
-    case PH_DT_DOUBLE: ((double *)d)[i] = x; break;
-    case PH_DT_FLOAT16: ((uint16_t *)d)[i] = ph_f64_to_f16_bits(x); break;
-    case PH_DT_BFLOAT16: ((uint16_t *)d)[i] = ph_f64_to_bf16_bits(x); break;
-    case PH_DT_BOOL: ((uint8_t *)d)[i] = x != 0; break;
-    case PH_DT_INT8: ((int8_t *)d)[i] = (int8_t)x; break;
-    case PH_DT_UINT8: ((uint8_t *)d)[i] = (uint8_t)x; break;
-    case PH_DT_INT16: ((int16_t *)d)[i] = (int16_t)x; break;
-    case PH_DT_UINT16: ((uint16_t *)d)[i] = (uint16_t)x; break;
-    case PH_DT_INT32: ((int32_t *)d)[i] = (int32_t)x; break;
-    case PH_DT_UINT32: ((uint32_t *)d)[i] = (uint32_t)x; break;
-    case PH_DT_INT64: ((int64_t *)d)[i] = (int64_t)x; break;
-    case PH_DT_UINT64: ((uint64_t *)d)[i] = (uint64_t)x; break;
-    default: break;
-    }
-}
-
-/* The dtype's range as doubles (saturating what a rule asks for). */
+/* The dtype's range as doubles (saturating what a rule asks for): values
+ * in [*lo, *hi) fit the integer dtype.  Float dtypes are left as they are. */
 static void clamp_to_dtype(int dtype, double *lo, double *hi)
 {
     double a = 0, b = 0;
@@ -397,6 +378,30 @@ static void clamp_to_dtype(int dtype, double *lo, double *hi)
     }
     *lo = fmin(fmax(*lo, a), b - 1);
     *hi = fmax(fmin(*hi, b), *lo + 1);
+}
+
+/* Element i of d as x (an integer dtype saturates: a C conversion out of
+ * range would be undefined). */
+static void put(void *d, int dtype, int64_t i, double x)
+{
+    double hi = x + 1;
+    clamp_to_dtype(dtype, &x, &hi);
+    switch (dtype) {
+    case PH_DT_FLOAT: ((float *)d)[i] = (float)x; break;
+    case PH_DT_DOUBLE: ((double *)d)[i] = x; break;
+    case PH_DT_FLOAT16: ((uint16_t *)d)[i] = ph_f64_to_f16_bits(x); break;
+    case PH_DT_BFLOAT16: ((uint16_t *)d)[i] = ph_f64_to_bf16_bits(x); break;
+    case PH_DT_BOOL: ((uint8_t *)d)[i] = x != 0; break;
+    case PH_DT_INT8: ((int8_t *)d)[i] = (int8_t)x; break;
+    case PH_DT_UINT8: ((uint8_t *)d)[i] = (uint8_t)x; break;
+    case PH_DT_INT16: ((int16_t *)d)[i] = (int16_t)x; break;
+    case PH_DT_UINT16: ((uint16_t *)d)[i] = (uint16_t)x; break;
+    case PH_DT_INT32: ((int32_t *)d)[i] = (int32_t)x; break;
+    case PH_DT_UINT32: ((uint32_t *)d)[i] = (uint32_t)x; break;
+    case PH_DT_INT64: ((int64_t *)d)[i] = (int64_t)x; break;
+    case PH_DT_UINT64: ((uint64_t *)d)[i] = (uint64_t)x; break;
+    default: break;
+    }
 }
 
 static void fill(void *d, int dtype, int64_t n, const input_rule *r, uint64_t *s)
