@@ -60,13 +60,13 @@ static void sets_text(char *buf, size_t size, const host_run_record *rec)
         snprintf(buf, size, "%zu run%s", n, n == 1 ? "" : "s");
 }
 
-/* How the outputs were judged: "errors within budget (float64 reference)",
+/* How the outputs were judged: "error budget (float64 reference)",
  * "atol 1e-05, rtol 0.0001", or the fallback with its reason. */
 static void rule_text(char *buf, size_t size, const host_run_record *rec)
 {
     const char *why = NULL;
     if (rec->verify && host_verify_uses_budget(rec->verify))
-        snprintf(buf, size, "errors within budget (float64 reference)");
+        snprintf(buf, size, "error budget (float64 reference)");
     else if (rec->verify && !host_verify_fixed(&rec->vcfg) && !host_verify_reference(rec->verify, &why))
         snprintf(buf, size, "no float64 reference (%.200s): atol %g, rtol %g", why,
                  host_verify_atol(&rec->vcfg), host_verify_rtol(&rec->vcfg));
