@@ -392,10 +392,17 @@ START_TEST(onnx_test_data_sets)
     fclose(f);
     r = TK_CLI(TESTDATA "/test_sub/model.onnx", out, "--verify-data", tk_tpath("half"));
     tk_expect_failure(&r, HOST_EXIT_CONFIG, "input_1.pb", NULL);
-    /* string inputs cannot be evaluated */
+    /* string and sequence inputs cannot be evaluated */
     r = TK_CLI(TESTDATA "/test_cast_STRING_to_FLOAT/model.onnx", out, "--verify-data",
                TESTDATA "/test_cast_STRING_to_FLOAT/test_data_set_0");
     tk_expect_failure(&r, HOST_EXIT_NOVERIFY, "string values", NULL);
+    r = TK_CLI(TESTDATA "/test_cast_STRING_to_FLOAT/model.onnx", out, "--verify");
+    tk_expect_failure(&r, HOST_EXIT_NOVERIFY, "graph input 'input' is a string tensor", "numeric inputs only");
+    r = TK_CLI(TESTDATA "/test_sequence_insert_at_back/model.onnx", out, "--verify");
+    tk_expect_failure(&r, HOST_EXIT_NOVERIFY, "is not a tensor of a known dtype", NULL);
+    r = TK_CLI(TESTDATA "/test_sequence_insert_at_back/model.onnx", out, "--verify-data",
+               TESTDATA "/test_sequence_insert_at_back/test_data_set_0");
+    tk_expect_failure(&r, HOST_EXIT_NOVERIFY, "input_0.pb: graph input", "is not a tensor of a known dtype");
 }
 END_TEST
 
@@ -565,6 +572,12 @@ START_TEST(ranges_from_the_consumers)
     tk_output(g, ph_node_output(tk_node(g, "Resize", 3, rs), 0));
     /* 12 an input nobody constrains */
     tk_output(g, tk_op1(g, "Neg", tk_input(g, "free", 1, TK_I64(40))));
+    /* 13 indices through Unsqueeze and Where into GatherElements over [6, 3, 1] (axis 0: dim 6) */
+    ph_value *tgt = tk_op2(g, "Unsqueeze", int_input(g, "target", 2, TK_I64(3, 1)), tk_ints(g, "ax1", 1, TK_I64(1)));
+    ph_value *where_in[3] = {tk_op2(g, "Equal", tgt, tk_ints(g, "ignore", 1, TK_I64(-100))),
+                             tk_ints(g, "zero", 1, TK_I64(0)), tgt};
+    ph_value *picked = ph_node_output(tk_node(g, "Where", 3, where_in), 0);
+    tk_output(g, tk_op2(g, "GatherElements", tk_init(g, "table", 3, TK_I64(6, 3, 1), 6), picked));
     host_input_sets s;
     sets_of(m, NULL, &s);
     size_t n_ids = 60;
@@ -595,6 +608,9 @@ START_TEST(ranges_from_the_consumers)
         negative += val(&s, 12, k) < 0;
     ck_assert_int_gt(negative, 0);
     ck_assert(!noted(&s, "free:"));
+    for (size_t k = 0; k < 3; k++)
+        ck_assert(val(&s, 13, k) >= 0 && val(&s, 13, k) < 6);
+    ck_assert(noted(&s, "target: integers in [0, 6) (indices of GatherElements"));
     host_input_sets_free(&s);
     /* --verify-range wins */
     sets_of(m, "ids=3:4; free=5:6", &s);

@@ -290,9 +290,10 @@ static void derive(const ph_value *v, int depth, int shaped, int64_t len, int dt
         const ph_value *out = ph_node_output_count(n) ? ph_node_output(n, 0) : NULL;
         if (depth < 8 && out && k == 0 && (op == PH_OP_Identity || op == PH_OP_Cast))
             derive(out, depth + 1, shaped, len, dtype, budget, r);
-        else if (depth < 8 && out && k == 0 &&
-                 (op == PH_OP_Reshape || op == PH_OP_Flatten || op == PH_OP_Squeeze ||
-                  op == PH_OP_Unsqueeze || op == PH_OP_Transpose || op == PH_OP_Expand))
+        else if (depth < 8 && out &&
+                 ((k == 0 && (op == PH_OP_Reshape || op == PH_OP_Flatten || op == PH_OP_Squeeze ||
+                              op == PH_OP_Unsqueeze || op == PH_OP_Transpose || op == PH_OP_Expand)) ||
+                  (k > 0 && op == PH_OP_Where)))
             derive(out, depth + 1, 1, len, dtype, budget, r);
         else
             rule_of_use(r, n, k, len, shaped, dtype);
@@ -452,10 +453,18 @@ static int input_dims(const ph_value *v, int64_t sym_dim, uint64_t max_bytes, in
                       int *defaulted, ph_error *err)
 {
     int dtype = ph_value_dtype(v), rank = ph_value_rank(v);
-    if (!dtype || !ph_dtype_size(dtype) || rank < 0)
+    if (!dtype)
         return ph_error_set(err, HOST_EXIT_NOVERIFY,
-                            "graph input '%s' has no known %s: give it with [model] input_shape",
-                            ph_value_name(v), !dtype || !ph_dtype_size(dtype) ? "numeric dtype" : "rank");
+                            "graph input '%s' is not a tensor of a known dtype (a sequence, optional or "
+                            "map?): verification evaluates tensors only", ph_value_name(v));
+    if (!ph_dtype_size(dtype))
+        return ph_error_set(err, HOST_EXIT_NOVERIFY,
+                            "graph input '%s' is a %s tensor: verification makes numeric inputs only",
+                            ph_value_name(v), ph_dtype_name(dtype));
+    if (rank < 0)
+        return ph_error_set(err, HOST_EXIT_NOVERIFY,
+                            "graph input '%s' has no known rank: give its shape with --input-shape %s:DIMS",
+                            ph_value_name(v), ph_value_name(v));
     if (rank > MAX_RANK)
         return ph_error_set(err, HOST_EXIT_NOVERIFY, "graph input '%s': rank %d is too large to verify",
                             ph_value_name(v), rank);

@@ -9,7 +9,8 @@
  * (values in [LO, HI); for integers LO, LO+1, ..., HI-1).
  *
  * Rules derived from the consumers, following Identity and Cast (and, for
- * ranges, Reshape, Flatten, Squeeze, Unsqueeze, Transpose and Expand):
+ * ranges, Reshape, Flatten, Squeeze, Unsqueeze, Transpose, Expand and the
+ * value inputs of Where):
  *   - indices of Gather, GatherElements, ScatterElements (Scatter), OneHot:
  *     [0, dim) of the axis they index; GatherND, ScatterND: [0, dim) of the
  *     data dim each position of the last index dim addresses (a dim that is
