@@ -14,15 +14,26 @@
  * Pow's base, Conv's X), except outputs the graph declares as float32; a
  * half exponent or scale beside a float32 input 0 leaves the output float32.
  *
+ * float64 reference mode (ph_eval_options.float64): the core promotes every
+ * float32/float16/bfloat16 tensor to double where it enters the run (graph
+ * inputs, initializers once in ph_eval_new_with, and every kernel output of
+ * such a type, which covers Constant, ConstantOfShape and dtype attributes),
+ * so kernels, which compute in the dtype of their inputs, compute in double
+ * without knowing it.  A Cast to a float type is the one kernel the core
+ * answers itself in that mode: the input converted to double.  a->float64
+ * tells a kernel that evaluates a subgraph to keep the mode.
+ *
  * Alignment: kernels index their inputs as typed arrays, but initializer
  * bytes may sit at any offset of a mapped file.  ph_eval_new keeps aligned
  * copies of misaligned initializers; run_kernel copies any other misaligned
  * input for the call.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "eval_kernels.h"
+#include "eval_ops_util.h"
 
 #define NO_SLOT SIZE_MAX
 
@@ -63,6 +74,7 @@ struct ph_eval {
     capture_t *cap;
     int random_op;          /* a step here or in a body is a random op */
     unsigned char *random;  /* per graph output: depends on a random op */
+    int float64;  /* the float64 reference mode (ph_eval_options); its bodies inherit it */
 };
 
 static const phi_kernel_entry *find_kernel_node(const ph_node *n)
@@ -156,6 +168,35 @@ static ph_tensor *convert_tensor(const ph_tensor *t, int to)
     return r;
 }
 
+static int is_float_type(int dt) { return dt == PH_DT_FLOAT || is_half(dt); }
+
+/* t as float64 (any numeric or bool dtype; t may be misaligned), or NULL
+ * when out of memory. */
+static ph_tensor *to_double(const ph_tensor *t)
+{
+    ph_tensor *aligned = misaligned(t) ? ph_tensor_clone(t) : NULL;
+    const ph_tensor *src = aligned ? aligned : t;
+    ph_tensor *r = ph_tensor_data(src) ? phi_tensor_alloc(PH_DT_DOUBLE, ph_tensor_rank(src), ph_tensor_dims(src))
+                                       : NULL;
+    if (r)
+        phi_convert(phi_tensor_mut(r), PH_DT_DOUBLE, ph_tensor_data(src), ph_tensor_dtype(src),
+                    (size_t)ph_tensor_numel(src));
+    ph_tensor_free(aligned);
+    return r;
+}
+
+/* In float64 mode: a Cast to a float type (or CastLike to one, which the
+ * promotion has made double already) converts its input to double, so the
+ * cast rounds nothing.  1 when n is such a Cast. */
+static int cast_keeps_double(const ph_node *n, const ph_tensor *const *in, size_t n_in)
+{
+    if (ph_node_op(n) != PH_OP_Cast || n_in < 1 || !in[0])
+        return 0;
+    int to = (int)ph_node_attr_int(n, "to", PH_DT_UNDEFINED), from = ph_tensor_dtype(in[0]);
+    return (is_float_type(to) || to == PH_DT_DOUBLE) &&
+           (phi_dt_numeric(from) || from == PH_DT_BOOL || is_float_type(from));
+}
+
 static void free_outputs(ph_tensor **out, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -165,12 +206,13 @@ static void free_outputs(ph_tensor **out, size_t n)
 }
 
 /* Run kernel k on node n.  On failure every output is NULL and err holds the
- * kernel's message prefixed with the node name and op.  frame and bodies:
- * the running graph and the node's prepared bodies (NULL from
+ * kernel's message prefixed with the node name and op.  float64: the
+ * reference mode (outputs of float types are promoted to double).  frame
+ * and bodies: the running graph and the node's prepared bodies (NULL from
  * ph_eval_node). */
-static int run_kernel(const phi_kernel_entry *k, const ph_node *n, int64_t opset, const phi_frame *frame,
-                      ph_eval *const *bodies, const ph_tensor *const *in, size_t n_in, ph_tensor **out,
-                      size_t n_out, ph_error *err)
+static int run_kernel(const phi_kernel_entry *k, const ph_node *n, int64_t opset, int float64,
+                      const phi_frame *frame, ph_eval *const *bodies, const ph_tensor *const *in,
+                      size_t n_in, ph_tensor **out, size_t n_out, ph_error *err)
 {
     ph_error kerr = {0, ""};
     int want_buf[16], *wanted = n_out <= 16 ? want_buf : malloc(n_out * sizeof *wanted);
@@ -211,8 +253,13 @@ static int run_kernel(const phi_kernel_entry *k, const ph_node *n, int64_t opset
             cin[i] = tmp[i];
         }
     }
-    phi_kargs a = {n, opset, cin, n_in, out, n_out, wanted, &kerr, n_in && in[0] ? half : 0, frame, bodies};
-    rc = k->fn(&a);
+    phi_kargs a = {n, opset, cin, n_in, out, n_out, wanted, &kerr, n_in && in[0] ? half : 0, frame, bodies, float64};
+    if (float64 && cast_keeps_double(n, cin, n_in)) {
+        if (n_out > 0 && wanted[0] && !(out[0] = to_double(cin[0])))
+            rc = ph_error_set(&kerr, PH_ENOMEM, "out of memory");
+    } else {
+        rc = k->fn(&a);
+    }
     for (size_t i = 0; rc == 0 && half && i < n_out; i++) {
         const ph_value *v = ph_node_output(n, i);
         if (!out[i] || !v || ph_tensor_dtype(out[i]) != PH_DT_FLOAT || ph_value_dtype(v) == PH_DT_FLOAT)
@@ -224,6 +271,17 @@ static int run_kernel(const phi_kernel_entry *k, const ph_node *n, int64_t opset
         }
         ph_tensor_free(out[i]);
         out[i] = h;
+    }
+    for (size_t i = 0; rc == 0 && float64 && i < n_out; i++) {
+        if (!out[i] || !is_float_type(ph_tensor_dtype(out[i])))
+            continue;
+        ph_tensor *d = to_double(out[i]);
+        if (!d) {
+            rc = ph_error_set(&kerr, PH_ENOMEM, "out of memory promoting output %zu to double", i);
+            break;
+        }
+        ph_tensor_free(out[i]);
+        out[i] = d;
     }
     for (size_t i = 0; rc == 0 && i < n_out; i++)
         if (wanted[i] && !out[i])
@@ -263,7 +321,7 @@ PH_API int ph_eval_node(const ph_node *n, int64_t opset, const ph_tensor *const 
     const phi_kernel_entry *k = find_kernel_node(n);
     if (!k)
         return unsupported(n, err);
-    return run_kernel(k, n, opset, NULL, NULL, inputs, ph_node_input_count(n), outputs,
+    return run_kernel(k, n, opset, 0, NULL, NULL, inputs, ph_node_input_count(n), outputs,
                       ph_node_output_count(n), err);
 }
 
@@ -329,7 +387,7 @@ static size_t capture(ph_eval *e, const ph_node *reader, const ph_value *v, ph_e
     return s;
 }
 
-static int eval_new(const ph_graph *g, ph_eval **out, ph_error *err);
+static int eval_new(const ph_graph *g, int float64, ph_eval **out, ph_error *err);
 
 /* Slots of every value, kernels, bodies and captures (the first pass over
  * the nodes); then the steps' index arrays and last uses. */
@@ -363,7 +421,7 @@ static int plan(ph_eval *e, ph_error *err)
         if (!(st->bodies = calloc(st->n_bodies, sizeof *st->bodies)))
             return ph_error_set(err, PH_ENOMEM, "out of memory");
         for (size_t b = 0; b < st->n_bodies; b++) {
-            int rc = eval_new(ph_node_subgraph(n, b), &st->bodies[b], err);
+            int rc = eval_new(ph_node_subgraph(n, b), e->float64, &st->bodies[b], err);
             if (rc)
                 return rc;
             ph_eval *body = st->bodies[b];
@@ -388,7 +446,14 @@ static int plan(ph_eval *e, ph_error *err)
         const ph_value *v = ph_graph_initializer(g, i);
         size_t s = slot_of(&e->slots, v);
         e->konst[s] = v->tensor;
-        if (misaligned(v->tensor)) {
+        if (e->float64 && is_float_type(ph_tensor_dtype(v->tensor)) && ph_tensor_data(v->tensor)) {
+            if (!(e->own[s] = to_double(v->tensor))) {
+                rc = ph_error_set(err, PH_ENOMEM, "out of memory promoting initializer '%s' to double",
+                                  ph_value_name(v));
+                goto out;
+            }
+            e->konst[s] = e->own[s];
+        } else if (misaligned(v->tensor)) {
             if (!(e->own[s] = ph_tensor_clone(v->tensor))) {
                 rc = ph_error_set(err, PH_ENOMEM, "out of memory copying initializer '%s'", ph_value_name(v));
                 goto out;
@@ -466,12 +531,24 @@ out:
     return rc;
 }
 
-static int eval_new(const ph_graph *g, ph_eval **out, ph_error *err)
+/* A new evaluator of g; float64: the reference mode (a body inherits the
+ * mode of the graph around it). */
+static int eval_new(const ph_graph *g, int float64, ph_eval **out, ph_error *err)
+{
+    ph_eval_options o = {sizeof o, float64};
+    return ph_eval_new_with(g, &o, out, err);
+}
+
+PH_API int ph_eval_new_with(const ph_graph *g, const ph_eval_options *opts, ph_eval **out,
+                            ph_error *err)
 {
     *out = NULL;
+    if (opts && opts->size < offsetof(ph_eval_options, float64) + sizeof opts->float64)
+        return ph_error_set(err, PH_EINVAL, "ph_eval_options.size %zu is too small", opts->size);
     ph_eval *e = calloc(1, sizeof *e);
     if (!e)
         return ph_error_set(err, PH_ENOMEM, "out of memory");
+    e->float64 = opts && opts->float64;
     e->g = g;
     e->opset = ph_model_opset(ph_graph_model(g), "");
     e->n_inputs = ph_graph_input_count(g);
@@ -492,7 +569,7 @@ static int eval_new(const ph_graph *g, ph_eval **out, ph_error *err)
 
 PH_API int ph_eval_new(const ph_graph *g, ph_eval **out, ph_error *err)
 {
-    return eval_new(g, out, err);
+    return eval_new(g, 0, out, err);
 }
 
 PH_API int ph_eval_output_is_random(const ph_eval *e, size_t i)
@@ -502,12 +579,15 @@ PH_API int ph_eval_output_is_random(const ph_eval *e, size_t i)
 
 /* ------------------------------------------------------------ running */
 
-static int check_input(const ph_value *v, size_t i, const ph_tensor *t, ph_error *err)
+/* float64: the reference mode, where an initializer default of a float
+ * type is already double. */
+static int check_input(const ph_value *v, size_t i, const ph_tensor *t, int float64, ph_error *err)
 {
     if (ph_tensor_kind(t) != PH_KIND_TENSOR)
         return 0; /* the value's type says nothing of sequences and optionals */
     int dt = ph_value_dtype(v), rank = ph_value_rank(v);
-    if (dt != PH_DT_UNDEFINED && dt != ph_tensor_dtype(t))
+    int promoted = float64 && is_float_type(dt) && ph_tensor_dtype(t) == PH_DT_DOUBLE;
+    if (dt != PH_DT_UNDEFINED && dt != ph_tensor_dtype(t) && !promoted)
         return ph_error_set(err, PH_EINVAL, "graph input %zu '%s': expected dtype %s, got %s", i,
                             ph_value_name(v), ph_dtype_name(dt), ph_dtype_name(ph_tensor_dtype(t)));
     if (rank < 0)
@@ -575,8 +655,19 @@ static int run_graph(const ph_eval *e, const phi_frame *outer, const ph_tensor *
                               ph_value_name(v));
             goto done;
         }
-        if ((rc = check_input(v, i, t, err)) != 0)
+        if ((rc = check_input(v, i, t, e->float64, err)) != 0)
             goto done;
+        if (e->float64 && is_float_type(ph_tensor_dtype(t))) {
+            /* the run owns the promoted copy; it is freed after its last use */
+            ph_tensor *d = to_double(t);
+            if (!d) {
+                rc = ph_error_set(err, PH_ENOMEM, "out of memory promoting graph input %zu to double", i);
+                goto done;
+            }
+            ph_tensor_free(owned[e->in_slot[i]]);
+            owned[e->in_slot[i]] = d;
+            t = d;
+        }
         cur[e->in_slot[i]] = t;
     }
     phi_frame frame = {e, cur};
@@ -584,7 +675,8 @@ static int run_graph(const ph_eval *e, const phi_frame *outer, const ph_tensor *
         const step *st = &e->steps[i];
         for (size_t j = 0; j < st->n_in; j++)
             in[j] = st->in[j] == NO_SLOT ? NULL : cur[st->in[j]];
-        rc = run_kernel(st->k, st->node, e->opset, &frame, st->bodies, in, st->n_in, out, st->n_out, err);
+        rc = run_kernel(st->k, st->node, e->opset, e->float64, &frame, st->bodies, in, st->n_in, out,
+                        st->n_out, err);
         if (rc)
             goto done;
         for (size_t j = 0; j < st->n_out; j++) {
@@ -656,7 +748,7 @@ int phi_body_run(phi_kargs *a, size_t b, const ph_tensor *const *in, size_t n_in
     ph_eval *body = a->bodies ? a->bodies[b] : NULL, *own = NULL;
     int rc;
     if (!body) { /* a node evaluated alone: prepare the body for this call */
-        if ((rc = eval_new(ph_node_subgraph(a->node, b), &own, a->err)) != 0)
+        if ((rc = eval_new(ph_node_subgraph(a->node, b), a->float64, &own, a->err)) != 0)
             return rc;
         body = own;
     }
