@@ -284,6 +284,8 @@ static void rule_of_use(input_rule *r, const ph_node *n, size_t k, int64_t len, 
         int64_t t = static_dim(x, axis);
         offer_range(r, 1, t > 0 ? (double)t + 1 : 2, "sequence lengths of %s '%s' (time dim %lld)",
                     ph_node_op_type(n), label(n), (long long)t);
+    } else if (k == 0 && op == PH_OP_Loop) {
+        offer_range(r, 1, 4, "trip count of Loop '%s'", label(n));
     } else if (k == 2 && op == PH_OP_RoiAlign) {
         offer_index(r, n, x, 0);
     } else if (k == 1 && op == PH_OP_CumSum && !shaped) {

@@ -185,6 +185,42 @@ static ph_tensor *to_double(const ph_tensor *t)
     return r;
 }
 
+/* In float64 mode, a value entering the run: a tensor of a float type as
+ * float64, a sequence or optional with such items as one of float64 items
+ * (new), else *out = NULL (t stays as it is).  0, or PH_ENOMEM. */
+static int promote_value(const ph_tensor *t, ph_tensor **out)
+{
+    *out = NULL;
+    int kind = ph_tensor_kind(t);
+    if (kind == PH_KIND_TENSOR) {
+        if (is_float_type(ph_tensor_dtype(t)) && ph_tensor_data(t) && !(*out = to_double(t)))
+            return PH_ENOMEM;
+        return 0;
+    }
+    size_t n = ph_container_length(t);
+    int elem = ph_container_elem_dtype(t);
+    const ph_tensor *first = n ? ph_container_item(t, 0) : NULL; /* a sequence's items share a type */
+    if (!is_float_type(elem) &&
+        !(first && (ph_tensor_kind(first) != PH_KIND_TENSOR || is_float_type(ph_tensor_dtype(first)))))
+        return 0;
+    ph_tensor **items = calloc(n ? n : 1, sizeof *items);
+    if (!items)
+        return PH_ENOMEM;
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        if ((rc = promote_value(ph_container_item(t, i), &items[i])) == 0 && !items[i] &&
+            !(items[i] = ph_tensor_clone(ph_container_item(t, i))))
+            rc = PH_ENOMEM;
+    int to = is_float_type(elem) || (first && is_float_type(ph_tensor_dtype(first))) ? PH_DT_DOUBLE : elem;
+    if (!rc)
+        *out = kind == PH_KIND_OPTIONAL ? ph_optional_new(to, n ? items[0] : NULL) : ph_sequence_new(to, n, items);
+    else
+        for (size_t i = 0; i < n; i++)
+            ph_tensor_free(items[i]);
+    free(items);
+    return rc ? rc : *out ? 0 : PH_ENOMEM;
+}
+
 /* In float64 mode: a Cast to a float type (or CastLike to one, which the
  * promotion has made double already) converts its input to double, so the
  * cast rounds nothing.  1 when n is such a Cast. */
@@ -273,15 +309,17 @@ static int run_kernel(const phi_kernel_entry *k, const ph_node *n, int64_t opset
         out[i] = h;
     }
     for (size_t i = 0; rc == 0 && float64 && i < n_out; i++) {
-        if (!out[i] || !is_float_type(ph_tensor_dtype(out[i])))
+        ph_tensor *d = NULL;
+        if (!out[i])
             continue;
-        ph_tensor *d = to_double(out[i]);
-        if (!d) {
+        if (promote_value(out[i], &d)) {
             rc = ph_error_set(&kerr, PH_ENOMEM, "out of memory promoting output %zu to double", i);
             break;
         }
-        ph_tensor_free(out[i]);
-        out[i] = d;
+        if (d) {
+            ph_tensor_free(out[i]);
+            out[i] = d;
+        }
     }
     for (size_t i = 0; rc == 0 && i < n_out; i++)
         if (wanted[i] && !out[i])
@@ -657,13 +695,12 @@ static int run_graph(const ph_eval *e, const phi_frame *outer, const ph_tensor *
         }
         if ((rc = check_input(v, i, t, e->float64, err)) != 0)
             goto done;
-        if (e->float64 && is_float_type(ph_tensor_dtype(t))) {
-            /* the run owns the promoted copy; it is freed after its last use */
-            ph_tensor *d = to_double(t);
-            if (!d) {
-                rc = ph_error_set(err, PH_ENOMEM, "out of memory promoting graph input %zu to double", i);
-                goto done;
-            }
+        ph_tensor *d = NULL;
+        if (e->float64 && promote_value(t, &d)) {
+            rc = ph_error_set(err, PH_ENOMEM, "out of memory promoting graph input %zu to double", i);
+            goto done;
+        }
+        if (d) { /* the run owns the promoted copy; it is freed after its last use */
             ph_tensor_free(owned[e->in_slot[i]]);
             owned[e->in_slot[i]] = d;
             t = d;

@@ -152,6 +152,8 @@ int phi_k_dequantize_linear(phi_kargs *a)
     return 0;
 }
 
+/* x float32 (computed in float32, as ONNX's reference) or float64 (the
+ * float64 reference mode: in double, y_scale double). */
 int phi_k_dynamic_quantize_linear(phi_kargs *a)
 {
     const ph_tensor *x;
@@ -159,30 +161,33 @@ int phi_k_dynamic_quantize_linear(phi_kargs *a)
     int rc = phi_need(a, 0, &x, &xd);
     if (rc)
         return rc;
-    int xdt = ph_tensor_dtype(x);
-    if (xdt != PH_DT_FLOAT)
+    int xdt = ph_tensor_dtype(x), dbl = xdt == PH_DT_DOUBLE;
+    if (xdt != PH_DT_FLOAT && !dbl)
         return phi_kbad_dtype(a, "x", xdt);
-    const float *xv = xd;
     int64_t n = ph_tensor_numel(x);
-    float mn = 0, mx = 0;
+    double mn = 0, mx = 0;
     for (int64_t e = 0; e < n; e++) {
-        mn = xv[e] < mn ? xv[e] : mn;
-        mx = xv[e] > mx ? xv[e] : mx;
+        double v = phi_load_f64(xd, xdt, (size_t)e);
+        mn = v < mn ? v : mn;
+        mx = v > mx ? v : mx;
     }
-    float scale = (mx - mn) / 255.0f;
-    float zp = scale == 0 ? 0 : (float)saturate(nearbyintf(0 - mn / scale), 0, 255);
+    double scale = dbl ? (mx - mn) / 255.0 : (double)(((float)mx - (float)mn) / 255.0f);
+    double zp = scale == 0 ? 0 : saturate(nearbyint(dbl ? 0 - mn / scale : (double)(0 - (float)mn / (float)scale)), 0, 255);
     uint8_t *y, *z;
-    float *s;
+    void *s;
     if ((rc = phi_out(a, 0, PH_DT_UINT8, ph_tensor_rank(x), ph_tensor_dims(x), (void **)&y)) != 0 ||
-        (rc = phi_out(a, 1, PH_DT_FLOAT, 0, NULL, (void **)&s)) != 0 ||
+        (rc = phi_out(a, 1, xdt, 0, NULL, &s)) != 0 ||
         (rc = phi_out(a, 2, PH_DT_UINT8, 0, NULL, (void **)&z)) != 0)
         return rc;
     if (s)
-        *s = scale;
+        phi_store_f64(s, xdt, 0, scale);
     if (z)
         *z = (uint8_t)zp;
-    for (int64_t e = 0; y && e < n; e++)
-        y[e] = scale == 0 ? (uint8_t)zp : (uint8_t)saturate(nearbyintf(xv[e] / scale) + zp, 0, 255);
+    for (int64_t e = 0; y && e < n; e++) {
+        double v = phi_load_f64(xd, xdt, (size_t)e);
+        double q = dbl ? v / scale : (double)((float)v / (float)scale);
+        y[e] = scale == 0 ? (uint8_t)zp : (uint8_t)saturate(nearbyint(q) + zp, 0, 255);
+    }
     return 0;
 }
 

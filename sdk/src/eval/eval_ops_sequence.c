@@ -114,7 +114,7 @@ int phi_k_sequence_insert(phi_kargs *a)
     if (!t || ph_tensor_kind(t) != PH_KIND_TENSOR)
         return phi_kfail(a, PH_EINVAL, "input 1 must be a tensor");
     if (n && ph_tensor_dtype(t) != ph_tensor_dtype(ph_container_item(s, 0)))
-        return phi_kfail(a, PH_EINVAL, "the tensor's dtype differs from the sequence's");
+        return phi_kfail(a, PH_EINVAL, "the tensor's dtype %s differs from the sequence's %s", ph_dtype_name(ph_tensor_dtype(t)), ph_dtype_name(ph_tensor_dtype(ph_container_item(s, 0))));
     if (phi_in(a, 2) && (rc = position(a, 2, n, 1, &p)) != 0)
         return rc;
     return out_seq(a, ph_tensor_dtype(t), items_of(s), n, SIZE_MAX, t, p);
