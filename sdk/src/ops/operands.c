@@ -1,4 +1,4 @@
-/* sdk/src/const/operands.c - reading constant operands the way passes need them:
+/* sdk/src/ops/operands.c - reading constant operands the way passes need them:
  * small integer vectors (shapes, axes, pads, Slice parameters) from an
  * initializer, a Constant node or a shape constant of shape inference, and
  * the ONNX Slice rules in one place (see shape.h). */

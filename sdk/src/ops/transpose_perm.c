@@ -1,4 +1,4 @@
-/* sdk/src/ir/transpose_perm.c - a Transpose's permutation, and whether a
+/* sdk/src/ops/transpose_perm.c - a Transpose's permutation, and whether a
  * permutation moves any element (layout passes: transpose_to_reshape,
  * simplify_layout_chain, demerge_transpose). */
 #include <stdint.h>
