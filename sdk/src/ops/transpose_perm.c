@@ -53,3 +53,15 @@ PH_API int ph_perm_keeps_order(int rank, const int64_t *dims, const int64_t *per
     }
     return 1;
 }
+
+PH_API int ph_node_transpose_swap_rank(const ph_node *t)
+{
+    int64_t perm[64];
+    int r = ph_node_transpose_perm(t, perm, sizeof perm / sizeof perm[0]);
+    if (r < 2)
+        return -1;
+    for (int i = 0; i < r - 2; i++)
+        if (perm[i] != i)
+            return -1;
+    return perm[r - 2] == r - 1 && perm[r - 1] == r - 2 ? r : -1;
+}
