@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "base/version.h"
 #include "passhost/plugin.h"
 #include "report_run.h"
 #include "base/util.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "base/version.h"
 #include "base/exit.h"
 #include "passhost/plugin.h"
 #include "report_run.h"
