@@ -11,6 +11,7 @@
 
 #include <stdio.h>
 
+#include "passhost/host.h"
 #include "passhost/plugin.h"
 #include "base/util.h"
 

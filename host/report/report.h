@@ -8,6 +8,7 @@
 
 #include "config/loader.h"
 #include "log/log.h"
+#include "passhost/host.h"
 #include "passhost/plugin.h"
 #include "run/runner.h"
 #include "base/util.h"

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "base/version.h"
+#include "passhost/host.h"
 #include "passhost/plugin.h"
 #include "report_run.h"
 #include "base/util.h"

@@ -10,6 +10,7 @@
 
 #include "base/version.h"
 #include "base/exit.h"
+#include "passhost/host.h"
 #include "passhost/plugin.h"
 #include "report_run.h"
 #include "base/util.h"

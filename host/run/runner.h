@@ -25,6 +25,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "config/plan.h"
 

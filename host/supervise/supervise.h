@@ -54,6 +54,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "run/runner.h"
 
