@@ -13,7 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "internal.h"
+#include "build.h"
 
 /* ---------------------------------------------------------- wire format */
 
@@ -24,7 +24,7 @@ typedef struct wbuf {
 
 static int wbuf_put(wbuf *b, const void *p, size_t len)
 {
-    if (phi_grow((void **)&b->d, &b->cap, b->n + len, 1))
+    if (ir_grow((void **)&b->d, &b->cap, b->n + len, 1))
         return PH_ENOMEM;
     memcpy(b->d + b->n, p, len);
     b->n += len;
@@ -190,7 +190,7 @@ static int skel_tensor(skeleton *s, const wire_field *tf, wbuf *out, const char 
             return ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
         }
     }
-    int rc = phi_grow((void **)&s->refs, &s->cap_refs, s->n_refs + 1, sizeof *s->refs);
+    int rc = ir_grow((void **)&s->refs, &s->cap_refs, s->n_refs + 1, sizeof *s->refs);
     if (!rc)
         s->refs[s->n_refs++] = ref;
     if (!rc)
@@ -324,19 +324,19 @@ static int attach_external(ph_model *m, ph_tensor *t, const char *model_dir, ph_
     if (strncmp(real, real_dir, dl) != 0 || (real[dl] != '/' && strcmp(real_dir, "/") != 0))
         return ph_error_set(err, PH_EPARSE, "initializer '%s': external data location '%s' leads outside the model's "
                             "folder (to %s); refused", name, loc, real);
-    phi_mapping *map = m->mappings;
+    ir_mapping *map = m->mappings;
     for (; map; map = map->next)
         if (strcmp(map->path, real) == 0)
             break;
     if (!map) {
-        if (!(map = phi_map_file(real, err)))
+        if (!(map = ir_map_file(real, err)))
             return err ? err->code : PH_EIO;
         map->next = m->mappings;
         m->mappings = map;
     }
     uint64_t off = 0, len;
     int ok;
-    len = phi_tensor_expected_bytes(tp, &ok);
+    len = ir_tensor_expected_bytes(tp, &ok);
     if (off_s && parse_u64(off_s, &off))
         return ph_error_set(err, PH_EPARSE, "initializer '%s': bad external data offset '%s'", name, off_s);
     if (len_s && parse_u64(len_s, &len))
@@ -346,7 +346,7 @@ static int attach_external(ph_model *m, ph_tensor *t, const char *model_dir, ph_
                             name, (unsigned long long)off, (unsigned long long)len, loc, map->size);
     char what[300];
     snprintf(what, sizeof what, "initializer '%s'", name);
-    return phi_tensor_attach(t, map->data + off, (size_t)len, err, what);
+    return ir_tensor_attach(t, map->data + off, (size_t)len, err, what);
 }
 
 /* Check every tensor the model holds but the main graph's initializers
@@ -361,7 +361,7 @@ static int check_tensors(const ph_graph *g, int inits, ph_error *err)
             continue;
         snprintf(what, sizeof what, "not a valid ONNX model: graph '%s': initializer '%s'", ph_graph_name(g),
                  v->name);
-        if (phi_tensor_check(v->tensor->proto, 0, 0, what, err))
+        if (ir_tensor_check(v->tensor->proto, 0, 0, what, err))
             return PH_EPARSE;
     }
     for (const ph_node *n = g->first; n; n = n->next) {
@@ -374,7 +374,7 @@ static int check_tensors(const ph_graph *g, int inits, ph_error *err)
                 snprintf(what, sizeof what, "not a valid ONNX model: node '%s' (%s): attribute '%s'", ph_node_name(n),
                          ph_node_op_type(n),
                          ap->name ? ap->name : "");
-                if (phi_tensor_check(tp, 0, 0, what, err))
+                if (ir_tensor_check(tp, 0, 0, what, err))
                     return PH_EPARSE;
             }
         }
@@ -421,10 +421,10 @@ static int has_field_zero(const ProtobufCMessage *m)
 /* Build a model from the mapping (owned from here on).  path names the
  * model in messages; dir is the folder of external data, NULL when the
  * model has no file (loaded from memory). */
-static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_model **out, ph_error *err)
+static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_model **out, ph_error *err)
 {
     if (map->size == 0) {
-        phi_unmap_file(map);
+        ir_unmap_file(map);
         return ph_error_set(err, PH_EPARSE, "%s: empty file, not an ONNX model", path);
     }
     skeleton s = {0};
@@ -432,7 +432,7 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
     if (rc) {
         free(s.buf.d);
         free(s.refs);
-        phi_unmap_file(map);
+        ir_unmap_file(map);
         return rc;
     }
     Onnx__ModelProto *mp = s.buf.n ? onnx__model_proto__unpack(NULL, s.buf.n, s.buf.d)
@@ -445,14 +445,14 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
         if (mp)
             protobuf_c_message_free_unpacked(&mp->base, NULL);
         free(s.refs);
-        phi_unmap_file(map);
+        ir_unmap_file(map);
         return ph_error_set(err, PH_EPARSE, why, path);
     }
-    ph_model *m = phi_model_alloc();
+    ph_model *m = ir_model_alloc();
     if (!m) {
         protobuf_c_message_free_unpacked(&mp->base, NULL);
         free(s.refs);
-        phi_unmap_file(map);
+        ir_unmap_file(map);
         return ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
     }
     m->proto = mp;
@@ -462,8 +462,8 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
         m->source_dev = st.st_dev;
         m->source_ino = st.st_ino;
     }
-    m->source_path = dir ? phi_strdup(path) : NULL;
-    m->graph = phi_graph_new(m, NULL, mp->graph);
+    m->source_path = dir ? ir_strdup(path) : NULL;
+    m->graph = ir_graph_new(m, NULL, mp->graph);
     if (!m->graph || (dir && !m->source_path)) {
         ph_model_free(m);
         free(s.refs);
@@ -484,8 +484,8 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
     }
     if (n_inits)
         memcpy(init_protos, mp->graph->initializer, n_inits * sizeof *init_protos);
-    rc = phi_graph_build(m->graph, err);
-    m->n_nodes_total = phi_graph_count_nodes(m->graph);
+    rc = onnx_graph_build(m->graph, err);
+    m->n_nodes_total = ir_graph_count_nodes(m->graph);
     m->order_dirty = 1; /* the file's order is checked by the first toposort */
     m->init_version++;
     /* attach mapped raw data and external data to the main graph's initializers */
@@ -496,12 +496,12 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
         int mapped = s.buf.n && k < s.n_refs && s.refs[k].present;
         char what[300];
         snprintf(what, sizeof what, "not a valid ONNX model: initializer '%s'", v->name);
-        rc = phi_tensor_check(t->proto, mapped, mapped ? s.refs[k].len : 0, what, err);
+        rc = ir_tensor_check(t->proto, mapped, mapped ? s.refs[k].len : 0, what, err);
         snprintf(what, sizeof what, "initializer '%s'", v->name);
         if (rc || (k < n_inits && t->proto != init_protos[k]))
             continue;
         if (mapped)
-            rc = phi_tensor_attach(t, s.refs[k].data, s.refs[k].len, err, what);
+            rc = ir_tensor_attach(t, s.refs[k].data, s.refs[k].len, err, what);
         else if (t->external)
             rc = attach_external(m, t, dir, err);
     }
@@ -511,7 +511,7 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
     free(s.refs);
     /* what loaded must also hold together (e.g. no attribute without a name) */
     ph_error verr = {0};
-    if (!rc && phi_graph_verify(m->graph, 0, &verr) != 0) /* names: resolved by the build */
+    if (!rc && ir_graph_verify(m->graph, 0, &verr) != 0) /* names: resolved by the build */
         rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: %.400s", verr.message);
     if (!rc && m->alloc_failures) /* e.g. a declared type that could not be kept */
         rc = ph_error_set(err, PH_ENOMEM, "out of memory");
@@ -539,7 +539,7 @@ PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err)
     *out = NULL;
     if (err)
         err->code = 0, err->message[0] = 0;
-    phi_mapping *map = phi_map_file(path, err);
+    ir_mapping *map = ir_map_file(path, err);
     if (!map)
         return err ? err->code : PH_EIO;
     char dir[PATH_MAX];
@@ -561,7 +561,7 @@ PH_API int ph_model_load_memory(const void *data, size_t size, const char *name,
         name = "<memory>";
     if (size == 0)
         return ph_error_set(err, PH_EPARSE, "%s: empty, not an ONNX model", name);
-    phi_mapping *map = phi_map_memory(data, size, name, err);
+    ir_mapping *map = ir_map_memory(data, size, name, err);
     if (!map)
         return err ? err->code : PH_EIO;
     return load_mapping(map, name, NULL, out, err);
