@@ -16,6 +16,7 @@
 #include "clirun.h"
 #include "base/exit.h"
 #include "pbwire.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "tmpdir.h"
 

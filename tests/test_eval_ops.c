@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "evalcase.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 /* op(x) for a 1-D float input: check against expected values. */

@@ -8,7 +8,7 @@
  * the live set rather than the whole graph.  ph_eval_run keeps no state in
  * the evaluator between runs (everything per run is allocated per run).
  *
- * Half types: unless a kernel is registered PHI_KF_NATIVE_HALF, float16 and
+ * Half types: unless a kernel is registered EVAL_KF_NATIVE_HALF, float16 and
  * bfloat16 inputs are converted to float32 for the call, and float32 outputs
  * are converted back to the half type of input 0 (the T of every such op:
  * Pow's base, Conv's X), except outputs the graph declares as float32; a
@@ -46,7 +46,7 @@ typedef struct capture_t {
 
 typedef struct step {
     const ph_node *node;
-    const phi_kernel_entry *k;
+    const eval_kernel_entry *k;
     size_t n_in, n_out, n_free;
     size_t *in;   /* slot per input, NO_SLOT when omitted */
     size_t *out;  /* slot per output, NO_SLOT when omitted */
@@ -58,7 +58,7 @@ typedef struct step {
 struct ph_eval {
     const ph_graph *g;
     int64_t opset;
-    phi_map slots; /* value name -> slot + 1 (names borrowed from the graph) */
+    ir_map slots; /* value name -> slot + 1 (names borrowed from the graph) */
     size_t n_slots;
     const ph_tensor **konst; /* per slot: initializer data (borrowed or in own), else NULL */
     ph_tensor **own;         /* per slot: aligned copy of a misaligned initializer (owned) */
@@ -77,17 +77,17 @@ struct ph_eval {
     int float64;  /* the float64 reference mode (ph_eval_options); its bodies inherit it */
 };
 
-static const phi_kernel_entry *find_kernel_node(const ph_node *n)
+static const eval_kernel_entry *find_kernel_node(const ph_node *n)
 {
     ph_op op = ph_node_op(n);
     if (op != PH_OP_UNKNOWN) {
-        for (const phi_kernel_entry *k = phi_kernels_light; k->op != PH_OP_UNKNOWN; k++)
+        for (const eval_kernel_entry *k = eval_kernels_light; k->op != PH_OP_UNKNOWN; k++)
             if (k->op == op && k->fn)
                 return k;
-        for (const phi_kernel_entry *k = phi_kernels_heavy; k->op != PH_OP_UNKNOWN; k++)
+        for (const eval_kernel_entry *k = eval_kernels_heavy; k->op != PH_OP_UNKNOWN; k++)
             if (k->op == op && k->fn)
                 return k;
-        for (const phi_kernel_entry *k = phi_kernels_more; k->op != PH_OP_UNKNOWN; k++)
+        for (const eval_kernel_entry *k = eval_kernels_more; k->op != PH_OP_UNKNOWN; k++)
             if (k->op == op && k->fn)
                 return k;
         return NULL;
@@ -95,7 +95,7 @@ static const phi_kernel_entry *find_kernel_node(const ph_node *n)
     const char *dom = ph_node_domain(n), *type = ph_node_op_type(n);
     if (!strcmp(dom, "ai.onnx"))
         dom = "";
-    for (const phi_named_kernel *k = phi_kernels_named; k->op_type; k++)
+    for (const eval_named_kernel *k = eval_kernels_named; k->op_type; k++)
         if (!strcmp(k->domain, dom) && !strcmp(k->op_type, type))
             return &k->k;
     return NULL;
@@ -120,7 +120,7 @@ static int dropout_trains(const ph_node *n)
 
 static int step_is_random(const step *st)
 {
-    if (st->k->flags & PHI_KF_RANDOM)
+    if (st->k->flags & EVAL_KF_RANDOM)
         return 1;
     if (ph_node_op(st->node) == PH_OP_Dropout)
         return dropout_trains(st->node);
@@ -146,24 +146,24 @@ static ph_tensor *convert_tensor(const ph_tensor *t, int to)
     const void *src = ph_tensor_data(t);
     if (!src)
         return NULL;
-    ph_tensor *r = phi_tensor_alloc(to, ph_tensor_rank(t), ph_tensor_dims(t));
+    ph_tensor *r = ir_tensor_alloc(to, ph_tensor_rank(t), ph_tensor_dims(t));
     if (!r)
         return NULL;
     int from = ph_tensor_dtype(t);
     size_t n = (size_t)ph_tensor_numel(t);
     if (to == PH_DT_FLOAT) { /* the source may be misaligned */
-        float *d = phi_tensor_mut(r);
+        float *d = ir_tensor_mut(r);
         const unsigned char *s = src;
         for (size_t i = 0; i < n; i++) {
             uint16_t h;
             memcpy(&h, s + 2 * i, 2);
-            d[i] = from == PH_DT_FLOAT16 ? phi_half_to_float(h) : phi_bf16_to_float(h);
+            d[i] = from == PH_DT_FLOAT16 ? ir_half_to_float(h) : ir_bf16_to_float(h);
         }
     } else {
-        uint16_t *d = phi_tensor_mut(r);
+        uint16_t *d = ir_tensor_mut(r);
         const float *s = src;
         for (size_t i = 0; i < n; i++)
-            d[i] = to == PH_DT_FLOAT16 ? phi_float_to_half(s[i]) : phi_float_to_bf16(s[i]);
+            d[i] = to == PH_DT_FLOAT16 ? ir_float_to_half(s[i]) : ir_float_to_bf16(s[i]);
     }
     return r;
 }
@@ -176,10 +176,10 @@ static ph_tensor *to_double(const ph_tensor *t)
 {
     ph_tensor *aligned = misaligned(t) ? ph_tensor_clone(t) : NULL;
     const ph_tensor *src = aligned ? aligned : t;
-    ph_tensor *r = ph_tensor_data(src) ? phi_tensor_alloc(PH_DT_DOUBLE, ph_tensor_rank(src), ph_tensor_dims(src))
+    ph_tensor *r = ph_tensor_data(src) ? ir_tensor_alloc(PH_DT_DOUBLE, ph_tensor_rank(src), ph_tensor_dims(src))
                                        : NULL;
     if (r)
-        phi_convert(phi_tensor_mut(r), PH_DT_DOUBLE, ph_tensor_data(src), ph_tensor_dtype(src),
+        eval_convert(ir_tensor_mut(r), PH_DT_DOUBLE, ph_tensor_data(src), ph_tensor_dtype(src),
                     (size_t)ph_tensor_numel(src));
     ph_tensor_free(aligned);
     return r;
@@ -230,7 +230,7 @@ static int cast_keeps_double(const ph_node *n, const ph_tensor *const *in, size_
         return 0;
     int to = (int)ph_node_attr_int(n, "to", PH_DT_UNDEFINED), from = ph_tensor_dtype(in[0]);
     return (is_float_type(to) || to == PH_DT_DOUBLE) &&
-           (phi_dt_numeric(from) || from == PH_DT_BOOL || is_float_type(from));
+           (eval_dt_numeric(from) || from == PH_DT_BOOL || is_float_type(from));
 }
 
 static void free_outputs(ph_tensor **out, size_t n)
@@ -246,8 +246,8 @@ static void free_outputs(ph_tensor **out, size_t n)
  * reference mode (outputs of float types are promoted to double).  frame
  * and bodies: the running graph and the node's prepared bodies (NULL from
  * ph_eval_node). */
-static int run_kernel(const phi_kernel_entry *k, const ph_node *n, int64_t opset, int float64,
-                      const phi_frame *frame, ph_eval *const *bodies, const ph_tensor *const *in,
+static int run_kernel(const eval_kernel_entry *k, const ph_node *n, int64_t opset, int float64,
+                      const eval_frame *frame, ph_eval *const *bodies, const ph_tensor *const *in,
                       size_t n_in, ph_tensor **out, size_t n_out, ph_error *err)
 {
     ph_error kerr = {0, ""};
@@ -267,12 +267,12 @@ static int run_kernel(const phi_kernel_entry *k, const ph_node *n, int64_t opset
         tmp[i] = NULL;
     for (size_t i = 0; i < n_in; i++) {
         cin[i] = in[i];
-        if (in[i] && ph_tensor_kind(in[i]) != PH_KIND_TENSOR && !(k->flags & PHI_KF_CONTAINERS)) {
+        if (in[i] && ph_tensor_kind(in[i]) != PH_KIND_TENSOR && !(k->flags & EVAL_KF_CONTAINERS)) {
             rc = ph_error_set(&kerr, PH_EUNSUPPORTED, "input %zu is a %s, not a tensor", i,
                               ph_tensor_kind(in[i]) == PH_KIND_SEQUENCE ? "sequence" : "optional");
             goto done;
         }
-        if (in[i] && !(k->flags & PHI_KF_NATIVE_HALF) && is_half(ph_tensor_dtype(in[i]))) {
+        if (in[i] && !(k->flags & EVAL_KF_NATIVE_HALF) && is_half(ph_tensor_dtype(in[i]))) {
             if (!half && (i == 0 || !in[0]))
                 half = ph_tensor_dtype(in[i]);
             tmp[i] = convert_tensor(in[i], PH_DT_FLOAT);
@@ -289,7 +289,7 @@ static int run_kernel(const phi_kernel_entry *k, const ph_node *n, int64_t opset
             cin[i] = tmp[i];
         }
     }
-    phi_kargs a = {n, opset, cin, n_in, out, n_out, wanted, &kerr, n_in && in[0] ? half : 0, frame, bodies, float64};
+    eval_kargs a = {n, opset, cin, n_in, out, n_out, wanted, &kerr, n_in && in[0] ? half : 0, frame, bodies, float64};
     if (float64 && cast_keeps_double(n, cin, n_in)) {
         if (n_out > 0 && wanted[0] && !(out[0] = to_double(cin[0])))
             rc = ph_error_set(&kerr, PH_ENOMEM, "out of memory");
@@ -356,7 +356,7 @@ static int unsupported(const ph_node *n, ph_error *err)
 PH_API int ph_eval_node(const ph_node *n, int64_t opset, const ph_tensor *const *inputs,
                         ph_tensor **outputs, ph_error *err)
 {
-    const phi_kernel_entry *k = find_kernel_node(n);
+    const eval_kernel_entry *k = find_kernel_node(n);
     if (!k)
         return unsupported(n, err);
     return run_kernel(k, n, opset, 0, NULL, NULL, inputs, ph_node_input_count(n), outputs,
@@ -376,7 +376,7 @@ PH_API void ph_eval_free(ph_eval *e)
             ph_eval_free(e->steps[i].bodies[b]);
         free(e->steps[i].bodies);
     }
-    phi_map_free(&e->slots);
+    ir_map_free(&e->slots);
     free(e->own);
     free(e->konst);
     free(e->in_slot);
@@ -388,18 +388,18 @@ PH_API void ph_eval_free(ph_eval *e)
     free(e);
 }
 
-static size_t slot_of(const phi_map *m, const ph_value *v)
+static size_t slot_of(const ir_map *m, const ph_value *v)
 {
-    void *p = phi_map_get(m, ph_value_name(v));
+    void *p = ir_map_get(m, ph_value_name(v));
     return p ? (size_t)(uintptr_t)p - 1 : NO_SLOT;
 }
 
 static int add_slot(ph_eval *e, const ph_value *v)
 {
-    if (phi_map_get(&e->slots, ph_value_name(v)))
+    if (ir_map_get(&e->slots, ph_value_name(v)))
         return 0;
     e->n_slots++;
-    return phi_map_put(&e->slots, ph_value_name(v), (void *)(uintptr_t)e->n_slots);
+    return ir_map_put(&e->slots, ph_value_name(v), (void *)(uintptr_t)e->n_slots);
 }
 
 /* The slot of v, a value read by a node of this graph (or of a body inside
@@ -416,7 +416,7 @@ static size_t capture(ph_eval *e, const ph_node *reader, const ph_value *v, ph_e
                      ph_node_name(reader), ph_node_op_type(reader), ph_value_name(v));
         return NO_SLOT;
     }
-    if (phi_grow((void **)&e->cap, &e->cap_cap, e->n_cap + 1, sizeof *e->cap) || add_slot(e, v)) {
+    if (ir_grow((void **)&e->cap, &e->cap_cap, e->n_cap + 1, sizeof *e->cap) || add_slot(e, v)) {
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NO_SLOT;
     }
@@ -646,7 +646,7 @@ static int check_input(const ph_value *v, size_t i, const ph_tensor *t, int floa
 }
 
 /* Run e's graph.  outer: the frame of the enclosing graph's run (bodies). */
-static int run_graph(const ph_eval *e, const phi_frame *outer, const ph_tensor *const *inputs, size_t n_inputs,
+static int run_graph(const ph_eval *e, const eval_frame *outer, const ph_tensor *const *inputs, size_t n_inputs,
                      ph_tensor **outputs, size_t n_outputs, ph_error *err)
 {
     for (size_t i = 0; i < n_outputs; i++)
@@ -707,7 +707,7 @@ static int run_graph(const ph_eval *e, const phi_frame *outer, const ph_tensor *
         }
         cur[e->in_slot[i]] = t;
     }
-    phi_frame frame = {e, cur};
+    eval_frame frame = {e, cur};
     for (size_t i = 0; i < e->n_steps; i++) {
         const step *st = &e->steps[i];
         for (size_t j = 0; j < st->n_in; j++)
@@ -766,7 +766,7 @@ PH_API int ph_eval_run(ph_eval *e, const ph_tensor *const *inputs, size_t n_inpu
 
 /* ------------------------------------------------------------ bodies */
 
-size_t phi_body_index(const phi_kargs *a, const char *attr)
+size_t eval_body_index(const eval_kargs *a, const char *attr)
 {
     const ph_graph *g = ph_node_attr_graph(a->node, attr);
     for (size_t b = 0; g && b < ph_node_subgraph_count(a->node); b++)
@@ -775,12 +775,12 @@ size_t phi_body_index(const phi_kargs *a, const char *attr)
     return SIZE_MAX;
 }
 
-size_t phi_body_output_count(const phi_kargs *a, size_t b)
+size_t eval_body_output_count(const eval_kargs *a, size_t b)
 {
     return ph_graph_output_count(ph_node_subgraph(a->node, b));
 }
 
-int phi_body_run(phi_kargs *a, size_t b, const ph_tensor *const *in, size_t n_in, ph_tensor **out, size_t n_out)
+int eval_body_run(eval_kargs *a, size_t b, const ph_tensor *const *in, size_t n_in, ph_tensor **out, size_t n_out)
 {
     ph_eval *body = a->bodies ? a->bodies[b] : NULL, *own = NULL;
     int rc;

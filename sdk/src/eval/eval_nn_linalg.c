@@ -7,27 +7,27 @@
 
 #include "eval_more.h"
 
-int phi_k_det(phi_kargs *a)
+int eval_k_det(eval_kargs *a)
 {
     const ph_tensor *x;
     const void *xd;
-    int rc = phi_need_float(a, 0, "X", &x, &xd);
+    int rc = eval_need_float(a, 0, "X", &x, &xd);
     if (rc)
         return rc;
     int dt = ph_tensor_dtype(x);
     size_t r = ph_tensor_rank(x);
     if (r < 2 || ph_tensor_dim(x, r - 1) != ph_tensor_dim(x, r - 2))
-        return phi_kfail(a, PH_EINVAL, "X must be [..., M, M]");
-    int64_t m = ph_tensor_dim(x, r - 1), mats = phi_numel(r - 2, ph_tensor_dims(x));
+        return eval_kfail(a, PH_EINVAL, "X must be [..., M, M]");
+    int64_t m = ph_tensor_dim(x, r - 1), mats = eval_numel(r - 2, ph_tensor_dims(x));
     void *o;
-    if ((rc = phi_out(a, 0, dt, r - 2, ph_tensor_dims(x), &o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, dt, r - 2, ph_tensor_dims(x), &o)) != 0 || !o)
         return rc;
     double *lu = malloc((size_t)(m > 0 ? m * m : 1) * sizeof *lu);
     if (!lu)
-        return phi_kfail(a, PH_ENOMEM, "out of memory");
+        return eval_kfail(a, PH_ENOMEM, "out of memory");
     for (int64_t b = 0; b < mats; b++) {
         for (int64_t i = 0; i < m * m; i++)
-            lu[i] = phi_load_f64(xd, dt, (size_t)(b * m * m + i));
+            lu[i] = eval_load_f64(xd, dt, (size_t)(b * m * m + i));
         double det = 1;
         for (int64_t k = 0; k < m && det != 0; k++) {
             int64_t p = k;
@@ -53,7 +53,7 @@ int phi_k_det(phi_kargs *a)
                     lu[i * m + j] -= f * lu[k * m + j];
             }
         }
-        phi_store_f64(o, dt, (size_t)b, det);
+        eval_store_f64(o, dt, (size_t)b, det);
     }
     free(lu);
     return 0;

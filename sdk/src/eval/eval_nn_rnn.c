@@ -48,17 +48,17 @@ static double act_apply(const act *f, double x)
 }
 
 /* The activation functions: n per direction (RNN 1, GRU 2, LSTM 3). */
-static int read_acts(phi_kargs *a, int kind, size_t dirs, act *out)
+static int read_acts(eval_kargs *a, int kind, size_t dirs, act *out)
 {
     static const char *const dflt[3][3] = {{"Tanh"}, {"Sigmoid", "Tanh"}, {"Sigmoid", "Tanh", "Tanh"}};
     size_t per = kind == RNN_PLAIN ? 1 : kind == RNN_GRU ? 2 : 3, need = per * dirs;
-    const Onnx__AttributeProto *at = phi_node_find_attr(a->node, "activations");
+    const Onnx__AttributeProto *at = ir_node_find_attr(a->node, "activations");
     const float *al = NULL, *be = NULL;
     ptrdiff_t nal = ph_node_attr_floats(a->node, "activation_alpha", &al);
     ptrdiff_t nbe = ph_node_attr_floats(a->node, "activation_beta", &be);
     size_t ia = 0, ib = 0;
     if (at && at->n_strings != need)
-        return phi_kfail(a, PH_EINVAL, "activations has %zu entries, expected %zu", at->n_strings, need);
+        return eval_kfail(a, PH_EINVAL, "activations has %zu entries, expected %zu", at->n_strings, need);
     for (size_t i = 0; i < need; i++) {
         char name[32];
         if (at)
@@ -78,7 +78,7 @@ static int read_acts(phi_kargs *a, int kind, size_t dirs, act *out)
         while (k < sizeof tab / sizeof tab[0] && strcasecmp(tab[k].name, name))
             k++;
         if (k == sizeof tab / sizeof tab[0])
-            return phi_kfail(a, PH_EUNSUPPORTED, "activation '%s' is not supported", name);
+            return eval_kfail(a, PH_EUNSUPPORTED, "activation '%s' is not supported", name);
         out[i].kind = tab[k].kind;
         out[i].alpha = tab[k].a;
         out[i].beta = tab[k].b;
@@ -92,23 +92,23 @@ static int read_acts(phi_kargs *a, int kind, size_t dirs, act *out)
 
 /* Optional input i as a double array of n elements (NULL when omitted);
  * *buf gets the allocation to free. */
-static int load_opt(phi_kargs *a, size_t i, int64_t n, double **buf)
+static int load_opt(eval_kargs *a, size_t i, int64_t n, double **buf)
 {
-    const ph_tensor *t = phi_in(a, i);
+    const ph_tensor *t = eval_in(a, i);
     *buf = NULL;
     if (!t)
         return 0;
     const void *d;
-    int rc = phi_need(a, i, &t, &d);
+    int rc = eval_need(a, i, &t, &d);
     if (rc)
         return rc;
     if (ph_tensor_numel(t) != n)
-        return phi_kfail(a, PH_EINVAL, "input %zu has %lld elements, expected %lld", i,
+        return eval_kfail(a, PH_EINVAL, "input %zu has %lld elements, expected %lld", i,
                          (long long)ph_tensor_numel(t), (long long)n);
     if (!(*buf = malloc((size_t)(n ? n : 1) * sizeof **buf)))
-        return phi_kfail(a, PH_ENOMEM, "out of memory");
+        return eval_kfail(a, PH_ENOMEM, "out of memory");
     for (int64_t k = 0; k < n; k++)
-        (*buf)[k] = phi_load_f64(d, ph_tensor_dtype(t), (size_t)k);
+        (*buf)[k] = eval_load_f64(d, ph_tensor_dtype(t), (size_t)k);
     return 0;
 }
 
@@ -117,28 +117,28 @@ static double clipv(double x, double c)
     return c > 0 ? (x > c ? c : x < -c ? -c : x) : x;
 }
 
-static int recurrent(phi_kargs *a, int kind)
+static int recurrent(eval_kargs *a, int kind)
 {
     const ph_tensor *x, *w, *rt;
     const void *xd, *wd, *rd;
     int rc;
-    if ((rc = phi_need_float(a, 0, "X", &x, &xd)) != 0 || (rc = phi_need(a, 1, &w, &wd)) != 0 ||
-        (rc = phi_need(a, 2, &rt, &rd)) != 0)
+    if ((rc = eval_need_float(a, 0, "X", &x, &xd)) != 0 || (rc = eval_need(a, 1, &w, &wd)) != 0 ||
+        (rc = eval_need(a, 2, &rt, &rd)) != 0)
         return rc;
     int dt = ph_tensor_dtype(x);
     const char *dir = ph_node_attr_string(a->node, "direction", "forward");
     int bidi = !strcmp(dir, "bidirectional"), rev = !strcmp(dir, "reverse");
     if (!bidi && !rev && strcmp(dir, "forward"))
-        return phi_kfail(a, PH_EINVAL, "direction '%s' is not forward, reverse or bidirectional", dir);
+        return eval_kfail(a, PH_EINVAL, "direction '%s' is not forward, reverse or bidirectional", dir);
     size_t dirs = bidi ? 2 : 1, G = kind == RNN_PLAIN ? 1 : kind == RNN_GRU ? 3 : 4;
     int layout = (int)ph_node_attr_int(a->node, "layout", 0);
     if (ph_tensor_rank(x) != 3 || ph_tensor_rank(w) != 3 || ph_tensor_rank(rt) != 3)
-        return phi_kfail(a, PH_EINVAL, "X, W and R must be 3-D");
+        return eval_kfail(a, PH_EINVAL, "X, W and R must be 3-D");
     int64_t S = ph_tensor_dim(x, layout ? 1 : 0), Bn = ph_tensor_dim(x, layout ? 0 : 1), I = ph_tensor_dim(x, 2);
     int64_t H = ph_node_attr_int(a->node, "hidden_size", ph_tensor_dim(rt, 2));
     if (ph_tensor_dim(w, 0) != (int64_t)dirs || ph_tensor_dim(w, 1) != (int64_t)G * H || ph_tensor_dim(w, 2) != I ||
         ph_tensor_dim(rt, 0) != (int64_t)dirs || ph_tensor_dim(rt, 1) != (int64_t)G * H || ph_tensor_dim(rt, 2) != H)
-        return phi_kfail(a, PH_EINVAL, "W or R do not match %zu direction(s), %zu gates, hidden %lld, input %lld",
+        return eval_kfail(a, PH_EINVAL, "W or R do not match %zu direction(s), %zu gates, hidden %lld, input %lld",
                          dirs, G, (long long)H, (long long)I);
     double clip = ph_node_attr_float(a->node, "clip", 0);
     int lbr = kind == RNN_GRU && ph_node_attr_int(a->node, "linear_before_reset", 0) != 0;
@@ -150,30 +150,30 @@ static int recurrent(phi_kargs *a, int kind)
     double *B = NULL, *h0 = NULL, *c0 = NULL, *P = NULL;
     int64_t *lens = NULL;
     double *h = NULL, *c = NULL, *g = NULL, *Y = NULL, *hlast = NULL, *clast = NULL;
-    const ph_tensor *lt = phi_in(a, 4);
+    const ph_tensor *lt = eval_in(a, 4);
     if ((rc = load_opt(a, 3, (int64_t)dirs * 2 * (int64_t)G * H, &B)) != 0 ||
         (rc = load_opt(a, 5, (int64_t)dirs * Bn * H, &h0)) != 0 ||
         (kind == RNN_LSTM && (rc = load_opt(a, 6, (int64_t)dirs * Bn * H, &c0)) != 0) ||
         (kind == RNN_LSTM && (rc = load_opt(a, 7, (int64_t)dirs * 3 * H, &P)) != 0))
         goto done;
     if (!(lens = malloc((size_t)(Bn ? Bn : 1) * sizeof *lens))) {
-        rc = phi_kfail(a, PH_ENOMEM, "out of memory");
+        rc = eval_kfail(a, PH_ENOMEM, "out of memory");
         goto done;
     }
     for (int64_t b = 0; b < Bn; b++)
         lens[b] = S;
     if (lt) {
         const void *ld;
-        if ((rc = phi_need(a, 4, &lt, &ld)) != 0)
+        if ((rc = eval_need(a, 4, &lt, &ld)) != 0)
             goto done;
         if (ph_tensor_numel(lt) != Bn) {
-            rc = phi_kfail(a, PH_EINVAL, "sequence_lens must have one entry per batch entry");
+            rc = eval_kfail(a, PH_EINVAL, "sequence_lens must have one entry per batch entry");
             goto done;
         }
         for (int64_t b = 0; b < Bn; b++) {
-            lens[b] = phi_load_i64(ld, ph_tensor_dtype(lt), (size_t)b);
+            lens[b] = eval_load_i64(ld, ph_tensor_dtype(lt), (size_t)b);
             if (lens[b] < 0 || lens[b] > S) {
-                rc = phi_kfail(a, PH_EINVAL, "sequence length %lld is outside [0, %lld]", (long long)lens[b],
+                rc = eval_kfail(a, PH_EINVAL, "sequence length %lld is outside [0, %lld]", (long long)lens[b],
                                (long long)S);
                 goto done;
             }
@@ -187,7 +187,7 @@ static int recurrent(phi_kargs *a, int kind)
     hlast = calloc(nH ? nH : 1, sizeof *hlast);
     clast = calloc(nH ? nH : 1, sizeof *clast);
     if (!h || !c || !g || !Y || !hlast || !clast) {
-        rc = phi_kfail(a, PH_ENOMEM, "out of memory");
+        rc = eval_kfail(a, PH_ENOMEM, "out of memory");
         goto done;
     }
     double *gr = g + G * (size_t)H; /* the R part of the gates (GRU needs it apart) */
@@ -209,10 +209,10 @@ static int recurrent(phi_kargs *a, int kind)
                     double sw = B ? B[d * 2 * G * (size_t)H + q] : 0, sr = B ? B[(d * 2 + 1) * G * (size_t)H + q] : 0;
                     size_t wo = (d * G * (size_t)H + q) * (size_t)I, ro = (d * G * (size_t)H + q) * (size_t)H;
                     for (int64_t i = 0; i < I; i++)
-                        sw += phi_load_f64(wd, dt, wo + (size_t)i) * phi_load_f64(xd, dt, xo + (size_t)i);
+                        sw += eval_load_f64(wd, dt, wo + (size_t)i) * eval_load_f64(xd, dt, xo + (size_t)i);
                     if (!(kind == RNN_GRU && q >= 2 * (size_t)H)) /* GRU's h gate reads r (.) h below */
                         for (int64_t i = 0; i < H; i++)
-                            sr += phi_load_f64(rd, dt, ro + (size_t)i) * h[i];
+                            sr += eval_load_f64(rd, dt, ro + (size_t)i) * h[i];
                     g[q] = sw;
                     gr[q] = sr;
                 }
@@ -229,7 +229,7 @@ static int recurrent(phi_kargs *a, int kind)
                         size_t ro = (d * G * (size_t)H + 2 * (size_t)H + (size_t)k) * (size_t)H;
                         double rb = B ? B[(d * 2 + 1) * G * (size_t)H + 2 * (size_t)H + (size_t)k] : 0, s = 0;
                         for (int64_t i = 0; i < H; i++)
-                            s += phi_load_f64(rd, dt, ro + (size_t)i) * (lbr ? h[i] : r[i] * h[i]);
+                            s += eval_load_f64(rd, dt, ro + (size_t)i) * (lbr ? h[i] : r[i] * h[i]);
                         gr[2 * H + k] = lbr ? r[k] * (s + rb) : s + rb;
                     }
                     for (int64_t k = 0; k < H; k++) {
@@ -265,7 +265,7 @@ static int recurrent(phi_kargs *a, int kind)
         yd[0] = Bn, yd[1] = S, yd[2] = (int64_t)dirs;
         hd[0] = Bn, hd[1] = (int64_t)dirs;
     }
-    if ((rc = phi_out(a, 0, dt, 4, yd, &o)) != 0)
+    if ((rc = eval_out(a, 0, dt, 4, yd, &o)) != 0)
         goto done;
     if (o)
         for (int64_t t = 0; t < S; t++)
@@ -274,11 +274,11 @@ static int recurrent(phi_kargs *a, int kind)
                     for (int64_t k = 0; k < H; k++) {
                         size_t src = (size_t)(((t * (int64_t)dirs + (int64_t)d) * Bn + b) * H + k);
                         size_t dst = layout ? (size_t)(((b * S + t) * (int64_t)dirs + (int64_t)d) * H + k) : src;
-                        phi_store_f64(o, dt, dst, Y[src]);
+                        eval_store_f64(o, dt, dst, Y[src]);
                     }
     for (size_t out = 1; out < (kind == RNN_LSTM ? 3u : 2u); out++) {
         const double *src = out == 1 ? hlast : clast;
-        if ((rc = phi_out(a, out, dt, 3, hd, &o)) != 0)
+        if ((rc = eval_out(a, out, dt, 3, hd, &o)) != 0)
             goto done;
         if (o)
             for (size_t d = 0; d < dirs; d++)
@@ -286,7 +286,7 @@ static int recurrent(phi_kargs *a, int kind)
                     for (int64_t k = 0; k < H; k++) {
                         size_t s = (size_t)(((int64_t)d * Bn + b) * H + k);
                         size_t dst = layout ? (size_t)((b * (int64_t)dirs + (int64_t)d) * H + k) : s;
-                        phi_store_f64(o, dt, dst, src[s]);
+                        eval_store_f64(o, dt, dst, src[s]);
                     }
     }
 done:
@@ -304,17 +304,17 @@ done:
     return rc;
 }
 
-int phi_k_rnn(phi_kargs *a)
+int eval_k_rnn(eval_kargs *a)
 {
     return recurrent(a, RNN_PLAIN);
 }
 
-int phi_k_gru(phi_kargs *a)
+int eval_k_gru(eval_kargs *a)
 {
     return recurrent(a, RNN_GRU);
 }
 
-int phi_k_lstm(phi_kargs *a)
+int eval_k_lstm(eval_kargs *a)
 {
     return recurrent(a, RNN_LSTM);
 }

@@ -45,7 +45,7 @@ static void nms_box(const void *bd, int dt, size_t i, int center, double *c)
 {
     double v[4];
     for (int k = 0; k < 4; k++)
-        v[k] = phi_load_f64(bd, dt, i * 4 + (size_t)k);
+        v[k] = eval_load_f64(bd, dt, i * 4 + (size_t)k);
     if (center) {
         c[0] = v[0] - v[2] / 2, c[2] = v[0] + v[2] / 2;
         c[1] = v[1] - v[3] / 2, c[3] = v[1] + v[3] / 2;
@@ -67,46 +67,46 @@ static int nms_suppress(const double *p, const double *q, double thr)
     return inter / uni > thr;
 }
 
-int phi_k_non_max_suppression(phi_kargs *a)
+int eval_k_non_max_suppression(eval_kargs *a)
 {
     const ph_tensor *bt, *st;
     const void *bd, *sd;
     int rc;
-    if ((rc = phi_need_float(a, 0, "boxes", &bt, &bd)) != 0 || (rc = phi_need_float(a, 1, "scores", &st, &sd)) != 0)
+    if ((rc = eval_need_float(a, 0, "boxes", &bt, &bd)) != 0 || (rc = eval_need_float(a, 1, "scores", &st, &sd)) != 0)
         return rc;
     if (ph_tensor_rank(bt) != 3 || ph_tensor_dim(bt, 2) != 4 || ph_tensor_rank(st) != 3 ||
         ph_tensor_dim(st, 0) != ph_tensor_dim(bt, 0) || ph_tensor_dim(st, 2) != ph_tensor_dim(bt, 1))
-        return phi_kfail(a, PH_EINVAL, "boxes must be [B, N, 4] and scores [B, C, N]");
+        return eval_kfail(a, PH_EINVAL, "boxes must be [B, N, 4] and scores [B, C, N]");
     int64_t max_out = 0;
     double iou = 0, sthr = -INFINITY;
     const void *d;
     const ph_tensor *t;
-    if (phi_in(a, 2) && ((rc = phi_need(a, 2, &t, &d)) != 0 || ph_tensor_numel(t) != 1))
-        return rc ? rc : phi_kfail(a, PH_EINVAL, "max_output_boxes_per_class must be one value");
-    if (phi_in(a, 2))
-        max_out = phi_load_i64(d, ph_tensor_dtype(t), 0);
-    if (phi_in(a, 3) && ((rc = phi_need(a, 3, &t, &d)) != 0 || ph_tensor_numel(t) != 1))
-        return rc ? rc : phi_kfail(a, PH_EINVAL, "iou_threshold must be one value");
-    if (phi_in(a, 3))
-        iou = phi_load_f64(d, ph_tensor_dtype(t), 0);
-    if (phi_in(a, 4) && ((rc = phi_need(a, 4, &t, &d)) != 0 || ph_tensor_numel(t) != 1))
-        return rc ? rc : phi_kfail(a, PH_EINVAL, "score_threshold must be one value");
-    if (phi_in(a, 4))
-        sthr = phi_load_f64(d, ph_tensor_dtype(t), 0);
+    if (eval_in(a, 2) && ((rc = eval_need(a, 2, &t, &d)) != 0 || ph_tensor_numel(t) != 1))
+        return rc ? rc : eval_kfail(a, PH_EINVAL, "max_output_boxes_per_class must be one value");
+    if (eval_in(a, 2))
+        max_out = eval_load_i64(d, ph_tensor_dtype(t), 0);
+    if (eval_in(a, 3) && ((rc = eval_need(a, 3, &t, &d)) != 0 || ph_tensor_numel(t) != 1))
+        return rc ? rc : eval_kfail(a, PH_EINVAL, "iou_threshold must be one value");
+    if (eval_in(a, 3))
+        iou = eval_load_f64(d, ph_tensor_dtype(t), 0);
+    if (eval_in(a, 4) && ((rc = eval_need(a, 4, &t, &d)) != 0 || ph_tensor_numel(t) != 1))
+        return rc ? rc : eval_kfail(a, PH_EINVAL, "score_threshold must be one value");
+    if (eval_in(a, 4))
+        sthr = eval_load_f64(d, ph_tensor_dtype(t), 0);
     int center = ph_node_attr_int(a->node, "center_point_box", 0) != 0;
     int64_t B = ph_tensor_dim(bt, 0), N = ph_tensor_dim(bt, 1), C = ph_tensor_dim(st, 1);
     nms_cand *cand = malloc((size_t)(N ? N : 1) * sizeof *cand);
     int64_t *kept = malloc((size_t)(N ? N : 1) * sizeof *kept), *sel = NULL;
     size_t n_sel = 0, cap_sel = 0;
     if (!cand || !kept) {
-        rc = phi_kfail(a, PH_ENOMEM, "out of memory");
+        rc = eval_kfail(a, PH_ENOMEM, "out of memory");
         goto done;
     }
     for (int64_t b = 0; b < B && max_out > 0; b++)
         for (int64_t c = 0; c < C; c++) {
             int64_t nc = 0, nk = 0;
             for (int64_t i = 0; i < N; i++) {
-                double s = phi_load_f64(sd, ph_tensor_dtype(st), (size_t)((b * C + c) * N + i));
+                double s = eval_load_f64(sd, ph_tensor_dtype(st), (size_t)((b * C + c) * N + i));
                 if (s > sthr)
                     cand[nc++] = (nms_cand){s, i};
             }
@@ -126,7 +126,7 @@ int phi_k_non_max_suppression(phi_kargs *a)
                     size_t nc2 = cap_sel ? 2 * cap_sel : 64;
                     int64_t *ns = realloc(sel, nc2 * 3 * sizeof *ns);
                     if (!ns) {
-                        rc = phi_kfail(a, PH_ENOMEM, "out of memory");
+                        rc = eval_kfail(a, PH_ENOMEM, "out of memory");
                         goto done;
                     }
                     sel = ns;
@@ -138,7 +138,7 @@ int phi_k_non_max_suppression(phi_kargs *a)
         }
     int64_t od[2] = {(int64_t)n_sel, 3};
     int64_t *o;
-    if ((rc = phi_out(a, 0, PH_DT_INT64, 2, od, (void **)&o)) == 0 && o && n_sel)
+    if ((rc = eval_out(a, 0, PH_DT_INT64, 2, od, (void **)&o)) == 0 && o && n_sel)
         memcpy(o, sel, n_sel * 3 * sizeof *o);
 done:
     free(cand);
@@ -149,22 +149,22 @@ done:
 
 /* ------------------------------------------------------------ RoiAlign */
 
-int phi_k_roi_align(phi_kargs *a)
+int eval_k_roi_align(eval_kargs *a)
 {
     const ph_tensor *x, *rt, *it;
     const void *xd, *rd, *id;
     int rc;
-    if ((rc = phi_need_float(a, 0, "X", &x, &xd)) != 0 || (rc = phi_need_float(a, 1, "rois", &rt, &rd)) != 0 ||
-        (rc = phi_need(a, 2, &it, &id)) != 0)
+    if ((rc = eval_need_float(a, 0, "X", &x, &xd)) != 0 || (rc = eval_need_float(a, 1, "rois", &rt, &rd)) != 0 ||
+        (rc = eval_need(a, 2, &it, &id)) != 0)
         return rc;
     int dt = ph_tensor_dtype(x);
     if (ph_tensor_rank(x) != 4 || ph_tensor_rank(rt) != 2 || ph_tensor_dim(rt, 1) != 4 ||
         ph_tensor_numel(it) != ph_tensor_dim(rt, 0))
-        return phi_kfail(a, PH_EINVAL, "X must be [N, C, H, W], rois [R, 4] and batch_indices [R]");
+        return eval_kfail(a, PH_EINVAL, "X must be [N, C, H, W], rois [R, 4] and batch_indices [R]");
     const char *mode = ph_node_attr_string(a->node, "mode", "avg");
     int is_max = !strcmp(mode, "max");
     if (!is_max && strcmp(mode, "avg"))
-        return phi_kfail(a, PH_EINVAL, "mode '%s' is not avg or max", mode);
+        return eval_kfail(a, PH_EINVAL, "mode '%s' is not avg or max", mode);
     const char *ctm = ph_node_attr_string(a->node, "coordinate_transformation_mode",
                                           a->opset >= 16 ? "half_pixel" : "output_half_pixel");
     int half = !strcmp(ctm, "half_pixel");
@@ -174,30 +174,30 @@ int phi_k_roi_align(phi_kargs *a)
     int64_t N = ph_tensor_dim(x, 0), C = ph_tensor_dim(x, 1), H = ph_tensor_dim(x, 2), W = ph_tensor_dim(x, 3);
     int64_t R = ph_tensor_dim(rt, 0), od[4] = {R, C, oh, ow};
     if (oh < 1 || ow < 1 || sr < 0)
-        return phi_kfail(a, PH_EINVAL, "output size and sampling_ratio must be positive");
+        return eval_kfail(a, PH_EINVAL, "output size and sampling_ratio must be positive");
     void *o;
-    if ((rc = phi_out(a, 0, dt, 4, od, &o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, dt, 4, od, &o)) != 0 || !o)
         return rc;
     double off = half ? 0.5 : 0;
     for (int64_t r = 0; r < R; r++) {
-        int64_t bi = phi_load_i64(id, ph_tensor_dtype(it), (size_t)r);
+        int64_t bi = eval_load_i64(id, ph_tensor_dtype(it), (size_t)r);
         if (bi < 0 || bi >= N)
-            return phi_kfail(a, PH_EINVAL, "batch index %lld is out of range", (long long)bi);
-        double x0 = phi_load_f64(rd, ph_tensor_dtype(rt), (size_t)(r * 4)) * scale - off;
-        double y0 = phi_load_f64(rd, ph_tensor_dtype(rt), (size_t)(r * 4 + 1)) * scale - off;
-        double x1 = phi_load_f64(rd, ph_tensor_dtype(rt), (size_t)(r * 4 + 2)) * scale - off;
-        double y1 = phi_load_f64(rd, ph_tensor_dtype(rt), (size_t)(r * 4 + 3)) * scale - off;
+            return eval_kfail(a, PH_EINVAL, "batch index %lld is out of range", (long long)bi);
+        double x0 = eval_load_f64(rd, ph_tensor_dtype(rt), (size_t)(r * 4)) * scale - off;
+        double y0 = eval_load_f64(rd, ph_tensor_dtype(rt), (size_t)(r * 4 + 1)) * scale - off;
+        double x1 = eval_load_f64(rd, ph_tensor_dtype(rt), (size_t)(r * 4 + 2)) * scale - off;
+        double y1 = eval_load_f64(rd, ph_tensor_dtype(rt), (size_t)(r * 4 + 3)) * scale - off;
         double rw = x1 - x0, rh = y1 - y0;
         if (!half) {
             rw = fmax(rw, 1.0);
             rh = fmax(rh, 1.0);
         }
         double bh = rh / (double)oh, bw = rw / (double)ow;
-        int64_t gh = sr > 0 ? sr : phi_coord(ceil(rh / (double)oh)), gw = sr > 0 ? sr : phi_coord(ceil(rw / (double)ow));
+        int64_t gh = sr > 0 ? sr : eval_coord(ceil(rh / (double)oh)), gw = sr > 0 ? sr : eval_coord(ceil(rw / (double)ow));
         gh = gh < 1 ? 1 : gh; /* an empty or NaN region: one sample */
         gw = gw < 1 ? 1 : gw;
         if (gh > 4096 || gw > 4096)
-            return phi_kfail(a, PH_EUNSUPPORTED, "a sampling grid of %lld x %lld per bin", (long long)gh, (long long)gw);
+            return eval_kfail(a, PH_EUNSUPPORTED, "a sampling grid of %lld x %lld per bin", (long long)gh, (long long)gw);
         double count = (double)(gh * gw > 1 ? gh * gw : 1);
         for (int64_t c = 0; c < C; c++) {
             size_t base = (size_t)((bi * C + c) * H * W);
@@ -214,7 +214,7 @@ int phi_k_roi_align(phi_kargs *a)
                             if (!(yy < -1.0 || yy > (double)H || xx < -1.0 || xx > (double)W)) {
                                 yy = yy <= 0 ? 0 : yy;
                                 xx = xx <= 0 ? 0 : xx;
-                                int64_t yl = phi_coord(yy), xl = phi_coord(xx), yh, xh;
+                                int64_t yl = eval_coord(yy), xl = eval_coord(xx), yh, xh;
                                 if (yl >= H - 1)
                                     yh = yl = H - 1, yy = (double)yl;
                                 else
@@ -229,17 +229,17 @@ int phi_k_roi_align(phi_kargs *a)
                             }
                             if (is_max) {
                                 for (int k = 0; k < 4; k++) {
-                                    double t = w[k] * phi_load_f64(xd, dt, base + (size_t)p[k]);
+                                    double t = w[k] * eval_load_f64(xd, dt, base + (size_t)p[k]);
                                     v = k == 0 || t > v ? t : v;
                                 }
                                 acc = first || v > acc ? v : acc;
                             } else {
                                 for (int k = 0; k < 4; k++)
-                                    acc += w[k] * phi_load_f64(xd, dt, base + (size_t)p[k]);
+                                    acc += w[k] * eval_load_f64(xd, dt, base + (size_t)p[k]);
                             }
                             first = 0;
                         }
-                    phi_store_f64(o, dt, (size_t)(((r * C + c) * oh + ph) * ow + pw), is_max ? acc : acc / count);
+                    eval_store_f64(o, dt, (size_t)(((r * C + c) * oh + ph) * ow + pw), is_max ? acc : acc / count);
                 }
         }
     }
@@ -283,12 +283,12 @@ static double gs_pixel(const gs_ctx *g, int64_t r, int64_t c)
         c = c < 0 ? 0 : c >= g->W ? g->W - 1 : c;
         r = r < 0 ? 0 : r >= g->H ? g->H - 1 : r;
     } else {
-        c = phi_coord(gs_reflect((double)c, g->border[0], g->border[2]));
-        r = phi_coord(gs_reflect((double)r, g->border[1], g->border[3]));
+        c = eval_coord(gs_reflect((double)c, g->border[0], g->border[2]));
+        r = eval_coord(gs_reflect((double)r, g->border[1], g->border[3]));
         c = c < 0 ? 0 : c >= g->W ? g->W - 1 : c;
         r = r < 0 ? 0 : r >= g->H ? g->H - 1 : r;
     }
-    return phi_load_f64(g->x, g->dt, g->base + (size_t)(r * g->W + c));
+    return eval_load_f64(g->x, g->dt, g->base + (size_t)(r * g->W + c));
 }
 
 static void gs_cubic_coeffs(double x, double *c)
@@ -301,16 +301,16 @@ static void gs_cubic_coeffs(double x, double *c)
     c[3] = ((A * (2 - x) - 5 * A) * (2 - x) + 8 * A) * (2 - x) - 4 * A;
 }
 
-int phi_k_grid_sample(phi_kargs *a)
+int eval_k_grid_sample(eval_kargs *a)
 {
     const ph_tensor *x, *gt;
     const void *xd, *gd;
     int rc;
-    if ((rc = phi_need_float(a, 0, "X", &x, &xd)) != 0 || (rc = phi_need_float(a, 1, "grid", &gt, &gd)) != 0)
+    if ((rc = eval_need_float(a, 0, "X", &x, &xd)) != 0 || (rc = eval_need_float(a, 1, "grid", &gt, &gd)) != 0)
         return rc;
     if (ph_tensor_rank(x) != 4 || ph_tensor_rank(gt) != 4 || ph_tensor_dim(gt, 3) != 2 ||
         ph_tensor_dim(gt, 0) != ph_tensor_dim(x, 0))
-        return phi_kfail(a, PH_EUNSUPPORTED, "only 2-D sampling: X [N, C, H, W] and grid [N, H_out, W_out, 2]");
+        return eval_kfail(a, PH_EUNSUPPORTED, "only 2-D sampling: X [N, C, H, W] and grid [N, H_out, W_out, 2]");
     const char *ms = ph_node_attr_string(a->node, "mode", a->opset >= 20 ? "linear" : "bilinear");
     const char *ps = ph_node_attr_string(a->node, "padding_mode", "zeros");
     int mode = !strcmp(ms, "bilinear") || !strcmp(ms, "linear") ? GS_LINEAR : !strcmp(ms, "nearest") ? GS_NEAREST
@@ -318,12 +318,12 @@ int phi_k_grid_sample(phi_kargs *a)
     int pad = !strcmp(ps, "zeros") ? GS_ZEROS : !strcmp(ps, "border") ? GS_BORDER : !strcmp(ps, "reflection") ? GS_REFLECT
             : -1;
     if (mode < 0 || pad < 0)
-        return phi_kfail(a, PH_EINVAL, "mode '%s' or padding_mode '%s' is not supported", ms, ps);
+        return eval_kfail(a, PH_EINVAL, "mode '%s' or padding_mode '%s' is not supported", ms, ps);
     int ac = ph_node_attr_int(a->node, "align_corners", 0) != 0, dt = ph_tensor_dtype(x);
     int64_t N = ph_tensor_dim(x, 0), C = ph_tensor_dim(x, 1), H = ph_tensor_dim(x, 2), W = ph_tensor_dim(x, 3);
     int64_t OH = ph_tensor_dim(gt, 1), OW = ph_tensor_dim(gt, 2), od[4] = {N, C, OH, OW};
     void *o;
-    if ((rc = phi_out(a, 0, dt, 4, od, &o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, dt, 4, od, &o)) != 0 || !o)
         return rc;
     gs_ctx g = {xd, dt, 0, H, W, pad, {-0.5, -0.5, (double)W - 0.5, (double)H - 0.5}};
     if (ac) {
@@ -337,7 +337,7 @@ int phi_k_grid_sample(phi_kargs *a)
             for (int64_t oy = 0; oy < OH; oy++)
                 for (int64_t ox = 0; ox < OW; ox++) {
                     size_t gi = (size_t)(((n * OH + oy) * OW + ox) * 2);
-                    double nx = phi_load_f64(gd, ph_tensor_dtype(gt), gi), ny = phi_load_f64(gd, ph_tensor_dtype(gt), gi + 1);
+                    double nx = eval_load_f64(gd, ph_tensor_dtype(gt), gi), ny = eval_load_f64(gd, ph_tensor_dtype(gt), gi + 1);
                     double xx = ac ? (nx + 1) / 2 * (double)(W - 1) : ((nx + 1) * (double)W - 1) / 2;
                     double yy = ac ? (ny + 1) / 2 * (double)(H - 1) : ((ny + 1) * (double)H - 1) / 2;
                     if (mode == GS_NEAREST) {
@@ -355,14 +355,14 @@ int phi_k_grid_sample(phi_kargs *a)
                     }
                     double v;
                     if (mode == GS_NEAREST) {
-                        v = gs_pixel(&g, phi_coord(yy), phi_coord(xx));
+                        v = gs_pixel(&g, eval_coord(yy), eval_coord(xx));
                     } else if (mode == GS_LINEAR) {
-                        int64_t x1 = phi_coord(floor(xx)), y1 = phi_coord(floor(yy)), x2 = x1 + 1, y2 = y1 + 1;
+                        int64_t x1 = eval_coord(floor(xx)), y1 = eval_coord(floor(yy)), x2 = x1 + 1, y2 = y1 + 1;
                         double dx2 = (double)x2 - xx, dx1 = xx - (double)x1, dy2 = (double)y2 - yy, dy1 = yy - (double)y1;
                         v = dy2 * (dx2 * gs_pixel(&g, y1, x1) + dx1 * gs_pixel(&g, y1, x2)) +
                             dy1 * (dx2 * gs_pixel(&g, y2, x1) + dx1 * gs_pixel(&g, y2, x2));
                     } else {
-                        int64_t x0 = phi_coord(floor(xx)) - 1, y0 = phi_coord(floor(yy)) - 1;
+                        int64_t x0 = eval_coord(floor(xx)) - 1, y0 = eval_coord(floor(yy)) - 1;
                         double cx[4], cy[4], row[4];
                         gs_cubic_coeffs(xx - (double)x0 - 1, cx);
                         gs_cubic_coeffs(yy - (double)y0 - 1, cy);
@@ -374,7 +374,7 @@ int phi_k_grid_sample(phi_kargs *a)
                             v += cy[h] * row[h];
                         }
                     }
-                    phi_store_f64(o, dt, (size_t)(((n * C + c) * OH + oy) * OW + ox), v);
+                    eval_store_f64(o, dt, (size_t)(((n * C + c) * OH + oy) * OW + ox), v);
                 }
         }
     return 0;
@@ -382,46 +382,46 @@ int phi_k_grid_sample(phi_kargs *a)
 
 /* ------------------------------------------------------------ MaxUnpool */
 
-int phi_k_max_unpool(phi_kargs *a)
+int eval_k_max_unpool(eval_kargs *a)
 {
     const ph_tensor *x, *it;
     const void *xd, *id;
     int rc;
-    if ((rc = phi_need(a, 0, &x, &xd)) != 0 || (rc = phi_need(a, 1, &it, &id)) != 0)
+    if ((rc = eval_need(a, 0, &x, &xd)) != 0 || (rc = eval_need(a, 1, &it, &id)) != 0)
         return rc;
     int dt = ph_tensor_dtype(x);
     size_t r = ph_tensor_rank(x), nd = r >= 2 ? r - 2 : 0, es = ph_dtype_size(dt);
-    if (r < 3 || r > PHI_MAX_RANK || !es || ph_tensor_numel(it) != ph_tensor_numel(x))
-        return phi_kfail(a, PH_EINVAL, "X must have rank >= 3 and I as many elements");
-    int64_t od[PHI_MAX_RANK];
-    const ph_tensor *st = phi_in(a, 2);
+    if (r < 3 || r > EVAL_MAX_RANK || !es || ph_tensor_numel(it) != ph_tensor_numel(x))
+        return eval_kfail(a, PH_EINVAL, "X must have rank >= 3 and I as many elements");
+    int64_t od[EVAL_MAX_RANK];
+    const ph_tensor *st = eval_in(a, 2);
     if (st) {
         size_t n;
-        if ((rc = phi_need(a, 2, &st, NULL)) != 0 || (rc = phi_small_ints(a, st, "output_shape", od, PHI_MAX_RANK, &n)) != 0)
+        if ((rc = eval_need(a, 2, &st, NULL)) != 0 || (rc = eval_small_ints(a, st, "output_shape", od, EVAL_MAX_RANK, &n)) != 0)
             return rc;
         if (n != r)
-            return phi_kfail(a, PH_EINVAL, "output_shape has %zu entries, expected %zu", n, r);
+            return eval_kfail(a, PH_EINVAL, "output_shape has %zu entries, expected %zu", n, r);
     } else {
         const int64_t *ks, *ss = NULL, *ps = NULL;
         if (ph_node_attr_ints(a->node, "kernel_shape", &ks) != (ptrdiff_t)nd)
-            return phi_kfail(a, PH_EINVAL, "kernel_shape must have %zu entries", nd);
+            return eval_kfail(a, PH_EINVAL, "kernel_shape must have %zu entries", nd);
         ptrdiff_t ns = ph_node_attr_ints(a->node, "strides", &ss), np = ph_node_attr_ints(a->node, "pads", &ps);
         if ((ns >= 0 && ns != (ptrdiff_t)nd) || (np >= 0 && np != (ptrdiff_t)(2 * nd)))
-            return phi_kfail(a, PH_EINVAL, "strides or pads of the wrong length");
+            return eval_kfail(a, PH_EINVAL, "strides or pads of the wrong length");
         od[0] = ph_tensor_dim(x, 0);
         od[1] = ph_tensor_dim(x, 1);
         for (size_t i = 0; i < nd; i++)
             od[2 + i] = (ph_tensor_dim(x, 2 + i) - 1) * (ns > 0 ? ss[i] : 1) - (np > 0 ? ps[i] + ps[nd + i] : 0) + ks[i];
     }
     char *o;
-    if ((rc = phi_out(a, 0, dt, r, od, (void **)&o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, dt, r, od, (void **)&o)) != 0 || !o)
         return rc;
-    int64_t total = phi_numel(r, od), n = ph_tensor_numel(x);
+    int64_t total = eval_numel(r, od), n = ph_tensor_numel(x);
     memset(o, 0, (size_t)total * es);
     for (int64_t e = 0; e < n; e++) {
-        int64_t k = phi_load_i64(id, ph_tensor_dtype(it), (size_t)e);
+        int64_t k = eval_load_i64(id, ph_tensor_dtype(it), (size_t)e);
         if (k < 0 || k >= total)
-            return phi_kfail(a, PH_EINVAL, "index %lld is outside the output", (long long)k);
+            return eval_kfail(a, PH_EINVAL, "index %lld is outside the output", (long long)k);
         memcpy(o + (size_t)k * es, (const char *)xd + (size_t)e * es, es);
     }
     return 0;
@@ -429,52 +429,52 @@ int phi_k_max_unpool(phi_kargs *a)
 
 /* ------------------------------------------------------------ Upsample */
 
-int phi_k_upsample(phi_kargs *a)
+int eval_k_upsample(eval_kargs *a)
 {
     const ph_tensor *x;
     const void *xd;
     int rc;
-    if ((rc = phi_need(a, 0, &x, &xd)) != 0)
+    if ((rc = eval_need(a, 0, &x, &xd)) != 0)
         return rc;
     int dt = ph_tensor_dtype(x);
     size_t r = ph_tensor_rank(x);
-    if (r > PHI_MAX_RANK || !ph_dtype_size(dt))
-        return phi_kbad_dtype(a, "X", dt);
-    double sc[PHI_MAX_RANK];
-    const ph_tensor *st = phi_in(a, 1);
+    if (r > EVAL_MAX_RANK || !ph_dtype_size(dt))
+        return eval_kbad_dtype(a, "X", dt);
+    double sc[EVAL_MAX_RANK];
+    const ph_tensor *st = eval_in(a, 1);
     if (st) {
         const void *sd;
-        if ((rc = phi_need(a, 1, &st, &sd)) != 0)
+        if ((rc = eval_need(a, 1, &st, &sd)) != 0)
             return rc;
         if ((size_t)ph_tensor_numel(st) != r)
-            return phi_kfail(a, PH_EINVAL, "scales must have one entry per dim");
+            return eval_kfail(a, PH_EINVAL, "scales must have one entry per dim");
         for (size_t i = 0; i < r; i++)
-            sc[i] = phi_load_f64(sd, ph_tensor_dtype(st), i);
+            sc[i] = eval_load_f64(sd, ph_tensor_dtype(st), i);
     } else {
         const float *f;
         if (ph_node_attr_floats(a->node, "scales", &f) != (ptrdiff_t)r)
-            return phi_kfail(a, PH_EINVAL, "scales must have one entry per dim");
+            return eval_kfail(a, PH_EINVAL, "scales must have one entry per dim");
         for (size_t i = 0; i < r; i++)
             sc[i] = f[i];
     }
     const char *ms = ph_node_attr_string(a->node, "mode", "nearest");
     int linear = !strcmp(ms, "linear") || !strcmp(ms, "bilinear");
     if (!linear && strcmp(ms, "nearest"))
-        return phi_kfail(a, PH_EINVAL, "mode '%s' is not nearest or linear", ms);
-    if (linear && !phi_dt_float(dt) && dt != PH_DT_FLOAT16 && dt != PH_DT_BFLOAT16)
-        return phi_kbad_dtype(a, "X", dt);
-    int64_t od[PHI_MAX_RANK], xs[PHI_MAX_RANK], idx[PHI_MAX_RANK] = {0};
+        return eval_kfail(a, PH_EINVAL, "mode '%s' is not nearest or linear", ms);
+    if (linear && !eval_dt_float(dt) && dt != PH_DT_FLOAT16 && dt != PH_DT_BFLOAT16)
+        return eval_kbad_dtype(a, "X", dt);
+    int64_t od[EVAL_MAX_RANK], xs[EVAL_MAX_RANK], idx[EVAL_MAX_RANK] = {0};
     for (size_t i = 0; i < r; i++) {
         double o = floor((double)ph_tensor_dim(x, i) * sc[i]);
         if (!(sc[i] >= 1) || !(o < 1099511627776.0))
-            return phi_kfail(a, PH_EINVAL, "scales must be finite and at least 1");
+            return eval_kfail(a, PH_EINVAL, "scales must be finite and at least 1");
         od[i] = (int64_t)o;
     }
-    phi_strides(r, ph_tensor_dims(x), xs);
+    eval_strides(r, ph_tensor_dims(x), xs);
     char *o;
-    if ((rc = phi_out(a, 0, dt, r, od, (void **)&o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, dt, r, od, (void **)&o)) != 0 || !o)
         return rc;
-    int64_t total = phi_numel(r, od);
+    int64_t total = eval_numel(r, od);
     size_t es = ph_dtype_size(dt);
     for (int64_t e = 0; e < total; e++) {
         if (!linear) {
@@ -500,9 +500,9 @@ int phi_k_upsample(phi_kargs *a)
                     off += q * xs[i];
                 }
                 if (w != 0)
-                    v += w * phi_load_f64(xd, dt, (size_t)off);
+                    v += w * eval_load_f64(xd, dt, (size_t)off);
             }
-            phi_store_f64(o, dt, (size_t)e, v);
+            eval_store_f64(o, dt, (size_t)e, v);
         }
         for (size_t i = r; i-- > 0;) {
             if (++idx[i] < od[i])

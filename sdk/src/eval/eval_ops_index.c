@@ -14,26 +14,26 @@
 
 #include "eval_more.h"
 
-static int need_index(phi_kargs *a, size_t i, const ph_tensor **t, const void **d)
+static int need_index(eval_kargs *a, size_t i, const ph_tensor **t, const void **d)
 {
-    int rc = phi_need(a, i, t, d);
+    int rc = eval_need(a, i, t, d);
     if (rc)
         return rc;
     int dt = ph_tensor_dtype(*t);
     if (dt != PH_DT_INT32 && dt != PH_DT_INT64)
-        return phi_kbad_dtype(a, "indices", dt);
+        return eval_kbad_dtype(a, "indices", dt);
     return 0;
 }
 
-static int need_data(phi_kargs *a, size_t i, const ph_tensor **t, const char **d)
+static int need_data(eval_kargs *a, size_t i, const ph_tensor **t, const char **d)
 {
-    int rc = phi_need(a, i, t, (const void **)d);
+    int rc = eval_need(a, i, t, (const void **)d);
     if (rc)
         return rc;
     if (!ph_dtype_size(ph_tensor_dtype(*t)))
-        return phi_kbad_dtype(a, "data", ph_tensor_dtype(*t));
-    if (ph_tensor_rank(*t) > PHI_MAX_RANK)
-        return phi_kfail(a, PH_EUNSUPPORTED, "rank %zu is above the supported %d", ph_tensor_rank(*t), PHI_MAX_RANK);
+        return eval_kbad_dtype(a, "data", ph_tensor_dtype(*t));
+    if (ph_tensor_rank(*t) > EVAL_MAX_RANK)
+        return eval_kfail(a, PH_EUNSUPPORTED, "rank %zu is above the supported %d", ph_tensor_rank(*t), EVAL_MAX_RANK);
     return 0;
 }
 
@@ -41,12 +41,12 @@ static int need_data(phi_kargs *a, size_t i, const ph_tensor **t, const char **d
 
 enum { RED_NONE, RED_ADD, RED_MUL, RED_MAX, RED_MIN };
 
-static int reduction(phi_kargs *a, int *red)
+static int reduction(eval_kargs *a, int *red)
 {
     const char *r = ph_node_attr_string(a->node, "reduction", "none");
     *red = !strcmp(r, "none") ? RED_NONE : !strcmp(r, "add") ? RED_ADD : !strcmp(r, "mul") ? RED_MUL
          : !strcmp(r, "max") ? RED_MAX : !strcmp(r, "min") ? RED_MIN : -1;
-    return *red < 0 ? phi_kfail(a, PH_EUNSUPPORTED, "reduction '%s' is not supported", r) : 0;
+    return *red < 0 ? eval_kfail(a, PH_EUNSUPPORTED, "reduction '%s' is not supported", r) : 0;
 }
 
 /* dst[di] = reduce(dst[di], src[si]) for element size es of dtype dt. */
@@ -54,28 +54,28 @@ static void scatter_one(char *dst, size_t di, const char *src, size_t si, int dt
 {
     if (red == RED_NONE) {
         memcpy(dst + di * es, src + si * es, es);
-    } else if (phi_dt_float(dt) || dt == PH_DT_FLOAT16 || dt == PH_DT_BFLOAT16) {
-        double x = phi_load_f64(dst, dt, di), y = phi_load_f64(src, dt, si);
+    } else if (eval_dt_float(dt) || dt == PH_DT_FLOAT16 || dt == PH_DT_BFLOAT16) {
+        double x = eval_load_f64(dst, dt, di), y = eval_load_f64(src, dt, si);
         double r = red == RED_ADD ? x + y : red == RED_MUL ? x * y : red == RED_MAX ? (y > x ? y : x)
                  : (y < x ? y : x);
-        phi_store_f64(dst, dt, di, r);
+        eval_store_f64(dst, dt, di, r);
     } else if (dt == PH_DT_UINT64) {
-        uint64_t x = (uint64_t)phi_load_i64(dst, dt, di), y = (uint64_t)phi_load_i64(src, dt, si);
+        uint64_t x = (uint64_t)eval_load_i64(dst, dt, di), y = (uint64_t)eval_load_i64(src, dt, si);
         uint64_t r = red == RED_ADD ? x + y : red == RED_MUL ? x * y : red == RED_MAX ? (y > x ? y : x)
                    : (y < x ? y : x);
-        phi_store_i64(dst, dt, di, (int64_t)r);
+        eval_store_i64(dst, dt, di, (int64_t)r);
     } else {
-        int64_t x = phi_load_i64(dst, dt, di), y = phi_load_i64(src, dt, si);
+        int64_t x = eval_load_i64(dst, dt, di), y = eval_load_i64(src, dt, si);
         int64_t r = red == RED_ADD ? (int64_t)((uint64_t)x + (uint64_t)y)
                   : red == RED_MUL ? (int64_t)((uint64_t)x * (uint64_t)y)
                   : red == RED_MAX ? (y > x ? y : x) : (y < x ? y : x);
-        phi_store_i64(dst, dt, di, r);
+        eval_store_i64(dst, dt, di, r);
     }
 }
 
 /* ------------------------------------------------------------ ScatterND / GatherND */
 
-int phi_k_scatter_nd(phi_kargs *a)
+int eval_k_scatter_nd(eval_kargs *a)
 {
     const ph_tensor *x, *it, *ut;
     const char *xd, *ud;
@@ -88,31 +88,31 @@ int phi_k_scatter_nd(phi_kargs *a)
     size_t r = ph_tensor_rank(x), ir = ph_tensor_rank(it), es = ph_dtype_size(dt);
     int64_t k = ir ? ph_tensor_dim(it, ir - 1) : -1;
     if (ph_tensor_dtype(ut) != dt)
-        return phi_kfail(a, PH_EINVAL, "updates must have the dtype of data");
+        return eval_kfail(a, PH_EINVAL, "updates must have the dtype of data");
     if (ir < 1 || k < 1 || (size_t)k > r)
-        return phi_kfail(a, PH_EINVAL, "the last dim of indices must be in [1, rank of data]");
+        return eval_kfail(a, PH_EINVAL, "the last dim of indices must be in [1, rank of data]");
     /* updates: indices.shape[:-1] + data.shape[k:] */
     size_t ur = ir - 1 + r - (size_t)k;
     if (ph_tensor_rank(ut) != ur)
-        return phi_kfail(a, PH_EINVAL, "updates have rank %zu, expected %zu", ph_tensor_rank(ut), ur);
+        return eval_kfail(a, PH_EINVAL, "updates have rank %zu, expected %zu", ph_tensor_rank(ut), ur);
     for (size_t i = 0; i < ur; i++) {
         int64_t want = i < ir - 1 ? ph_tensor_dim(it, i) : ph_tensor_dim(x, (size_t)k + i - (ir - 1));
         if (ph_tensor_dim(ut, i) != want)
-            return phi_kfail(a, PH_EINVAL, "updates dim %zu is %lld, expected %lld", i,
+            return eval_kfail(a, PH_EINVAL, "updates dim %zu is %lld, expected %lld", i,
                              (long long)ph_tensor_dim(ut, i), (long long)want);
     }
     char *o;
-    if ((rc = phi_out(a, 0, dt, r, ph_tensor_dims(x), (void **)&o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, dt, r, ph_tensor_dims(x), (void **)&o)) != 0 || !o)
         return rc;
     memcpy(o, xd, ph_tensor_nbytes(x));
-    int64_t xs[PHI_MAX_RANK];
-    phi_strides(r, ph_tensor_dims(x), xs);
-    int64_t n = phi_numel(ir - 1, ph_tensor_dims(it)), slice = phi_numel(r - (size_t)k, ph_tensor_dims(x) + k);
+    int64_t xs[EVAL_MAX_RANK];
+    eval_strides(r, ph_tensor_dims(x), xs);
+    int64_t n = eval_numel(ir - 1, ph_tensor_dims(it)), slice = eval_numel(r - (size_t)k, ph_tensor_dims(x) + k);
     for (int64_t j = 0; j < n; j++) {
         int64_t off = 0;
         for (int64_t c = 0; c < k; c++) {
             int64_t v;
-            if ((rc = phi_index_at(a, id, ph_tensor_dtype(it), (size_t)(j * k + c), ph_tensor_dim(x, (size_t)c), &v)) != 0)
+            if ((rc = eval_index_at(a, id, ph_tensor_dtype(it), (size_t)(j * k + c), ph_tensor_dim(x, (size_t)c), &v)) != 0)
                 return rc;
             off += v * xs[c];
         }
@@ -122,7 +122,7 @@ int phi_k_scatter_nd(phi_kargs *a)
     return 0;
 }
 
-int phi_k_gather_nd(phi_kargs *a)
+int eval_k_gather_nd(eval_kargs *a)
 {
     const ph_tensor *x, *it;
     const char *xd;
@@ -134,37 +134,37 @@ int phi_k_gather_nd(phi_kargs *a)
     size_t r = ph_tensor_rank(x), ir = ph_tensor_rank(it), es = ph_dtype_size(dt);
     int64_t b = ph_node_attr_int(a->node, "batch_dims", 0);
     if (ir < 1 || b < 0 || (size_t)b >= ir || (size_t)b >= r)
-        return phi_kfail(a, PH_EINVAL, "batch_dims %lld does not fit ranks %zu and %zu", (long long)b, r, ir);
+        return eval_kfail(a, PH_EINVAL, "batch_dims %lld does not fit ranks %zu and %zu", (long long)b, r, ir);
     int64_t k = ph_tensor_dim(it, ir - 1);
     if (k < 1 || (size_t)(b + k) > r)
-        return phi_kfail(a, PH_EINVAL, "the last dim of indices (%lld) is out of range", (long long)k);
+        return eval_kfail(a, PH_EINVAL, "the last dim of indices (%lld) is out of range", (long long)k);
     for (int64_t i = 0; i < b; i++)
         if (ph_tensor_dim(x, (size_t)i) != ph_tensor_dim(it, (size_t)i))
-            return phi_kfail(a, PH_EINVAL, "batch dim %lld differs between data and indices", (long long)i);
-    int64_t od[PHI_MAX_RANK];
+            return eval_kfail(a, PH_EINVAL, "batch dim %lld differs between data and indices", (long long)i);
+    int64_t od[EVAL_MAX_RANK];
     size_t orank = 0;
     for (size_t i = 0; i + 1 < ir; i++)
         od[orank++] = ph_tensor_dim(it, i);
     for (size_t i = (size_t)(b + k); i < r; i++) {
-        if (orank == PHI_MAX_RANK)
-            return phi_kfail(a, PH_EUNSUPPORTED, "output rank above %d", PHI_MAX_RANK);
+        if (orank == EVAL_MAX_RANK)
+            return eval_kfail(a, PH_EUNSUPPORTED, "output rank above %d", EVAL_MAX_RANK);
         od[orank++] = ph_tensor_dim(x, i);
     }
     char *o;
-    if ((rc = phi_out(a, 0, dt, orank, od, (void **)&o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, dt, orank, od, (void **)&o)) != 0 || !o)
         return rc;
-    int64_t xs[PHI_MAX_RANK];
-    phi_strides(r, ph_tensor_dims(x), xs);
-    int64_t batches = phi_numel((size_t)b, ph_tensor_dims(x));
-    int64_t per = phi_numel(ir - 1 - (size_t)b, ph_tensor_dims(it) + b); /* index tuples per batch entry */
-    int64_t slice = phi_numel(r - (size_t)(b + k), ph_tensor_dims(x) + b + k);
+    int64_t xs[EVAL_MAX_RANK];
+    eval_strides(r, ph_tensor_dims(x), xs);
+    int64_t batches = eval_numel((size_t)b, ph_tensor_dims(x));
+    int64_t per = eval_numel(ir - 1 - (size_t)b, ph_tensor_dims(it) + b); /* index tuples per batch entry */
+    int64_t slice = eval_numel(r - (size_t)(b + k), ph_tensor_dims(x) + b + k);
     int64_t bstride = b ? xs[b - 1] : 0;
     for (int64_t bi = 0; bi < batches; bi++)
         for (int64_t j = 0; j < per; j++) {
             int64_t off = bi * bstride, t = bi * per + j;
             for (int64_t c = 0; c < k; c++) {
                 int64_t v;
-                if ((rc = phi_index_at(a, id, ph_tensor_dtype(it), (size_t)(t * k + c), ph_tensor_dim(x, (size_t)(b + c)),
+                if ((rc = eval_index_at(a, id, ph_tensor_dtype(it), (size_t)(t * k + c), ph_tensor_dim(x, (size_t)(b + c)),
                                        &v)) != 0)
                     return rc;
                 off += v * xs[b + c];
@@ -177,7 +177,7 @@ int phi_k_gather_nd(phi_kargs *a)
 
 /* ------------------------------------------------------------ ScatterElements */
 
-int phi_k_scatter_elements(phi_kargs *a)
+int eval_k_scatter_elements(eval_kargs *a)
 {
     const ph_tensor *x, *it, *ut;
     const char *xd, *ud;
@@ -191,24 +191,24 @@ int phi_k_scatter_elements(phi_kargs *a)
     int dt = ph_tensor_dtype(x);
     size_t r = ph_tensor_rank(x), ax, es = ph_dtype_size(dt);
     if (ph_tensor_dtype(ut) != dt || ph_tensor_rank(it) != r || ph_tensor_rank(ut) != r)
-        return phi_kfail(a, PH_EINVAL, "data, indices and updates must have one rank (and updates data's dtype)");
+        return eval_kfail(a, PH_EINVAL, "data, indices and updates must have one rank (and updates data's dtype)");
     for (size_t i = 0; i < r; i++)
         if (ph_tensor_dim(it, i) != ph_tensor_dim(ut, i))
-            return phi_kfail(a, PH_EINVAL, "indices and updates differ in dim %zu", i);
-    if ((rc = phi_axis(a, ph_node_attr_int(a->node, "axis", 0), r, &ax)) != 0)
+            return eval_kfail(a, PH_EINVAL, "indices and updates differ in dim %zu", i);
+    if ((rc = eval_axis(a, ph_node_attr_int(a->node, "axis", 0), r, &ax)) != 0)
         return rc;
     for (size_t i = 0; i < r; i++)
         if (i != ax && ph_tensor_dim(it, i) > ph_tensor_dim(x, i))
-            return phi_kfail(a, PH_EINVAL, "indices dim %zu exceeds data", i);
+            return eval_kfail(a, PH_EINVAL, "indices dim %zu exceeds data", i);
     char *o;
-    if ((rc = phi_out(a, 0, dt, r, ph_tensor_dims(x), (void **)&o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, dt, r, ph_tensor_dims(x), (void **)&o)) != 0 || !o)
         return rc;
     memcpy(o, xd, ph_tensor_nbytes(x));
-    int64_t xs[PHI_MAX_RANK], idx[PHI_MAX_RANK] = {0}, n = ph_tensor_numel(it);
-    phi_strides(r, ph_tensor_dims(x), xs);
+    int64_t xs[EVAL_MAX_RANK], idx[EVAL_MAX_RANK] = {0}, n = ph_tensor_numel(it);
+    eval_strides(r, ph_tensor_dims(x), xs);
     for (int64_t e = 0; e < n; e++) {
         int64_t v, off = 0;
-        if ((rc = phi_index_at(a, id, ph_tensor_dtype(it), (size_t)e, ph_tensor_dim(x, ax), &v)) != 0)
+        if ((rc = eval_index_at(a, id, ph_tensor_dtype(it), (size_t)e, ph_tensor_dim(x, ax), &v)) != 0)
             return rc;
         for (size_t i = 0; i < r; i++)
             off += (i == ax ? v : idx[i]) * xs[i];
@@ -224,41 +224,41 @@ int phi_k_scatter_elements(phi_kargs *a)
 
 /* ------------------------------------------------------------ OneHot */
 
-int phi_k_one_hot(phi_kargs *a)
+int eval_k_one_hot(eval_kargs *a)
 {
     const ph_tensor *it, *dt_, *vt;
     const void *id, *dd;
     const char *vd;
     int rc;
-    if ((rc = phi_need(a, 0, &it, &id)) != 0 || (rc = phi_need(a, 1, &dt_, &dd)) != 0 ||
+    if ((rc = eval_need(a, 0, &it, &id)) != 0 || (rc = eval_need(a, 1, &dt_, &dd)) != 0 ||
         (rc = need_data(a, 2, &vt, &vd)) != 0)
         return rc;
     if (ph_tensor_numel(dt_) != 1 || ph_tensor_numel(vt) != 2)
-        return phi_kfail(a, PH_EINVAL, "depth must be one value and values two");
+        return eval_kfail(a, PH_EINVAL, "depth must be one value and values two");
     if (!ph_dtype_size(ph_tensor_dtype(it)) || ph_tensor_dtype(it) == PH_DT_BOOL)
-        return phi_kbad_dtype(a, "indices", ph_tensor_dtype(it));
-    double depth_f = phi_load_f64(dd, ph_tensor_dtype(dt_), 0);
-    int64_t depth = phi_f64_to_i64(depth_f);
+        return eval_kbad_dtype(a, "indices", ph_tensor_dtype(it));
+    double depth_f = eval_load_f64(dd, ph_tensor_dtype(dt_), 0);
+    int64_t depth = eval_f64_to_i64(depth_f);
     if (depth < 1)
-        return phi_kfail(a, PH_EINVAL, "depth must be positive");
+        return eval_kfail(a, PH_EINVAL, "depth must be positive");
     size_t r = ph_tensor_rank(it), ax;
-    if (r + 1 > PHI_MAX_RANK)
-        return phi_kfail(a, PH_EUNSUPPORTED, "output rank above %d", PHI_MAX_RANK);
-    if ((rc = phi_axis(a, ph_node_attr_int(a->node, "axis", -1), r + 1, &ax)) != 0)
+    if (r + 1 > EVAL_MAX_RANK)
+        return eval_kfail(a, PH_EUNSUPPORTED, "output rank above %d", EVAL_MAX_RANK);
+    if ((rc = eval_axis(a, ph_node_attr_int(a->node, "axis", -1), r + 1, &ax)) != 0)
         return rc;
-    int64_t od[PHI_MAX_RANK];
+    int64_t od[EVAL_MAX_RANK];
     for (size_t i = 0, k = 0; i <= r; i++)
         od[i] = i == ax ? depth : ph_tensor_dim(it, k++);
     int vdt = ph_tensor_dtype(vt);
     size_t es = ph_dtype_size(vdt);
     char *o;
-    if ((rc = phi_out(a, 0, vdt, r + 1, od, (void **)&o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, vdt, r + 1, od, (void **)&o)) != 0 || !o)
         return rc;
-    int64_t outer = phi_numel(ax, od), inner = phi_numel(r - ax, od + ax + 1);
+    int64_t outer = eval_numel(ax, od), inner = eval_numel(r - ax, od + ax + 1);
     for (int64_t i = 0; i < outer; i++)
         for (int64_t d = 0; d < depth; d++)
             for (int64_t j = 0; j < inner; j++) {
-                int64_t v = phi_f64_to_i64(phi_load_f64(id, ph_tensor_dtype(it), (size_t)(i * inner + j)));
+                int64_t v = eval_f64_to_i64(eval_load_f64(id, ph_tensor_dtype(it), (size_t)(i * inner + j)));
                 if (v < 0)
                     v += depth;
                 memcpy(o + (size_t)((i * depth + d) * inner + j) * es, vd + (v == d ? es : 0), es);
@@ -268,16 +268,16 @@ int phi_k_one_hot(phi_kargs *a)
 
 /* ------------------------------------------------------------ Compress */
 
-int phi_k_compress(phi_kargs *a)
+int eval_k_compress(eval_kargs *a)
 {
     const ph_tensor *x, *ct;
     const char *xd;
     const uint8_t *cd;
     int rc;
-    if ((rc = need_data(a, 0, &x, &xd)) != 0 || (rc = phi_need(a, 1, &ct, (const void **)&cd)) != 0)
+    if ((rc = need_data(a, 0, &x, &xd)) != 0 || (rc = eval_need(a, 1, &ct, (const void **)&cd)) != 0)
         return rc;
     if (ph_tensor_dtype(ct) != PH_DT_BOOL || ph_tensor_rank(ct) != 1)
-        return phi_kfail(a, PH_EINVAL, "condition must be a 1-D bool tensor");
+        return eval_kfail(a, PH_EINVAL, "condition must be a 1-D bool tensor");
     int dt = ph_tensor_dtype(x);
     size_t es = ph_dtype_size(dt), r = ph_tensor_rank(x), ax = 0;
     int flat = ph_node_attr_type(a->node, "axis") == PH_ATTR_NONE;
@@ -285,18 +285,18 @@ int phi_k_compress(phi_kargs *a)
     if (flat) {
         len = ph_tensor_numel(x);
     } else {
-        if ((rc = phi_axis(a, ph_node_attr_int(a->node, "axis", 0), r, &ax)) != 0)
+        if ((rc = eval_axis(a, ph_node_attr_int(a->node, "axis", 0), r, &ax)) != 0)
             return rc;
         len = ph_tensor_dim(x, ax);
-        outer = phi_numel(ax, ph_tensor_dims(x));
-        inner = phi_numel(r - ax - 1, ph_tensor_dims(x) + ax + 1);
+        outer = eval_numel(ax, ph_tensor_dims(x));
+        inner = eval_numel(r - ax - 1, ph_tensor_dims(x) + ax + 1);
     }
     if (nc > len)
-        return phi_kfail(a, PH_EINVAL, "condition has %lld entries, the axis %lld", (long long)nc, (long long)len);
+        return eval_kfail(a, PH_EINVAL, "condition has %lld entries, the axis %lld", (long long)nc, (long long)len);
     int64_t kept = 0;
     for (int64_t i = 0; i < nc; i++)
         kept += cd[i] != 0;
-    int64_t od[PHI_MAX_RANK];
+    int64_t od[EVAL_MAX_RANK];
     size_t orank = flat ? 1 : r;
     if (flat)
         od[0] = kept;
@@ -305,7 +305,7 @@ int phi_k_compress(phi_kargs *a)
         od[ax] = kept;
     }
     char *o;
-    if ((rc = phi_out(a, 0, dt, orank, od, (void **)&o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, dt, orank, od, (void **)&o)) != 0 || !o)
         return rc;
     size_t blk = (size_t)inner * es;
     for (int64_t i = 0; i < outer; i++)
@@ -319,7 +319,7 @@ int phi_k_compress(phi_kargs *a)
 
 /* ------------------------------------------------------------ ReverseSequence */
 
-int phi_k_reverse_sequence(phi_kargs *a)
+int eval_k_reverse_sequence(eval_kargs *a)
 {
     const ph_tensor *x, *lt;
     const char *xd;
@@ -330,20 +330,20 @@ int phi_k_reverse_sequence(phi_kargs *a)
     size_t r = ph_tensor_rank(x), es = ph_dtype_size(ph_tensor_dtype(x));
     int64_t ba = ph_node_attr_int(a->node, "batch_axis", 1), ta = ph_node_attr_int(a->node, "time_axis", 0);
     if (r < 2 || (ba != 0 && ba != 1) || (ta != 0 && ta != 1) || ba == ta)
-        return phi_kfail(a, PH_EINVAL, "batch_axis and time_axis must be 0 and 1 (in some order) of a rank >= 2 input");
+        return eval_kfail(a, PH_EINVAL, "batch_axis and time_axis must be 0 and 1 (in some order) of a rank >= 2 input");
     int64_t nb = ph_tensor_dim(x, (size_t)ba), nt = ph_tensor_dim(x, (size_t)ta);
     if (ph_tensor_numel(lt) != nb)
-        return phi_kfail(a, PH_EINVAL, "sequence_lens must have one entry per batch entry");
+        return eval_kfail(a, PH_EINVAL, "sequence_lens must have one entry per batch entry");
     char *o;
-    if ((rc = phi_out(a, 0, ph_tensor_dtype(x), r, ph_tensor_dims(x), (void **)&o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, ph_tensor_dtype(x), r, ph_tensor_dims(x), (void **)&o)) != 0 || !o)
         return rc;
-    int64_t xs[PHI_MAX_RANK];
-    phi_strides(r, ph_tensor_dims(x), xs);
+    int64_t xs[EVAL_MAX_RANK];
+    eval_strides(r, ph_tensor_dims(x), xs);
     size_t blk = (size_t)xs[1] * es; /* the dims after the first two */
     for (int64_t b = 0; b < nb; b++) {
-        int64_t len = phi_load_i64(ld, ph_tensor_dtype(lt), (size_t)b);
+        int64_t len = eval_load_i64(ld, ph_tensor_dtype(lt), (size_t)b);
         if (len < 0 || len > nt)
-            return phi_kfail(a, PH_EINVAL, "sequence length %lld is out of range", (long long)len);
+            return eval_kfail(a, PH_EINVAL, "sequence length %lld is out of range", (long long)len);
         for (int64_t t = 0; t < nt; t++) {
             int64_t src = t < len ? len - 1 - t : t;
             size_t doff = (size_t)(b * xs[ba] + t * xs[ta]) * es, soff = (size_t)(b * xs[ba] + src * xs[ta]) * es;
@@ -355,9 +355,9 @@ int phi_k_reverse_sequence(phi_kargs *a)
 
 /* ------------------------------------------------------------ Trilu, EyeLike */
 
-int phi_k_trilu(phi_kargs *a)
+int eval_k_trilu(eval_kargs *a)
 {
-    const ph_tensor *x, *kt = phi_in(a, 1);
+    const ph_tensor *x, *kt = eval_in(a, 1);
     const char *xd;
     int rc;
     if ((rc = need_data(a, 0, &x, &xd)) != 0)
@@ -365,20 +365,20 @@ int phi_k_trilu(phi_kargs *a)
     int64_t k = 0;
     if (kt) {
         const void *kd;
-        if ((rc = phi_need(a, 1, &kt, &kd)) != 0)
+        if ((rc = eval_need(a, 1, &kt, &kd)) != 0)
             return rc;
-        if (ph_tensor_numel(kt) != 1 || !phi_dt_int(ph_tensor_dtype(kt)))
-            return phi_kfail(a, PH_EINVAL, "k must be one integer");
-        k = phi_load_i64(kd, ph_tensor_dtype(kt), 0);
+        if (ph_tensor_numel(kt) != 1 || !eval_dt_int(ph_tensor_dtype(kt)))
+            return eval_kfail(a, PH_EINVAL, "k must be one integer");
+        k = eval_load_i64(kd, ph_tensor_dtype(kt), 0);
     }
     size_t r = ph_tensor_rank(x), es = ph_dtype_size(ph_tensor_dtype(x));
     if (r < 2)
-        return phi_kfail(a, PH_EINVAL, "the input must have rank >= 2");
+        return eval_kfail(a, PH_EINVAL, "the input must have rank >= 2");
     int upper = ph_node_attr_int(a->node, "upper", 1) != 0;
     char *o;
-    if ((rc = phi_out(a, 0, ph_tensor_dtype(x), r, ph_tensor_dims(x), (void **)&o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, ph_tensor_dtype(x), r, ph_tensor_dims(x), (void **)&o)) != 0 || !o)
         return rc;
-    int64_t n = ph_tensor_dim(x, r - 2), m = ph_tensor_dim(x, r - 1), mats = phi_numel(r - 2, ph_tensor_dims(x));
+    int64_t n = ph_tensor_dim(x, r - 2), m = ph_tensor_dim(x, r - 1), mats = eval_numel(r - 2, ph_tensor_dims(x));
     for (int64_t b = 0; b < mats; b++)
         for (int64_t i = 0; i < n; i++)
             for (int64_t j = 0; j < m; j++) {
@@ -392,7 +392,7 @@ int phi_k_trilu(phi_kargs *a)
     return 0;
 }
 
-int phi_k_eye_like(phi_kargs *a)
+int eval_k_eye_like(eval_kargs *a)
 {
     const ph_tensor *x;
     const char *xd;
@@ -400,24 +400,24 @@ int phi_k_eye_like(phi_kargs *a)
     if ((rc = need_data(a, 0, &x, &xd)) != 0)
         return rc;
     if (ph_tensor_rank(x) != 2)
-        return phi_kfail(a, PH_EINVAL, "the input must be 2-D");
+        return eval_kfail(a, PH_EINVAL, "the input must be 2-D");
     int dt = (int)ph_node_attr_int(a->node, "dtype", ph_tensor_dtype(x));
     if (!ph_dtype_size(dt) || dt == PH_DT_STRING)
-        return phi_kbad_dtype(a, "output", dt);
+        return eval_kbad_dtype(a, "output", dt);
     int64_t k = ph_node_attr_int(a->node, "k", 0), n = ph_tensor_dim(x, 0), m = ph_tensor_dim(x, 1);
     char *o;
-    if ((rc = phi_out(a, 0, dt, 2, ph_tensor_dims(x), (void **)&o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, dt, 2, ph_tensor_dims(x), (void **)&o)) != 0 || !o)
         return rc;
     memset(o, 0, (size_t)(n * m) * ph_dtype_size(dt));
     for (int64_t i = 0; i < n; i++)
         if (i + k >= 0 && i + k < m)
-            phi_store_f64(o, dt, (size_t)(i * m + i + k), 1.0);
+            eval_store_f64(o, dt, (size_t)(i * m + i + k), 1.0);
     return 0;
 }
 
 /* ------------------------------------------------------------ CumSum */
 
-int phi_k_cumsum(phi_kargs *a)
+int eval_k_cumsum(eval_kargs *a)
 {
     const ph_tensor *x, *at;
     const char *xd;
@@ -426,21 +426,21 @@ int phi_k_cumsum(phi_kargs *a)
     if ((rc = need_data(a, 0, &x, &xd)) != 0 || (rc = need_index(a, 1, &at, &ad)) != 0)
         return rc;
     int dt = ph_tensor_dtype(x);
-    if (!phi_dt_numeric(dt))
-        return phi_kbad_dtype(a, "input", dt);
+    if (!eval_dt_numeric(dt))
+        return eval_kbad_dtype(a, "input", dt);
     if (ph_tensor_numel(at) != 1)
-        return phi_kfail(a, PH_EINVAL, "axis must be one integer");
+        return eval_kfail(a, PH_EINVAL, "axis must be one integer");
     size_t r = ph_tensor_rank(x), ax;
     if (r == 0)
-        return phi_kfail(a, PH_EINVAL, "the input must have rank >= 1");
-    if ((rc = phi_axis(a, phi_load_i64(ad, ph_tensor_dtype(at), 0), r, &ax)) != 0)
+        return eval_kfail(a, PH_EINVAL, "the input must have rank >= 1");
+    if ((rc = eval_axis(a, eval_load_i64(ad, ph_tensor_dtype(at), 0), r, &ax)) != 0)
         return rc;
     int excl = ph_node_attr_int(a->node, "exclusive", 0) != 0, rev = ph_node_attr_int(a->node, "reverse", 0) != 0;
     char *o;
-    if ((rc = phi_out(a, 0, dt, r, ph_tensor_dims(x), (void **)&o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, dt, r, ph_tensor_dims(x), (void **)&o)) != 0 || !o)
         return rc;
-    int64_t len = ph_tensor_dim(x, ax), outer = phi_numel(ax, ph_tensor_dims(x)),
-            inner = phi_numel(r - ax - 1, ph_tensor_dims(x) + ax + 1);
+    int64_t len = ph_tensor_dim(x, ax), outer = eval_numel(ax, ph_tensor_dims(x)),
+            inner = eval_numel(r - ax - 1, ph_tensor_dims(x) + ax + 1);
     for (int64_t i = 0; i < outer; i++)
         for (int64_t j = 0; j < inner; j++) {
             double sf = 0;
@@ -448,14 +448,14 @@ int phi_k_cumsum(phi_kargs *a)
             for (int64_t t = 0; t < len; t++) {
                 int64_t p = rev ? len - 1 - t : t;
                 size_t e = (size_t)((i * len + p) * inner + j);
-                if (phi_dt_float(dt)) {
-                    double v = phi_load_f64(xd, dt, e);
-                    phi_store_f64(o, dt, e, excl ? sf : sf + v);
+                if (eval_dt_float(dt)) {
+                    double v = eval_load_f64(xd, dt, e);
+                    eval_store_f64(o, dt, e, excl ? sf : sf + v);
                     sf = dt == PH_DT_FLOAT ? (double)(float)(sf + v) : sf + v; /* float accumulates in float */
                 } else {
-                    int64_t v = phi_load_i64(xd, dt, e);
+                    int64_t v = eval_load_i64(xd, dt, e);
                     int64_t next = (int64_t)((uint64_t)si + (uint64_t)v);
-                    phi_store_i64(o, dt, e, excl ? si : next);
+                    eval_store_i64(o, dt, e, excl ? si : next);
                     si = next;
                 }
             }
@@ -478,12 +478,12 @@ static int uq_cmp(const uq_ctx *c, int64_t i, int64_t j)
     for (int64_t o = 0; o < c->outer; o++)
         for (int64_t k = 0; k < c->inner; k++) {
             size_t ei = (size_t)((o * c->len + i) * c->inner + k), ej = (size_t)((o * c->len + j) * c->inner + k);
-            if (phi_dt_int(c->dt) || c->dt == PH_DT_BOOL) {
-                int64_t x = phi_load_i64(c->d, c->dt, ei), y = phi_load_i64(c->d, c->dt, ej);
+            if (eval_dt_int(c->dt) || c->dt == PH_DT_BOOL) {
+                int64_t x = eval_load_i64(c->d, c->dt, ei), y = eval_load_i64(c->d, c->dt, ej);
                 if (c->dt == PH_DT_UINT64 ? (uint64_t)x != (uint64_t)y : x != y)
                     return c->dt == PH_DT_UINT64 ? ((uint64_t)x < (uint64_t)y ? -1 : 1) : (x < y ? -1 : 1);
             } else {
-                double x = phi_load_f64(c->d, c->dt, ei), y = phi_load_f64(c->d, c->dt, ej);
+                double x = eval_load_f64(c->d, c->dt, ei), y = eval_load_f64(c->d, c->dt, ej);
                 if (x != y && !(x != x && y != y))
                     return x < y || (y != y) ? -1 : 1; /* NaN sorts last */
             }
@@ -509,7 +509,7 @@ static void uq_sort(const uq_ctx *c, int64_t *v, int64_t *tmp, int64_t n)
     memcpy(v, tmp, (size_t)n * sizeof *v);
 }
 
-int phi_k_unique(phi_kargs *a)
+int eval_k_unique(eval_kargs *a)
 {
     const ph_tensor *x;
     const char *xd;
@@ -519,14 +519,14 @@ int phi_k_unique(phi_kargs *a)
     uq_ctx c = {xd, ph_tensor_dtype(x), ph_dtype_size(ph_tensor_dtype(x)), 1, ph_tensor_numel(x), 1};
     size_t r = ph_tensor_rank(x), ax = 0;
     int has_axis = ph_node_attr_type(a->node, "axis") != PH_ATTR_NONE;
-    if (!phi_dt_numeric(c.dt) && c.dt != PH_DT_BOOL && c.dt != PH_DT_FLOAT16 && c.dt != PH_DT_BFLOAT16)
-        return phi_kbad_dtype(a, "input", c.dt);
+    if (!eval_dt_numeric(c.dt) && c.dt != PH_DT_BOOL && c.dt != PH_DT_FLOAT16 && c.dt != PH_DT_BFLOAT16)
+        return eval_kbad_dtype(a, "input", c.dt);
     if (has_axis) {
-        if ((rc = phi_axis(a, ph_node_attr_int(a->node, "axis", 0), r, &ax)) != 0)
+        if ((rc = eval_axis(a, ph_node_attr_int(a->node, "axis", 0), r, &ax)) != 0)
             return rc;
         c.len = ph_tensor_dim(x, ax);
-        c.outer = phi_numel(ax, ph_tensor_dims(x));
-        c.inner = phi_numel(r - ax - 1, ph_tensor_dims(x) + ax + 1);
+        c.outer = eval_numel(ax, ph_tensor_dims(x));
+        c.inner = eval_numel(r - ax - 1, ph_tensor_dims(x) + ax + 1);
     }
     int sorted = ph_node_attr_int(a->node, "sorted", 1) != 0;
     int64_t n = c.len;
@@ -535,7 +535,7 @@ int phi_k_unique(phi_kargs *a)
     int64_t *count = calloc((size_t)(n ? n : 1), sizeof *count);
     int64_t *uniq = malloc((size_t)(n ? n : 1) * sizeof *uniq); /* unique slot -> input slice */
     if (!order || !tmp || !first || !inv || !count || !uniq) {
-        rc = phi_kfail(a, PH_ENOMEM, "out of memory");
+        rc = eval_kfail(a, PH_ENOMEM, "out of memory");
         goto done;
     }
     for (int64_t i = 0; i < n; i++)
@@ -567,7 +567,7 @@ int phi_k_unique(phi_kargs *a)
         inv[i] = rank_of[tmp[i]];
         count[inv[i]]++;
     }
-    int64_t od[PHI_MAX_RANK];
+    int64_t od[EVAL_MAX_RANK];
     size_t orank = has_axis ? r : 1;
     if (has_axis) {
         memcpy(od, ph_tensor_dims(x), r * sizeof *od);
@@ -575,7 +575,7 @@ int phi_k_unique(phi_kargs *a)
     } else
         od[0] = groups;
     char *y;
-    if ((rc = phi_out(a, 0, c.dt, orank, od, (void **)&y)) != 0)
+    if ((rc = eval_out(a, 0, c.dt, orank, od, (void **)&y)) != 0)
         goto done;
     if (y) {
         size_t blk = (size_t)c.inner * c.es;
@@ -584,15 +584,15 @@ int phi_k_unique(phi_kargs *a)
                 memcpy(y + (size_t)(o * groups + g) * blk, xd + (size_t)(o * c.len + uniq[g]) * blk, blk);
     }
     int64_t *p;
-    if ((rc = phi_out(a, 1, PH_DT_INT64, 1, &groups, (void **)&p)) != 0)
+    if ((rc = eval_out(a, 1, PH_DT_INT64, 1, &groups, (void **)&p)) != 0)
         goto done;
     if (p)
         memcpy(p, uniq, (size_t)groups * sizeof *p);
-    if ((rc = phi_out(a, 2, PH_DT_INT64, 1, &n, (void **)&p)) != 0)
+    if ((rc = eval_out(a, 2, PH_DT_INT64, 1, &n, (void **)&p)) != 0)
         goto done;
     if (p)
         memcpy(p, inv, (size_t)n * sizeof *p);
-    if ((rc = phi_out(a, 3, PH_DT_INT64, 1, &groups, (void **)&p)) != 0)
+    if ((rc = eval_out(a, 3, PH_DT_INT64, 1, &groups, (void **)&p)) != 0)
         goto done;
     if (p)
         memcpy(p, count, (size_t)groups * sizeof *p);

@@ -32,7 +32,7 @@ typedef struct qparam {
     int64_t stride, count;
 } qparam;
 
-static int qparam_of(phi_kargs *a, const ph_tensor *t, const char *what, size_t rank, const int64_t *dims,
+static int qparam_of(eval_kargs *a, const ph_tensor *t, const char *what, size_t rank, const int64_t *dims,
                      int64_t axis, qparam *q)
 {
     q->d = NULL;
@@ -44,18 +44,18 @@ static int qparam_of(phi_kargs *a, const ph_tensor *t, const char *what, size_t 
     q->d = ph_tensor_data(t);
     q->dt = ph_tensor_dtype(t);
     if (!q->d)
-        return phi_kfail(a, PH_EINVAL, "%s has no data", what);
+        return eval_kfail(a, PH_EINVAL, "%s has no data", what);
     int64_t n = ph_tensor_numel(t);
     if (n == 1)
         return 0;
     size_t ax;
     int rc;
-    if (ph_tensor_rank(t) != 1 || (rc = phi_axis(a, axis, rank, &ax)) != 0)
-        return phi_kfail(a, PH_EUNSUPPORTED, "%s must be one element or 1-D along the axis (blocked quantization is not supported)", what);
+    if (ph_tensor_rank(t) != 1 || (rc = eval_axis(a, axis, rank, &ax)) != 0)
+        return eval_kfail(a, PH_EUNSUPPORTED, "%s must be one element or 1-D along the axis (blocked quantization is not supported)", what);
     if (n != dims[ax])
-        return phi_kfail(a, PH_EINVAL, "%s has %lld elements, the axis %lld", what, (long long)n, (long long)dims[ax]);
+        return eval_kfail(a, PH_EINVAL, "%s has %lld elements, the axis %lld", what, (long long)n, (long long)dims[ax]);
     q->count = n;
-    q->stride = phi_numel(rank - ax - 1, dims + ax + 1);
+    q->stride = eval_numel(rank - ax - 1, dims + ax + 1);
     return 0;
 }
 
@@ -63,7 +63,7 @@ static double qget(const qparam *q, int64_t e)
 {
     if (!q->d)
         return 0;
-    return phi_load_f64(q->d, q->dt, (size_t)((e / q->stride) % q->count));
+    return eval_load_f64(q->d, q->dt, (size_t)((e / q->stride) % q->count));
 }
 
 static int quant_range(int dt, double *lo, double *hi)
@@ -86,20 +86,20 @@ static double saturate(double v, double lo, double hi)
 
 /* ------------------------------------------------------------ Quantize / Dequantize */
 
-int phi_k_quantize_linear(phi_kargs *a)
+int eval_k_quantize_linear(eval_kargs *a)
 {
-    const ph_tensor *x, *st, *zt = phi_in(a, 2);
+    const ph_tensor *x, *st, *zt = eval_in(a, 2);
     const void *xd;
     int rc;
-    if ((rc = phi_need(a, 0, &x, &xd)) != 0 || (rc = phi_need(a, 1, &st, NULL)) != 0 ||
-        (zt && (rc = phi_need(a, 2, &zt, NULL)) != 0))
+    if ((rc = eval_need(a, 0, &x, &xd)) != 0 || (rc = eval_need(a, 1, &st, NULL)) != 0 ||
+        (zt && (rc = eval_need(a, 2, &zt, NULL)) != 0))
         return rc;
     int xdt = ph_tensor_dtype(x), odt = zt ? ph_tensor_dtype(zt) : PH_DT_UINT8;
-    if (!phi_dt_float(xdt) && xdt != PH_DT_FLOAT16 && xdt != PH_DT_BFLOAT16 && xdt != PH_DT_INT32)
-        return phi_kbad_dtype(a, "x", xdt);
+    if (!eval_dt_float(xdt) && xdt != PH_DT_FLOAT16 && xdt != PH_DT_BFLOAT16 && xdt != PH_DT_INT32)
+        return eval_kbad_dtype(a, "x", xdt);
     double lo, hi;
     if (quant_range(odt, &lo, &hi) || odt == PH_DT_INT32)
-        return phi_kbad_dtype(a, "y", odt);
+        return eval_kbad_dtype(a, "y", odt);
     size_t r = ph_tensor_rank(x);
     int64_t axis = ph_node_attr_int(a->node, "axis", 1);
     qparam qs, qz;
@@ -107,34 +107,34 @@ int phi_k_quantize_linear(phi_kargs *a)
         (rc = qparam_of(a, zt, "y_zero_point", r, ph_tensor_dims(x), axis, &qz)) != 0)
         return rc;
     void *o;
-    if ((rc = phi_out(a, 0, odt, r, ph_tensor_dims(x), &o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, odt, r, ph_tensor_dims(x), &o)) != 0 || !o)
         return rc;
     int in_float = xdt != PH_DT_DOUBLE;
     int64_t n = ph_tensor_numel(x);
     for (int64_t e = 0; e < n; e++) {
-        double v = phi_load_f64(xd, xdt, (size_t)e), s = qget(&qs, e);
+        double v = eval_load_f64(xd, xdt, (size_t)e), s = qget(&qs, e);
         double q = in_float ? (double)((float)v / (float)s) : v / s;
-        phi_store_f64(o, odt, (size_t)e, saturate(nearbyint(q) + qget(&qz, e), lo, hi));
+        eval_store_f64(o, odt, (size_t)e, saturate(nearbyint(q) + qget(&qz, e), lo, hi));
     }
     return 0;
 }
 
-int phi_k_dequantize_linear(phi_kargs *a)
+int eval_k_dequantize_linear(eval_kargs *a)
 {
-    const ph_tensor *x, *st, *zt = phi_in(a, 2);
+    const ph_tensor *x, *st, *zt = eval_in(a, 2);
     const void *xd;
     int rc;
-    if ((rc = phi_need(a, 0, &x, &xd)) != 0 || (rc = phi_need(a, 1, &st, NULL)) != 0 ||
-        (zt && (rc = phi_need(a, 2, &zt, NULL)) != 0))
+    if ((rc = eval_need(a, 0, &x, &xd)) != 0 || (rc = eval_need(a, 1, &st, NULL)) != 0 ||
+        (zt && (rc = eval_need(a, 2, &zt, NULL)) != 0))
         return rc;
     int xdt = ph_tensor_dtype(x), odt = ph_tensor_dtype(st);
     double lo, hi;
     if (quant_range(xdt, &lo, &hi))
-        return phi_kbad_dtype(a, "x", xdt);
-    if (!phi_dt_float(odt) && odt != PH_DT_FLOAT16 && odt != PH_DT_BFLOAT16)
-        return phi_kbad_dtype(a, "x_scale", odt);
+        return eval_kbad_dtype(a, "x", xdt);
+    if (!eval_dt_float(odt) && odt != PH_DT_FLOAT16 && odt != PH_DT_BFLOAT16)
+        return eval_kbad_dtype(a, "x_scale", odt);
     if (zt && ph_tensor_dtype(zt) != xdt)
-        return phi_kfail(a, PH_EINVAL, "x_zero_point must have x's dtype");
+        return eval_kfail(a, PH_EINVAL, "x_zero_point must have x's dtype");
     size_t r = ph_tensor_rank(x);
     int64_t axis = ph_node_attr_int(a->node, "axis", 1);
     qparam qs, qz;
@@ -142,32 +142,32 @@ int phi_k_dequantize_linear(phi_kargs *a)
         (rc = qparam_of(a, zt, "x_zero_point", r, ph_tensor_dims(x), axis, &qz)) != 0)
         return rc;
     void *o;
-    if ((rc = phi_out(a, 0, odt, r, ph_tensor_dims(x), &o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, odt, r, ph_tensor_dims(x), &o)) != 0 || !o)
         return rc;
     int64_t n = ph_tensor_numel(x);
     for (int64_t e = 0; e < n; e++) {
-        double v = (double)phi_load_i64(xd, xdt, (size_t)e) - qget(&qz, e), s = qget(&qs, e);
-        phi_store_f64(o, odt, (size_t)e, odt == PH_DT_DOUBLE ? v * s : (double)((float)v * (float)s));
+        double v = (double)eval_load_i64(xd, xdt, (size_t)e) - qget(&qz, e), s = qget(&qs, e);
+        eval_store_f64(o, odt, (size_t)e, odt == PH_DT_DOUBLE ? v * s : (double)((float)v * (float)s));
     }
     return 0;
 }
 
 /* x float32 (computed in float32, as ONNX's reference) or float64 (the
  * float64 reference mode: in double, y_scale double). */
-int phi_k_dynamic_quantize_linear(phi_kargs *a)
+int eval_k_dynamic_quantize_linear(eval_kargs *a)
 {
     const ph_tensor *x;
     const void *xd;
-    int rc = phi_need(a, 0, &x, &xd);
+    int rc = eval_need(a, 0, &x, &xd);
     if (rc)
         return rc;
     int xdt = ph_tensor_dtype(x), dbl = xdt == PH_DT_DOUBLE;
     if (xdt != PH_DT_FLOAT && !dbl)
-        return phi_kbad_dtype(a, "x", xdt);
+        return eval_kbad_dtype(a, "x", xdt);
     int64_t n = ph_tensor_numel(x);
     double mn = 0, mx = 0;
     for (int64_t e = 0; e < n; e++) {
-        double v = phi_load_f64(xd, xdt, (size_t)e);
+        double v = eval_load_f64(xd, xdt, (size_t)e);
         mn = v < mn ? v : mn;
         mx = v > mx ? v : mx;
     }
@@ -175,16 +175,16 @@ int phi_k_dynamic_quantize_linear(phi_kargs *a)
     double zp = scale == 0 ? 0 : saturate(nearbyint(dbl ? 0 - mn / scale : (double)(0 - (float)mn / (float)scale)), 0, 255);
     uint8_t *y, *z;
     void *s;
-    if ((rc = phi_out(a, 0, PH_DT_UINT8, ph_tensor_rank(x), ph_tensor_dims(x), (void **)&y)) != 0 ||
-        (rc = phi_out(a, 1, xdt, 0, NULL, &s)) != 0 ||
-        (rc = phi_out(a, 2, PH_DT_UINT8, 0, NULL, (void **)&z)) != 0)
+    if ((rc = eval_out(a, 0, PH_DT_UINT8, ph_tensor_rank(x), ph_tensor_dims(x), (void **)&y)) != 0 ||
+        (rc = eval_out(a, 1, xdt, 0, NULL, &s)) != 0 ||
+        (rc = eval_out(a, 2, PH_DT_UINT8, 0, NULL, (void **)&z)) != 0)
         return rc;
     if (s)
-        phi_store_f64(s, xdt, 0, scale);
+        eval_store_f64(s, xdt, 0, scale);
     if (z)
         *z = (uint8_t)zp;
     for (int64_t e = 0; y && e < n; e++) {
-        double v = phi_load_f64(xd, xdt, (size_t)e);
+        double v = eval_load_f64(xd, xdt, (size_t)e);
         double q = dbl ? v / scale : (double)((float)v / (float)scale);
         y[e] = scale == 0 ? (uint8_t)zp : (uint8_t)saturate(nearbyint(q) + zp, 0, 255);
     }
@@ -194,19 +194,19 @@ int phi_k_dynamic_quantize_linear(phi_kargs *a)
 /* ------------------------------------------------------------ integer products */
 
 /* A new tensor of dtype to (int64 or double) holding x - zero point. */
-static int minus_zp(phi_kargs *a, const ph_tensor *x, const qparam *zp, int to, ph_tensor **out)
+static int minus_zp(eval_kargs *a, const ph_tensor *x, const qparam *zp, int to, ph_tensor **out)
 {
     const void *xd = ph_tensor_data(x);
     int xdt = ph_tensor_dtype(x);
     double lo, hi;
     if (!xd || quant_range(xdt, &lo, &hi))
-        return phi_kbad_dtype(a, "input", xdt);
-    if (!(*out = phi_tensor_alloc(to, ph_tensor_rank(x), ph_tensor_dims(x))))
-        return phi_kfail(a, PH_ENOMEM, "out of memory");
-    void *o = phi_tensor_mut(*out);
+        return eval_kbad_dtype(a, "input", xdt);
+    if (!(*out = ir_tensor_alloc(to, ph_tensor_rank(x), ph_tensor_dims(x))))
+        return eval_kfail(a, PH_ENOMEM, "out of memory");
+    void *o = ir_tensor_mut(*out);
     int64_t n = ph_tensor_numel(x);
     for (int64_t e = 0; e < n; e++) {
-        int64_t v = phi_load_i64(xd, xdt, (size_t)e) - (int64_t)qget(zp, e);
+        int64_t v = eval_load_i64(xd, xdt, (size_t)e) - (int64_t)qget(zp, e);
         if (to == PH_DT_INT64)
             ((int64_t *)o)[e] = v;
         else
@@ -217,20 +217,20 @@ static int minus_zp(phi_kargs *a, const ph_tensor *x, const qparam *zp, int to, 
 
 /* (A - a_zp) x (B - b_zp) into a new int64 tensor *acc.  Zero points per
  * tensor, or per row of A / per column of B. */
-static int int_matmul(phi_kargs *a, const ph_tensor *ta, const ph_tensor *za, const ph_tensor *tb, const ph_tensor *zb,
+static int int_matmul(eval_kargs *a, const ph_tensor *ta, const ph_tensor *za, const ph_tensor *tb, const ph_tensor *zb,
                       ph_tensor **acc)
 {
     qparam qa, qb;
     size_t ra = ph_tensor_rank(ta), rb = ph_tensor_rank(tb);
     int rc;
     if (ra < 1 || rb < 1)
-        return phi_kfail(a, PH_EINVAL, "scalar operand");
+        return eval_kfail(a, PH_EINVAL, "scalar operand");
     if ((rc = qparam_of(a, za, "a_zero_point", ra, ph_tensor_dims(ta), ra >= 2 ? -2 : -1, &qa)) != 0 ||
         (rc = qparam_of(a, zb, "b_zero_point", rb, ph_tensor_dims(tb), -1, &qb)) != 0)
         return rc;
     ph_tensor *xa = NULL, *xb = NULL;
     if ((rc = minus_zp(a, ta, &qa, PH_DT_INT64, &xa)) == 0 && (rc = minus_zp(a, tb, &qb, PH_DT_INT64, &xb)) == 0)
-        rc = phi_k_call(a, phi_k_matmul, (const ph_tensor *[]){xa, xb}, 2, acc);
+        rc = eval_k_call(a, eval_k_matmul, (const ph_tensor *[]){xa, xb}, 2, acc);
     ph_tensor_free(xa);
     ph_tensor_free(xb);
     return rc;
@@ -238,96 +238,96 @@ static int int_matmul(phi_kargs *a, const ph_tensor *ta, const ph_tensor *za, co
 
 /* Conv of (X - x_zp) and (W - w_zp) (per output channel) into a new double
  * tensor *acc. */
-static int int_conv(phi_kargs *a, const ph_tensor *tx, const ph_tensor *zx, const ph_tensor *tw, const ph_tensor *zw,
+static int int_conv(eval_kargs *a, const ph_tensor *tx, const ph_tensor *zx, const ph_tensor *tw, const ph_tensor *zw,
                     ph_tensor **acc)
 {
     qparam qx, qw;
     int rc;
     if (zx && ph_tensor_numel(zx) != 1)
-        return phi_kfail(a, PH_EUNSUPPORTED, "x_zero_point must be one element");
+        return eval_kfail(a, PH_EUNSUPPORTED, "x_zero_point must be one element");
     if ((rc = qparam_of(a, zx, "x_zero_point", ph_tensor_rank(tx), ph_tensor_dims(tx), 0, &qx)) != 0 ||
         (rc = qparam_of(a, zw, "w_zero_point", ph_tensor_rank(tw), ph_tensor_dims(tw), 0, &qw)) != 0)
         return rc;
     ph_tensor *xx = NULL, *xw = NULL;
     if ((rc = minus_zp(a, tx, &qx, PH_DT_DOUBLE, &xx)) == 0 && (rc = minus_zp(a, tw, &qw, PH_DT_DOUBLE, &xw)) == 0)
-        rc = phi_k_call(a, phi_k_conv, (const ph_tensor *[]){xx, xw}, 2, acc);
+        rc = eval_k_call(a, eval_k_conv, (const ph_tensor *[]){xx, xw}, 2, acc);
     ph_tensor_free(xx);
     ph_tensor_free(xw);
     return rc;
 }
 
 /* Output 0 as int32 from an int64 or double accumulator. */
-static int out_int32(phi_kargs *a, const ph_tensor *acc)
+static int out_int32(eval_kargs *a, const ph_tensor *acc)
 {
     int32_t *o;
-    int rc = phi_out(a, 0, PH_DT_INT32, ph_tensor_rank(acc), ph_tensor_dims(acc), (void **)&o);
+    int rc = eval_out(a, 0, PH_DT_INT32, ph_tensor_rank(acc), ph_tensor_dims(acc), (void **)&o);
     if (rc || !o)
         return rc;
     int64_t n = ph_tensor_numel(acc);
     for (int64_t e = 0; e < n; e++)
-        o[e] = (int32_t)phi_load_i64(ph_tensor_data(acc), ph_tensor_dtype(acc), (size_t)e);
+        o[e] = (int32_t)eval_load_i64(ph_tensor_data(acc), ph_tensor_dtype(acc), (size_t)e);
     return 0;
 }
 
 /* MatMulInteger / ConvInteger: the product of inputs 0 and 1 minus their
  * zero points (inputs 2 and 3), as int32. */
-typedef int (*int_product_fn)(phi_kargs *a, const ph_tensor *x, const ph_tensor *zx, const ph_tensor *y,
+typedef int (*int_product_fn)(eval_kargs *a, const ph_tensor *x, const ph_tensor *zx, const ph_tensor *y,
                               const ph_tensor *zy, ph_tensor **acc);
 
-static int integer_product(phi_kargs *a, int_product_fn product)
+static int integer_product(eval_kargs *a, int_product_fn product)
 {
     const ph_tensor *x, *y;
     int rc;
-    if ((rc = phi_need(a, 0, &x, NULL)) != 0 || (rc = phi_need(a, 1, &y, NULL)) != 0)
+    if ((rc = eval_need(a, 0, &x, NULL)) != 0 || (rc = eval_need(a, 1, &y, NULL)) != 0)
         return rc;
     ph_tensor *acc = NULL;
-    if ((rc = product(a, x, phi_in(a, 2), y, phi_in(a, 3), &acc)) == 0)
+    if ((rc = product(a, x, eval_in(a, 2), y, eval_in(a, 3), &acc)) == 0)
         rc = out_int32(a, acc);
     ph_tensor_free(acc);
     return rc;
 }
 
-int phi_k_matmul_integer(phi_kargs *a)
+int eval_k_matmul_integer(eval_kargs *a)
 {
     return integer_product(a, int_matmul);
 }
 
-int phi_k_conv_integer(phi_kargs *a)
+int eval_k_conv_integer(eval_kargs *a)
 {
     return integer_product(a, int_conv);
 }
 
 /* Requantize acc (+ bias per channel of axis 1) with real scale
  * s1 * s2[c] / ys and zero point yz into output 0 of yz's dtype. */
-static int requantize(phi_kargs *a, const ph_tensor *acc, const qparam *bias, const qparam *s1, const qparam *s2,
+static int requantize(eval_kargs *a, const ph_tensor *acc, const qparam *bias, const qparam *s1, const qparam *s2,
                       const qparam *ys, const qparam *yz, int odt)
 {
     double lo, hi;
     if (quant_range(odt, &lo, &hi) || odt == PH_DT_INT32)
-        return phi_kbad_dtype(a, "y", odt);
+        return eval_kbad_dtype(a, "y", odt);
     void *o;
-    int rc = phi_out(a, 0, odt, ph_tensor_rank(acc), ph_tensor_dims(acc), &o);
+    int rc = eval_out(a, 0, odt, ph_tensor_rank(acc), ph_tensor_dims(acc), &o);
     if (rc || !o)
         return rc;
     int64_t n = ph_tensor_numel(acc);
     for (int64_t e = 0; e < n; e++) {
-        double v = phi_load_f64(ph_tensor_data(acc), ph_tensor_dtype(acc), (size_t)e) + qget(bias, e);
+        double v = eval_load_f64(ph_tensor_data(acc), ph_tensor_dtype(acc), (size_t)e) + qget(bias, e);
         float m = (float)qget(s1, e) * (float)qget(s2, e) / (float)qget(ys, e);
-        phi_store_f64(o, odt, (size_t)e, saturate(nearbyintf((float)v * m) + qget(yz, e), lo, hi));
+        eval_store_f64(o, odt, (size_t)e, saturate(nearbyintf((float)v * m) + qget(yz, e), lo, hi));
     }
     return 0;
 }
 
-int phi_k_qlinear_matmul(phi_kargs *a)
+int eval_k_qlinear_matmul(eval_kargs *a)
 {
     const ph_tensor *ta, *as, *tb, *bs, *ys, *yz;
     int rc;
-    if ((rc = phi_need(a, 0, &ta, NULL)) != 0 || (rc = phi_need(a, 1, &as, NULL)) != 0 ||
-        (rc = phi_need(a, 3, &tb, NULL)) != 0 || (rc = phi_need(a, 4, &bs, NULL)) != 0 ||
-        (rc = phi_need(a, 6, &ys, NULL)) != 0 || (rc = phi_need(a, 7, &yz, NULL)) != 0)
+    if ((rc = eval_need(a, 0, &ta, NULL)) != 0 || (rc = eval_need(a, 1, &as, NULL)) != 0 ||
+        (rc = eval_need(a, 3, &tb, NULL)) != 0 || (rc = eval_need(a, 4, &bs, NULL)) != 0 ||
+        (rc = eval_need(a, 6, &ys, NULL)) != 0 || (rc = eval_need(a, 7, &yz, NULL)) != 0)
         return rc;
     ph_tensor *acc = NULL;
-    if ((rc = int_matmul(a, ta, phi_in(a, 2), tb, phi_in(a, 5), &acc)) != 0)
+    if ((rc = int_matmul(a, ta, eval_in(a, 2), tb, eval_in(a, 5), &acc)) != 0)
         return rc;
     size_t r = ph_tensor_rank(acc);
     qparam q1, q2, qy, qz, nob = {NULL, 0, 1, 1};
@@ -341,19 +341,19 @@ int phi_k_qlinear_matmul(phi_kargs *a)
     return rc;
 }
 
-int phi_k_qlinear_conv(phi_kargs *a)
+int eval_k_qlinear_conv(eval_kargs *a)
 {
-    const ph_tensor *tx, *xs, *tw, *ws, *ys, *yz, *tb = phi_in(a, 8);
+    const ph_tensor *tx, *xs, *tw, *ws, *ys, *yz, *tb = eval_in(a, 8);
     int rc;
-    if ((rc = phi_need(a, 0, &tx, NULL)) != 0 || (rc = phi_need(a, 1, &xs, NULL)) != 0 ||
-        (rc = phi_need(a, 3, &tw, NULL)) != 0 || (rc = phi_need(a, 4, &ws, NULL)) != 0 ||
-        (rc = phi_need(a, 6, &ys, NULL)) != 0 || (rc = phi_need(a, 7, &yz, NULL)) != 0 ||
-        (tb && (rc = phi_need(a, 8, &tb, NULL)) != 0))
+    if ((rc = eval_need(a, 0, &tx, NULL)) != 0 || (rc = eval_need(a, 1, &xs, NULL)) != 0 ||
+        (rc = eval_need(a, 3, &tw, NULL)) != 0 || (rc = eval_need(a, 4, &ws, NULL)) != 0 ||
+        (rc = eval_need(a, 6, &ys, NULL)) != 0 || (rc = eval_need(a, 7, &yz, NULL)) != 0 ||
+        (tb && (rc = eval_need(a, 8, &tb, NULL)) != 0))
         return rc;
     if (tb && ph_tensor_dtype(tb) != PH_DT_INT32)
-        return phi_kbad_dtype(a, "B", ph_tensor_dtype(tb));
+        return eval_kbad_dtype(a, "B", ph_tensor_dtype(tb));
     ph_tensor *acc = NULL;
-    if ((rc = int_conv(a, tx, phi_in(a, 2), tw, phi_in(a, 5), &acc)) != 0)
+    if ((rc = int_conv(a, tx, eval_in(a, 2), tw, eval_in(a, 5), &acc)) != 0)
         return rc;
     size_t r = ph_tensor_rank(acc);
     qparam q1, q2, qy, qz, qb;

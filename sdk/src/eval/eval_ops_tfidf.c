@@ -15,40 +15,40 @@
 
 #include "eval_more.h"
 
-int phi_k_tfidf_vectorizer(phi_kargs *a)
+int eval_k_tfidf_vectorizer(eval_kargs *a)
 {
     const ph_tensor *x;
     const void *xd;
-    int rc = phi_need(a, 0, &x, &xd);
+    int rc = eval_need(a, 0, &x, &xd);
     if (rc)
         return rc;
     int dt = ph_tensor_dtype(x);
     if (dt != PH_DT_INT32 && dt != PH_DT_INT64)
-        return phi_kbad_dtype(a, "X", dt);
+        return eval_kbad_dtype(a, "X", dt);
     size_t r = ph_tensor_rank(x);
     if (r != 1 && r != 2)
-        return phi_kfail(a, PH_EINVAL, "X must be [C] or [N, C]");
+        return eval_kfail(a, PH_EINVAL, "X must be [C] or [N, C]");
     const int64_t *pool, *counts, *idx;
     const float *weights = NULL;
     ptrdiff_t np = ph_node_attr_ints(a->node, "pool_int64s", &pool), nc = ph_node_attr_ints(a->node, "ngram_counts", &counts);
     ptrdiff_t ni = ph_node_attr_ints(a->node, "ngram_indexes", &idx), nw = ph_node_attr_floats(a->node, "weights", &weights);
     if (np < 0)
-        return phi_kfail(a, PH_EUNSUPPORTED, "only pool_int64s is supported (pool_strings is not)");
+        return eval_kfail(a, PH_EUNSUPPORTED, "only pool_int64s is supported (pool_strings is not)");
     int64_t minn = ph_node_attr_int(a->node, "min_gram_length", 1), maxn = ph_node_attr_int(a->node, "max_gram_length", 1);
     int64_t maxskip = ph_node_attr_int(a->node, "max_skip_count", 0);
     const char *mode = ph_node_attr_string(a->node, "mode", "TF");
     int m = !strcmp(mode, "TF") ? 0 : !strcmp(mode, "IDF") ? 1 : !strcmp(mode, "TFIDF") ? 2 : -1;
     if (m < 0 || nc < 1 || ni < 1 || minn < 1 || maxn < minn || maxskip < 0 || (nw >= 0 && nw != ni))
-        return phi_kfail(a, PH_EINVAL, "bad mode, ngram_counts, ngram_indexes, weights or gram lengths");
+        return eval_kfail(a, PH_EINVAL, "bad mode, ngram_counts, ngram_indexes, weights or gram lengths");
     int64_t width = 0;
     for (ptrdiff_t i = 0; i < ni; i++) {
         if (idx[i] < 0)
-            return phi_kfail(a, PH_EINVAL, "negative ngram index");
+            return eval_kfail(a, PH_EINVAL, "negative ngram index");
         width = idx[i] + 1 > width ? idx[i] + 1 : width;
     }
     int64_t rows = r == 2 ? ph_tensor_dim(x, 0) : 1, C = ph_tensor_dim(x, r - 1), od[2] = {rows, width};
     float *o;
-    if ((rc = phi_out(a, 0, PH_DT_FLOAT, r, r == 2 ? od : od + 1, (void **)&o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, PH_DT_FLOAT, r, r == 2 ? od : od + 1, (void **)&o)) != 0 || !o)
         return rc;
     memset(o, 0, (size_t)(rows * width) * sizeof *o);
     for (int64_t row = 0; row < rows; row++) {
@@ -58,13 +58,13 @@ int phi_k_tfidf_vectorizer(phi_kargs *a)
             for (int64_t k = 0; k < n - 1 && k < nc; k++)
                 first += ((k + 1 < nc ? counts[k + 1] : np) - counts[k]) / (k + 1);
             if (start < 0 || end > np || start > end)
-                return phi_kfail(a, PH_EINVAL, "ngram_counts do not fit pool_int64s");
+                return eval_kfail(a, PH_EINVAL, "ngram_counts do not fit pool_int64s");
             for (int64_t skip = 0; skip <= (n == 1 ? 0 : maxskip); skip++)
                 for (int64_t i = 0; i + (n - 1) * (skip + 1) < C; i++)
                     for (int64_t g = 0; start + (g + 1) * n <= end; g++) {
                         int64_t k = 0;
                         while (k < n && pool[start + g * n + k] ==
-                                            phi_load_i64(xd, dt, (size_t)(row * C + i + k * (skip + 1))))
+                                            eval_load_i64(xd, dt, (size_t)(row * C + i + k * (skip + 1))))
                             k++;
                         if (k == n && first + g < ni) {
                             out[idx[first + g]] += 1;
