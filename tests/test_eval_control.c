@@ -47,6 +47,93 @@ static void free_all(ph_tensor **t, size_t n)
         ph_tensor_free(t[i]);
 }
 
+/* ------------------------------------------------------------ float64 mode */
+
+/* The float64 reference mode reaches into bodies: an If branch and a Loop
+ * body add a Constant 1e-8 to x = 1 (float32 rounds it away, double keeps
+ * it), the body of the Loop inherits the mode of the graph around it; a
+ * sequence fed as a graph input with float items takes a double item (its
+ * items are promoted where it enters the run); DynamicQuantizeLinear
+ * computes in double (x = -2.5, scale 5/255: exactly -127.5, which rounds
+ * to even: 25 where float32 gives 26). */
+static ph_value *tiny_const(ph_graph *g)
+{
+    ph_node *c = ph_node_create(g, NULL, "Constant", 0, NULL, 1);
+    const float v = 1e-8f;
+    ck_assert_int_eq(ph_node_set_attr_tensor(c, "value", ph_tensor_new(PH_DT_FLOAT, 0, NULL, &v)), 0);
+    return ph_node_output(c, 0);
+}
+
+static void eval_mode(ph_model *m, int float64, const ph_tensor *const *in, size_t n, ph_tensor **out,
+                      size_t n_out)
+{
+    ph_eval *e = NULL;
+    ph_error err = {0, ""};
+    ph_eval_options o = {.size = sizeof o, .float64 = float64};
+    ck_assert_msg(ph_eval_new_with(ph_model_graph(m), &o, &e, &err) == 0, "prepare: %s", err.message);
+    ck_assert_msg(ph_eval_run(e, in, n, out, n_out, &err) == 0, "run: %s", err.message);
+    ph_eval_free(e);
+}
+
+START_TEST(float64_mode_reaches_bodies_sequences_and_quantizing)
+{
+    ph_model *m = ph_model_new(17);
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = in_f(g, "x", 1, D(1)), *c = ph_graph_add_input(g, "c", PH_DT_BOOL, 0, NULL);
+    ph_value *M = ph_graph_add_input(g, "M", PH_DT_INT64, 0, NULL);
+    ph_value *s = ph_graph_add_input(g, "s", PH_DT_UNDEFINED, -1, NULL);
+    ph_node *iff = ph_node_create(g, NULL, "If", 1, &c, 1);
+    ph_graph *tb = ph_node_add_subgraph(iff, "then_branch"), *eb = ph_node_add_subgraph(iff, "else_branch");
+    ph_graph_add_output(tb, OP(tb, "Add", x, tiny_const(tb)));
+    ph_graph_add_output(eb, OP(eb, "Neg", x));
+    ph_node *loop = ph_node_create(g, NULL, "Loop", 3, (ph_value *[]){M, NULL, x}, 1);
+    ph_graph *b = ph_node_add_subgraph(loop, "body");
+    ph_graph_add_input(b, "it", PH_DT_INT64, 0, NULL);
+    ph_value *cond = ph_graph_add_input(b, "cond_in", PH_DT_BOOL, 0, NULL);
+    ph_value *acc = ph_graph_add_input(b, "acc", PH_DT_FLOAT, 1, D(1));
+    ph_graph_add_output(b, OP(b, "Identity", cond));
+    ph_graph_add_output(b, OP(b, "Add", acc, tiny_const(b)));
+    ph_value *pos = ph_graph_add_initializer(g, "last", TL(0, NULL, -1));
+    ph_value *item = OP(g, "SequenceAt", OP(g, "SequenceInsert", s, OP(g, "Add", x, x)), pos);
+    ph_node *dq = ph_node_create(g, NULL, "DynamicQuantizeLinear", 1, (ph_value *[]){in_f(g, "q", 1, D(6))}, 3);
+    ph_graph_add_output(g, ph_node_output(iff, 0));
+    ph_graph_add_output(g, ph_node_output(loop, 0));
+    ph_graph_add_output(g, item);
+    ph_graph_add_output(g, ph_node_output(dq, 0));
+    ph_graph_add_output(g, ph_node_output(dq, 1));
+    ph_error err = {0, ""};
+    ck_assert_msg(ph_graph_verify(g, &err) == 0, "%s", err.message);
+    ph_tensor *tx = TF(1, D(1), 1), *yes = T(PH_DT_BOOL, 0, NULL, V(1)), *tm = TL(0, NULL, 3);
+    ph_tensor *items[1] = {TF(1, D(1), 5)};
+    ph_tensor *seq = ph_sequence_new(PH_DT_FLOAT, 1, items);
+    ph_tensor *tq = TF(1, D(6), 0, 2, -3, -2.5, 1.34, 0.5);
+    const ph_tensor *in[5] = {tx, yes, tm, seq, tq};
+    ph_tensor *out[5] = {NULL};
+    double tiny = (double)1e-8f;
+    eval_mode(m, 0, in, 5, out, 5);
+    expect(out[0], PH_DT_FLOAT, 1, D(1), V(1), 0); /* float32 rounds 1 + 1e-8 to 1 */
+    expect(out[1], PH_DT_FLOAT, 1, D(1), V(1), 0);
+    expect(out[2], PH_DT_FLOAT, 1, D(1), V(2), 0);
+    expect(out[3], PH_DT_UINT8, 1, D(6), V(153, 255, 0, 26, 221, 179), 0);
+    expect(out[4], PH_DT_FLOAT, 0, NULL, V(5.0 / 255), 1e-8);
+    free_all(out, 5);
+    eval_mode(m, 1, in, 5, out, 5);
+    expect(out[0], PH_DT_DOUBLE, 1, D(1), V(1 + tiny), 1e-17);
+    expect(out[1], PH_DT_DOUBLE, 1, D(1), V(1 + 3 * tiny), 1e-16);
+    ck_assert(((const double *)ph_tensor_data(out[0]))[0] > 1);
+    expect(out[2], PH_DT_DOUBLE, 1, D(1), V(2), 0);
+    expect(out[3], PH_DT_UINT8, 1, D(6), V(153, 255, 0, 25, 221, 179), 0);
+    expect(out[4], PH_DT_DOUBLE, 0, NULL, V(5.0 / 255), 1e-17);
+    free_all(out, 5);
+    ph_tensor_free(tx);
+    ph_tensor_free(yes);
+    ph_tensor_free(tm);
+    ph_tensor_free(seq);
+    ph_tensor_free(tq);
+    ph_model_free(m);
+}
+END_TEST
+
 /* ------------------------------------------------------------ If */
 
 /* k = x * x is read only inside the branches (no node of the main graph
@@ -514,6 +601,7 @@ static Suite *suite(void)
     Suite *s = suite_create("eval_control");
     TCase *tc_ = tcase_create("control");
     tcase_add_test(tc_, if_reads_outer_values);
+    tcase_add_test(tc_, float64_mode_reaches_bodies_sequences_and_quantizing);
     tcase_add_test(tc_, if_self_contained_and_halves);
     tcase_add_test(tc_, loop_carried_scan_and_condition);
     tcase_add_test(tc_, loop_sequence_and_nested_if);
