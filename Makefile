@@ -212,7 +212,8 @@ test-zoo: all
 # The ONNX backend conformance suite (Debian's libonnx-testdata, installed by
 # scripts/deps.sh): every model's no-pass round trip, the evaluator against
 # the expected outputs, the default stages and the evaluator again, shape
-# inference against the expected dims, and whether --verify runs.  One table
+# inference against the expected dims, whether --verify passes with the
+# defaults, and the evaluator's float64 reference mode.  One table
 # of counts; fails on any failure not listed in tests/conformance/disputed.txt.
 CONFORMANCE_DATA ?= /usr/share/libonnx-testdata/data
 CONFORMANCE_JOBS ?= 2
