@@ -82,6 +82,11 @@ static int load_model(host_job *j)
         rc = host_model_check_output(j->model, out, &j->err);
     if (!rc)
         j->sum.nodes_loaded = ph_model_node_count(j->model);
+    size_t early = rc ? 0 : ph_model_load_reordered(j->model);
+    if (early) /* sorted by the loader, as ONNX Runtime sorts it */
+        host_log_msg(&j->log, PH_LOG_INFO, NULL,
+                     "%s lists its nodes out of order (%zu read a value listed after them): "
+                     "sorted", host_cli_input_name(&j->cli, j->cfg), early);
     if (!rc && want_tables(j))
         host_model_info_take(&j->before, j->model, host_cli_input_name(&j->cli, j->cfg),
                              j->input_data ? NULL : in);

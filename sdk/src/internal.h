@@ -304,6 +304,7 @@ struct ph_model {
     uint64_t visit_epoch;          /* for ph_node.visit_mark and walk_mark */
     int order_dirty;               /* a node may read a value defined after it */
     int loaded_bodies;             /* the loader built a subgraph (If/Loop/Scan body) */
+    size_t load_reordered;         /* see ph_model_load_reordered */
     size_t op_count[PH_OP__COUNT]; /* nodes of each op in the op-type indexes */
     uint64_t init_version;         /* see ph_model_initializers_version */
     uint64_t alloc_failures;       /* see ph_model_alloc_failures */
@@ -316,6 +317,13 @@ struct ph_model {
  * a type or a shape left unknown): ph_model_alloc_failures counts them so
  * that the run fails instead of depending on memory.  m may be NULL. */
 void phi_alloc_failed(ph_model *m);
+
+/* Move live node n (with its outputs and bodies) from its graph into g,
+ * before `before` (a node of g; NULL: at the end).  The caller keeps the
+ * order topological and n's inputs in scope (ir/inline.c). */
+void phi_node_move(ph_node *n, ph_graph *g, ph_node *before);
+/* How many nodes of the model are named `name` (0 for none or ""). */
+size_t phi_node_name_count(ph_model *m, const char *name);
 
 /* ph_graph_verify, with the check that every name resolves to its value
  * (the map's consistency, which the loader builds itself) only when names. */
@@ -360,6 +368,10 @@ void phi_graph_free(ph_graph *g);
 ph_value *phi_value_new(ph_graph *g, const char *name);
 /* Build the IR of gp (its arrays are taken over).  0 or an error. */
 int phi_graph_build(ph_graph *g, ph_error *err);
+/* The loader's node lists, sorted when the file lists a node before a value
+ * it reads (sets load_reordered); a cycle is PH_EPARSE naming two of its
+ * nodes.  0 or a PH_E* code (onnx/order.c). */
+int phi_model_sort_loaded(ph_model *m, ph_error *err);
 void phi_value_parse_type(ph_value *v, const Onnx__TypeProto *tp);
 Onnx__ValueInfoProto *phi_value_info_new(const ph_value *v);
 /* Replace vi's type by v's known type (when v's type changed). */

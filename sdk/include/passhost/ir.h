@@ -84,6 +84,12 @@ PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err);
 PH_API int ph_model_load_memory(const void *data, size_t size, const char *name, ph_model **out,
                                 ph_error *err);
 
+/* How many nodes of the loaded file read a value that the file lists after
+ * them (in their own graph); 0 when the file was in topological order.  An
+ * acyclic graph listed out of order (as ONNX Runtime accepts it) is sorted
+ * by the loader, stably, so the model saves in order; a cycle is refused. */
+PH_API size_t ph_model_load_reordered(const ph_model *m);
+
 /* Write the model to path atomically: a temporary file in the same folder,
  * renamed over path only when complete.  Refuses to overwrite the file the
  * model was loaded from (or any of its external-data files).  Unmodelled
@@ -386,6 +392,21 @@ PH_API ph_graph *ph_node_add_subgraph(ph_node *n, const char *name);
 /* Subgraphs held by this node's GRAPH/GRAPHS attributes. */
 PH_API size_t ph_node_subgraph_count(const ph_node *n);
 PH_API ph_graph *ph_node_subgraph(const ph_node *n, size_t i);
+
+/* Replace node n by the contents of its subgraph i (ph_node_subgraph), a
+ * body without inputs with as many outputs as n (an If branch): the body's
+ * nodes, initializers and value_info move into n's graph just before n,
+ * keeping their value names (unique in the model; a node name that another
+ * node also has is made unique); each output of n is replaced by the body's
+ * output of the same position (graph outputs keep their names; an Identity
+ * is put in between where that value cannot take an output's place), and n
+ * is removed with the bodies it still holds.  Values of the body read by
+ * nested bodies stay in scope.  The caller checks that running the body
+ * once is what n computes (e.g. an If whose condition is a constant).
+ * 0, or PH_EINVAL (n removed, no such subgraph, a body with inputs or
+ * another output count; nothing changed), PH_ENOMEM.  (sdk/src/ir/inline.c;
+ * added for inline_constant_if.) */
+PH_API int ph_node_inline_subgraph(ph_node *n, size_t i);
 
 /* ----------------------------------------------------------------- values */
 

@@ -674,6 +674,15 @@ static void node_names_ensure(ph_model *m)
     node_names_add_graph(m, m->graph);
 }
 
+size_t phi_node_name_count(ph_model *m, const char *name)
+{
+    if (!name || !*name)
+        return 0;
+    node_names_ensure(m);
+    phi_map_entry *e = phi_map_lookup(&m->node_names, name);
+    return e ? (size_t)(uintptr_t)e->val : 0;
+}
+
 /* Drop every use made by nodes of g and its subgraphs (before freeing them). */
 static void graph_drop_all_uses(ph_graph *g)
 {
@@ -890,6 +899,20 @@ PH_API int ph_node_remove(ph_node *n)
     m->grave_nodes = n;
     m->n_grave_nodes++;
     return 0;
+}
+
+void phi_node_move(ph_node *n, ph_graph *g, ph_node *before)
+{
+    ph_graph *from = n->graph;
+    opidx_del(from, n);
+    node_unlink(n);
+    node_link_before(g, n, before);
+    opidx_add(g, n);
+    for (size_t i = 0; i < n->n_outputs; i++)
+        if (n->outputs[i])
+            n->outputs[i]->graph = g;
+    n->infer_pos = 0; /* a position in g is found at the next shape update */
+    phi_notify_node_changed(n);
 }
 
 PH_API int ph_node_bypass(ph_node *n, size_t out_index, ph_value *with)
