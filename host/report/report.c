@@ -121,7 +121,7 @@ void host_report_stage(FILE *out, const host_stage_stats *st)
         return;
     }
     fprintf(out, "%d round%s%s, %.2f ms, nodes %zu -> %zu\n", st->rounds,
-            st->rounds == 1 ? "" : "s", st->hit_cap ? " (cap reached, no fixpoint)" : "",
+            st->rounds == 1 ? "" : "s", st->hit_cap ? " (cap reached, no fixpoint)" : st->stalled ? " (stopped: no net change)" : "",
             st->ms, st->nodes_before, st->nodes_after);
     int w = name_width(st);
     if (w < 24)

@@ -230,7 +230,7 @@ static void stage_tables(FILE *f, const host_run_record *rec)
             continue;
         }
         fprintf(f, ": %d round%s%s, %.2f ms, nodes %zu &rarr; %zu</h3>\n", st->rounds,
-                st->rounds == 1 ? "" : "s", st->hit_cap ? " (cap reached, no fixpoint)" : "", st->ms,
+                st->rounds == 1 ? "" : "s", st->hit_cap ? " (cap reached, no fixpoint)" : st->stalled ? " (stopped: no net change)" : "", st->ms,
                 st->nodes_before, st->nodes_after);
         fputs("<table class=\"passes\"><tr><th>pass</th><th>calls</th><th>rewrites</th>"
               "<th>time ms</th><th>node change</th><th>checks ms</th></tr>\n", f);

@@ -7,6 +7,7 @@
 
 #include "check/dump.h"
 #include "base/exit.h"
+#include "fingerprint.h"
 #include "report/report.h"
 #include "supervise/supervise.h"
 #include "log/trace.h"
@@ -263,7 +264,65 @@ static void warn_cap(stage_run *sr, const char *changed)
                  "the last round: %s", host_stage_name(st->stage), st->rounds, names);
 }
 
-/* Rounds of the repeatable passes until one makes no rewrite. */
+/* A round ended with the model it began with, though its passes reported
+ * rewrites: one more round with a fingerprint after each call that reports
+ * rewrites names each pass whose call changed nothing; if every such call
+ * did change the model, the passes undo each other.  Either way the stage
+ * stops: the model is at a fixpoint, more rounds would only repeat this. */
+static int diagnose_stall(stage_run *sr, const char *changed)
+{
+    host_stage_stats *st = sr->stats;
+    size_t n = sr->plan->count;
+    char *idle = host_xcalloc(n, 1);
+    long long *claimed = host_xcalloc(n, sizeof *claimed);
+    int rc = 0, round = st->rounds;
+    st->rounds++;
+    uint64_t fp = host_model_fingerprint(sr->model);
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (sr->plan->steps[i].plugin->desc->run_once)
+            continue;
+        long long r = call_pass(sr, i);
+        if (r < 0) {
+            rc = (int)-r;
+            break;
+        }
+        if (r == 0)
+            continue;
+        uint64_t after = host_model_fingerprint(sr->model);
+        idle[i] = after == fp;
+        claimed[i] += r;
+        fp = after;
+    }
+    char liars[600] = "", movers[600] = "";
+    for (size_t i = 0; i < n; i++) {
+        char *list = idle[i] ? liars : changed[i] ? movers : NULL;
+        size_t len = list ? strlen(list) : 0;
+        if (list && idle[i])
+            snprintf(list + len, sizeof liars - len, "%s%s (%lld rewrite%s)", len ? ", " : "",
+                     st->passes[i].name, claimed[i], claimed[i] == 1 ? "" : "s");
+        else if (list)
+            snprintf(list + len, sizeof movers - len, "%s%s", len ? ", " : "", st->passes[i].name);
+    }
+    st->stalled = 1;
+    if (!rc && sr->opts->log && liars[0])
+        host_log_msg(sr->opts->log, PH_LOG_WARN, NULL,
+                     "stage %s: round %d left the graph as it was, yet passes reported rewrites; "
+                     "these report rewrites but change nothing: %s; stopped after round %d",
+                     host_stage_name(st->stage), round, liars, st->rounds);
+    else if (!rc && sr->opts->log)
+        host_log_msg(sr->opts->log, PH_LOG_WARN, NULL,
+                     "stage %s: round %d left the graph as it was: these passes undo each "
+                     "other's rewrites: %s; stopped after round %d", host_stage_name(st->stage),
+                     round, movers, st->rounds);
+    free(idle);
+    free(claimed);
+    return rc;
+}
+
+/* Rounds of the repeatable passes until one makes no rewrite.  After each
+ * round that reported rewrites (while the cap allows another), the model's
+ * fingerprint is compared with the previous round's: equal means the
+ * passes' rewrites added up to nothing (diagnose_stall). */
 static int run_fixpoint(stage_run *sr)
 {
     size_t n = sr->plan->count;
@@ -272,7 +331,8 @@ static int run_fixpoint(stage_run *sr)
     for (size_t i = 0; i < n; i++)
         repeatable |= !sr->plan->steps[i].plugin->desc->run_once;
     long long total = repeatable;
-    int rc = 0;
+    int rc = 0, have_fp = 0;
+    uint64_t fp = 0;
     while (total > 0 && sr->stats->rounds < sr->plan->max_iterations && !rc &&
            ph_ctx_rewrite_allowed(sr->ctx)) {
         sr->stats->rounds++;
@@ -287,6 +347,16 @@ static int run_fixpoint(stage_run *sr)
             changed[i] = r > 0;
             total += r > 0 ? r : 0;
         }
+        if (rc || total == 0 || sr->stats->rounds >= sr->plan->max_iterations ||
+            !ph_ctx_rewrite_allowed(sr->ctx))
+            continue;
+        uint64_t now = host_model_fingerprint(sr->model);
+        if (have_fp && now == fp) {
+            rc = diagnose_stall(sr, changed);
+            total = 0;
+        }
+        fp = now;
+        have_fp = 1;
     }
     if (!rc && total > 0 && ph_ctx_rewrite_allowed(sr->ctx)) /* not stopped by the budget */
         warn_cap(sr, changed);

@@ -8,7 +8,10 @@
  * an error naming the pass), its shapes updated incrementally (update_shapes)
  * and, with verify_each, verified: structure, then outputs (verify).  Reaching the
  * cap is not an error: a warning names the passes that still changed the
- * graph in the last round (that is how two passes undoing each other show).
+ * graph in the last round.  A round that ends with the graph it began with
+ * (compared by fingerprint, fingerprint.h) though passes reported rewrites
+ * stops the stage early, with a warning that names the passes that report
+ * rewrites they do not make, or else the passes that undo each other.
  *
  * Numbered rewrites (plugin.h): every rewrite of a run has a global index,
  * counted by the context.  A pass asks ph_ctx_rewrite_begin() before each
@@ -47,6 +50,8 @@ typedef struct host_stage_stats {
     const char *target;     /* borrowed from the stage plan */
     int rounds;             /* fixpoint rounds run */
     int hit_cap;            /* the last round still changed the graph */
+    int stalled;            /* a round left the graph as it began though passes
+                               reported rewrites: stopped there (runner.c) */
     double ms;
     size_t nodes_before;
     size_t nodes_after;

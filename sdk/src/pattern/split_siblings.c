@@ -173,8 +173,10 @@ static int visit(ph_node *n, void *user)
     if (w->stop || !x || ph_node_domain(n)[0])
         return 0;
     int rc = seen_add(w, x, g), rank = ph_value_rank(x);
-    if (rc <= 0 || rank < 1)
+    if (rc < 0)
         return rc;
+    if (rc == 0 || rank < 1) /* handled already, or a rank unknown: no rewrite */
+        return 0;
     w->n_pieces = 0;
     for (size_t i = 0; i < ph_value_use_count(x); i++) {
         size_t slot;
