@@ -70,7 +70,7 @@ def ort_bench(model, level, save=None, runs=0, symbolic=1):
 
 
 def passhost(build, model, out, extra):
-    rc, text = run([os.path.join(build, "bin", "passhost"), "-i", model, "-o", out] + extra)
+    rc, text = run([os.path.join(build, "bin", "passhost"), "-v", "-i", model, "-o", out] + extra)
     if rc:
         raise RuntimeError(f"passhost {model}: exit {rc}\n{text}")
     fired = []

@@ -86,7 +86,7 @@ check() {
     rm -f "$out"
     echo "== $name ($tag): passhost -i $model -o $out $*"
     if [ "$tag" = ort ]; then
-        "$PASSHOST" -i "$model" -o "$out" "$@" >"$OUT/$name.$tag.report" 2>&1
+        "$PASSHOST" -v -i "$model" -o "$out" "$@" >"$OUT/$name.$tag.report" 2>&1
         rc=$?
         sed -n '/^stage adapt/,/^  total/p' "$OUT/$name.$tag.report"
         [ $rc -eq 0 ] || cat "$OUT/$name.$tag.report"

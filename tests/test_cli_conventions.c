@@ -161,7 +161,7 @@ START_TEST(passes_run_in_the_given_order)
     const char *in = model_as("cnn_small.onnx", "m.onnx");
     /* catalogue order is tp_good, tp_once, tp_one_step (file names) */
     tk_cli_result r = TK_CLI(in, tk_tpath("o.onnx"), "--plugin-dir", plugdir,
-                             "--passes=tp_one_step,tp_good", "--set", "adapt.no_integral=true");
+                             "--passes=tp_one_step,tp_good", "--set", "adapt.no_integral=true", "-v");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     const char *a = strstr(r.out, "  tp_one_step "), *b = strstr(r.out, "  tp_good ");
     ck_assert_msg(a && b && a < b, "%s", r.out);
@@ -170,7 +170,7 @@ START_TEST(passes_run_in_the_given_order)
     tk_cli_free(&r);
     /* and the other way round */
     r = TK_CLI(in, tk_tpath("o.onnx"), "--plugin-dir", plugdir, "--passes", "tp_good,tp_one_step",
-               "--set", "adapt.no_integral=true");
+               "--set", "adapt.no_integral=true", "-v");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     a = strstr(r.out, "  tp_one_step "), b = strstr(r.out, "  tp_good ");
     ck_assert_msg(a && b && b < a, "%s", r.out);
@@ -181,7 +181,7 @@ START_TEST(passes_run_in_the_given_order)
                "[optimize]\nno_integral = true\nkeep_order = true\npass_on = tp_one_step, tp_good\n"
                "[adapt]\nno_integral = true\n");
     fclose(f);
-    r = TK_CLI(tk_tpath("order.ini"));
+    r = TK_CLI(tk_tpath("order.ini"), "-v");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     a = strstr(r.out, "  tp_one_step "), b = strstr(r.out, "  tp_good ");
     ck_assert_msg(a && b && a < b, "%s", r.out);
@@ -220,18 +220,18 @@ START_TEST(skip_and_no_fold)
 {
     const char *in = model_as("cnn_small.onnx", "m.onnx");
     const char *out = tk_tpath("o.onnx");
-    tk_cli_result r = TK_CLI(in, out);
+    tk_cli_result r = TK_CLI(in, out, "-v");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     ck_assert_ptr_nonnull(line_with(r.out, "eliminate_identity "));
     ck_assert_ptr_nonnull(line_with(r.out, "constant_folding "));
     tk_cli_free(&r);
-    r = TK_CLI(in, out, "--skip=eliminate_identity", "--skip", "fuse_conv_bn,eliminate_nop_pool");
+    r = TK_CLI(in, out, "--skip=eliminate_identity", "--skip", "fuse_conv_bn,eliminate_nop_pool", "-v");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     ck_assert_ptr_null(line_with(r.out, "eliminate_identity "));
     ck_assert_ptr_null(line_with(r.out, "fuse_conv_bn "));
     ck_assert_ptr_nonnull(line_with(r.out, "constant_folding "));
     tk_cli_free(&r);
-    r = TK_CLI(in, out, "--no-fold");
+    r = TK_CLI(in, out, "--no-fold", "-v");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     ck_assert_ptr_null(line_with(r.out, "constant_folding "));
     ck_assert_ptr_null(line_with(r.out, "fold_constant_inputs "));
@@ -427,9 +427,9 @@ END_TEST
 START_TEST(report_tables_and_verdicts)
 {
     const char *in = model_as("cnn_small.onnx", "m.onnx");
-    tk_cli_result r = TK_CLI(in, tk_tpath("o.onnx"), "--verify=2", "--verify-each");
+    tk_cli_result r = TK_CLI(in, tk_tpath("o.onnx"), "--verify=2", "--verify-each", "-v");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-    /* the per-pass table says what its columns mean */
+    /* -v: the per-pass table says what its columns mean */
     ck_assert_msg(strstr(r.out, "node change") && strstr(r.out, "(checks between passes)") &&
                   strstr(r.out, "nodes added minus removed"), "%s", r.out);
     /* a pass that made no rewrite changed no node */
@@ -447,14 +447,31 @@ START_TEST(report_tables_and_verdicts)
     ck_assert_msg(strstr(v, ": OK (and the written file)\n") != NULL, "%s", v);
     ck_assert_msg(strstr(ve, "structure and outputs (2 runs") != NULL, "%s", ve);
     tk_cli_free(&r);
-    /* -q keeps the verdicts and nothing else */
+    /* the default: a few lines: each stage with the passes that changed the
+     * graph (not the others), the sizes, the verdicts, the summary line */
+    r = TK_CLI(in, tk_tpath("o.onnx"), "--verify=2", "--verify-each");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_msg(tk_line_count(r.out) <= 8, "%s", r.out);
+    const char *st = strstr(r.out, "stage optimize: "), *changed = strstr(r.out, " passes changed it");
+    const char *size = strstr(r.out, "\nsize "), *verdict = strstr(r.out, "\nverify: 2 runs");
+    ck_assert_msg(st == r.out && changed && size && verdict && size < verdict, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "eliminate_identity 2 (-2 nodes)"), "%s", r.out);
+    ck_assert_msg(!strstr(r.out, "eliminate_nop_pad") && !strstr(r.out, "node change"), "%s", r.out);
+    ck_assert_msg(strstr(r.out, "initializers ") && strstr(r.out, " -> "), "%s", r.out);
+    last = strrchr(r.out, '\n');
+    while (last > r.out && last[-1] != '\n')
+        last--;
+    ck_assert_msg(strncmp(last, "passhost: ", 10) == 0, "%s", r.out);
+    tk_cli_free(&r);
+    /* -q: errors only; nothing at all on success */
     r = TK_CLI(in, tk_tpath("o.onnx"), "--verify=2", "--verify-each", "-q");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-    ck_assert_int_eq(tk_line_count(r.out), 2);
-    ck_assert_msg(strncmp(r.out, "verify: 2 runs", 14) == 0 && strstr(r.out, "\nverify-each: "), "%s",
-                  r.out);
+    ck_assert_str_eq(r.out, "");
     ck_assert_str_eq(r.err, "");
     tk_cli_free(&r);
+    /* -q and -v contradict */
+    r = TK_CLI(in, tk_tpath("o.onnx"), "-q", "-v");
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "-q and -v", NULL);
     /* no table with -q and no verification */
     r = TK_CLI(in, tk_tpath("o.onnx"), "-q");
     ck_assert_str_eq(r.out, "");

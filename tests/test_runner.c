@@ -94,7 +94,7 @@ static run_result run_optimize(ph_model *m, const host_plan *plan, int verify_ea
     run_result r = {0};
     FILE *mem = open_memstream(&r.log, &r.log_len);
     ck_assert_ptr_nonnull(mem);
-    host_log log = {.err = mem, .quiet = 1};
+    host_log log = {.err = mem};
     ph_ctx *ctx = ph_ctx_new(host_log_sink, &log);
     host_run_opts opts = {.verify_each = verify_each, .log = &log};
     r.rc = host_run_stage(m, &plan->stage[HOST_STAGE_OPTIMIZE], ctx, &opts, &r.stats, &r.err);

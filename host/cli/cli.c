@@ -27,7 +27,8 @@ static const opt_def options[] = {
     {NULL, "--set", OPT_VALUE},        {NULL, "--plugin-dir", OPT_VALUE},
     {NULL, "--list-passes", OPT_FLAG}, {NULL, "--verify-each", OPT_FLAG},
     {NULL, "--verify", OPT_OPTIONAL},  {NULL, "--shapes", OPT_FLAG},
-    {"-q", "--quiet", OPT_FLAG},       {"-h", "--help", OPT_FLAG},
+    {"-q", "--quiet", OPT_FLAG},       {"-v", "--verbose", OPT_FLAG},
+    {"-h", "--help", OPT_FLAG},
     {NULL, "--version", OPT_FLAG},     {NULL, "--max-rewrites", OPT_VALUE},
     {NULL, "--bisect", OPT_FLAG},      {NULL, "--bisect-out", OPT_VALUE},
     {NULL, "--print-changes", OPT_FLAG}, {NULL, "--dump-dir", OPT_VALUE},
@@ -93,8 +94,13 @@ void host_cli_usage(FILE *out)
           "  --shapes                 infer shapes, write them into value_info, run no passes\n",
           out);
     host_supervise_usage(out); /* --pass-timeout, --crash-out, ... */
-    fputs("  -q, --quiet              no report, no tables, no progress line and no info\n"
-          "                           messages (verify verdicts and warnings still print)\n"
+    fputs("  -q, --quiet              errors only: no report, no verdicts, no warnings, no\n"
+          "                           progress line\n"
+          "  -v, --verbose            the full report: every pass of each stage with its calls,\n"
+          "                           rewrites, time and node change, the input and output\n"
+          "                           side by side, times, each output's errors with --verify\n"
+          "                           (the default: the passes that changed the graph, sizes,\n"
+          "                           verdicts, one summary line)\n"
           "  -h, --help               this help\n"
           "  --version                print the version and the plugin ABI\n"
           "\n"
@@ -143,6 +149,8 @@ static void take_flag(host_cli *cli, const opt_def *o)
         cli->shapes_only = 1;
     else if (strcmp(n, "--quiet") == 0)
         cli->quiet = 1;
+    else if (strcmp(n, "--verbose") == 0)
+        cli->verbose = 1;
     else if (strcmp(n, "--bisect") == 0)
         cli->bisect = 1;
     else if (strcmp(n, "--print-changes") == 0)
@@ -355,6 +363,8 @@ static int check_combinations(const host_cli *cli, ph_error *err)
                            : cli->dump_dir ? "--dump-dir"
                            : cli->print_changes ? "--print-changes" : NULL;
     const char *report = cli->report_json ? "--report-json" : cli->report_html ? "--report-html" : NULL;
+    if (cli->quiet && cli->verbose)
+        return ph_error_set(err, HOST_EXIT_USAGE, "-q and -v contradict each other: give one");
     if (cli->shapes_only && numbered)
         return ph_error_set(err, HOST_EXIT_USAGE, "--shapes runs no passes: drop %s", numbered);
     if (cli->bisect && cli->max_rewrites >= 0)

@@ -36,7 +36,10 @@ typedef struct host_cli {
     int verify_each;
     int verify_runs; /* --verify[=N]: 0 = off, else the number of input sets */
     int shapes_only; /* --shapes: infer shapes, write value_info, no passes */
-    int quiet;
+    int quiet;               /* -q: errors only */
+    int verbose;             /* -v: the full report */
+    int verdicts_only;       /* no report but the verify verdicts (the embedding
+                                library's default; not an option) */
     int help;
     int version;
     /* numbered rewrites */

@@ -274,9 +274,12 @@ int host_job_report(host_job *j, int rc)
     host_run_record rec = record(j, rc);
     host_trace_clear_line(&j->trace);
     if (j->out)
-        host_report_run_text(j->out, &rec, j->cli.quiet);
+        host_report_run_text(j->out, &rec, j->cli.quiet           ? HOST_REPORT_QUIET
+                                           : j->cli.verbose       ? HOST_REPORT_FULL
+                                           : j->cli.verdicts_only ? HOST_REPORT_VERDICTS
+                                                                  : HOST_REPORT_BRIEF);
     if (j->log.file)
-        host_report_run_text(j->log.file, &rec, 0);
+        host_report_run_text(j->log.file, &rec, HOST_REPORT_FULL);
     ph_error e = {0};
     int frc = 0;
     if (j->cli.report_json && j->report_paths_ok)

@@ -22,7 +22,7 @@ struct host_trace;
 typedef struct host_log {
     FILE *err;  /* borrowed: normally stderr */
     FILE *file; /* owned: the log_path file, or NULL */
-    int quiet;  /* no info on err */
+    int quiet;  /* -q: neither warnings nor info on err */
     struct host_trace *trace; /* borrowed, may be NULL: its progress line is erased first */
 } host_log;
 
@@ -54,6 +54,10 @@ typedef struct host_run_summary {
  * work after the calls that changed the graph (sort, shape update,
  * --verify-each), and the total, whose time is the stage's. */
 void host_report_stage(FILE *out, const host_stage_stats *st);
+/* The stage in a few lines (the default report): its header as in the
+ * table, then the passes that changed the graph, most rewrites first, each
+ * with its rewrites and node change ("constant_folding 57 (-57 nodes)"). */
+void host_report_stage_brief(FILE *out, const host_stage_stats *st);
 /* Load/save times and the one summary line (host_report_times, then
  * host_report_summary_line). */
 void host_report_summary(FILE *out, const host_run_summary *sum,

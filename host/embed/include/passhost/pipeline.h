@@ -135,7 +135,8 @@ PH_PIPELINE_API int ph_pipeline_plugin_dir(ph_pipeline *p, const char *dir);
  * --inspect, --list-passes, --bisect) are refused with PH_PIPELINE_USAGE. */
 PH_PIPELINE_API int ph_pipeline_option(ph_pipeline *p, const char *option);
 /* on != 0: the log of each run also gets the text report the program prints
- * without -q (per-pass tables, times, summary line).  Default: off, as -q. */
+ * with -v (per-pass tables, times, summary line).  Default: off (warnings
+ * and verify verdicts only). */
 PH_PIPELINE_API void ph_pipeline_full_report(ph_pipeline *p, int on);
 
 /* ----------------------------------------------------------------- run */
