@@ -36,7 +36,7 @@ static const opt_def options[] = {
     {NULL, "--passes", OPT_VALUE},     {NULL, "--skip", OPT_VALUE},
     {NULL, "--input-shape", OPT_VALUE}, {NULL, "--overwrite-input-shape", OPT_VALUE},
     {NULL, "--no-fold", OPT_FLAG},     {NULL, "--report-json", OPT_VALUE},
-    {NULL, "--report-html", OPT_VALUE},
+    {NULL, "--report-html", OPT_VALUE}, {NULL, "--level", OPT_VALUE},
 };
 enum { N_OPTIONS = sizeof options / sizeof options[0] };
 
@@ -64,6 +64,11 @@ void host_cli_usage(FILE *out)
           "                           input_shape); alias --overwrite-input-shape\n"
           "  --no-fold                no constant folding (constant_folding,\n"
           "                           fold_constant_inputs off)\n"
+          "  --level LEVEL            run only passes that change results at most this much:\n"
+          "                           none (no pass), exact (bit-identical), fp (the default:\n"
+          "                           float rounding may differ), approx (results change by\n"
+          "                           design); both stages ([STAGE] level)\n"
+          "  -O0, -O1, -O2, -O3       --level none, exact, fp, approx\n"
           "  --inspect                print a side-by-side summary of each model given\n"
           "                           (inputs, outputs, opsets, op types, weights) and exit\n"
           "  --report-json FILE       write the run's report as JSON (docs/report.schema.json)\n"
@@ -194,6 +199,8 @@ static void take_value(host_cli *cli, const opt_def *o, const char *value)
         cli->report_json = value;
     else if (strcmp(n, "--report-html") == 0)
         cli->report_html = value;
+    else if (strcmp(n, "--level") == 0)
+        cli->level = value, cli->level_option = "--level";
     else
         push(&cli->sets, &cli->set_count, value);
 }
@@ -268,6 +275,14 @@ static int parse_arg(host_cli *cli, int argc, char **argv, int *i, int *only_fil
     }
     if (strcmp(arg, "--") == 0)
         return *only_files = 1, 0;
+    if (arg[1] == 'O' && arg[2] >= '0' && arg[2] <= '3' && !arg[3]) { /* -O0 .. -O3 */
+        if (cli->level_option)
+            return ph_error_set(err, HOST_EXIT_USAGE, "%s and %s: give one level", cli->level_option,
+                                arg);
+        cli->level = host_level_name(arg[2] - '0');
+        cli->level_option = arg;
+        return 0;
+    }
     const char *value;
     const opt_def *o = match_option(arg, &value);
     if (!o) {
@@ -299,6 +314,11 @@ static int parse_arg(host_cli *cli, int argc, char **argv, int *i, int *only_fil
     }
     if (strcmp(o->longname, "--max-rewrites") == 0)
         return parse_max_rewrites(cli, value, err);
+    if (strcmp(o->longname, "--level") == 0 && cli->level_option)
+        return ph_error_set(err, HOST_EXIT_USAGE, "%s and --level: give one level", cli->level_option);
+    if (strcmp(o->longname, "--level") == 0 && host_level_parse(value) < 0)
+        return ph_error_set(err, HOST_EXIT_USAGE,
+                            "--level %s: want none, exact, fp or approx (or -O0 .. -O3)", value);
     if (!*value)
         return ph_error_set(err, HOST_EXIT_USAGE, "%s: empty value", arg);
     if (strstr(o->longname, "input-shape")) {
@@ -708,6 +728,13 @@ static int apply_conventions(const host_cli *cli, host_config *cfg, ph_error *er
         opt->no_integral = 1;
         opt->keep_order = 1;
     }
+    for (int s = 0; s < HOST_STAGE_COUNT && cli->level; s++) {
+        cfg->stage[s].level = host_level_parse(cli->level);
+        free(cfg->stage[s].level_where);
+        cfg->stage[s].level_where = host_xstrdup(cli->level_option);
+    }
+    if (cli->level && host_level_parse(cli->level) == HOST_LEVEL_NONE && cli->passes)
+        return ph_error_set(err, HOST_EXIT_USAGE, "%s runs no pass: drop --passes", cli->level_option);
     for (int s = 0; s < HOST_STAGE_COUNT; s++) {
         for (size_t i = 0; i < cli->skip_count; i++)
             list_add_names(&cfg->stage[s].pass_off, cli->skips[i], "--skip");

@@ -60,6 +60,8 @@ typedef struct host_cli {
     const char **input_shapes; /* --input-shape NAME:1,3,224,224 values (array owned) */
     size_t input_shape_count;
     int no_fold;             /* --no-fold: constant_folding, fold_constant_inputs off */
+    const char *level;       /* --level / -O<n>: "none", "exact", "fp" or "approx" (static) */
+    const char *level_option; /* the option that set it ("--level", "-O1"), or NULL */
     const char *report_json; /* --report-json FILE */
     const char *report_html; /* --report-html FILE */
     /* streams: `-i -` and `-o -` */

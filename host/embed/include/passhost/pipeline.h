@@ -127,7 +127,7 @@ PH_PIPELINE_API int ph_pipeline_plugin_dir(ph_pipeline *p, const char *dir);
 /* Any other option of the program that makes sense in a library, as one
  * word: "--no-fold", "--verify-each", "--shapes", "--max-rewrites=N",
  * "--dump-dir=DIR", "--report-json=FILE", "--report-html=FILE", and the
- * ones above ("--set=S.K=V", "--passes=...", "--skip=...",
+ * ones above ("--set=S.K=V", "--passes=...", "--skip=...", "--level=...",
  * "--input-shape=...", "--verify[=N]", "--plugin-dir=DIR").  Options
  * about where the model comes from and goes (-i, -o, positional files),
  * about the process (-q, --no-fork, --pass-timeout, --crash-out,
