@@ -132,6 +132,105 @@ START_TEST(levels)
 }
 END_TEST
 
+/* ------------------------------------------------ --inputs / --outputs */
+
+/* The names of a saved model's graph inputs (or outputs), ","-joined. */
+static void io_names(const char *path, int outputs, char *buf, size_t size)
+{
+    ph_model *m = NULL;
+    ph_error err = {0};
+    ck_assert_msg(ph_model_load(path, &m, &err) == 0, "%s: %s", path, err.message);
+    ph_graph *g = ph_model_graph(m);
+    buf[0] = 0;
+    size_t n = outputs ? ph_graph_output_count(g) : ph_graph_input_count(g);
+    for (size_t i = 0; i < n; i++) {
+        const ph_value *v = outputs ? ph_graph_output(g, i) : ph_graph_input(g, i);
+        if (!outputs && ph_value_is_initializer(v))
+            continue;
+        size_t len = strlen(buf);
+        snprintf(buf + len, size - len, "%s%s", len ? "," : "", ph_value_name(v));
+    }
+    ph_model_free(m);
+}
+
+START_TEST(subgraph_extraction)
+{
+    const char *in = model_as("cnn_small.onnx", "m.onnx");
+    const char *out = tk_tpath("cut.onnx");
+    size_t in_size;
+    char *before = tk_slurp(in, &in_size);
+    char names[512];
+    /* the second residual block alone: 8 nodes, then optimized and verified */
+    tk_cli_result r = TK_CLI(in, out, "--inputs", "/layer1/relu_1/Relu_output_0", "--outputs",
+                             "/layer2/Add_output_0", "--verify=2", "-O0");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.err, "cut to 8 of its 26 nodes") && strstr(r.out, "verify: 2 runs"), "%s%s",
+                  r.err, r.out);
+    tk_cli_free(&r);
+    ck_assert_uint_eq(saved_nodes(out), 8);
+    io_names(out, 0, names, sizeof names);
+    ck_assert_str_eq(names, "/layer1/relu_1/Relu_output_0");
+    io_names(out, 1, names, sizeof names);
+    ck_assert_str_eq(names, "/layer2/Add_output_0");
+    /* the default stages on the cut */
+    r = TK_CLI(in, out, "--inputs=/layer1/relu_1/Relu_output_0", "--outputs=/layer2/Add_output_0",
+               "--verify=1");
+    ck_assert_msg(r.status == 0 && strstr(r.out, "nodes 26 -> 5"), "exit %d: %s%s", r.status, r.out, r.err);
+    tk_cli_free(&r);
+    /* --outputs alone: the model's own input; two outputs in the order given */
+    r = TK_CLI(in, out, "--outputs", "/layer1/Add_output_0,/relu/Relu_output_0", "-O0");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    tk_cli_free(&r);
+    io_names(out, 0, names, sizeof names);
+    ck_assert_str_eq(names, "input");
+    io_names(out, 1, names, sizeof names);
+    ck_assert_str_eq(names, "/layer1/Add_output_0,/relu/Relu_output_0");
+    ck_assert_uint_eq(saved_nodes(out), 11);
+    /* --inputs alone: the model's own output */
+    r = TK_CLI(in, out, "--inputs", "/layer2/relu_1/Relu_output_0", "-O0");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    tk_cli_free(&r);
+    io_names(out, 1, names, sizeof names);
+    ck_assert_str_eq(names, "logits");
+    ck_assert_uint_eq(saved_nodes(out), 5);
+    /* values read by If branches count: the Loop and its trip count go */
+    const char *cf = model_as("control_flow.onnx", "cf.onnx");
+    r = TK_CLI(cf, out, "--outputs", "if_out", "-O0");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    tk_cli_free(&r);
+    io_names(out, 0, names, sizeof names);
+    ck_assert_str_eq(names, "x,flag");
+    ck_assert_uint_eq(saved_nodes(out), 3);
+    /* errors: nothing written, the input untouched */
+    unlink(out);
+    r = TK_CLI(in, out, "--inputs", "nosuch", "--outputs", "logits");
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "input 'nosuch': no value of that name", NULL);
+    r = TK_CLI(in, out, "--outputs", "logits,logitz");
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "output 'logitz': no value of that name", NULL);
+    r = TK_CLI(in, out, "--inputs", "conv1.weight", "--outputs", "logits");
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "'conv1.weight' is an initializer", NULL);
+    /* a cut that leaves a graph input needed but not given */
+    r = TK_CLI(in, out, "--inputs", "/layer2/relu/Relu_output_0", "--outputs", "/layer2/Add_output_0");
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "the cut leaves 'input' unreachable", "add it to them");
+    /* an input no output depends on */
+    r = TK_CLI(in, out, "--inputs", "/layer1/relu_1/Relu_output_0,input", "--outputs",
+               "/layer2/Add_output_0");
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "input 'input' is unreachable", "none of the outputs");
+    r = TK_CLI(in, out, "--outputs", "logits,logits");
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "'logits' is given twice", NULL);
+    r = TK_CLI(cf, out, "--outputs", "then_out");
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "'then_out': a value inside an If/Loop/Scan body", NULL);
+    r = TK_CLI(in, out, "--outputs=,");
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "--outputs: no value named", NULL);
+    ck_assert(!tk_exists(out));
+    size_t after_size;
+    char *after = tk_slurp(in, &after_size);
+    ck_assert(after_size == in_size && memcmp(before, after, in_size) == 0);
+    free(before);
+    free(after);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cli_everyday");
@@ -139,6 +238,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, levels);
+    tcase_add_test(tc, subgraph_extraction);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -37,6 +37,7 @@ static const opt_def options[] = {
     {NULL, "--input-shape", OPT_VALUE}, {NULL, "--overwrite-input-shape", OPT_VALUE},
     {NULL, "--no-fold", OPT_FLAG},     {NULL, "--report-json", OPT_VALUE},
     {NULL, "--report-html", OPT_VALUE}, {NULL, "--level", OPT_VALUE},
+    {NULL, "--inputs", OPT_VALUE},     {NULL, "--outputs", OPT_VALUE},
 };
 enum { N_OPTIONS = sizeof options / sizeof options[0] };
 
@@ -69,6 +70,9 @@ void host_cli_usage(FILE *out)
           "                           float rounding may differ), approx (results change by\n"
           "                           design); both stages ([STAGE] level)\n"
           "  -O0, -O1, -O2, -O3       --level none, exact, fp, approx\n"
+          "  --inputs A,B,...         cut the model to the part between these values and\n"
+          "  --outputs C,D,...        those (as onnx's extract_model), then optimize it;\n"
+          "                           either alone keeps the model's own outputs / inputs\n"
           "  --inspect                print a side-by-side summary of each model given\n"
           "                           (inputs, outputs, opsets, op types, weights) and exit\n"
           "  --report-json FILE       write the run's report as JSON (docs/report.schema.json)\n"
@@ -201,6 +205,10 @@ static void take_value(host_cli *cli, const opt_def *o, const char *value)
         cli->report_html = value;
     else if (strcmp(n, "--level") == 0)
         cli->level = value, cli->level_option = "--level";
+    else if (strcmp(n, "--inputs") == 0)
+        push(&cli->cut_inputs, &cli->cut_input_count, value);
+    else if (strcmp(n, "--outputs") == 0)
+        push(&cli->cut_outputs, &cli->cut_output_count, value);
     else
         push(&cli->sets, &cli->set_count, value);
 }
@@ -385,6 +393,9 @@ static int check_combinations(const host_cli *cli, ph_error *err)
     const char *report = cli->report_json ? "--report-json" : cli->report_html ? "--report-html" : NULL;
     if (cli->quiet && cli->verbose)
         return ph_error_set(err, HOST_EXIT_USAGE, "-q and -v contradict each other: give one");
+    if (cli->inspect && (cli->cut_input_count || cli->cut_output_count))
+        return ph_error_set(err, HOST_EXIT_USAGE, "--inspect only reads models: drop --%s",
+                            cli->cut_input_count ? "inputs" : "outputs");
     if (cli->shapes_only && numbered)
         return ph_error_set(err, HOST_EXIT_USAGE, "--shapes runs no passes: drop %s", numbered);
     if (cli->bisect && cli->max_rewrites >= 0)
@@ -447,6 +458,10 @@ void host_cli_free(host_cli *cli)
     free(cli->positional);
     free(cli->skips);
     free(cli->input_shapes);
+    free(cli->cut_inputs);
+    free(cli->cut_outputs);
+    cli->cut_inputs = cli->cut_outputs = NULL;
+    cli->cut_input_count = cli->cut_output_count = 0;
     cli->sets = NULL;
     cli->positional = cli->skips = cli->input_shapes = NULL;
     cli->set_count = cli->positional_count = cli->skip_count = cli->input_shape_count = 0;

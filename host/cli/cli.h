@@ -60,6 +60,10 @@ typedef struct host_cli {
     const char **input_shapes; /* --input-shape NAME:1,3,224,224 values (array owned) */
     size_t input_shape_count;
     int no_fold;             /* --no-fold: constant_folding, fold_constant_inputs off */
+    const char **cut_inputs;  /* --inputs values (array owned; each a ','-list of names) */
+    size_t cut_input_count;
+    const char **cut_outputs; /* --outputs values (likewise) */
+    size_t cut_output_count;
     const char *level;       /* --level / -O<n>: "none", "exact", "fp" or "approx" (static) */
     const char *level_option; /* the option that set it ("--level", "-O1"), or NULL */
     const char *report_json; /* --report-json FILE */

@@ -13,6 +13,7 @@
 #include "run/bisect.h"
 #include "check/dump.h"
 #include "base/exit.h"
+#include "io/cut.h"
 #include "io/model_io.h"
 #include "report/report_run.h"
 #include "io/shapes.h"
@@ -90,6 +91,12 @@ static int load_model(host_job *j)
     if (!rc && want_tables(j))
         host_model_info_take(&j->before, j->model, host_cli_input_name(&j->cli, j->cfg),
                              j->input_data ? NULL : in);
+    size_t whole = 0, part = 0;
+    if (!rc)
+        rc = host_cut_model(j->model, &j->cli, &whole, &part, &j->err);
+    if (!rc && (j->cli.cut_input_count || j->cli.cut_output_count))
+        host_log_msg(&j->log, PH_LOG_INFO, NULL,
+                     "--inputs/--outputs: the model cut to %zu of its %zu nodes", part, whole);
     return rc;
 }
 

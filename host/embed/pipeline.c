@@ -121,7 +121,8 @@ static const struct {
     {"--report-json", TAKES_VALUE}, {"--report-html", TAKES_VALUE},
     {"--no-fold", TAKES_NOTHING},   {"--verify-each", TAKES_NOTHING},
     {"--shapes", TAKES_NOTHING},    {"--verify", TAKES_EITHER},
-    {"--level", TAKES_VALUE},
+    {"--level", TAKES_VALUE},       {"--inputs", TAKES_VALUE},
+    {"--outputs", TAKES_VALUE},
 };
 
 /* The option word's entry in allowed[], or -1; *value gets "X" of --opt=X. */

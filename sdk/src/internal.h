@@ -322,6 +322,9 @@ void phi_alloc_failed(ph_model *m);
  * before `before` (a node of g; NULL: at the end).  The caller keeps the
  * order topological and n's inputs in scope (ir/inline.c). */
 void phi_node_move(ph_node *n, ph_graph *g, ph_node *before);
+/* Take a value that nothing owns any more (no producer, not an input or
+ * initializer, no use) out of the name maps; freed at collection. */
+void phi_value_bury(ph_value *v);
 /* How many nodes of the model are named `name` (0 for none or ""). */
 size_t phi_node_name_count(ph_model *m, const char *name);
 

@@ -263,6 +263,21 @@ PH_API int ph_graph_remove_dead_gated(ph_graph *g, ph_dead_gate gate, void *user
  * only what it removes.  Returns how many nodes and initializers it removed. */
 PH_API int ph_value_prune(ph_value *v);
 
+/* Cut the main graph g to the part between the values named by inputs and
+ * outputs, as onnx.utils.extract_model does: the outputs become g's
+ * outputs (in that order), the inputs its inputs (in that order; a value a
+ * node computed becomes an input of the type it has, its node loses it),
+ * and every node, initializer and input the outputs do not need is
+ * removed.  Everything an output needs must come from the inputs given or
+ * from constants.  n_inputs 0: the graph's own inputs that the outputs
+ * need, in their order.  Errors (PH_ENOTFOUND, PH_EINVAL, nothing changed, a
+ * message naming the value): a name of no value, a value of a body, a name
+ * given twice, an initializer as an input, an input whose type is unknown
+ * after shape inference, a graph input needed but not given, an input no
+ * output depends on.  0 on success.  (sdk/src/ir/extract.c.) */
+PH_API int ph_graph_extract(ph_graph *g, const char *const *inputs, size_t n_inputs,
+                            const char *const *outputs, size_t n_outputs, ph_error *err);
+
 /* Reorder nodes into a topological order, keeping the current order where it
  * already is one.  PH_EVERIFY if the graph has a cycle. */
 PH_API int ph_graph_toposort(ph_graph *g);

@@ -103,6 +103,8 @@ static void value_bury(ph_value *v)
     m->grave_values = v;
 }
 
+void phi_value_bury(ph_value *v) { value_bury(v); }
+
 void phi_value_parse_type(ph_value *v, const Onnx__TypeProto *tp)
 {
     if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
