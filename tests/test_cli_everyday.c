@@ -231,6 +231,94 @@ START_TEST(subgraph_extraction)
 }
 END_TEST
 
+/* ----------------------------------------------------- misuse messages */
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fputs(text, f);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* Exit status of a shell command. */
+static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int sh(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    int ws = system(cmd);
+    ck_assert_msg(ws != -1 && WIFEXITED(ws), "%s", cmd);
+    return WEXITSTATUS(ws);
+}
+
+START_TEST(misuse_messages)
+{
+    const char *in = model_as("cnn_small.onnx", "m.onnx");
+    const char *out = tk_tpath("o.onnx");
+    const char *empty = tk_tpath("empty.onnx"), *lfs = tk_tpath("lfs.onnx"), *ini = tk_tpath("run.ini");
+    write_text(empty, "");
+    write_text(lfs, "version https://git-lfs.github.com/spec/v1\n"
+                    "oid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\n"
+                    "size 2239180\n");
+    write_text(ini, "; a run\n[model]\ninput = m.onnx\noutput = o.onnx\n");
+    /* models told by content, and what they are said to be (exit 3) */
+    tk_cli_result r = TK_CLI(empty, out);
+    tk_expect_failure(&r, HOST_EXIT_MODEL, "empty.onnx: an empty file, not an ONNX model", NULL);
+    r = TK_CLI(lfs, out);
+    tk_expect_failure(&r, HOST_EXIT_MODEL, "lfs.onnx: a git-lfs pointer", "git lfs pull");
+    r = TK_CLI("-i", lfs, "-o", out);
+    tk_expect_failure(&r, HOST_EXIT_MODEL, "a git-lfs pointer", NULL);
+    r = TK_CLI("-i", ini, "-o", out);
+    tk_expect_failure(&r, HOST_EXIT_MODEL, "run.ini: an INI file, not an ONNX model", "-i");
+    /* a model where a custom_config belongs */
+    r = TK_CLI(in, out, "--set", "optimize.custom_config=" PH_SOURCE_DIR "/models/cnn_small.onnx");
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "is not an INI file", "binary data");
+    /* --list-passes reads no model */
+    r = TK_CLI("--list-passes", in);
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "--list-passes", "reads no model");
+    /* --shapes runs no passes */
+    r = TK_CLI("--shapes", in, out, "--passes=eliminate_identity");
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "--shapes runs no passes", "--passes");
+    r = TK_CLI("--shapes", in, out, "--skip=eliminate_identity");
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "--shapes runs no passes", "--skip");
+    r = TK_CLI("--shapes", in, out, "--no-fold");
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "--shapes runs no passes", "--no-fold");
+    /* a misspelled option gets the close names */
+    r = TK_CLI(in, out, "--verfy");
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "unknown option --verfy", "did you mean --verify?");
+    r = TK_CLI(in, out, "--pases=eliminate_identity");
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "unknown option --pases", "--passes");
+    r = TK_CLI(in, out, "--no-frok");
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "unknown option --no-frok", "--no-fork");
+    r = TK_CLI(in, out, "--zzzzzzzz");
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "unknown option --zzzzzzzz", NULL);
+    ck_assert(!tk_exists(out));
+    /* --passes accumulates as --skip does */
+    r = TK_CLI(in, out, "--passes=eliminate_identity", "--passes", "fuse_conv_bn", "-v");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.out, "  eliminate_identity ") && strstr(r.out, "  fuse_conv_bn ") &&
+                  strstr(r.out, ": 2 passes,"), "%s", r.out);
+    tk_cli_free(&r);
+    /* stdin: errors say <stdin>, not a temporary file */
+    ck_assert_int_eq(sh("'%s/bin/passhost' - '%s' < '%s' 2> '%s'", PH_BUILD_DIR, out, lfs,
+                        tk_tpath("err.txt")), HOST_EXIT_MODEL);
+    char *err = tk_slurp(tk_tpath("err.txt"), NULL);
+    ck_assert_msg(err && strstr(err, "passhost: <stdin>: a git-lfs pointer") && !strstr(err, "/tmp/"),
+                  "%s", err);
+    free(err);
+    write_text(tk_tpath("junk.bin"), "\x08\x07\x12\xff\xff\xff\xff\x0f");
+    ck_assert_int_eq(sh("'%s/bin/passhost' - '%s' < '%s' 2> '%s'", PH_BUILD_DIR, out,
+                        tk_tpath("junk.bin"), tk_tpath("err.txt")), HOST_EXIT_MODEL);
+    err = tk_slurp(tk_tpath("err.txt"), NULL);
+    ck_assert_msg(err && strstr(err, "<stdin>") && !strstr(err, "stdin.onnx"), "%s", err);
+    free(err);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cli_everyday");
@@ -239,6 +327,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 300);
     tcase_add_test(tc, levels);
     tcase_add_test(tc, subgraph_extraction);
+    tcase_add_test(tc, misuse_messages);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -196,7 +196,7 @@ static void take_value(host_cli *cli, const opt_def *o, const char *value)
     else if (strcmp(n, "--dump-dir") == 0)
         cli->dump_dir = value;
     else if (strcmp(n, "--passes") == 0)
-        cli->passes = value;
+        push(&cli->passes, &cli->passes_count, value); /* repeatable, like --skip */
     else if (strcmp(n, "--skip") == 0)
         push(&cli->skips, &cli->skip_count, value);
     else if (strcmp(n, "--report-json") == 0)
@@ -272,6 +272,31 @@ static int parse_max_rewrites(host_cli *cli, const char *value, ph_error *err)
     return 0;
 }
 
+/* An unknown option: the close names, if any ("--verfy": "--verify"). */
+static int unknown_option(const char *arg, ph_error *err)
+{
+    const char *names[N_OPTIONS + 8];
+    size_t n = 0;
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        names[n++] = options[i].longname;
+    for (size_t i = 0; host_supervise_option_name(i); i++)
+        names[n++] = host_supervise_option_name(i);
+    char word[128];
+    snprintf(word, sizeof word, "%.*s", (int)strcspn(arg, "="), arg); /* --verfy=2: --verfy */
+    const char *near[3];
+    size_t k = host_close_names(word, names, n, near, 3);
+    if (!k)
+        return ph_error_set(err, HOST_EXIT_USAGE, "unknown option %s; see passhost --help", word);
+    char list[200] = "";
+    for (size_t i = 0; i < k; i++) {
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof list - len, "%s%s", i == 0 ? "" : i + 1 == k ? " or " : ", ",
+                 near[i]);
+    }
+    return ph_error_set(err, HOST_EXIT_USAGE, "unknown option %s (did you mean %s?); see passhost --help",
+                        word, list);
+}
+
 /* One argument at argv[*i]; advances *i past a separate option value. */
 static int parse_arg(host_cli *cli, int argc, char **argv, int *i, int *only_files,
                      ph_error *err)
@@ -297,7 +322,7 @@ static int parse_arg(host_cli *cli, int argc, char **argv, int *i, int *only_fil
         int rc = host_supervise_option(&cli->supervise, argc, argv, i, err); /* supervise.h */
         if (rc >= 0)
             return rc;
-        return ph_error_set(err, HOST_EXIT_USAGE, "unknown option %s; see passhost --help", arg);
+        return unknown_option(arg, err);
     }
     if (o->kind == OPT_OPTIONAL) { /* --verify[=N] */
         char *end = NULL;
@@ -348,7 +373,8 @@ static int sort_positional(host_cli *cli, ph_error *err)
         return 0;
     const char *first = cli->positional[0];
     host_file_kind kind = strcmp(first, "-") == 0 ? HOST_FILE_ONNX : host_sniff_file(first);
-    if (kind == HOST_FILE_ONNX || kind == HOST_FILE_OTHER) { /* a model (OTHER: let the loader say why) */
+    if (kind == HOST_FILE_ONNX || kind == HOST_FILE_OTHER || kind == HOST_FILE_EMPTY ||
+        kind == HOST_FILE_LFS) { /* a model (the others: the loader says why not) */
         if (n > 2)
             return ph_error_set(err, HOST_EXIT_USAGE,
                                 "too many arguments (%s ...): passhost IN.onnx OUT.onnx takes two "
@@ -374,7 +400,8 @@ static int sort_positional(host_cli *cli, ph_error *err)
         return ph_error_set(err, HOST_EXIT_USAGE,
                             "%s does not exist: passhost takes IN.onnx OUT.onnx (an existing "
                             "model first) or one CONFIG.ini, not %s as well", first, second);
-    if (host_sniff_file(second) == HOST_FILE_ONNX)
+    host_file_kind second_kind = host_sniff_file(second);
+    if (second_kind == HOST_FILE_ONNX || second_kind == HOST_FILE_EMPTY || second_kind == HOST_FILE_LFS)
         return ph_error_set(err, HOST_EXIT_USAGE,
                             "%s is a config file and %s a model: with CONFIG.ini give the models "
                             "in its [model] section or with -i/-o", first, second);
@@ -391,11 +418,20 @@ static int check_combinations(const host_cli *cli, ph_error *err)
                            : cli->dump_dir ? "--dump-dir"
                            : cli->print_changes ? "--print-changes" : NULL;
     const char *report = cli->report_json ? "--report-json" : cli->report_html ? "--report-html" : NULL;
+    if (cli->list_passes && (cli->input || cli->output))
+        return ph_error_set(err, HOST_EXIT_USAGE,
+                            "--list-passes lists the passes found and reads no model (%s): give "
+                            "CONFIG.ini or --plugin-dir DIR to choose where passes are searched",
+                            cli->input ? cli->input : cli->output);
     if (cli->quiet && cli->verbose)
         return ph_error_set(err, HOST_EXIT_USAGE, "-q and -v contradict each other: give one");
     if (cli->inspect && (cli->cut_input_count || cli->cut_output_count))
         return ph_error_set(err, HOST_EXIT_USAGE, "--inspect only reads models: drop --%s",
                             cli->cut_input_count ? "inputs" : "outputs");
+    const char *pass_option = cli->passes_count ? "--passes" : cli->skip_count ? "--skip"
+                              : cli->no_fold ? "--no-fold" : cli->level ? cli->level_option : NULL;
+    if (cli->shapes_only && pass_option)
+        return ph_error_set(err, HOST_EXIT_USAGE, "--shapes runs no passes: drop %s", pass_option);
     if (cli->shapes_only && numbered)
         return ph_error_set(err, HOST_EXIT_USAGE, "--shapes runs no passes: drop %s", numbered);
     if (cli->bisect && cli->max_rewrites >= 0)
@@ -457,6 +493,9 @@ void host_cli_free(host_cli *cli)
     free(cli->sets);
     free(cli->positional);
     free(cli->skips);
+    free(cli->passes);
+    cli->passes = NULL;
+    cli->passes_count = 0;
     free(cli->input_shapes);
     free(cli->cut_inputs);
     free(cli->cut_outputs);
@@ -558,9 +597,47 @@ host_file_kind host_sniff_file(const char *path)
     if (got < 0)
         return HOST_FILE_OTHER;
     size_t n = (size_t)got;
-    if (n > 0 && looks_like_model(buf, n, (uint64_t)st.st_size))
+    if (n == 0)
+        return HOST_FILE_EMPTY;
+    if (looks_like_model(buf, n, (uint64_t)st.st_size))
         return HOST_FILE_ONNX;
+    static const char lfs[] = "version https://git-lfs.github.com/spec/";
+    if (n >= sizeof lfs - 1 && memcmp(buf, lfs, sizeof lfs - 1) == 0)
+        return HOST_FILE_LFS;
     return looks_like_text(buf, n) ? HOST_FILE_TEXT : HOST_FILE_OTHER;
+}
+
+/* The first line of the text file that is not blank or a comment starts
+ * with '[': an INI file. */
+static int looks_like_ini(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    int ini = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        const char *p = line + strspn(line, " \t\r\n");
+        if (!*p || *p == ';' || *p == '#')
+            continue;
+        ini = *p == '[';
+        break;
+    }
+    if (f)
+        fclose(f);
+    return ini;
+}
+
+const char *host_file_not_a_model(const char *path)
+{
+    switch (host_sniff_file(path)) {
+    case HOST_FILE_EMPTY: return "an empty file, not an ONNX model";
+    case HOST_FILE_LFS:
+        return "a git-lfs pointer, not the model itself: run `git lfs pull` to fetch it";
+    case HOST_FILE_TEXT:
+        return looks_like_ini(path) ? "an INI file, not an ONNX model: give it as the configuration "
+                                      "(passhost CONFIG.ini) and the model with -i"
+                                    : "a text file, not an ONNX model";
+    default: return NULL;
+    }
 }
 
 /* ---------------------------------------------------------------- streams */
@@ -734,10 +811,11 @@ static void list_reset(host_list *l)
 /* --passes, --skip, --no-fold and --input-shape into the config. */
 static int apply_conventions(const host_cli *cli, host_config *cfg, ph_error *err)
 {
-    if (cli->passes) {
+    if (cli->passes_count) {
         host_stage_config *opt = &cfg->stage[HOST_STAGE_OPTIMIZE];
         list_reset(&opt->pass_on);
-        list_add_names(&opt->pass_on, cli->passes, "--passes");
+        for (size_t i = 0; i < cli->passes_count; i++)
+            list_add_names(&opt->pass_on, cli->passes[i], "--passes");
         if (opt->pass_on.count == 0)
             return ph_error_set(err, HOST_EXIT_USAGE, "--passes: no pass named (--passes=A,B,...)");
         opt->no_integral = 1;
@@ -748,7 +826,7 @@ static int apply_conventions(const host_cli *cli, host_config *cfg, ph_error *er
         free(cfg->stage[s].level_where);
         cfg->stage[s].level_where = host_xstrdup(cli->level_option);
     }
-    if (cli->level && host_level_parse(cli->level) == HOST_LEVEL_NONE && cli->passes)
+    if (cli->level && host_level_parse(cli->level) == HOST_LEVEL_NONE && cli->passes_count)
         return ph_error_set(err, HOST_EXIT_USAGE, "%s runs no pass: drop --passes", cli->level_option);
     for (int s = 0; s < HOST_STAGE_COUNT; s++) {
         for (size_t i = 0; i < cli->skip_count; i++)

@@ -54,7 +54,9 @@ typedef struct host_cli {
     const char **positional; /* arguments that are no option, in order (array owned) */
     size_t positional_count;
     int inspect;             /* --inspect: the summary table of each positional model */
-    const char *passes;      /* --passes=a,b,c: exactly these, in this order, in optimize */
+    const char **passes;     /* --passes=a,b,c values (array owned; repeatable, joined in
+                                order): exactly these, in this order, in optimize */
+    size_t passes_count;
     const char **skips;      /* --skip=a,b values (array owned): pass_off of both stages */
     size_t skip_count;
     const char **input_shapes; /* --input-shape NAME:1,3,224,224 values (array owned) */
@@ -88,9 +90,16 @@ typedef enum {
     HOST_FILE_MISSING = 0, /* cannot be opened */
     HOST_FILE_ONNX,        /* starts with valid ModelProto fields (ir_version, ...) */
     HOST_FILE_TEXT,        /* printable text: an INI file */
-    HOST_FILE_OTHER        /* anything else (a damaged model, a folder, binary data) */
+    HOST_FILE_OTHER,       /* anything else (a damaged model, a folder, binary data) */
+    HOST_FILE_EMPTY,       /* no byte at all (a model whose download failed) */
+    HOST_FILE_LFS          /* a git-lfs pointer: text naming the model's real content */
 } host_file_kind;
 host_file_kind host_sniff_file(const char *path);
+
+/* What the file at path is when it failed to load as a model, as a phrase
+ * for the message ("a git-lfs pointer, not the model: run git lfs pull"),
+ * or NULL when it looks like a model (its own error says more). */
+const char *host_file_not_a_model(const char *path);
 
 /* The stream the report goes to: stdout, or stderr when the model itself
  * goes to stdout (`-o -`).  Borrowed. */

@@ -79,6 +79,11 @@ static int load_model(host_job *j)
                                     &j->model, &j->sum.load_ms, &j->err);
     else if (!rc)
         rc = host_model_load(in, j->cli.verify_each, &j->model, &j->sum.load_ms, &j->err);
+    const char *what = rc == HOST_EXIT_MODEL && !j->input_data ? host_file_not_a_model(in) : NULL;
+    if (what) /* say what the file is instead of how its bytes fail to parse */
+        ph_error_set(&j->err, HOST_EXIT_MODEL, "%s: %s", j->cli.stdin_model ? "<stdin>" : in, what);
+    if (rc && j->cli.stdin_model) /* the model came from stdin: no temporary file's name */
+        host_replace_text(j->err.message, sizeof j->err.message, j->cli.stdin_model, "<stdin>");
     if (!rc && !j->cli.bisect) /* also no external-data file of the input under any name */
         rc = host_model_check_output(j->model, out, &j->err);
     if (!rc)

@@ -640,6 +640,22 @@ static int parse_file(host_config *cfg, const char *path, int params_only, unsig
                                 opened_from, path, strerror(errno));
         return ph_error_set(err, HOST_EXIT_CONFIG, "%s: %s", path, strerror(errno));
     }
+    /* an INI file is text: binary bytes mean a model (or anything else)
+     * was given where a configuration belongs */
+    unsigned char head[512];
+    size_t got = fread(head, 1, sizeof head, f);
+    int binary = 0;
+    for (size_t i = 0; i < got && !binary; i++)
+        binary = (head[i] < 0x20 && head[i] != '\t' && head[i] != '\n' && head[i] != '\r' &&
+                  head[i] != '\f') || head[i] == 0x7f;
+    if (binary) {
+        fclose(f);
+        return ph_error_set(err, HOST_EXIT_CONFIG,
+                            "%s%s%s is not an INI file: it holds binary data (an ONNX model?)",
+                            opened_from ? opened_from : "", opened_from ? ": custom_config " : "",
+                            path);
+    }
+    rewind(f);
     char *dir = host_dirname(path);
     int rc = parse_stream(cfg, f, path, dir, params_only, stage_mask, priority, err);
     free(dir);
