@@ -319,6 +319,36 @@ START_TEST(misuse_messages)
 }
 END_TEST
 
+/* ------------------------------------------------ progress with --verify */
+
+START_TEST(progress_phases_with_verify)
+{
+    const char *in = model_as("cnn_small.onnx", "m.onnx");
+    ck_assert_int_eq(sh("script -qec \"'%s/bin/passhost' '%s' '%s' --verify=2 > /dev/null\" /dev/null "
+                        "> '%s'", PH_BUILD_DIR, in, tk_tpath("o.onnx"), tk_tpath("tty.txt")), 0);
+    char *tty = tk_slurp(tk_tpath("tty.txt"), NULL);
+    ck_assert_ptr_nonnull(tty);
+    /* each phase with its runs, in order, and the line erased at the end */
+    const char *a = strstr(tty, "\rpasshost: verify: evaluating the original, run 1 of 2");
+    const char *b = strstr(tty, "\rpasshost: verify: evaluating the original, run 2 of 2");
+    const char *c = strstr(tty, "\rpasshost: verify: evaluating the result, run 1 of 2");
+    const char *d = strstr(tty, "\rpasshost: verify: evaluating the result, run 2 of 2");
+    const char *e = strstr(tty, "\rpasshost: verify: checking the written file, run 2 of 2");
+    ck_assert_msg(a && b && c && d && e && a < b && b < c && c < d && d < e, "%s", tty);
+    ck_assert_msg(strstr(e, "\r\033[K") != NULL, "the line is not erased: %s", e);
+    free(tty);
+    /* not a terminal, or -q: no line */
+    tk_cli_result r = TK_CLI(in, tk_tpath("o.onnx"), "--verify=1");
+    ck_assert_msg(r.status == 0 && !strstr(r.err, "evaluating"), "%s", r.err);
+    tk_cli_free(&r);
+    ck_assert_int_eq(sh("script -qec \"'%s/bin/passhost' '%s' '%s' --verify=2 -q\" /dev/null > '%s'",
+                        PH_BUILD_DIR, in, tk_tpath("o.onnx"), tk_tpath("tty.txt")), 0);
+    tty = tk_slurp(tk_tpath("tty.txt"), NULL);
+    ck_assert_msg(tty && !strstr(tty, "passhost:"), "%s", tty);
+    free(tty);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cli_everyday");
@@ -328,6 +358,7 @@ static Suite *suite(void)
     tcase_add_test(tc, levels);
     tcase_add_test(tc, subgraph_extraction);
     tcase_add_test(tc, misuse_messages);
+    tcase_add_test(tc, progress_phases_with_verify);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -7,6 +7,7 @@
 
 #include "base/exit.h"
 #include "base/util.h"
+#include "log/trace.h"
 
 struct host_verify {
     host_verify_config cfg;
@@ -117,6 +118,7 @@ int host_verify_new(ph_model *m, const host_verify_config *cfg, host_verify **ou
     *out = v;
     uint64_t seed = 0x9e3779b97f4a7c15ull ^ (uint64_t)cfg->seed;
     for (size_t r = 0; r < runs; r++) {
+        host_trace_phase_step((int)r + 1, (int)runs); /* the progress line's "run k of n" */
         for (size_t i = 0; i < v->n_inputs; i++) {
             const ph_value *in = ph_graph_input(g, i);
             if (ph_value_is_initializer(in))
@@ -231,6 +233,7 @@ int host_verify_check(host_verify *v, ph_model *m, ph_error *err)
     ph_tensor **got = host_xcalloc(v->n_outputs + 1, sizeof *got);
     int rc = 0;
     for (size_t r = 0; r < (size_t)v->cfg.runs && !rc; r++) {
+        host_trace_phase_step((int)r + 1, v->cfg.runs);
         rc = evaluate(m, (const ph_tensor *const *)v->inputs + r * v->n_inputs, v->n_inputs, got, v->n_outputs, err);
         for (size_t o = 0; o < v->n_outputs; o++) {
             if (!rc)

@@ -40,6 +40,7 @@ static int check_report_paths(host_job *j)
 int host_job_configure(host_job *j)
 {
     host_trace_init(&j->trace, j->tty);
+    host_trace_set_current(&j->trace);
     j->log.trace = &j->trace;
     FILE *log_stream = j->log.err;
     int rc = host_cli_config(&j->cli, &j->cfg, &j->err);
@@ -74,6 +75,7 @@ static int load_model(host_job *j)
     const char *in = j->cfg->input, *out = j->cfg->output;
     /* --bisect writes no output model (and may have none); bytes are no file */
     int rc = j->cli.bisect || j->input_data ? 0 : host_check_output(in, out, &j->err);
+    host_trace_phase(&j->trace, "loading the model");
     if (!rc && j->input_data)
         rc = host_model_load_memory(j->input_data, j->input_size, in, j->cli.verify_each,
                                     &j->model, &j->sum.load_ms, &j->err);
@@ -121,6 +123,7 @@ static int prepare_verify(host_job *j)
     if (!j->cli.verify_runs && !j->cli.verify_each && !j->cli.bisect)
         return 0;
     host_verify_config vc = verify_config(j);
+    host_trace_phase(&j->trace, "verify: evaluating the original");
     int rc = host_verify_new(j->model, &vc, &j->verify, &j->err);
     if (rc && !j->cli.verify_runs && !j->cli.bisect) {
         host_log_msg(&j->log, PH_LOG_WARN, NULL, "--verify-each checks structure only: %s",
@@ -186,6 +189,7 @@ static int check_outputs(host_job *j)
 {
     if (!j->cli.verify_runs)
         return 0;
+    host_trace_phase(&j->trace, "verify: evaluating the result");
     int rc = host_verify_check(j->verify, j->model, &j->err);
     j->verify_checked = rc == 0 || rc == HOST_EXIT_MISMATCH; /* the report prints the figures */
     j->verify_ok = rc == 0;
@@ -211,6 +215,7 @@ static int check_written(host_job *j)
         return 0;
     ph_model *written = NULL;
     ph_error e = {0};
+    host_trace_phase(&j->trace, "verify: checking the written file");
     int rc = ph_model_load(j->cfg->output, &written, &e);
     if (rc)
         rc = ph_error_set(&j->err, HOST_EXIT_OUTPUT,
@@ -239,6 +244,7 @@ int host_job_run(host_job *j)
     if (passes && !rc) rc = host_plan_build(&j->plan, j->cfg, j->reg, &j->err);
     if (passes && !rc) host_supervise_plan(&j->plan); /* --skip-failing-passes */
     if (!rc) rc = load_model(j);
+    if (!rc) host_trace_phase(&j->trace, "inferring shapes");
     if (!rc) rc = host_apply_shapes(j->model, j->cfg, j->cli.shapes_only, &j->err);
     if (!rc) rc = prepare_verify(j);
     if (passes && !rc && j->cli.bisect)
@@ -247,6 +253,7 @@ int host_job_run(host_job *j)
     if (!rc) rc = write_shapes(j);
     if (!rc) rc = check_outputs(j);
     if (!rc) rc = check_before_save(j);
+    if (!rc) host_trace_phase(&j->trace, "saving the output");
     if (!rc) rc = host_supervise_save(j->model, j->cfg->output, &j->sum.save_ms, &j->err);
     if (!rc) rc = check_written(j);
     return rc;
@@ -314,6 +321,7 @@ void host_job_free(host_job *j, int free_model)
     host_verify_free(j->verify);
     host_model_info_free(&j->before);
     host_model_info_free(&j->after);
+    host_trace_set_current(NULL);
     host_trace_free(&j->trace);
     if (free_model)
         ph_model_free(j->model);
