@@ -319,6 +319,45 @@ START_TEST(misuse_messages)
 }
 END_TEST
 
+/* ----------------------------------------- --print-changes, unnamed nodes */
+
+/* x -> Neg -> Identity -> Transpose(identity perm) -> y, no node named (as
+ * in every model of the ONNX conformance suite). */
+static void write_unnamed_model(const char *path)
+{
+    static const int64_t dims[] = {2, 3};
+    ph_model *m = ph_model_new(17);
+    ph_graph *g = ph_model_graph(m);
+    ph_value *v = ph_graph_add_input(g, "x", PH_DT_FLOAT, 2, dims);
+    const char *ops[] = {"Neg", "Identity", "Transpose"};
+    for (int i = 0; i < 3; i++) {
+        ph_node *n = ph_node_create(g, NULL, ops[i], 1, &v, 1);
+        ck_assert_ptr_nonnull(n);
+        if (i == 2)
+            ck_assert_int_eq(ph_node_set_attr_ints(n, "perm", 2, (const int64_t[]){0, 1}), 0);
+        ck_assert_int_eq(ph_node_set_name(n, ""), 0);
+        v = ph_node_output(n, 0);
+    }
+    ck_assert_int_eq(ph_graph_add_output(g, v), 0);
+    ph_error err = {0};
+    ck_assert_msg(ph_model_save(m, path, &err) == 0, "%s", err.message);
+    ph_model_free(m);
+}
+
+START_TEST(print_changes_names_unnamed_nodes)
+{
+    const char *in = tk_tpath("unnamed.onnx");
+    write_unnamed_model(in);
+    tk_cli_result r = TK_CLI(in, tk_tpath("o.onnx"), "--print-changes", "-q");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    /* by op and index in the file's node list, never "nothing -> nothing" */
+    ck_assert_msg(strstr(r.err, "[eliminate_identity #1]: Identity#1 -> nothing") &&
+                  strstr(r.err, "[eliminate_nop_transpose #1]: Transpose#2 -> nothing") &&
+                  !strstr(r.err, "nothing -> nothing"), "%s", r.err);
+    tk_cli_free(&r);
+}
+END_TEST
+
 /* ------------------------------------------------ progress with --verify */
 
 START_TEST(progress_phases_with_verify)
@@ -359,6 +398,7 @@ static Suite *suite(void)
     tcase_add_test(tc, subgraph_extraction);
     tcase_add_test(tc, misuse_messages);
     tcase_add_test(tc, progress_phases_with_verify);
+    tcase_add_test(tc, print_changes_names_unnamed_nodes);
     suite_add_tcase(s, tc);
     return s;
 }

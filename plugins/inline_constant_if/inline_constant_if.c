@@ -66,10 +66,9 @@ static int inline_if(ph_node *n, void *user)
     const ph_graph *b = ph_node_subgraph(n, (size_t)i);
     if (ph_graph_input_count(b) || ph_graph_output_count(b) != ph_node_output_count(n))
         return 0;
-    const char *name = ph_node_name(n);
     char matched[300] = "";
     if (ctx && ph_ctx_wants_names(ctx))
-        snprintf(matched, sizeof matched, "%s", name);
+        ph_node_label(n, matched, sizeof matched);
     if (ctx && !ph_ctx_rewrite_begin(ctx, matched[0] ? matched : NULL))
         return 0;
     int rc = ph_node_inline_subgraph(n, (size_t)i);

@@ -246,6 +246,7 @@ struct ph_node {
     uint64_t walk_mark;   /* scratch of the rewrite driver: walks */
     phi_dlink infer_link; /* in the model's list of nodes to re-infer */
     double infer_pos;     /* topological position for incremental inference (0: not yet known) */
+    size_t file_pos;      /* 1 + its index in its graph's node list in the file; 0: made by a pass */
 };
 
 typedef struct phi_output {

@@ -327,6 +327,12 @@ PH_API const char *ph_node_op_type(const ph_node *n);
 /* "" for the default domain. */
 PH_API const char *ph_node_domain(const ph_node *n);
 PH_API const char *ph_node_name(const ph_node *n);
+/* What to call n in a message: its name, or for a node without one (every
+ * node of the ONNX conformance models) its op and its index in its graph's
+ * node list in the input file, "Conv#3" ("then_branch/Relu#0" in a body;
+ * "Conv#new" for a node a pass made without a name).  Written into buf
+ * (size bytes, cut to fit), which it returns. */
+PH_API const char *ph_node_label(const ph_node *n, char *buf, size_t size);
 PH_API int ph_node_set_op_type(ph_node *n, const char *op_type);
 PH_API int ph_node_set_domain(ph_node *n, const char *domain);
 PH_API int ph_node_set_name(ph_node *n, const char *name);

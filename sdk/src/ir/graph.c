@@ -779,6 +779,7 @@ ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err)
     }
     n->op = phi_op_lookup(np->domain, np->op_type ? np->op_type : "");
     node_link_before(g, n, NULL);
+    n->file_pos = g->n_nodes; /* appended: 1 + its index in the file's list */
     opidx_add(g, n);
     node_names_add(g->model, np->name);
     n->n_outputs = np->n_output; /* NULL until made: freed with the node on failure */
@@ -943,6 +944,24 @@ PH_API const char *ph_node_domain(const ph_node *n)
 PH_API const char *ph_node_name(const ph_node *n)
 {
     return n->proto->name ? n->proto->name : "";
+}
+
+PH_API const char *ph_node_label(const ph_node *n, char *buf, size_t size)
+{
+    if (!size)
+        return buf;
+    const char *name = ph_node_name(n);
+    if (name[0]) {
+        snprintf(buf, size, "%s", name);
+        return buf;
+    }
+    const ph_graph *g = n->graph;
+    const char *where = g && g->parent ? ph_graph_name(g) : "";
+    if (n->file_pos)
+        snprintf(buf, size, "%s%s%s#%zu", where, where[0] ? "/" : "", ph_node_op_type(n), n->file_pos - 1);
+    else
+        snprintf(buf, size, "%s%s%s#new", where, where[0] ? "/" : "", ph_node_op_type(n));
+    return buf;
 }
 
 static int set_string(char **field, const char *s)

@@ -403,7 +403,8 @@ PH_API char *ph_match_describe(const ph_match *m, char *buf, size_t size)
         const ph_node *n = m->nodes[i];
         if (!n)
             continue;
-        int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", ph_node_name(n));
+        char label[200];
+        int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", ph_node_label(n, label, sizeof label));
         if (w < 0)
             break;
         len += (size_t)w;
