@@ -5,6 +5,7 @@
  * progress phases of --verify; rule tracing.  Each error with its exit code
  * and one-line message. */
 #include <check.h>
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -358,6 +359,87 @@ START_TEST(print_changes_names_unnamed_nodes)
 }
 END_TEST
 
+/* ---------------------------------------------------------- --trace-rule */
+
+/* Entries of folder dir, "." and ".." left out. */
+static int entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    for (struct dirent *e; (e = readdir(d));)
+        n += strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+    closedir(d);
+    return n;
+}
+
+/* a [2,3] x b [3,4] + c [4] through three Gemms: beta absent, 0.5, 2. */
+static void write_gemm_model(const char *path)
+{
+    static const int64_t da[] = {2, 3}, db[] = {3, 4}, dc[] = {4};
+    ph_model *m = ph_model_new(13);
+    ph_graph *g = ph_model_graph(m);
+    ph_value *a = ph_graph_add_input(g, "a", PH_DT_FLOAT, 2, da);
+    float bv[12] = {0}, cv[4] = {0};
+    ph_value *b = ph_graph_add_initializer(g, "b", ph_tensor_new(PH_DT_FLOAT, 2, db, bv));
+    ph_value *c = ph_graph_add_initializer(g, "c", ph_tensor_new(PH_DT_FLOAT, 1, dc, cv));
+    const float betas[] = {-1, 0.5f, 2.0f};
+    const char *names[] = {"gemm_default", "gemm_half", "gemm_two"};
+    for (int i = 0; i < 3; i++) {
+        ph_value *in[3] = {a, b, c};
+        ph_node *n = ph_node_create(g, NULL, "Gemm", 3, in, 1);
+        ck_assert_int_eq(ph_node_set_name(n, names[i]), 0);
+        if (betas[i] > 0)
+            ck_assert_int_eq(ph_node_set_attr_float(n, "beta", betas[i]), 0);
+        ck_assert_int_eq(ph_graph_add_output(g, ph_node_output(n, 0)), 0);
+    }
+    ph_error err = {0};
+    ck_assert_msg(ph_model_save(m, path, &err) == 0, "%s", err.message);
+    ph_model_free(m);
+}
+
+START_TEST(trace_rule_says_why)
+{
+    static const char *const plugins[] = {"tp_rule_beta", NULL};
+    const char *plugdir = tk_tmpdir_plugins(plugins);
+    const char *in = tk_tpath("gemms.onnx");
+    write_gemm_model(in);
+    tk_cli_result r = TK_CLI("--trace-rule", "tp_rule_beta:half_beta", in, "--plugin-dir", plugdir);
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.out, "rule half_beta: y = Gemm(a, b, c) {beta=0.5}") &&
+                  strstr(r.out, "Gemm 'gemm_default': no match: statement 1 (Gemm): attribute beta is "
+                                "absent; the pattern wants beta = 0.5") &&
+                  strstr(r.out, "write beta ?= 0.5") &&
+                  strstr(r.out, "Gemm 'gemm_half': match\n") &&
+                  strstr(r.out, "Gemm 'gemm_two': no match: statement 1 (Gemm): attribute beta is 2; "
+                                "the pattern wants 0.5") &&
+                  strstr(r.out, "3 candidates, 1 matched") && !strstr(r.out, "rule checked"),
+                  "%s", r.out);
+    tk_cli_free(&r);
+    /* every rule by default; a rule by number; the check's verdict */
+    r = TK_CLI("--trace-rule", "tp_rule_beta:2", in, "--plugin-dir", plugdir);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "rule checked: ") && !strstr(r.out, "half_beta") &&
+                  strstr(r.out, "3 candidates, 3 matched, 3 accepted by the rule's check\n"), "%s", r.out);
+    tk_cli_free(&r);
+    r = TK_CLI("--trace-rule", "tp_rule_beta", in, "--plugin-dir", plugdir);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "rule half_beta") && strstr(r.out, "rule checked"), "%s",
+                  r.out);
+    tk_cli_free(&r);
+    /* nothing is written; errors */
+    ck_assert_int_eq(entries(tmpdir), 2); /* the model and the plugin folder */
+    r = TK_CLI("--trace-rule", "tp_rule_bet", in, "--plugin-dir", plugdir);
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "unknown pass 'tp_rule_bet'", "did you mean 'tp_rule_beta'");
+    r = TK_CLI("--trace-rule", "tp_rule_beta:zero_beta", in, "--plugin-dir", plugdir);
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "no rule 'zero_beta'", "1 half_beta, 2 checked");
+    r = TK_CLI("--trace-rule", "constant_folding", in);
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "constant_folding is not written as rules", NULL);
+    r = TK_CLI("--trace-rule", "eliminate_identity", in, "--bisect");
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "--trace-rule only reads the model", "--bisect");
+    r = TK_CLI("--trace-rule", "eliminate_identity");
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "no input model", NULL);
+}
+END_TEST
+
 /* ------------------------------------------------ progress with --verify */
 
 START_TEST(progress_phases_with_verify)
@@ -399,6 +481,7 @@ static Suite *suite(void)
     tcase_add_test(tc, misuse_messages);
     tcase_add_test(tc, progress_phases_with_verify);
     tcase_add_test(tc, print_changes_names_unnamed_nodes);
+    tcase_add_test(tc, trace_rule_says_why);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -38,6 +38,7 @@ static const opt_def options[] = {
     {NULL, "--no-fold", OPT_FLAG},     {NULL, "--report-json", OPT_VALUE},
     {NULL, "--report-html", OPT_VALUE}, {NULL, "--level", OPT_VALUE},
     {NULL, "--inputs", OPT_VALUE},     {NULL, "--outputs", OPT_VALUE},
+    {NULL, "--trace-rule", OPT_VALUE},
 };
 enum { N_OPTIONS = sizeof options / sizeof options[0] };
 
@@ -100,7 +101,11 @@ void host_cli_usage(FILE *out)
           "  --dump-dir DIR           after each pass call that changed the graph, write\n"
           "                           DIR/NNN-STAGE-PASS.onnx and a mermaid picture of the\n"
           "                           region that changed, DIR/NNN-STAGE-PASS.mmd\n"
-          "  --shapes                 infer shapes, write them into value_info, run no passes\n",
+          "  --shapes                 infer shapes, write them into value_info, run no passes\n"
+          "  --trace-rule PASS[:RULE] try the rules of pattern pass PASS (or its rule RULE, a\n"
+          "                           name or number) at every candidate node of the model and\n"
+          "                           print, per node, the match or the statement and\n"
+          "                           constraint that failed; writes nothing\n",
           out);
     host_supervise_usage(out); /* --pass-timeout, --crash-out, ... */
     fputs("  -q, --quiet              errors only: no report, no verdicts, no warnings, no\n"
@@ -205,6 +210,8 @@ static void take_value(host_cli *cli, const opt_def *o, const char *value)
         cli->report_html = value;
     else if (strcmp(n, "--level") == 0)
         cli->level = value, cli->level_option = "--level";
+    else if (strcmp(n, "--trace-rule") == 0)
+        cli->trace_rule = value;
     else if (strcmp(n, "--inputs") == 0)
         push(&cli->cut_inputs, &cli->cut_input_count, value);
     else if (strcmp(n, "--outputs") == 0)
@@ -418,6 +425,11 @@ static int check_combinations(const host_cli *cli, ph_error *err)
                            : cli->dump_dir ? "--dump-dir"
                            : cli->print_changes ? "--print-changes" : NULL;
     const char *report = cli->report_json ? "--report-json" : cli->report_html ? "--report-html" : NULL;
+    if (cli->trace_rule && (cli->bisect || cli->list_passes || cli->inspect || cli->shapes_only ||
+                            report))
+        return ph_error_set(err, HOST_EXIT_USAGE, "--trace-rule only reads the model: drop %s",
+                            cli->bisect ? "--bisect" : cli->list_passes ? "--list-passes"
+                            : cli->inspect ? "--inspect" : cli->shapes_only ? "--shapes" : report);
     if (cli->list_passes && (cli->input || cli->output))
         return ph_error_set(err, HOST_EXIT_USAGE,
                             "--list-passes lists the passes found and reads no model (%s): give "
@@ -753,8 +765,10 @@ int host_cli_stream_output(const host_cli *cli, ph_error *err)
 
 static int need_models(const host_cli *cli, const host_config *cfg, ph_error *err)
 {
-    /* --bisect writes no output model, so it needs none */
-    const char *missing = !cfg->input ? "input" : !cfg->output && !cli->bisect ? "output" : NULL;
+    /* --bisect and --trace-rule write no output model, so they need none */
+    const char *missing = !cfg->input                                       ? "input"
+                          : !cfg->output && !cli->bisect && !cli->trace_rule ? "output"
+                                                                              : NULL;
     if (cli->list_passes || !missing)
         return 0;
     if (cli->config_path || cli->config_text)

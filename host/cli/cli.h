@@ -66,6 +66,7 @@ typedef struct host_cli {
     size_t cut_input_count;
     const char **cut_outputs; /* --outputs values (likewise) */
     size_t cut_output_count;
+    const char *trace_rule;  /* --trace-rule PASS[:RULE] (rule_trace.h), or NULL */
     const char *level;       /* --level / -O<n>: "none", "exact", "fp" or "approx" (static) */
     const char *level_option; /* the option that set it ("--level", "-O1"), or NULL */
     const char *report_json; /* --report-json FILE */

@@ -12,6 +12,7 @@
 
 #include "run/bisect.h"
 #include "check/dump.h"
+#include "check/rule_trace.h"
 #include "base/exit.h"
 #include "io/cut.h"
 #include "io/model_io.h"
@@ -74,7 +75,7 @@ static int load_model(host_job *j)
 {
     const char *in = j->cfg->input, *out = j->cfg->output;
     /* --bisect writes no output model (and may have none); bytes are no file */
-    int rc = j->cli.bisect || j->input_data ? 0 : host_check_output(in, out, &j->err);
+    int rc = !out || j->cli.bisect || j->input_data ? 0 : host_check_output(in, out, &j->err);
     host_trace_phase(&j->trace, "loading the model");
     if (!rc && j->input_data)
         rc = host_model_load_memory(j->input_data, j->input_size, in, j->cli.verify_each,
@@ -86,7 +87,7 @@ static int load_model(host_job *j)
         ph_error_set(&j->err, HOST_EXIT_MODEL, "%s: %s", j->cli.stdin_model ? "<stdin>" : in, what);
     if (rc && j->cli.stdin_model) /* the model came from stdin: no temporary file's name */
         host_replace_text(j->err.message, sizeof j->err.message, j->cli.stdin_model, "<stdin>");
-    if (!rc && !j->cli.bisect) /* also no external-data file of the input under any name */
+    if (!rc && out && !j->cli.bisect) /* also no external-data file of the input under any name */
         rc = host_model_check_output(j->model, out, &j->err);
     if (!rc)
         j->sum.nodes_loaded = ph_model_node_count(j->model);
@@ -257,6 +258,30 @@ int host_job_run(host_job *j)
     if (!rc) rc = host_supervise_save(j->model, j->cfg->output, &j->sum.save_ms, &j->err);
     if (!rc) rc = check_written(j);
     return rc;
+}
+
+int host_job_trace_rule(host_job *j)
+{
+    host_model_io_configure(j->cfg);
+    int rc = j->reg ? 0 : host_job_plugins(j);
+    if (!rc) rc = host_plan_build(&j->plan, j->cfg, j->reg, &j->err);
+    if (!rc) rc = load_model(j);
+    if (!rc) rc = host_apply_shapes(j->model, j->cfg, 0, &j->err);
+    host_trace_clear_line(&j->trace);
+    if (rc)
+        return rc;
+    /* the parameters the run would give the pass: its step's, if it runs */
+    const ph_params *params = NULL;
+    size_t len = strcspn(j->cli.trace_rule, ":");
+    for (int s = 0; s < HOST_STAGE_COUNT && !params; s++)
+        for (size_t i = 0; i < j->plan.stage[s].count && !params; i++) {
+            const host_step *st = &j->plan.stage[s].steps[i];
+            const char *name = st->plugin->desc->name;
+            if (strlen(name) == len && strncmp(name, j->cli.trace_rule, len) == 0)
+                params = st->params;
+        }
+    return host_trace_rule(j->out ? j->out : stdout, j->reg, j->cli.trace_rule, params, j->model,
+                           j->cli.stdin_model ? "<stdin>" : j->cfg->input, &j->err);
 }
 
 /* What the run learned, for the reports (borrowed from j). */

@@ -87,6 +87,11 @@ int host_job_plugins(host_job *j);
  * output; with --bisect the bisection instead, setting j->bisected. */
 int host_job_run(host_job *j);
 
+/* --trace-rule: the plugins, the plan (for the pass's parameters), the
+ * model as the run would start from it, then the trace on j->out; nothing
+ * is written.  0 or an exit code. */
+int host_job_trace_rule(host_job *j);
+
 /* The report of the run (also of a failed one: what it got to), unless
  * --bisect ran: text to j->out (quiet with -q) and to the log file,
  * --report-json and --report-html.  Returns rc, or when rc is 0 the error
