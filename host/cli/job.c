@@ -162,7 +162,10 @@ static int run_stages(host_job *j)
     host_run_opts opts = {.verify_each = j->cli.verify_each, .log = &j->log,
                           .update_shapes = j->cfg->infer_shapes, .verify = j->verify,
                           .changes = j->cli.print_changes ? stderr : NULL,
-                          .dump_dir = j->cli.dump_dir, .trace = &j->trace};
+                          .dump_dir = j->cli.dump_dir, .trace = &j->trace,
+                          .regions = j->cli.report_html ? &j->regions : NULL};
+    j->regions.max = HOST_REPORT_DIAGRAMS;
+    j->regions.max_nodes = HOST_REPORT_DIAGRAM_MAX_NODES;
     uint64_t rewrites = 0;
     j->stages_ran = 1;
     int rc = host_run_all(j->model, &j->plan, j->cli.max_rewrites, &opts, j->stats, &rewrites,
@@ -300,6 +303,7 @@ static host_run_record record(host_job *j, int rc)
                            .written_checked = j->written_checked, .verify_each = j->cli.verify_each,
                            .verify_each_note = j->verify_each_note,
                            .shapes_only = j->cli.shapes_only, .exit_code = rc,
+                           .regions = j->stages_ran ? &j->regions : NULL,
                            .error = rc ? j->err.message : NULL};
     return rec;
 }
@@ -348,6 +352,7 @@ void host_job_free(host_job *j, int free_model)
     host_model_info_free(&j->after);
     host_trace_set_current(NULL);
     host_trace_free(&j->trace);
+    host_region_list_free(&j->regions);
     if (free_model)
         ph_model_free(j->model);
     j->model = NULL;

@@ -61,6 +61,7 @@ typedef struct host_job {
     host_run_summary sum;
     ph_error err;              /* the message of the failed step */
     host_trace trace;          /* every pass call, and the progress line */
+    host_region_list regions;  /* --report-html: the regions the first changing calls changed */
     host_model_info before;    /* the input as loaded (for the reports) */
     host_model_info after;     /* the result as saved */
     int stages_ran;            /* host_run_all was called: stats are filled */

@@ -41,10 +41,16 @@ typedef struct host_run_record {
     int verify_each;                /* --verify-each was on */
     const char *verify_each_note;   /* why only the structure was checked, or NULL */
     int shapes_only;                /* --shapes: no passes */
+    const host_region_list *regions; /* what the first changing calls changed, or NULL */
     /* outcome */
     int exit_code;
     const char *error;              /* the one error line (without "passhost: "), or NULL */
 } host_run_record;
+
+/* --report-html draws the regions the first this many changing pass calls
+ * changed, while the graph has at most this many nodes. */
+#define HOST_REPORT_DIAGRAMS 24
+#define HOST_REPORT_DIAGRAM_MAX_NODES 100000
 
 /* How much the text report says (-q, the default, -v). */
 enum {

@@ -104,7 +104,7 @@ static void record(stage_run *sr, const ph_rewrite_info *info, uint64_t last, in
         c->removed = dup_or_null(info->removed);
         c->added = dup_or_null(info->added);
     }
-    if (o->dump_dir && numbered)
+    if ((o->dump_dir || o->regions) && numbered)
         add_names(sr, info->added && *info->added ? info->added : info->matched);
 }
 
@@ -122,7 +122,7 @@ static void count_hook(void *user, uint64_t index, uint64_t pass_index)
 
 static int observing(const host_run_opts *o)
 {
-    return o->changes || o->capture || o->dump_dir;
+    return o->changes || o->capture || o->dump_dir || o->regions;
 }
 
 /* A pass that returned r > 0 but numbered fewer: number the rest now. */
@@ -218,12 +218,39 @@ static long long call_pass_checked(stage_run *sr, size_t i)
     return r;
 }
 
+void host_region_list_free(host_region_list *l)
+{
+    for (size_t i = 0; l && i < l->count; i++)
+        host_region_free(l->items[i].region);
+    if (l) {
+        free(l->items);
+        l->items = NULL;
+        l->count = l->cap = 0;
+    }
+}
+
+/* --report-html: the region the call changed. */
+static void shoot_region(stage_run *sr, const char *pass, const host_snapshot *before, uint64_t first)
+{
+    host_region_list *l = sr->opts->regions;
+    host_dump_call call = {.seq = ++l->seq, .stage = host_stage_name(sr->stats->stage), .pass = pass,
+                           .first = first, .last = ph_ctx_rewrite_count(sr->ctx),
+                           .names = (const char *const *)sr->names, .n_names = sr->n_names};
+    host_xgrow(&l->items, &l->cap, l->count + 1, sizeof *l->items);
+    l->items[l->count++] = (host_region_shot){.stage = sr->stats->stage, .pass = pass, .seq = call.seq,
+                                              .first = call.first, .last = call.last,
+                                              .region = host_region_take(ph_model_graph(sr->model),
+                                                                         before, &call)};
+}
+
 /* Run step i once.  Returns its rewrite count (>= 0) or -HOST_EXIT_*. */
 static long long call_pass(stage_run *sr, size_t i)
 {
     if (!ph_ctx_rewrite_allowed(sr->ctx))
         return 0; /* the run's rewrite budget is used up: no pass is called any more */
-    host_snapshot *before = sr->opts->dump_dir ? host_snapshot_take(ph_model_graph(sr->model)) : NULL;
+    host_region_list *regions = sr->opts->regions;
+    int shoot = regions && regions->count < regions->max && sr->nodes <= regions->max_nodes;
+    host_snapshot *before = sr->opts->dump_dir || shoot ? host_snapshot_take(ph_model_graph(sr->model)) : NULL;
     forget_names(sr);
     uint64_t first = ph_ctx_rewrite_count(sr->ctx) + 1;
     host_pass_stats *ps = &sr->stats->passes[i];
@@ -238,7 +265,11 @@ static long long call_pass(stage_run *sr, size_t i)
     ps->check_ms += (host_now_ms() - t0) - (ps->ms - ms0);
     if (trace)
         host_trace_call_end(trace, r, sr->nodes, ps->ms);
-    if (r > 0 && before) {
+    if (r > 0 && shoot)
+        shoot_region(sr, sr->plan->steps[i].plugin->desc->name, before, first);
+    else if (r > 0 && regions)
+        regions->left_out++;
+    if (r > 0 && before && sr->opts->dump_dir) {
         int drc = dump_call(sr, sr->plan->steps[i].plugin->desc->name, before, first);
         r = drc ? -drc : r; /* HOST_EXIT_OUTPUT, or HOST_EXIT_PASS when the graph fails verification */
     }

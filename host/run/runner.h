@@ -80,6 +80,28 @@ typedef struct host_rewrite_capture {
 
 void host_rewrite_capture_clear(host_rewrite_capture *c);
 
+struct host_region;
+
+/* --report-html: the region each changing pass call changed (dump.h),
+ * for the first `max` such calls while the graph has at most `max_nodes`
+ * nodes (a snapshot before every call costs a walk of the graph). */
+typedef struct host_region_shot {
+    int stage;                  /* HOST_STAGE_* */
+    const char *pass;           /* borrowed from the descriptor */
+    unsigned seq;               /* the pass call's number among the changing ones, from 1 */
+    uint64_t first, last;       /* global indices of its rewrites */
+    struct host_region *region; /* owned */
+} host_region_shot;
+
+typedef struct host_region_list {
+    host_region_shot *items;    /* owned */
+    size_t count, cap;
+    size_t max, max_nodes;      /* set by the caller */
+    size_t left_out;            /* changing calls not drawn */
+    unsigned seq;
+} host_region_list;
+void host_region_list_free(host_region_list *l);
+
 typedef struct host_run_opts {
     int verify_each;
     int update_shapes;          /* keep inferred shapes current after each change */
@@ -95,7 +117,8 @@ typedef struct host_run_opts {
     unsigned *dump_seq;
     host_rewrite_capture *capture; /* record one rewrite (NULL: none) */
     struct host_trace *trace;      /* told of every pass call (NULL: none); trace.h */
-    /* With changes, dump_dir or capture set, the runner owns the context's
+    host_region_list *regions;     /* --report-html's diagrams (NULL: none) */
+    /* With changes, dump_dir, capture or regions set, the runner owns the context's
      * rewrite hook (ph_ctx_set_rewrite_hook) while a stage runs. */
 } host_run_opts;
 
