@@ -470,6 +470,35 @@ START_TEST(progress_phases_with_verify)
 }
 END_TEST
 
+/* --------------------------------------------------- long op type names */
+
+START_TEST(long_op_names_not_cut)
+{
+    static const int64_t dims[] = {2, 8};
+    ph_model *m = ph_model_new(17);
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT, 2, dims);
+    ck_assert_int_eq(ph_model_set_opset(m, "com.microsoft", 1), 0);
+    ph_value *in[2] = {x, x};
+    ph_node *n = ph_node_create(g, NULL, "SkipLayerNormalization", 2, in, 1);
+    ck_assert_int_eq(ph_node_set_domain(n, "com.microsoft"), 0);
+    ck_assert_int_eq(ph_graph_add_output(g, ph_node_output(n, 0)), 0);
+    ph_error err = {0};
+    const char *path = tk_tpath("skip.onnx");
+    ck_assert_msg(ph_model_save(m, path, &err) == 0, "%s", err.message);
+    ph_model_free(m);
+    tk_cli_result r = TK_CLI("--inspect", path);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "com.microsoft.SkipLayerNormalization  "), "%s", r.out);
+    tk_cli_free(&r);
+    setenv("COLUMNS", "100", 1);
+    r = TK_CLI("--inspect", path, path);
+    unsetenv("COLUMNS");
+    ck_assert_msg(r.status == 0 && strstr(r.out, "com.microsoft.SkipLayerNormalization  ") &&
+                  !strstr(r.out, "SkipLayerNo~"), "%s", r.out);
+    tk_cli_free(&r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cli_everyday");
@@ -482,6 +511,7 @@ static Suite *suite(void)
     tcase_add_test(tc, progress_phases_with_verify);
     tcase_add_test(tc, print_changes_names_unnamed_nodes);
     tcase_add_test(tc, trace_rule_says_why);
+    tcase_add_test(tc, long_op_names_not_cut);
     suite_add_tcase(s, tc);
     return s;
 }

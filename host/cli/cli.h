@@ -22,7 +22,8 @@
 #include "config/config.h"
 #include "supervise/supervise.h"
 
-#define HOST_VERSION "0.1.0"
+/* The Makefile's VERSION (also passhost.pc's and the man page's). */
+#define HOST_VERSION PASSHOST_VERSION
 
 typedef struct host_cli {
     const char *config_path; /* NULL when no INI file is given */
