@@ -51,19 +51,6 @@ static const char *model_as(const char *name, const char *as)
     return to;
 }
 
-/* Exit status of a shell command. */
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int ws = system(cmd);
-    ck_assert_msg(ws != -1 && WIFEXITED(ws), "%s", cmd);
-    return WEXITSTATUS(ws);
-}
 
 static int same_file(const char *a, const char *b)
 {
@@ -338,29 +325,29 @@ START_TEST(streams)
     tk_cli_result r = TK_CLI(in, tk_tpath("file.onnx"), "-q");
     ck_assert_msg(r.status == 0, "%s", r.err);
     tk_cli_free(&r);
-    ck_assert_int_eq(sh("'%s' '%s' - > '%s/piped.onnx' 2> '%s/err.txt'", bin, in, t, t), 0);
+    ck_assert_int_eq(tk_sh("'%s' '%s' - > '%s/piped.onnx' 2> '%s/err.txt'", bin, in, t, t), 0);
     ck_assert(same_file(tk_tpath("file.onnx"), tk_tpath("piped.onnx")));
     /* the report went to stderr */
     char *err = tk_slurp(tk_tpath("err.txt"), NULL);
     ck_assert_msg(strstr(err, "stage optimize") && strstr(err, "-> -:"), "%s", err);
     free(err);
     /* and from stdin */
-    ck_assert_int_eq(sh("'%s' -i - -o '%s/fromstdin.onnx' -q < '%s'", bin, t, in), 0);
+    ck_assert_int_eq(tk_sh("'%s' -i - -o '%s/fromstdin.onnx' -q < '%s'", bin, t, in), 0);
     ck_assert(same_file(tk_tpath("file.onnx"), tk_tpath("fromstdin.onnx")));
-    ck_assert_int_eq(sh("'%s' - - -q < '%s' > '%s/both.onnx'", bin, in, t), 0);
+    ck_assert_int_eq(tk_sh("'%s' - - -q < '%s' > '%s/both.onnx'", bin, in, t), 0);
     ck_assert(same_file(tk_tpath("file.onnx"), tk_tpath("both.onnx")));
     /* not a model on stdin: exit 3, nothing on stdout */
-    ck_assert_int_eq(sh("echo hello | '%s' - - > '%s/none.onnx' 2>/dev/null", bin, t), HOST_EXIT_MODEL);
+    ck_assert_int_eq(tk_sh("echo hello | '%s' - - > '%s/none.onnx' 2>/dev/null", bin, t), HOST_EXIT_MODEL);
     size_t len = 1;
     free(tk_slurp(tk_tpath("none.onnx"), &len));
     ck_assert_uint_eq(len, 0);
     /* a failed run writes nothing to stdout either */
-    ck_assert_int_eq(sh("'%s' '%s' - --passes=nosuch > '%s/none2.onnx' 2>/dev/null", bin, in, t),
+    ck_assert_int_eq(tk_sh("'%s' '%s' - --passes=nosuch > '%s/none2.onnx' 2>/dev/null", bin, in, t),
                      HOST_EXIT_CONFIG);
     free(tk_slurp(tk_tpath("none2.onnx"), &len));
     ck_assert_uint_eq(len, 0);
     /* stdout a terminal: refused */
-    ck_assert_int_eq(sh("script -qec \"'%s' '%s' -o -\" /dev/null > '%s/tty.txt' 2>&1", bin, in, t),
+    ck_assert_int_eq(tk_sh("script -qec \"'%s' '%s' -o -\" /dev/null > '%s/tty.txt' 2>&1", bin, in, t),
                      HOST_EXIT_USAGE);
     char *tty = tk_slurp(tk_tpath("tty.txt"), NULL);
     ck_assert_msg(strstr(tty, "stdout is a terminal"), "%s", tty);
@@ -404,7 +391,7 @@ START_TEST(inspect_table)
     }
     tk_cli_free(&r);
     /* on a terminal: its width, box rules */
-    ck_assert_int_eq(sh("COLUMNS=50 script -qec \"stty cols 50; '%s' --inspect '%s' '%s'\" /dev/null "
+    ck_assert_int_eq(tk_sh("COLUMNS=50 script -qec \"stty cols 50; '%s' --inspect '%s' '%s'\" /dev/null "
                         "> '%s/tty.txt'", bin, a, b, tmpdir), 0);
     char *tty = tk_slurp(tk_tpath("tty.txt"), NULL);
     ck_assert_msg(strstr(tty, "\xe2\x94\x80") != NULL, "no box rule on a terminal: %s", tty);
@@ -483,7 +470,7 @@ START_TEST(progress_line_on_a_terminal)
 {
     const char *in = model_as("cnn_small.onnx", "m.onnx");
     /* one call of 1.1 s: over a second, so the line shows on a terminal */
-    ck_assert_int_eq(sh("script -qec \"'%s' '%s' '%s/o.onnx' --plugin-dir '%s' --passes=tp_slow "
+    ck_assert_int_eq(tk_sh("script -qec \"'%s' '%s' '%s/o.onnx' --plugin-dir '%s' --passes=tp_slow "
                         "--set adapt.no_integral=true > /dev/null\" /dev/null > '%s/tty.txt'",
                         bin, in, tmpdir, plugdir, tmpdir), 0);
     char *tty = tk_slurp(tk_tpath("tty.txt"), NULL);
@@ -492,7 +479,7 @@ START_TEST(progress_line_on_a_terminal)
     ck_assert_msg(strstr(tty, "\r\033[K") != NULL, "the line is not erased: %s", tty);
     free(tty);
     /* -q: none */
-    ck_assert_int_eq(sh("script -qec \"'%s' '%s' '%s/o.onnx' -q --plugin-dir '%s' --passes=tp_slow "
+    ck_assert_int_eq(tk_sh("script -qec \"'%s' '%s' '%s/o.onnx' -q --plugin-dir '%s' --passes=tp_slow "
                         "--set adapt.no_integral=true\" /dev/null > '%s/tty.txt'",
                         bin, in, tmpdir, plugdir, tmpdir), 0);
     tty = tk_slurp(tk_tpath("tty.txt"), NULL);

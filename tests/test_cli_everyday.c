@@ -242,19 +242,6 @@ static void write_text(const char *path, const char *text)
     ck_assert_int_eq(fclose(f), 0);
 }
 
-/* Exit status of a shell command. */
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int ws = system(cmd);
-    ck_assert_msg(ws != -1 && WIFEXITED(ws), "%s", cmd);
-    return WEXITSTATUS(ws);
-}
 
 START_TEST(misuse_messages)
 {
@@ -305,14 +292,14 @@ START_TEST(misuse_messages)
                   strstr(r.out, ": 2 passes,"), "%s", r.out);
     tk_cli_free(&r);
     /* stdin: errors say <stdin>, not a temporary file */
-    ck_assert_int_eq(sh("'%s/bin/passhost' - '%s' < '%s' 2> '%s'", PH_BUILD_DIR, out, lfs,
+    ck_assert_int_eq(tk_sh("'%s/bin/passhost' - '%s' < '%s' 2> '%s'", PH_BUILD_DIR, out, lfs,
                         tk_tpath("err.txt")), HOST_EXIT_MODEL);
     char *err = tk_slurp(tk_tpath("err.txt"), NULL);
     ck_assert_msg(err && strstr(err, "passhost: <stdin>: a git-lfs pointer") && !strstr(err, "/tmp/"),
                   "%s", err);
     free(err);
     write_text(tk_tpath("junk.bin"), "\x08\x07\x12\xff\xff\xff\xff\x0f");
-    ck_assert_int_eq(sh("'%s/bin/passhost' - '%s' < '%s' 2> '%s'", PH_BUILD_DIR, out,
+    ck_assert_int_eq(tk_sh("'%s/bin/passhost' - '%s' < '%s' 2> '%s'", PH_BUILD_DIR, out,
                         tk_tpath("junk.bin"), tk_tpath("err.txt")), HOST_EXIT_MODEL);
     err = tk_slurp(tk_tpath("err.txt"), NULL);
     ck_assert_msg(err && strstr(err, "<stdin>") && !strstr(err, "stdin.onnx"), "%s", err);
@@ -445,7 +432,7 @@ END_TEST
 START_TEST(progress_phases_with_verify)
 {
     const char *in = model_as("cnn_small.onnx", "m.onnx");
-    ck_assert_int_eq(sh("script -qec \"'%s/bin/passhost' '%s' '%s' --verify=2 > /dev/null\" /dev/null "
+    ck_assert_int_eq(tk_sh("script -qec \"'%s/bin/passhost' '%s' '%s' --verify=2 > /dev/null\" /dev/null "
                         "> '%s'", PH_BUILD_DIR, in, tk_tpath("o.onnx"), tk_tpath("tty.txt")), 0);
     char *tty = tk_slurp(tk_tpath("tty.txt"), NULL);
     ck_assert_ptr_nonnull(tty);
@@ -462,7 +449,7 @@ START_TEST(progress_phases_with_verify)
     tk_cli_result r = TK_CLI(in, tk_tpath("o.onnx"), "--verify=1");
     ck_assert_msg(r.status == 0 && !strstr(r.err, "evaluating"), "%s", r.err);
     tk_cli_free(&r);
-    ck_assert_int_eq(sh("script -qec \"'%s/bin/passhost' '%s' '%s' --verify=2 -q\" /dev/null > '%s'",
+    ck_assert_int_eq(tk_sh("script -qec \"'%s/bin/passhost' '%s' '%s' --verify=2 -q\" /dev/null > '%s'",
                         PH_BUILD_DIR, in, tk_tpath("o.onnx"), tk_tpath("tty.txt")), 0);
     tty = tk_slurp(tk_tpath("tty.txt"), NULL);
     ck_assert_msg(tty && !strstr(tty, "passhost:"), "%s", tty);

@@ -326,6 +326,10 @@ void phi_node_move(ph_node *n, ph_graph *g, ph_node *before);
 /* Take a value that nothing owns any more (no producer, not an input or
  * initializer, no use) out of the name maps; freed at collection. */
 void phi_value_bury(ph_value *v);
+/* The producers in g that n depends on: its inputs, and the outer-scope
+ * values its bodies read (n is a node of g or of a body under it).  Calls
+ * fn(producer, ctx) for each (toposort, the loader's order check). */
+void phi_node_deps(const ph_node *n, const ph_graph *g, void (*fn)(ph_node *, void *), void *ctx);
 /* How many nodes of the model are named `name` (0 for none or ""). */
 size_t phi_node_name_count(ph_model *m, const char *name);
 

@@ -1452,9 +1452,7 @@ PH_API int ph_graph_walk(ph_graph *g, ph_node_fn fn, void *user)
 
 /* ------------------------------------------------------------- toposort */
 
-/* Producers in g that n depends on: its inputs, and outer-scope values its
- * subgraphs read.  Calls fn for each. */
-static void node_deps(const ph_node *n, const ph_graph *g, void (*fn)(ph_node *, void *), void *ctx)
+void phi_node_deps(const ph_node *n, const ph_graph *g, void (*fn)(ph_node *, void *), void *ctx)
 {
     for (size_t i = 0; i < n->n_inputs; i++) {
         const ph_value *v = n->inputs[i];
@@ -1463,7 +1461,7 @@ static void node_deps(const ph_node *n, const ph_graph *g, void (*fn)(ph_node *,
     }
     for (size_t s = 0; s < n->n_subgraphs; s++)
         for (const ph_node *k = n->subgraphs[s].graph->first; k; k = k->next)
-            node_deps(k, g, fn, ctx);
+            phi_node_deps(k, g, fn, ctx);
 }
 
 typedef struct topo_state {
@@ -1520,7 +1518,7 @@ static int toposort_graph(ph_graph *g)
     for (ph_node *n = g->first; n && !st.unsorted; n = n->next) {
         st.pos = pos + 1;
         n->mark = ++pos;
-        node_deps(n, g, check_order, &st);
+        phi_node_deps(n, g, check_order, &st);
     }
     int rc = 0;
     if (st.unsorted) {
@@ -1550,7 +1548,7 @@ static int toposort_graph(ph_graph *g)
                     continue;
                 }
                 top->mark = 1;
-                node_deps(top, g, push_dep, &st);
+                phi_node_deps(top, g, push_dep, &st);
                 if (st.unsorted == 2) {
                     rc = PH_EVERIFY; /* a cycle */
                     break;

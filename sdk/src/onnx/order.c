@@ -17,20 +17,6 @@
 
 #include "internal.h"
 
-/* Calls fn(dep) for each node of g that n (a node of g, or of a body of one)
- * reads: its inputs, and the outer-scope values its bodies read. */
-static void for_each_dep(const ph_node *n, const ph_graph *g, void (*fn)(ph_node *, void *), void *ctx)
-{
-    for (size_t i = 0; i < n->n_inputs; i++) {
-        const ph_value *v = n->inputs[i];
-        if (v && v->producer && v->graph == g)
-            fn(v->producer, ctx);
-    }
-    for (size_t s = 0; s < n->n_subgraphs; s++)
-        for (const ph_node *k = n->subgraphs[s].graph->first; k; k = k->next)
-            for_each_dep(k, g, fn, ctx);
-}
-
 typedef struct early {
     size_t pos;  /* mark of the node being looked at */
     int late;    /* it reads a value of a node listed after it */
@@ -51,7 +37,7 @@ static size_t count_early_readers(const ph_graph *g)
         n->mark = ++pos;
     for (ph_node *n = g->first; n; n = n->next) {
         early e = {.pos = n->mark, .late = 0};
-        for_each_dep(n, g, note_late, &e);
+        phi_node_deps(n, g, note_late, &e);
         count += (size_t)e.late;
     }
     for (ph_node *n = g->first; n; n = n->next)
@@ -105,7 +91,7 @@ static int find_cycle(const ph_graph *g, ph_node **from, ph_node **to)
                 }
                 frames[nf] = (frame){push, {0}, 0};
                 push->mark = 1;
-                for_each_dep(push, g, add_dep, &frames[nf].deps);
+                phi_node_deps(push, g, add_dep, &frames[nf].deps);
                 nf++;
                 push = NULL;
             }
