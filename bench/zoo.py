@@ -172,7 +172,7 @@ def main():
     if failed:
         print(f"test-zoo: FAILED: {failed} of {len(names)} model checks: {'; '.join(failures)}")
     else:
-        print(f"test-zoo: passed: {len(names)} models: outputs equal in ONNX Runtime, no more nodes than "
+        print(f"test-zoo: passed: {len(names)} model{'' if len(names) == 1 else 's'}: outputs equal in ONNX Runtime, no more nodes than "
               f"its basic level, settled in {MAX_ROUNDS} rounds or fewer")
     return 1 if failed else 0
 
