@@ -351,9 +351,11 @@ static int diagnose_stall(stage_run *sr, const char *changed)
 }
 
 /* Rounds of the repeatable passes until one makes no rewrite.  After each
- * round that reported rewrites (while the cap allows another), the model's
- * fingerprint is compared with the previous round's: equal means the
- * passes' rewrites added up to nothing (diagnose_stall). */
+ * round that reported rewrites (while the cap allows another) and left the
+ * node count and the initializers' version as the round before left them
+ * (else it surely changed the model: no walk), the model's fingerprint is
+ * compared with the one taken then: equal means the passes' rewrites added
+ * up to nothing (diagnose_stall). */
 static int run_fixpoint(stage_run *sr)
 {
     size_t n = sr->plan->count;
@@ -363,7 +365,8 @@ static int run_fixpoint(stage_run *sr)
         repeatable |= !sr->plan->steps[i].plugin->desc->run_once;
     long long total = repeatable;
     int rc = 0, have_fp = 0;
-    uint64_t fp = 0;
+    uint64_t fp = 0, init_version = 0;
+    size_t nodes = (size_t)-1;
     while (total > 0 && sr->stats->rounds < sr->plan->max_iterations && !rc &&
            ph_ctx_rewrite_allowed(sr->ctx)) {
         sr->stats->rounds++;
@@ -381,13 +384,21 @@ static int run_fixpoint(stage_run *sr)
         if (rc || total == 0 || sr->stats->rounds >= sr->plan->max_iterations ||
             !ph_ctx_rewrite_allowed(sr->ctx))
             continue;
-        uint64_t now = host_model_fingerprint(sr->model);
-        if (have_fp && now == fp) {
-            rc = diagnose_stall(sr, changed);
-            total = 0;
+        size_t n_now = ph_model_node_count(sr->model);
+        uint64_t v_now = ph_model_initializers_version(sr->model);
+        if (n_now != nodes || v_now != init_version) {
+            have_fp = 0; /* the model changed: no fingerprint needed */
+        } else {
+            uint64_t now = host_model_fingerprint(sr->model);
+            if (have_fp && now == fp) {
+                rc = diagnose_stall(sr, changed);
+                total = 0;
+            }
+            fp = now;
+            have_fp = 1;
         }
-        fp = now;
-        have_fp = 1;
+        nodes = n_now;
+        init_version = v_now;
     }
     if (!rc && total > 0 && ph_ctx_rewrite_allowed(sr->ctx)) /* not stopped by the budget */
         warn_cap(sr, changed);
