@@ -70,6 +70,14 @@ typedef struct host_cli {
     const char *trace_rule;  /* --trace-rule PASS[:RULE] (rule_trace.h), or NULL */
     const char *level;       /* --level / -O<n>: "none", "exact", "fp" or "approx" (static) */
     const char *level_option; /* the option that set it ("--level", "-O1"), or NULL */
+    /* verification data and tolerances (into [verify]; each implies --verify
+     * unless --verify-each or --bisect is given) */
+    const char *verify_atol;   /* --verify-atol X */
+    const char *verify_rtol;   /* --verify-rtol X */
+    const char **verify_data;  /* --verify-data DIR values (array owned) */
+    size_t verify_data_count;
+    const char **verify_ranges; /* --verify-range NAME=LO:HI values (array owned) */
+    size_t verify_range_count;
     const char *report_json; /* --report-json FILE */
     const char *report_html; /* --report-html FILE */
     /* streams: `-i -` and `-o -` */
