@@ -19,11 +19,10 @@
 
 #include <stdio.h>
 
+#include "base/version.h"
 #include "config/config.h"
+#include "io/cut.h"
 #include "supervise/supervise.h"
-
-/* The Makefile's VERSION (also passhost.pc's and the man page's). */
-#define HOST_VERSION PASSHOST_VERSION
 
 typedef struct host_cli {
     const char *config_path; /* NULL when no INI file is given */
@@ -63,10 +62,7 @@ typedef struct host_cli {
     const char **input_shapes; /* --input-shape NAME:1,3,224,224 values (array owned) */
     size_t input_shape_count;
     int no_fold;             /* --no-fold: constant_folding, fold_constant_inputs off */
-    const char **cut_inputs;  /* --inputs values (array owned; each a ','-list of names) */
-    size_t cut_input_count;
-    const char **cut_outputs; /* --outputs values (likewise) */
-    size_t cut_output_count;
+    host_cut cut;            /* --inputs, --outputs (io/cut.h; arrays owned) */
     const char *trace_rule;  /* --trace-rule PASS[:RULE] (rule_trace.h), or NULL */
     const char *level;       /* --level / -O<n>: "none", "exact", "fp" or "approx" (static) */
     const char *level_option; /* the option that set it ("--level", "-O1"), or NULL */
@@ -98,7 +94,7 @@ void host_cli_version(FILE *out);
 /* What a file holds, judged by its first bytes (never by its name). */
 typedef enum {
     HOST_FILE_MISSING = 0, /* cannot be opened */
-    HOST_FILE_ONNX,        /* starts with valid ModelProto fields (ir_version, ...) */
+    HOST_FILE_ONNX,        /* starts with ModelProto fields (ph_model_sniff, passhost/host.h) */
     HOST_FILE_TEXT,        /* printable text: an INI file */
     HOST_FILE_OTHER,       /* anything else (a damaged model, a folder, binary data) */
     HOST_FILE_EMPTY,       /* no byte at all (a model whose download failed) */

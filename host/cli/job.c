@@ -101,8 +101,8 @@ static int load_model(host_job *j)
                              j->input_data ? NULL : in);
     size_t whole = 0, part = 0;
     if (!rc)
-        rc = host_cut_model(j->model, &j->cli, &whole, &part, &j->err);
-    if (!rc && (j->cli.cut_input_count || j->cli.cut_output_count))
+        rc = host_cut_model(j->model, &j->cli.cut, &whole, &part, &j->err);
+    if (!rc && (j->cli.cut.input_count || j->cli.cut.output_count))
         host_log_msg(&j->log, PH_LOG_INFO, NULL,
                      "--inputs/--outputs: the model cut to %zu of its %zu nodes", part, whole);
     return rc;
@@ -145,7 +145,10 @@ static int bisect(host_job *j)
     int rc = j->cli.dump_dir ? host_dump_prepare(j->cli.dump_dir, &j->err) : 0;
     if (rc)
         return rc;
-    host_bisect_job job = {.cli = &j->cli, .cfg = j->cfg, .plan = &j->plan, .log = &j->log,
+    host_bisect_job job = {.out_dir = j->cli.bisect_out, .print_changes = j->cli.print_changes,
+                           .dump_dir = j->cli.dump_dir, .argc = j->cli.argc, .argv = j->cli.argv,
+                           .progress = host_supervise_progress(), .cut = &j->cli.cut,
+                           .cfg = j->cfg, .plan = &j->plan, .log = &j->log,
                            .verify = j->verify, .vcfg = verify_config(j), .model = j->model,
                            .out = j->cli.quiet ? NULL : j->out};
     return host_bisect(&job, &j->err);
@@ -163,7 +166,8 @@ static int run_stages(host_job *j)
                           .update_shapes = j->cfg->infer_shapes, .verify = j->verify,
                           .changes = j->cli.print_changes ? stderr : NULL,
                           .dump_dir = j->cli.dump_dir, .trace = &j->trace,
-                          .regions = j->cli.report_html ? &j->regions : NULL};
+                          .regions = j->cli.report_html ? &j->regions : NULL,
+                          .progress = host_supervise_progress()};
     j->regions.max = HOST_REPORT_DIAGRAMS;
     j->regions.max_nodes = HOST_REPORT_DIAGRAM_MAX_NODES;
     uint64_t rewrites = 0;

@@ -6,7 +6,6 @@
 
 #include "base/exit.h"
 #include "base/util.h"
-#include "cli/cli.h"
 
 /* Every ','-separated name of values[0..n) into *names (owned strings in
  * an owned array); returns the count. */
@@ -36,20 +35,20 @@ static void free_names(char **names, size_t n)
     free(names);
 }
 
-int host_cut_model(ph_model *m, const host_cli *cli, size_t *nodes_before, size_t *nodes_after,
+int host_cut_model(ph_model *m, const host_cut *cut, size_t *nodes_before, size_t *nodes_after,
                    ph_error *err)
 {
-    if (!cli->cut_input_count && !cli->cut_output_count)
+    if (!cut->input_count && !cut->output_count)
         return 0;
     ph_graph *g = ph_model_graph(m);
     char **in = NULL, **out = NULL;
-    size_t n_in = split_names(cli->cut_inputs, cli->cut_input_count, &in);
-    size_t n_out = split_names(cli->cut_outputs, cli->cut_output_count, &out);
+    size_t n_in = split_names(cut->inputs, cut->input_count, &in);
+    size_t n_out = split_names(cut->outputs, cut->output_count, &out);
     int rc = 0;
-    if ((cli->cut_input_count && !n_in) || (cli->cut_output_count && !n_out))
+    if ((cut->input_count && !n_in) || (cut->output_count && !n_out))
         rc = ph_error_set(err, HOST_EXIT_USAGE, "--%s: no value named (--%s=A,B,...)",
-                          cli->cut_input_count && !n_in ? "inputs" : "outputs",
-                          cli->cut_input_count && !n_in ? "inputs" : "outputs");
+                          cut->input_count && !n_in ? "inputs" : "outputs",
+                          cut->input_count && !n_in ? "inputs" : "outputs");
     if (!rc && !n_out) { /* --inputs alone: the model's own outputs */
         size_t cap = 0;
         for (size_t i = 0; i < ph_graph_output_count(g); i++) {
@@ -60,6 +59,9 @@ int host_cut_model(ph_model *m, const host_cli *cli, size_t *nodes_before, size_
     if (nodes_before)
         *nodes_before = ph_model_node_count(m);
     ph_error e = {0};
+    if (!rc && n_in) /* the types of computed values that become inputs */
+        ph_graph_infer_shapes(g, &e);
+    e = (ph_error){0};
     if (!rc && ph_graph_extract(g, (const char *const *)in, n_in, (const char *const *)out, n_out, &e))
         rc = ph_error_set(err, HOST_EXIT_CONFIG, "--inputs/--outputs: %.400s", e.message);
     if (nodes_after)

@@ -12,12 +12,18 @@
 
 #include "passhost/passhost.h"
 
-struct host_cli;
+/* The values of --inputs and --outputs as given (each a ','-list). */
+typedef struct host_cut {
+    const char **inputs;  /* --inputs values (array owned by the command line) */
+    size_t input_count;
+    const char **outputs; /* --outputs values (likewise) */
+    size_t output_count;
+} host_cut;
 
-/* Cut m (borrowed) as cli says; nothing when neither option is given.
+/* Cut m (borrowed) as cut says; nothing when neither option is given.
  * 0, or HOST_EXIT_CONFIG naming the value and the option.  *nodes_before
  * and *nodes_after (may be NULL) get the node counts around the cut. */
-int host_cut_model(ph_model *m, const struct host_cli *cli, size_t *nodes_before,
-                   size_t *nodes_after, ph_error *err);
+int host_cut_model(ph_model *m, const host_cut *cut, size_t *nodes_before, size_t *nodes_after,
+                   ph_error *err);
 
 #endif

@@ -16,8 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/version.h"
 #include "check/dump.h"
-#include "cli/cli.h"
+#include "passhost/host.h"
 #include "passhost/plugin.h"
 #include "report_run.h"
 #include "base/util.h"

@@ -37,10 +37,10 @@ static ptrdiff_t index_in(ph_value *const *list, size_t n, const ph_value *v)
 /* A value of the main graph by name; an error naming the option otherwise. */
 static ph_value *resolve(cut *c, const char *what, const char *name)
 {
-    ph_value *v = name ? phi_graph_value(c->g, name) : NULL;
+    ph_value *v = name ? ir_graph_value(c->g, name) : NULL;
     if (v)
         return v;
-    ph_value *any = name ? phi_map_get(&c->g->model->value_names, name) : NULL;
+    ph_value *any = name ? ir_map_get(&c->g->model->value_names, name) : NULL;
     if (!any) {
         c->rc = ph_error_set(c->err, PH_ENOTFOUND, "%s '%s': no value of that name in the model", what,
                              name ? name : "");
@@ -67,7 +67,7 @@ static void need(cut *c, const ph_value *v, const ph_node *reader)
         if (p->mark)
             return;
         p->mark = 1;
-        if (phi_grow((void **)&c->stack, &c->cap_stack, c->n_stack + 1, sizeof *c->stack)) {
+        if (ir_grow((void **)&c->stack, &c->cap_stack, c->n_stack + 1, sizeof *c->stack)) {
             c->rc = ph_error_set(c->err, PH_ENOMEM, "out of memory");
             return;
         }
@@ -100,7 +100,7 @@ static int make_input(ph_graph *g, ph_value *v, Onnx__ValueInfoProto **vi)
     char hint[300];
     snprintf(hint, sizeof hint, "%s__cut", v->name);
     const char *name = ph_graph_unique_name(g, hint);
-    ph_value *repl = name ? phi_value_new(g, name) : NULL;
+    ph_value *repl = name ? ir_value_new(g, name) : NULL;
     if (!repl)
         return PH_ENOMEM;
     repl->producer = p;
@@ -109,7 +109,7 @@ static int make_input(ph_graph *g, ph_value *v, Onnx__ValueInfoProto **vi)
     v->producer = NULL;
     v->out_index = 0;
     v->is_input = 1;
-    *vi = phi_value_info_new(v);
+    *vi = ir_value_info_new(v);
     return *vi ? 0 : PH_ENOMEM;
 }
 
@@ -159,13 +159,9 @@ PH_API int ph_graph_extract(ph_graph *g, const char *const *inputs, size_t n_inp
         check_names(&c, auto_inputs ? NULL : inputs, outputs);
     /* the types of new inputs must be known */
     for (size_t i = 0; i < n_inputs && !auto_inputs && !c.rc; i++)
-        if (c.in[i]->producer && !c.in[i]->dtype) {
-            ph_error ierr = {0};
-            ph_graph_infer_shapes(g, &ierr);
-            if (!c.in[i]->dtype)
-                c.rc = ph_error_set(err, PH_EINVAL, "input '%s': its type is unknown (neither the "
-                                    "model nor shape inference says it)", inputs[i]);
-        }
+        if (c.in[i]->producer && !c.in[i]->dtype)
+            c.rc = ph_error_set(err, PH_EINVAL, "input '%s': its type is unknown (neither the "
+                                "model nor shape inference says it)", inputs[i]);
     /* what the outputs need */
     for (ph_node *n = g->first; n; n = n->next)
         n->mark = 0;
@@ -176,7 +172,7 @@ PH_API int ph_graph_extract(ph_graph *g, const char *const *inputs, size_t n_inp
             c.in_used[k] = 1;
         else if (v->producer && !v->producer->mark) {
             v->producer->mark = 1;
-            if (phi_grow((void **)&c.stack, &c.cap_stack, c.n_stack + 1, sizeof *c.stack))
+            if (ir_grow((void **)&c.stack, &c.cap_stack, c.n_stack + 1, sizeof *c.stack))
                 c.rc = ph_error_set(err, PH_ENOMEM, "out of memory");
             else
                 c.stack[c.n_stack++] = v->producer;
@@ -222,7 +218,7 @@ PH_API int ph_graph_extract(ph_graph *g, const char *const *inputs, size_t n_inp
     if (!c.rc) {
         /* inputs: exactly the ones given, in their order; the others leave */
         dropped = calloc(g->n_inputs ? g->n_inputs : 1, sizeof *dropped);
-        if (!dropped || phi_grow((void **)&g->inputs, &g->cap_inputs, n_inputs, sizeof *g->inputs) ||
+        if (!dropped || ir_grow((void **)&g->inputs, &g->cap_inputs, n_inputs, sizeof *g->inputs) ||
             !(g->input_vi = realloc(g->input_vi, g->cap_inputs * sizeof *g->input_vi)))
             c.rc = ph_error_set(err, PH_ENOMEM, "out of memory");
     }
@@ -244,7 +240,7 @@ PH_API int ph_graph_extract(ph_graph *g, const char *const *inputs, size_t n_inp
         }
         g->n_inputs = n_inputs;
         /* outputs: exactly the ones given */
-        phi_output *outs = calloc(n_outputs, sizeof *outs);
+        ir_output *outs = calloc(n_outputs, sizeof *outs);
         if (!outs) {
             c.rc = ph_error_set(err, PH_ENOMEM, "out of memory");
         } else {
@@ -253,12 +249,12 @@ PH_API int ph_graph_extract(ph_graph *g, const char *const *inputs, size_t n_inp
                 for (size_t k = 0; k < g->n_outputs && !outs[i].vi; k++)
                     if (g->outputs[k].value == c.out[i])
                         outs[i].vi = g->outputs[k].vi, g->outputs[k].vi = NULL;
-                if (!outs[i].vi && !(outs[i].vi = phi_value_info_new(c.out[i])))
-                    phi_alloc_failed(g->model);
+                if (!outs[i].vi && !(outs[i].vi = ir_value_info_new(c.out[i])))
+                    ir_alloc_failed(g->model);
             }
             for (size_t k = 0; k < g->n_outputs; k++) {
                 g->outputs[k].value->n_output_refs--;
-                phi_notify_uses_changed(g->outputs[k].value);
+                ir_notify_uses_changed(g->outputs[k].value);
                 if (g->outputs[k].vi)
                     protobuf_c_message_free_unpacked(&g->outputs[k].vi->base, NULL);
             }
@@ -267,13 +263,13 @@ PH_API int ph_graph_extract(ph_graph *g, const char *const *inputs, size_t n_inp
             g->n_outputs = g->cap_outputs = n_outputs;
             for (size_t i = 0; i < n_outputs; i++) {
                 c.out[i]->n_output_refs++;
-                phi_notify_uses_changed(c.out[i]);
+                ir_notify_uses_changed(c.out[i]);
             }
             g->model->init_version++;
             ph_graph_remove_dead(g);
             for (size_t i = 0; i < n_dropped; i++)
                 if (!dropped[i]->n_uses)
-                    phi_value_bury(dropped[i]);
+                    ir_value_bury(dropped[i]);
         }
     }
     for (size_t i = 0; i < n_inputs; i++)

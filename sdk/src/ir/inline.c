@@ -44,8 +44,8 @@ PH_API int ph_node_inline_subgraph(ph_node *n, size_t index)
             return PH_EINVAL;
     /* room first: nothing below fails before the graph changes */
     ph_value **outs = malloc((body->n_outputs ? body->n_outputs : 1) * sizeof *outs);
-    if (!outs || phi_grow((void **)&g->inits, &g->cap_inits, g->n_inits + body->n_inits, sizeof *g->inits) ||
-        phi_grow((void **)&g->value_info, &g->cap_value_info, g->n_value_info + body->n_value_info,
+    if (!outs || ir_grow((void **)&g->inits, &g->cap_inits, g->n_inits + body->n_inits, sizeof *g->inits) ||
+        ir_grow((void **)&g->value_info, &g->cap_value_info, g->n_value_info + body->n_value_info,
                  sizeof *g->value_info)) {
         free(outs);
         return PH_ENOMEM;
@@ -69,11 +69,11 @@ PH_API int ph_node_inline_subgraph(ph_node *n, size_t index)
     body->n_value_info = 0;
     for (ph_node *k = body->first, *next; k; k = next) {
         next = k->next;
-        phi_node_move(k, g, n);
-        if (phi_node_name_count(g->model, k->proto->name) > 1) {
+        ir_node_move(k, g, n);
+        if (ir_node_name_count(g->model, k->proto->name) > 1) {
             const char *name = ph_graph_unique_name(g, k->proto->name);
             if (!name || ph_node_set_name(k, name))
-                phi_alloc_failed(g->model); /* a duplicate node name is still a valid model */
+                ir_alloc_failed(g->model); /* a duplicate node name is still a valid model */
         }
     }
     /* the body's output slots let go of their values */
@@ -81,7 +81,7 @@ PH_API int ph_node_inline_subgraph(ph_node *n, size_t index)
         outs[i] = body->outputs[i].value;
         outs[i]->n_output_refs--;
         protobuf_c_message_free_unpacked(&body->outputs[i].vi->base, NULL);
-        phi_notify_uses_changed(outs[i]);
+        ir_notify_uses_changed(outs[i]);
     }
     size_t n_outs = body->n_outputs;
     body->n_outputs = 0;

@@ -3,7 +3,7 @@
  * ONNX requires a graph's nodes in topological order, yet converters do
  * not always keep to it (an fp16 converter that appends its Cast nodes at
  * the end of the list), and ONNX Runtime sorts such a list itself.  The
- * loader (load.c / model.c) calls phi_model_sort_loaded once the graph is
+ * loader (load.c) calls onnx_model_sort_loaded once the graph is
  * built and before it is verified: a list that is acyclic but out of order
  * is sorted (stable: nodes already in order keep their places) and the
  * model remembers how many nodes read a value listed after them
@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "internal.h"
+#include "order.h"
 
 typedef struct early {
     size_t pos;  /* mark of the node being looked at */
@@ -37,7 +37,7 @@ static size_t count_early_readers(const ph_graph *g)
         n->mark = ++pos;
     for (ph_node *n = g->first; n; n = n->next) {
         early e = {.pos = n->mark, .late = 0};
-        phi_node_deps(n, g, note_late, &e);
+        ir_node_deps(n, g, note_late, &e);
         count += (size_t)e.late;
     }
     for (ph_node *n = g->first; n; n = n->next)
@@ -57,7 +57,7 @@ typedef struct dep_list {
 static void add_dep(ph_node *dep, void *ctx)
 {
     dep_list *l = ctx;
-    if (phi_grow((void **)&l->d, &l->cap, l->n + 1, sizeof *l->d)) {
+    if (ir_grow((void **)&l->d, &l->cap, l->n + 1, sizeof *l->d)) {
         l->oom = 1;
         return;
     }
@@ -85,13 +85,13 @@ static int find_cycle(const ph_graph *g, ph_node **from, ph_node **to)
     for (ph_node *root = g->first; root && !*from && !rc; root = root->next) {
         for (ph_node *push = root->mark ? NULL : root; push || nf;) {
             if (push) {
-                if (phi_grow((void **)&frames, &capf, nf + 1, sizeof *frames)) {
+                if (ir_grow((void **)&frames, &capf, nf + 1, sizeof *frames)) {
                     rc = PH_ENOMEM;
                     break;
                 }
                 frames[nf] = (frame){push, {0}, 0};
                 push->mark = 1;
-                phi_node_deps(push, g, add_dep, &frames[nf].deps);
+                ir_node_deps(push, g, add_dep, &frames[nf].deps);
                 nf++;
                 push = NULL;
             }
@@ -161,7 +161,7 @@ static int cycle_error(const ph_graph *g, ph_error *err)
     return 0;
 }
 
-int phi_model_sort_loaded(ph_model *m, ph_error *err)
+int onnx_model_sort_loaded(ph_model *m, ph_error *err)
 {
     m->load_reordered = count_early_readers(m->graph);
     if (!m->load_reordered)
