@@ -1,0 +1,58 @@
+/* tests/support/passcase.h - pass tests on the public harness
+ * (passhost/testing.h): a case is a graph as text, the rewrites expected
+ * and the result as a pattern (NULL: untouched), checked by ph_test_case
+ * (numeric check with the error budget of --verify, bit for bit for exact
+ * passes).
+ *
+ *     static const ph_pass_desc *pass;   // PASS_FIXTURE("eliminate_identity")
+ *     PC_CASE("x: float[2,3]; i = Identity(x); y = Relu(i); return y", 1, "y = Relu(x)");
+ *
+ * Failures are Check assertions, so these are for use inside a Check test. */
+#ifndef PASSHOST_TESTS_PASSCASE_H
+#define PASSHOST_TESTS_PASSCASE_H
+
+#include <check.h>
+#include <stdio.h>
+
+#include "passhost/passhost.h"
+#include "passhost/testing.h"
+
+/* The loaded plugin and its descriptor, for the cases of one test file. */
+static ph_test_pass *pc_plugin;
+static const ph_pass_desc *pass;
+
+/* Load PH_BUILD_DIR/plugins/NAME.so (asserting success). */
+static inline void pc_load(const char *name)
+{
+    char path[4096];
+    ph_error err = {0};
+    snprintf(path, sizeof path, "%s/plugins/%s.so", PH_BUILD_DIR, name);
+    int rc = ph_test_load_pass(path, name, &pc_plugin, &err);
+    ck_assert_msg(rc == 0, "loading %s: %s", path, err.message);
+    pass = ph_test_pass_desc(pc_plugin);
+}
+
+static inline void pc_unload(void)
+{
+    ph_test_pass_free(pc_plugin);
+    pc_plugin = NULL;
+    pass = NULL;
+}
+
+/* setup/teardown of a TCase whose tests run the pass NAME. */
+#define PASS_FIXTURE(name)                                                                         \
+    static void setup(void) { pc_load(name); }                                                     \
+    static void teardown(void) { pc_unload(); }
+
+/* One case with options (NULL: defaults). */
+#define PC_CASE_OPTS(opts, graph, rewrites, expect)                                                \
+    do {                                                                                           \
+        ph_error pc_err_ = {0};                                                                    \
+        int pc_rc_ = ph_test_case(pass, graph, opts, rewrites, expect, &pc_err_);                  \
+        ck_assert_msg(pc_rc_ == 0, "%s", pc_err_.message);                                         \
+    } while (0)
+#define PC_CASE(graph, rewrites, expect) PC_CASE_OPTS(NULL, graph, rewrites, expect)
+/* The pass leaves the graph as it is. */
+#define PC_UNTOUCHED(graph) PC_CASE_OPTS(NULL, graph, 0, NULL)
+
+#endif
