@@ -74,6 +74,8 @@ static const struct {
     int unchecked;
 } alone[] = {
     {"the channel axis too", "x: float[1,2,3,3]\ny = ReduceMean(x) {axes=[1,2,3]}\nn = Neg(y)\nreturn n", 0},
+    {"the channel axis and W (as many axes as spatial ones)",
+     "x: float[1,2,3,3]\ny = ReduceMean(x) {axes=[1,3]}\nn = Neg(y)\nreturn n", 0},
     {"W only", "x: float[1,2,3,3]\ny = ReduceMean(x) {axes=[3]}\nn = Neg(y)\nreturn n", 0},
     {"rank unknown", "x: float[*]\ny = ReduceMean(x) {axes=[2,3]}\nn = Neg(y)\nreturn n", 1},
     {"3-D with D unknown", "x: float[1,2,?]\ny = ReduceMean(x) {axes=[2]}\nn = Neg(y)\nreturn n", 0},
