@@ -146,26 +146,18 @@ END_TEST
 /* The text has no subgraphs: the If is built with the IR calls. */
 START_TEST(inside_an_if_branch)
 {
-    ph_error err = {0};
-    ph_model *m = ph_test_model_text("x: float[1,4,5,5]; cond: bool[]\ny = If(cond)\nreturn y", &err);
-    ck_assert_msg(m != NULL, "%s", err.message);
-    ph_graph *g = ph_model_graph(m);
-    ph_node *iff = ph_value_producer(ph_graph_output(g, 0));
-    ph_value *x = ph_graph_find_value(g, "x");
-    for (int branch = 0; branch < 2; branch++) {
-        ph_graph *b = ph_node_add_subgraph(iff, branch ? "else_branch" : "then_branch");
-        ph_value *in[3] = {x, tk_init(b, "w", 4, TK_I64(4, 2, 3, 3), 3), tk_init(b, "b", 1, TK_I64(4), 4)};
-        ph_node *c = tk_node(b, "Conv", branch ? 2 : 3, in);
+    ph_graph *body[2];
+    ph_model *m = pc_if_model("x: float[1,4,5,5]; cond: bool[]\ny = If(cond)\nreturn y", &body[0], &body[1]);
+    ph_value *x = ph_graph_find_value(ph_model_graph(m), "x");
+    for (int i = 0; i < 2; i++) { /* with a bias, without */
+        ph_value *in[3] = {x, tk_init(body[i], "w", 4, TK_I64(4, 2, 3, 3), 3), tk_init(body[i], "b", 1, TK_I64(4), 4)};
+        ph_node *c = tk_node(body[i], "Conv", i ? 2 : 3, in);
         ck_assert_int_eq(ph_node_set_attr_int(c, "group", 2), 0);
-        tk_output(b, ph_node_output(c, 0));
+        tk_output(body[i], ph_node_output(c, 0));
     }
-    ph_test_options o = {.max_iterations = 4};
-    int rc = ph_test_run(pass, m, &o, NULL, &err); /* the evaluator has no If: structure only */
-    ck_assert_msg(rc == 2, "%d: %s", rc, err.message);
-    ck_assert_msg(ph_test_graph_is(ph_node_subgraph(iff, 0), split_result_2d(2, 2, 1, 1), &err) == 0, "%s",
-                  err.message);
-    ck_assert_msg(ph_test_graph_is(ph_node_subgraph(iff, 1), split_result_2d(2, 2, 0, 1), &err) == 0, "%s",
-                  err.message);
+    pc_run_structure(m, 2); /* the evaluator has no If: structure only */
+    PC_GRAPH_IS(body[0], split_result_2d(2, 2, 1, 1));
+    PC_GRAPH_IS(body[1], split_result_2d(2, 2, 0, 1));
     ph_model_free(m);
 }
 END_TEST

@@ -76,23 +76,17 @@ END_TEST
 /* The text has no subgraphs: the If is built with the IR calls. */
 START_TEST(inside_an_if_branch)
 {
-    ph_error err = {0};
-    ph_model *m = ph_test_model_text("x: float[1,6]; cond: bool[]\ny = If(cond)\nreturn y", &err);
-    ck_assert_msg(m != NULL, "%s", err.message);
+    ph_graph *then_g, *else_g;
+    ph_model *m = pc_if_model("x: float[1,6]; cond: bool[]\ny = If(cond)\nreturn y", &then_g, &else_g);
     ph_graph *g = ph_model_graph(m);
-    ph_node *iff = ph_value_producer(ph_graph_output(g, 0));
     ph_value *x = ph_graph_find_value(g, "x");
-    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
     ph_value *in_t[2] = {x, tk_ints(then_g, "axes", 1, TK_I64(0))};
     tk_output(then_g, ph_node_output(tk_node(then_g, "Squeeze", 2, in_t), 0));
     ph_value *in_e[2] = {x, tk_ints(else_g, "axes", 1, TK_I64(0))};
     tk_output(else_g, tk_op1(else_g, "Neg", ph_node_output(tk_node(else_g, "Squeeze", 2, in_e), 0)));
-    ph_test_options o = {.max_iterations = 4};
-    int rc = ph_test_run(pass, m, &o, NULL, &err); /* the evaluator has no If: structure only */
-    ck_assert_msg(rc == 2, "%d: %s", rc, err.message);
-    ck_assert_int_eq(ph_test_graph_is(then_g, "y = Reshape(x, _:const)", &err), 0);
-    ck_assert_int_eq(ph_test_graph_is(else_g, "s = Reshape(x, _:const)\ny = Neg(s)", &err), 0);
+    pc_run_structure(m, 2); /* the evaluator has no If: structure only */
+    PC_GRAPH_IS(then_g, "y = Reshape(x, _:const)");
+    PC_GRAPH_IS(else_g, "s = Reshape(x, _:const)\ny = Neg(s)");
     ph_model_free(m);
 }
 END_TEST

@@ -39,6 +39,39 @@ static inline void pc_unload(void)
     pass = NULL;
 }
 
+/* A model from `text` whose output y is produced by an If (written
+ * "y = If(cond)" in the text), with two empty bodies for the caller to fill
+ * with the IR calls (the text has no subgraphs).  Caller frees. */
+static inline ph_model *pc_if_model(const char *text, ph_graph **then_g, ph_graph **else_g)
+{
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text(text, &err);
+    ck_assert_msg(m != NULL, "%s", err.message);
+    ph_node *iff = ph_value_producer(ph_graph_output(ph_model_graph(m), 0));
+    ck_assert_int_eq(ph_node_op(iff), PH_OP_If);
+    *then_g = ph_node_add_subgraph(iff, "then_branch");
+    *else_g = ph_node_add_subgraph(iff, "else_branch");
+    ck_assert(*then_g && *else_g);
+    return m;
+}
+
+/* Run the pass to a fixpoint without the numeric check (the evaluator has
+ * no If), asserting `rewrites`. */
+static inline void pc_run_structure(ph_model *m, int rewrites)
+{
+    ph_error err = {0};
+    ph_test_options o = {.max_iterations = 4};
+    int rc = ph_test_run(pass, m, &o, NULL, &err);
+    ck_assert_msg(rc == rewrites, "%d rewrites, expected %d: %s", rc, rewrites, err.message);
+}
+
+/* Assert that g is as the patterns `expect` say (ph_test_graph_is). */
+#define PC_GRAPH_IS(g, expect)                                                                     \
+    do {                                                                                           \
+        ph_error pc_err_ = {0};                                                                    \
+        ck_assert_msg(ph_test_graph_is(g, expect, &pc_err_) == 0, "%s", pc_err_.message);          \
+    } while (0)
+
 /* setup/teardown of a TCase whose tests run the pass NAME. */
 #define PASS_FIXTURE(name)                                                                         \
     static void setup(void) { pc_load(name); }                                                     \

@@ -12,6 +12,7 @@
 
 #include "passhost/passhost.h"
 #include "passhost/testing.h"
+#include "testing_internal.h"
 
 /* ------------------------------------------------------------- the reader */
 
@@ -162,15 +163,6 @@ static int dtype_of(const char *name)
     return -1;
 }
 
-/* splitmix64, as ph_test_random_inputs. */
-static uint64_t rnd(uint64_t *state)
-{
-    uint64_t z = (*state += 0x9E3779B97F4A7C15ull);
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
-
 /* NAME ':' ['const'] DTYPE '[' dims ']' ['=' '[' values ']']: a graph input,
  * or an initializer (random values in [-1, 1) for 'const', or the values
  * given; one value fills the tensor). */
@@ -261,9 +253,7 @@ static int declaration(reader *r, const char *name)
     }
     uint64_t state = r->seed++ * 0x100000001B3ull;
     for (int64_t k = 0; k < numel; k++)
-        all[k] = given ? vals[nv == 1 ? 0 : k]
-                       : (ph_dtype_is_float(dt) ? (double)(rnd(&state) >> 40) / 8388608.0 - 1.0
-                                                : (double)(rnd(&state) % 4));
+        all[k] = given ? vals[nv == 1 ? 0 : k] : test_random_value(dt, &state);
     free(vals);
     ph_tensor *t = ph_tensor_from_f64(dt, (size_t)rank, dims, all);
     free(all);

@@ -9,6 +9,7 @@
 
 #include "passhost/passhost.h"
 #include "passhost/testing.h"
+#include "testing_internal.h"
 
 /* Every field of ABI 1.0, up to and including run, must be there. */
 #define DESC_MIN_SIZE (offsetof(ph_pass_desc, run) + sizeof(((ph_pass_desc *)0)->run))
@@ -285,7 +286,7 @@ static uint64_t rnd(uint64_t *state)
 }
 
 /* A random value for dtype dt, exactly representable in it. */
-static double rnd_value(int dt, uint64_t *state)
+double test_random_value(int dt, uint64_t *state)
 {
     uint64_t r = rnd(state);
     switch (dt) {
@@ -334,7 +335,7 @@ static int random_input(const ph_value *v, uint64_t state, int64_t size, ph_tens
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     }
     for (size_t k = 0; k < count; k++)
-        vals[k] = rnd_value(dt, &state);
+        vals[k] = test_random_value(dt, &state);
     *out = ph_tensor_from_f64(dt, (size_t)rank, dims, vals);
     free(vals);
     free(dims);
