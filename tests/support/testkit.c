@@ -109,6 +109,41 @@ int tk_pass_run_checked(const tk_pass *p, ph_model *m, uint64_t seed)
     return tk_pass_run_eval(p, m, seed, 0, NULL);
 }
 
+void tk_assert_same_outputs(const ph_model *want, const ph_model *got, uint64_t seed)
+{
+    ph_tensor **out[2];
+    size_t n[2];
+    const ph_model *ms[2] = {want, got};
+    for (int k = 0; k < 2; k++) {
+        const ph_graph *g = ph_model_graph((ph_model *)ms[k]);
+        size_t ni = ph_graph_input_count(g);
+        ph_tensor **in = calloc(ni ? ni : 1, sizeof *in);
+        ph_error err = {0};
+        ck_assert_ptr_nonnull(in);
+        ck_assert_msg(ph_test_random_inputs(g, seed, 0, in, &err) == 0, "inputs: %s", err.message);
+        n[k] = ph_graph_output_count(g);
+        out[k] = calloc(n[k] ? n[k] : 1, sizeof *out[k]);
+        ck_assert_ptr_nonnull(out[k]);
+        ph_eval *e = NULL;
+        int rc = ph_eval_new(g, &e, &err);
+        if (!rc)
+            rc = ph_eval_run(e, (const ph_tensor *const *)in, ni, out[k], n[k], &err);
+        ck_assert_msg(rc == 0, "evaluating: %s", err.message);
+        ph_eval_free(e);
+        for (size_t i = 0; i < ni; i++)
+            ph_tensor_free(in[i]);
+        free(in);
+    }
+    ph_error err = {0};
+    int rc = ph_test_compare(out[0], n[0], out[1], n[1], PH_EXACT, NULL, NULL, &err);
+    ck_assert_msg(rc == 0, "the outputs differ: %s", err.message);
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = 0; i < n[k]; i++)
+            ph_tensor_free(out[k][i]);
+        free(out[k]);
+    }
+}
+
 void tk_assert_untouched(const tk_pass *p, ph_model *m)
 {
     ph_graph *g = ph_model_graph(m);
