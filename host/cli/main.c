@@ -12,6 +12,7 @@
  * the same function the embedding library runs (passhost/pipeline.h), so
  * the program and the library cannot drift apart.  What only a program
  * does is here: --help, --version, --inspect (inspect.h), --list-passes,
+ * --print-pipeline (pipeline_text.h),
  * the fork supervisor (supervise.h), the signal handlers (cleanup.h), `-o -`
  * and printing the one error line.
  *
@@ -22,9 +23,11 @@
  * pipeline, is printed once, and nothing is written.  See docs/config.md.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "io/cleanup.h"
 #include "cli.h"
+#include "config/pipeline_text.h"
 #include "base/exit.h"
 #include "report/inspect.h"
 #include "job.h"
@@ -56,10 +59,31 @@ static int list_passes(host_job *j)
 {
     int rc = host_job_plugins(j);
     if (!rc && j->cli.list_passes == 2)
-        host_report_passes_markdown(stdout, j->reg);
+        rc = host_report_passes_markdown(stdout, j->reg, &j->err);
     else if (!rc)
-        host_report_passes(stdout, j->reg);
+        rc = host_report_passes(stdout, j->reg, &j->err);
     return rc;
+}
+
+/* --print-pipeline: the plan as a --passes= value, quoted for a shell. */
+static int print_pipeline(host_job *j)
+{
+    int rc = host_job_plugins(j);
+    if (!rc)
+        rc = host_plan_build(&j->plan, j->cfg, j->reg, &j->err);
+    if (rc)
+        return rc;
+    char *text = host_pipeline_text(&j->plan);
+    fputs("--passes='", stdout);
+    for (const char *c = text; *c; c++) {
+        if (*c == '\'')
+            fputs("'\\''", stdout); /* ' ends the quote, \' is one, ' opens again */
+        else
+            putchar(*c);
+    }
+    fputs("'\n", stdout);
+    free(text);
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -76,7 +100,7 @@ int main(int argc, char **argv)
     j.out = host_cli_report_stream(&j.cli);
     j.tty = host_trace_terminal(j.cli.quiet);
     if (!rc) rc = host_job_configure(&j);
-    if (!rc && !j.cli.list_passes) { /* the rest runs in a worker process (supervise.h) */
+    if (!rc && !j.cli.list_passes && !j.cli.print_pipeline) { /* the rest runs in a worker (supervise.h) */
         int code = host_supervise(&j.cli, j.cfg, &j.log);
         if (code >= 0) /* the supervisor: the run is over, its messages printed */
             return finish(&j, 0), code;
@@ -84,6 +108,8 @@ int main(int argc, char **argv)
     if (!rc) host_cleanup_install(); /* temporary files go with SIGINT/SIGTERM; SIGBUS of a shrunk input */
     if (!rc && j.cli.list_passes)
         return finish(&j, list_passes(&j));
+    if (!rc && j.cli.print_pipeline)
+        return finish(&j, print_pipeline(&j));
     if (!rc) rc = host_job_run(&j);
     rc = host_job_report(&j, rc);
     if (!rc) rc = host_cli_stream_output(&j.cli, &j.err);
