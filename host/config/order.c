@@ -198,64 +198,77 @@ static int check_listed(const pipeline_file *f, int stage, const host_registry *
     return 0;
 }
 
-/* The listed order, hints and places into a topological order of idx. */
-static int sort_stage(const host_registry *reg, int stage, size_t *idx, size_t n,
-                      const long *pos, size_t n_listed, const char *file, ph_error *err)
+/* The places of the stage's passes idx[0..n): listed passes at their line,
+ * the others next to the listed pass (run or not) their hints tie them to. */
+static place *places(const host_registry *reg, const size_t *idx, size_t n, const long *pos,
+                     size_t n_listed)
 {
-    char *prec = host_xcalloc(n * n + 1, 1); /* prec[a * n + b]: a before b */
-    for (size_t a = 0; a < n; a++)
-        for (size_t b = 0; b < n; b++)
-            if (a != b)
-                prec[a * n + b] = (char)host_pass_precedes(host_registry_at(reg, idx[a])->desc,
-                                                           host_registry_at(reg, idx[b])->desc);
-    for (size_t a = 0; a < n; a++)
-        for (size_t b = 0; b < n; b++)
-            if (pos[a] >= 0 && pos[b] == pos[a] + 1)
-                prec[a * n + b] = 1; /* the file's order */
     place *pl = host_xcalloc(n + 1, sizeof *pl);
     for (size_t i = 0; i < n; i++) {
-        pl[i].name = host_registry_at(reg, idx[i])->desc->name;
+        const ph_pass_desc *d = host_registry_at(reg, idx[i])->desc;
+        pl[i].name = d->name;
         if (pos[i] >= 0) {
-            pl[i] = (place){(size_t)pos[i], 0, pl[i].name};
+            pl[i].at = (size_t)pos[i];
             continue;
         }
         long after = -1, before = -1;
         for (size_t j = 0; j < n; j++) {
             if (pos[j] < 0)
                 continue;
-            if (prec[j * n + i] && pos[j] > after)
+            const ph_pass_desc *l = host_registry_at(reg, idx[j])->desc;
+            if (host_pass_precedes(l, d) && pos[j] > after)
                 after = pos[j];
-            if (prec[i * n + j] && (before < 0 || pos[j] < before))
+            if (host_pass_precedes(d, l) && (before < 0 || pos[j] < before))
                 before = pos[j];
         }
         pl[i].at = after >= 0 ? (size_t)after : before >= 0 ? (size_t)before : n_listed;
-        pl[i].sub = after >= 0 ? 1 : before >= 0 ? -1 : 1;
+        pl[i].sub = after < 0 && before >= 0 ? -1 : 1;
     }
+    return pl;
+}
+
+/* The selected passes (sel[i]) of idx[0..n) in run order into out: the
+ * listed order and every hint among them hold; otherwise by place. */
+static int sort_stage(const host_registry *reg, int stage, const size_t *idx, size_t n,
+                      const char *sel, const long *pos, const place *pl, const char *file,
+                      size_t *out, size_t *count, ph_error *err)
+{
+    char *prec = host_xcalloc(n * n + 1, 1); /* prec[a * n + b]: a before b */
     size_t *waiting = host_xcalloc(n + 1, sizeof *waiting); /* unplaced predecessors */
-    for (size_t a = 0; a < n; a++)
-        for (size_t b = 0; b < n; b++)
+    for (size_t a = 0; a < n; a++) {
+        for (size_t b = 0; b < n && sel[a]; b++) {
+            if (a == b || !sel[b])
+                continue;
+            int listed_before = pos[a] >= 0 && pos[b] >= 0 && pos[a] < pos[b];
+            prec[a * n + b] = (char)(listed_before ||
+                                     host_pass_precedes(host_registry_at(reg, idx[a])->desc,
+                                                        host_registry_at(reg, idx[b])->desc));
             waiting[b] += (size_t)prec[a * n + b];
+        }
+    }
     char *done = host_xcalloc(n + 1, 1);
-    size_t *out = host_xcalloc(n + 1, sizeof *out);
-    size_t count = 0;
-    for (; count < n; count++) {
+    size_t wanted = 0, k = 0;
+    for (size_t i = 0; i < n; i++)
+        wanted += sel[i] != 0;
+    for (; k < wanted; k++) {
         size_t pick = n;
         for (size_t i = 0; i < n; i++)
-            if (!done[i] && waiting[i] == 0 && (pick == n || place_less(&pl[i], &pl[pick])))
+            if (sel[i] && !done[i] && waiting[i] == 0 && (pick == n || place_less(&pl[i], &pl[pick])))
                 pick = i;
         if (pick == n)
             break;
         done[pick] = 1;
-        out[count] = idx[pick];
+        out[k] = idx[pick];
         for (size_t b = 0; b < n; b++)
             waiting[b] -= (size_t)prec[pick * n + b];
     }
+    *count = k;
     int rc = 0;
-    if (count < n) {
+    if (k < wanted) {
         char names[400] = "";
         int any_listed = 0;
         for (size_t i = 0; i < n; i++) {
-            if (done[i])
+            if (!sel[i] || done[i])
                 continue;
             any_listed |= pos[i] >= 0;
             size_t len = strlen(names);
@@ -266,43 +279,69 @@ static int sort_stage(const host_registry *reg, int stage, size_t *idx, size_t n
                           "stage %s: run_after/run_before hints form a cycle among: %s%s",
                           host_stage_name(stage), names, with);
         free(with);
-    } else {
-        memcpy(idx, out, n * sizeof *idx);
     }
-    free(out);
     free(done);
     free(waiting);
-    free(pl);
     free(prec);
     return rc;
 }
 
-int host_stage_order(const host_registry *reg, int stage, size_t **out, size_t *count,
-                     ph_error *err)
+/* The loaded passes that declare stage, as registry indices (allocated). */
+static size_t *stage_passes(const host_registry *reg, int stage, size_t *n)
+{
+    size_t total = host_registry_count(reg);
+    size_t *idx = host_xcalloc(total + 1, sizeof *idx);
+    *n = 0;
+    for (size_t i = 0; i < total; i++)
+        if (host_registry_at(reg, i)->desc->stages & stage_bit(stage))
+            idx[(*n)++] = i;
+    return idx;
+}
+
+int host_stage_order(const host_registry *reg, int stage, const char *only, size_t **out,
+                     size_t *count, ph_error *err)
 {
     *out = NULL;
     *count = 0;
-    size_t total = host_registry_count(reg), n = 0;
-    size_t *idx = host_xcalloc(total + 1, sizeof *idx);
-    for (size_t i = 0; i < total; i++)
-        if (host_registry_at(reg, i)->desc->stages & stage_bit(stage))
-            idx[n++] = i;
     pipeline_file f = {0};
     const char *path = host_registry_pipeline_path(reg);
     int rc = path ? file_read(&f, path, err) : 0;
-    long *pos = host_xcalloc(n + 1, sizeof *pos);
+    size_t n = 0, *idx = NULL;
+    long *pos = NULL;
+    /* every section is checked, whichever stage is asked for */
+    for (int s = 0; s < HOST_STAGE_COUNT && !rc; s++) {
+        if (s == stage)
+            continue;
+        size_t *other = stage_passes(reg, s, &n);
+        long *other_pos = host_xcalloc(n + 1, sizeof *other_pos);
+        rc = check_listed(&f, s, reg, other, n, other_pos, err);
+        free(other_pos);
+        free(other);
+    }
+    idx = stage_passes(reg, stage, &n);
+    pos = host_xcalloc(n + 1, sizeof *pos);
+    char *sel = host_xcalloc(n + 1, 1);
+    for (size_t i = 0; i < n; i++)
+        sel[i] = !only || only[idx[i]];
+    place *pl = NULL;
+    size_t *order = host_xcalloc(n + 1, sizeof *order), k = 0;
     if (!rc)
         rc = check_listed(&f, stage, reg, idx, n, pos, err);
-    if (!rc)
-        rc = sort_stage(reg, stage, idx, n, pos, f.count[stage], path ? path : "", err);
+    if (!rc) {
+        pl = places(reg, idx, n, pos, f.count[stage]);
+        rc = sort_stage(reg, stage, idx, n, sel, pos, pl, path ? path : "", order, &k, err);
+    }
+    free(pl);
     free(pos);
+    free(sel);
+    free(idx);
     file_free(&f);
     if (rc) {
-        free(idx);
+        free(order);
         return rc;
     }
-    *out = idx;
-    *count = n;
+    *out = order;
+    *count = k;
     return 0;
 }
 
@@ -315,7 +354,7 @@ int host_catalogue_order(const host_registry *reg, size_t **out, size_t *count, 
     int rc = 0;
     for (int s = 0; s < HOST_STAGE_COUNT && !rc; s++) {
         size_t *idx, k;
-        rc = host_stage_order(reg, s, &idx, &k, err);
+        rc = host_stage_order(reg, s, NULL, &idx, &k, err);
         for (size_t i = 0; i < k; i++) {
             size_t j = 0;
             while (j < n && all[j] != idx[i])

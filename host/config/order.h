@@ -15,16 +15,16 @@
  * provides it (host_registry_pipeline_path): the folder of the built-in
  * passes, unless an earlier folder brings its own.
  *
- * The order of a stage covers every loaded pass that declares the stage,
- * whether it runs or not, so a pass's place never depends on which other
- * passes are switched on, nor on its file name:
+ * The order of a stage, over the passes that run in it:
  *   - the passes the stage's section lists, in the order listed;
  *   - a pass it does not list (a third-party pass) right after the last
  *     listed pass it must run after (its run_after, or a listed pass's
  *     run_before naming it), else right before the first listed pass it must
  *     run before, else after every listed pass; passes that land on the same
- *     spot in name order;
- *   - every run_after / run_before hint between passes of the stage holds.
+ *     spot in name order.  These places count every listed pass, run or
+ *     not, so no pass's place depends on which others are switched on, and
+ *     none on a file name;
+ *   - every run_after / run_before hint between passes that run holds.
  * Without a pipeline file every pass is unlisted: hints, then names.
  *
  * Errors: the file cannot be read, a line is no section and no pass name,
@@ -45,11 +45,12 @@
 /* The file name looked for in each plugin folder. */
 #define HOST_PIPELINE_FILE "pipeline.txt"
 
-/* The run order of stage (HOST_STAGE_*): registry indices of every loaded
- * pass that declares it, first to run first.  *out is allocated (caller
- * frees; NULL when *count is 0).  0 or an error as above. */
-int host_stage_order(const host_registry *reg, int stage, size_t **out, size_t *count,
-                     ph_error *err);
+/* The run order of stage (HOST_STAGE_*) over the loaded passes that
+ * declare it and, when only is not NULL, have only[registry index] set:
+ * their registry indices, first to run first.  *out is allocated (caller
+ * frees).  0 or an error as above. */
+int host_stage_order(const host_registry *reg, int stage, const char *only, size_t **out,
+                     size_t *count, ph_error *err);
 
 /* Every loaded pass once, in run order: the optimize stage's passes, then
  * the adapt stage's that do not run in optimize.  As host_stage_order. */

@@ -419,11 +419,10 @@ static int build_stage(host_stage_plan *sp, int stage, const host_config *cfg,
         rc = given_order(sp, stage, sc, reg, on, err);
     } else if (!rc) {
         size_t *order = NULL, count = 0;
-        rc = host_stage_order(reg, stage, &order, &count, err);
+        rc = host_stage_order(reg, stage, on, &order, &count, err);
         sp->steps = host_xcalloc(count + 1, sizeof *sp->steps);
         for (size_t k = 0; k < count; k++)
-            if (on[order[k]])
-                sp->steps[sp->count++].plugin = host_registry_at(reg, order[k]);
+            sp->steps[sp->count++].plugin = host_registry_at(reg, order[k]);
         free(order);
     }
     for (size_t i = 0; i < sp->count && !rc; i++)
