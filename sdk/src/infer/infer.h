@@ -44,16 +44,23 @@ typedef struct phi_pc {
     uint8_t k[PHI_PC_MAX];
 } phi_pc;
 
-/* What inference keeps on a value (ph_value.infer, owned). */
+/* What inference keeps on a value (ph_value.infer, owned).  The types are
+ * interned (phi_shape_intern): a graph has few distinct types, so a million
+ * values share a few hundred of them. */
 struct phi_vinfer {
+    const phi_shape *shape; /* the type, valid while ph_value.infer_fresh (never NULL then) */
+    const phi_shape *decl;  /* the type last set outside inference (model, pass, user), or NULL */
     int by_infer;    /* the value's type was written by inference */
-    phi_shape shape; /* interned copy of the type, valid while ph_value.infer_fresh */
-    phi_shape decl;  /* the type last set outside inference (model, pass, user) */
-    int has_decl;
     int pc_n;        /* partial constant entries, -1 none */
     int64_t *pc_v;
     uint8_t *pc_k;
 };
+
+/* The distinct types of a model (open addressing; each entry owned). */
+typedef struct phi_shape_table {
+    phi_shape **slots;
+    size_t cap, count;
+} phi_shape_table;
 
 /* Per-model state (ph_model.infer, owned). */
 struct phi_infer_state {
@@ -62,8 +69,13 @@ struct phi_infer_state {
     phi_map sym_ids; /* name -> id (as pointer) */
     char **sym_names;
     size_t n_syms, cap_syms;
+    phi_shape_table shapes; /* what phi_vinfer points to */
     ph_infer_stats stats;
 };
+
+/* The interned copy of s (borrowed from st until the model is freed), or
+ * NULL when out of memory. */
+const phi_shape *phi_shape_intern(struct phi_infer_state *st, const phi_shape *s);
 
 typedef struct phi_istate phi_istate;
 

@@ -95,8 +95,64 @@ static void infer_graph_freed(void *self, ph_graph *g)
     for (size_t i = 0; i < st->n_syms; i++)
         free(st->sym_names[i]);
     free(st->sym_names);
+    for (size_t i = 0; i < st->shapes.cap; i++)
+        free(st->shapes.slots[i]);
+    free(st->shapes.slots);
     free(st);
     m->infer = NULL;
+}
+
+/* ----------------------------------------------------- interned types */
+
+static uint64_t shape_hash(const phi_shape *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    h = (h ^ (uint64_t)(uint32_t)s->dtype) * 1099511628211ull;
+    h = (h ^ (uint64_t)(uint32_t)s->rank) * 1099511628211ull;
+    for (int i = 0; i < s->rank; i++)
+        h = (h ^ (uint64_t)s->d[i]) * 1099511628211ull;
+    return h ^ (h >> 29);
+}
+
+static int shapes_grow(phi_shape_table *set)
+{
+    size_t cap = set->cap ? set->cap * 2 : 64;
+    phi_shape **slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return PH_ENOMEM;
+    for (size_t i = 0; i < set->cap; i++) {
+        if (!set->slots[i])
+            continue;
+        size_t k = (size_t)shape_hash(set->slots[i]) & (cap - 1);
+        while (slots[k])
+            k = (k + 1) & (cap - 1);
+        slots[k] = set->slots[i];
+    }
+    free(set->slots);
+    set->slots = slots;
+    set->cap = cap;
+    return 0;
+}
+
+const phi_shape *phi_shape_intern(struct phi_infer_state *st, const phi_shape *s)
+{
+    phi_shape_table *set = &st->shapes;
+    if (2 * (set->count + 1) > set->cap && shapes_grow(set))
+        return NULL;
+    size_t k = (size_t)shape_hash(s) & (set->cap - 1);
+    for (; set->slots[k]; k = (k + 1) & (set->cap - 1))
+        if (phi_shape_eq(set->slots[k], s))
+            return set->slots[k];
+    phi_shape *copy = calloc(1, sizeof *copy);
+    if (!copy)
+        return NULL;
+    copy->dtype = s->dtype;
+    copy->rank = s->rank;
+    for (int i = 0; i < s->rank; i++)
+        copy->d[i] = s->d[i];
+    set->slots[k] = copy;
+    set->count++;
+    return copy;
 }
 
 static void infer_node_changed(void *self, ph_node *n) { phi_infer_touch(n); }
@@ -115,7 +171,7 @@ static int infers_alike(const ph_value *old, const ph_value *repl)
         if (!v[k]->producer || v[k]->producer->op == PH_OP_Constant || v[k]->tensor || v[k]->is_input ||
             !v[k]->infer || !v[k]->infer_fresh || v[k]->infer->pc_n >= 0)
             return 0;
-    const phi_shape *a = &old->infer->shape, *b = &repl->infer->shape;
+    const phi_shape *a = old->infer->shape, *b = repl->infer->shape;
     if (a->dtype != b->dtype || a->rank != b->rank || a->rank < 0 || a->dtype == PH_DT_UNDEFINED)
         return 0;
     for (int i = 0; i < a->rank; i++)
@@ -343,7 +399,7 @@ static struct phi_vinfer *vinfer_get(ph_value *v)
 void phi_read_type(struct phi_infer_state *st, ph_value *v, phi_shape *s)
 {
     if (v->infer && v->infer_fresh) {
-        *s = v->infer->shape;
+        *s = *v->infer->shape;
         return;
     }
     s->dtype = v->dtype;
@@ -358,10 +414,12 @@ void phi_read_type(struct phi_infer_state *st, ph_value *v, phi_shape *s)
             s->d[i] = PHI_DIM_UNK;
     }
     struct phi_vinfer *vi = vinfer_get(v);
-    if (vi) {
-        vi->shape = *s;
-        vi->decl = *s;
-        vi->has_decl = s->dtype || s->rank >= 0;
+    const phi_shape *shared = vi ? phi_shape_intern(st, s) : NULL;
+    if (vi && !shared)
+        phi_alloc_failed(v->graph ? v->graph->model : NULL);
+    if (shared) {
+        vi->shape = shared;
+        vi->decl = s->dtype || s->rank >= 0 ? shared : NULL;
         vi->by_infer = 0;
         v->infer_fresh = 1;
     }
@@ -431,9 +489,9 @@ int phi_write_type(struct phi_infer_state *st, ph_value *v, const phi_shape *sin
      * and always for graph outputs (their declared type is the interface). */
     int first = !(vi && v->infer_fresh && vi->by_infer);
     phi_shape decl = cur;
-    int declared = first ? (cur.dtype || cur.rank >= 0) : (v->n_output_refs && vi->has_decl);
-    if (!first)
-        decl = vi->decl;
+    int declared = first ? (cur.dtype || cur.rank >= 0) : (v->n_output_refs && vi->decl);
+    if (!first && vi->decl)
+        decl = *vi->decl;
     if (declared) {
         phi_shape cur_saved = cur;
         cur = decl;
@@ -471,9 +529,10 @@ int phi_write_type(struct phi_infer_state *st, ph_value *v, const phi_shape *sin
     if (!phi_shape_eq(&s, &cur) && store_type(st, v, &s))
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     vi = vinfer_get(v);
-    if (!vi || pc_store(vi, pc))
+    const phi_shape *shared = vi ? phi_shape_intern(st, &s) : NULL;
+    if (!shared || pc_store(vi, pc))
         return ph_error_set(err, PH_ENOMEM, "out of memory");
-    vi->shape = s;
+    vi->shape = shared;
     vi->by_infer = 1;
     v->infer_fresh = 1;
     st->stats.values_changed++;
