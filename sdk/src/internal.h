@@ -89,6 +89,11 @@ phi_mapping *phi_map_file(const char *path, ph_error *err);
  * messages.  NULL with err set on failure. */
 phi_mapping *phi_map_memory(const void *data, size_t size, const char *name, ph_error *err);
 void phi_unmap_file(phi_mapping *m);
+/* Let the process drop the pages of the mapping it has read (the model
+ * file, once loaded): the mapping stays valid, a page touched again is read
+ * again from the page cache.  A file mapped private and never written loses
+ * nothing (memory-loaded models are in-memory files, phi_map_memory). */
+void phi_mapping_release(const phi_mapping *m);
 
 /* ---------------------------------------------------------------- tensor */
 

@@ -164,14 +164,17 @@ static int map_rehash(phi_map *m, size_t ncap)
     return 0;
 }
 
-/* Room for one more key: at most half full (tombstones count), so probe
- * runs stay short; about a quarter full after growing. */
+/* Room for one more key: at most three quarters full (tombstones count);
+ * at most half full after growing.  Every slot holds its key's hash, so a
+ * probe compares strings only on a hash match and the longer runs of a
+ * fuller table cost little; a million names take 2^21 slots (48 MB), not
+ * 2^22. */
 static int map_reserve(phi_map *m)
 {
-    if ((m->used + 1) * 2 < m->cap)
+    if ((m->used + 1) * 4 < m->cap * 3)
         return 0;
     size_t ncap = m->cap ? m->cap : 16;
-    while ((m->count + 1) * 3 >= ncap)
+    while ((m->count + 1) * 2 >= ncap)
         ncap *= 2;
     return map_rehash(m, ncap);
 }
@@ -350,6 +353,12 @@ phi_mapping *phi_map_memory(const void *data, size_t size, const char *name, ph_
         left -= (size_t)k;
     }
     return map_fd(fd, name, err);
+}
+
+void phi_mapping_release(const phi_mapping *m)
+{
+    if (m && m->data && m->size)
+        madvise((void *)m->data, m->size, MADV_DONTNEED);
 }
 
 void phi_unmap_file(phi_mapping *m)

@@ -791,6 +791,10 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
      * of the whole graph, is not needed. */
     if (!rc && !m->loaded_bodies)
         m->order_dirty = 0;
+    /* What the IR needs of the file is in the IR, but for the weights, read
+     * in place when used: the file's pages need not stay in the process. */
+    if (!rc)
+        phi_mapping_release(map);
     if (rc) {
         ph_model_free(m);
         if (err && !strstr(err->message, path)) {
