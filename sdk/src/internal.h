@@ -202,7 +202,7 @@ struct ph_value {
     int dtype;
     int rank;
     int64_t *dims;     /* owned, rank entries */
-    char **dim_params; /* owned, rank entries (NULL each when none) */
+    char **dim_params; /* rank entries (NULL each when none; each owned), in the block of dims */
     ph_value *grave_next;
     /* shape inference (infer_core.c) */
     struct phi_vinfer *infer; /* owned: cached interned type + partial constant */

@@ -13,8 +13,14 @@
 
 int phi_add_use(ph_value *v, ph_node *n, uint32_t index)
 {
-    if (phi_grow((void **)&v->uses, &v->cap_uses, v->n_uses + 1, sizeof *v->uses))
-        return PH_ENOMEM;
+    if (v->n_uses == v->cap_uses) { /* most values have one reader: 1, 2, 4, ... */
+        size_t cap = v->cap_uses ? 2 * v->cap_uses : 1;
+        phi_use *uses = realloc(v->uses, cap * sizeof *uses);
+        if (!uses)
+            return PH_ENOMEM;
+        v->uses = uses;
+        v->cap_uses = cap;
+    }
     v->uses[v->n_uses] = (phi_use){n, index};
     n->use_pos[index] = (uint32_t)v->n_uses;
     v->n_uses++;
@@ -75,11 +81,24 @@ static void value_clear_type(ph_value *v)
 {
     for (int i = 0; i < v->rank; i++)
         free(v->dim_params ? v->dim_params[i] : NULL);
-    free(v->dim_params);
-    free(v->dims);
+    free(v->dims); /* dim_params lives in the same block */
     v->dim_params = NULL;
     v->dims = NULL;
     v->rank = -1;
+}
+
+/* Room for rank r: dims and dim_params (zeroed) in one block. */
+static int value_alloc_dims(ph_value *v, size_t r)
+{
+    size_t n = r ? r : 1;
+    void *block = calloc(n, sizeof *v->dims + sizeof *v->dim_params);
+    if (!block) {
+        phi_alloc_failed(v->graph ? v->graph->model : NULL);
+        return PH_ENOMEM;
+    }
+    v->dims = block;
+    v->dim_params = (char **)(v->dims + n);
+    return 0;
 }
 
 /* m: the model v belonged to (v's graph may be gone already) */
@@ -113,16 +132,8 @@ void phi_value_parse_type(ph_value *v, const Onnx__TypeProto *tp)
     if (!tt->shape)
         return;
     size_t r = tt->shape->n_dim;
-    v->dims = malloc((r ? r : 1) * sizeof *v->dims);
-    v->dim_params = calloc(r ? r : 1, sizeof *v->dim_params);
-    if (!v->dims || !v->dim_params) {
-        free(v->dims);
-        free(v->dim_params);
-        v->dims = NULL;
-        v->dim_params = NULL;
-        phi_alloc_failed(v->graph ? v->graph->model : NULL);
+    if (value_alloc_dims(v, r))
         return;
-    }
     v->rank = (int)r;
     for (size_t i = 0; i < r; i++) {
         const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
@@ -1176,16 +1187,8 @@ PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *di
     if (rank < 0)
         return 0;
     size_t r = (size_t)rank;
-    v->dims = malloc((r ? r : 1) * sizeof *v->dims);
-    v->dim_params = calloc(r ? r : 1, sizeof *v->dim_params);
-    if (!v->dims || !v->dim_params) {
-        free(v->dims);
-        free(v->dim_params);
-        v->dims = NULL;
-        v->dim_params = NULL;
-        phi_alloc_failed(v->graph ? v->graph->model : NULL);
+    if (value_alloc_dims(v, r))
         return PH_ENOMEM;
-    }
     for (size_t i = 0; i < r; i++)
         v->dims[i] = dims && dims[i] >= 0 ? dims[i] : -1;
     v->rank = rank;
