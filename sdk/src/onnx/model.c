@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "wire.h"
 
 ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err);
 
@@ -46,71 +47,6 @@ static int wbuf_varint(wbuf *b, uint64_t v)
     return wbuf_put(b, tmp, k);
 }
 
-typedef struct wire_field {
-    uint32_t num;
-    int type;
-    const uint8_t *start;   /* the tag */
-    const uint8_t *payload; /* for length-delimited fields */
-    size_t len;
-    const uint8_t *end;     /* one past the field */
-} wire_field;
-
-static int read_varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (*p >= end)
-            return -1;
-        uint8_t c = *(*p)++;
-        v |= (uint64_t)(c & 0x7f) << shift;
-        if (!(c & 0x80)) {
-            *out = v;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* Read one field at *p; 0, or -1 when truncated or malformed. */
-static int next_field(const uint8_t **p, const uint8_t *end, wire_field *f)
-{
-    uint64_t tag, v;
-    f->start = *p;
-    if (read_varint(p, end, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
-        return -1;
-    f->num = (uint32_t)(tag >> 3);
-    f->type = (int)(tag & 7);
-    f->payload = NULL;
-    f->len = 0;
-    switch (f->type) {
-    case 0:
-        if (read_varint(p, end, &v))
-            return -1;
-        break;
-    case 1:
-        if ((size_t)(end - *p) < 8)
-            return -1;
-        *p += 8;
-        break;
-    case 5:
-        if ((size_t)(end - *p) < 4)
-            return -1;
-        *p += 4;
-        break;
-    case 2:
-        if (read_varint(p, end, &v) || v > (uint64_t)(end - *p))
-            return -1;
-        f->payload = *p;
-        f->len = (size_t)v;
-        *p += v;
-        break;
-    default: /* groups (3, 4) are not used by ONNX; 6 and 7 do not exist */
-        return -1;
-    }
-    f->end = *p;
-    return 0;
-}
-
 typedef struct raw_ref {
     const uint8_t *data;
     size_t len;
@@ -132,14 +68,14 @@ static int skel_error(ph_error *err, const char *path, const skeleton *s, const 
 }
 
 /* Copy a TensorProto without its raw_data, remembering where raw_data was. */
-static int skel_tensor(skeleton *s, const wire_field *tf, wbuf *out, const char *path, ph_error *err)
+static int skel_tensor(skeleton *s, const phi_wire_field *tf, wbuf *out, const char *path, ph_error *err)
 {
     const uint8_t *p = tf->payload, *end = p + tf->len;
     wbuf t = {0};
     raw_ref ref = {0};
     while (p < end) {
-        wire_field f;
-        if (next_field(&p, end, &f)) {
+        phi_wire_field f;
+        if (phi_wire_next(&p, end, &f)) {
             free(t.d);
             return skel_error(err, path, s, p);
         }
@@ -165,14 +101,14 @@ static int skel_tensor(skeleton *s, const wire_field *tf, wbuf *out, const char 
     return rc ? ph_error_set(err, PH_ENOMEM, "%s: out of memory", path) : 0;
 }
 
-static int skel_graph(skeleton *s, const wire_field *gf, wbuf *out, const char *path, ph_error *err)
+static int skel_graph(skeleton *s, const phi_wire_field *gf, wbuf *out, const char *path, ph_error *err)
 {
     const uint8_t *p = gf->payload, *end = p + gf->len;
     wbuf g = {0};
     int rc = 0;
     while (p < end && !rc) {
-        wire_field f;
-        if (next_field(&p, end, &f)) {
+        phi_wire_field f;
+        if (phi_wire_next(&p, end, &f)) {
             rc = skel_error(err, path, s, p);
             break;
         }
@@ -196,8 +132,8 @@ static int skel_model(skeleton *s, const uint8_t *data, size_t size, const char 
     int graphs = 0;
     s->base = data;
     while (p < end) {
-        wire_field f;
-        if (next_field(&p, end, &f))
+        phi_wire_field f;
+        if (phi_wire_next(&p, end, &f))
             return skel_error(err, path, s, p);
         if (f.num == 7)
             graphs++;
@@ -206,8 +142,8 @@ static int skel_model(skeleton *s, const uint8_t *data, size_t size, const char 
         return 0;
     p = data;
     while (p < end) {
-        wire_field f;
-        next_field(&p, end, &f);
+        phi_wire_field f;
+        phi_wire_next(&p, end, &f);
         int rc;
         if (f.num == 7 && f.type == 2)
             rc = skel_graph(s, &f, &s->buf, path, err);
