@@ -38,6 +38,8 @@ typedef struct phi_map {
 
 void phi_map_free(phi_map *m);
 void *phi_map_get(const phi_map *m, const char *key);
+/* The same for the key key[0, len) (not NUL-terminated; no NUL inside). */
+void *phi_map_get_mem(const phi_map *m, const char *key, size_t len);
 /* Insert or overwrite; PH_ENOMEM on failure. */
 int phi_map_put(phi_map *m, const char *key, void *val);
 /* Insert key only if absent (one probe): 0, PH_EEXIST or PH_ENOMEM. */
@@ -72,6 +74,25 @@ static inline int phi_mul_ovf(int64_t a, int64_t b, int64_t *out)
  * the non-zero dims does not fit in int64 (so every stride of such a shape
  * fits too, even when a zero dim makes the count 0). */
 int64_t phi_dims_numel(const int64_t *dims, size_t n);
+
+/* ---------------------------------------------------------------- arena */
+
+/* A model's arena (ir/arena.c): bump allocation in large blocks, freed
+ * only with the model.  The loader reads the main graph's nodes into it. */
+typedef struct phi_arena phi_arena;
+
+/* size bytes (8-byte aligned) from *ap, made on first use; NULL on OOM. */
+void *phi_arena_alloc(phi_arena **ap, size_t size);
+/* A NUL-terminated copy of s[0, len) in *ap, or NULL. */
+char *phi_arena_strndup(phi_arena **ap, const char *s, size_t len);
+/* 1 when p points into a (a may be NULL). */
+int phi_arena_owns(const phi_arena *a, const void *p);
+/* Bytes handed out (for tests and benchmarks). */
+size_t phi_arena_bytes(const phi_arena *a);
+void phi_arena_free(phi_arena *a);
+/* protobuf-c's allocator hook over *ap: messages unpacked with it live in
+ * the arena (its free does nothing). */
+ProtobufCAllocator phi_arena_allocator(phi_arena **ap);
 
 /* ------------------------------------------------------------- mappings */
 
@@ -315,6 +336,7 @@ struct ph_model {
     size_t n_nodes_total;          /* nodes of every graph reachable from the main one */
     phi_observer observers[PHI_MAX_OBSERVERS];
     int n_observers;
+    phi_arena *arena;              /* owned: nodes the loader read, value names (ir/arena.c) */
 };
 
 /* Record an allocation failure that the caller absorbs (a cache dropped,
@@ -359,10 +381,25 @@ ph_op phi_op_lookup(const char *domain, const char *op_type);
  * Names are unique in the whole model: one map serves every graph. */
 ph_value *phi_graph_value(const ph_graph *g, const char *name);
 
+/* Give n a malloc'd copy of its NodeProto when the message lies in the
+ * model's arena; every function that changes a node's message calls it
+ * first.  0 or PH_ENOMEM (n unchanged). */
+int phi_node_proto_own(ph_node *n);
+
 /* Construction used by the loader and the builders. */
 ph_graph *phi_graph_new(ph_model *m, ph_node *parent, Onnx__GraphProto *gp);
 void phi_graph_free(ph_graph *g);
 ph_value *phi_value_new(ph_graph *g, const char *name);
+/* The same with a name already in the model's arena (not copied). */
+ph_value *phi_value_new_in_arena(ph_graph *g, char *name);
+/* Used by the loaders: a node around np (taken over, or in the model's
+ * arena) with room for n_in inputs and n_out outputs (all NULL), appended
+ * to g.  NULL when out of memory (np then freed unless in the arena). */
+ph_node *phi_node_load(ph_graph *g, Onnx__NodeProto *np, size_t n_in, size_t n_out);
+/* Make output i of a loaded node, named name (name in the model's arena
+ * when in_arena, else copied).  0, or PH_EPARSE for a name already
+ * defined, PH_ENOMEM; err says which. */
+int phi_node_load_output(ph_node *n, size_t i, char *name, int in_arena, ph_error *err);
 /* Build the IR of gp (its arrays are taken over).  0 or an error. */
 int phi_graph_build(ph_graph *g, ph_error *err);
 void phi_value_parse_type(ph_value *v, const Onnx__TypeProto *tp);

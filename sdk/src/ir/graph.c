@@ -53,23 +53,30 @@ int phi_in_scope(const ph_value *v, const ph_graph *g)
 
 /* ---------------------------------------------------------------- values */
 
-ph_value *phi_value_new(ph_graph *g, const char *name)
+/* A value named name: copied, or taken as it is when in_arena (the model's
+ * arena holds it). */
+static ph_value *value_new(ph_graph *g, char *name, int in_arena)
 {
     ph_model *m = g->model;
     ph_value *v = calloc(1, sizeof *v);
-    if (!v || !(v->name = phi_strdup(name))) {
+    if (!v || !(v->name = in_arena ? name : phi_strdup(name))) {
         free(v);
         return NULL;
     }
     v->graph = g;
     v->rank = -1;
     if (phi_map_add(&m->value_names, v->name, v)) { /* taken, or out of memory */
-        free(v->name);
+        if (!in_arena)
+            free(v->name);
         free(v);
         return NULL;
     }
     return v;
 }
+
+ph_value *phi_value_new(ph_graph *g, const char *name) { return value_new(g, (char *)name, 0); }
+
+ph_value *phi_value_new_in_arena(ph_graph *g, char *name) { return value_new(g, name, 1); }
 
 ph_value *phi_graph_value(const ph_graph *g, const char *name)
 {
@@ -108,7 +115,8 @@ static void value_free(ph_model *m, ph_value *v)
     value_clear_type(v);
     ph_tensor_free(v->tensor);
     free(v->uses);
-    free(v->name);
+    if (!phi_arena_owns(m->arena, v->name))
+        free(v->name);
     free(v);
 }
 
@@ -715,7 +723,7 @@ static void node_free(ph_model *m, ph_node *n)
     free(n->outputs);
     free(n->inputs);
     free(n->use_pos);
-    if (n->proto)
+    if (n->proto && !phi_arena_owns(m->arena, n->proto))
         protobuf_c_message_free_unpacked(&n->proto->base, NULL);
     free(n);
 }
@@ -766,37 +774,54 @@ ph_op phi_op_lookup(const char *domain, const char *op_type)
     return PH_OP_UNKNOWN;
 }
 
-/* Used by the loader: a node for proto (taken over), outputs created, inputs
- * not yet resolved.  Appended to g. */
-ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err);
-ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err)
+ph_node *phi_node_load(ph_graph *g, Onnx__NodeProto *np, size_t n_in, size_t n_out)
 {
-    ph_node *n = node_alloc(np, np->n_input, np->n_output);
+    ph_node *n = node_alloc(np, n_in, n_out);
     if (!n) {
-        protobuf_c_message_free_unpacked(&np->base, NULL);
-        ph_error_set(err, PH_ENOMEM, "out of memory");
+        if (!phi_arena_owns(g->model->arena, np))
+            protobuf_c_message_free_unpacked(&np->base, NULL);
         return NULL;
     }
     n->op = phi_op_lookup(np->domain, np->op_type ? np->op_type : "");
     node_link_before(g, n, NULL);
     opidx_add(g, n);
     node_names_add(g->model, np->name);
-    n->n_outputs = np->n_output; /* NULL until made: freed with the node on failure */
+    n->n_outputs = n_out; /* NULL until made: freed with the node on failure */
+    return n;
+}
+
+int phi_node_load_output(ph_node *n, size_t i, char *name, int in_arena, ph_error *err)
+{
+    ph_graph *g = n->graph;
+    ph_value *v = value_new(g, name, in_arena);
+    if (!v) {
+        const Onnx__NodeProto *np = n->proto;
+        if (phi_map_get(&g->model->value_names, name))
+            return ph_error_set(err, PH_EPARSE, "node '%s' (%s): output '%s' is already defined (not SSA)",
+                                np->name ? np->name : "", np->op_type ? np->op_type : "", name);
+        return ph_error_set(err, PH_ENOMEM, "out of memory");
+    }
+    v->producer = n;
+    v->out_index = (uint32_t)i;
+    n->outputs[i] = v;
+    return 0;
+}
+
+/* Used by the loader: a node for proto (taken over), outputs created, inputs
+ * not yet resolved.  Appended to g. */
+ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err);
+ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err)
+{
+    ph_node *n = phi_node_load(g, np, np->n_input, np->n_output);
+    if (!n) {
+        ph_error_set(err, PH_ENOMEM, "out of memory");
+        return NULL;
+    }
     for (size_t i = 0; i < np->n_output; i++) {
-        const char *name = np->output[i];
-        if (!name[0])
+        if (!np->output[i][0])
             continue; /* omitted optional output */
-        ph_value *v = phi_value_new(g, name);
-        if (!v) {
-            if (phi_map_get(&g->model->value_names, name))
-                return ph_error_set(err, PH_EPARSE, "node '%s' (%s): output '%s' is already defined (not SSA)",
-                                    np->name ? np->name : "", np->op_type ? np->op_type : "", name), NULL;
-            ph_error_set(err, PH_ENOMEM, "out of memory");
+        if (phi_node_load_output(n, i, np->output[i], 0, err))
             return NULL;
-        }
-        v->producer = n;
-        v->out_index = (uint32_t)i;
-        n->outputs[i] = v;
     }
     return n;
 }
@@ -943,7 +968,9 @@ static int set_string(char **field, const char *s)
 
 PH_API int ph_node_set_op_type(ph_node *n, const char *op_type)
 {
-    int rc = set_string(&n->proto->op_type, op_type);
+    int rc = phi_node_proto_own(n);
+    if (!rc)
+        rc = set_string(&n->proto->op_type, op_type);
     if (!rc && !n->removed) {
         opidx_del(n->graph, n);
         n->op = phi_op_lookup(n->proto->domain, op_type);
@@ -955,12 +982,11 @@ PH_API int ph_node_set_op_type(ph_node *n, const char *op_type)
 
 PH_API int ph_node_set_domain(ph_node *n, const char *domain)
 {
-    int rc;
-    if (!domain || !*domain) {
+    int rc = phi_node_proto_own(n);
+    if (!rc && (!domain || !*domain)) {
         free(n->proto->domain);
         n->proto->domain = NULL;
-        rc = 0;
-    } else {
+    } else if (!rc) {
         rc = set_string(&n->proto->domain, domain);
     }
     if (!rc && !n->removed) {
@@ -975,6 +1001,8 @@ PH_API int ph_node_set_domain(ph_node *n, const char *domain)
 PH_API int ph_node_set_name(ph_node *n, const char *name)
 {
     ph_model *m = n->graph->model;
+    if (phi_node_proto_own(n))
+        return PH_ENOMEM;
     char *d = phi_strdup(name);
     if (!d)
         return PH_ENOMEM;

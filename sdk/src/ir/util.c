@@ -91,6 +91,26 @@ int phi_grow(void **arr, size_t *cap, size_t need, size_t elem)
 
 static const char phi_tombstone[1];
 
+static uint64_t hash_finish(uint64_t h)
+{
+    h ^= h >> 33; /* murmur3 finalizer: spread similar names over the table */
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
+}
+
+/* The hash of the first len bytes of s: hash_str of the same text. */
+static uint64_t hash_mem(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return hash_finish(h);
+}
+
 static uint64_t hash_str(const char *s)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
@@ -98,12 +118,9 @@ static uint64_t hash_str(const char *s)
         h ^= (unsigned char)*s;
         h *= 1099511628211ull;
     }
-    h ^= h >> 33; /* murmur3 finalizer: spread similar names over the table */
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    return h ^ (h >> 33);
+    return hash_finish(h);
 }
+
 
 void phi_map_free(phi_map *m)
 {
@@ -129,6 +146,21 @@ static size_t map_find(const phi_map *m, const char *key, uint64_t h, int *found
             return i;
         }
         i = (i + 1) & mask;
+    }
+}
+
+void *phi_map_get_mem(const phi_map *m, const char *key, size_t len)
+{
+    if (!m->cap)
+        return NULL;
+    uint64_t h = hash_mem(key, len);
+    for (size_t mask = m->cap - 1, i = h & mask;; i = (i + 1) & mask) {
+        const phi_map_entry *e = &m->slots[i];
+        if (!e->key)
+            return NULL;
+        if (e->key != phi_tombstone && e->hash == h && strncmp(e->key, key, len) == 0 &&
+            e->key[len] == '\0')
+            return e->val;
     }
 }
 

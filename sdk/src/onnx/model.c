@@ -2,9 +2,10 @@
  *
  * Loading never copies initializer bytes.  The file is mapped read-only and
  * walked at the protobuf wire level; a "skeleton" copy of it without the
- * raw_data fields of the main graph's initializers is handed to protobuf-c
- * (which copies every bytes field it unpacks), and each initializer then
- * points into the mapping.  External-data files are mapped the same way. */
+ * raw_data fields of the main graph's initializers and without its nodes is
+ * handed to protobuf-c (which copies every bytes field it unpacks), and
+ * each initializer then points into the mapping.  The nodes are read in
+ * place (read_nodes.c).  External-data files are mapped the same way. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -13,9 +14,8 @@
 #include <sys/stat.h>
 
 #include "internal.h"
+#include "read_nodes.h"
 #include "wire.h"
-
-ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err);
 
 /* ---------------------------------------------------------- wire format */
 
@@ -57,6 +57,8 @@ typedef struct skeleton {
     wbuf buf;
     raw_ref *refs; /* per main-graph initializer, in order */
     size_t n_refs, cap_refs;
+    phi_node_src *nodes; /* the main graph's nodes, left out of buf (read_nodes.c) */
+    size_t n_nodes, cap_nodes;
     const uint8_t *base;
 } skeleton;
 
@@ -114,6 +116,10 @@ static int skel_graph(skeleton *s, const phi_wire_field *gf, wbuf *out, const ch
         }
         if (f.num == 5 && f.type == 2)
             rc = skel_tensor(s, &f, &g, path, err);
+        else if (f.num == 1 && f.type == 2) /* a node: read in place later */
+            rc = phi_grow((void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof *s->nodes)
+                     ? ph_error_set(err, PH_ENOMEM, "%s: out of memory", path)
+                     : (s->nodes[s->n_nodes++] = (phi_node_src){f.payload, f.len, NULL, 0}, 0);
         else if (wbuf_put(&g, f.start, (size_t)(f.end - f.start)))
             rc = ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
     }
@@ -233,7 +239,7 @@ static int take_initializer(ph_graph *g, Onnx__TensorProto *tp, const raw_ref *r
     return 0; /* the data is checked once the model is built (check_tensors) */
 }
 
-static int resolve_inputs(ph_node *n, ph_error *err)
+int phi_node_resolve_inputs(ph_node *n, ph_error *err)
 {
     Onnx__NodeProto *np = n->proto;
     for (size_t i = 0; i < np->n_input; i++) {
@@ -262,7 +268,9 @@ static int resolve_inputs(ph_node *n, ph_error *err)
     return 0;
 }
 
-int phi_graph_build(ph_graph *g, ph_error *err)
+/* Build g from its proto's arrays; the nodes from src[0, n_src) when src is
+ * given (the main graph, its nodes read in place), else from the proto. */
+static int graph_build(ph_graph *g, phi_node_src *src, size_t n_src, ph_error *err)
 {
     Onnx__GraphProto *gp = g->proto;
     int rc = 0;
@@ -294,6 +302,12 @@ int phi_graph_build(ph_graph *g, ph_error *err)
     free(inits);
 
     /* nodes: outputs first (a model may list nodes out of order), then inputs */
+    if (src) {
+        if (!rc)
+            rc = phi_nodes_build(g, src, n_src, err);
+        else
+            phi_nodes_release(g->model, src, n_src);
+    }
     ph_node *first_new = NULL;
     for (i = 0; i < n_nodes && !rc; i++) {
         ph_node *n = phi_node_from_proto(g, nodes[i], err); /* owns nodes[i] even on failure */
@@ -309,7 +323,7 @@ int phi_graph_build(ph_graph *g, ph_error *err)
         protobuf_c_message_free_unpacked(&nodes[i]->base, NULL);
     free(nodes);
     for (ph_node *n = first_new; n && !rc; n = n->next)
-        rc = resolve_inputs(n, err);
+        rc = phi_node_resolve_inputs(n, err);
     for (ph_node *n = first_new; n && !rc; n = n->next)
         rc = phi_node_build_subgraphs(n, err);
 
@@ -341,6 +355,11 @@ int phi_graph_build(ph_graph *g, ph_error *err)
     if (!rc && ph_graph_toposort(g) != 0)
         rc = ph_error_set(err, PH_EPARSE, "graph '%s': the nodes form a cycle", ph_graph_name(g));
     return rc;
+}
+
+int phi_graph_build(ph_graph *g, ph_error *err)
+{
+    return graph_build(g, NULL, 0, err);
 }
 
 /* ----------------------------------------------------------- the model */
@@ -410,6 +429,7 @@ PH_API void ph_model_free(ph_model *m)
             free((char *)m->node_names.slots[i].key);
     phi_map_free(&m->node_names);
     free(m->source_path);
+    phi_arena_free(m->arena); /* last: what was freed above asked it what it owns */
     free(m);
 }
 
@@ -624,6 +644,17 @@ static int has_field_zero(const ProtobufCMessage *m)
     return 0;
 }
 
+/* The main graph's nodes (read_nodes.c), with the check has_field_zero makes
+ * of the rest of the model for those protobuf-c unpacked. */
+static int read_nodes(ph_model *m, phi_node_src *src, size_t n, ph_error *err)
+{
+    int rc = phi_nodes_read(m, src, n, err);
+    for (size_t i = 0; i < n && !rc; i++)
+        if (!src[i].in_place && has_field_zero(&src[i].np->base))
+            rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: a field numbered 0 (not valid protobuf)");
+    return rc;
+}
+
 /* Build a model from the mapping (owned from here on).  path names the
  * model in messages; dir is the folder of external data, NULL when the
  * model has no file (loaded from memory). */
@@ -638,6 +669,7 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
     if (rc) {
         free(s.buf.d);
         free(s.refs);
+        free(s.nodes);
         phi_unmap_file(map);
         return rc;
     }
@@ -651,6 +683,7 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
         if (mp)
             protobuf_c_message_free_unpacked(&mp->base, NULL);
         free(s.refs);
+        free(s.nodes);
         phi_unmap_file(map);
         return ph_error_set(err, PH_EPARSE, why, path);
     }
@@ -658,6 +691,7 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
     if (!m) {
         protobuf_c_message_free_unpacked(&mp->base, NULL);
         free(s.refs);
+        free(s.nodes);
         phi_unmap_file(map);
         return ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
     }
@@ -673,6 +707,7 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
     if (!m->graph || (dir && !m->source_path)) {
         ph_model_free(m);
         free(s.refs);
+        free(s.nodes);
         return ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
     }
     /* every initializer proto of the main graph, in order, for the refs */
@@ -680,17 +715,24 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
     if (s.buf.n && s.n_refs != n_inits) {
         ph_model_free(m);
         free(s.refs);
+        free(s.nodes);
         return ph_error_set(err, PH_EPARSE, "%s: initializer count mismatch while reading", path);
     }
     Onnx__TensorProto **init_protos = n_inits ? malloc(n_inits * sizeof *init_protos) : NULL;
     if (n_inits && !init_protos) {
         ph_model_free(m);
         free(s.refs);
+        free(s.nodes);
         return ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
     }
     if (n_inits)
         memcpy(init_protos, mp->graph->initializer, n_inits * sizeof *init_protos);
-    rc = phi_graph_build(m->graph, err);
+    rc = read_nodes(m, s.nodes, s.n_nodes, err);
+    if (!rc)
+        rc = graph_build(m->graph, s.nodes, s.n_nodes, err);
+    else
+        phi_nodes_release(m, s.nodes, s.n_nodes);
+    free(s.nodes);
     m->n_nodes_total = phi_graph_count_nodes(m->graph);
     m->order_dirty = 1; /* the file's order is checked by the first toposort */
     m->init_version++;
