@@ -12,7 +12,12 @@
  *     the model's arena (ir/arena.c), as are its name, op_type, domain and
  *     doc_string, into a NodeProto that is itself in the arena;
  *   - its attributes are unpacked by protobuf-c into the arena, through
- *     protobuf-c's allocator hook.
+ *     protobuf-c's allocator hook, once for each distinct attribute: nodes
+ *     whose attribute has the same bytes share one message (a model repeats
+ *     its kernel shapes, strides, pads and perms over and over), as nodes
+ *     share the copy of an op_type or a domain.  Sharing is safe because
+ *     nothing changes an attribute message in place: a node that changes
+ *     its attributes first gets a copy of its own (phi_node_proto_own).
  * The node the IR gets is the one protobuf-c's tree would give: the same
  * NodeProto fields, attribute messages unpacked by protobuf-c itself, the
  * same values with the same names (a name with a NUL byte in it is cut
@@ -76,22 +81,76 @@ static int node_scan(const uint8_t *p, size_t len, node_view *v)
     return 0;
 }
 
+/* ------------------------------------------------------ shared pieces */
+
+/* Byte strings of the file already read, and what was made of them: an
+ * attribute message (NULL when the reader does not take it) or a string. */
+typedef struct seen_entry {
+    const uint8_t *key; /* in the mapping; NULL: empty slot */
+    size_t len;
+    uint64_t hash;
+    void *val;
+} seen_entry;
+
+typedef struct seen_table {
+    seen_entry *slots;
+    size_t cap, count;
+} seen_table;
+
+static uint64_t bytes_hash(const uint8_t *p, size_t len)
+{
+    uint64_t h = 1469598103934665603ull ^ len;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h ^ (h >> 31);
+}
+
+/* The entry of key (val NULL and key set when new), or NULL on OOM. */
+static seen_entry *seen_get(seen_table *t, const uint8_t *key, size_t len, int *is_new)
+{
+    if (2 * (t->count + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 256;
+        seen_entry *slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            return NULL;
+        for (size_t i = 0; i < t->cap; i++) {
+            if (!t->slots[i].key)
+                continue;
+            size_t k = t->slots[i].hash & (cap - 1);
+            while (slots[k].key)
+                k = (k + 1) & (cap - 1);
+            slots[k] = t->slots[i];
+        }
+        free(t->slots);
+        t->slots = slots;
+        t->cap = cap;
+    }
+    uint64_t h = bytes_hash(key, len);
+    size_t k = h & (t->cap - 1);
+    for (; t->slots[k].key; k = (k + 1) & (t->cap - 1)) {
+        seen_entry *e = &t->slots[k];
+        if (e->hash == h && e->len == len && memcmp(e->key, key, len) == 0) {
+            *is_new = 0;
+            return e;
+        }
+    }
+    t->slots[k] = (seen_entry){key, len, h, NULL};
+    t->count++;
+    *is_new = 1;
+    return &t->slots[k];
+}
+
+typedef struct reader {
+    ph_model *m;
+    seen_table attrs;   /* attribute bytes -> message in the arena */
+    seen_table strings; /* op_type / domain bytes -> string in the arena */
+} reader;
+
 /* The C string a protobuf-c string field would hold: up to the first NUL. */
 static size_t text_len(const phi_wire_field *f)
 {
     const void *nul = memchr(f->payload, 0, f->len);
     return nul ? (size_t)((const uint8_t *)nul - f->payload) : f->len;
-}
-
-/* A string field into the arena (NULL when the field is absent). */
-static int take_string(phi_arena **arena, const node_view *v, int num, char **out)
-{
-    *out = NULL;
-    if (!(v->seen & (1u << num)))
-        return 0;
-    const phi_wire_field *f = &v->single[num];
-    *out = phi_arena_strndup(arena, (const char *)f->payload, text_len(f));
-    return *out ? 0 : PH_ENOMEM;
 }
 
 /* An attribute the IR keeps as it is: no tensor, graph, sparse tensor or
@@ -102,46 +161,85 @@ static int plain_attr(const Onnx__AttributeProto *a)
            !a->n_sparse_tensors && !a->tp && !a->n_type_protos && !a->base.n_unknown_fields;
 }
 
+/* A string field into the arena (NULL when the field is absent); with
+ * shared, one copy for every node that has the same string. */
+static int take_string(reader *r, const node_view *v, int num, int shared, char **out)
+{
+    *out = NULL;
+    if (!(v->seen & (1u << num)))
+        return 0;
+    const phi_wire_field *f = &v->single[num];
+    size_t len = text_len(f);
+    int is_new = 1;
+    seen_entry *e = shared ? seen_get(&r->strings, f->payload, len, &is_new) : NULL;
+    if (shared && !e)
+        return PH_ENOMEM;
+    if (is_new)
+        *out = phi_arena_strndup(&r->m->arena, (const char *)f->payload, len);
+    else
+        *out = e->val;
+    if (e)
+        e->val = *out;
+    return *out ? 0 : PH_ENOMEM;
+}
+
+/* The attribute message of the bytes [p, p + len), in the arena, shared
+ * by every node that has the same bytes.  0; 1 when the reader does not
+ * take it; PH_ENOMEM. */
+static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributeProto **out)
+{
+    int is_new;
+    seen_entry *e = seen_get(&r->attrs, p, len, &is_new);
+    if (!e)
+        return PH_ENOMEM;
+    if (!is_new) {
+        *out = e->val;
+        return e->val ? 0 : 1;
+    }
+    ProtobufCAllocator alloc = phi_arena_allocator(&r->m->arena);
+    Onnx__AttributeProto *a = onnx__attribute_proto__unpack(&alloc, len, p);
+    if (!a || !plain_attr(a))
+        return 1; /* protobuf-c, on the whole message, decides (or fails) */
+    if (a->has_s) { /* kept NUL-terminated, as phi_attr_normalize does */
+        uint8_t *s = phi_arena_alloc(&r->m->arena, a->s.len + 1);
+        if (!s)
+            return PH_ENOMEM;
+        if (a->s.len)
+            memcpy(s, a->s.data, a->s.len);
+        s[a->s.len] = 0;
+        a->s.data = s;
+    }
+    e->val = *out = a;
+    return 0;
+}
+
 /* The NodeProto of the message, in the arena.  0, 1 when the reader does
  * not take it, or PH_ENOMEM. */
-static int read_in_place(ph_model *m, const uint8_t *data, size_t len, Onnx__NodeProto **out)
+static int read_in_place(reader *r, const uint8_t *data, size_t len, Onnx__NodeProto **out)
 {
     node_view v;
     if (node_scan(data, len, &v))
         return 1;
+    ph_model *m = r->m;
     Onnx__NodeProto *np = phi_arena_alloc(&m->arena, sizeof *np);
     if (!np)
         return PH_ENOMEM;
     onnx__node_proto__init(np);
-    int rc = take_string(&m->arena, &v, NODE_NAME, &np->name);
+    int rc = take_string(r, &v, NODE_NAME, 0, &np->name);
     if (!rc)
-        rc = take_string(&m->arena, &v, NODE_OP_TYPE, &np->op_type);
+        rc = take_string(r, &v, NODE_OP_TYPE, 1, &np->op_type);
     if (!rc)
-        rc = take_string(&m->arena, &v, NODE_DOC_STRING, &np->doc_string);
+        rc = take_string(r, &v, NODE_DOC_STRING, 0, &np->doc_string);
     if (!rc)
-        rc = take_string(&m->arena, &v, NODE_DOMAIN, &np->domain);
+        rc = take_string(r, &v, NODE_DOMAIN, 1, &np->domain);
     if (!rc && v.n_attr && !(np->attribute = phi_arena_alloc(&m->arena, v.n_attr * sizeof *np->attribute)))
         rc = PH_ENOMEM;
-    ProtobufCAllocator alloc = phi_arena_allocator(&m->arena);
     const uint8_t *p = data, *end = data + len;
     while (!rc && p < end) {
         phi_wire_field f;
         phi_wire_next(&p, end, &f); /* node_scan read them all */
-        if (f.num != NODE_ATTRIBUTE)
-            continue;
-        Onnx__AttributeProto *a = onnx__attribute_proto__unpack(&alloc, f.len, f.payload);
-        if (!a || !plain_attr(a))
-            return 1; /* protobuf-c, on the whole message, decides (or fails) */
-        if (a->has_s) { /* kept NUL-terminated, as phi_attr_normalize does */
-            uint8_t *s = phi_arena_alloc(&m->arena, a->s.len + 1);
-            if (!s)
-                return PH_ENOMEM;
-            if (a->s.len)
-                memcpy(s, a->s.data, a->s.len);
-            s[a->s.len] = 0;
-            a->s.data = s;
-        }
-        np->attribute[np->n_attribute++] = a;
+        if (f.num == NODE_ATTRIBUTE && !(rc = take_attr(r, f.payload, f.len, &np->attribute[np->n_attribute])))
+            np->n_attribute++;
     }
     if (!rc)
         *out = np;
@@ -150,20 +248,24 @@ static int read_in_place(ph_model *m, const uint8_t *data, size_t len, Onnx__Nod
 
 int phi_nodes_read(ph_model *m, phi_node_src *src, size_t n, ph_error *err)
 {
-    for (size_t i = 0; i < n; i++) {
+    reader r = {.m = m};
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
         phi_node_src *s = &src[i];
-        int rc = read_in_place(m, s->data, s->len, &s->np);
-        if (rc == 0) {
+        int got = read_in_place(&r, s->data, s->len, &s->np);
+        if (got == 0) {
             s->in_place = 1;
-            continue;
+        } else if (got != 1) {
+            rc = ph_error_set(err, PH_ENOMEM, "out of memory");
+        } else {
+            s->np = onnx__node_proto__unpack(NULL, s->len, s->data);
+            if (!s->np)
+                rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: protobuf parse failed");
         }
-        if (rc != 1)
-            return ph_error_set(err, PH_ENOMEM, "out of memory");
-        s->np = onnx__node_proto__unpack(NULL, s->len, s->data);
-        if (!s->np)
-            return ph_error_set(err, PH_EPARSE, "not a valid ONNX model: protobuf parse failed");
     }
-    return 0;
+    free(r.attrs.slots);
+    free(r.strings.slots);
+    return rc;
 }
 
 void phi_nodes_release(const ph_model *m, phi_node_src *src, size_t n)
