@@ -223,7 +223,7 @@ struct ph_value {
     int dtype;
     int rank;
     int64_t *dims;     /* owned, rank entries */
-    char **dim_params; /* rank entries (NULL each when none; each owned), in the block of dims */
+    char **dim_params; /* owned, rank entries (NULL each when none), or NULL when no dim is symbolic */
     ph_value *grave_next;
     /* shape inference (infer_core.c) */
     struct phi_vinfer *infer; /* owned: cached interned type + partial constant */
@@ -313,7 +313,8 @@ struct ph_model {
     ph_graph *graph;
     phi_map value_names; /* every value name in every graph */
     phi_map node_names;  /* every node name (value: count of nodes, as a
-                            pointer); keys are owned copies.  Built on the
+                            pointer); keys are owned copies, or the names
+                            themselves when in the arena.  Built on the
                             first request for a new unique name */
     int node_names_ready;
     phi_mapping *mappings;

@@ -1045,7 +1045,8 @@ PH_API int ph_graph_set_input_shape(ph_graph *g, const char *input_name, int ran
             nd[i] = dims[i];
         } else {
             nd[i] = decl;
-            if (decl < 0 && v->rank >= 0 && v->dim_params[i] && !(params[i] = phi_strdup(v->dim_params[i]))) {
+            const char *param = v->rank >= 0 ? ph_value_dim_param(v, i) : NULL;
+            if (decl < 0 && param && !(params[i] = phi_strdup(param))) {
                 for (int k = 0; k < i; k++)
                     free(params[k]);
                 return ph_error_set(err, PH_ENOMEM, "out of memory");
@@ -1086,7 +1087,7 @@ static int dim_eq(const ph_value *a, int i, const ph_value *b, int j)
 {
     if (a->dims[i] >= 0 || b->dims[j] >= 0)
         return a->dims[i] == b->dims[j];
-    const char *pa = a->dim_params[i], *pb = b->dim_params[j];
+    const char *pa = ph_value_dim_param(a, i), *pb = ph_value_dim_param(b, j);
     return pa && pb && *pa && strcmp(pa, pb) == 0;
 }
 

@@ -86,26 +86,32 @@ ph_value *phi_graph_value(const ph_graph *g, const char *name)
 
 static void value_clear_type(ph_value *v)
 {
-    for (int i = 0; i < v->rank; i++)
-        free(v->dim_params ? v->dim_params[i] : NULL);
-    free(v->dims); /* dim_params lives in the same block */
+    for (int i = 0; i < v->rank && v->dim_params; i++)
+        free(v->dim_params[i]);
+    free(v->dim_params);
+    free(v->dims);
     v->dim_params = NULL;
     v->dims = NULL;
     v->rank = -1;
 }
 
-/* Room for rank r: dims and dim_params (zeroed) in one block. */
+/* Room for rank r dims (dim_params comes with the first symbolic dim). */
 static int value_alloc_dims(ph_value *v, size_t r)
 {
-    size_t n = r ? r : 1;
-    void *block = calloc(n, sizeof *v->dims + sizeof *v->dim_params);
-    if (!block) {
+    v->dims = malloc((r ? r : 1) * sizeof *v->dims);
+    if (!v->dims) {
         phi_alloc_failed(v->graph ? v->graph->model : NULL);
         return PH_ENOMEM;
     }
-    v->dims = block;
-    v->dim_params = (char **)(v->dims + n);
     return 0;
+}
+
+/* v's dim_params array (all NULL when new), or NULL when out of memory. */
+static char **value_dim_params(ph_value *v)
+{
+    if (!v->dim_params && !(v->dim_params = calloc(v->rank > 0 ? (size_t)v->rank : 1, sizeof *v->dim_params)))
+        phi_alloc_failed(v->graph ? v->graph->model : NULL);
+    return v->dim_params;
 }
 
 /* m: the model v belonged to (v's graph may be gone already) */
@@ -149,7 +155,7 @@ void phi_value_parse_type(ph_value *v, const Onnx__TypeProto *tp)
         if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
             v->dims[i] = d->dim_value;
         else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param &&
-                 !(v->dim_params[i] = phi_strdup(d->dim_param)))
+                 value_dim_params(v) && !(v->dim_params[i] = phi_strdup(d->dim_param)))
             phi_alloc_failed(v->graph ? v->graph->model : NULL);
     }
 }
@@ -189,7 +195,7 @@ Onnx__ValueInfoProto *phi_value_info_new(const ph_value *v)
             if (v->dims[i] >= 0) {
                 d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
                 d->dim_value = v->dims[i];
-            } else if (v->dim_params[i]) {
+            } else if (ph_value_dim_param(v, i)) {
                 d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
                 if (!(d->dim_param = phi_strdup(v->dim_params[i])))
                     goto fail_tree;
@@ -650,7 +656,8 @@ static void node_names_add(ph_model *m, const char *name)
         phi_alloc_failed(m); /* only unique-name generation would be less sure */
         return;
     }
-    if (created && !(e->key = phi_strdup(name))) {
+    /* the key is a copy, unless the name lies in the arena (never freed) */
+    if (created && !phi_arena_owns(m->arena, name) && !(e->key = phi_strdup(name))) {
         e->key = name;
         phi_map_remove(&m->node_names, e);
         phi_alloc_failed(m);
@@ -670,7 +677,8 @@ static void node_names_del(ph_model *m, const char *name)
         e->val = (void *)((uintptr_t)e->val - 1);
         return;
     }
-    free((char *)e->key);
+    if (!phi_arena_owns(m->arena, e->key))
+        free((char *)e->key);
     phi_map_remove(&m->node_names, e);
 }
 
@@ -1181,7 +1189,7 @@ PH_API int ph_value_replace(ph_value *old, ph_value *repl)
         if (repl->rank < 0 && old->rank >= 0) {
             ph_value_set_type(repl, old->dtype, old->rank, old->dims);
             for (int i = 0; i < old->rank; i++)
-                if (old->dim_params[i])
+                if (ph_value_dim_param(old, i))
                     ph_value_set_dim_param(repl, i, old->dim_params[i]);
         } else if (!repl->dtype) {
             repl->dtype = old->dtype;
@@ -1202,7 +1210,7 @@ PH_API const char *ph_value_dim_param(const ph_value *v, int i)
 {
     if (i < 0)
         i += v->rank;
-    return i >= 0 && i < v->rank ? v->dim_params[i] : NULL;
+    return i >= 0 && i < v->rank && v->dim_params ? v->dim_params[i] : NULL;
 }
 
 PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *dims)
@@ -1228,12 +1236,15 @@ PH_API int ph_value_set_dim_param(ph_value *v, int i, const char *param)
     if (i < 0 || i >= v->rank)
         return PH_EINVAL;
     char *d = param ? phi_strdup(param) : NULL;
-    if (param && !d) {
+    if ((param && !d) || (param && !value_dim_params(v))) {
+        free(d);
         phi_alloc_failed(v->graph ? v->graph->model : NULL); /* callers may go on without it */
         return PH_ENOMEM;
     }
-    free(v->dim_params[i]);
-    v->dim_params[i] = d;
+    if (v->dim_params) { /* none to clear when no dim is symbolic */
+        free(v->dim_params[i]);
+        v->dim_params[i] = d;
+    }
     v->type_dirty = 1;
     v->infer_fresh = 0;
     phi_notify_type_changed(v);

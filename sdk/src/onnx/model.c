@@ -424,8 +424,9 @@ PH_API void ph_model_free(ph_model *m)
         free(m->strings[i]);
     free(m->strings);
     phi_map_free(&m->value_names);
-    for (size_t i = 0; i < m->node_names.cap; i++) /* owned keys */
-        if (m->node_names.slots[i].key && m->node_names.slots[i].val)
+    for (size_t i = 0; i < m->node_names.cap; i++) /* owned keys, but for the arena's */
+        if (m->node_names.slots[i].key && m->node_names.slots[i].val &&
+            !phi_arena_owns(m->arena, m->node_names.slots[i].key))
             free((char *)m->node_names.slots[i].key);
     phi_map_free(&m->node_names);
     free(m->source_path);
