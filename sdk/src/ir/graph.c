@@ -714,6 +714,12 @@ static void graph_drop_all_uses(ph_graph *g)
     }
 }
 
+/* The inputs (and use_pos) still in the node's own block. */
+static int node_inputs_inline(const ph_node *n)
+{
+    return (const void *)n->inputs == (const void *)(n + 1);
+}
+
 /* m: the model n belonged to.  A removed node is freed at collection, when
  * the body it was in may be gone with its If/Loop/Scan: never read n->graph. */
 static void node_free(ph_model *m, ph_node *n)
@@ -728,32 +734,31 @@ static void node_free(ph_model *m, ph_node *n)
             value_free(m, n->outputs[i]);
     free(n->subgraphs);
     free(n->attr_tensors);
-    free(n->outputs);
-    free(n->inputs);
-    free(n->use_pos);
+    if (!node_inputs_inline(n)) { /* outputs always are */
+        free(n->inputs);
+        free(n->use_pos);
+    }
     if (n->proto && !phi_arena_owns(m->arena, n->proto))
         protobuf_c_message_free_unpacked(&n->proto->base, NULL);
     free(n);
 }
 
-/* Allocate a node around proto (taken over) with room for n_in inputs. */
+/* Allocate a node around proto (taken over) with room for n_in inputs and
+ * n_out outputs.  The arrays come in the node's own block (inputs, outputs,
+ * use_pos, after the struct): one allocation a node.  Only the inputs can
+ * grow; they then move to blocks of their own (node_reserve_inputs). */
 static ph_node *node_alloc(Onnx__NodeProto *proto, size_t n_in, size_t n_out)
 {
-    ph_node *n = calloc(1, sizeof *n);
+    size_t cap_in = n_in ? n_in : 1, cap_out = n_out ? n_out : 1;
+    ph_node *n = calloc(1, sizeof *n + cap_in * sizeof *n->inputs + cap_out * sizeof *n->outputs +
+                               cap_in * sizeof *n->use_pos);
     if (!n)
         return NULL;
     n->proto = proto;
-    n->cap_inputs = n_in ? n_in : 1;
-    n->inputs = calloc(n->cap_inputs, sizeof *n->inputs);
-    n->use_pos = calloc(n->cap_inputs, sizeof *n->use_pos);
-    n->outputs = calloc(n_out ? n_out : 1, sizeof *n->outputs);
-    if (!n->inputs || !n->use_pos || !n->outputs) {
-        free(n->inputs);
-        free(n->use_pos);
-        free(n->outputs);
-        free(n);
-        return NULL;
-    }
+    n->cap_inputs = cap_in;
+    n->inputs = (ph_value **)(n + 1);
+    n->outputs = n->inputs + cap_in;
+    n->use_pos = (uint32_t *)(n->outputs + cap_out);
     return n;
 }
 
@@ -1037,8 +1042,27 @@ static int node_reserve_inputs(ph_node *n, size_t need)
     if (need <= n->cap_inputs)
         return 0;
     size_t cap = n->cap_inputs;
-    if (phi_grow((void **)&n->inputs, &cap, need, sizeof *n->inputs))
+    while (cap < need)
+        cap *= 2;
+    if (node_inputs_inline(n)) { /* out of the node's block */
+        ph_value **in = malloc(cap * sizeof *in);
+        uint32_t *pos = malloc(cap * sizeof *pos);
+        if (!in || !pos) {
+            free(in);
+            free(pos);
+            return PH_ENOMEM;
+        }
+        memcpy(in, n->inputs, n->n_inputs * sizeof *in);
+        memcpy(pos, n->use_pos, n->n_inputs * sizeof *pos);
+        n->inputs = in;
+        n->use_pos = pos;
+        n->cap_inputs = cap;
+        return 0;
+    }
+    ph_value **in = realloc(n->inputs, cap * sizeof *in);
+    if (!in)
         return PH_ENOMEM;
+    n->inputs = in;
     uint32_t *p = realloc(n->use_pos, cap * sizeof *p);
     if (!p)
         return PH_ENOMEM;

@@ -119,7 +119,7 @@ static int skel_graph(skeleton *s, const phi_wire_field *gf, wbuf *out, const ch
         else if (f.num == 1 && f.type == 2) /* a node: read in place later */
             rc = phi_grow((void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof *s->nodes)
                      ? ph_error_set(err, PH_ENOMEM, "%s: out of memory", path)
-                     : (s->nodes[s->n_nodes++] = (phi_node_src){f.payload, f.len, NULL, 0}, 0);
+                     : (s->nodes[s->n_nodes++] = (phi_node_src){f.payload, f.len, NULL, 0, 0, 0}, 0);
         else if (wbuf_put(&g, f.start, (size_t)(f.end - f.start)))
             rc = ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
     }
@@ -743,16 +743,20 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
         ph_tensor *t = v->tensor;
         size_t k = i; /* initializers are taken over in order */
         int mapped = s.buf.n && k < s.n_refs && s.refs[k].present;
-        char what[300];
-        snprintf(what, sizeof what, "not a valid ONNX model: initializer '%s'", v->name);
-        rc = phi_tensor_check(t->proto, mapped, mapped ? s.refs[k].len : 0, what, err);
-        snprintf(what, sizeof what, "initializer '%s'", v->name);
+        size_t len = mapped ? s.refs[k].len : 0;
+        char what[300]; /* the messages name the initializer: made only for one */
+        if (phi_tensor_check(t->proto, mapped, len, "", NULL)) {
+            snprintf(what, sizeof what, "not a valid ONNX model: initializer '%s'", v->name);
+            rc = phi_tensor_check(t->proto, mapped, len, what, err);
+        }
         if (rc || (k < n_inits && t->proto != init_protos[k]))
             continue;
-        if (mapped)
-            rc = phi_tensor_attach(t, s.refs[k].data, s.refs[k].len, err, what);
-        else if (t->external)
+        if (mapped && phi_tensor_attach(t, s.refs[k].data, len, NULL, "")) {
+            snprintf(what, sizeof what, "initializer '%s'", v->name);
+            rc = phi_tensor_attach(t, s.refs[k].data, len, err, what);
+        } else if (!mapped && t->external) {
             rc = attach_external(m, t, dir, err);
+        }
     }
     if (!rc)
         rc = check_tensors(m->graph, 0, err);

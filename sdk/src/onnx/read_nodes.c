@@ -55,6 +55,25 @@ typedef struct node_view {
     unsigned seen;                          /* bit per singular field given */
 } node_view;
 
+/* The length-delimited field at *p (advanced past it): in one step when its
+ * tag and length take a byte each, as nearly every field of a node does.
+ * 0, or -1 when it is no length-delimited field or malformed. */
+static inline int next_bytes(const uint8_t **pp, const uint8_t *end, phi_wire_field *f)
+{
+    const uint8_t *p = *pp;
+    if (end - p >= 2 && p[0] < 0x80 && (p[0] & 7) == 2 && p[0] >= 8 && p[1] < 0x80 &&
+        (size_t)(end - p - 2) >= p[1]) {
+        f->num = p[0] >> 3;
+        f->type = 2;
+        f->start = p;
+        f->payload = p + 2;
+        f->len = p[1];
+        f->end = *pp = p + 2 + p[1];
+        return 0;
+    }
+    return phi_wire_next(pp, end, f) || f->type != 2 ? -1 : 0;
+}
+
 /* 0 when the reader takes the message: only NodeProto's fields, each
  * length-delimited, the singular ones at most once; else -1. */
 static int node_scan(const uint8_t *p, size_t len, node_view *v)
@@ -63,7 +82,7 @@ static int node_scan(const uint8_t *p, size_t len, node_view *v)
     const uint8_t *end = p + len;
     while (p < end) {
         phi_wire_field f;
-        if (phi_wire_next(&p, end, &f) || f.type != 2 || f.num > NODE_DOMAIN)
+        if (next_bytes(&p, end, &f) || f.num > NODE_DOMAIN)
             return -1;
         if (f.num == NODE_INPUT) {
             v->n_in++;
@@ -215,10 +234,12 @@ static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributePro
 
 /* The NodeProto of the message, in the arena.  0, 1 when the reader does
  * not take it, or PH_ENOMEM. */
-static int read_in_place(reader *r, const uint8_t *data, size_t len, Onnx__NodeProto **out)
+static int read_in_place(reader *r, phi_node_src *src)
 {
+    const uint8_t *data = src->data;
+    size_t len = src->len;
     node_view v;
-    if (node_scan(data, len, &v))
+    if (node_scan(data, len, &v) || v.n_in > UINT32_MAX || v.n_out > UINT32_MAX)
         return 1;
     ph_model *m = r->m;
     Onnx__NodeProto *np = phi_arena_alloc(&m->arena, sizeof *np);
@@ -237,12 +258,15 @@ static int read_in_place(reader *r, const uint8_t *data, size_t len, Onnx__NodeP
     const uint8_t *p = data, *end = data + len;
     while (!rc && p < end) {
         phi_wire_field f;
-        phi_wire_next(&p, end, &f); /* node_scan read them all */
+        next_bytes(&p, end, &f); /* node_scan read them all */
         if (f.num == NODE_ATTRIBUTE && !(rc = take_attr(r, f.payload, f.len, &np->attribute[np->n_attribute])))
             np->n_attribute++;
     }
-    if (!rc)
-        *out = np;
+    if (!rc) {
+        src->np = np;
+        src->n_in = (uint32_t)v.n_in;
+        src->n_out = (uint32_t)v.n_out;
+    }
     return rc;
 }
 
@@ -252,7 +276,7 @@ int phi_nodes_read(ph_model *m, phi_node_src *src, size_t n, ph_error *err)
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         phi_node_src *s = &src[i];
-        int got = read_in_place(&r, s->data, s->len, &s->np);
+        int got = read_in_place(&r, s);
         if (got == 0) {
             s->in_place = 1;
         } else if (got != 1) {
@@ -282,9 +306,7 @@ void phi_nodes_release(const ph_model *m, phi_node_src *src, size_t n)
 /* A node read in place (its message np), with its outputs. */
 static ph_node *build_in_place(ph_graph *g, const phi_node_src *s, Onnx__NodeProto *np, ph_error *err)
 {
-    node_view v;
-    node_scan(s->data, s->len, &v); /* taken by phi_nodes_read: it scans */
-    ph_node *n = phi_node_load(g, np, v.n_in, v.n_out);
+    ph_node *n = phi_node_load(g, np, s->n_in, s->n_out);
     if (!n) {
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;
@@ -292,7 +314,7 @@ static ph_node *build_in_place(ph_graph *g, const phi_node_src *s, Onnx__NodePro
     const uint8_t *p = s->data, *end = s->data + s->len;
     for (size_t i = 0; p < end;) {
         phi_wire_field f;
-        phi_wire_next(&p, end, &f);
+        next_bytes(&p, end, &f); /* node_scan read them all */
         if (f.num != NODE_OUTPUT)
             continue;
         size_t len = text_len(&f);
@@ -316,7 +338,7 @@ static int resolve_in_place(ph_node *n, const phi_node_src *s, ph_error *err)
     const uint8_t *p = s->data, *end = s->data + s->len;
     for (size_t i = 0; p < end;) {
         phi_wire_field f;
-        phi_wire_next(&p, end, &f);
+        next_bytes(&p, end, &f); /* node_scan read them all */
         if (f.num != NODE_INPUT)
             continue;
         const char *name = (const char *)f.payload;
