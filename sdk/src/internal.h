@@ -395,8 +395,9 @@ ph_value *phi_value_new(ph_graph *g, const char *name);
 ph_value *phi_value_new_in_arena(ph_graph *g, char *name);
 /* Used by the loaders: a node around np (taken over, or in the model's
  * arena) with room for n_in inputs and n_out outputs (all NULL), appended
- * to g.  NULL when out of memory (np then freed unless in the arena). */
-ph_node *phi_node_load(ph_graph *g, Onnx__NodeProto *np, size_t n_in, size_t n_out);
+ * to g; op is its ph_op when the caller knows it, else -1.  NULL when out
+ * of memory (np then freed unless in the arena). */
+ph_node *phi_node_load(ph_graph *g, Onnx__NodeProto *np, size_t n_in, size_t n_out, int op);
 /* Make output i of a loaded node, named name (name in the model's arena
  * when in_arena, else copied).  0, or PH_EPARSE for a name already
  * defined, PH_ENOMEM; err says which. */

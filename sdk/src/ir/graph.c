@@ -787,7 +787,7 @@ ph_op phi_op_lookup(const char *domain, const char *op_type)
     return PH_OP_UNKNOWN;
 }
 
-ph_node *phi_node_load(ph_graph *g, Onnx__NodeProto *np, size_t n_in, size_t n_out)
+ph_node *phi_node_load(ph_graph *g, Onnx__NodeProto *np, size_t n_in, size_t n_out, int op)
 {
     ph_node *n = node_alloc(np, n_in, n_out);
     if (!n) {
@@ -795,7 +795,7 @@ ph_node *phi_node_load(ph_graph *g, Onnx__NodeProto *np, size_t n_in, size_t n_o
             protobuf_c_message_free_unpacked(&np->base, NULL);
         return NULL;
     }
-    n->op = phi_op_lookup(np->domain, np->op_type ? np->op_type : "");
+    n->op = op >= 0 ? (ph_op)op : phi_op_lookup(np->domain, np->op_type ? np->op_type : "");
     node_link_before(g, n, NULL);
     opidx_add(g, n);
     node_names_add(g->model, np->name);
@@ -825,7 +825,7 @@ int phi_node_load_output(ph_node *n, size_t i, char *name, int in_arena, ph_erro
 ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err);
 ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err)
 {
-    ph_node *n = phi_node_load(g, np, np->n_input, np->n_output);
+    ph_node *n = phi_node_load(g, np, np->n_input, np->n_output, -1);
     if (!n) {
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;

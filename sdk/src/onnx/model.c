@@ -119,7 +119,7 @@ static int skel_graph(skeleton *s, const phi_wire_field *gf, wbuf *out, const ch
         else if (f.num == 1 && f.type == 2) /* a node: read in place later */
             rc = phi_grow((void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof *s->nodes)
                      ? ph_error_set(err, PH_ENOMEM, "%s: out of memory", path)
-                     : (s->nodes[s->n_nodes++] = (phi_node_src){f.payload, f.len, NULL, 0, 0, 0}, 0);
+                     : (s->nodes[s->n_nodes++] = (phi_node_src){f.payload, f.len, NULL, 0, 0, 0, -1}, 0);
         else if (wbuf_put(&g, f.start, (size_t)(f.end - f.start)))
             rc = ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
     }

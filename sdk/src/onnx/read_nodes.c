@@ -109,6 +109,7 @@ typedef struct seen_entry {
     size_t len;
     uint64_t hash;
     void *val;
+    int op;             /* an op_type's ph_op in the default domain, -1 until known */
 } seen_entry;
 
 typedef struct seen_table {
@@ -153,7 +154,7 @@ static seen_entry *seen_get(seen_table *t, const uint8_t *key, size_t len, int *
             return e;
         }
     }
-    t->slots[k] = (seen_entry){key, len, h, NULL};
+    t->slots[k] = (seen_entry){key, len, h, NULL, -1};
     t->count++;
     *is_new = 1;
     return &t->slots[k];
@@ -181,8 +182,10 @@ static int plain_attr(const Onnx__AttributeProto *a)
 }
 
 /* A string field into the arena (NULL when the field is absent); with
- * shared, one copy for every node that has the same string. */
-static int take_string(reader *r, const node_view *v, int num, int shared, char **out)
+ * shared, one copy for every node that has the same string (*entry, when
+ * not NULL, gets its entry). */
+static int take_string(reader *r, const node_view *v, int num, int shared, char **out,
+                       seen_entry **entry)
 {
     *out = NULL;
     if (!(v->seen & (1u << num)))
@@ -199,7 +202,19 @@ static int take_string(reader *r, const node_view *v, int num, int shared, char 
         *out = e->val;
     if (e)
         e->val = *out;
+    if (entry)
+        *entry = e;
     return *out ? 0 : PH_ENOMEM;
+}
+
+/* The node's ph_op, looked up once for each op_type of the default domain. */
+static int node_op(const Onnx__NodeProto *np, seen_entry *op_type)
+{
+    if (!op_type || (np->domain && *np->domain && strcmp(np->domain, "ai.onnx") != 0))
+        return -1; /* phi_node_load looks it up */
+    if (op_type->op < 0)
+        op_type->op = (int)phi_op_lookup(NULL, np->op_type);
+    return op_type->op;
 }
 
 /* The attribute message of the bytes [p, p + len), in the arena, shared
@@ -246,13 +261,14 @@ static int read_in_place(reader *r, phi_node_src *src)
     if (!np)
         return PH_ENOMEM;
     onnx__node_proto__init(np);
-    int rc = take_string(r, &v, NODE_NAME, 0, &np->name);
+    seen_entry *op_type = NULL;
+    int rc = take_string(r, &v, NODE_NAME, 0, &np->name, NULL);
     if (!rc)
-        rc = take_string(r, &v, NODE_OP_TYPE, 1, &np->op_type);
+        rc = take_string(r, &v, NODE_OP_TYPE, 1, &np->op_type, &op_type);
     if (!rc)
-        rc = take_string(r, &v, NODE_DOC_STRING, 0, &np->doc_string);
+        rc = take_string(r, &v, NODE_DOC_STRING, 0, &np->doc_string, NULL);
     if (!rc)
-        rc = take_string(r, &v, NODE_DOMAIN, 1, &np->domain);
+        rc = take_string(r, &v, NODE_DOMAIN, 1, &np->domain, NULL);
     if (!rc && v.n_attr && !(np->attribute = phi_arena_alloc(&m->arena, v.n_attr * sizeof *np->attribute)))
         rc = PH_ENOMEM;
     const uint8_t *p = data, *end = data + len;
@@ -266,6 +282,7 @@ static int read_in_place(reader *r, phi_node_src *src)
         src->np = np;
         src->n_in = (uint32_t)v.n_in;
         src->n_out = (uint32_t)v.n_out;
+        src->op = node_op(np, op_type);
     }
     return rc;
 }
@@ -306,7 +323,7 @@ void phi_nodes_release(const ph_model *m, phi_node_src *src, size_t n)
 /* A node read in place (its message np), with its outputs. */
 static ph_node *build_in_place(ph_graph *g, const phi_node_src *s, Onnx__NodeProto *np, ph_error *err)
 {
-    ph_node *n = phi_node_load(g, np, s->n_in, s->n_out);
+    ph_node *n = phi_node_load(g, np, s->n_in, s->n_out, s->op);
     if (!n) {
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;

@@ -12,6 +12,7 @@ typedef struct phi_node_src {
     Onnx__NodeProto *np; /* after phi_nodes_read: the message; NULL once taken over */
     int in_place;        /* np lies in the model's arena; inputs and outputs are read from data */
     uint32_t n_in, n_out; /* when in place: its input and output fields */
+    int op;               /* when in place: its ph_op, or -1 (not looked up) */
 } phi_node_src;
 
 /* Read the messages of src[0, n): in place into m's arena where the reader
