@@ -207,27 +207,29 @@ typedef struct phi_use {
 } phi_use;
 
 struct ph_value {
-    char *name; /* owned */
+    /* pointers first, then the 32-bit fields: 104 bytes, not 144 (a
+     * million-node graph has over a million values) */
+    char *name; /* owned, or in the model's arena */
     ph_graph *graph;
     ph_node *producer;
-    uint32_t out_index;
     phi_use *uses;
-    size_t n_uses, cap_uses;
     ph_tensor *tensor; /* initializer data, owned */
-    size_t init_pos;   /* index in graph->inits while an initializer */
-    int is_input;
-    size_t n_output_refs;
-    int dead;
-    int type_dirty; /* type changed through the API: refresh its value_info at save */
-    /* known type */
-    int dtype;
-    int rank;
     int64_t *dims;     /* owned, rank entries */
     char **dim_params; /* owned, rank entries (NULL each when none), or NULL when no dim is symbolic */
     ph_value *grave_next;
     /* shape inference (infer_core.c) */
     struct phi_vinfer *infer; /* owned: cached interned type + partial constant */
-    int infer_fresh;          /* infer's cached type matches; cleared by the type setters */
+    uint32_t out_index;
+    uint32_t n_uses, cap_uses;
+    uint32_t init_pos;      /* index in graph->inits while an initializer */
+    uint32_t n_output_refs;
+    /* known type */
+    int dtype;
+    int rank;
+    uint8_t is_input;
+    uint8_t dead;
+    uint8_t type_dirty;  /* type changed through the API: refresh its value_info at save */
+    uint8_t infer_fresh; /* infer's cached type matches; cleared by the type setters */
 };
 
 typedef struct phi_subgraph {

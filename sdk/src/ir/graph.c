@@ -11,16 +11,28 @@
 
 /* ------------------------------------------------------------------ uses */
 
+/* Room for need uses of v: 1, 2, 4, ... (most values have one reader). */
+static int value_reserve_uses(ph_value *v, size_t need)
+{
+    if (need <= v->cap_uses)
+        return 0;
+    size_t cap = v->cap_uses ? v->cap_uses : 1;
+    while (cap < need)
+        cap *= 2;
+    if (cap > UINT32_MAX)
+        return PH_ENOMEM;
+    phi_use *uses = realloc(v->uses, cap * sizeof *uses);
+    if (!uses)
+        return PH_ENOMEM;
+    v->uses = uses;
+    v->cap_uses = (uint32_t)cap;
+    return 0;
+}
+
 int phi_add_use(ph_value *v, ph_node *n, uint32_t index)
 {
-    if (v->n_uses == v->cap_uses) { /* most values have one reader: 1, 2, 4, ... */
-        size_t cap = v->cap_uses ? 2 * v->cap_uses : 1;
-        phi_use *uses = realloc(v->uses, cap * sizeof *uses);
-        if (!uses)
-            return PH_ENOMEM;
-        v->uses = uses;
-        v->cap_uses = cap;
-    }
+    if (value_reserve_uses(v, (size_t)v->n_uses + 1))
+        return PH_ENOMEM;
     v->uses[v->n_uses] = (phi_use){n, index};
     n->use_pos[index] = (uint32_t)v->n_uses;
     v->n_uses++;
@@ -1183,7 +1195,7 @@ PH_API int ph_value_replace(ph_value *old, ph_value *repl)
 {
     if (!ph_value_can_replace(old, repl))
         return old == repl ? 0 : PH_EBUSY;
-    if (phi_grow((void **)&repl->uses, &repl->cap_uses, repl->n_uses + old->n_uses, sizeof *repl->uses))
+    if (value_reserve_uses(repl, (size_t)repl->n_uses + old->n_uses))
         return PH_ENOMEM;
     while (old->n_uses) {
         phi_use u = old->uses[old->n_uses - 1];
