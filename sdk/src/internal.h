@@ -248,28 +248,28 @@ struct ph_node {
      * every candidate (a scan of a large graph misses the cache on each
      * node, so one line per node instead of four matters) */
     ph_op op;
-    int removed;
-    ph_value **inputs;
-    size_t n_inputs;
+    uint32_t n_inputs;
+    ph_value **inputs;    /* in the node's own block until they grow (graph.c) */
     ph_node *op_next;     /* in the graph's op-type index; kept when removed, like next */
     uint64_t visit_mark;  /* scratch of the rewrite driver: candidates */
     ph_graph *graph;
-    ph_value **outputs;   /* owned values */
-    size_t n_outputs;
-    /* the rest */
+    ph_value **outputs;   /* owned values; the array is in the node's own block */
+    uint32_t n_outputs;
+    uint8_t removed;
+    uint8_t op_linked;    /* in the graph's op-type index */
+    /* the rest (counts in 32 bits: a node is 192 bytes, not 216) */
+    uint32_t cap_inputs;
+    uint32_t n_subgraphs;
+    uint32_t n_attr_tensors;
     ph_node *prev, *next;
-    Onnx__NodeProto *proto; /* owned; input/output arrays empty between saves */
+    Onnx__NodeProto *proto; /* owned, or in the model's arena; input/output arrays empty between saves */
     uint32_t *use_pos; /* use_pos[i]: index of this slot's entry in inputs[i]->uses */
-    size_t cap_inputs;
     phi_subgraph *subgraphs;
-    size_t n_subgraphs;
     phi_attr_tensor *attr_tensors;
-    size_t n_attr_tensors;
     size_t mark; /* scratch for toposort/verify */
     ph_node *grave_next;
     double order;         /* increasing along the graph's node list */
     ph_node *op_prev;     /* in the graph's op-type index */
-    int op_linked;
     size_t log_pos;       /* 1 + index of its entry in the change log, or 0 */
     uint64_t walk_mark;   /* scratch of the rewrite driver: walks */
     phi_dlink infer_link; /* in the model's list of nodes to re-infer */
