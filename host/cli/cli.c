@@ -37,6 +37,8 @@ static const opt_def options[] = {
     {NULL, "--input-shape", OPT_VALUE}, {NULL, "--overwrite-input-shape", OPT_VALUE},
     {NULL, "--no-fold", OPT_FLAG},     {NULL, "--report-json", OPT_VALUE},
     {NULL, "--report-html", OPT_VALUE}, {NULL, "--print-pipeline", OPT_FLAG},
+    {NULL, "--verify-atol", OPT_VALUE}, {NULL, "--verify-rtol", OPT_VALUE},
+    {NULL, "--verify-data", OPT_VALUE}, {NULL, "--verify-range", OPT_VALUE},
 };
 enum { N_OPTIONS = sizeof options / sizeof options[0] };
 
@@ -81,7 +83,16 @@ void host_cli_usage(FILE *out)
           "  --list-passes            print every pass found, in run order, and exit\n"
           "  --markdown               --list-passes as a markdown table (docs/passes.md)\n"
           "  --verify[=N]             run the original and the rewritten model on N (default:\n"
-          "                           [verify] runs, 3) seeded random inputs; compare outputs\n"
+          "                           [verify] runs, 3) seeded random inputs, and the original\n"
+          "                           in float64 as the reference: each output's error must\n"
+          "                           stay within its budget (docs/verify.md)\n"
+          "  --verify-data DIR        verify on real inputs: an ONNX test_data_set folder\n"
+          "                           (input_K.pb, output_K.pb) or .npy files named after\n"
+          "                           the inputs (repeatable; implies --verify)\n"
+          "  --verify-range NAME=LO:HI  random values of input NAME in [LO, HI) (repeatable)\n"
+          "  --verify-atol X, --verify-rtol X\n"
+          "                           fixed tolerances instead of the error budget:\n"
+          "                           |optimized - original| <= atol + rtol * |original|\n"
           "  --verify-each            after every pass that changed the graph: check its\n"
           "                           structure and (if the evaluator supports the model)\n"
           "                           its outputs; name the first pass that broke either\n"
@@ -195,6 +206,14 @@ static void take_value(host_cli *cli, const opt_def *o, const char *value)
         cli->report_json = value;
     else if (strcmp(n, "--report-html") == 0)
         cli->report_html = value;
+    else if (strcmp(n, "--verify-atol") == 0)
+        cli->verify_atol = value;
+    else if (strcmp(n, "--verify-rtol") == 0)
+        cli->verify_rtol = value;
+    else if (strcmp(n, "--verify-data") == 0)
+        push(&cli->verify_data, &cli->verify_data_count, value);
+    else if (strcmp(n, "--verify-range") == 0)
+        push(&cli->verify_ranges, &cli->verify_range_count, value);
     else
         push(&cli->sets, &cli->set_count, value);
 }
@@ -414,6 +433,10 @@ int host_cli_parse(host_cli *cli, int argc, char **argv, ph_error *err)
     }
     if (cli->help || cli->version)
         return 0;
+    int verify_opts = cli->verify_atol || cli->verify_rtol || cli->verify_data_count ||
+                      cli->verify_range_count;
+    if (verify_opts && !cli->verify_runs && !cli->verify_each && !cli->bisect)
+        cli->verify_runs = -1; /* --verify with [verify] runs */
     int rc = sort_positional(cli, err);
     return rc ? rc : check_combinations(cli, err);
 }
@@ -432,6 +455,10 @@ void host_cli_free(host_cli *cli)
     free(cli->positional);
     free(cli->skips);
     free(cli->input_shapes);
+    free(cli->verify_data);
+    free(cli->verify_ranges);
+    cli->verify_data = cli->verify_ranges = NULL;
+    cli->verify_data_count = cli->verify_range_count = 0;
     cli->sets = NULL;
     cli->positional = cli->skips = cli->input_shapes = NULL;
     cli->set_count = cli->positional_count = cli->skip_count = cli->input_shape_count = 0;
@@ -663,6 +690,45 @@ static int need_models(const host_cli *cli, const host_config *cfg, ph_error *er
                         "(passhost --help)", missing);
 }
 
+/* --verify-atol X: a number >= 0. */
+static int parse_tolerance(const char *opt, const char *value, double *out, ph_error *err)
+{
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(value, &end);
+    if (errno || end == value || *end || !(d >= 0) || d > 1e30)
+        return ph_error_set(err, HOST_EXIT_USAGE, "%s '%.100s': want a number >= 0", opt, value);
+    *out = d;
+    return 0;
+}
+
+/* --verify-atol, --verify-rtol, --verify-data, --verify-range into [verify]
+ * (data and ranges given on the command line replace the config's). */
+static int apply_verify_options(const host_cli *cli, host_verify_config *vc, ph_error *err)
+{
+    int rc = 0;
+    if (cli->verify_atol)
+        rc = parse_tolerance("--verify-atol", cli->verify_atol, &vc->atol, err);
+    if (!rc && cli->verify_rtol)
+        rc = parse_tolerance("--verify-rtol", cli->verify_rtol, &vc->rtol, err);
+    if (!rc && cli->verify_data_count) {
+        host_list_clear(&vc->data);
+        for (size_t i = 0; i < cli->verify_data_count; i++)
+            host_list_add(&vc->data, cli->verify_data[i], "--verify-data");
+    }
+    if (!rc && cli->verify_range_count) {
+        char *spec = host_xstrdup("");
+        for (size_t i = 0; i < cli->verify_range_count; i++) {
+            char *joined = host_xasprintf("%s%s%s", spec, i ? "; " : "", cli->verify_ranges[i]);
+            free(spec);
+            spec = joined;
+        }
+        free(vc->range);
+        vc->range = spec;
+    }
+    return rc;
+}
+
 /* --passes, --skip, --no-fold and --input-shape into the config. */
 static int apply_conventions(const host_cli *cli, host_config *cfg, ph_error *err)
 {
@@ -689,7 +755,7 @@ static int apply_conventions(const host_cli *cli, host_config *cfg, ph_error *er
         free(cfg->input_shape);
         cfg->input_shape = spec;
     }
-    return 0;
+    return apply_verify_options(cli, &cfg->verify, err);
 }
 
 int host_cli_config(host_cli *cli, host_config **out, ph_error *err)

@@ -58,6 +58,14 @@ typedef struct host_cli {
     const char **input_shapes; /* --input-shape NAME:1,3,224,224 values (array owned) */
     size_t input_shape_count;
     int no_fold;             /* --no-fold: constant_folding, fold_constant_inputs off */
+    /* verification data and tolerances (into [verify]; each implies --verify
+     * unless --verify-each or --bisect is given) */
+    const char *verify_atol;   /* --verify-atol X */
+    const char *verify_rtol;   /* --verify-rtol X */
+    const char **verify_data;  /* --verify-data DIR values (array owned) */
+    size_t verify_data_count;
+    const char **verify_ranges; /* --verify-range NAME=LO:HI values (array owned) */
+    size_t verify_range_count;
     const char *report_json; /* --report-json FILE */
     const char *report_html; /* --report-html FILE */
     /* streams: `-i -` and `-o -` */

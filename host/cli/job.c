@@ -105,7 +105,7 @@ static int prepare_verify(host_job *j)
         return 0;
     host_verify_config vc = verify_config(j);
     int rc = host_verify_new(j->model, &vc, &j->verify, &j->err);
-    if (rc && !j->cli.verify_runs && !j->cli.bisect) {
+    if (rc == HOST_EXIT_NOVERIFY && !j->cli.verify_runs && !j->cli.bisect) {
         host_log_msg(&j->log, PH_LOG_WARN, NULL, "--verify-each checks structure only: %s",
                      j->err.message);
         snprintf(j->verify_each_why, sizeof j->verify_each_why, "%.290s", j->err.message);

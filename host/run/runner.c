@@ -161,6 +161,14 @@ static long long call_pass_checked(stage_run *sr, size_t i)
     if (ps->calls == 0)
         ps->nodes_before = sr->nodes;
     double t0 = host_now_ms();
+    host_exact_audit *audit = sr->opts->audit;
+    int exact = d->exactness == PH_EXACT, auditing = audit && !audit->broken && !audit->skipped;
+    ph_error aerr = {0};
+    if (auditing && exact && host_verify_refresh(audit->verify, sr->model, &aerr) != 0) {
+        audit->skipped = 1;
+        snprintf(audit->skipped_why, sizeof audit->skipped_why, "%.290s", aerr.message);
+    }
+    uint64_t first = ph_ctx_rewrite_count(sr->ctx) + 1;
     ph_ctx_begin_pass(sr->ctx, d->name, sr->plan->target);
     host_progress_pass_begin(sr->stats->stage, d->run_once ? 0 : sr->stats->rounds, d->name,
                              ph_ctx_rewrite_count(sr->ctx));
@@ -203,12 +211,32 @@ static long long call_pass_checked(stage_run *sr, size_t i)
             return -HOST_EXIT_PASS;
         }
         if (sr->opts->verify_each && sr->opts->verify) {
-            int rc = host_verify_check(sr->opts->verify, sr->model, &verr);
+            int rc = host_verify_check_pass(sr->opts->verify, sr->model, d->name, exact, &verr);
+            if (rc && host_verify_exact_broken(sr->opts->verify)) {
+                ph_error_set(sr->err, rc, "%.500s", verr.message);
+                return -rc;
+            }
             if (rc) {
                 ph_error_set(sr->err, rc, "pass %s: %s: %.400s", d->name,
                              rc == HOST_EXIT_MISMATCH ? "broke numeric equivalence" : "left a model the evaluator cannot run",
                              verr.message);
                 return -rc;
+            }
+        }
+        if (auditing && !audit->skipped && !exact)
+            host_verify_changed(audit->verify);
+        else if (auditing && !audit->skipped) {
+            int rc = host_verify_exact(audit->verify, sr->model, d->name, &aerr);
+            if (rc == HOST_EXIT_MISMATCH) {
+                audit->broken = 1;
+                snprintf(audit->pass, sizeof audit->pass, "%s", d->name);
+                audit->stage = sr->stats->stage;
+                audit->first = first;
+                audit->last = ph_ctx_rewrite_count(sr->ctx);
+                snprintf(audit->why, sizeof audit->why, "%s", aerr.message);
+            } else if (rc) {
+                audit->skipped = 1;
+                snprintf(audit->skipped_why, sizeof audit->skipped_why, "%.290s", aerr.message);
             }
         }
         sr->nodes = ph_model_node_count(sr->model);

@@ -468,6 +468,25 @@ PH_API const void *ph_tensor_data(const ph_tensor *t);
 /* 1 if both have the same dtype, shape and bytes. */
 PH_API int ph_tensor_equal(const ph_tensor *a, const ph_tensor *b);
 
+/* Tensor files (fold_constant_inputs and --verify-data read them).
+ * ph_tensor_load_pb reads a serialized TensorProto (the
+ * input_K.pb / output_K.pb files of ONNX's test_data_set folders; data
+ * inline, not external); *name (may be NULL) gets a malloc'd copy of the
+ * tensor's name, or NULL when it has none.  ph_tensor_load_npy reads a
+ * NumPy .npy file: format versions 1 to 3, C order, little- or big-endian
+ * numeric dtypes and bool.  Both return a new tensor the caller owns, or
+ * NULL with err naming the file and why: PH_EIO (cannot read it), PH_EPARSE
+ * (not such a file, or its data does not match its dtype and shape),
+ * PH_EUNSUPPORTED (external data), PH_ENOMEM. */
+PH_API ph_tensor *ph_tensor_load_pb(const char *path, char **name, ph_error *err);
+PH_API ph_tensor *ph_tensor_load_npy(const char *path, ph_error *err);
+/* The raw little-endian bytes of the file at path as a tensor of dtype and
+ * shape (rank, dims): the file size must be exactly numel x the dtype's
+ * size (PH_EPARSE otherwise; PH_EINVAL for a dtype without a fixed size or
+ * a negative dim).  Ownership and errors as ph_tensor_load_npy. */
+PH_API ph_tensor *ph_tensor_load_raw(const char *path, int dtype, size_t rank, const int64_t *dims,
+                                     ph_error *err);
+
 /* ------------------------------------------- emitting operators of other domains
  * (ONNX Runtime contrib operators and the like; used by the adapt passes of
  * target ort.)  Shape inference leaves the outputs of operators it does not

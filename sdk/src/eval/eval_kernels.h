@@ -14,6 +14,15 @@
  * therefore see float32, float64 and integer types; a->half tells them the
  * dtype input 0 had, to refuse a half type the spec does not allow.
  *
+ * float64 reference mode (ph_eval_options.float64): the core promotes every
+ * float32/float16/bfloat16 tensor to double before kernels see it, and every
+ * float output a kernel makes (Constant values, dtype attributes) to double
+ * after the call; it answers Cast to a float type itself.  A kernel therefore
+ * computes in double by computing in the dtype of its inputs: it must accept
+ * double wherever it accepts float32 (also where the spec lists only
+ * float32/float16, e.g. a scale), and a kernel that evaluates a subgraph
+ * (If, Loop, Scan) evaluates it with a->float64 kept.
+ *
  * Kernels are registered in NULL-terminated tables, one per kernel file
  * group; the core looks ops up in all tables.
  */
@@ -33,6 +42,7 @@ typedef struct phi_kargs {
     const int *out_wanted;        /* out_wanted[i] == 0: output i is omitted, do not produce it */
     ph_error *err;
     int half;                     /* PH_DT_FLOAT16/BFLOAT16: input 0 had it and was converted to float; else 0 */
+    int float64;                  /* the float64 reference mode: see below */
 } phi_kargs;
 
 typedef int (*phi_kernel_fn)(phi_kargs *a);
