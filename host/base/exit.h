@@ -13,8 +13,8 @@
     X(HOST_EXIT_OK, 0, "success")                                                      \
     X(HOST_EXIT_USAGE, 1, "bad command line")                                          \
     X(HOST_EXIT_CONFIG, 2, "configuration error (INI syntax, key, value, pass name, "  \
-                           "pass parameter, input shape, custom_config, "             \
-                           "pipeline.txt, --max-rewrites number, --verify-data "     \
+                           "pass parameter, input shape, custom_config, "              \
+                           "pipeline.txt, --max-rewrites number, --verify-data "       \
                            "folder, --verify-range)")                                  \
     X(HOST_EXIT_MODEL, 3, "the input model cannot be loaded (or changed while read)")  \
     X(HOST_EXIT_PLUGIN, 4, "a pass plugin cannot be loaded")                           \
