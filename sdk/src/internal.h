@@ -389,7 +389,9 @@ ph_value *phi_graph_value(const ph_graph *g, const char *name);
  * first.  0 or PH_ENOMEM (n unchanged). */
 int phi_node_proto_own(ph_node *n);
 
-/* Construction used by the loader and the builders. */
+/* Construction used by the loader and the builders.  phi_model_alloc: a
+ * zeroed model (no proto, no graph) for the loader to fill; NULL on OOM. */
+ph_model *phi_model_alloc(void);
 ph_graph *phi_graph_new(ph_model *m, ph_node *parent, Onnx__GraphProto *gp);
 void phi_graph_free(ph_graph *g);
 ph_value *phi_value_new(ph_graph *g, const char *name);
@@ -424,8 +426,6 @@ void phi_model_collect(ph_model *m);
 void phi_model_collect_some(ph_model *m);
 /* Compact NULL holes out of g->inits. */
 void phi_graph_compact_inits(ph_graph *g);
-/* Register the subgraphs held by n's attributes (build their IR). */
-int phi_node_build_subgraphs(ph_node *n, ph_error *err);
 
 /* Observers: see phi_observer_ops above.
  * Register (ops, self) on m; PH_ENOMEM when PHI_MAX_OBSERVERS are taken.

@@ -176,7 +176,7 @@ PH_API int ph_const_channel_values(const ph_tensor *t, int out_rank, int axis, i
  * NULL or no BatchNormalization with 5 inputs, C < 1, a parameter not
  * constant or not of shape [C], a scale or shift that is not finite),
  * PH_ENOMEM, or the errors of ph_tensor_read_f64.  bn is borrowed.
- * (sdk/src/const/batchnorm.c; added for fuse_bn_matmul and
+ * (sdk/src/ops/batchnorm.c; added for fuse_bn_matmul and
  * fold_transpose_bn_transpose.) */
 PH_API int ph_bn_affine(const ph_node *bn, int64_t C, double *scale, double *shift);
 

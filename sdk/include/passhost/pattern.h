@@ -199,7 +199,7 @@ PH_API int ph_ruleset_run(ph_ruleset *rs, ph_graph *g, const ph_params *params, 
 PH_API void ph_ruleset_reset(ph_ruleset *rs);
 
 /* ------------------------------------------------ sibling readers -> Split
- * (sdk/src/pattern/split_siblings.c; used by slices_to_split and
+ * (sdk/src/ops/split_siblings.c; used by slices_to_split and
  * gathers_to_split.)  A pattern grows upward from one root; this groups the
  * sibling readers of one value instead. */
 
@@ -247,7 +247,7 @@ PH_API ph_node *ph_rw_node_after(ph_rewriter *rw, ph_node *after, const char *op
                                  ph_value *const *inputs, size_t n_out);
 
 /* ------------------------------------------------ layout ops, constant operands
- * (sdk/src/pattern/rw_shape_ops.c; added for conv_after_gap_to_gemm,
+ * (sdk/src/ops/rw_shape_ops.c; added for conv_after_gap_to_gemm,
  * conv_to_matmul, conv1d_to_conv2d and conv3d_to_conv2d.)  Each builds one
  * new default-domain node through the rewriter, its constant operands as new
  * int64 initializers, in the form the model's default-domain opset wants;

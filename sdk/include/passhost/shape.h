@@ -167,7 +167,7 @@ PH_API void ph_model_infer_stats(const ph_model *m, ph_infer_stats *out);
  * perm[0..max): returns its rank r (0 for a scalar), or -1 when t is no such
  * Transpose, its perm is not a permutation of 0..r-1, or r > max.  A
  * missing perm reverses the dims; the rank then comes from t's input type,
- * else its output type (unknown: -1).  (sdk/src/ir/transpose_perm.c; for
+ * else its output type (unknown: -1).  (sdk/src/ops/transpose_perm.c; for
  * transpose_to_reshape, simplify_layout_chain and demerge_transpose.) */
 PH_API int ph_node_transpose_perm(const ph_node *t, int64_t *perm, size_t max);
 /* 1 if transposing a tensor of dims[0..rank) by perm (a permutation of
@@ -184,7 +184,7 @@ PH_API int ph_perm_keeps_order(int rank, const int64_t *dims, const int64_t *per
 PH_API int ph_node_transpose_swap_rank(const ph_node *t);
 
 /* ------------------------------------------------------------ axes operands
- * (sdk/src/const/axes.c; used by squeeze_to_reshape, stack_unstack_to_reshape,
+ * (sdk/src/ops/axes.c; used by squeeze_to_reshape, stack_unstack_to_reshape,
  * reducemean_to_pool, gathers_to_split and slices_to_split.) */
 
 /* 1 if the axes of op (Squeeze, Unsqueeze, ReduceSum: from opset 13; the
@@ -202,7 +202,7 @@ PH_API int ph_op_axes_is_input(ph_op op, int64_t opset);
 PH_API ptrdiff_t ph_node_axes(const ph_node *n, int rank, int64_t *out, size_t max);
 
 /* ------------------------------------------------------ elementwise ops
- * (sdk/src/ir/elementwise.c; added for push_transpose_through_elementwise
+ * (sdk/src/ops/elementwise.c; added for push_transpose_through_elementwise
  * and transpose_large_input_conv.) */
 
 /* 1 if n is a default-domain node with one output whose every element is

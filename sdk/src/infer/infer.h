@@ -11,9 +11,13 @@
  * a symbolic dim, or unknown.  A value's partial constant is kept in its
  * phi_vinfer next to a cached copy of its type.
  *
- * One operator family per file: infer_elementwise.c, infer_shape.c,
- * infer_nn.c, infer_reduce.c, infer_control.c, infer_const.c; the driver,
- * the incremental update and the public helpers are in infer_core.c.
+ * The files call downward only, as eval/ does: infer_util.c, the helpers
+ * below (symbols, shapes, types, constant inputs); one operator family per
+ * file on top of them (infer_const.c, whose shape-constant arithmetic the
+ * others use, then infer_elementwise.c, infer_shape.c, infer_nn.c,
+ * infer_reduce.c, infer_control.c); infer_table.c, which family infers an
+ * op; infer_core.c, the driver and the incremental update.  infer_query.c,
+ * the public queries of shape.h, reads what the helpers keep.
  */
 #ifndef PASSHOST_SDK_INFER_H
 #define PASSHOST_SDK_INFER_H
@@ -90,6 +94,9 @@ typedef struct phi_ictx {
     phi_shape *out; /* nout: filled by the operator (start unknown) */
     phi_pc **out_pc;     /* nout: NULL unless the operator made one */
     phi_pc in_pc_buf[6]; /* scratch for constant inputs */
+    /* The driver's inference of a whole graph, for the bodies of If, Loop
+     * and Scan (infer_control.c): set by the driver, so no family calls it. */
+    int (*infer_graph)(struct phi_infer_state *st, ph_graph *g, ph_error *err);
 } phi_ictx;
 
 typedef int (*phi_infer_fn)(phi_ictx *c);
@@ -99,7 +106,7 @@ phi_dim phi_sym(struct phi_infer_state *st, const char *name); /* PHI_DIM_UNK on
 const char *phi_sym_name(const struct phi_infer_state *st, phi_dim d);
 static inline int phi_is_sym(phi_dim d) { return d <= -2; }
 
-/* ---- shape helpers (infer_core.c) */
+/* ---- shape helpers (infer_util.c, like everything down to the operator tables) */
 void phi_shape_unknown(phi_shape *s);
 void phi_shape_set(phi_shape *s, int dtype, int rank, const phi_dim *d);
 int phi_shape_eq(const phi_shape *a, const phi_shape *b);
@@ -157,10 +164,12 @@ phi_pc *phi_out_pc(phi_ictx *c, size_t i);
 /* Stored partial constant of a value into pc (n = -1 when none). */
 void phi_value_pc(const ph_value *v, phi_pc *pc);
 
-/* ---- subgraph inference (infer_core.c) */
+/* ---- the driver (infer_core.c) */
 int phi_infer_graph(struct phi_infer_state *st, ph_graph *g, ph_error *err);
 /* Queue n (its main-graph ancestor) for re-inference; O(1). */
 void phi_infer_touch(ph_node *n);
+
+/* ---- value types */
 /* Read a value's type (interned). */
 void phi_read_type(struct phi_infer_state *st, ph_value *v, phi_shape *s);
 /* Write a value's type as inference result, merging with a declared type.
@@ -168,7 +177,9 @@ void phi_read_type(struct phi_infer_state *st, ph_value *v, phi_shape *s);
 int phi_write_type(struct phi_infer_state *st, ph_value *v, const phi_shape *s, const phi_pc *pc,
                    const ph_node *n, ph_error *err);
 
-/* ---- operator tables (one per family file) */
+/* ---- operator tables: one per family file, and the one over them
+ * (infer_table.c), NULL for an op no family infers */
+phi_infer_fn phi_infer_op_fn(ph_op op);
 phi_infer_fn phi_infer_elementwise_fn(ph_op op);
 phi_infer_fn phi_infer_shape_fn(ph_op op);
 phi_infer_fn phi_infer_nn_fn(ph_op op);

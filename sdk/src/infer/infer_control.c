@@ -39,7 +39,7 @@ static int set_body_input(phi_ictx *c, ph_value *v, const phi_shape *s)
 
 static int infer_body(phi_ictx *c, ph_graph *g)
 {
-    int rc = phi_infer_graph(c->st, g, c->err);
+    int rc = c->infer_graph(c->st, g, c->err);
     return rc;
 }
 

@@ -29,8 +29,13 @@ int phi_nodes_build(ph_graph *g, phi_node_src *src, size_t n, ph_error *err);
 /* Free the messages of src that were not taken over. */
 void phi_nodes_release(const ph_model *m, phi_node_src *src, size_t n);
 
-/* Resolve the inputs of a node made from a NodeProto's names (model.c). */
+/* Resolve the inputs of a node made from a NodeProto's names (build.c). */
 int phi_node_resolve_inputs(ph_node *n, ph_error *err);
+/* Build the IR of every GRAPH/GRAPHS attribute of n (build.c). */
+int phi_node_build_subgraphs(ph_node *n, ph_error *err);
+/* phi_graph_build, the nodes from src[0, n_src) (taken over) before those
+ * of g's proto (build.c). */
+int phi_graph_build_from(ph_graph *g, phi_node_src *src, size_t n_src, ph_error *err);
 /* A node for np (taken over, even on failure), outputs made, inputs not yet
  * resolved; appended to g (ir/graph.c). */
 ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err);

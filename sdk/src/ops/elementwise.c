@@ -1,4 +1,4 @@
-/* sdk/src/ir/elementwise.c - which operators are elementwise with no axis
+/* sdk/src/ops/elementwise.c - which operators are elementwise with no axis
  * (see ph_node_is_elementwise in shape.h). */
 #include "internal.h"
 #include "passhost/shape.h"

@@ -1,4 +1,4 @@
-/* sdk/src/pattern/split_siblings.c - sibling readers of one value that
+/* sdk/src/ops/split_siblings.c - sibling readers of one value that
  * partition one of its axes -> one Split (see pattern.h).
  *
  * The walk visits the nodes of one op through the op-type index.  The first

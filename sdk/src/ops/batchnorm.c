@@ -1,4 +1,4 @@
-/* sdk/src/const/batchnorm.c - an inference BatchNormalization read as a
+/* sdk/src/ops/batchnorm.c - an inference BatchNormalization read as a
  * per-channel affine map (constant.h, ph_bn_affine). */
 #include <math.h>
 #include <stdlib.h>

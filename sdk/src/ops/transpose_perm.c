@@ -1,4 +1,4 @@
-/* sdk/src/ir/transpose_perm.c - a Transpose's permutation, and whether a
+/* sdk/src/ops/transpose_perm.c - a Transpose's permutation, and whether a
  * permutation moves any element (layout passes: transpose_to_reshape,
  * simplify_layout_chain, demerge_transpose). */
 #include <stdint.h>
@@ -52,4 +52,16 @@ PH_API int ph_perm_keeps_order(int rank, const int64_t *dims, const int64_t *per
         last = k;
     }
     return 1;
+}
+
+PH_API int ph_node_transpose_swap_rank(const ph_node *t)
+{
+    int64_t perm[64];
+    int r = ph_node_transpose_perm(t, perm, sizeof perm / sizeof perm[0]);
+    if (r < 2)
+        return -1;
+    for (int i = 0; i < r - 2; i++)
+        if (perm[i] != i)
+            return -1;
+    return perm[r - 2] == r - 1 && perm[r - 1] == r - 2 ? r : -1;
 }

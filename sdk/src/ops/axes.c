@@ -1,4 +1,4 @@
-/* sdk/src/const/axes.c - the axes operand of Squeeze, Unsqueeze and the
+/* sdk/src/ops/axes.c - the axes operand of Squeeze, Unsqueeze and the
  * Reduce* operators (and Split's sizes), which moved from an attribute to an
  * input at opset 13 (Squeeze, Unsqueeze, ReduceSum, Split) or 18 (the other
  * Reduce*).  See shape.h.  Added for squeeze_to_reshape,

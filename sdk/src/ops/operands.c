@@ -1,7 +1,7 @@
-/* sdk/src/const/operands.c - reading constant operands the way passes need them:
+/* sdk/src/ops/operands.c - reading constant operands the way passes need them:
  * small integer vectors (shapes, axes, pads, Slice parameters) from an
  * initializer, a Constant node or a shape constant of shape inference, and
- * the ONNX Slice rules in one place (see shape.h). */
+ * a Slice's parameters (see shape.h; ph_slice_length is infer/infer_util.c's). */
 #include <string.h>
 
 #include "internal.h"
@@ -86,30 +86,6 @@ PH_API int ph_conv_adds_no_padding(const ph_node *conv, const ph_tensor *w)
         if (p[i] != 0)
             return 0;
     return 1;
-}
-
-PH_API int64_t ph_slice_length(int64_t dim, int64_t start, int64_t end, int64_t step, int64_t *first)
-{
-    int64_t s = start, e = end, d = dim;
-    if (s < 0)
-        s += d;
-    if (e < 0)
-        e += d;
-    if (step > 0) {
-        s = s < 0 ? 0 : s > d ? d : s;
-        e = e < 0 ? 0 : e > d ? d : e;
-        if (first)
-            *first = s;
-        return e > s ? (e - s - 1) / step + 1 : 0;
-    }
-    s = s < 0 ? 0 : s > d - 1 ? d - 1 : s;
-    e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;
-    if (first)
-        *first = s;
-    if (step == 0)
-        return 0; /* invalid: the callers report it */
-    int64_t back = step == INT64_MIN ? INT64_MAX : -step; /* never a negation that overflows */
-    return d > 0 && s > e ? (s - e - 1) / back + 1 : 0; /* an empty axis stays empty */
 }
 
 PH_API int ph_node_slice_params(const ph_node *n, int rank, ph_slice_params *s)

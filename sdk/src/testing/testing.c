@@ -1,4 +1,4 @@
-/* sdk/src/pass/testing.c - the C test API for plugin authors (testing.h):
+/* sdk/src/testing/testing.c - the C test API for plugin authors (testing.h):
  * load a plugin, run a pass like the host, and compare the model's outputs
  * before and after it with the SDK evaluator. */
 #include <dlfcn.h>

@@ -1,11 +1,11 @@
-/* sdk/src/pattern/rw_shape_ops.c - a rewrite's Reshape, Squeeze/Unsqueeze and
+/* sdk/src/ops/rw_shape_ops.c - a rewrite's Reshape, Squeeze/Unsqueeze and
  * Slice with constant operands, in the form the model's default-domain opset
  * wants (see ph_rw_reshape in pattern.h).  Added for
  * conv_after_gap_to_gemm, conv_to_matmul, conv1d_to_conv2d and
  * conv3d_to_conv2d. */
 #include <string.h>
 
-#include "pattern.h"
+#include "pattern/pattern.h"
 #include "passhost/shape.h"
 
 static int64_t rw_opset(const ph_rewriter *rw) { return ph_model_opset(ph_graph_model(rw->g), ""); }
