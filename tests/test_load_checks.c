@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "pbwire.h"
 #include "tmpdir.h"

@@ -19,10 +19,9 @@
 
 #include <stdio.h>
 
+#include "base/version.h"
 #include "config/config.h"
 #include "supervise/supervise.h"
-
-#define HOST_VERSION "0.1.0"
 
 typedef struct host_cli {
     const char *config_path; /* NULL when no INI file is given */

@@ -17,6 +17,7 @@
 #include <stddef.h>
 
 #include "onnx/onnx.pb-c.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 /* ----------------------------------------------------------- string map */

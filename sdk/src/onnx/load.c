@@ -48,6 +48,45 @@ static int wbuf_varint(wbuf *b, uint64_t v)
     return wbuf_put(b, tmp, k);
 }
 
+/* The ModelProto fields a model file starts with: number and wire type. */
+static int model_field_ok(uint64_t num, int type)
+{
+    switch (num) {
+    case 1: case 5: /* ir_version, model_version */
+        return type == 0;
+    case 2: case 3: case 4: case 6: case 7: case 8: case 14: case 20: case 25:
+        return type == 2; /* strings, graph, opset_import, metadata_props, training_info, functions */
+    }
+    return 0;
+}
+
+PH_API int ph_model_sniff(const void *data, size_t n, uint64_t file_size)
+{
+    const uint8_t *p = data, *end = p + n;
+    int fields = 0;
+    if (!data || n == 0 || file_size < n)
+        return 0;
+    while (p < end && fields < 32) {
+        uint64_t tag, v;
+        if (phi_wire_varint(&p, end, &tag))
+            return fields > 0 && n < file_size; /* cut by the end of what was read */
+        if (!model_field_ok(tag >> 3, (int)(tag & 7)))
+            return 0;
+        if (phi_wire_varint(&p, end, &v))
+            return fields > 0 && n < file_size;
+        if ((tag & 7) == 2) {
+            uint64_t offset = (uint64_t)(p - (const uint8_t *)data);
+            if (v > file_size - offset)
+                return 0;
+            if (v >= (uint64_t)(end - p))
+                return 1; /* longer than what was read, inside the file */
+            p += v;
+        }
+        fields++;
+    }
+    return fields > 0;
+}
+
 typedef struct raw_ref {
     const uint8_t *data;
     size_t len;

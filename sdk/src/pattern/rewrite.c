@@ -66,6 +66,13 @@ PH_API ph_node *ph_rw_clone(ph_rewriter *rw, const ph_node *like, const char *op
     return n;
 }
 
+PH_API int ph_rw_fail(ph_rewriter *rw, int code)
+{
+    if (!rw->failed)
+        rw->failed = code < 0 ? code : PH_EINVAL;
+    return code;
+}
+
 PH_API ph_value *ph_rw_op(ph_rewriter *rw, const char *op, size_t n_in, ph_value *const *inputs)
 {
     ph_node *n = ph_rw_node(rw, op, n_in, inputs, 1);
