@@ -4,7 +4,7 @@
  * table (infer_table.c) for the output types, which are merged with any
  * declared type and written with the ir.h setters only when they changed.
  *
- * Incremental inference: inference observes the model (phi_observer_add);
+ * Incremental inference: inference observes the model (ir_observer_add);
  * the IR's change notifications call infer_touch, which
  * queues the node (its main-graph ancestor, for a node inside a body) on the
  * model's dirty list in O(1).  ph_graph_update_shapes drains the list,
@@ -14,7 +14,7 @@
  * The files of infer/ call downward only: infer_util.c (the helpers) <- the
  * family files (infer_const.c first, the others use its shape-constant
  * arithmetic) <- infer_table.c (op -> family) <- this driver.  The control
- * family infers bodies through phi_ictx.infer_graph, which the driver sets.
+ * family infers bodies through infer_ictx.infer_graph, which the driver sets.
  * infer_query.c holds the public queries of shape.h.
  */
 #include <stdarg.h>
@@ -26,14 +26,14 @@
 
 /* ================================================================ state */
 
-static const phi_observer_ops infer_observer;
+static const ir_observer_ops infer_observer;
 
-static struct phi_infer_state *state_get(ph_model *m)
+static struct infer_state *state_get(ph_model *m)
 {
     if (!m->infer) {
-        if (phi_observer_add(m, &infer_observer, NULL))
+        if (ir_observer_add(m, &infer_observer, NULL))
             return NULL;
-        struct phi_infer_state *st = calloc(1, sizeof *st);
+        struct infer_state *st = calloc(1, sizeof *st);
         if (!st)
             return NULL;
         st->dirty.prev = st->dirty.next = &st->dirty;
@@ -42,7 +42,7 @@ static struct phi_infer_state *state_get(ph_model *m)
     return m->infer;
 }
 
-static void link_unlink(phi_dlink *l)
+static void link_unlink(ir_dlink *l)
 {
     if (!l->next)
         return;
@@ -53,16 +53,16 @@ static void link_unlink(phi_dlink *l)
 
 #define NODE_OF_LINK(l) ((ph_node *)((char *)(l)-offsetof(ph_node, infer_link)))
 
-void phi_infer_touch(ph_node *n)
+void infer_touch(ph_node *n)
 {
     if (!n || !n->graph)
         return;
     while (n->graph->parent)
         n = n->graph->parent;
-    struct phi_infer_state *st = n->graph->model->infer;
+    struct infer_state *st = n->graph->model->infer;
     if (!st || !st->inferred || n->infer_link.next)
         return;
-    phi_dlink *l = &n->infer_link;
+    ir_dlink *l = &n->infer_link;
     l->prev = st->dirty.prev;
     l->next = &st->dirty;
     st->dirty.prev->next = l;
@@ -71,7 +71,7 @@ void phi_infer_touch(ph_node *n)
 
 static void infer_node_freed(void *self, ph_node *n) { link_unlink(&n->infer_link); }
 
-static void vinfer_free(struct phi_vinfer *vi)
+static void vinfer_free(struct infer_value *vi)
 {
     if (!vi)
         return;
@@ -91,10 +91,10 @@ static void infer_graph_freed(void *self, ph_graph *g)
     ph_model *m = g->model;
     if (g->parent || !m || m->graph != g || !m->infer)
         return;
-    struct phi_infer_state *st = m->infer;
+    struct infer_state *st = m->infer;
     while (st->dirty.next != &st->dirty)
         link_unlink(st->dirty.next);
-    phi_map_free(&st->sym_ids);
+    ir_map_free(&st->sym_ids);
     for (size_t i = 0; i < st->n_syms; i++)
         free(st->sym_names[i]);
     free(st->sym_names);
@@ -107,7 +107,7 @@ static void infer_graph_freed(void *self, ph_graph *g)
 
 /* ----------------------------------------------------- interned types */
 
-static uint64_t shape_hash(const phi_shape *s)
+static uint64_t shape_hash(const infer_shape *s)
 {
     uint64_t h = 1469598103934665603ull;
     h = (h ^ (uint64_t)(uint32_t)s->dtype) * 1099511628211ull;
@@ -117,10 +117,10 @@ static uint64_t shape_hash(const phi_shape *s)
     return h ^ (h >> 29);
 }
 
-static int shapes_grow(phi_shape_table *set)
+static int shapes_grow(infer_shape_table *set)
 {
     size_t cap = set->cap ? set->cap * 2 : 64;
-    phi_shape **slots = calloc(cap, sizeof *slots);
+    infer_shape **slots = calloc(cap, sizeof *slots);
     if (!slots)
         return PH_ENOMEM;
     for (size_t i = 0; i < set->cap; i++) {
@@ -137,16 +137,16 @@ static int shapes_grow(phi_shape_table *set)
     return 0;
 }
 
-const phi_shape *phi_shape_intern(struct phi_infer_state *st, const phi_shape *s)
+const infer_shape *infer_shape_intern(struct infer_state *st, const infer_shape *s)
 {
-    phi_shape_table *set = &st->shapes;
+    infer_shape_table *set = &st->shapes;
     if (2 * (set->count + 1) > set->cap && shapes_grow(set))
         return NULL;
     size_t k = (size_t)shape_hash(s) & (set->cap - 1);
     for (; set->slots[k]; k = (k + 1) & (set->cap - 1))
-        if (phi_shape_eq(set->slots[k], s))
+        if (infer_shape_eq(set->slots[k], s))
             return set->slots[k];
-    phi_shape *copy = calloc(1, sizeof *copy);
+    infer_shape *copy = calloc(1, sizeof *copy);
     if (!copy)
         return NULL;
     copy->dtype = s->dtype;
@@ -158,7 +158,7 @@ const phi_shape *phi_shape_intern(struct phi_infer_state *st, const phi_shape *s
     return copy;
 }
 
-static void infer_node_changed(void *self, ph_node *n) { phi_infer_touch(n); }
+static void infer_node_changed(void *self, ph_node *n) { infer_touch(n); }
 
 /* 1 when inference of a reader sees nothing different in repl than in old:
  * both computed by a node other than Constant (no initializer, no value a
@@ -174,7 +174,7 @@ static int infers_alike(const ph_value *old, const ph_value *repl)
         if (!v[k]->producer || v[k]->producer->op == PH_OP_Constant || v[k]->tensor || v[k]->is_input ||
             !v[k]->infer || !v[k]->infer_fresh || v[k]->infer->pc_n >= 0)
             return 0;
-    const phi_shape *a = old->infer->shape, *b = repl->infer->shape;
+    const infer_shape *a = old->infer->shape, *b = repl->infer->shape;
     if (a->dtype != b->dtype || a->rank != b->rank || a->rank < 0 || a->dtype == PH_DT_UNDEFINED)
         return 0;
     for (int i = 0; i < a->rank; i++)
@@ -186,12 +186,12 @@ static int infers_alike(const ph_value *old, const ph_value *repl)
 static void infer_input_replaced(void *self, ph_node *n, const ph_value *old, const ph_value *repl)
 {
     if (!infers_alike(old, repl))
-        phi_infer_touch(n);
+        infer_touch(n);
 }
 
 /* Stateless (self is NULL): the state lives in the model, and values keep
  * their cached types until they are freed, even after the state is gone. */
-static const phi_observer_ops infer_observer = {
+static const ir_observer_ops infer_observer = {
     .node_changed = infer_node_changed,
     .input_replaced = infer_input_replaced,
     .node_freed = infer_node_freed,
@@ -199,22 +199,22 @@ static const phi_observer_ops infer_observer = {
     .graph_freed = infer_graph_freed,
 };
 /* Infer one node.  Returns 1 if an output changed, 0 if not, <0 on error. */
-static int infer_node(struct phi_infer_state *st, ph_node *n, int64_t opset, ph_error *err)
+static int infer_node(struct infer_state *st, ph_node *n, int64_t opset, ph_error *err)
 {
-    phi_infer_fn fn = phi_infer_op_fn(n->op);
+    infer_fn fn = infer_op_fn(n->op);
     st->stats.nodes_inferred++;
     if (!fn) {
         st->stats.nodes_unknown++;
         return 0;
     }
-    phi_shape in_small[6], out_small[4];
-    phi_pc *pc_small[4] = {0};
-    phi_ictx c;
+    infer_shape in_small[6], out_small[4];
+    infer_pc *pc_small[4] = {0};
+    infer_ictx c;
     c.st = st;
     c.n = n;
     c.opset = opset;
     c.err = err;
-    c.infer_graph = phi_infer_graph;
+    c.infer_graph = infer_graph;
     c.nin = n->n_inputs;
     c.nout = n->n_outputs;
     c.in = c.nin <= 6 ? in_small : malloc(c.nin * sizeof *c.in);
@@ -227,12 +227,12 @@ static int infer_node(struct phi_infer_state *st, ph_node *n, int64_t opset, ph_
     }
     for (size_t i = 0; i < c.nin; i++) {
         if (n->inputs[i])
-            phi_read_type(st, n->inputs[i], &c.in[i]);
+            infer_read_type(st, n->inputs[i], &c.in[i]);
         else
-            phi_shape_unknown(&c.in[i]);
+            infer_shape_unknown(&c.in[i]);
     }
     for (size_t i = 0; i < c.nout; i++)
-        phi_shape_unknown(&c.out[i]);
+        infer_shape_unknown(&c.out[i]);
     rc = fn(&c);
     if (rc < 0)
         goto done;
@@ -245,7 +245,7 @@ static int infer_node(struct phi_infer_state *st, ph_node *n, int64_t opset, ph_
             free(c.out_pc[i]);
             c.out_pc[i] = NULL;
         }
-        int r = phi_write_type(st, v, &c.out[i], c.out_pc[i], n, err);
+        int r = infer_write_type(st, v, &c.out[i], c.out_pc[i], n, err);
         if (r < 0) {
             rc = r;
             goto done;
@@ -265,7 +265,7 @@ done:
     return rc;
 }
 
-int phi_infer_graph(struct phi_infer_state *st, ph_graph *g, ph_error *err)
+int infer_graph(struct infer_state *st, ph_graph *g, ph_error *err)
 {
     int64_t opset = ph_model_opset(g->model, "");
     for (ph_node *n = g->first; n; n = n->next) {
@@ -304,7 +304,7 @@ PH_API int ph_graph_update_shapes(ph_graph *g, ph_error *err)
 
 static int infer_shapes(ph_graph *g, ph_error *err)
 {
-    struct phi_infer_state *st = state_get(g->model);
+    struct infer_state *st = state_get(g->model);
     if (!st)
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     memset(&st->stats, 0, sizeof st->stats);
@@ -313,7 +313,7 @@ static int infer_shapes(ph_graph *g, ph_error *err)
         for (ph_node *n = g->first; n; n = n->next)
             n->infer_pos = ++pos;
     }
-    int rc = phi_infer_graph(st, g, err);
+    int rc = infer_graph(st, g, err);
     if (!g->parent) {
         while (st->dirty.next != &st->dirty)
             link_unlink(st->dirty.next);
@@ -335,7 +335,7 @@ typedef struct heap {
 
 static int heap_push(heap *h, ph_node *x)
 {
-    if (phi_grow((void **)&h->a, &h->cap, h->n + 1, sizeof *h->a))
+    if (ir_grow((void **)&h->a, &h->cap, h->n + 1, sizeof *h->a))
         return PH_ENOMEM;
     size_t i = h->n++;
     while (i && h->a[(i - 1) / 2]->infer_pos > x->infer_pos) {
@@ -392,7 +392,7 @@ static int ensure_pos(ph_node *n, ph_node ***stack, size_t *cap)
     if (n->infer_pos > 0)
         return 0;
     size_t ns = 0;
-    if (phi_grow((void **)stack, cap, 1, sizeof **stack))
+    if (ir_grow((void **)stack, cap, 1, sizeof **stack))
         return PH_ENOMEM;
     (*stack)[ns++] = n;
     while (ns) {
@@ -400,7 +400,7 @@ static int ensure_pos(ph_node *n, ph_node ***stack, size_t *cap)
         const ph_node *miss;
         double p = pos_above_producers(top, &miss);
         if (miss) {
-            if (phi_grow((void **)stack, cap, ns + 1, sizeof **stack))
+            if (ir_grow((void **)stack, cap, ns + 1, sizeof **stack))
                 return PH_ENOMEM;
             (*stack)[ns++] = (ph_node *)miss;
             continue;
@@ -411,9 +411,9 @@ static int ensure_pos(ph_node *n, ph_node ***stack, size_t *cap)
     return 0;
 }
 
-static void link_tail(struct phi_infer_state *st, ph_node *n)
+static void link_tail(struct infer_state *st, ph_node *n)
 {
-    phi_dlink *l = &n->infer_link;
+    ir_dlink *l = &n->infer_link;
     l->prev = st->dirty.prev;
     l->next = &st->dirty;
     st->dirty.prev->next = l;
@@ -423,7 +423,7 @@ static void link_tail(struct phi_infer_state *st, ph_node *n)
 static int update_shapes(ph_graph *g, ph_error *err)
 {
     ph_model *m = g->model;
-    struct phi_infer_state *st = m->infer;
+    struct infer_state *st = m->infer;
     if (!st || !st->inferred)
         return infer_shapes(m->graph, err);
     memset(&st->stats, 0, sizeof st->stats);
@@ -433,7 +433,7 @@ static int update_shapes(ph_graph *g, ph_error *err)
     size_t cap = 0;
     int rc = 0;
     /* queued nodes stay on the dirty list (it marks them) until popped */
-    for (phi_dlink *l = st->dirty.next; l != &st->dirty && !rc; l = l->next) {
+    for (ir_dlink *l = st->dirty.next; l != &st->dirty && !rc; l = l->next) {
         ph_node *n = NODE_OF_LINK(l);
         rc = ensure_pos(n, &stack, &cap);
         if (!rc)
@@ -458,7 +458,7 @@ static int update_shapes(ph_graph *g, ph_error *err)
         int r = infer_node(st, n, opset, err);
         if (r < 0) {
             rc = r;
-            phi_infer_touch(n); /* retry next time */
+            infer_touch(n); /* retry next time */
             break;
         }
         if (!r)
@@ -518,7 +518,7 @@ PH_API int ph_graph_set_input_shape(ph_graph *g, const char *input_name, int ran
         } else {
             nd[i] = decl;
             const char *param = v->rank >= 0 ? ph_value_dim_param(v, i) : NULL;
-            if (decl < 0 && param && !(params[i] = phi_strdup(param))) {
+            if (decl < 0 && param && !(params[i] = ir_strdup(param))) {
                 for (int k = 0; k < i; k++)
                     free(params[k]);
                 return ph_error_set(err, PH_ENOMEM, "out of memory");
@@ -540,7 +540,7 @@ PH_API int ph_graph_set_input_shape(ph_graph *g, const char *input_name, int ran
 PH_API void ph_value_mark_changed(ph_value *v)
 {
     for (size_t u = 0; u < v->n_uses; u++)
-        phi_infer_touch(v->uses[u].node);
+        infer_touch(v->uses[u].node);
 }
 
-PH_API void ph_node_mark_changed(ph_node *n) { phi_infer_touch(n); }
+PH_API void ph_node_mark_changed(ph_node *n) { infer_touch(n); }

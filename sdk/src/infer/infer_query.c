@@ -51,34 +51,34 @@ PH_API int64_t ph_value_numel(const ph_value *v)
 {
     if (!ph_value_shape_known(v))
         return -1;
-    return phi_dims_numel(v->dims, (size_t)v->rank); /* -1 when it overflows */
+    return ir_dims_numel(v->dims, (size_t)v->rank); /* -1 when it overflows */
 }
 
 /* The tracked shape constant of v: inferred, or from a constant tensor. */
-static const struct phi_vinfer *tracked(const ph_value *v)
+static const struct infer_value *tracked(const ph_value *v)
 {
     return v && v->infer && v->infer->pc_n >= 0 ? v->infer : NULL;
 }
 
 PH_API ptrdiff_t ph_value_shape_const_len(const ph_value *v)
 {
-    const struct phi_vinfer *vi = tracked(v);
+    const struct infer_value *vi = tracked(v);
     return vi ? vi->pc_n : -1;
 }
 
 PH_API ph_shape_const_kind ph_value_shape_const_at(const ph_value *v, size_t i, int64_t *val, const char **param)
 {
-    const struct phi_vinfer *vi = tracked(v);
+    const struct infer_value *vi = tracked(v);
     if (!vi || i >= (size_t)vi->pc_n)
         return PH_SC_UNKNOWN;
-    if (vi->pc_k[i] == PHI_PC_NUM) {
+    if (vi->pc_k[i] == INFER_PC_NUM) {
         if (val)
             *val = vi->pc_v[i];
         return PH_SC_KNOWN;
     }
-    if (vi->pc_k[i] == PHI_PC_SYM && v->graph->model->infer) {
+    if (vi->pc_k[i] == INFER_PC_SYM && v->graph->model->infer) {
         if (param)
-            *param = phi_sym_name(v->graph->model->infer, vi->pc_v[i]);
+            *param = infer_sym_name(v->graph->model->infer, vi->pc_v[i]);
         return PH_SC_SYMBOLIC;
     }
     return PH_SC_UNKNOWN;
@@ -86,11 +86,11 @@ PH_API ph_shape_const_kind ph_value_shape_const_at(const ph_value *v, size_t i, 
 
 PH_API ptrdiff_t ph_value_shape_const(const ph_value *v, const int64_t **vals)
 {
-    const struct phi_vinfer *vi = tracked(v);
+    const struct infer_value *vi = tracked(v);
     if (!vi)
         return -1;
     for (int i = 0; i < vi->pc_n; i++)
-        if (vi->pc_k[i] != PHI_PC_NUM)
+        if (vi->pc_k[i] != INFER_PC_NUM)
             return -1;
     if (vals)
         *vals = vi->pc_v;
@@ -105,29 +105,29 @@ PH_API void ph_model_infer_stats(const ph_model *m, ph_infer_stats *out)
         memset(out, 0, sizeof *out);
 }
 
-static int write_vi(ph_graph *g, phi_map *have, ph_value *v)
+static int write_vi(ph_graph *g, ir_map *have, ph_value *v)
 {
     if (!v || v->dead || (!v->dtype && v->rank < 0) || v->n_output_refs || v->is_input)
         return 0;
-    Onnx__ValueInfoProto *vi = phi_map_get(have, v->name);
+    Onnx__ValueInfoProto *vi = ir_map_get(have, v->name);
     if (vi)
-        return phi_value_info_refresh(vi, v) ? PH_ENOMEM : 1;
-    if (phi_grow((void **)&g->value_info, &g->cap_value_info, g->n_value_info + 1, sizeof *g->value_info))
+        return ir_value_info_refresh(vi, v) ? PH_ENOMEM : 1;
+    if (ir_grow((void **)&g->value_info, &g->cap_value_info, g->n_value_info + 1, sizeof *g->value_info))
         return PH_ENOMEM;
-    vi = phi_value_info_new(v);
+    vi = ir_value_info_new(v);
     if (!vi)
         return PH_ENOMEM;
     g->value_info[g->n_value_info++] = vi;
-    return phi_map_put(have, vi->name, vi) ? PH_ENOMEM : 1;
+    return ir_map_put(have, vi->name, vi) ? PH_ENOMEM : 1;
 }
 
 PH_API int ph_graph_write_value_info(ph_graph *g, ph_error *err)
 {
-    phi_map have = {0};
+    ir_map have = {0};
     int count = 0, rc = 0;
     for (size_t i = 0; i < g->n_value_info && !rc; i++)
         if (g->value_info[i]->name)
-            rc = phi_map_put(&have, g->value_info[i]->name, g->value_info[i]);
+            rc = ir_map_put(&have, g->value_info[i]->name, g->value_info[i]);
     for (ph_node *n = g->first; n && rc >= 0; n = n->next) {
         if (n->removed)
             continue;
@@ -140,7 +140,7 @@ PH_API int ph_graph_write_value_info(ph_graph *g, ph_error *err)
             count += rc > 0 ? rc : 0;
         }
     }
-    phi_map_free(&have);
+    ir_map_free(&have);
     if (rc < 0)
         return rc == PH_ENOMEM ? ph_error_set(err, PH_ENOMEM, "out of memory") : rc;
     return count;

@@ -13,27 +13,27 @@
 
 /* ============================================================== symbols */
 
-phi_dim phi_sym(struct phi_infer_state *st, const char *name)
+infer_dim infer_sym(struct infer_state *st, const char *name)
 {
-    uintptr_t id = (uintptr_t)phi_map_get(&st->sym_ids, name);
+    uintptr_t id = (uintptr_t)ir_map_get(&st->sym_ids, name);
     if (id)
-        return -1 - (phi_dim)id;
-    char *s = phi_strdup(name);
-    if (!s || phi_grow((void **)&st->sym_names, &st->cap_syms, st->n_syms + 1, sizeof *st->sym_names)) {
+        return -1 - (infer_dim)id;
+    char *s = ir_strdup(name);
+    if (!s || ir_grow((void **)&st->sym_names, &st->cap_syms, st->n_syms + 1, sizeof *st->sym_names)) {
         free(s);
-        return PHI_DIM_UNK;
+        return INFER_DIM_UNK;
     }
     st->sym_names[st->n_syms++] = s;
     id = st->n_syms;
-    if (phi_map_put(&st->sym_ids, s, (void *)id)) {
+    if (ir_map_put(&st->sym_ids, s, (void *)id)) {
         st->n_syms--;
         free(s);
-        return PHI_DIM_UNK;
+        return INFER_DIM_UNK;
     }
-    return -1 - (phi_dim)id;
+    return -1 - (infer_dim)id;
 }
 
-const char *phi_sym_name(const struct phi_infer_state *st, phi_dim d)
+const char *infer_sym_name(const struct infer_state *st, infer_dim d)
 {
     size_t id = (size_t)(-1 - d);
     return d <= -2 && id <= st->n_syms ? st->sym_names[id - 1] : NULL;
@@ -41,21 +41,21 @@ const char *phi_sym_name(const struct phi_infer_state *st, phi_dim d)
 
 /* ============================================================== shapes */
 
-void phi_shape_unknown(phi_shape *s)
+void infer_shape_unknown(infer_shape *s)
 {
     s->dtype = PH_DT_UNDEFINED;
     s->rank = -1;
 }
 
-void phi_shape_set(phi_shape *s, int dtype, int rank, const phi_dim *d)
+void infer_shape_set(infer_shape *s, int dtype, int rank, const infer_dim *d)
 {
     s->dtype = dtype;
-    s->rank = rank > PHI_MAXRANK ? -1 : rank;
+    s->rank = rank > INFER_MAXRANK ? -1 : rank;
     for (int i = 0; i < s->rank; i++)
-        s->d[i] = d ? d[i] : PHI_DIM_UNK;
+        s->d[i] = d ? d[i] : INFER_DIM_UNK;
 }
 
-int phi_shape_eq(const phi_shape *a, const phi_shape *b)
+int infer_shape_eq(const infer_shape *a, const infer_shape *b)
 {
     if (a->dtype != b->dtype || a->rank != b->rank)
         return 0;
@@ -65,7 +65,7 @@ int phi_shape_eq(const phi_shape *a, const phi_shape *b)
     return 1;
 }
 
-const char *phi_shape_str(const struct phi_infer_state *st, const phi_shape *s, char *buf, size_t size)
+const char *infer_shape_str(const struct infer_state *st, const infer_shape *s, char *buf, size_t size)
 {
     size_t k = (size_t)snprintf(buf, size, "%s", s->dtype ? ph_dtype_name(s->dtype) : "?");
     if (s->rank < 0) {
@@ -77,8 +77,8 @@ const char *phi_shape_str(const struct phi_infer_state *st, const phi_shape *s, 
         const char *sep = i ? "," : "[";
         if (s->d[i] >= 0)
             k += (size_t)snprintf(buf + k, size - k, "%s%lld", sep, (long long)s->d[i]);
-        else if (phi_is_sym(s->d[i]))
-            k += (size_t)snprintf(buf + k, size - k, "%s%s", sep, phi_sym_name(st, s->d[i]));
+        else if (infer_is_sym(s->d[i]))
+            k += (size_t)snprintf(buf + k, size - k, "%s%s", sep, infer_sym_name(st, s->d[i]));
         else
             k += (size_t)snprintf(buf + k, size - k, "%s?", sep);
     }
@@ -87,24 +87,24 @@ const char *phi_shape_str(const struct phi_infer_state *st, const phi_shape *s, 
     return buf;
 }
 
-int64_t phi_shape_numel(const phi_shape *s)
+int64_t infer_shape_numel(const infer_shape *s)
 {
     if (s->rank < 0)
         return -1;
     for (int i = 0; i < s->rank; i++)
         if (s->d[i] < 0)
             return -1;
-    return phi_dims_numel(s->d, (size_t)s->rank); /* -1 when it overflows */
+    return ir_dims_numel(s->d, (size_t)s->rank); /* -1 when it overflows */
 }
 
-int phi_inf_axis(int64_t a, int rank)
+int infer_inf_axis(int64_t a, int rank)
 {
     if (a < 0)
         a += rank;
     return a >= 0 && a < rank ? (int)a : -1;
 }
 
-int phi_fail(phi_ictx *c, const char *fmt, ...)
+int infer_fail(infer_ictx *c, const char *fmt, ...)
 {
     char msg[400];
     va_list ap;
@@ -114,19 +114,19 @@ int phi_fail(phi_ictx *c, const char *fmt, ...)
     return ph_error_set(c->err, PH_EVERIFY, "node '%s' (%s): %s", ph_node_name(c->n), ph_node_op_type(c->n), msg);
 }
 
-int phi_broadcast(phi_ictx *c, const phi_shape *a, const phi_shape *b, phi_shape *out)
+int infer_broadcast(infer_ictx *c, const infer_shape *a, const infer_shape *b, infer_shape *out)
 {
     if (a->rank < 0 || b->rank < 0) {
         out->rank = -1;
         return 0;
     }
     int r = a->rank > b->rank ? a->rank : b->rank;
-    phi_shape res;
+    infer_shape res;
     res.rank = r;
     for (int i = 0; i < r; i++) {
         int ia = i - (r - a->rank), ib = i - (r - b->rank);
-        phi_dim da = ia >= 0 ? a->d[ia] : 1, db = ib >= 0 ? b->d[ib] : 1;
-        phi_dim d;
+        infer_dim da = ia >= 0 ? a->d[ia] : 1, db = ib >= 0 ? b->d[ib] : 1;
+        infer_dim d;
         if (da == db)
             d = da;
         else if (da == 1)
@@ -135,15 +135,15 @@ int phi_broadcast(phi_ictx *c, const phi_shape *a, const phi_shape *b, phi_shape
             d = da;
         else if (da >= 0 && db >= 0) {
             char sa[160], sb[160];
-            return phi_fail(c, "inputs of shape %s and %s cannot broadcast (dim %d: %lld vs %lld)",
-                            phi_shape_str(c->st, a, sa, sizeof sa), phi_shape_str(c->st, b, sb, sizeof sb), i,
+            return infer_fail(c, "inputs of shape %s and %s cannot broadcast (dim %d: %lld vs %lld)",
+                            infer_shape_str(c->st, a, sa, sizeof sa), infer_shape_str(c->st, b, sb, sizeof sb), i,
                             (long long)da, (long long)db);
         } else if (da > 1)
             d = da;
         else if (db > 1)
             d = db;
         else
-            d = PHI_DIM_UNK;
+            d = INFER_DIM_UNK;
         res.d[i] = d;
     }
     out->rank = r;
@@ -151,7 +151,7 @@ int phi_broadcast(phi_ictx *c, const phi_shape *a, const phi_shape *b, phi_shape
     return 0;
 }
 
-phi_dim phi_dim_merge(phi_dim a, phi_dim b, int *clash)
+infer_dim infer_dim_merge(infer_dim a, infer_dim b, int *clash)
 {
     if (a == b)
         return a;
@@ -164,74 +164,74 @@ phi_dim phi_dim_merge(phi_dim a, phi_dim b, int *clash)
         return a;
     if (b >= 0)
         return b;
-    if (a == PHI_DIM_UNK)
+    if (a == INFER_DIM_UNK)
         return b;
     return a;
 }
 
-phi_dim phi_dim_join(phi_dim a, phi_dim b) { return a == b ? a : PHI_DIM_UNK; }
+infer_dim infer_dim_join(infer_dim a, infer_dim b) { return a == b ? a : INFER_DIM_UNK; }
 
-phi_dim phi_dim_mul(phi_dim a, phi_dim b)
+infer_dim infer_dim_mul(infer_dim a, infer_dim b)
 {
     int64_t p;
     if (a >= 0 && b >= 0)
-        return phi_mul_ovf(a, b, &p) ? PHI_DIM_UNK : p;
+        return ir_mul_ovf(a, b, &p) ? INFER_DIM_UNK : p;
     if (a == 0 || b == 0)
         return 0;
     if (a == 1)
         return b;
     if (b == 1)
         return a;
-    return PHI_DIM_UNK;
+    return INFER_DIM_UNK;
 }
 
-phi_dim phi_dim_add(phi_dim a, phi_dim b)
+infer_dim infer_dim_add(infer_dim a, infer_dim b)
 {
     int64_t s;
     if (a >= 0 && b >= 0)
-        return __builtin_add_overflow(a, b, &s) ? PHI_DIM_UNK : s;
+        return __builtin_add_overflow(a, b, &s) ? INFER_DIM_UNK : s;
     if (a == 0)
         return b;
     if (b == 0)
         return a;
-    return PHI_DIM_UNK;
+    return INFER_DIM_UNK;
 }
 
 /* ======================================================= value types */
 
-static struct phi_vinfer *vinfer_get(ph_value *v)
+static struct infer_value *vinfer_get(ph_value *v)
 {
     if (!v->infer) {
         v->infer = calloc(1, sizeof *v->infer);
         if (v->infer)
             v->infer->pc_n = -1;
         else
-            phi_alloc_failed(v->graph ? v->graph->model : NULL);
+            ir_alloc_failed(v->graph ? v->graph->model : NULL);
     }
     return v->infer;
 }
 
-void phi_read_type(struct phi_infer_state *st, ph_value *v, phi_shape *s)
+void infer_read_type(struct infer_state *st, ph_value *v, infer_shape *s)
 {
     if (v->infer && v->infer_fresh) {
         *s = *v->infer->shape;
         return;
     }
     s->dtype = v->dtype;
-    s->rank = v->rank > PHI_MAXRANK ? -1 : v->rank;
+    s->rank = v->rank > INFER_MAXRANK ? -1 : v->rank;
     for (int i = 0; i < s->rank; i++) {
         if (v->dims[i] >= 0)
             s->d[i] = v->dims[i];
         else if (v->dim_params && v->dim_params[i] && v->dim_params[i][0]) {
-            if ((s->d[i] = phi_sym(st, v->dim_params[i])) == PHI_DIM_UNK)
-                phi_alloc_failed(v->graph ? v->graph->model : NULL);
+            if ((s->d[i] = infer_sym(st, v->dim_params[i])) == INFER_DIM_UNK)
+                ir_alloc_failed(v->graph ? v->graph->model : NULL);
         } else
-            s->d[i] = PHI_DIM_UNK;
+            s->d[i] = INFER_DIM_UNK;
     }
-    struct phi_vinfer *vi = vinfer_get(v);
-    const phi_shape *shared = vi ? phi_shape_intern(st, s) : NULL;
+    struct infer_value *vi = vinfer_get(v);
+    const infer_shape *shared = vi ? infer_shape_intern(st, s) : NULL;
     if (vi && !shared)
-        phi_alloc_failed(v->graph ? v->graph->model : NULL);
+        ir_alloc_failed(v->graph ? v->graph->model : NULL);
     if (shared) {
         vi->shape = shared;
         vi->decl = s->dtype || s->rank >= 0 ? shared : NULL;
@@ -240,7 +240,7 @@ void phi_read_type(struct phi_infer_state *st, ph_value *v, phi_shape *s)
     }
 }
 
-void phi_value_pc(const ph_value *v, phi_pc *pc)
+void infer_value_pc(const ph_value *v, infer_pc *pc)
 {
     pc->n = -1;
     if (!v || !v->infer || v->infer->pc_n < 0)
@@ -250,7 +250,7 @@ void phi_value_pc(const ph_value *v, phi_pc *pc)
     memcpy(pc->k, v->infer->pc_k, (size_t)pc->n * sizeof *pc->k);
 }
 
-static int pc_same(const struct phi_vinfer *vi, const phi_pc *pc)
+static int pc_same(const struct infer_value *vi, const infer_pc *pc)
 {
     int n = pc ? pc->n : -1;
     int have = vi ? vi->pc_n : -1;
@@ -262,7 +262,7 @@ static int pc_same(const struct phi_vinfer *vi, const phi_pc *pc)
            memcmp(vi->pc_k, pc->k, (size_t)n * sizeof *pc->k) == 0;
 }
 
-static int pc_store(struct phi_vinfer *vi, const phi_pc *pc)
+static int pc_store(struct infer_value *vi, const infer_pc *pc)
 {
     free(vi->pc_v);
     free(vi->pc_k);
@@ -282,33 +282,33 @@ static int pc_store(struct phi_vinfer *vi, const phi_pc *pc)
     return 0;
 }
 
-static int store_type(struct phi_infer_state *st, ph_value *v, const phi_shape *s)
+static int store_type(struct infer_state *st, ph_value *v, const infer_shape *s)
 {
-    int64_t dims[PHI_MAXRANK];
+    int64_t dims[INFER_MAXRANK];
     for (int i = 0; i < s->rank; i++)
         dims[i] = s->d[i] >= 0 ? s->d[i] : -1;
     int rc = ph_value_set_type(v, s->dtype, s->rank, dims);
     for (int i = 0; !rc && i < s->rank; i++)
-        if (phi_is_sym(s->d[i]))
-            rc = ph_value_set_dim_param(v, i, phi_sym_name(st, s->d[i]));
+        if (infer_is_sym(s->d[i]))
+            rc = ph_value_set_dim_param(v, i, infer_sym_name(st, s->d[i]));
     return rc;
 }
 
-int phi_write_type(struct phi_infer_state *st, ph_value *v, const phi_shape *sin, const phi_pc *pc,
+int infer_write_type(struct infer_state *st, ph_value *v, const infer_shape *sin, const infer_pc *pc,
                    const ph_node *n, ph_error *err)
 {
-    phi_shape cur, s = *sin;
-    phi_read_type(st, v, &cur);
-    struct phi_vinfer *vi = v->infer;
+    infer_shape cur, s = *sin;
+    infer_read_type(st, v, &cur);
+    struct infer_value *vi = v->infer;
     /* Merge with the declared type: on the first inference of any value,
      * and always for graph outputs (their declared type is the interface). */
     int first = !(vi && v->infer_fresh && vi->by_infer);
-    phi_shape decl = cur;
+    infer_shape decl = cur;
     int declared = first ? (cur.dtype || cur.rank >= 0) : (v->n_output_refs && vi->decl);
     if (!first && vi->decl)
         decl = *vi->decl;
     if (declared) {
-        phi_shape cur_saved = cur;
+        infer_shape cur_saved = cur;
         cur = decl;
         char a[200], b[200];
         int bad = (s.dtype && cur.dtype && s.dtype != cur.dtype) ||
@@ -318,8 +318,8 @@ int phi_write_type(struct phi_infer_state *st, ph_value *v, const phi_shape *sin
                 bad = 1;
         if (bad)
             return ph_error_set(err, PH_EVERIFY, "node '%s' (%s): output '%s' is declared %s but inferred as %s",
-                                ph_node_name(n), ph_node_op_type(n), v->name, phi_shape_str(st, &cur, a, sizeof a),
-                                phi_shape_str(st, sin, b, sizeof b));
+                                ph_node_name(n), ph_node_op_type(n), v->name, infer_shape_str(st, &cur, a, sizeof a),
+                                infer_shape_str(st, sin, b, sizeof b));
         if (!s.dtype)
             s.dtype = cur.dtype;
         if (s.rank < 0) {
@@ -329,35 +329,35 @@ int phi_write_type(struct phi_infer_state *st, ph_value *v, const phi_shape *sin
             for (int i = 0; i < s.rank; i++) {
                 if (s.d[i] >= 0)
                     continue;
-                if (cur.d[i] >= 0 || s.d[i] == PHI_DIM_UNK || v->n_output_refs)
-                    s.d[i] = cur.d[i] == PHI_DIM_UNK ? s.d[i] : cur.d[i];
+                if (cur.d[i] >= 0 || s.d[i] == INFER_DIM_UNK || v->n_output_refs)
+                    s.d[i] = cur.d[i] == INFER_DIM_UNK ? s.d[i] : cur.d[i];
             }
         }
         cur = cur_saved;
     }
-    int same = phi_shape_eq(&s, &cur) && pc_same(vi, pc);
+    int same = infer_shape_eq(&s, &cur) && pc_same(vi, pc);
     if (same) {
         if (vi)
             vi->by_infer = 1;
         return 0;
     }
-    if (!phi_shape_eq(&s, &cur) && store_type(st, v, &s))
+    if (!infer_shape_eq(&s, &cur) && store_type(st, v, &s))
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     vi = vinfer_get(v);
-    const phi_shape *shared = vi ? phi_shape_intern(st, &s) : NULL;
+    const infer_shape *shared = vi ? infer_shape_intern(st, &s) : NULL;
     if (!shared || pc_store(vi, pc))
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     vi->shape = shared;
     vi->by_infer = 1;
     v->infer_fresh = 1;
     st->stats.values_changed++;
-    phi_notify_type_changed(v); /* also when only the shape constant changed */
+    ir_notify_type_changed(v); /* also when only the shape constant changed */
     return 1;
 }
 
 /* ==================================================== constant inputs */
 
-const ph_tensor *phi_in_tensor(phi_ictx *c, size_t i)
+const ph_tensor *infer_in_tensor(infer_ictx *c, size_t i)
 {
     const ph_value *v = i < c->nin ? c->n->inputs[i] : NULL;
     if (!v)
@@ -416,60 +416,60 @@ static double tensor_double_at(const void *data, int dt, size_t k)
     switch (dt) {
     case PH_DT_FLOAT: return LOAD(float, data, k);
     case PH_DT_DOUBLE: return LOAD(double, data, k);
-    case PH_DT_FLOAT16: return phi_half_to_float(LOAD(uint16_t, data, k));
-    case PH_DT_BFLOAT16: return phi_bf16_to_float(LOAD(uint16_t, data, k));
+    case PH_DT_FLOAT16: return ir_half_to_float(LOAD(uint16_t, data, k));
+    case PH_DT_BFLOAT16: return ir_bf16_to_float(LOAD(uint16_t, data, k));
     default: return (double)tensor_int_at(data, dt, k);
     }
 }
 #undef LOAD
 
-int phi_pc_from_tensor(const ph_tensor *t, phi_pc *pc)
+int infer_pc_from_tensor(const ph_tensor *t, infer_pc *pc)
 {
     pc->n = -1;
     if (!t || !dtype_is_int(ph_tensor_dtype(t)) || ph_tensor_rank(t) > 1)
         return 0;
     int64_t numel = ph_tensor_numel(t);
     const void *data = ph_tensor_data(t);
-    if (numel < 0 || numel > PHI_PC_MAX || (!data && numel))
+    if (numel < 0 || numel > INFER_PC_MAX || (!data && numel))
         return 0;
     pc->n = (int)numel;
     for (int64_t k = 0; k < numel; k++) {
         pc->v[k] = tensor_int_at(data, ph_tensor_dtype(t), (size_t)k);
-        pc->k[k] = PHI_PC_NUM;
+        pc->k[k] = INFER_PC_NUM;
     }
     return 1;
 }
 
-const phi_pc *phi_in_pc(phi_ictx *c, size_t i)
+const infer_pc *infer_in_pc(infer_ictx *c, size_t i)
 {
     const ph_value *v = i < c->nin ? c->n->inputs[i] : NULL;
     if (!v)
         return NULL;
-    phi_pc *pc = &c->in_pc_buf[i < 6 ? i : 5];
-    phi_value_pc(v, pc);
+    infer_pc *pc = &c->in_pc_buf[i < 6 ? i : 5];
+    infer_value_pc(v, pc);
     if (pc->n >= 0)
         return pc;
-    if (phi_pc_from_tensor(phi_in_tensor(c, i), pc))
+    if (infer_pc_from_tensor(infer_in_tensor(c, i), pc))
         return pc;
     return NULL;
 }
 
-int phi_in_ints(phi_ictx *c, size_t i, int64_t *out, int max)
+int infer_in_ints(infer_ictx *c, size_t i, int64_t *out, int max)
 {
-    const phi_pc *pc = phi_in_pc(c, i);
+    const infer_pc *pc = infer_in_pc(c, i);
     if (!pc || pc->n > max)
         return -1;
     for (int k = 0; k < pc->n; k++) {
-        if (pc->k[k] != PHI_PC_NUM)
+        if (pc->k[k] != INFER_PC_NUM)
             return -1;
         out[k] = pc->v[k];
     }
     return pc->n;
 }
 
-int phi_in_doubles(phi_ictx *c, size_t i, double *out, int max)
+int infer_in_doubles(infer_ictx *c, size_t i, double *out, int max)
 {
-    const ph_tensor *t = phi_in_tensor(c, i);
+    const ph_tensor *t = infer_in_tensor(c, i);
     if (t) {
         int64_t numel = ph_tensor_numel(t);
         const void *data = ph_tensor_data(t);
@@ -494,37 +494,37 @@ int phi_in_doubles(phi_ictx *c, size_t i, double *out, int max)
             return 1;
         }
     }
-    int64_t iv[PHI_PC_MAX];
-    int k = phi_in_ints(c, i, iv, max < PHI_PC_MAX ? max : PHI_PC_MAX);
+    int64_t iv[INFER_PC_MAX];
+    int k = infer_in_ints(c, i, iv, max < INFER_PC_MAX ? max : INFER_PC_MAX);
     for (int j = 0; j < k; j++)
         out[j] = (double)iv[j];
     return k;
 }
 
-int phi_ints_attr_or_input(phi_ictx *c, const char *attr, size_t in_idx, int64_t from_opset, int64_t *out,
+int infer_ints_attr_or_input(infer_ictx *c, const char *attr, size_t in_idx, int64_t from_opset, int64_t *out,
                            int max)
 {
     const int64_t *vals;
     ptrdiff_t k = attr ? ph_node_attr_ints(c->n, attr, &vals) : -1;
-    if (k >= 0 && (c->opset < from_opset || !phi_has_in(c, in_idx))) {
+    if (k >= 0 && (c->opset < from_opset || !infer_has_in(c, in_idx))) {
         if (k > max)
             return -2;
         if (k > 0) /* an empty list may come with no array */
             memcpy(out, vals, (size_t)k * sizeof *out);
         return (int)k;
     }
-    if (in_idx == (size_t)-1 || !phi_has_in(c, in_idx))
+    if (in_idx == (size_t)-1 || !infer_has_in(c, in_idx))
         return -1;
-    int r = phi_in_ints(c, in_idx, out, max);
+    int r = infer_in_ints(c, in_idx, out, max);
     return r >= 0 ? r : -2;
 }
 
-phi_pc *phi_out_pc(phi_ictx *c, size_t i)
+infer_pc *infer_out_pc(infer_ictx *c, size_t i)
 {
     if (i >= c->nout)
         return NULL;
-    if (!c->out_pc[i] && !(c->out_pc[i] = malloc(sizeof(phi_pc))))
-        phi_alloc_failed(c->n->graph->model);
+    if (!c->out_pc[i] && !(c->out_pc[i] = malloc(sizeof(infer_pc))))
+        ir_alloc_failed(c->n->graph->model);
     if (c->out_pc[i])
         c->out_pc[i]->n = 0;
     return c->out_pc[i];

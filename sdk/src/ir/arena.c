@@ -8,9 +8,9 @@
  * node removed by a pass leaves its bytes there, and a pointer read from it
  * (a name, an attribute's ints) stays valid until ph_model_free.
  *
- * Freeing code asks phi_arena_owns before it frees a message or a string it
+ * Freeing code asks ir_arena_owns before it frees a message or a string it
  * might not own; a function that changes a node's message first calls
- * phi_node_proto_own, which gives the node a malloc'd copy of a message
+ * ir_node_proto_own, which gives the node a malloc'd copy of a message
  * that lies in the arena.
  */
 #include <stdlib.h>
@@ -24,7 +24,7 @@ typedef struct arena_block {
     size_t size, used;
 } arena_block;
 
-struct phi_arena {
+struct ir_arena {
     arena_block *blocks; /* newest first */
     size_t n_blocks;
 };
@@ -44,9 +44,9 @@ static arena_block *block_new(size_t size)
     return b;
 }
 
-void *phi_arena_alloc(phi_arena **ap, size_t size)
+void *ir_arena_alloc(ir_arena **ap, size_t size)
 {
-    phi_arena *a = *ap;
+    ir_arena *a = *ap;
     if (!a && !(a = *ap = calloc(1, sizeof *a)))
         return NULL;
     size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
@@ -73,9 +73,9 @@ void *phi_arena_alloc(phi_arena **ap, size_t size)
     return p;
 }
 
-char *phi_arena_strndup(phi_arena **ap, const char *s, size_t len)
+char *ir_arena_strndup(ir_arena **ap, const char *s, size_t len)
 {
-    char *d = phi_arena_alloc(ap, len + 1);
+    char *d = ir_arena_alloc(ap, len + 1);
     if (d) {
         memcpy(d, s, len);
         d[len] = '\0';
@@ -83,7 +83,7 @@ char *phi_arena_strndup(phi_arena **ap, const char *s, size_t len)
     return d;
 }
 
-int phi_arena_owns(const phi_arena *a, const void *p)
+int ir_arena_owns(const ir_arena *a, const void *p)
 {
     const uint8_t *q = p;
     for (const arena_block *b = a ? a->blocks : NULL; b; b = b->next)
@@ -92,7 +92,7 @@ int phi_arena_owns(const phi_arena *a, const void *p)
     return 0;
 }
 
-void phi_arena_free(phi_arena *a)
+void ir_arena_free(ir_arena *a)
 {
     if (!a)
         return;
@@ -104,7 +104,7 @@ void phi_arena_free(phi_arena *a)
     free(a);
 }
 
-size_t phi_arena_bytes(const phi_arena *a)
+size_t ir_arena_bytes(const ir_arena *a)
 {
     size_t n = 0;
     for (const arena_block *b = a ? a->blocks : NULL; b; b = b->next)
@@ -116,7 +116,7 @@ size_t phi_arena_bytes(const phi_arena *a)
  * (protobuf-c frees only on its failure paths and its scratch space). */
 static void *pb_alloc(void *data, size_t size)
 {
-    return phi_arena_alloc((phi_arena **)data, size);
+    return ir_arena_alloc((ir_arena **)data, size);
 }
 
 static void pb_free(void *data, void *p)
@@ -124,17 +124,17 @@ static void pb_free(void *data, void *p)
     (void)data, (void)p;
 }
 
-ProtobufCAllocator phi_arena_allocator(phi_arena **ap)
+ProtobufCAllocator ir_arena_allocator(ir_arena **ap)
 {
     return (ProtobufCAllocator){pb_alloc, pb_free, ap};
 }
 
 /* ------------------------------------------------------ copy on write */
 
-int phi_node_proto_own(ph_node *n)
+int ir_node_proto_own(ph_node *n)
 {
     ph_model *m = n->graph ? n->graph->model : NULL;
-    if (!m || !phi_arena_owns(m->arena, n->proto))
+    if (!m || !ir_arena_owns(m->arena, n->proto))
         return 0;
     Onnx__NodeProto *old = n->proto;
     size_t size = protobuf_c_message_get_packed_size(&old->base);
@@ -146,7 +146,7 @@ int phi_node_proto_own(ph_node *n)
     free(buf);
     int rc = np ? 0 : PH_ENOMEM;
     for (size_t i = 0; np && i < np->n_attribute && !rc; i++)
-        rc = phi_attr_normalize(np->attribute[i]);
+        rc = ir_attr_normalize(np->attribute[i]);
     if (rc) {
         if (np)
             protobuf_c_message_free_unpacked(&np->base, NULL);

@@ -5,14 +5,14 @@
 
 #include "internal.h"
 
-ph_model *phi_model_alloc(void)
+ph_model *ir_model_alloc(void)
 {
     return calloc(1, sizeof(ph_model));
 }
 
 PH_API ph_model *ph_model_new(int64_t opset)
 {
-    ph_model *m = phi_model_alloc();
+    ph_model *m = ir_model_alloc();
     Onnx__ModelProto *mp = malloc(sizeof *mp);
     Onnx__GraphProto *gp = malloc(sizeof *gp);
     Onnx__OperatorSetIdProto *op = malloc(sizeof *op);
@@ -30,16 +30,16 @@ PH_API ph_model *ph_model_new(int64_t opset)
     onnx__operator_set_id_proto__init(op);
     mp->has_ir_version = 1;
     mp->ir_version = 8;
-    mp->producer_name = phi_strdup("passhost");
+    mp->producer_name = ir_strdup("passhost");
     op->has_version = 1;
     op->version = opset;
     ops[0] = op;
     mp->opset_import = ops;
     mp->n_opset_import = 1;
-    gp->name = phi_strdup("main");
+    gp->name = ir_strdup("main");
     mp->graph = gp;
     m->proto = mp;
-    m->graph = phi_graph_new(m, NULL, gp);
+    m->graph = ir_graph_new(m, NULL, gp);
     if (!m->graph || !mp->producer_name || !gp->name) {
         ph_model_free(m);
         return NULL;
@@ -51,27 +51,27 @@ PH_API void ph_model_free(ph_model *m)
 {
     if (!m)
         return;
-    phi_model_collect(m);
-    phi_graph_free(m->graph);
-    phi_notify_model_freed(m);
+    ir_model_collect(m);
+    ir_graph_free(m->graph);
+    ir_notify_model_freed(m);
     if (m->proto)
         protobuf_c_message_free_unpacked(&m->proto->base, NULL);
     while (m->mappings) {
-        phi_mapping *next = m->mappings->next;
-        phi_unmap_file(m->mappings);
+        ir_mapping *next = m->mappings->next;
+        ir_unmap_file(m->mappings);
         m->mappings = next;
     }
     for (size_t i = 0; i < m->n_strings; i++)
         free(m->strings[i]);
     free(m->strings);
-    phi_map_free(&m->value_names);
+    ir_map_free(&m->value_names);
     for (size_t i = 0; i < m->node_names.cap; i++) /* owned keys, but for the arena's */
         if (m->node_names.slots[i].key && m->node_names.slots[i].val &&
-            !phi_arena_owns(m->arena, m->node_names.slots[i].key))
+            !ir_arena_owns(m->arena, m->node_names.slots[i].key))
             free((char *)m->node_names.slots[i].key);
-    phi_map_free(&m->node_names);
+    ir_map_free(&m->node_names);
     free(m->source_path);
-    phi_arena_free(m->arena); /* last: what was freed above asked it what it owns */
+    ir_arena_free(m->arena); /* last: what was freed above asked it what it owns */
     free(m);
 }
 
@@ -115,7 +115,7 @@ PH_API int ph_model_set_opset(ph_model *m, const char *domain, int64_t version)
     }
     mp->opset_import = arr;
     onnx__operator_set_id_proto__init(op);
-    if (!is_default_domain(domain) && !(op->domain = phi_strdup(domain))) {
+    if (!is_default_domain(domain) && !(op->domain = ir_strdup(domain))) {
         free(op);
         return PH_ENOMEM;
     }

@@ -1,7 +1,7 @@
 /* sdk/src/onnx/build.c - the IR of a GraphProto: its inputs, initializers
  * and nodes taken over from the protobuf tree the loader unpacked, node
  * inputs resolved by name, and the bodies of If/Loop/Scan nodes built the
- * same way (phi_graph_build and phi_node_build_subgraphs call each other).
+ * same way (onnx_graph_build and onnx_node_build_subgraphs call each other).
  * The main graph's nodes may come read in place (read_nodes.c). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,17 +25,17 @@ static int take_input(ph_graph *g, Onnx__ValueInfoProto *vi, ph_error *err)
     const char *name = vi->name ? vi->name : "";
     if (!*name)
         return ph_error_set(err, PH_EPARSE, "graph '%s': an input has no name", ph_graph_name(g));
-    if (phi_grow((void **)&g->inputs, &g->cap_inputs, g->n_inputs + 1, sizeof *g->inputs))
+    if (ir_grow((void **)&g->inputs, &g->cap_inputs, g->n_inputs + 1, sizeof *g->inputs))
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     void *p = realloc(g->input_vi, g->cap_inputs * sizeof *g->input_vi);
     if (!p)
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     g->input_vi = p;
-    ph_value *v = phi_value_new(g, name);
+    ph_value *v = ir_value_new(g, name);
     if (!v)
         return ph_error_set(err, PH_EPARSE, "graph '%s': input '%s' is defined twice", ph_graph_name(g), name);
     v->is_input = 1;
-    phi_value_parse_type(v, vi->type);
+    ir_value_parse_type(v, vi->type);
     g->inputs[g->n_inputs] = v;
     g->input_vi[g->n_inputs++] = vi;
     return 0;
@@ -48,24 +48,24 @@ static int take_initializer(ph_graph *g, Onnx__TensorProto *tp, ph_error *err)
         protobuf_c_message_free_unpacked(&tp->base, NULL);
         return ph_error_set(err, PH_EPARSE, "graph '%s': an initializer has no name", ph_graph_name(g));
     }
-    ph_tensor *t = phi_tensor_wrap(tp, 0);
+    ph_tensor *t = ir_tensor_wrap(tp, 0);
     if (!t) {
         protobuf_c_message_free_unpacked(&tp->base, NULL);
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     }
     /* room first: a value made below and then not stored would leak */
-    if (phi_grow((void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits)) {
+    if (ir_grow((void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits)) {
         ph_tensor_free(t);
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     }
-    ph_value *v = phi_graph_value(g, name);
+    ph_value *v = ir_graph_value(g, name);
     /* name lives in tp, which ph_tensor_free frees: report first */
     if (v && (!v->is_input || v->tensor)) {
         int rc = ph_error_set(err, PH_EPARSE, "graph '%s': initializer '%s' is defined twice", ph_graph_name(g), name);
         ph_tensor_free(t);
         return rc;
     }
-    if (!v && !(v = phi_value_new(g, name))) {
+    if (!v && !(v = ir_value_new(g, name))) {
         int rc = ph_error_set(err, PH_EPARSE, "graph '%s': initializer '%s' clashes with another value name",
                               ph_graph_name(g), name);
         ph_tensor_free(t);
@@ -81,7 +81,7 @@ static int take_initializer(ph_graph *g, Onnx__TensorProto *tp, ph_error *err)
     return 0; /* the loader attaches and checks the data once the model is built */
 }
 
-int phi_node_resolve_inputs(ph_node *n, ph_error *err)
+int onnx_node_resolve_inputs(ph_node *n, ph_error *err)
 {
     Onnx__NodeProto *np = n->proto;
     for (size_t i = 0; i < np->n_input; i++) {
@@ -95,7 +95,7 @@ int phi_node_resolve_inputs(ph_node *n, ph_error *err)
             return ph_error_set(err, PH_EPARSE, "node '%s' (%s): input '%s' is not defined", ph_node_name(n),
                                 ph_node_op_type(n), name);
         n->inputs[i] = v;
-        if (phi_add_use(v, n, (uint32_t)i))
+        if (ir_add_use(v, n, (uint32_t)i))
             return ph_error_set(err, PH_ENOMEM, "out of memory");
     }
     /* the names now live in the values: drop the copies */
@@ -110,7 +110,7 @@ int phi_node_resolve_inputs(ph_node *n, ph_error *err)
     return 0;
 }
 
-int phi_graph_build_from(ph_graph *g, phi_node_src *src, size_t n_src, ph_error *err)
+int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, ph_error *err)
 {
     Onnx__GraphProto *gp = g->proto;
     int rc = 0;
@@ -144,13 +144,13 @@ int phi_graph_build_from(ph_graph *g, phi_node_src *src, size_t n_src, ph_error 
     /* nodes: outputs first (a model may list nodes out of order), then inputs */
     if (src) {
         if (!rc)
-            rc = phi_nodes_build(g, src, n_src, err);
+            rc = onnx_nodes_build(g, src, n_src, err);
         else
-            phi_nodes_release(g->model, src, n_src);
+            onnx_nodes_release(g->model, src, n_src);
     }
     ph_node *first_new = NULL;
     for (i = 0; i < n_nodes && !rc; i++) {
-        ph_node *n = phi_node_from_proto(g, nodes[i], err); /* owns nodes[i] even on failure */
+        ph_node *n = ir_node_from_proto(g, nodes[i], err); /* owns nodes[i] even on failure */
         if (!n) {
             rc = err && err->code ? err->code : PH_ENOMEM;
             i++;
@@ -163,9 +163,9 @@ int phi_graph_build_from(ph_graph *g, phi_node_src *src, size_t n_src, ph_error 
         protobuf_c_message_free_unpacked(&nodes[i]->base, NULL);
     free(nodes);
     for (ph_node *n = first_new; n && !rc; n = n->next)
-        rc = phi_node_resolve_inputs(n, err);
+        rc = onnx_node_resolve_inputs(n, err);
     for (ph_node *n = first_new; n && !rc; n = n->next)
-        rc = phi_node_build_subgraphs(n, err);
+        rc = onnx_node_build_subgraphs(n, err);
 
     for (i = 0; i < n_outs; i++) {
         Onnx__ValueInfoProto *vi = outs[i];
@@ -174,42 +174,42 @@ int phi_graph_build_from(ph_graph *g, phi_node_src *src, size_t n_src, ph_error 
             continue;
         }
         ph_value *v = vi->name ? ph_graph_find_value(g, vi->name) : NULL;
-        if (!v || phi_grow((void **)&g->outputs, &g->cap_outputs, g->n_outputs + 1, sizeof *g->outputs)) {
+        if (!v || ir_grow((void **)&g->outputs, &g->cap_outputs, g->n_outputs + 1, sizeof *g->outputs)) {
             rc = ph_error_set(err, PH_EPARSE, "graph '%s': output '%s' is not produced by any node, input or initializer",
                               ph_graph_name(g), vi->name ? vi->name : "");
             protobuf_c_message_free_unpacked(&vi->base, NULL);
             continue;
         }
-        g->outputs[g->n_outputs++] = (phi_output){v, vi};
+        g->outputs[g->n_outputs++] = (ir_output){v, vi};
         v->n_output_refs++;
         if (v->rank < 0 || !v->dtype)
-            phi_value_parse_type(v, vi->type);
+            ir_value_parse_type(v, vi->type);
     }
     free(outs);
     for (i = 0; i < g->n_value_info && !rc; i++) {
         const Onnx__ValueInfoProto *vi = g->value_info[i];
-        ph_value *v = vi->name ? phi_graph_value(g, vi->name) : NULL;
+        ph_value *v = vi->name ? ir_graph_value(g, vi->name) : NULL;
         if (v && v->rank < 0 && !v->dtype)
-            phi_value_parse_type(v, vi->type);
+            ir_value_parse_type(v, vi->type);
     }
     if (!rc && ph_graph_toposort(g) != 0)
         rc = ph_error_set(err, PH_EPARSE, "graph '%s': the nodes form a cycle", ph_graph_name(g));
     return rc;
 }
 
-int phi_graph_build(ph_graph *g, ph_error *err)
+int onnx_graph_build(ph_graph *g, ph_error *err)
 {
-    return phi_graph_build_from(g, NULL, 0, err);
+    return onnx_graph_build_from(g, NULL, 0, err);
 }
 
 /* Build the IR of every GRAPH/GRAPHS attribute of n. */
-int phi_node_build_subgraphs(ph_node *n, ph_error *err)
+int onnx_node_build_subgraphs(ph_node *n, ph_error *err)
 {
     Onnx__NodeProto *p = n->proto;
     size_t count = 0;
     for (size_t i = 0; i < p->n_attribute; i++) {
         Onnx__AttributeProto *a = p->attribute[i];
-        int rc = phi_attr_normalize(a);
+        int rc = ir_attr_normalize(a);
         if (rc)
             return ph_error_set(err, rc, "out of memory");
         if (a->g)
@@ -227,11 +227,11 @@ int phi_node_build_subgraphs(ph_node *n, ph_error *err)
         Onnx__AttributeProto *a = p->attribute[i];
         for (size_t k = 0; k < (a->g ? 1 : 0) + a->n_graphs; k++) {
             Onnx__GraphProto *gp = a->g && k == 0 ? a->g : a->graphs[k - (a->g ? 1 : 0)];
-            ph_graph *sub = phi_graph_new(n->graph->model, n, gp);
+            ph_graph *sub = ir_graph_new(n->graph->model, n, gp);
             if (!sub)
                 return ph_error_set(err, PH_ENOMEM, "out of memory");
-            n->subgraphs[n->n_subgraphs++] = (phi_subgraph){a, k, sub};
-            int rc = phi_graph_build(sub, err);
+            n->subgraphs[n->n_subgraphs++] = (ir_subgraph){a, k, sub};
+            int rc = onnx_graph_build(sub, err);
             if (rc)
                 return rc;
         }

@@ -27,7 +27,7 @@ typedef struct wbuf {
 
 static int wbuf_put(wbuf *b, const void *p, size_t len)
 {
-    if (phi_grow((void **)&b->d, &b->cap, b->n + len, 1))
+    if (ir_grow((void **)&b->d, &b->cap, b->n + len, 1))
         return PH_ENOMEM;
     memcpy(b->d + b->n, p, len);
     b->n += len;
@@ -68,11 +68,11 @@ PH_API int ph_model_sniff(const void *data, size_t n, uint64_t file_size)
         return 0;
     while (p < end && fields < 32) {
         uint64_t tag, v;
-        if (phi_wire_varint(&p, end, &tag))
+        if (onnx_wire_varint(&p, end, &tag))
             return fields > 0 && n < file_size; /* cut by the end of what was read */
         if (!model_field_ok(tag >> 3, (int)(tag & 7)))
             return 0;
-        if (phi_wire_varint(&p, end, &v))
+        if (onnx_wire_varint(&p, end, &v))
             return fields > 0 && n < file_size;
         if ((tag & 7) == 2) {
             uint64_t offset = (uint64_t)(p - (const uint8_t *)data);
@@ -97,7 +97,7 @@ typedef struct skeleton {
     wbuf buf;
     raw_ref *refs; /* per main-graph initializer, in order */
     size_t n_refs, cap_refs;
-    phi_node_src *nodes; /* the main graph's nodes, left out of buf (read_nodes.c) */
+    onnx_node_src *nodes; /* the main graph's nodes, left out of buf (read_nodes.c) */
     size_t n_nodes, cap_nodes;
     const uint8_t *base;
 } skeleton;
@@ -110,14 +110,14 @@ static int skel_error(ph_error *err, const char *path, const skeleton *s, const 
 }
 
 /* Copy a TensorProto without its raw_data, remembering where raw_data was. */
-static int skel_tensor(skeleton *s, const phi_wire_field *tf, wbuf *out, const char *path, ph_error *err)
+static int skel_tensor(skeleton *s, const onnx_wire_field *tf, wbuf *out, const char *path, ph_error *err)
 {
     const uint8_t *p = tf->payload, *end = p + tf->len;
     wbuf t = {0};
     raw_ref ref = {0};
     while (p < end) {
-        phi_wire_field f;
-        if (phi_wire_next(&p, end, &f)) {
+        onnx_wire_field f;
+        if (onnx_wire_next(&p, end, &f)) {
             free(t.d);
             return skel_error(err, path, s, p);
         }
@@ -130,7 +130,7 @@ static int skel_tensor(skeleton *s, const phi_wire_field *tf, wbuf *out, const c
             return ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
         }
     }
-    int rc = phi_grow((void **)&s->refs, &s->cap_refs, s->n_refs + 1, sizeof *s->refs);
+    int rc = ir_grow((void **)&s->refs, &s->cap_refs, s->n_refs + 1, sizeof *s->refs);
     if (!rc)
         s->refs[s->n_refs++] = ref;
     if (!rc)
@@ -143,23 +143,23 @@ static int skel_tensor(skeleton *s, const phi_wire_field *tf, wbuf *out, const c
     return rc ? ph_error_set(err, PH_ENOMEM, "%s: out of memory", path) : 0;
 }
 
-static int skel_graph(skeleton *s, const phi_wire_field *gf, wbuf *out, const char *path, ph_error *err)
+static int skel_graph(skeleton *s, const onnx_wire_field *gf, wbuf *out, const char *path, ph_error *err)
 {
     const uint8_t *p = gf->payload, *end = p + gf->len;
     wbuf g = {0};
     int rc = 0;
     while (p < end && !rc) {
-        phi_wire_field f;
-        if (phi_wire_next(&p, end, &f)) {
+        onnx_wire_field f;
+        if (onnx_wire_next(&p, end, &f)) {
             rc = skel_error(err, path, s, p);
             break;
         }
         if (f.num == 5 && f.type == 2)
             rc = skel_tensor(s, &f, &g, path, err);
         else if (f.num == 1 && f.type == 2) /* a node: read in place later */
-            rc = phi_grow((void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof *s->nodes)
+            rc = ir_grow((void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof *s->nodes)
                      ? ph_error_set(err, PH_ENOMEM, "%s: out of memory", path)
-                     : (s->nodes[s->n_nodes++] = (phi_node_src){f.payload, f.len, NULL, 0, 0, 0, -1}, 0);
+                     : (s->nodes[s->n_nodes++] = (onnx_node_src){f.payload, f.len, NULL, 0, 0, 0, -1}, 0);
         else if (wbuf_put(&g, f.start, (size_t)(f.end - f.start)))
             rc = ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
     }
@@ -178,8 +178,8 @@ static int skel_model(skeleton *s, const uint8_t *data, size_t size, const char 
     int graphs = 0;
     s->base = data;
     while (p < end) {
-        phi_wire_field f;
-        if (phi_wire_next(&p, end, &f))
+        onnx_wire_field f;
+        if (onnx_wire_next(&p, end, &f))
             return skel_error(err, path, s, p);
         if (f.num == 7)
             graphs++;
@@ -188,8 +188,8 @@ static int skel_model(skeleton *s, const uint8_t *data, size_t size, const char 
         return 0;
     p = data;
     while (p < end) {
-        phi_wire_field f;
-        phi_wire_next(&p, end, &f);
+        onnx_wire_field f;
+        onnx_wire_next(&p, end, &f);
         int rc;
         if (f.num == 7 && f.type == 2)
             rc = skel_graph(s, &f, &s->buf, path, err);
@@ -268,19 +268,19 @@ static int attach_external(ph_model *m, ph_tensor *t, const char *model_dir, ph_
     if (strncmp(real, real_dir, dl) != 0 || (real[dl] != '/' && strcmp(real_dir, "/") != 0))
         return ph_error_set(err, PH_EPARSE, "initializer '%s': external data location '%s' leads outside the model's "
                             "folder (to %s); refused", name, loc, real);
-    phi_mapping *map = m->mappings;
+    ir_mapping *map = m->mappings;
     for (; map; map = map->next)
         if (strcmp(map->path, real) == 0)
             break;
     if (!map) {
-        if (!(map = phi_map_file(real, err)))
+        if (!(map = ir_map_file(real, err)))
             return err ? err->code : PH_EIO;
         map->next = m->mappings;
         m->mappings = map;
     }
     uint64_t off = 0, len;
     int ok;
-    len = phi_tensor_expected_bytes(tp, &ok);
+    len = ir_tensor_expected_bytes(tp, &ok);
     if (off_s && parse_u64(off_s, &off))
         return ph_error_set(err, PH_EPARSE, "initializer '%s': bad external data offset '%s'", name, off_s);
     if (len_s && parse_u64(len_s, &len))
@@ -290,7 +290,7 @@ static int attach_external(ph_model *m, ph_tensor *t, const char *model_dir, ph_
                             name, (unsigned long long)off, (unsigned long long)len, loc, map->size);
     char what[300];
     snprintf(what, sizeof what, "initializer '%s'", name);
-    return phi_tensor_attach(t, map->data + off, (size_t)len, err, what);
+    return ir_tensor_attach(t, map->data + off, (size_t)len, err, what);
 }
 
 /* Check every tensor the model holds but the main graph's initializers
@@ -305,7 +305,7 @@ static int check_tensors(const ph_graph *g, int inits, ph_error *err)
             continue;
         snprintf(what, sizeof what, "not a valid ONNX model: graph '%s': initializer '%s'", ph_graph_name(g),
                  v->name);
-        if (phi_tensor_check(v->tensor->proto, 0, 0, what, err))
+        if (ir_tensor_check(v->tensor->proto, 0, 0, what, err))
             return PH_EPARSE;
     }
     for (const ph_node *n = g->first; n; n = n->next) {
@@ -318,7 +318,7 @@ static int check_tensors(const ph_graph *g, int inits, ph_error *err)
                 snprintf(what, sizeof what, "not a valid ONNX model: node '%s' (%s): attribute '%s'", ph_node_name(n),
                          ph_node_op_type(n),
                          ap->name ? ap->name : "");
-                if (phi_tensor_check(tp, 0, 0, what, err))
+                if (ir_tensor_check(tp, 0, 0, what, err))
                     return PH_EPARSE;
             }
         }
@@ -364,9 +364,9 @@ static int has_field_zero(const ProtobufCMessage *m)
 
 /* The main graph's nodes (read_nodes.c), with the check has_field_zero makes
  * of the rest of the model for those protobuf-c unpacked. */
-static int read_nodes(ph_model *m, phi_node_src *src, size_t n, ph_error *err)
+static int read_nodes(ph_model *m, onnx_node_src *src, size_t n, ph_error *err)
 {
-    int rc = phi_nodes_read(m, src, n, err);
+    int rc = onnx_nodes_read(m, src, n, err);
     for (size_t i = 0; i < n && !rc; i++)
         if (!src[i].in_place && has_field_zero(&src[i].np->base))
             rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: a field numbered 0 (not valid protobuf)");
@@ -376,10 +376,10 @@ static int read_nodes(ph_model *m, phi_node_src *src, size_t n, ph_error *err)
 /* Build a model from the mapping (owned from here on).  path names the
  * model in messages; dir is the folder of external data, NULL when the
  * model has no file (loaded from memory). */
-static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_model **out, ph_error *err)
+static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_model **out, ph_error *err)
 {
     if (map->size == 0) {
-        phi_unmap_file(map);
+        ir_unmap_file(map);
         return ph_error_set(err, PH_EPARSE, "%s: empty file, not an ONNX model", path);
     }
     skeleton s = {0};
@@ -388,7 +388,7 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
         free(s.buf.d);
         free(s.refs);
         free(s.nodes);
-        phi_unmap_file(map);
+        ir_unmap_file(map);
         return rc;
     }
     Onnx__ModelProto *mp = s.buf.n ? onnx__model_proto__unpack(NULL, s.buf.n, s.buf.d)
@@ -402,15 +402,15 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
             protobuf_c_message_free_unpacked(&mp->base, NULL);
         free(s.refs);
         free(s.nodes);
-        phi_unmap_file(map);
+        ir_unmap_file(map);
         return ph_error_set(err, PH_EPARSE, why, path);
     }
-    ph_model *m = phi_model_alloc();
+    ph_model *m = ir_model_alloc();
     if (!m) {
         protobuf_c_message_free_unpacked(&mp->base, NULL);
         free(s.refs);
         free(s.nodes);
-        phi_unmap_file(map);
+        ir_unmap_file(map);
         return ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
     }
     m->proto = mp;
@@ -420,8 +420,8 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
         m->source_dev = st.st_dev;
         m->source_ino = st.st_ino;
     }
-    m->source_path = dir ? phi_strdup(path) : NULL;
-    m->graph = phi_graph_new(m, NULL, mp->graph);
+    m->source_path = dir ? ir_strdup(path) : NULL;
+    m->graph = ir_graph_new(m, NULL, mp->graph);
     if (!m->graph || (dir && !m->source_path)) {
         ph_model_free(m);
         free(s.refs);
@@ -447,11 +447,11 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
         memcpy(init_protos, mp->graph->initializer, n_inits * sizeof *init_protos);
     rc = read_nodes(m, s.nodes, s.n_nodes, err);
     if (!rc)
-        rc = phi_graph_build_from(m->graph, s.nodes, s.n_nodes, err);
+        rc = onnx_graph_build_from(m->graph, s.nodes, s.n_nodes, err);
     else
-        phi_nodes_release(m, s.nodes, s.n_nodes);
+        onnx_nodes_release(m, s.nodes, s.n_nodes);
     free(s.nodes);
-    m->n_nodes_total = phi_graph_count_nodes(m->graph);
+    m->n_nodes_total = ir_graph_count_nodes(m->graph);
     m->order_dirty = 1; /* the file's order is checked by the first toposort */
     m->init_version++;
     /* attach mapped raw data and external data to the main graph's initializers */
@@ -462,15 +462,15 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
         int mapped = s.buf.n && k < s.n_refs && s.refs[k].present;
         size_t len = mapped ? s.refs[k].len : 0;
         char what[300]; /* the messages name the initializer: made only for one */
-        if (phi_tensor_check(t->proto, mapped, len, "", NULL)) {
+        if (ir_tensor_check(t->proto, mapped, len, "", NULL)) {
             snprintf(what, sizeof what, "not a valid ONNX model: initializer '%s'", v->name);
-            rc = phi_tensor_check(t->proto, mapped, len, what, err);
+            rc = ir_tensor_check(t->proto, mapped, len, what, err);
         }
         if (rc || (k < n_inits && t->proto != init_protos[k]))
             continue;
-        if (mapped && phi_tensor_attach(t, s.refs[k].data, len, NULL, "")) {
+        if (mapped && ir_tensor_attach(t, s.refs[k].data, len, NULL, "")) {
             snprintf(what, sizeof what, "initializer '%s'", v->name);
-            rc = phi_tensor_attach(t, s.refs[k].data, len, err, what);
+            rc = ir_tensor_attach(t, s.refs[k].data, len, err, what);
         } else if (!mapped && t->external) {
             rc = attach_external(m, t, dir, err);
         }
@@ -481,7 +481,7 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
     free(s.refs);
     /* what loaded must also hold together (e.g. no attribute without a name) */
     ph_error verr = {0};
-    if (!rc && phi_graph_verify(m->graph, 0, &verr) != 0) /* names: resolved by the build */
+    if (!rc && ir_graph_verify(m->graph, 0, &verr) != 0) /* names: resolved by the build */
         rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: %.400s", verr.message);
     if (!rc && m->alloc_failures) /* e.g. a declared type that could not be kept */
         rc = ph_error_set(err, PH_ENOMEM, "out of memory");
@@ -494,7 +494,7 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
     /* What the IR needs of the file is in the IR, but for the weights, read
      * in place when used: the file's pages need not stay in the process. */
     if (!rc)
-        phi_mapping_release(map);
+        ir_mapping_release(map);
     if (rc) {
         ph_model_free(m);
         if (err && !strstr(err->message, path)) {
@@ -513,7 +513,7 @@ PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err)
     *out = NULL;
     if (err)
         err->code = 0, err->message[0] = 0;
-    phi_mapping *map = phi_map_file(path, err);
+    ir_mapping *map = ir_map_file(path, err);
     if (!map)
         return err ? err->code : PH_EIO;
     char dir[PATH_MAX];
@@ -535,7 +535,7 @@ PH_API int ph_model_load_memory(const void *data, size_t size, const char *name,
         name = "<memory>";
     if (size == 0)
         return ph_error_set(err, PH_EPARSE, "%s: empty, not an ONNX model", name);
-    phi_mapping *map = phi_map_memory(data, size, name, err);
+    ir_mapping *map = ir_map_memory(data, size, name, err);
     if (!map)
         return err ? err->code : PH_EIO;
     return load_mapping(map, name, NULL, out, err);

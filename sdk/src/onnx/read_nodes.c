@@ -7,7 +7,7 @@
  * its name and values; the names of inputs and outputs would be copied only
  * to be looked up and freed again.  Here a node is read where it lies:
  *   - its input names are looked up in the name map straight from the file
- *     (phi_map_get_mem), never copied;
+ *     (ir_map_get_mem), never copied;
  *   - its output names become the names of its values, copied once into
  *     the model's arena (ir/arena.c), as are its name, op_type, domain and
  *     doc_string, into a NodeProto that is itself in the arena;
@@ -17,7 +17,7 @@
  *     its kernel shapes, strides, pads and perms over and over), as nodes
  *     share the copy of an op_type or a domain.  Sharing is safe because
  *     nothing changes an attribute message in place: a node that changes
- *     its attributes first gets a copy of its own (phi_node_proto_own).
+ *     its attributes first gets a copy of its own (ir_node_proto_own).
  * The node the IR gets is the one protobuf-c's tree would give: the same
  * NodeProto fields, attribute messages unpacked by protobuf-c itself, the
  * same values with the same names (a name with a NUL byte in it is cut
@@ -51,14 +51,14 @@ enum {
 
 typedef struct node_view {
     size_t n_in, n_out, n_attr;
-    phi_wire_field single[NODE_DOMAIN + 1]; /* name, op_type, doc_string, domain by number */
+    onnx_wire_field single[NODE_DOMAIN + 1]; /* name, op_type, doc_string, domain by number */
     unsigned seen;                          /* bit per singular field given */
 } node_view;
 
 /* The length-delimited field at *p (advanced past it): in one step when its
  * tag and length take a byte each, as nearly every field of a node does.
  * 0, or -1 when it is no length-delimited field or malformed. */
-static inline int next_bytes(const uint8_t **pp, const uint8_t *end, phi_wire_field *f)
+static inline int next_bytes(const uint8_t **pp, const uint8_t *end, onnx_wire_field *f)
 {
     const uint8_t *p = *pp;
     if (end - p >= 2 && p[0] < 0x80 && (p[0] & 7) == 2 && p[0] >= 8 && p[1] < 0x80 &&
@@ -71,7 +71,7 @@ static inline int next_bytes(const uint8_t **pp, const uint8_t *end, phi_wire_fi
         f->end = *pp = p + 2 + p[1];
         return 0;
     }
-    return phi_wire_next(pp, end, f) || f->type != 2 ? -1 : 0;
+    return onnx_wire_next(pp, end, f) || f->type != 2 ? -1 : 0;
 }
 
 /* 0 when the reader takes the message: only NodeProto's fields, each
@@ -81,7 +81,7 @@ static int node_scan(const uint8_t *p, size_t len, node_view *v)
     memset(v, 0, sizeof *v);
     const uint8_t *end = p + len;
     while (p < end) {
-        phi_wire_field f;
+        onnx_wire_field f;
         if (next_bytes(&p, end, &f) || f.num > NODE_DOMAIN)
             return -1;
         if (f.num == NODE_INPUT) {
@@ -167,7 +167,7 @@ typedef struct reader {
 } reader;
 
 /* The C string a protobuf-c string field would hold: up to the first NUL. */
-static size_t text_len(const phi_wire_field *f)
+static size_t text_len(const onnx_wire_field *f)
 {
     const void *nul = memchr(f->payload, 0, f->len);
     return nul ? (size_t)((const uint8_t *)nul - f->payload) : f->len;
@@ -190,14 +190,14 @@ static int take_string(reader *r, const node_view *v, int num, int shared, char 
     *out = NULL;
     if (!(v->seen & (1u << num)))
         return 0;
-    const phi_wire_field *f = &v->single[num];
+    const onnx_wire_field *f = &v->single[num];
     size_t len = text_len(f);
     int is_new = 1;
     seen_entry *e = shared ? seen_get(&r->strings, f->payload, len, &is_new) : NULL;
     if (shared && !e)
         return PH_ENOMEM;
     if (is_new)
-        *out = phi_arena_strndup(&r->m->arena, (const char *)f->payload, len);
+        *out = ir_arena_strndup(&r->m->arena, (const char *)f->payload, len);
     else
         *out = e->val;
     if (e)
@@ -211,9 +211,9 @@ static int take_string(reader *r, const node_view *v, int num, int shared, char 
 static int node_op(const Onnx__NodeProto *np, seen_entry *op_type)
 {
     if (!op_type || (np->domain && *np->domain && strcmp(np->domain, "ai.onnx") != 0))
-        return -1; /* phi_node_load looks it up */
+        return -1; /* ir_node_load looks it up */
     if (op_type->op < 0)
-        op_type->op = (int)phi_op_lookup(NULL, np->op_type);
+        op_type->op = (int)ir_op_lookup(NULL, np->op_type);
     return op_type->op;
 }
 
@@ -230,12 +230,12 @@ static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributePro
         *out = e->val;
         return e->val ? 0 : 1;
     }
-    ProtobufCAllocator alloc = phi_arena_allocator(&r->m->arena);
+    ProtobufCAllocator alloc = ir_arena_allocator(&r->m->arena);
     Onnx__AttributeProto *a = onnx__attribute_proto__unpack(&alloc, len, p);
     if (!a || !plain_attr(a))
         return 1; /* protobuf-c, on the whole message, decides (or fails) */
-    if (a->has_s) { /* kept NUL-terminated, as phi_attr_normalize does */
-        uint8_t *s = phi_arena_alloc(&r->m->arena, a->s.len + 1);
+    if (a->has_s) { /* kept NUL-terminated, as ir_attr_normalize does */
+        uint8_t *s = ir_arena_alloc(&r->m->arena, a->s.len + 1);
         if (!s)
             return PH_ENOMEM;
         if (a->s.len)
@@ -249,7 +249,7 @@ static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributePro
 
 /* The NodeProto of the message, in the arena.  0, 1 when the reader does
  * not take it, or PH_ENOMEM. */
-static int read_in_place(reader *r, phi_node_src *src)
+static int read_in_place(reader *r, onnx_node_src *src)
 {
     const uint8_t *data = src->data;
     size_t len = src->len;
@@ -257,7 +257,7 @@ static int read_in_place(reader *r, phi_node_src *src)
     if (node_scan(data, len, &v) || v.n_in > UINT32_MAX || v.n_out > UINT32_MAX)
         return 1;
     ph_model *m = r->m;
-    Onnx__NodeProto *np = phi_arena_alloc(&m->arena, sizeof *np);
+    Onnx__NodeProto *np = ir_arena_alloc(&m->arena, sizeof *np);
     if (!np)
         return PH_ENOMEM;
     onnx__node_proto__init(np);
@@ -269,11 +269,11 @@ static int read_in_place(reader *r, phi_node_src *src)
         rc = take_string(r, &v, NODE_DOC_STRING, 0, &np->doc_string, NULL);
     if (!rc)
         rc = take_string(r, &v, NODE_DOMAIN, 1, &np->domain, NULL);
-    if (!rc && v.n_attr && !(np->attribute = phi_arena_alloc(&m->arena, v.n_attr * sizeof *np->attribute)))
+    if (!rc && v.n_attr && !(np->attribute = ir_arena_alloc(&m->arena, v.n_attr * sizeof *np->attribute)))
         rc = PH_ENOMEM;
     const uint8_t *p = data, *end = data + len;
     while (!rc && p < end) {
-        phi_wire_field f;
+        onnx_wire_field f;
         next_bytes(&p, end, &f); /* node_scan read them all */
         if (f.num == NODE_ATTRIBUTE && !(rc = take_attr(r, f.payload, f.len, &np->attribute[np->n_attribute])))
             np->n_attribute++;
@@ -287,12 +287,12 @@ static int read_in_place(reader *r, phi_node_src *src)
     return rc;
 }
 
-int phi_nodes_read(ph_model *m, phi_node_src *src, size_t n, ph_error *err)
+int onnx_nodes_read(ph_model *m, onnx_node_src *src, size_t n, ph_error *err)
 {
     reader r = {.m = m};
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        phi_node_src *s = &src[i];
+        onnx_node_src *s = &src[i];
         int got = read_in_place(&r, s);
         if (got == 0) {
             s->in_place = 1;
@@ -309,10 +309,10 @@ int phi_nodes_read(ph_model *m, phi_node_src *src, size_t n, ph_error *err)
     return rc;
 }
 
-void phi_nodes_release(const ph_model *m, phi_node_src *src, size_t n)
+void onnx_nodes_release(const ph_model *m, onnx_node_src *src, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (src[i].np && !phi_arena_owns(m->arena, src[i].np))
+        if (src[i].np && !ir_arena_owns(m->arena, src[i].np))
             protobuf_c_message_free_unpacked(&src[i].np->base, NULL);
         src[i].np = NULL;
     }
@@ -321,27 +321,27 @@ void phi_nodes_release(const ph_model *m, phi_node_src *src, size_t n)
 /* ------------------------------------------------------------ building */
 
 /* A node read in place (its message np), with its outputs. */
-static ph_node *build_in_place(ph_graph *g, const phi_node_src *s, Onnx__NodeProto *np, ph_error *err)
+static ph_node *build_in_place(ph_graph *g, const onnx_node_src *s, Onnx__NodeProto *np, ph_error *err)
 {
-    ph_node *n = phi_node_load(g, np, s->n_in, s->n_out, s->op);
+    ph_node *n = ir_node_load(g, np, s->n_in, s->n_out, s->op);
     if (!n) {
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;
     }
     const uint8_t *p = s->data, *end = s->data + s->len;
     for (size_t i = 0; p < end;) {
-        phi_wire_field f;
+        onnx_wire_field f;
         next_bytes(&p, end, &f); /* node_scan read them all */
         if (f.num != NODE_OUTPUT)
             continue;
         size_t len = text_len(&f);
         if (len) { /* else an omitted optional output */
-            char *name = phi_arena_strndup(&g->model->arena, (const char *)f.payload, len);
+            char *name = ir_arena_strndup(&g->model->arena, (const char *)f.payload, len);
             if (!name) {
                 ph_error_set(err, PH_ENOMEM, "out of memory");
                 return NULL;
             }
-            if (phi_node_load_output(n, i, name, 1, err))
+            if (ir_node_load_output(n, i, name, 1, err))
                 return NULL;
         }
         i++;
@@ -350,11 +350,11 @@ static ph_node *build_in_place(ph_graph *g, const phi_node_src *s, Onnx__NodePro
 }
 
 /* The inputs of a node read in place, looked up by the names in the file. */
-static int resolve_in_place(ph_node *n, const phi_node_src *s, ph_error *err)
+static int resolve_in_place(ph_node *n, const onnx_node_src *s, ph_error *err)
 {
     const uint8_t *p = s->data, *end = s->data + s->len;
     for (size_t i = 0; p < end;) {
-        phi_wire_field f;
+        onnx_wire_field f;
         next_bytes(&p, end, &f); /* node_scan read them all */
         if (f.num != NODE_INPUT)
             continue;
@@ -363,13 +363,13 @@ static int resolve_in_place(ph_node *n, const phi_node_src *s, ph_error *err)
         n->inputs[i] = NULL;
         n->n_inputs = i + 1;
         if (len) { /* else an omitted optional input */
-            ph_value *v = phi_map_get_mem(&n->graph->model->value_names, name, len);
-            if (!v || !phi_in_scope(v, n->graph))
+            ph_value *v = ir_map_get_mem(&n->graph->model->value_names, name, len);
+            if (!v || !ir_in_scope(v, n->graph))
                 return ph_error_set(err, PH_EPARSE, "node '%s' (%s): input '%.*s' is not defined",
                                     ph_node_name(n), ph_node_op_type(n), (int)(len > 300 ? 300 : len),
                                     name);
             n->inputs[i] = v;
-            if (phi_add_use(v, n, (uint32_t)i))
+            if (ir_add_use(v, n, (uint32_t)i))
                 return ph_error_set(err, PH_ENOMEM, "out of memory");
         }
         i++;
@@ -377,7 +377,7 @@ static int resolve_in_place(ph_node *n, const phi_node_src *s, ph_error *err)
     return 0;
 }
 
-int phi_nodes_build(ph_graph *g, phi_node_src *src, size_t n, ph_error *err)
+int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, ph_error *err)
 {
     ph_model *m = g->model;
     ph_node *first = NULL;
@@ -387,18 +387,18 @@ int phi_nodes_build(ph_graph *g, phi_node_src *src, size_t n, ph_error *err)
         Onnx__NodeProto *np = src[i].np;
         src[i].np = NULL; /* taken over by the node, or freed, either way */
         ph_node *node = src[i].in_place ? build_in_place(g, &src[i], np, err)
-                                        : phi_node_from_proto(g, np, err);
+                                        : ir_node_from_proto(g, np, err);
         if (!node)
             rc = err && err->code ? err->code : PH_ENOMEM;
         else if (!first)
             first = node;
     }
-    phi_nodes_release(m, src + i, n - i);
+    onnx_nodes_release(m, src + i, n - i);
     ph_node *node = first;
     for (i = 0; node && !rc; i++, node = node->next)
-        rc = src[i].in_place ? resolve_in_place(node, &src[i], err) : phi_node_resolve_inputs(node, err);
+        rc = src[i].in_place ? resolve_in_place(node, &src[i], err) : onnx_node_resolve_inputs(node, err);
     for (node = first; node && !rc; node = node->next)
-        if (!phi_arena_owns(m->arena, node->proto)) /* one read in place has no body */
-            rc = phi_node_build_subgraphs(node, err);
+        if (!ir_arena_owns(m->arena, node->proto)) /* one read in place has no body */
+            rc = onnx_node_build_subgraphs(node, err);
     return rc;
 }

@@ -1,7 +1,7 @@
 /* sdk/src/onnx/wire.c - the protobuf wire format, field by field (wire.h). */
 #include "wire.h"
 
-int phi_wire_varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
+int onnx_wire_varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
 {
     uint64_t v = 0;
     for (int shift = 0; shift < 64; shift += 7) {
@@ -17,11 +17,11 @@ int phi_wire_varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
     return -1;
 }
 
-int phi_wire_next(const uint8_t **p, const uint8_t *end, phi_wire_field *f)
+int onnx_wire_next(const uint8_t **p, const uint8_t *end, onnx_wire_field *f)
 {
     uint64_t tag, v;
     f->start = *p;
-    if (phi_wire_varint(p, end, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
+    if (onnx_wire_varint(p, end, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
         return -1;
     f->num = (uint32_t)(tag >> 3);
     f->type = (int)(tag & 7);
@@ -29,7 +29,7 @@ int phi_wire_next(const uint8_t **p, const uint8_t *end, phi_wire_field *f)
     f->len = 0;
     switch (f->type) {
     case 0:
-        if (phi_wire_varint(p, end, &v))
+        if (onnx_wire_varint(p, end, &v))
             return -1;
         break;
     case 1:
@@ -43,7 +43,7 @@ int phi_wire_next(const uint8_t **p, const uint8_t *end, phi_wire_field *f)
         *p += 4;
         break;
     case 2:
-        if (phi_wire_varint(p, end, &v) || v > (uint64_t)(end - *p))
+        if (onnx_wire_varint(p, end, &v) || v > (uint64_t)(end - *p))
             return -1;
         f->payload = *p;
         f->len = (size_t)v;

@@ -7,22 +7,22 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef struct phi_wire_field {
+typedef struct onnx_wire_field {
     uint32_t num;
     int type;               /* 0 varint, 1 fixed64, 2 length-delimited, 5 fixed32 */
     const uint8_t *start;   /* the tag */
     const uint8_t *payload; /* for length-delimited fields */
     size_t len;
     const uint8_t *end;     /* one past the field */
-} phi_wire_field;
+} onnx_wire_field;
 
 /* A varint at *p (advanced past it); 0, or -1 when truncated or longer
  * than 10 bytes. */
-int phi_wire_varint(const uint8_t **p, const uint8_t *end, uint64_t *out);
+int onnx_wire_varint(const uint8_t **p, const uint8_t *end, uint64_t *out);
 
 /* The field at *p (advanced past it); 0, or -1 when it is truncated, its
  * number is 0 or too large, or its wire type is a group (3, 4) or does not
  * exist (6, 7). */
-int phi_wire_next(const uint8_t **p, const uint8_t *end, phi_wire_field *f);
+int onnx_wire_next(const uint8_t **p, const uint8_t *end, onnx_wire_field *f);
 
 #endif
