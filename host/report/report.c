@@ -1,6 +1,7 @@
 /* host/report/report.c - the per-pass report and the --list-passes table. */
 #include "report.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "config/config.h"

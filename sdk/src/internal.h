@@ -8,7 +8,10 @@
  * of one pack and emptied after.  Everything in the tree is malloc'd, so the
  * IR may add and free messages with the system allocator.
  *
- * Internal symbols are prefixed phi_ and hidden (-fvisibility=hidden).
+ * Internal symbols are hidden (-fvisibility=hidden) and prefixed with the
+ * folder that defines them: ir_ (this header and sdk/src/ir/), onnx_,
+ * infer_, eval_ and pat_ (pattern/); const/, pass/, ops/ and testing/
+ * define none.  Public functions are ph_ (the headers of passhost/).
  */
 #ifndef PASSHOST_SDK_INTERNAL_H
 #define PASSHOST_SDK_INTERNAL_H

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "passhost/passhost.h"
 #include "passhost/testing.h"
 
 /* Every field of ABI 1.0, up to and including run, must be there. */
