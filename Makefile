@@ -184,9 +184,12 @@ test-build: all $(TEST_PLUGIN_SO) $(TEST_BIN) $(TEST_TOOL_SO)
 # `make test` runs the whole suite on a sanitized build in build/san; the
 # plain build in build/ is brought up to date too, for tests/python_api.sh
 # (ctypes loads the library into python3, which has no sanitizer runtime).
+# Both trees build TEST_JOBS files at a time unless the command line chose
+# (make -jN test); the tests themselves run one after the other.
+TEST_JOBS ?= 2
 test:
-	$(MAKE) --no-print-directory BUILD=build/san SAN=1 test-build
-	$(MAKE) --no-print-directory BUILD=build all
+	$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(TEST_JOBS)) BUILD=build/san SAN=1 test-build
+	$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(TEST_JOBS)) BUILD=build all
 	scripts/run_tests.sh build/san
 
 # The layers of sdk/src and host/ (scripts/layers.txt), over the objects of
