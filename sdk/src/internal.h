@@ -392,6 +392,10 @@ ph_value *ir_graph_value(const ph_graph *g, const char *name);
  * model's arena; every function that changes a node's message calls it
  * first.  0 or PH_ENOMEM (n unchanged). */
 int ir_node_proto_own(ph_node *n);
+/* A malloc'd deep copy of msg (packed, then unpacked by protobuf-c; the
+ * caller frees it with protobuf_c_message_free_unpacked), or NULL when out
+ * of memory (ir/arena.c). */
+void *ir_message_copy(const ProtobufCMessage *msg);
 
 /* Construction used by the loader and the builders.  ir_model_alloc: a
  * zeroed model (no proto, no graph) for the loader to fill; NULL on OOM. */

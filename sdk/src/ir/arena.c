@@ -131,19 +131,24 @@ ProtobufCAllocator ir_arena_allocator(ir_arena **ap)
 
 /* ------------------------------------------------------ copy on write */
 
+void *ir_message_copy(const ProtobufCMessage *msg)
+{
+    size_t size = protobuf_c_message_get_packed_size(msg);
+    uint8_t *buf = malloc(size ? size : 1);
+    if (!buf)
+        return NULL;
+    protobuf_c_message_pack(msg, buf);
+    ProtobufCMessage *copy = protobuf_c_message_unpack(msg->descriptor, NULL, size, buf);
+    free(buf);
+    return copy;
+}
+
 int ir_node_proto_own(ph_node *n)
 {
     ph_model *m = n->graph ? n->graph->model : NULL;
     if (!m || !ir_arena_owns(m->arena, n->proto))
         return 0;
-    Onnx__NodeProto *old = n->proto;
-    size_t size = protobuf_c_message_get_packed_size(&old->base);
-    uint8_t *buf = malloc(size ? size : 1);
-    if (!buf)
-        return PH_ENOMEM;
-    protobuf_c_message_pack(&old->base, buf);
-    Onnx__NodeProto *np = onnx__node_proto__unpack(NULL, size, buf);
-    free(buf);
+    Onnx__NodeProto *np = ir_message_copy(&n->proto->base);
     int rc = np ? 0 : PH_ENOMEM;
     for (size_t i = 0; np && i < np->n_attribute && !rc; i++)
         rc = ir_attr_normalize(np->attribute[i]);

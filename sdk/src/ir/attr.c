@@ -317,13 +317,7 @@ static int copy_attr(ph_node *dst, const attr_t *src)
 {
     if (ir_node_proto_own(dst))
         return PH_ENOMEM;
-    size_t size = protobuf_c_message_get_packed_size(&src->base);
-    uint8_t *buf = malloc(size ? size : 1);
-    if (!buf)
-        return PH_ENOMEM;
-    protobuf_c_message_pack(&src->base, buf);
-    attr_t *a = onnx__attribute_proto__unpack(NULL, size, buf);
-    free(buf);
+    attr_t *a = ir_message_copy(&src->base);
     if (!a || ir_attr_normalize(a)) {
         if (a)
             protobuf_c_message_free_unpacked(&a->base, NULL);
