@@ -12,7 +12,7 @@
  * the same function the embedding library runs (passhost/pipeline.h), so
  * the program and the library cannot drift apart.  What only a program
  * does is here: --help, --version, --inspect (inspect.h), --list-passes,
- * --print-pipeline (pipeline_text.h),
+ * --print-pipeline (pipeline_text.h), --trace-rule,
  * the fork supervisor (supervise.h), the signal handlers (cleanup.h), `-o -`
  * and printing the one error line.
  *
@@ -115,7 +115,7 @@ int main(int argc, char **argv)
     j.out = host_cli_report_stream(&j.cli);
     j.tty = host_trace_terminal(j.cli.quiet);
     if (!rc) rc = host_job_configure(&j);
-    if (!rc && !j.cli.list_passes && !j.cli.print_pipeline) { /* the rest runs in a worker process (supervise.h) */
+    if (!rc && !j.cli.list_passes && !j.cli.print_pipeline && !j.cli.trace_rule) { /* the rest runs in a worker process (supervise.h) */
         int code = host_supervise(&j.cli.supervise, j.cfg, &j.log);
         if (code >= 0) /* the supervisor: the run is over, its messages printed */
             return finish(&j, 0), code;
@@ -125,6 +125,8 @@ int main(int argc, char **argv)
         return finish(&j, list_passes(&j));
     if (!rc && j.cli.print_pipeline)
         return finish(&j, print_pipeline(&j));
+    if (!rc && j.cli.trace_rule) /* reads the model only: in this process */
+        return finish(&j, host_job_trace_rule(&j));
     if (!rc) rc = host_job_run(&j);
     rc = host_job_report(&j, rc);
     if (!rc) rc = host_cli_stream_output(&j.cli, &j.err);
