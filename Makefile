@@ -78,6 +78,8 @@ HOST_SRC   := $(filter-out host/cli/main.c,$(sort $(wildcard host/*/*.c)))
 HOST_OBJ   := $(patsubst host/%.c,$(BUILD)/obj/host/%.o,$(HOST_SRC))
 PLUGINS    := $(notdir $(patsubst %/,%,$(sort $(dir $(wildcard plugins/*/*.c)))))
 PLUGIN_SO  := $(patsubst %,$(BUILD)/plugins/%.so,$(PLUGINS))
+# The default order of each stage, read from beside the passes (host/config/order.h)
+PIPELINE_FILE := $(BUILD)/plugins/pipeline.txt
 TEST_PLUGIN_SRC := $(sort $(wildcard tests/plugins/*.c))
 TEST_PLUGIN_SO  := $(patsubst tests/plugins/%.c,$(BUILD)/test-plugins/%.so,$(TEST_PLUGIN_SRC))
 TEST_SRC   := $(sort $(wildcard tests/test_*.c))
@@ -101,7 +103,7 @@ GEN_H      := $(BUILD)/gen/onnx/onnx.pb-c.h
 .PHONY: all run test test-build test-ort test-zoo test-conformance install clean bench bench-eval bench-off-passes check-layers
 .DEFAULT_GOAL := all
 
-all: $(BIN) $(LIB) $(PIPELINE_LIB) $(PLUGIN_SO)
+all: $(BIN) $(LIB) $(PIPELINE_LIB) $(PLUGIN_SO) $(PIPELINE_FILE)
 
 # --- generated protobuf-c code from the installed ONNX schema -------------
 $(GEN_H): $(ONNX_PROTO)
@@ -159,6 +161,10 @@ $(BUILD)/plugins/%.so: $$(wildcard plugins/%/*.c) $$(wildcard plugins/%/*.h) $(H
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -shared -o $@ $(filter %.c,$^) -L$(BUILD)/lib -lpasshost -lm \
 	  -Wl,-rpath,'$$ORIGIN/../lib:$$ORIGIN/../..'
+
+$(PIPELINE_FILE): plugins/pipeline.txt
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 $(BUILD)/test-plugins/%.so: tests/plugins/%.c $(HEADERS) $(LIB)
 	@mkdir -p $(dir $@)
@@ -278,6 +284,7 @@ install: all
 	install -d $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/passhost
 	install -m 644 $(PYTHON_PKG) $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/passhost/
 	$(if $(PLUGIN_SO),install -m 755 $(PLUGIN_SO) $(DESTDIR)$(PREFIX)/lib/passhost/plugins/)
+	install -m 644 $(PIPELINE_FILE) $(DESTDIR)$(PREFIX)/lib/passhost/plugins/pipeline.txt
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/passhost
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' passhost.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/passhost.pc

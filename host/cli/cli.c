@@ -14,6 +14,7 @@
 #include "passhost/host.h"
 #include "passhost/plugin.h"
 #include "base/util.h"
+#include "config/pipeline_text.h"
 
 typedef enum { OPT_FLAG, OPT_VALUE, OPT_OPTIONAL } opt_kind; /* OPTIONAL: --opt or --opt=X */
 
@@ -39,10 +40,9 @@ static const opt_def options[] = {
     {NULL, "--no-fold", OPT_FLAG},     {NULL, "--report-json", OPT_VALUE},
     {NULL, "--report-html", OPT_VALUE}, {NULL, "--level", OPT_VALUE},
     {NULL, "--inputs", OPT_VALUE},     {NULL, "--outputs", OPT_VALUE},
-    {NULL, "--trace-rule", OPT_VALUE},
-    {NULL, "--report-html", OPT_VALUE}, {NULL, "--verify-atol", OPT_VALUE},
-    {NULL, "--verify-rtol", OPT_VALUE}, {NULL, "--verify-data", OPT_VALUE},
-    {NULL, "--verify-range", OPT_VALUE},
+    {NULL, "--trace-rule", OPT_VALUE}, {NULL, "--print-pipeline", OPT_FLAG},
+    {NULL, "--verify-atol", OPT_VALUE}, {NULL, "--verify-rtol", OPT_VALUE},
+    {NULL, "--verify-data", OPT_VALUE}, {NULL, "--verify-range", OPT_VALUE},
 };
 enum { N_OPTIONS = sizeof options / sizeof options[0] };
 
@@ -53,6 +53,7 @@ void host_cli_usage(FILE *out)
           "       passhost -i IN.onnx -o OUT.onnx [options]\n"
           "       passhost --inspect A.onnx [B.onnx ...]\n"
           "       passhost --list-passes [CONFIG.ini] [--plugin-dir DIR]\n"
+          "       passhost --print-pipeline [CONFIG.ini | IN.onnx OUT.onnx] [options]\n"
           "\n"
           "Rewrites an ONNX model: an optimize stage, then an adapt stage, each a list\n"
           "of passes run until nothing changes; see docs/config.md and passhost(1).\n"
@@ -64,6 +65,11 @@ void host_cli_usage(FILE *out)
           "                           stdout (the report then goes to stderr)\n"
           "  --passes=A,B,...         the optimize stage runs exactly these passes, in this\n"
           "                           order (no defaults; adapt is unchanged)\n"
+          "  --passes='optimize(A,B<KEY=VAL>),adapt<target=T>(C)'\n"
+          "                           each stage named runs exactly these passes, in this\n"
+          "                           order, with these parameters and stage keys\n"
+          "  --print-pipeline         print the passes this run would run, in order, as a\n"
+          "                           --passes= value that runs the same, and exit\n"
           "  --skip=A,B,...           switch these passes off in both stages (pass_off)\n"
           "  --input-shape NAME:1,3,224,224\n"
           "                           fix an input's dims (repeatable; replaces [model]\n"
@@ -86,7 +92,7 @@ void host_cli_usage(FILE *out)
           "                           --set optimize.pass_off=eliminate_identity\n"
           "                           --set pass.NAME.PARAM=VALUE\n"
           "  --plugin-dir DIR         search DIR for passes first (overrides plugin_dir)\n"
-          "  --list-passes            print every pass found and exit\n"
+          "  --list-passes            print every pass found, in run order, and exit\n"
           "  --markdown               --list-passes as a markdown table (docs/passes.md)\n"
           "  --verify[=N]             run the original and the rewritten model on N (default:\n"
           "                           [verify] runs, 3) seeded random inputs, and the original\n"
@@ -186,6 +192,8 @@ static void take_flag(host_cli *cli, const opt_def *o)
         cli->inspect = 1;
     else if (strcmp(n, "--no-fold") == 0)
         cli->no_fold = 1;
+    else if (strcmp(n, "--print-pipeline") == 0)
+        cli->print_pipeline = 1;
     else if (strcmp(n, "--help") == 0)
         cli->help = 1;
     else
@@ -475,6 +483,12 @@ static int check_combinations(const host_cli *cli, ph_error *err)
                             "%s and --verify-each cannot be combined (--verify-each stops at the "
                             "first pass that breaks the outputs; %s finds the rewrite)",
                             numbered, numbered);
+    const char *other_mode = cli->list_passes ? "--list-passes" : cli->inspect ? "--inspect"
+                             : cli->bisect ? "--bisect" : cli->shapes_only ? "--shapes" : report;
+    if (cli->print_pipeline && other_mode)
+        return ph_error_set(err, HOST_EXIT_USAGE,
+                            "--print-pipeline prints what a run would do and runs nothing: drop %s",
+                            other_mode);
     if (report && (cli->bisect || cli->list_passes || cli->inspect))
         return ph_error_set(err, HOST_EXIT_USAGE, "%s reports a run: not with %s", report,
                             cli->bisect ? "--bisect" : cli->list_passes ? "--list-passes" : "--inspect");
@@ -753,7 +767,7 @@ static int need_models(const host_cli *cli, const host_config *cfg, ph_error *er
     const char *missing = !cfg->input                                       ? "input"
                           : !cfg->output && !cli->bisect && !cli->trace_rule ? "output"
                                                                               : NULL;
-    if (cli->list_passes || !missing)
+    if (cli->list_passes || cli->print_pipeline || !missing)
         return 0;
     if (cli->config_path || cli->config_text)
         return ph_error_set(err, HOST_EXIT_CONFIG, "%s: [model] %s is not set (or give %s FILE)",
@@ -766,44 +780,6 @@ static int need_models(const host_cli *cli, const host_config *cfg, ph_error *er
     return ph_error_set(err, HOST_EXIT_USAGE,
                         "no %s model: give IN.onnx OUT.onnx, CONFIG.ini, or -i IN.onnx -o OUT.onnx "
                         "(passhost --help)", missing);
-}
-
-/* Append one item to a pass list of the config (which owns it). */
-static void list_add(host_list *l, const char *text, size_t len, const char *where)
-{
-    l->items = realloc(l->items, (l->count + 1) * sizeof *l->items);
-    if (!l->items)
-        abort();
-    l->items[l->count].text = host_xstrndup(text, len);
-    l->items[l->count].where = host_xstrdup(where);
-    l->count++;
-}
-
-/* Each ','- or ';'-separated name of text, trimmed, into l. */
-static void list_add_names(host_list *l, const char *text, const char *where)
-{
-    while (*text) {
-        size_t len = strcspn(text, ",;");
-        const char *a = text, *b = text + len;
-        while (a < b && (*a == ' ' || *a == '\t'))
-            a++;
-        while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
-            b--;
-        if (b > a)
-            list_add(l, a, (size_t)(b - a), where);
-        text += len + (text[len] != '\0');
-    }
-}
-
-static void list_reset(host_list *l)
-{
-    for (size_t i = 0; i < l->count; i++) {
-        free(l->items[i].text);
-        free(l->items[i].where);
-    }
-    free(l->items);
-    l->items = NULL;
-    l->count = 0;
 }
 
 /* --verify-atol X: a number >= 0. */
@@ -828,9 +804,9 @@ static int apply_verify_options(const host_cli *cli, host_verify_config *vc, ph_
     if (!rc && cli->verify_rtol)
         rc = parse_tolerance("--verify-rtol", cli->verify_rtol, &vc->rtol, err);
     if (!rc && cli->verify_data_count) {
-        list_reset(&vc->data);
+        host_list_clear(&vc->data);
         for (size_t i = 0; i < cli->verify_data_count; i++)
-            list_add(&vc->data, cli->verify_data[i], strlen(cli->verify_data[i]), "--verify-data");
+            host_list_add(&vc->data, cli->verify_data[i], "--verify-data");
     }
     if (!rc && cli->verify_range_count) {
         char *spec = host_xstrdup("");
@@ -848,15 +824,17 @@ static int apply_verify_options(const host_cli *cli, host_verify_config *vc, ph_
 /* --passes, --skip, --no-fold and --input-shape into the config. */
 static int apply_conventions(const host_cli *cli, host_config *cfg, ph_error *err)
 {
-    if (cli->passes_count) {
-        host_stage_config *opt = &cfg->stage[HOST_STAGE_OPTIMIZE];
-        list_reset(&opt->pass_on);
-        for (size_t i = 0; i < cli->passes_count; i++)
-            list_add_names(&opt->pass_on, cli->passes[i], "--passes");
-        if (opt->pass_on.count == 0)
-            return ph_error_set(err, HOST_EXIT_USAGE, "--passes: no pass named (--passes=A,B,...)");
-        opt->no_integral = 1;
-        opt->keep_order = 1;
+    if (cli->passes_count) { /* repeated values are joined, as one list */
+        char *joined = host_xstrdup(cli->passes[0]);
+        for (size_t i = 1; i < cli->passes_count; i++) {
+            char *longer = host_xasprintf("%s,%s", joined, cli->passes[i]);
+            free(joined);
+            joined = longer;
+        }
+        int rc = host_pipeline_text_apply(cfg, joined, err);
+        free(joined);
+        if (rc)
+            return rc;
     }
     for (int s = 0; s < HOST_STAGE_COUNT && cli->level; s++) {
         cfg->stage[s].level = host_level_parse(cli->level);
@@ -867,9 +845,9 @@ static int apply_conventions(const host_cli *cli, host_config *cfg, ph_error *er
         return ph_error_set(err, HOST_EXIT_USAGE, "%s runs no pass: drop --passes", cli->level_option);
     for (int s = 0; s < HOST_STAGE_COUNT; s++) {
         for (size_t i = 0; i < cli->skip_count; i++)
-            list_add_names(&cfg->stage[s].pass_off, cli->skips[i], "--skip");
+            host_list_append(&cfg->stage[s].pass_off, cli->skips[i], "--skip");
         if (cli->no_fold)
-            list_add_names(&cfg->stage[s].pass_off, HOST_NO_FOLD_PASSES, HOST_WHERE_NO_FOLD);
+            host_list_append(&cfg->stage[s].pass_off, HOST_NO_FOLD_PASSES, HOST_WHERE_NO_FOLD);
     }
     if (cli->input_shape_count) {
         char *spec = host_xstrdup("");
@@ -898,11 +876,11 @@ int host_cli_config(host_cli *cli, host_config **out, ph_error *err)
         rc = host_config_load_text(cfg, cli->config_text, HOST_CONFIG_TEXT_NAME, err);
     for (size_t i = 0; i < cli->set_count && !rc; i++)
         rc = host_config_set(cfg, cli->sets[i], err);
-    if (!rc && is_dash(cli->input) && !cli->list_passes)
+    if (!rc && is_dash(cli->input) && !cli->list_passes && !cli->print_pipeline)
         rc = read_stdin_model(cli, err);
     if (!rc && cli->input)
         rc = host_config_set_path(&cfg->input, cli->stdin_model ? cli->stdin_model : cli->input, err);
-    if (!rc && is_dash(cli->output) && !cli->list_passes) {
+    if (!rc && is_dash(cli->output) && !cli->list_passes && !cli->print_pipeline) {
         rc = make_stream_dir(cli, err);
         if (!rc)
             cli->stdout_model = host_xasprintf("%s/stdout.onnx", cli->stream_dir);

@@ -33,6 +33,7 @@ typedef struct host_cli {
     const char **sets;       /* --set values in order (array owned) */
     size_t set_count;
     int list_passes; /* 1: --list-passes, 2: with --markdown */
+    int print_pipeline; /* --print-pipeline: the plan as a --passes= value, no run */
     int verify_each;
     int verify_runs; /* --verify[=N]: 0 = off, else the number of input sets */
     int shapes_only; /* --shapes: infer shapes, write value_info, no passes */
@@ -123,8 +124,8 @@ int host_cli_stream_output(const host_cli *cli, ph_error *err);
 /* The run configuration: INI file (if any), INI text (if any), then each --set, then -i/-o and
  * --plugin-dir (and the positional models), then --passes, --skip, --no-fold
  * and --input-shape, then the custom_config files.  `-i -` reads stdin
- * here (into cli's temporary folder, hence cli is not const).  Without --list-passes the
- * input and output models must be known.  *out is owned by the caller
+ * here (into cli's temporary folder, hence cli is not const).  Without --list-passes
+ * or --print-pipeline the input and output models must be known.  *out is owned by the caller
  * (host_config_free), NULL on error; returns 0 or a HOST_EXIT_* code. */
 int host_cli_config(host_cli *cli, host_config **out, ph_error *err);
 

@@ -35,7 +35,7 @@ const char *host_stage_name(int stage)
 
 /* ------------------------------------------------------------ data basics */
 
-static void list_clear(host_list *l)
+void host_list_clear(host_list *l)
 {
     for (size_t i = 0; i < l->count; i++) {
         free(l->items[i].text);
@@ -46,8 +46,7 @@ static void list_clear(host_list *l)
     l->count = 0;
 }
 
-/* Append each ';'- or ','-separated, optionally quoted item of text. */
-static void list_append(host_list *l, const char *text, const char *where)
+void host_list_append(host_list *l, const char *text, const char *where)
 {
     char *copy = host_xstrdup(text);
     for (char *save = NULL, *tok = strtok_r(copy, ";,", &save); tok;
@@ -58,23 +57,27 @@ static void list_append(host_list *l, const char *text, const char *where)
             tok[n - 1] = '\0';
             tok = host_trim(tok + 1);
         }
-        if (!*tok)
-            continue;
-        l->items = realloc(l->items, (l->count + 1) * sizeof *l->items);
-        if (!l->items)
-            abort();
-        l->items[l->count].text = host_xstrdup(tok);
-        l->items[l->count].where = host_xstrdup(where);
-        l->count++;
+        if (*tok)
+            host_list_add(l, tok, where);
     }
     free(copy);
 }
 
-/* list_append, each new item a path resolved against base_dir. */
+void host_list_add(host_list *l, const char *text, const char *where)
+{
+    l->items = realloc(l->items, (l->count + 1) * sizeof *l->items);
+    if (!l->items)
+        abort();
+    l->items[l->count].text = host_xstrdup(text);
+    l->items[l->count].where = host_xstrdup(where);
+    l->count++;
+}
+
+/* host_list_append, each new item a path resolved against base_dir. */
 static void list_append_paths(host_list *l, const char *text, const char *where, const char *base_dir)
 {
     size_t first = l->count;
-    list_append(l, text, where);
+    host_list_append(l, text, where);
     for (size_t i = first; i < l->count; i++) {
         char *path = host_path_resolve(base_dir, l->items[i].text);
         free(l->items[i].text);
@@ -121,12 +124,12 @@ void host_config_free(host_config *cfg)
     free(cfg->log_path);
     free(cfg->input_shape);
     free(cfg->input_shape_range);
-    list_clear(&cfg->verify.data);
+    host_list_clear(&cfg->verify.data);
     free(cfg->verify.range);
     for (int s = 0; s < HOST_STAGE_COUNT; s++) {
         host_stage_config *st = &cfg->stage[s];
-        list_clear(&st->pass_on);
-        list_clear(&st->pass_off);
+        host_list_clear(&st->pass_on);
+        host_list_clear(&st->pass_off);
         free(st->allow_approximate_where);
         free(st->level_where);
         free(st->custom_config);
@@ -358,11 +361,11 @@ static int store(const slot *sl, const char *key, const char *value, const char 
         set_string(sl->str, value);
         break;
     case KEY_LIST:
-        list_clear(sl->list);
-        list_append(sl->list, value, where);
+        host_list_clear(sl->list);
+        host_list_append(sl->list, value, where);
         break;
     case KEY_PATHS:
-        list_clear(sl->list);
+        host_list_clear(sl->list);
         list_append_paths(sl->list, value, where, base_dir);
         break;
     case KEY_BOOL:
@@ -604,7 +607,7 @@ static int continue_key(ini_state *st, const char *section, const char *key, con
     int kind = section_kind(section);
     slot sl;
     if (kind >= SEC_MODEL && find_slot(st->cfg, kind, key, &sl) && sl.kind == KEY_LIST) {
-        list_append(sl.list, value, where);
+        host_list_append(sl.list, value, where);
         return 0;
     }
     if (kind == SEC_VERIFY && find_slot(st->cfg, kind, key, &sl) && sl.kind == KEY_PATHS) {
@@ -736,6 +739,13 @@ int host_config_finish(host_config *cfg, ph_error *err)
 }
 
 /* ------------------------------------------------------------------- --set */
+
+int host_config_assign(host_config *cfg, const char *section, const char *key,
+                       const char *value, const char *where, unsigned stage_mask, ph_error *err)
+{
+    int rc = check_section(section, 0, where, err);
+    return rc ? rc : assign(cfg, section, key, value, where, NULL, stage_mask, HOST_PRIO_SET, err);
+}
 
 int host_config_set(host_config *cfg, const char *assignment, ph_error *err)
 {

@@ -48,6 +48,14 @@ typedef struct host_list {
     size_t count;
 } host_list;
 
+/* Append each ';'- or ','-separated, optionally quoted, trimmed item of
+ * text (empty ones skipped), each with a copy of where. */
+void host_list_append(host_list *l, const char *text, const char *where);
+/* Append text as one item, as it is (a path may hold ',' or ';'). */
+void host_list_add(host_list *l, const char *text, const char *where);
+/* Free every item; the list is empty again. */
+void host_list_clear(host_list *l);
+
 /* --no-fold adds these to pass_off with this `where`; such an item only
  * applies when the pass is loaded (the plan ignores it otherwise). */
 #define HOST_NO_FOLD_PASSES "constant_folding,fold_constant_inputs"
@@ -181,6 +189,12 @@ int host_config_load_text(host_config *cfg, const char *text, const char *name, 
  * HOST_EXIT_USAGE when the text is not of that form, HOST_EXIT_CONFIG for an
  * unknown section or key or a bad value. */
 int host_config_set(host_config *cfg, const char *assignment, ph_error *err);
+
+/* Assign SECTION.KEY = VALUE as --set does (priority HOST_PRIO_SET), naming
+ * `where` in messages; a [pass.NAME] setting applies to the stages of
+ * stage_mask (1u << HOST_STAGE_*) only.  Errors as host_config_set. */
+int host_config_assign(host_config *cfg, const char *section, const char *key,
+                       const char *value, const char *where, unsigned stage_mask, ph_error *err);
 
 /* Replace a [model] path (for -i/-o and --plugin-dir); value is copied. */
 int host_config_set_path(char **slot, const char *value, ph_error *err);

@@ -10,6 +10,7 @@
 
 #include "base/exit.h"
 #include "base/util.h"
+#include "order.h"
 
 /* ------------------------------------------------------------- plugin search */
 
@@ -275,64 +276,6 @@ static int refuse_approx(int stage, const host_stage_config *sc, const host_regi
 
 /* --------------------------------------------------------------- ordering */
 
-static int in_list(const char *const *list, const char *name)
-{
-    for (size_t i = 0; list && list[i]; i++)
-        if (strcmp(list[i], name) == 0)
-            return 1;
-    return 0;
-}
-
-/* 1 when hints say a must run before b. */
-static int must_precede(const ph_pass_desc *a, const ph_pass_desc *b)
-{
-    return in_list(b->run_after, a->name) || in_list(a->run_before, b->name);
-}
-
-/* Stable topological order of steps[0..n) by the hints among them. */
-static int order_steps(host_step *steps, size_t n, int stage, ph_error *err)
-{
-    host_step *out = host_xcalloc(n, sizeof *out);
-    char *placed = host_xcalloc(n, 1);
-    size_t done = 0;
-    while (done < n) {
-        size_t pick = n;
-        for (size_t i = 0; i < n && pick == n; i++) {
-            if (placed[i])
-                continue;
-            int ready = 1;
-            for (size_t j = 0; j < n && ready; j++)
-                if (!placed[j] && j != i && must_precede(steps[j].plugin->desc, steps[i].plugin->desc))
-                    ready = 0;
-            if (ready)
-                pick = i;
-        }
-        if (pick == n)
-            break;
-        placed[pick] = 1;
-        out[done++] = steps[pick];
-    }
-    int rc = 0;
-    if (done < n) {
-        char names[400] = "";
-        for (size_t i = 0; i < n; i++) {
-            if (placed[i])
-                continue;
-            size_t len = strlen(names);
-            snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
-                     steps[i].plugin->desc->name);
-        }
-        rc = ph_error_set(err, HOST_EXIT_PASS,
-                          "stage %s: run_after/run_before hints form a cycle among: %s",
-                          host_stage_name(stage), names);
-    } else {
-        memcpy(steps, out, n * sizeof *out);
-    }
-    free(out);
-    free(placed);
-    return rc;
-}
-
 /* keep_order: the passes of pass_on in the order written (--passes=a,b,c).
  * Needs no_integral; a pass named twice is an error; order hints are not
  * applied (the order given is the order run). */
@@ -341,8 +284,9 @@ static int given_order(host_stage_plan *sp, int stage, const host_stage_config *
 {
     if (!sc->no_integral)
         return ph_error_set(err, HOST_EXIT_CONFIG,
-                            "[%s] keep_order = true needs no_integral = true (the order of the "
-                            "passes on by default is not written anywhere)", host_stage_name(stage));
+                            "[%s] keep_order = true needs no_integral = true (keep_order runs "
+                            "exactly the passes pass_on lists, in that order)",
+                            host_stage_name(stage));
     sp->steps = host_xcalloc(sc->pass_on.count + 1, sizeof *sp->steps);
     for (size_t k = 0; k < sc->pass_on.count; k++) {
         const host_item *it = &sc->pass_on.items[k];
@@ -463,6 +407,7 @@ static int build_stage(host_stage_plan *sp, int stage, const host_config *cfg,
     sp->stage = stage;
     sp->target = host_xstrdup(sc->target);
     sp->max_iterations = sc->max_iterations;
+    sp->allow_approximate = sc->allow_approximate;
     int rc = select_passes(stage, sc, reg, on, why, err);
     if (!rc)
         rc = apply_level(stage, sc, reg, on, why, err);
@@ -471,11 +416,12 @@ static int build_stage(host_stage_plan *sp, int stage, const host_config *cfg,
     if (!rc && sc->keep_order) {
         rc = given_order(sp, stage, sc, reg, on, err);
     } else if (!rc) {
-        sp->steps = host_xcalloc(n, sizeof *sp->steps);
-        for (size_t i = 0; i < n; i++)
-            if (on[i])
-                sp->steps[sp->count++].plugin = host_registry_at(reg, i);
-        rc = order_steps(sp->steps, sp->count, stage, err);
+        size_t *order = NULL, count = 0;
+        rc = host_stage_order(reg, stage, on, &order, &count, err);
+        sp->steps = host_xcalloc(count + 1, sizeof *sp->steps);
+        for (size_t k = 0; k < count; k++)
+            sp->steps[sp->count++].plugin = host_registry_at(reg, order[k]);
+        free(order);
     }
     for (size_t i = 0; i < sp->count && !rc; i++)
         rc = make_params(&sp->steps[i], stage, cfg, err);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "config/config.h"
+#include "config/order.h"
 #include "base/exit.h"
 #include "log/trace.h"
 
@@ -205,12 +206,15 @@ static void print_params(FILE *out, const ph_pass_desc *d)
                 p->help ? ": " : "", p->help ? p->help : "");
 }
 
-void host_report_passes(FILE *out, const host_registry *reg)
+int host_report_passes(FILE *out, const host_registry *reg, ph_error *err)
 {
-    size_t n = host_registry_count(reg);
+    size_t *order, n;
+    int rc = host_catalogue_order(reg, &order, &n, err);
+    if (rc)
+        return rc;
     int wn = 4, wt = 7;
     for (size_t i = 0; i < n; i++) {
-        const ph_pass_desc *d = host_registry_at(reg, i)->desc;
+        const ph_pass_desc *d = host_registry_at(reg, order[i])->desc;
         int ln = (int)strlen(d->name), lt = d->targets ? (int)strlen(d->targets) : 0;
         wn = ln > wn ? ln : wn;
         wt = lt > wt ? lt : wt;
@@ -218,7 +222,7 @@ void host_report_passes(FILE *out, const host_registry *reg)
     fprintf(out, "%-*s  %-14s  %-7s  %-6s  %-4s  %-*s  %s\n", wn, "PASS", "STAGE", "DEFAULT",
             "EXACT", "ONCE", wt, "TARGETS", "SUMMARY");
     for (size_t i = 0; i < n; i++) {
-        const ph_pass_desc *d = host_registry_at(reg, i)->desc;
+        const ph_pass_desc *d = host_registry_at(reg, order[i])->desc;
         fprintf(out, "%-*s  %-14s  %-7s  %-6s  %-4s  %-*s  %s\n", wn, d->name,
                 stages_text(d->stages), d->on_by_default ? "on" : "off",
                 exactness_text(d->exactness), d->run_once ? "yes" : "no", wt,
@@ -226,6 +230,8 @@ void host_report_passes(FILE *out, const host_registry *reg)
         print_params(out, d);
     }
     fprintf(out, "%zu pass%s\n", n, n == 1 ? "" : "es");
+    free(order);
+    return 0;
 }
 
 /* Text with '|' escaped for a markdown cell. */
@@ -249,14 +255,17 @@ static void md_names(FILE *out, const char *what, const char *const *names, int 
     }
 }
 
-void host_report_passes_markdown(FILE *out, const host_registry *reg)
+int host_report_passes_markdown(FILE *out, const host_registry *reg, ph_error *err)
 {
-    size_t n = host_registry_count(reg);
+    size_t *order, n;
+    int rc = host_catalogue_order(reg, &order, &n, err);
+    if (rc)
+        return rc;
     fputs("| pass | stage | default | exactness | targets | parameters (default) | relations | what it does |\n"
           "|---|---|---|---|---|---|---|---|\n",
           out);
     for (size_t i = 0; i < n; i++) {
-        const ph_pass_desc *d = host_registry_at(reg, i)->desc;
+        const ph_pass_desc *d = host_registry_at(reg, order[i])->desc;
         fprintf(out, "| `%s` | %s | %s | %s | %s | ", d->name, stages_text(d->stages),
                 d->on_by_default ? "on" : "off", exactness_text(d->exactness),
                 d->targets && *d->targets ? d->targets : "all");
@@ -275,4 +284,6 @@ void host_report_passes_markdown(FILE *out, const host_registry *reg)
         md_cell(out, d->summary);
         fputs(" |\n", out);
     }
+    free(order);
+    return 0;
 }

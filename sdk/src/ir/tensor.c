@@ -78,20 +78,20 @@ static int typed_field(int dtype, int *per_elem)
     }
 }
 
-static void shape_text(const Onnx__TensorProto *p, char *buf, size_t size)
+static const char *shape_text(const Onnx__TensorProto *p, char *buf, size_t size)
 {
     size_t k = (size_t)snprintf(buf, size, "[");
     for (size_t i = 0; i < p->n_dims && k < size; i++)
         k += (size_t)snprintf(buf + k, size - k, "%s%lld", i ? "," : "", (long long)p->dims[i]);
     if (k < size)
         snprintf(buf + k, size - k, "]");
+    return buf;
 }
 
 int ir_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_len, const char *what,
                      ph_error *err)
 {
-    char shape[160];
-    shape_text(p, shape, sizeof shape);
+    char shape[160]; /* for the messages: made only for one */
     int per_elem, want_field = typed_field(p->data_type, &per_elem);
     if (want_field == F_NONE)
         return ph_error_set(err, PH_EPARSE, "%s: data_type %d is %s", what, (int)p->data_type,
@@ -99,12 +99,13 @@ int ir_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_le
     for (size_t i = 0; i < p->n_dims; i++)
         if (p->dims[i] < 0)
             return ph_error_set(err, PH_EPARSE, "%s: negative dim %lld in shape %s", what,
-                                (long long)p->dims[i], shape);
+                                (long long)p->dims[i], shape_text(p, shape, sizeof shape));
     int64_t numel = ir_dims_numel(p->dims, p->n_dims);
     size_t es = ph_dtype_size(p->data_type);
     int64_t bytes;
     if (numel < 0 || (es && ir_mul_ovf(numel, (int64_t)es, &bytes)) || (uint64_t)numel > SIZE_MAX / (es ? es : 1))
-        return ph_error_set(err, PH_EPARSE, "%s: the element count of shape %s overflows", what, shape);
+        return ph_error_set(err, PH_EPARSE, "%s: the element count of shape %s overflows", what,
+                                shape_text(p, shape, sizeof shape));
     size_t counts[F_COUNT] = {0};
     counts[F_FLOAT] = p->n_float_data;
     counts[F_INT32] = p->n_int32_data;
@@ -135,7 +136,7 @@ int ir_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_le
             return ph_error_set(err, PH_EPARSE, "%s: a STRING tensor cannot use raw_data", what);
         if (es && len != (size_t)numel * es)
             return ph_error_set(err, PH_EPARSE, "%s: raw_data has %zu bytes, its dtype and shape %s need %zu", what,
-                                len, shape, (size_t)numel * es);
+                                len, shape_text(p, shape, sizeof shape), (size_t)numel * es);
         return 0;
     }
     if (field && field != want_field)
@@ -143,7 +144,7 @@ int ir_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_le
                             (int)p->data_type, field_names[want_field], field_names[field]);
     if (per_elem && counts[want_field] != (uint64_t)numel * (uint64_t)per_elem)
         return ph_error_set(err, PH_EPARSE, "%s: %s has %zu values, its shape %s needs %llu", what,
-                            field_names[want_field], counts[want_field], shape,
+                            field_names[want_field], counts[want_field], shape_text(p, shape, sizeof shape),
                             (unsigned long long)numel * (unsigned long long)per_elem);
     return 0;
 }

@@ -94,7 +94,7 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
     if (n->op != PH_OP_UNKNOWN && ir_op_arity(n->op, c->opset, &need, &required)) {
         char what[96];
         if (n->n_inputs < need) {
-            snprintf(what, sizeof what, "%zu inputs, the operator needs at least %u at opset %lld", n->n_inputs,
+            snprintf(what, sizeof what, "%u inputs, the operator needs at least %u at opset %lld", (unsigned)n->n_inputs,
                      need, (long long)c->opset);
             return fail(c, g, n, what, NULL);
         }

@@ -327,7 +327,7 @@ static int match_from(ph_match *m, int i, const ph_graph *g)
                     s->ops[0].op_type, s->n_ops > 1 ? " (or an alternative)" : "");
     if ((size_t)s->n_outs > n->n_outputs)
         return fail(m, i, "node '%s' has %zu outputs; the pattern names %d",
-                    ph_node_label(n, label, sizeof label), n->n_outputs, s->n_outs);
+                    ph_node_label(n, label, sizeof label), (size_t)n->n_outputs, s->n_outs);
     for (int a = 0; a < s->n_attrs; a++)
         if (!check_attr_why(m, i, &s->attrs[a], n))
             return 0;
