@@ -48,7 +48,7 @@ static int to_mul_add(ph_rewriter *rw, const ph_match *m)
 
 static const ph_rule rules[] = {
     {"bn",
-     "y = BatchNormalization(x:float, s:const:rank=1, b:const:rank=1, mean:const:rank=1, var:const:rank=1)"
+     "y = BatchNormalization(x:floating, s:const:rank=1, b:const:rank=1, mean:const:rank=1, var:const:rank=1)"
      " {training_mode?=0, spatial?=1}",
      NULL, to_mul_add},
     {0}};

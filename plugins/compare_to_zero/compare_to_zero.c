@@ -39,7 +39,7 @@ static int split(ph_rewriter *rw, const ph_match *m)
 }
 
 static const ph_rule rules[] = {
-    {"compare", "y = Less|Greater|LessOrEqual|GreaterOrEqual(a:float, b:float)", nonzero_rhs, split},
+    {"compare", "y = Less|Greater|LessOrEqual|GreaterOrEqual(a:floating, b:floating)", nonzero_rhs, split},
     {0}};
 
 PH_PASS_DEFINE(

@@ -120,7 +120,7 @@ static int decompose(ph_rewriter *rw, const ph_match *m)
     return ph_rw_replace(rw, y, r) ? PH_ENOMEM : 1;
 }
 
-static const ph_rule rules[] = {{"layernorm", "y = LayerNormalization(x:float, s, b?)", NULL, decompose}, {0}};
+static const ph_rule rules[] = {{"layernorm", "y = LayerNormalization(x:floating, s, b?)", NULL, decompose}, {0}};
 
 PH_PASS_DEFINE(
     .name = "decompose_layernorm",

@@ -85,7 +85,7 @@ static const ph_rule rules[] = {
     {"bn_conv",
      "y = BatchNormalization(x, s:const:rank=1, t:const:rank=1, mean:const:rank=1, var:const:rank=1)"
      " {training_mode?=0, is_test?=1, spatial?=1}\n"
-     "c = Conv(y, w:const:float, b?:const:rank=1)",
+     "c = Conv(y, w:const:floating, b?:const:rank=1)",
      check, fold},
     {0}};
 

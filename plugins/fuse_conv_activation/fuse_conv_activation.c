@@ -72,7 +72,7 @@ static int fuse(ph_rewriter *rw, const ph_match *m)
     return ph_model_require_opset(ph_graph_model(ph_rw_graph(rw)), "com.microsoft", 1) < 0 ? PH_ENOMEM : 1;
 }
 
-#define CONV "c = Conv(x:dtype=float, w, b?)\n"
+#define CONV "c = Conv(x:float32, w, b?)\n"
 static const ph_rule rules[] = {
     {"conv_act", CONV "y = Relu|LeakyRelu|Sigmoid|Tanh|HardSigmoid(c)", NULL, fuse},
     {"conv_clip", CONV "y = Clip(c, lo?:scalar, hi?:scalar)", NULL, fuse},

@@ -49,7 +49,7 @@ static int fold(ph_rewriter *rw, const ph_match *m)
 
 static const ph_rule rules[] = {
     {"conv_bn",
-     "c = Conv(x, w:const:float, b?:const:rank=1)\n"
+     "c = Conv(x, w:const:floating, b?:const:rank=1)\n"
      "y = BatchNormalization(c, s:const:rank=1, t:const:rank=1, mean:const:rank=1, var:const:rank=1)"
      " {training_mode?=0}",
      NULL, fold},

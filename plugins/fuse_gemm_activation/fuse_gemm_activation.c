@@ -105,10 +105,10 @@ static int fuse_matmul(ph_rewriter *rw, const ph_match *m)
     return ms_opset(rw);
 }
 
-#define MM_T "dtype=float|double"
+#define MM_T "float32|double"
 static const ph_rule rules[] = {
     {"gemm_act",
-     "g = Gemm(a:dtype=float, b, c)\n"
+     "g = Gemm(a:float32, b, c)\n"
      "y = Relu|Sigmoid|Tanh|Softsign|Softplus|LeakyRelu|Elu|ThresholdedRelu|HardSigmoid|Selu(g)",
      gemm_ok, fuse_gemm},
     {"matmul_ta_tb", "ta = Transpose(a:" MM_T ")\ntb = Transpose(b)\ny = MatMul(ta, tb)", matmul_ok, fuse_matmul},

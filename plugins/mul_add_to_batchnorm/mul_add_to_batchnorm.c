@@ -56,7 +56,7 @@ static int to_bn(ph_rewriter *rw, const ph_match *m)
 
 static const ph_rule rules[] = {
     {"mul_add",
-     "m = Mul(x:rank=4:float, a:const:perchannel=1)\n"
+     "m = Mul(x:rank=4:floating, a:const:perchannel=1)\n"
      "y = Add(m, b:const:perchannel=1)",
      NULL, to_bn},
     {0}};

@@ -60,7 +60,7 @@ static int to_pool(ph_rewriter *rw, const ph_match *m)
 }
 
 static const ph_rule rules[] = {
-    {"reducemean_to_pool", "y = ReduceMean(x:dtype=float|float16|double, axes?)", spatial_mean, to_pool},
+    {"reducemean_to_pool", "y = ReduceMean(x:float32|float16|double, axes?)", spatial_mean, to_pool},
     {0}};
 
 PH_PASS_DEFINE(

@@ -25,7 +25,10 @@
  * A pattern pass (ABI 1.1) gives `.rules`, a table of pattern rules
  * (passhost/pattern.h), instead of run: the host compiles the patterns when
  * it loads the plugin (a malformed pattern is a load error) and runs them
- * with ph_ruleset_run.
+ * with ph_ruleset_run.  Since 1.2 the pattern language has benefits,
+ * attribute and dtype variables, value tests, opset guards, alternatives
+ * between statements and declarative results (a rule's rewrite may then
+ * be NULL); the descriptor itself did not change.
  *
  * Numbered rewrites: every rewrite of a run has a global index.  A pass asks
  * ph_ctx_rewrite_begin() before each rewrite and skips it when told no, so
@@ -46,7 +49,7 @@ extern "C" {
 #endif
 
 #define PH_ABI_MAJOR 1
-#define PH_ABI_MINOR 1
+#define PH_ABI_MINOR 2
 
 /* The one symbol the host looks up in every plugin. */
 #define PH_PASS_ENTRY_SYMBOL "passhost_pass_descriptor"
