@@ -1205,8 +1205,10 @@ static int expand(parser *ps, const sblk *b, seqs *out)
                         bad = oom(ps);
                         break;
                     }
-                    memcpy(sq->at, cur.v[k].at, (size_t)cur.v[k].n * sizeof *sq->at);
-                    memcpy(sq->at + cur.v[k].n, sub->v[j].at, (size_t)sub->v[j].n * sizeof *sq->at);
+                    if (cur.v[k].n)
+                        memcpy(sq->at, cur.v[k].at, (size_t)cur.v[k].n * sizeof *sq->at);
+                    if (sub->v[j].n)
+                        memcpy(sq->at + cur.v[k].n, sub->v[j].at, (size_t)sub->v[j].n * sizeof *sq->at);
                     sq->n = n;
                 }
             }
