@@ -49,7 +49,7 @@ static int ms_opset(ph_rewriter *rw)
 
 static int gemm_ok(const ph_match *m, const ph_params *p)
 {
-    return ph_model_opset(ph_graph_model(ph_node_graph(ph_match_root(m))), "") >= 7;
+    return ph_node_opset(ph_match_root(m)) >= 7;
 }
 
 static int fuse_gemm(ph_rewriter *rw, const ph_match *m)

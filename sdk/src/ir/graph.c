@@ -988,6 +988,11 @@ static int ph_node_set_name_(ph_node *n, const char *name)
     return 0;
 }
 
+PH_API int64_t ph_node_opset(const ph_node *n)
+{
+    return n && n->graph ? ph_model_opset(n->graph->model, ph_node_domain(n)) : -1;
+}
+
 PH_API int ph_node_set_name(ph_node *n, const char *name)
 {
     if (!n || !name)

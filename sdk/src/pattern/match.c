@@ -263,7 +263,7 @@ static int within(double x, const pat_cons *c)
     return fabs(x - c->v) <= tol;
 }
 
-static int value_ok(const pat_cons *c, const ph_tensor *t)
+static int value_ok(const pat_cons *c, const ph_tensor *t, ph_model *model)
 {
     int64_t n = t ? ph_tensor_numel(t) : 0;
     if (n < 1 || (!c->n && n != 1))
@@ -275,7 +275,11 @@ static int value_ok(const pat_cons *c, const ph_tensor *t)
     if (c->tol < 0)
         return ph_tensor_all_equal(t, c->v) == 1;
     double *x = malloc((size_t)n * sizeof *x);
-    int ok = x && !ph_tensor_read_f64(t, ph_tensor_rank(t), ph_tensor_dims(t), x);
+    if (!x) {
+        phi_alloc_failed(model); /* counted: the run fails rather than miss a match */
+        return 0;
+    }
+    int ok = !ph_tensor_read_f64(t, ph_tensor_rank(t), ph_tensor_dims(t), x);
     for (int64_t i = 0; ok && i < n; i++)
         ok = within(x[i], c);
     free(x);
@@ -308,7 +312,7 @@ static int check_cons(ph_match *m, const pat_cons *c, const ph_value *v, const p
         t = ph_value_const(v);
         return t && ph_tensor_numel(t) == 1;
     case PAT_VALUE:
-        return value_ok(c, ph_value_const(v));
+        return value_ok(c, ph_value_const(v), user ? user->graph->model : NULL);
     case PAT_RANK:
         return ph_value_rank(v) == c->n;
     case PAT_DTYPE:
