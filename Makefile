@@ -60,7 +60,7 @@ endif
 
 SDK_SRC    := $(sort $(wildcard sdk/src/*/*.c))
 SDK_OBJ    := $(patsubst sdk/src/%.c,$(BUILD)/obj/sdk/%.o,$(SDK_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
-HOST_SRC   := $(filter-out host/main.c,$(sort $(wildcard host/*.c)))
+HOST_SRC   := $(filter-out host/cli/main.c,$(sort $(wildcard host/*/*.c)))
 HOST_OBJ   := $(patsubst host/%.c,$(BUILD)/obj/host/%.o,$(HOST_SRC))
 PLUGINS    := $(notdir $(patsubst %/,%,$(sort $(dir $(wildcard plugins/*/*.c)))))
 PLUGIN_SO  := $(patsubst %,$(BUILD)/plugins/%.so,$(PLUGINS))
@@ -72,7 +72,7 @@ TEST_SUPPORT := $(sort $(wildcard tests/support/*.c))
 TEST_TOOL_SO := $(BUILD)/test-tools/faultshim.so
 HEADERS    := $(wildcard sdk/include/passhost/*.h)
 # The embedding API's header: the host's, not the plugin SDK's
-HOST_API_HEADERS := $(wildcard host/include/passhost/*.h)
+HOST_API_HEADERS := $(wildcard host/embed/include/passhost/*.h)
 PYTHON_PKG := $(wildcard python/passhost/*.py)
 DOCS       := $(wildcard docs/*.md) docs/report.schema.json
 
@@ -108,25 +108,25 @@ $(LIB): $(SDK_OBJ)
 	ln -sf libpasshost.so $(BUILD)/lib/libpasshost.so.1
 
 # --- the host program ---------------------------------------------------------
-$(BUILD)/obj/host/%.o: host/%.c $(HEADERS) $(HOST_API_HEADERS) $(wildcard host/*.h)
+$(BUILD)/obj/host/%.o: host/%.c $(HEADERS) $(HOST_API_HEADERS) $(wildcard host/*/*.h)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -Ihost/include -c $< -o $@
+	$(CC) $(CFLAGS_ALL) -Ihost -Ihost/embed/include -c $< -o $@
 
 $(HOSTLIB): $(HOST_OBJ)
 	@mkdir -p $(dir $@)
 	ar rcs $@ $^
 
-$(BIN): $(BUILD)/obj/host/main.o $(HOSTLIB) $(LIB)
+$(BIN): $(BUILD)/obj/host/cli/main.o $(HOSTLIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS_ALL) -o $@ $< $(HOSTLIB) -L$(BUILD)/lib -lpasshost -linih -ldl -lm $(HOST_MALLOC) \
 	  -Wl,-rpath,'$$ORIGIN/../lib'
 
 # The embedding library: the host's objects (all of the program but main.o)
 # as one shared library that exports only passhost/pipeline.h's functions
-# (host/pipeline.map), beside libpasshost.so.
-$(PIPELINE_LIB): $(HOST_OBJ) $(LIB) host/pipeline.map
+# (host/embed/pipeline.map), beside libpasshost.so.
+$(PIPELINE_LIB): $(HOST_OBJ) $(LIB) host/embed/pipeline.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libpasshost-pipeline.so.1 -Wl,--version-script=host/pipeline.map \
+	$(CC) -shared -Wl,-soname,libpasshost-pipeline.so.1 -Wl,--version-script=host/embed/pipeline.map \
 	  $(LDFLAGS_ALL) -o $@ $(HOST_OBJ) -L$(BUILD)/lib -lpasshost -linih -ldl -lm -Wl,-rpath,'$$ORIGIN'
 	ln -sf libpasshost-pipeline.so $(BUILD)/lib/libpasshost-pipeline.so.1
 
@@ -162,7 +162,7 @@ PIPELINE_TEST_SUPPORT := $(BUILD)/obj/tests/support/clirun.o $(BUILD)/obj/tests/
 $(BUILD)/tests/test_pipeline_api: tests/test_pipeline_api.c $(PIPELINE_TEST_SUPPORT) \
 	  $(wildcard tests/support/*.h) $(HOST_API_HEADERS) $(PIPELINE_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(TEST_CFLAGS) -Ihost/include -o $@ $< $(PIPELINE_TEST_SUPPORT) \
+	$(CC) $(TEST_CFLAGS) -Ihost/embed/include -o $@ $< $(PIPELINE_TEST_SUPPORT) \
 	  -L$(BUILD)/lib -lpasshost-pipeline -lpasshost $(shell pkg-config --libs check) \
 	  -Wl,-rpath,'$(abspath $(BUILD))/lib' $(LDFLAGS_ALL)
 

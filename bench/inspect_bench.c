@@ -12,8 +12,8 @@
  */
 #include <stdio.h>
 
-#include "inspect.h"
-#include "util.h"
+#include "report/inspect.h"
+#include "base/util.h"
 
 int main(int argc, char **argv)
 {

@@ -12,10 +12,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "support/fuzz_support.h"
-#include "plan.h"
-#include "shapes.h"
+#include "config/plan.h"
+#include "io/shapes.h"
 
 /* A model with two inputs for the input_shape keys: x float[N,3,8,8] and
  * ids int64[N,S], through Relu and Identity. */

@@ -371,7 +371,7 @@ x = 1
 [pass.dynamic_reshape_to_static]
 allow_minus_one = maybe
 """,
-    # a file that never ends a line (host/config.c once read it until memory ran out)
+    # a file that never ends a line (host/config/config.c once read it until memory ran out)
     "dev_zero.ini": """[optimize]
 custom_config = /dev/zero
 """,

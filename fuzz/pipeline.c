@@ -17,12 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "config/config.h"
 #include "support/fuzz_support.h"
-#include "plan.h"
-#include "report.h"
-#include "runner.h"
-#include "shapes.h"
+#include "config/plan.h"
+#include "report/report.h"
+#include "run/runner.h"
+#include "io/shapes.h"
 
 static host_config *pl_cfg;
 static host_plan pl_plan;

@@ -11,7 +11,7 @@
  *     counted (ph_model_alloc_failures, ph_ctx_alloc_failures) and fails
  *     the run as well: what passhost writes never depends on memory.  A
  *     run that succeeds anyway is reported, and its model compared with
- *     the one a run without failures writes (host/verify.h);
+ *     the one a run without failures writes (host/check/verify.h);
  *   - a failed run leaves no file in the output folder (no output, no
  *     temporary file);
  *   - nothing leaks: when more bytes are allocated after the run than
@@ -19,7 +19,7 @@
  *     reachable; else it names the leaked allocations, and n is reported.
  * Only allocations made by the SDK, the pass plugins, libprotobuf-c and the
  * C library on their behalf can fail: calls made directly by the host code
- * and this program (which abort on out-of-memory by design, host/util.h)
+ * and this program (which abort on out-of-memory by design, host/base/util.h)
  * are left alone, told apart by the caller's address.
  *
  * By default every n is tried, in both modes (about 10 s for the bundled
@@ -45,14 +45,14 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "loader.h"
+#include "config/config.h"
+#include "config/loader.h"
 #include "passhost/passhost.h"
-#include "plan.h"
-#include "report.h"
-#include "runner.h"
-#include "shapes.h"
-#include "verify.h"
+#include "config/plan.h"
+#include "report/report.h"
+#include "run/runner.h"
+#include "io/shapes.h"
+#include "check/verify.h"
 
 /* ------------------------------------------------------ the allocator */
 

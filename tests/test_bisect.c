@@ -17,15 +17,15 @@
 #include <string.h>
 
 #include "clirun.h"
-#include "config.h"
-#include "exit.h"
-#include "loader.h"
+#include "config/config.h"
+#include "base/exit.h"
+#include "config/loader.h"
 #include "passhost/passhost.h"
-#include "plan.h"
-#include "report.h"
-#include "runner.h"
+#include "config/plan.h"
+#include "report/report.h"
+#include "run/runner.h"
 #include "tmpdir.h"
-#include "verify.h"
+#include "check/verify.h"
 
 static const char *tmpdir;
 static const char *plugdir;

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "clirun.h"
-#include "exit.h"
+#include "base/exit.h"
 #include "passhost/passhost.h"
 #include "passhost/plugin.h"
 #include "tmpdir.h"

@@ -9,10 +9,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "exit.h"
-#include "loader.h"
-#include "plan.h"
+#include "config/config.h"
+#include "base/exit.h"
+#include "config/loader.h"
+#include "config/plan.h"
 #include "tmpdir.h"
 
 /* ---------------------------------------------------------------- helpers */

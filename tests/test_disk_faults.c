@@ -28,7 +28,7 @@
 #include <unistd.h>
 
 #include "clirun.h"
-#include "exit.h"
+#include "base/exit.h"
 #include "passhost/passhost.h"
 #include "tmpdir.h"
 

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "loader.h"
+#include "config/loader.h"
 #include "passhost/passhost.h"
 
 #define MUTATIONS_PER_MODEL 300

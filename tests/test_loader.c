@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "exit.h"
-#include "loader.h"
-#include "plan.h"
+#include "base/exit.h"
+#include "config/loader.h"
+#include "config/plan.h"
 #include "tmpdir.h"
 
 static const char *tmpdir;

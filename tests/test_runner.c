@@ -10,12 +10,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "exit.h"
-#include "loader.h"
-#include "plan.h"
-#include "report.h"
-#include "runner.h"
+#include "config/config.h"
+#include "base/exit.h"
+#include "config/loader.h"
+#include "config/plan.h"
+#include "report/report.h"
+#include "run/runner.h"
 #include "tmpdir.h"
 
 static const char *tmpdir;

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "plan.h"
+#include "config/plan.h"
 
 static char scratch[512];
 

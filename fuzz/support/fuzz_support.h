@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "loader.h"
+#include "config/loader.h"
 #include "passhost/passhost.h"
 
 /* The scratch folder (made on first call; exits the process if it cannot). */

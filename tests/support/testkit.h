@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "loader.h"
+#include "config/loader.h"
 #include "mini_eval.h"
 #include "passhost/passhost.h"
 

@@ -1,0 +1,309 @@
+/* host/cli/job.c - one run of the pipeline, for the program and the library
+ * (see job.h).  host_job_run reads like the pipeline:
+ *
+ *   plugins -> plan -> load model -> input shapes -> [reference outputs]
+ *   -> optimize stage -> adapt stage -> [shapes into value_info]
+ *   -> [compare outputs] -> check -> save -> [check the written file]
+ */
+#include "job.h"
+
+#include <string.h>
+#include <unistd.h>
+
+#include "run/bisect.h"
+#include "check/dump.h"
+#include "base/exit.h"
+#include "io/model_io.h"
+#include "report/report_run.h"
+#include "io/shapes.h"
+#include "supervise/supervise.h"
+#include "base/util.h"
+
+void host_job_init(host_job *j, FILE *log_stream)
+{
+    memset(j, 0, sizeof *j);
+    j->log.err = log_stream;
+    j->t0 = host_now_ms();
+}
+
+/* --report-json / --report-html: fail before the run, not after it. */
+static int check_report_paths(host_job *j)
+{
+    int rc = host_report_check_path("--report-json", j->cli.report_json, j->cfg, &j->err);
+    if (!rc)
+        rc = host_report_check_path("--report-html", j->cli.report_html, j->cfg, &j->err);
+    j->report_paths_ok = !rc;
+    return rc;
+}
+
+int host_job_configure(host_job *j)
+{
+    host_trace_init(&j->trace, j->tty);
+    j->log.trace = &j->trace;
+    FILE *log_stream = j->log.err;
+    int rc = host_cli_config(&j->cli, &j->cfg, &j->err);
+    if (!rc)
+        rc = host_log_open(&j->log, log_stream, j->cfg->log_path, j->cli.quiet, &j->err);
+    j->log.trace = &j->trace;
+    if (!rc)
+        rc = check_report_paths(j);
+    return rc;
+}
+
+int host_job_plugins(host_job *j)
+{
+    j->reg = host_registry_new();
+    if (!j->reg)
+        return ph_error_set(&j->err, HOST_EXIT_PLUGIN, "out of memory");
+    int rc = host_load_plugins(j->reg, j->cfg->plugin_dir, &j->err);
+    for (size_t i = 0; i < host_registry_skipped_count(j->reg); i++)
+        host_log_msg(&j->log, PH_LOG_WARN, NULL, "skipped (not a pass plugin): %s",
+                     host_registry_skipped(j->reg, i));
+    return rc;
+}
+
+/* The reports want the input as loaded; the text one only without -q. */
+static int want_tables(const host_job *j)
+{
+    return !j->cli.quiet || j->cli.report_json || j->cli.report_html;
+}
+
+static int load_model(host_job *j)
+{
+    const char *in = j->cfg->input, *out = j->cfg->output;
+    /* --bisect writes no output model (and may have none); bytes are no file */
+    int rc = j->cli.bisect || j->input_data ? 0 : host_check_output(in, out, &j->err);
+    if (!rc && j->input_data)
+        rc = host_model_load_memory(j->input_data, j->input_size, in, j->cli.verify_each,
+                                    &j->model, &j->sum.load_ms, &j->err);
+    else if (!rc)
+        rc = host_model_load(in, j->cli.verify_each, &j->model, &j->sum.load_ms, &j->err);
+    if (!rc && !j->cli.bisect) /* also no external-data file of the input under any name */
+        rc = host_model_check_output(j->model, out, &j->err);
+    if (!rc)
+        j->sum.nodes_loaded = ph_model_node_count(j->model);
+    if (!rc && want_tables(j))
+        host_model_info_take(&j->before, j->model, host_cli_input_name(&j->cli, j->cfg),
+                             j->input_data ? NULL : in);
+    return rc;
+}
+
+/* The verification settings: [verify], with --verify=N's runs. */
+static host_verify_config verify_config(const host_job *j)
+{
+    host_verify_config vc = j->cfg->verify;
+    if (j->cli.verify_runs > 0)
+        vc.runs = j->cli.verify_runs;
+    return vc;
+}
+
+/* Reference outputs of the model as loaded, for --verify and --verify-each.
+ * --verify-each on a model the evaluator cannot run checks structure only. */
+static int prepare_verify(host_job *j)
+{
+    if (!j->cli.verify_runs && !j->cli.verify_each && !j->cli.bisect)
+        return 0;
+    host_verify_config vc = verify_config(j);
+    int rc = host_verify_new(j->model, &vc, &j->verify, &j->err);
+    if (rc && !j->cli.verify_runs && !j->cli.bisect) {
+        host_log_msg(&j->log, PH_LOG_WARN, NULL, "--verify-each checks structure only: %s",
+                     j->err.message);
+        snprintf(j->verify_each_why, sizeof j->verify_each_why, "%.290s", j->err.message);
+        j->verify_each_note = j->verify_each_why;
+        host_verify_free(j->verify);
+        j->verify = NULL;
+        return 0;
+    }
+    return rc;
+}
+
+/* --bisect: everything after the model is loaded and verified against. */
+static int bisect(host_job *j)
+{
+    j->bisected = 1;
+    int rc = j->cli.dump_dir ? host_dump_prepare(j->cli.dump_dir, &j->err) : 0;
+    if (rc)
+        return rc;
+    host_bisect_job job = {.cli = &j->cli, .cfg = j->cfg, .plan = &j->plan, .log = &j->log,
+                           .verify = j->verify, .vcfg = verify_config(j), .model = j->model,
+                           .out = j->cli.quiet ? NULL : j->out};
+    return host_bisect(&job, &j->err);
+}
+
+/* The stages, with --max-rewrites, --print-changes and --dump-dir. */
+static int run_stages(host_job *j)
+{
+    if (j->cli.dump_dir) {
+        int rc = host_dump_prepare(j->cli.dump_dir, &j->err);
+        if (rc)
+            return rc;
+    }
+    host_run_opts opts = {.verify_each = j->cli.verify_each, .log = &j->log,
+                          .update_shapes = j->cfg->infer_shapes, .verify = j->verify,
+                          .changes = j->cli.print_changes ? stderr : NULL,
+                          .dump_dir = j->cli.dump_dir, .trace = &j->trace};
+    uint64_t rewrites = 0;
+    j->stages_ran = 1;
+    int rc = host_run_all(j->model, &j->plan, j->cli.max_rewrites, &opts, j->stats, &rewrites,
+                          &j->err);
+    host_trace_clear_line(&j->trace);
+    if (!rc && j->cli.max_rewrites >= 0)
+        host_log_msg(&j->log, PH_LOG_INFO, NULL, "--max-rewrites %lld: %llu rewrite%s applied",
+                     j->cli.max_rewrites, (unsigned long long)rewrites, rewrites == 1 ? "" : "s");
+    return rc;
+}
+
+/* --shapes, or [model] write_shapes: inferred shapes into value_info. */
+static int write_shapes(host_job *j)
+{
+    if (!j->cfg->write_shapes && !j->cli.shapes_only)
+        return 0;
+    ph_error e = {0};
+    if (ph_graph_write_value_info(ph_model_graph(j->model), &e) < 0)
+        return ph_error_set(&j->err, HOST_EXIT_MODEL, "writing shapes: %.400s", e.message);
+    return 0;
+}
+
+/* --verify: compare the rewritten model's outputs with the reference. */
+static int check_outputs(host_job *j)
+{
+    if (!j->cli.verify_runs)
+        return 0;
+    int rc = host_verify_check(j->verify, j->model, &j->err);
+    j->verify_checked = rc == 0 || rc == HOST_EXIT_MISMATCH; /* the report prints the figures */
+    j->verify_ok = rc == 0;
+    return rc;
+}
+
+/* The structural verifier before the save: passhost never writes a model
+ * it would not load; the message names the pass that last changed it. */
+static int check_before_save(host_job *j)
+{
+    const char *changed_by = NULL;
+    for (int s = 0; s < HOST_STAGE_COUNT && j->stages_ran; s++)
+        if (j->stats[s].last_changed)
+            changed_by = j->stats[s].last_changed;
+    return host_model_check(j->model, changed_by, &j->err);
+}
+
+/* --verify: the file as written must load and compute the same outputs too
+ * (a check of the save itself); on failure the output is removed. */
+static int check_written(host_job *j)
+{
+    if (!j->cli.verify_runs)
+        return 0;
+    ph_model *written = NULL;
+    ph_error e = {0};
+    int rc = ph_model_load(j->cfg->output, &written, &e);
+    if (rc)
+        rc = ph_error_set(&j->err, HOST_EXIT_OUTPUT,
+                          "%s: the written file does not load back: %.400s", j->cfg->output,
+                          e.message);
+    if (!rc) {
+        host_apply_shapes(written, j->cfg, 0, &e); /* the same input shapes as the run */
+        rc = host_verify_check(j->verify, written, &e);
+        if (rc)
+            rc = ph_error_set(&j->err, rc, "%s: the written file computes other outputs: %.400s",
+                              j->cfg->output, e.message);
+    }
+    ph_model_free(written);
+    if (rc)
+        unlink(j->cfg->output);
+    j->written_checked = rc == 0;
+    return rc;
+}
+
+int host_job_run(host_job *j)
+{
+    host_model_io_configure(j->cfg);
+    int passes = !j->cli.shapes_only; /* --shapes runs no passes */
+    int rc = 0;
+    if (passes && !j->reg) rc = host_job_plugins(j);
+    if (passes && !rc) rc = host_plan_build(&j->plan, j->cfg, j->reg, &j->err);
+    if (passes && !rc) host_supervise_plan(&j->plan); /* --skip-failing-passes */
+    if (!rc) rc = load_model(j);
+    if (!rc) rc = host_apply_shapes(j->model, j->cfg, j->cli.shapes_only, &j->err);
+    if (!rc) rc = prepare_verify(j);
+    if (passes && !rc && j->cli.bisect)
+        return bisect(j);
+    if (passes && !rc) rc = run_stages(j);
+    if (!rc) rc = write_shapes(j);
+    if (!rc) rc = check_outputs(j);
+    if (!rc) rc = check_before_save(j);
+    if (!rc) rc = host_supervise_save(j->model, j->cfg->output, &j->sum.save_ms, &j->err);
+    if (!rc) rc = check_written(j);
+    return rc;
+}
+
+/* What the run learned, for the reports (borrowed from j). */
+static host_run_record record(host_job *j, int rc)
+{
+    host_run_record rec = {.argc = j->cli.argc, .argv = j->cli.argv, .cfg = j->cfg,
+                           .plan = j->model ? &j->plan : NULL, /* built before the load */
+                           .input = j->cfg ? host_cli_input_name(&j->cli, j->cfg) : NULL,
+                           .output = j->cfg ? host_cli_output_name(&j->cli, j->cfg) : NULL,
+                           .stats = j->stages_ran ? j->stats : NULL, .sum = &j->sum,
+                           .before = j->before.path ? &j->before : NULL,
+                           .after = j->after.path ? &j->after : NULL, .trace = &j->trace,
+                           .verify = j->verify,
+                           .vcfg = j->cfg ? verify_config(j) : (host_verify_config){0},
+                           .verify_checked = j->verify_checked, .verify_ok = j->verify_ok,
+                           .written_checked = j->written_checked, .verify_each = j->cli.verify_each,
+                           .verify_each_note = j->verify_each_note,
+                           .shapes_only = j->cli.shapes_only, .exit_code = rc,
+                           .error = rc ? j->err.message : NULL};
+    return rec;
+}
+
+int host_job_report(host_job *j, int rc)
+{
+    if (!j->cfg || j->bisected)
+        return rc;
+    j->sum.input = host_cli_input_name(&j->cli, j->cfg);
+    j->sum.output = host_cli_output_name(&j->cli, j->cfg);
+    j->sum.total_ms = host_now_ms() - j->t0;
+    if (j->model)
+        j->sum.nodes_saved = ph_model_node_count(j->model);
+    if (!rc && j->model && want_tables(j))
+        host_model_info_take(&j->after, j->model, j->sum.output, j->cfg->output);
+    host_run_record rec = record(j, rc);
+    host_trace_clear_line(&j->trace);
+    if (j->out)
+        host_report_run_text(j->out, &rec, j->cli.quiet);
+    if (j->log.file)
+        host_report_run_text(j->log.file, &rec, 0);
+    ph_error e = {0};
+    int frc = 0;
+    if (j->cli.report_json && j->report_paths_ok)
+        frc = host_report_json_write(&rec, j->cli.report_json, &e);
+    if (!frc && j->cli.report_html && j->report_paths_ok)
+        frc = host_report_html_write(&rec, j->cli.report_html, &e);
+    if (frc && !rc) {
+        j->err = e;
+        return frc;
+    }
+    if (frc) /* the run's own error is the one to print; say this one too */
+        host_log_msg(&j->log, PH_LOG_WARN, NULL, "%s", e.message);
+    return rc;
+}
+
+void host_job_free(host_job *j, int free_model)
+{
+    for (int s = 0; s < HOST_STAGE_COUNT; s++)
+        host_stage_stats_free(&j->stats[s]);
+    host_verify_free(j->verify);
+    host_model_info_free(&j->before);
+    host_model_info_free(&j->after);
+    host_trace_free(&j->trace);
+    if (free_model)
+        ph_model_free(j->model);
+    j->model = NULL;
+    host_plan_free(&j->plan);
+    host_registry_free(j->reg);
+    host_log_close(&j->log);
+    host_config_free(j->cfg);
+    host_cli_free(&j->cli);
+    j->verify = NULL;
+    j->reg = NULL;
+    j->cfg = NULL;
+}

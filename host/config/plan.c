@@ -1,0 +1,514 @@
+/* host/config/plan.c - plugin search path and the per-stage pass lists (plan.h). */
+#include "plan.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/exit.h"
+#include "base/util.h"
+
+/* ------------------------------------------------------------- plugin search */
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    errno = 0;
+    if (stat(path, &st) != 0)
+        return 0;
+    if (!S_ISDIR(st.st_mode)) {
+        errno = ENOTDIR;
+        return 0;
+    }
+    return 1;
+}
+
+typedef struct dir_set {
+    char **real;
+    size_t count, cap;
+} dir_set;
+
+/* 1 if dir was not searched yet (and remember it). */
+static int first_visit(dir_set *seen, const char *dir)
+{
+    char *real = realpath(dir, NULL);
+    if (!real)
+        real = host_xstrdup(dir);
+    for (size_t i = 0; i < seen->count; i++) {
+        if (strcmp(seen->real[i], real) == 0) {
+            free(real);
+            return 0;
+        }
+    }
+    host_xgrow(&seen->real, &seen->cap, seen->count + 1, sizeof *seen->real);
+    seen->real[seen->count++] = real;
+    return 1;
+}
+
+static int search_dir(host_registry *reg, dir_set *seen, const char *dir, int must_exist,
+                      ph_error *err)
+{
+    if (!is_dir(dir)) {
+        if (must_exist)
+            return ph_error_set(err, HOST_EXIT_PLUGIN, "plugin_dir %s: %s", dir,
+                                strerror(errno));
+        return 0;
+    }
+    if (!first_visit(seen, dir))
+        return 0;
+    return host_registry_load_dir(reg, dir, err) ? HOST_EXIT_PLUGIN : 0;
+}
+
+int host_load_plugins(host_registry *reg, const char *plugin_dir, ph_error *err)
+{
+    dir_set seen = {0};
+    int rc = 0;
+    if (plugin_dir)
+        rc = search_dir(reg, &seen, plugin_dir, 1, err);
+    const char *env = getenv("PASSHOST_PLUGIN_PATH");
+    if (!rc && env) {
+        char *copy = host_xstrdup(env);
+        for (char *save = NULL, *d = strtok_r(copy, ":", &save); d && !rc;
+             d = strtok_r(NULL, ":", &save))
+            rc = search_dir(reg, &seen, d, 0, err);
+        free(copy);
+    }
+    char *defaults[4];
+    size_t n = host_default_plugin_dirs(defaults, 4);
+    for (size_t i = 0; i < n; i++) {
+        if (!rc)
+            rc = search_dir(reg, &seen, defaults[i], 0, err);
+        free(defaults[i]);
+    }
+    for (size_t i = 0; i < seen.count; i++)
+        free(seen.real[i]);
+    free(seen.real);
+    return rc;
+}
+
+/* ------------------------------------------------------------- pass names */
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    size_t *row = host_xcalloc(lb + 1, sizeof *row);
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    size_t d = row[lb];
+    free(row);
+    return d;
+}
+
+size_t host_close_passes(const host_registry *reg, const char *name, const char **out, size_t max)
+{
+    size_t limit = strlen(name) / 3 > 2 ? strlen(name) / 3 : 2;
+    size_t *dist = host_xcalloc(max + 1, sizeof *dist);
+    size_t count = 0;
+    for (size_t i = 0; i < host_registry_count(reg) && max; i++) {
+        const char *cand = host_registry_at(reg, i)->desc->name;
+        size_t d = edit_distance(name, cand);
+        if (d > limit)
+            continue;
+        size_t at = count; /* insertion sort by distance, stable */
+        while (at > 0 && dist[at - 1] > d)
+            at--;
+        if (at >= max)
+            continue;
+        size_t last = count < max ? count : max - 1;
+        for (size_t k = last; k > at; k--)
+            out[k] = out[k - 1], dist[k] = dist[k - 1];
+        out[at] = cand;
+        dist[at] = d;
+        if (count < max)
+            count++;
+    }
+    free(dist);
+    return count;
+}
+
+const char *host_closest_pass(const host_registry *reg, const char *name)
+{
+    const char *best = NULL;
+    return host_close_passes(reg, name, &best, 1) ? best : NULL;
+}
+
+static int index_of(const host_registry *reg, const char *name)
+{
+    for (size_t i = 0; i < host_registry_count(reg); i++)
+        if (strcmp(host_registry_at(reg, i)->desc->name, name) == 0)
+            return (int)i;
+    return -1;
+}
+
+/* An unknown name: a plugin file of that name that a folder scan skipped
+ * is a plugin error (the pass was asked for by name); otherwise the close
+ * names, nearest first. */
+static int unknown_pass(const host_registry *reg, const char *where, const char *name,
+                        ph_error *err)
+{
+    const char *skipped = host_registry_skipped_for(reg, name);
+    if (skipped)
+        return ph_error_set(err, HOST_EXIT_PLUGIN, "%s: pass %s cannot be loaded: %.400s", where,
+                            name, skipped);
+    const char *near[3];
+    size_t n = host_close_passes(reg, name, near, 3);
+    if (n == 0)
+        return ph_error_set(err, HOST_EXIT_CONFIG,
+                            "%s: unknown pass '%s' (passhost --list-passes shows them)", where,
+                            name);
+    char list[400] = "";
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof list - len, "%s'%s'", i == 0 ? "" : i + 1 == n ? " or " : ", ",
+                 near[i]);
+    }
+    return ph_error_set(err, HOST_EXIT_CONFIG, "%s: unknown pass '%s' (did you mean %s?)", where,
+                        name, list);
+}
+
+/* ------------------------------------------------------------- selection */
+
+static unsigned stage_bit(int stage)
+{
+    return stage == HOST_STAGE_OPTIMIZE ? PH_STAGE_OPTIMIZE : PH_STAGE_ADAPT;
+}
+
+/* 1 when the ';'/','-separated targets list is empty or names target. */
+static int targets_match(const char *targets, const char *target)
+{
+    if (!targets || !*targets)
+        return 1;
+    char *copy = host_xstrdup(targets);
+    int found = 0;
+    for (char *save = NULL, *t = strtok_r(copy, ";,", &save); t && !found;
+         t = strtok_r(NULL, ";,", &save))
+        found = *target && strcmp(host_trim(t), target) == 0;
+    free(copy);
+    return found;
+}
+
+static const char *stage_names_of(unsigned stages)
+{
+    if ((stages & PH_STAGE_OPTIMIZE) && (stages & PH_STAGE_ADAPT))
+        return "optimize, adapt";
+    return stages & PH_STAGE_OPTIMIZE ? "optimize" : "adapt";
+}
+
+/* Fill on[] (0/1 per registry index) and why[] (where a pass_on came from). */
+static int select_passes(int stage, const host_stage_config *sc, const host_registry *reg,
+                         char *on, const char **why, ph_error *err)
+{
+    size_t n = host_registry_count(reg);
+    const host_item **off = host_xcalloc(n, sizeof *off);
+    int rc = 0;
+    for (size_t i = 0; i < n && !sc->no_integral; i++) {
+        const ph_pass_desc *d = host_registry_at(reg, i)->desc;
+        on[i] = d->on_by_default && (d->stages & stage_bit(stage)) &&
+                targets_match(d->targets, sc->target);
+    }
+    for (size_t k = 0; k < sc->pass_off.count && !rc; k++) {
+        const host_item *it = &sc->pass_off.items[k];
+        int i = index_of(reg, it->text);
+        if (i < 0 && strcmp(it->where, HOST_WHERE_NO_FOLD) == 0)
+            continue; /* --no-fold: only the folding passes that are loaded */
+        if (i < 0)
+            rc = unknown_pass(reg, it->where, it->text, err);
+        else
+            off[i] = it;
+    }
+    for (size_t k = 0; k < sc->pass_on.count && !rc; k++) {
+        const host_item *it = &sc->pass_on.items[k];
+        int i = index_of(reg, it->text);
+        if (i < 0) {
+            rc = unknown_pass(reg, it->where, it->text, err);
+        } else if (off[i]) {
+            rc = ph_error_set(err, HOST_EXIT_CONFIG,
+                              "%s: pass %s is both in pass_on and in pass_off (%s) of [%s]",
+                              it->where, it->text, off[i]->where, host_stage_name(stage));
+        } else if (!(host_registry_at(reg, (size_t)i)->desc->stages & stage_bit(stage))) {
+            unsigned st = host_registry_at(reg, (size_t)i)->desc->stages;
+            rc = ph_error_set(err, HOST_EXIT_CONFIG,
+                              "%s: pass %s does not run in the %s stage (its stages: %s)",
+                              it->where, it->text, host_stage_name(stage), stage_names_of(st));
+        } else {
+            on[i] = 1;
+            why[i] = it->where;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        if (off[i])
+            on[i] = 0;
+    free(off);
+    return rc;
+}
+
+static int refuse_approx(int stage, const host_stage_config *sc, const host_registry *reg,
+                         const char *on, const char **why, ph_error *err)
+{
+    if (sc->allow_approximate)
+        return 0;
+    for (size_t i = 0; i < host_registry_count(reg); i++) {
+        const ph_pass_desc *d = host_registry_at(reg, i)->desc;
+        if (!on[i] || d->exactness != PH_APPROX)
+            continue;
+        return ph_error_set(err, HOST_EXIT_CONFIG,
+                            "%s%spass %s changes results by design (approx); set "
+                            "allow_approximate = true in [%s] to run it",
+                            why[i] ? why[i] : "", why[i] ? ": " : "", d->name,
+                            host_stage_name(stage));
+    }
+    return 0;
+}
+
+/* --------------------------------------------------------------- ordering */
+
+static int in_list(const char *const *list, const char *name)
+{
+    for (size_t i = 0; list && list[i]; i++)
+        if (strcmp(list[i], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* 1 when hints say a must run before b. */
+static int must_precede(const ph_pass_desc *a, const ph_pass_desc *b)
+{
+    return in_list(b->run_after, a->name) || in_list(a->run_before, b->name);
+}
+
+/* Stable topological order of steps[0..n) by the hints among them. */
+static int order_steps(host_step *steps, size_t n, int stage, ph_error *err)
+{
+    host_step *out = host_xcalloc(n, sizeof *out);
+    char *placed = host_xcalloc(n, 1);
+    size_t done = 0;
+    while (done < n) {
+        size_t pick = n;
+        for (size_t i = 0; i < n && pick == n; i++) {
+            if (placed[i])
+                continue;
+            int ready = 1;
+            for (size_t j = 0; j < n && ready; j++)
+                if (!placed[j] && j != i && must_precede(steps[j].plugin->desc, steps[i].plugin->desc))
+                    ready = 0;
+            if (ready)
+                pick = i;
+        }
+        if (pick == n)
+            break;
+        placed[pick] = 1;
+        out[done++] = steps[pick];
+    }
+    int rc = 0;
+    if (done < n) {
+        char names[400] = "";
+        for (size_t i = 0; i < n; i++) {
+            if (placed[i])
+                continue;
+            size_t len = strlen(names);
+            snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
+                     steps[i].plugin->desc->name);
+        }
+        rc = ph_error_set(err, HOST_EXIT_PASS,
+                          "stage %s: run_after/run_before hints form a cycle among: %s",
+                          host_stage_name(stage), names);
+    } else {
+        memcpy(steps, out, n * sizeof *out);
+    }
+    free(out);
+    free(placed);
+    return rc;
+}
+
+/* keep_order: the passes of pass_on in the order written (--passes=a,b,c).
+ * Needs no_integral; a pass named twice is an error; order hints are not
+ * applied (the order given is the order run). */
+static int given_order(host_stage_plan *sp, int stage, const host_stage_config *sc,
+                       const host_registry *reg, const char *on, ph_error *err)
+{
+    if (!sc->no_integral)
+        return ph_error_set(err, HOST_EXIT_CONFIG,
+                            "[%s] keep_order = true needs no_integral = true (the order of the "
+                            "passes on by default is not written anywhere)", host_stage_name(stage));
+    sp->steps = host_xcalloc(sc->pass_on.count + 1, sizeof *sp->steps);
+    for (size_t k = 0; k < sc->pass_on.count; k++) {
+        const host_item *it = &sc->pass_on.items[k];
+        int i = index_of(reg, it->text);
+        if (i < 0 || !on[i])
+            continue; /* switched off by pass_off */
+        for (size_t j = 0; j < k; j++)
+            if (strcmp(sc->pass_on.items[j].text, it->text) == 0)
+                return ph_error_set(err, HOST_EXIT_CONFIG,
+                                    "%s: pass %s is named twice in the ordered list of [%s] (%s)",
+                                    it->where, it->text, host_stage_name(stage),
+                                    sc->pass_on.items[j].where);
+        sp->steps[sp->count++].plugin = host_registry_at(reg, (size_t)i);
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------- parameters */
+
+static const ph_param_def no_params[] = {{NULL, 0, NULL, NULL}};
+
+static const ph_param_def *table_of(const ph_pass_desc *d)
+{
+    return d->params ? d->params : no_params;
+}
+
+static const char *type_name(ph_param_type t)
+{
+    switch (t) {
+    case PH_PARAM_INT: return "int";
+    case PH_PARAM_FLOAT: return "float";
+    case PH_PARAM_BOOL: return "bool";
+    case PH_PARAM_STRING: return "string";
+    }
+    return "?";
+}
+
+static const ph_param_def *find_param(const ph_pass_desc *d, const char *key)
+{
+    for (const ph_param_def *p = table_of(d); p->name; p++)
+        if (strcmp(p->name, key) == 0)
+            return p;
+    return NULL;
+}
+
+static int apply_setting(ph_params *params, const ph_pass_desc *d, const host_param_setting *s,
+                         ph_error *err)
+{
+    const ph_param_def *def = find_param(d, s->key);
+    if (!def) {
+        char names[300] = "";
+        for (const ph_param_def *p = table_of(d); p->name; p++) {
+            size_t len = strlen(names);
+            snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", p->name);
+        }
+        return ph_error_set(err, HOST_EXIT_CONFIG, "%s: pass %s has no parameter '%s' (%s%s)",
+                            s->where, d->name, s->key, names[0] ? "it has: " : "it has none",
+                            names);
+    }
+    ph_error perr = {0};
+    if (ph_params_set(params, s->key, s->value, &perr) < 0)
+        return ph_error_set(err, HOST_EXIT_CONFIG,
+                            "%s: pass %s: parameter %s: '%s' is not a valid %s", s->where,
+                            d->name, s->key, s->value, type_name(def->type));
+    return 0;
+}
+
+/* Every [pass.NAME] setting names a known pass and parameter with a value
+ * of the right type, whether or not the pass runs. */
+static int check_settings(const host_config *cfg, const host_registry *reg, ph_error *err)
+{
+    for (size_t i = 0; i < cfg->param_count; i++) {
+        const host_param_setting *s = &cfg->params[i];
+        const host_plugin *pl = host_registry_find(reg, s->pass);
+        if (!pl)
+            return unknown_pass(reg, s->where, s->pass, err);
+        ph_params *p = ph_params_new(table_of(pl->desc), NULL);
+        if (!p)
+            return ph_error_set(err, HOST_EXIT_CONFIG, "pass %s: cannot set up parameters",
+                                s->pass);
+        int rc = apply_setting(p, pl->desc, s, err);
+        ph_params_free(p);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int make_params(host_step *step, int stage, const host_config *cfg, ph_error *err)
+{
+    const ph_pass_desc *d = step->plugin->desc;
+    step->params = ph_params_new(table_of(d), NULL);
+    if (!step->params)
+        return ph_error_set(err, HOST_EXIT_CONFIG, "pass %s: cannot set up parameters", d->name);
+    for (int prio = HOST_PRIO_FILE; prio <= HOST_PRIO_SET; prio++) {
+        for (size_t i = 0; i < cfg->param_count; i++) {
+            const host_param_setting *s = &cfg->params[i];
+            if (s->priority != prio || !(s->stage_mask & (1u << stage)) ||
+                strcmp(s->pass, d->name) != 0)
+                continue;
+            int rc = apply_setting(step->params, d, s, err);
+            if (rc)
+                return rc;
+        }
+    }
+    return 0;
+}
+
+/* ----------------------------------------------------------------- stages */
+
+static int build_stage(host_stage_plan *sp, int stage, const host_config *cfg,
+                       const host_registry *reg, ph_error *err)
+{
+    const host_stage_config *sc = &cfg->stage[stage];
+    size_t n = host_registry_count(reg);
+    char *on = host_xcalloc(n, 1);
+    const char **why = host_xcalloc(n, sizeof *why);
+    sp->stage = stage;
+    sp->target = host_xstrdup(sc->target);
+    sp->max_iterations = sc->max_iterations;
+    int rc = select_passes(stage, sc, reg, on, why, err);
+    if (!rc)
+        rc = refuse_approx(stage, sc, reg, on, why, err);
+    if (!rc && sc->keep_order) {
+        rc = given_order(sp, stage, sc, reg, on, err);
+    } else if (!rc) {
+        sp->steps = host_xcalloc(n, sizeof *sp->steps);
+        for (size_t i = 0; i < n; i++)
+            if (on[i])
+                sp->steps[sp->count++].plugin = host_registry_at(reg, i);
+        rc = order_steps(sp->steps, sp->count, stage, err);
+    }
+    for (size_t i = 0; i < sp->count && !rc; i++)
+        rc = make_params(&sp->steps[i], stage, cfg, err);
+    free(on);
+    free(why);
+    return rc;
+}
+
+int host_plan_build(host_plan *plan, const host_config *cfg, const host_registry *reg,
+                    ph_error *err)
+{
+    memset(plan, 0, sizeof *plan);
+    int rc = check_settings(cfg, reg, err);
+    for (int s = 0; s < HOST_STAGE_COUNT && !rc; s++)
+        rc = build_stage(&plan->stage[s], s, cfg, reg, err);
+    if (rc)
+        host_plan_free(plan);
+    return rc;
+}
+
+void host_plan_free(host_plan *plan)
+{
+    for (int s = 0; s < HOST_STAGE_COUNT; s++) {
+        host_stage_plan *sp = &plan->stage[s];
+        for (size_t i = 0; i < sp->count; i++)
+            if (sp->steps[i].params)
+                ph_params_free(sp->steps[i].params);
+        free(sp->steps);
+        free(sp->target);
+        sp->steps = NULL;
+        sp->target = NULL;
+        sp->count = 0;
+    }
+}

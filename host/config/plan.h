@@ -1,0 +1,58 @@
+/* host/config/plan.h - from a config and the loaded passes to what will run:
+ * the plugin search path, and per stage an ordered list of passes with their
+ * validated parameters.
+ *
+ * A stage's list is: the passes on by default whose stages include it and
+ * whose targets are empty or name the stage's target (unless no_integral),
+ * plus pass_on, minus pass_off; then ordered by catalogue order (the order
+ * plugins were found) stable-sorted to honour run_after/run_before hints
+ * among the listed passes; with keep_order (--passes), in pass_on's order.  Parameters: the pass's defaults, then the
+ * [pass.NAME] settings by priority (file < custom_config < --set).
+ */
+#ifndef PASSHOST_HOST_PLAN_H
+#define PASSHOST_HOST_PLAN_H
+
+#include <stddef.h>
+
+#include "config.h"
+#include "loader.h"
+
+/* One pass to run: plugin borrowed from the registry, params owned. */
+typedef struct host_step {
+    const host_plugin *plugin;
+    ph_params *params;
+} host_step;
+
+typedef struct host_stage_plan {
+    int stage;          /* HOST_STAGE_* */
+    char *target;       /* owned copy; "" when none */
+    int max_iterations;
+    host_step *steps;   /* owned array */
+    size_t count;
+} host_stage_plan;
+
+typedef struct host_plan {
+    host_stage_plan stage[HOST_STAGE_COUNT];
+} host_plan;
+
+/* Load plugins from, in order: plugin_dir (may be NULL; must exist when
+ * given), each folder of PASSHOST_PLUGIN_PATH (':'-separated; missing ones
+ * skipped), then host_default_plugin_dirs() (missing ones skipped).  A folder
+ * met twice is read once.  0 or HOST_EXIT_PLUGIN with the loader's message. */
+int host_load_plugins(host_registry *reg, const char *plugin_dir, ph_error *err);
+
+/* Build the plan (the registry must outlive it; the config need not).  0, or
+ * HOST_EXIT_CONFIG (unknown pass, on+off, stage, approx, parameters) or
+ * HOST_EXIT_PASS (order hints cycle), with a one-line message. */
+int host_plan_build(host_plan *plan, const host_config *cfg, const host_registry *reg,
+                    ph_error *err);
+void host_plan_free(host_plan *plan);
+
+/* The registry name closest to name (edit distance at most 1/3 of its
+ * length, at least 2), or NULL.  Borrowed. */
+const char *host_closest_pass(const host_registry *reg, const char *name);
+/* Up to max registry names within that distance of name, nearest first,
+ * into out (borrowed strings); returns how many. */
+size_t host_close_passes(const host_registry *reg, const char *name, const char **out, size_t max);
+
+#endif

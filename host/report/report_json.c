@@ -1,0 +1,308 @@
+/* host/report/report_json.c - `--report-json FILE`: the run's report as one JSON
+ * object, described by docs/report.schema.json.  Every figure of the text
+ * report is here (per stage and pass: calls, rewrites, time, node change;
+ * load, pass and save times; the summary line), and more: every pass call
+ * (the timeline), the input and output models (the --inspect summary), the
+ * verification errors per output, and the effective configuration. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "base/exit.h"
+#include "passhost/plugin.h"
+#include "report_run.h"
+#include "base/util.h"
+
+static void json_string(FILE *f, const char *s)
+{
+    if (!s) {
+        fputs("null", f);
+        return;
+    }
+    fputc('"', f);
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+        switch (*c) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (*c < 0x20)
+                fprintf(f, "\\u%04x", *c);
+            else
+                fputc(*c, f);
+        }
+    }
+    fputc('"', f);
+}
+
+/* A number, or null when it is not finite (JSON has no inf or nan). */
+static void json_number(FILE *f, double v)
+{
+    if (isfinite(v))
+        fprintf(f, "%.17g", v);
+    else
+        fputs("null", f);
+}
+
+static void json_ms(FILE *f, double v)
+{
+    fprintf(f, "%.6f", v);
+}
+
+static void key(FILE *f, int *first, const char *name)
+{
+    fprintf(f, "%s\"%s\": ", *first ? "" : ", ", name);
+    *first = 0;
+}
+
+static void io_list(FILE *f, const host_io_info *list, size_t n)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+        json_string(f, list[i].name);
+        fputs(", \"type\": ", f);
+        json_string(f, list[i].type);
+        fputc('}', f);
+    }
+    fputc(']', f);
+}
+
+static void model(FILE *f, const host_model_info *m)
+{
+    if (!m) {
+        fputs("null", f);
+        return;
+    }
+    int first = 1;
+    fputs("{", f);
+    key(f, &first, "path");
+    json_string(f, m->path);
+    key(f, &first, "file_bytes");
+    if (m->file_bytes >= 0)
+        fprintf(f, "%lld", m->file_bytes);
+    else
+        fputs("null", f);
+    key(f, &first, "ir_version");
+    fprintf(f, "%lld", (long long)m->ir_version);
+    key(f, &first, "opsets");
+    fputc('{', f);
+    for (size_t i = 0; i < m->n_opsets; i++) {
+        fputs(i ? ", " : "", f);
+        json_string(f, m->opset_list[i].domain);
+        fprintf(f, ": %lld", (long long)m->opset_list[i].version);
+    }
+    fputc('}', f);
+    key(f, &first, "inputs");
+    io_list(f, m->inputs, m->n_inputs);
+    key(f, &first, "outputs");
+    io_list(f, m->outputs, m->n_outputs);
+    key(f, &first, "nodes");
+    fprintf(f, "%zu", m->nodes);
+    key(f, &first, "initializers");
+    fprintf(f, "%zu", m->initializers);
+    key(f, &first, "initializer_bytes");
+    fprintf(f, "%llu", (unsigned long long)m->initializer_bytes);
+    key(f, &first, "op_types");
+    fputc('{', f);
+    for (size_t i = 0; i < m->n_ops; i++) {
+        fputs(i ? ", " : "", f);
+        json_string(f, m->ops[i].op);
+        fprintf(f, ": %zu", m->ops[i].count);
+    }
+    fputs("}}", f);
+}
+
+static void stage(FILE *f, const host_stage_stats *st)
+{
+    int first = 1;
+    double check_ms = 0;
+    for (size_t i = 0; i < st->count; i++)
+        check_ms += st->passes[i].check_ms;
+    fputs("\n    {", f);
+    key(f, &first, "name");
+    json_string(f, host_stage_name(st->stage));
+    key(f, &first, "target");
+    json_string(f, st->target ? st->target : "");
+    key(f, &first, "rounds");
+    fprintf(f, "%d", st->rounds);
+    key(f, &first, "hit_cap");
+    fputs(st->hit_cap ? "true" : "false", f);
+    key(f, &first, "ms");
+    json_ms(f, st->ms);
+    key(f, &first, "check_ms");
+    json_ms(f, check_ms);
+    key(f, &first, "nodes_before");
+    fprintf(f, "%zu", st->nodes_before);
+    key(f, &first, "nodes_after");
+    fprintf(f, "%zu", st->nodes_after);
+    key(f, &first, "passes");
+    fputc('[', f);
+    for (size_t i = 0; i < st->count; i++) {
+        const host_pass_stats *p = &st->passes[i];
+        fputs(i ? ",\n      {\"name\": " : "\n      {\"name\": ", f);
+        json_string(f, p->name);
+        fprintf(f, ", \"run_once\": %s, \"calls\": %u, \"rewrites\": %lld, \"ms\": ",
+                p->run_once ? "true" : "false", p->calls, p->rewrites);
+        json_ms(f, p->ms);
+        fprintf(f, ", \"node_change\": %lld, \"check_ms\": ", p->node_change);
+        json_ms(f, p->check_ms);
+        fprintf(f, ", \"nodes_before_first_call\": %zu, \"nodes_after_last_call\": %zu}",
+                p->nodes_before, p->nodes_after);
+    }
+    fputs("]}", f);
+}
+
+static void calls(FILE *f, const host_trace *t)
+{
+    fputc('[', f);
+    for (size_t i = 0; t && i < t->count; i++) {
+        const host_call_record *c = &t->calls[i];
+        fputs(i ? ",\n    {\"stage\": " : "\n    {\"stage\": ", f);
+        json_string(f, host_stage_name(c->stage));
+        fprintf(f, ", \"round\": %d, \"pass\": ", c->round);
+        json_string(f, c->pass);
+        fputs(", \"start_ms\": ", f);
+        json_ms(f, c->start_ms);
+        fputs(", \"ms\": ", f);
+        json_ms(f, c->ms);
+        fputs(", \"check_ms\": ", f);
+        json_ms(f, c->check_ms);
+        fprintf(f, ", \"rewrites\": %lld, \"nodes_before\": %zu, \"nodes_after\": %zu}",
+                c->rewrites, c->nodes_before, c->nodes_after);
+    }
+    fputc(']', f);
+}
+
+static void verify(FILE *f, const host_run_record *rec)
+{
+    if (!rec->verify_checked || !rec->verify) {
+        fputs("null", f);
+        return;
+    }
+    size_t n;
+    const host_verify_result *res = host_verify_results(rec->verify, &n);
+    int first = 1;
+    fputc('{', f);
+    key(f, &first, "runs");
+    fprintf(f, "%d", rec->vcfg.runs);
+    key(f, &first, "atol");
+    json_number(f, rec->vcfg.atol);
+    key(f, &first, "rtol");
+    json_number(f, rec->vcfg.rtol);
+    key(f, &first, "seed");
+    fprintf(f, "%d", rec->vcfg.seed);
+    key(f, &first, "ok");
+    fputs(rec->verify_ok ? "true" : "false", f);
+    key(f, &first, "written_file_checked");
+    fputs(rec->written_checked ? "true" : "false", f);
+    key(f, &first, "outputs");
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++) {
+        fputs(i ? ", {\"name\": " : "{\"name\": ", f);
+        json_string(f, res[i].name);
+        fputs(", \"max_abs\": ", f);
+        json_number(f, res[i].max_abs);
+        fputs(", \"max_rel\": ", f);
+        json_number(f, res[i].max_rel);
+        fprintf(f, ", \"mismatches\": %zu}", res[i].mismatches);
+    }
+    fputs("]}", f);
+}
+
+static void verify_each(FILE *f, const host_run_record *rec)
+{
+    if (!rec->verify_each) {
+        fputs("null", f);
+        return;
+    }
+    double ms = 0;
+    for (size_t i = 0; rec->trace && i < rec->trace->count; i++)
+        ms += rec->trace->calls[i].check_ms;
+    fprintf(f, "{\"calls_checked\": %zu, \"structure\": true, \"outputs_compared\": %s, \"note\": ",
+            host_record_changing_calls(rec), rec->verify_each_note ? "false" : "true");
+    json_string(f, rec->verify_each_note);
+    fputs(", \"check_ms\": ", f);
+    json_ms(f, ms);
+    fputc('}', f);
+}
+
+void host_report_json(FILE *f, const host_run_record *rec)
+{
+    int first = 1;
+    fputs("{", f);
+    key(f, &first, "format");
+    fputs("\"passhost-report\", \"format_version\": 1", f);
+    key(f, &first, "passhost");
+    fprintf(f, "{\"version\": \"%s\", \"plugin_abi\": \"%d.%d\"}", HOST_VERSION, PH_ABI_MAJOR,
+            PH_ABI_MINOR);
+    key(f, &first, "command");
+    fputc('[', f);
+    for (int i = 0; i < rec->argc; i++) {
+        fputs(i ? ", " : "", f);
+        json_string(f, rec->argv[i]);
+    }
+    fputc(']', f);
+    fputs(",\n  ", f);
+    first = 1;
+    key(f, &first, "status");
+    fprintf(f, "{\"exit_code\": %d, \"ok\": %s, \"error\": ", rec->exit_code,
+            rec->exit_code ? "false" : "true");
+    json_string(f, rec->exit_code ? rec->error : NULL);
+    fputs("}", f);
+    fputs(",\n  \"input\": ", f);
+    json_string(f, rec->input);
+    fputs(", \"output\": ", f);
+    json_string(f, rec->output);
+    const host_stage_stats *st = rec->stats && !rec->shapes_only ? rec->stats : NULL;
+    long long rewrites = 0;
+    size_t passes = 0;
+    double pass_ms = 0;
+    for (int s = 0; st && s < HOST_STAGE_COUNT; s++) {
+        pass_ms += st[s].ms;
+        for (size_t i = 0; i < st[s].count; i++, passes++)
+            rewrites += st[s].passes[i].rewrites;
+    }
+    const host_run_summary *sum = rec->sum;
+    fputs(",\n  \"times_ms\": {\"load\": ", f);
+    json_ms(f, sum ? sum->load_ms : 0);
+    fputs(", \"passes\": ", f);
+    json_ms(f, pass_ms);
+    fputs(", \"save\": ", f);
+    json_ms(f, sum ? sum->save_ms : 0);
+    fputs(", \"total\": ", f);
+    json_ms(f, sum ? sum->total_ms : 0);
+    fprintf(f, "},\n  \"summary\": {\"passes\": %zu, \"rewrites\": %lld, \"nodes_loaded\": %zu, "
+               "\"nodes_saved\": %zu}", passes, rewrites, sum ? sum->nodes_loaded : 0,
+            sum ? sum->nodes_saved : 0);
+    fputs(",\n  \"models\": {\"input\": ", f);
+    model(f, rec->before);
+    fputs(",\n             \"output\": ", f);
+    model(f, rec->after);
+    fputs("},\n  \"stages\": [", f);
+    for (int s = 0; st && s < HOST_STAGE_COUNT; s++) {
+        if (s)
+            fputc(',', f);
+        stage(f, &st[s]);
+    }
+    fputs("],\n  \"calls\": ", f);
+    calls(f, st ? rec->trace : NULL);
+    fputs(",\n  \"verify\": ", f);
+    verify(f, rec);
+    fputs(",\n  \"verify_each\": ", f);
+    verify_each(f, rec);
+    fputs(",\n  \"config\": ", f);
+    char *ini = host_record_config_ini(rec);
+    if (ini) {
+        fputs("{\"ini\": ", f);
+        json_string(f, ini);
+        fputs("}", f);
+    } else {
+        fputs("null", f);
+    }
+    free(ini);
+    fputs("\n}\n", f);
+}

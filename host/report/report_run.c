@@ -1,0 +1,197 @@
+/* host/report/report_run.c - the text report of a run, the verdict lines, and the
+ * helpers the JSON and HTML writers share (report_run.h). */
+#include "report_run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "config/effective.h"
+#include "base/exit.h"
+#include "io/model_io.h"
+#include "base/util.h"
+
+size_t host_record_changing_calls(const host_run_record *rec)
+{
+    size_t n = 0;
+    for (size_t i = 0; rec->trace && i < rec->trace->count; i++)
+        n += rec->trace->calls[i].rewrites > 0;
+    return n;
+}
+
+char *host_record_config_ini(const host_run_record *rec)
+{
+    if (!rec->cfg || !rec->plan)
+        return NULL;
+    host_effective e;
+    host_effective_make(&e, rec->cfg, rec->plan, &rec->vcfg, rec->output,
+                        "; The effective configuration of this passhost run: every key.\n");
+    char *text = host_xstrdup(e.config);
+    for (int s = 0; s < HOST_STAGE_COUNT; s++) {
+        if (!e.custom_name[s])
+            continue;
+        char *more = host_xasprintf("%s\n; ---- %s (custom_config of [%s])\n%s", text,
+                                    e.custom_name[s], host_stage_name(s), e.custom_text[s]);
+        free(text);
+        text = more;
+    }
+    host_effective_free(&e);
+    return text;
+}
+
+/* ------------------------------------------------------------- verdicts */
+
+void host_report_verify_outputs(FILE *out, const host_run_record *rec)
+{
+    if (!rec->verify_checked || !rec->verify)
+        return;
+    size_t n;
+    const host_verify_result *res = host_verify_results(rec->verify, &n);
+    for (size_t o = 0; o < n; o++)
+        fprintf(out, "  output %-24s max abs %.3g  max rel %.3g%s\n", res[o].name, res[o].max_abs,
+                res[o].max_rel, res[o].mismatches ? "  MISMATCH" : "");
+}
+
+void host_report_verdicts(FILE *out, const host_run_record *rec)
+{
+    if (rec->verify_checked && rec->verify) {
+        size_t n;
+        const host_verify_result *res = host_verify_results(rec->verify, &n);
+        double max_abs = 0, max_rel = 0;
+        const char *bad = NULL;
+        for (size_t i = 0; i < n; i++) {
+            max_abs = res[i].max_abs > max_abs ? res[i].max_abs : max_abs;
+            max_rel = res[i].max_rel > max_rel ? res[i].max_rel : max_rel;
+            if (res[i].mismatches && !bad)
+                bad = res[i].name;
+        }
+        fprintf(out, "verify: %d run%s, %zu output%s, max abs %.3g, max rel %.3g: ", rec->vcfg.runs,
+                rec->vcfg.runs == 1 ? "" : "s", n, n == 1 ? "" : "s", max_abs, max_rel);
+        if (bad || !rec->verify_ok)
+            fprintf(out, "MISMATCH%s%s%s\n", bad ? " in output '" : "", bad ? bad : "", bad ? "'" : "");
+        else
+            fprintf(out, "OK%s\n", rec->written_checked ? " (and the written file)" : "");
+    }
+    if (rec->verify_each && rec->exit_code == 0) {
+        size_t changed = host_record_changing_calls(rec);
+        size_t calls = rec->trace ? rec->trace->count : 0;
+        fprintf(out, "verify-each: the loaded model, and the graph after each of the %zu pass call%s "
+                     "that changed it (of %zu): ", changed, changed == 1 ? "" : "s", calls);
+        if (rec->verify_each_note)
+            fprintf(out, "structure OK; outputs not compared (%s)\n", rec->verify_each_note);
+        else
+            fprintf(out, "structure and outputs (%d run%s, atol %g, rtol %g) OK\n", rec->vcfg.runs,
+                    rec->vcfg.runs == 1 ? "" : "s", rec->vcfg.atol, rec->vcfg.rtol);
+    }
+}
+
+/* ----------------------------------------------------------------- text */
+
+void host_report_run_text(FILE *out, const host_run_record *rec, int quiet)
+{
+    if (rec->exit_code != 0) {
+        host_report_verify_outputs(out, rec);
+        host_report_verdicts(out, rec);
+        return;
+    }
+    if (quiet) {
+        host_report_verdicts(out, rec);
+        return;
+    }
+    int tables = 0;
+    for (int s = 0; rec->stats && !rec->shapes_only && s < HOST_STAGE_COUNT; s++) {
+        host_report_stage(out, &rec->stats[s]);
+        tables += rec->stats[s].count > 0;
+    }
+    if (tables)
+        fputs("  (node change: nodes added minus removed by the pass's own calls; checks between\n"
+              "   passes: topological sort, shape update and --verify-each after each call that\n"
+              "   changed the graph)\n", out);
+    if (rec->before && rec->after) {
+        host_model_info both[2] = {*rec->before, *rec->after};
+        fputc('\n', out);
+        host_inspect_table(out, both, 2, 1);
+        fputc('\n', out);
+    }
+    const host_stage_stats *st = rec->stats && !rec->shapes_only ? rec->stats : NULL;
+    size_t n = st ? HOST_STAGE_COUNT : 0;
+    host_report_times(out, rec->sum, st, n);
+    host_report_verify_outputs(out, rec);
+    host_report_verdicts(out, rec);
+    host_report_summary_line(out, rec->sum, st, n);
+}
+
+/* ---------------------------------------------------------------- files */
+
+int host_report_write_file(const char *path, void (*fn)(FILE *, const host_run_record *),
+                           const host_run_record *rec, const char *what, ph_error *err)
+{
+    if (strcmp(path, "-") == 0) {
+        fn(stdout, rec);
+        return fflush(stdout) == 0 ? 0
+                                   : ph_error_set(err, HOST_EXIT_OUTPUT, "%s -: writing stdout: %s",
+                                                  what, strerror(errno));
+    }
+    char *dir = host_dirname(path);
+    char *tmp = host_xasprintf("%s/.passhost-report.XXXXXX", dir);
+    free(dir);
+    int fd = mkostemp(tmp, O_CLOEXEC);
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        int rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s %s: %s", what, path, strerror(errno));
+        if (fd >= 0)
+            close(fd), unlink(tmp);
+        free(tmp);
+        return rc;
+    }
+    fchmod(fd, 0644);
+    fn(f, rec);
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    if (!bad && rename(tmp, path) != 0)
+        bad = 1;
+    int rc = bad ? ph_error_set(err, HOST_EXIT_OUTPUT, "%s %s: %s", what, path, strerror(errno)) : 0;
+    if (bad)
+        unlink(tmp);
+    free(tmp);
+    return rc;
+}
+
+int host_report_json_write(const host_run_record *rec, const char *path, ph_error *err)
+{
+    return host_report_write_file(path, host_report_json, rec, "--report-json", err);
+}
+
+int host_report_html_write(const host_run_record *rec, const char *path, ph_error *err)
+{
+    return host_report_write_file(path, host_report_html, rec, "--report-html", err);
+}
+
+int host_report_check_path(const char *option, const char *path, const host_config *cfg,
+                           ph_error *err)
+{
+    if (!path || strcmp(path, "-") == 0)
+        return 0;
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return ph_error_set(err, HOST_EXIT_OUTPUT, "%s %s: is a folder", option, path);
+    const char *models[2] = {cfg->input, cfg->output};
+    for (int i = 0; i < 2; i++) {
+        ph_error e = {0};
+        if (models[i] && host_check_output(models[i], path, &e))
+            return ph_error_set(err, HOST_EXIT_OUTPUT, "%s %s: that is the %s model", option, path,
+                                i ? "output" : "input");
+    }
+    char *dir = host_dirname(path);
+    int rc = 0;
+    if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s %s: folder %s does not exist", option, path, dir);
+    else if (access(dir, W_OK) != 0)
+        rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s %s: folder %s is not writable: %s", option,
+                          path, dir, strerror(errno));
+    free(dir);
+    return rc;
+}

@@ -1,0 +1,369 @@
+/* host/run/runner.c - the fixpoint stage runner (see runner.h). */
+#include "runner.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check/dump.h"
+#include "base/exit.h"
+#include "report/report.h"
+#include "supervise/supervise.h"
+#include "log/trace.h"
+#include "base/util.h"
+#include "check/verify.h"
+
+typedef struct stage_run {
+    ph_model *model;
+    const host_stage_plan *plan;
+    ph_ctx *ctx;
+    const host_run_opts *opts;
+    host_stage_stats *stats;
+    size_t nodes; /* current node count, refreshed after each change */
+    ph_error *err;
+    /* --dump-dir: node names the running pass gave for its rewrites */
+    char **names;
+    size_t n_names, cap_names;
+    unsigned local_seq; /* dump numbering when opts->dump_seq is NULL */
+} stage_run;
+
+/* ------------------------------------------------------- numbered rewrites */
+
+void host_rewrite_capture_clear(host_rewrite_capture *c)
+{
+    free(c->pass);
+    free(c->matched);
+    free(c->removed);
+    free(c->added);
+    c->pass = c->matched = c->removed = c->added = NULL;
+    c->found = 0;
+}
+
+static char *dup_or_null(const char *s) { return s ? host_xstrdup(s) : NULL; }
+
+static void forget_names(stage_run *sr)
+{
+    for (size_t i = 0; i < sr->n_names; i++)
+        free(sr->names[i]);
+    sr->n_names = 0;
+}
+
+/* Add the ", "-separated names in list to the call's names. */
+static void add_names(stage_run *sr, const char *list)
+{
+    while (list && *list) {
+        const char *end = strstr(list, ", ");
+        size_t len = end ? (size_t)(end - list) : strlen(list);
+        if (len) {
+            host_xgrow(&sr->names, &sr->cap_names, sr->n_names + 1, sizeof *sr->names);
+            sr->names[sr->n_names++] = host_xstrndup(list, len);
+        }
+        list = end ? end + 2 : NULL;
+    }
+}
+
+/* --print-changes: "rewrite 12 [fuse_x #3]: A, B -> C". */
+static void print_change(FILE *f, const ph_rewrite_info *info, uint64_t index, uint64_t pass_index,
+                         int numbered)
+{
+    fprintf(f, "rewrite %llu [%s #%llu]: ", (unsigned long long)index, info->pass,
+            (unsigned long long)pass_index);
+    const char *matched = info->matched && *info->matched ? info->matched : NULL;
+    if (!numbered)
+        fputs("(the pass does not number its rewrites; no node names)\n", f);
+    else if (info->removed || info->added)
+        fprintf(f, "%s -> %s\n",
+                info->removed ? (*info->removed ? info->removed : "nothing") : matched ? matched : "?",
+                info->added ? (*info->added ? info->added : "nothing") : "?");
+    else
+        fprintf(f, "%s\n", matched ? matched : "(no node names given)");
+}
+
+/* One rewrite (numbered: a pass asked for it), or the rewrites
+ * info->index..last of a call that did not number them (numbered 0). */
+static void record(stage_run *sr, const ph_rewrite_info *info, uint64_t last, int numbered)
+{
+    const host_run_opts *o = sr->opts;
+    for (uint64_t k = info->index; o->changes && k <= last; k++)
+        print_change(o->changes, info, k, info->pass_index + (k - info->index), numbered);
+    if (o->changes)
+        fflush(o->changes);
+    host_rewrite_capture *c = o->capture;
+    if (c && (c->index == 0 || (c->index >= info->index && c->index <= last))) {
+        host_rewrite_capture_clear(c);
+        c->found = 1;
+        c->numbered = numbered;
+        c->stage = sr->stats->stage;
+        c->first = info->index;
+        c->last = last;
+        c->pass_first = info->pass_index;
+        c->pass_last = info->pass_index + (last - info->index);
+        c->pass = host_xstrdup(info->pass);
+        c->matched = host_xstrdup(info->matched ? info->matched : "");
+        c->removed = dup_or_null(info->removed);
+        c->added = dup_or_null(info->added);
+    }
+    if (o->dump_dir && numbered)
+        add_names(sr, info->added && *info->added ? info->added : info->matched);
+}
+
+static void rewrite_hook(void *user, const ph_rewrite_info *info)
+{
+    record(user, info, info->index, 1);
+}
+
+/* A supervised worker publishes each complete rewrite (supervise.h). */
+static void count_hook(void *user, uint64_t index, uint64_t pass_index)
+{
+    (void)user;
+    host_progress_rewrite(index, pass_index);
+}
+
+static int observing(const host_run_opts *o)
+{
+    return o->changes || o->capture || o->dump_dir;
+}
+
+/* A pass that returned r > 0 but numbered fewer: number the rest now. */
+static void number_the_rest(stage_run *sr, const char *pass, int r)
+{
+    uint64_t asked = ph_ctx_pass_rewrites(sr->ctx);
+    if ((uint64_t)r <= asked)
+        return;
+    uint64_t extra = (uint64_t)r - asked, first = ph_ctx_rewrite_count(sr->ctx) + 1;
+    ph_ctx_count_rewrites(sr->ctx, extra);
+    host_progress_rewrite(ph_ctx_rewrite_count(sr->ctx), (uint64_t)r);
+    if (!observing(sr->opts))
+        return;
+    ph_rewrite_info info = {.pass = pass, .index = first, .pass_index = asked + 1, .matched = ""};
+    record(sr, &info, first + extra - 1, 0);
+}
+
+/* --dump-dir: the model after a pass call and the picture of what changed. */
+static int dump_call(stage_run *sr, const char *pass, const host_snapshot *before,
+                     uint64_t first)
+{
+    unsigned *seq = sr->opts->dump_seq ? sr->opts->dump_seq : &sr->local_seq;
+    host_dump_call call = {.seq = ++*seq, .stage = host_stage_name(sr->stats->stage), .pass = pass,
+                           .first = first, .last = ph_ctx_rewrite_count(sr->ctx),
+                           .names = (const char *const *)sr->names, .n_names = sr->n_names};
+    return host_dump_write(sr->opts->dump_dir, sr->model, before, &call, sr->err);
+}
+
+/* Run step i once and check the graph after it.  Returns its rewrite count
+ * (>= 0) or -HOST_EXIT_*. */
+static long long call_pass_checked(stage_run *sr, size_t i)
+{
+    const host_step *step = &sr->plan->steps[i];
+    const ph_pass_desc *d = step->plugin->desc;
+    host_pass_stats *ps = &sr->stats->passes[i];
+    ph_graph *g = ph_model_graph(sr->model);
+    if (ps->calls == 0)
+        ps->nodes_before = sr->nodes;
+    double t0 = host_now_ms();
+    ph_ctx_begin_pass(sr->ctx, d->name, sr->plan->target);
+    host_progress_pass_begin(sr->stats->stage, d->run_once ? 0 : sr->stats->rounds, d->name,
+                             ph_ctx_rewrite_count(sr->ctx));
+    uint64_t failures = ph_model_alloc_failures(sr->model) + ph_ctx_alloc_failures(sr->ctx);
+    int r = host_plugin_run(step->plugin, g, step->params, sr->ctx);
+    /* an allocation failure the pass (or the SDK under it) absorbed: the
+     * graph is valid, but what the pass did would depend on memory */
+    if (r >= 0 && ph_model_alloc_failures(sr->model) + ph_ctx_alloc_failures(sr->ctx) != failures)
+        r = ph_ctx_error(sr->ctx, PH_ENOMEM, "out of memory");
+    host_progress_pass_end(ph_ctx_rewrite_count(sr->ctx));
+    char why[sizeof sr->err->message] = "";
+    if (r < 0) /* copied before end_pass can clear the pass's state */
+        snprintf(why, sizeof why, "%s", ph_ctx_last_error(sr->ctx));
+    ph_ctx_end_pass(sr->ctx);
+    if (r > 0)
+        number_the_rest(sr, d->name, r);
+    ps->ms += host_now_ms() - t0;
+    ps->calls++;
+    if (r < 0) {
+        ph_error_set(sr->err, HOST_EXIT_PASS, "pass %s: failed: %.400s", d->name,
+                     why[0] ? why : ph_strerror(r));
+        return -HOST_EXIT_PASS;
+    }
+    if (r > 0) {
+        ps->rewrites += r;
+        sr->stats->last_changed = d->name;
+        ph_error verr = {0};
+        if (ph_graph_toposort(g) < 0) {
+            ph_error_set(sr->err, HOST_EXIT_PASS, "pass %s: left a cycle in the graph", d->name);
+            return -HOST_EXIT_PASS;
+        }
+        if (sr->opts->verify_each && ph_graph_verify(g, &verr) < 0) {
+            ph_error_set(sr->err, HOST_EXIT_PASS, "pass %s: broke the graph: %.400s", d->name,
+                         verr.message[0] ? verr.message : ph_strerror(verr.code));
+            return -HOST_EXIT_PASS;
+        }
+        if (sr->opts->update_shapes && ph_graph_update_shapes(g, &verr) < 0) {
+            ph_error_set(sr->err, HOST_EXIT_PASS, "pass %s: left shapes that contradict each other: %.400s",
+                         d->name, verr.message[0] ? verr.message : ph_strerror(verr.code));
+            return -HOST_EXIT_PASS;
+        }
+        if (sr->opts->verify_each && sr->opts->verify) {
+            int rc = host_verify_check(sr->opts->verify, sr->model, &verr);
+            if (rc) {
+                ph_error_set(sr->err, rc, "pass %s: %s: %.400s", d->name,
+                             rc == HOST_EXIT_MISMATCH ? "broke numeric equivalence" : "left a model the evaluator cannot run",
+                             verr.message);
+                return -rc;
+            }
+        }
+        sr->nodes = ph_model_node_count(sr->model);
+    }
+    ps->nodes_after = sr->nodes;
+    return r;
+}
+
+/* Run step i once.  Returns its rewrite count (>= 0) or -HOST_EXIT_*. */
+static long long call_pass(stage_run *sr, size_t i)
+{
+    if (!ph_ctx_rewrite_allowed(sr->ctx))
+        return 0; /* the run's rewrite budget is used up: no pass is called any more */
+    host_snapshot *before = sr->opts->dump_dir ? host_snapshot_take(ph_model_graph(sr->model)) : NULL;
+    forget_names(sr);
+    uint64_t first = ph_ctx_rewrite_count(sr->ctx) + 1;
+    host_pass_stats *ps = &sr->stats->passes[i];
+    size_t nodes0 = sr->nodes;
+    double t0 = host_now_ms(), ms0 = ps->ms;
+    host_trace *trace = sr->opts->trace;
+    if (trace)
+        host_trace_call_begin(trace, sr->stats->stage, ps->run_once ? 0 : sr->stats->rounds, i,
+                              sr->plan->count, ps->name, nodes0, ms0);
+    long long r = call_pass_checked(sr, i);
+    ps->node_change += (long long)sr->nodes - (long long)nodes0;
+    ps->check_ms += (host_now_ms() - t0) - (ps->ms - ms0);
+    if (trace)
+        host_trace_call_end(trace, r, sr->nodes, ps->ms);
+    if (r > 0 && before) {
+        int drc = dump_call(sr, sr->plan->steps[i].plugin->desc->name, before, first);
+        r = drc ? -drc : r; /* HOST_EXIT_OUTPUT, or HOST_EXIT_PASS when the graph fails verification */
+    }
+    host_snapshot_free(before);
+    return r;
+}
+
+static void warn_cap(stage_run *sr, const char *changed)
+{
+    host_stage_stats *st = sr->stats;
+    st->hit_cap = 1;
+    if (!sr->opts->log)
+        return;
+    char names[600] = "";
+    for (size_t i = 0; i < st->count; i++) {
+        if (!changed[i])
+            continue;
+        size_t len = strlen(names);
+        snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "", st->passes[i].name);
+    }
+    host_log_msg(sr->opts->log, PH_LOG_WARN, NULL,
+                 "stage %s: no fixpoint after %d rounds (max_iterations); still changing in "
+                 "the last round: %s", host_stage_name(st->stage), st->rounds, names);
+}
+
+/* Rounds of the repeatable passes until one makes no rewrite. */
+static int run_fixpoint(stage_run *sr)
+{
+    size_t n = sr->plan->count;
+    char *changed = host_xcalloc(n, 1);
+    int repeatable = 0;
+    for (size_t i = 0; i < n; i++)
+        repeatable |= !sr->plan->steps[i].plugin->desc->run_once;
+    long long total = repeatable;
+    int rc = 0;
+    while (total > 0 && sr->stats->rounds < sr->plan->max_iterations && !rc &&
+           ph_ctx_rewrite_allowed(sr->ctx)) {
+        sr->stats->rounds++;
+        total = 0;
+        memset(changed, 0, n);
+        for (size_t i = 0; i < n && !rc; i++) {
+            if (sr->plan->steps[i].plugin->desc->run_once)
+                continue;
+            long long r = call_pass(sr, i);
+            if (r < 0)
+                rc = (int)-r;
+            changed[i] = r > 0;
+            total += r > 0 ? r : 0;
+        }
+    }
+    if (!rc && total > 0 && ph_ctx_rewrite_allowed(sr->ctx)) /* not stopped by the budget */
+        warn_cap(sr, changed);
+    free(changed);
+    return rc;
+}
+
+int host_run_stage(ph_model *m, const host_stage_plan *sp, ph_ctx *ctx,
+                   const host_run_opts *opts, host_stage_stats *stats, ph_error *err)
+{
+    memset(stats, 0, sizeof *stats);
+    stats->stage = sp->stage;
+    stats->target = sp->target;
+    stats->count = sp->count;
+    stats->passes = host_xcalloc(sp->count, sizeof *stats->passes);
+    for (size_t i = 0; i < sp->count; i++) {
+        stats->passes[i].name = sp->steps[i].plugin->desc->name;
+        stats->passes[i].run_once = sp->steps[i].plugin->desc->run_once;
+    }
+    stage_run sr = {.model = m, .plan = sp, .ctx = ctx, .opts = opts, .stats = stats,
+                    .nodes = ph_model_node_count(m), .err = err};
+    if (observing(opts))
+        ph_ctx_set_rewrite_hook(ctx, rewrite_hook, &sr);
+    if (host_progress_active())
+        ph_ctx_set_count_hook(ctx, count_hook, NULL);
+    host_progress_stage(sp->stage);
+    stats->nodes_before = sr.nodes;
+    for (size_t i = 0; i < sp->count; i++)
+        stats->passes[i].nodes_before = stats->passes[i].nodes_after = sr.nodes;
+    double t0 = host_now_ms();
+    int rc = run_fixpoint(&sr);
+    for (size_t i = 0; i < sp->count && !rc; i++) {
+        if (!sp->steps[i].plugin->desc->run_once)
+            continue;
+        long long r = call_pass(&sr, i);
+        if (r < 0)
+            rc = (int)-r;
+    }
+    stats->ms = host_now_ms() - t0;
+    stats->nodes_after = sr.nodes;
+    if (observing(opts))
+        ph_ctx_set_rewrite_hook(ctx, NULL, NULL);
+    ph_ctx_set_count_hook(ctx, NULL, NULL);
+    forget_names(&sr);
+    free(sr.names);
+    return rc;
+}
+
+int host_run_all(ph_model *m, const host_plan *plan, int64_t limit, const host_run_opts *opts,
+                 host_stage_stats *stats, uint64_t *rewrites, ph_error *err)
+{
+    memset(stats, 0, HOST_STAGE_COUNT * sizeof *stats);
+    if (rewrites)
+        *rewrites = 0;
+    ph_ctx *ctx = opts->log ? ph_ctx_new(host_log_sink, opts->log) : ph_ctx_new(NULL, NULL);
+    if (!ctx)
+        return ph_error_set(err, HOST_EXIT_PASS, "out of memory");
+    ph_ctx_set_rewrite_limit(ctx, limit);
+    host_run_opts o = *opts;
+    unsigned seq = 0;
+    if (!o.dump_seq)
+        o.dump_seq = &seq;
+    int rc = 0;
+    for (int s = 0; s < HOST_STAGE_COUNT && !rc; s++)
+        rc = host_run_stage(m, &plan->stage[s], ctx, &o, &stats[s], err);
+    if (rewrites)
+        *rewrites = ph_ctx_rewrite_count(ctx);
+    ph_ctx_free(ctx);
+    host_progress_after_stages();
+    return rc;
+}
+
+void host_stage_stats_free(host_stage_stats *stats)
+{
+    if (!stats)
+        return;
+    free(stats->passes);
+    stats->passes = NULL;
+    stats->count = 0;
+}

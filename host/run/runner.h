@@ -1,0 +1,112 @@
+/* host/run/runner.h - the stage runner: repeat the stage's repeatable passes
+ * until a whole round makes no rewrite (at most max_iterations rounds), then
+ * run each run-once pass once; count, time and check every pass call.
+ *
+ * For every call: ph_ctx_begin_pass, run, ph_ctx_end_pass.  A negative
+ * return is an error naming the pass and ph_ctx_last_error().  After a call
+ * that made rewrites the graph is re-sorted (ph_graph_toposort; a cycle is
+ * an error naming the pass), its shapes updated incrementally (update_shapes)
+ * and, with verify_each, verified: structure, then outputs (verify).  Reaching the
+ * cap is not an error: a warning names the passes that still changed the
+ * graph in the last round (that is how two passes undoing each other show).
+ *
+ * Numbered rewrites (plugin.h): every rewrite of a run has a global index,
+ * counted by the context.  A pass asks ph_ctx_rewrite_begin() before each
+ * rewrite.  For a pass that does not ask, the runner numbers the difference
+ * between what run() returned and what the pass numbered itself
+ * (ph_ctx_count_rewrites), so the numbering stays whole.  Once the context's
+ * budget is used up (ph_ctx_rewrite_allowed() is 0) no pass is called any
+ * more: a pass that does not ask is thus limited per call, not per rewrite.
+ */
+#ifndef PASSHOST_HOST_RUNNER_H
+#define PASSHOST_HOST_RUNNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "passhost/passhost.h"
+#include "config/plan.h"
+
+struct host_log;
+
+typedef struct host_pass_stats {
+    const char *name;    /* borrowed from the descriptor */
+    int run_once;
+    unsigned calls;
+    long long rewrites;
+    double ms;
+    size_t nodes_before; /* before the first call */
+    size_t nodes_after;  /* after the last call */
+    long long node_change; /* node count change made by this pass's own calls */
+    double check_ms;     /* after its changing calls: sort, shapes, --verify-each */
+} host_pass_stats;
+
+typedef struct host_stage_stats {
+    int stage;              /* HOST_STAGE_* */
+    const char *target;     /* borrowed from the stage plan */
+    int rounds;             /* fixpoint rounds run */
+    int hit_cap;            /* the last round still changed the graph */
+    double ms;
+    size_t nodes_before;
+    size_t nodes_after;
+    host_pass_stats *passes; /* owned; one per plan step, plan order */
+    size_t count;
+    const char *last_changed; /* borrowed: the pass whose call last changed the graph, or NULL */
+} host_stage_stats;
+
+struct host_verify;
+
+/* What a run learns of one chosen rewrite (--bisect).  index: the rewrite
+ * to record, 0 for the last one of the run.  When the pass did not number
+ * its rewrites itself, its whole call is one step: first..last are the
+ * indices of the call and matched is "". */
+typedef struct host_rewrite_capture {
+    uint64_t index;        /* in: which rewrite (0: the last) */
+    int found;             /* out: recorded */
+    int numbered;          /* the pass asked ph_ctx_rewrite_begin for it */
+    int stage;             /* HOST_STAGE_* */
+    uint64_t first, last;  /* global indices (first == last when numbered) */
+    uint64_t pass_first, pass_last; /* indices within the pass call */
+    char *pass;            /* owned (host_rewrite_capture_clear) */
+    char *matched;         /* owned; "" when the pass did not say */
+    char *removed, *added; /* owned; NULL when the pass did not say */
+} host_rewrite_capture;
+
+void host_rewrite_capture_clear(host_rewrite_capture *c);
+
+typedef struct host_run_opts {
+    int verify_each;
+    int update_shapes;          /* keep inferred shapes current after each change */
+    struct host_verify *verify; /* with verify_each: numeric check after each change (NULL: none) */
+    struct host_log *log; /* borrowed; the cap warning goes here (NULL: none) */
+    /* --print-changes: one line per rewrite here (NULL: off):
+     *   rewrite 12 [fuse_x #3]: Conv_1, BatchNormalization_2 -> Conv_7 */
+    FILE *changes;
+    /* --dump-dir: after each pass call that changed the graph, write
+     * DIR/NNN-STAGE-PASS.onnx and .mmd (NULL: off); *dump_seq numbers the
+     * files across stages (NULL: from 1 in each stage). */
+    const char *dump_dir;
+    unsigned *dump_seq;
+    host_rewrite_capture *capture; /* record one rewrite (NULL: none) */
+    struct host_trace *trace;      /* told of every pass call (NULL: none); trace.h */
+    /* With changes, dump_dir or capture set, the runner owns the context's
+     * rewrite hook (ph_ctx_set_rewrite_hook) while a stage runs. */
+} host_run_opts;
+
+/* Run one stage of the plan on m.  stats is filled even on failure (caller
+ * frees with host_stage_stats_free).  0 or HOST_EXIT_PASS with a message
+ * naming the pass. */
+int host_run_stage(ph_model *m, const host_stage_plan *sp, ph_ctx *ctx,
+                   const host_run_opts *opts, host_stage_stats *stats, ph_error *err);
+void host_stage_stats_free(host_stage_stats *stats);
+
+/* Run every stage of the plan on m with a fresh context that allows `limit`
+ * rewrites (< 0: no limit), like `passhost --max-rewrites`.  stats has one
+ * entry per stage (HOST_STAGE_COUNT, each freed by the caller even on
+ * failure); *rewrites (may be NULL) gets the rewrites numbered in the run.
+ * 0 or an exit code as host_run_stage. */
+int host_run_all(ph_model *m, const host_plan *plan, int64_t limit, const host_run_opts *opts,
+                 host_stage_stats *stats, uint64_t *rewrites, ph_error *err);
+
+#endif

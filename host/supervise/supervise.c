@@ -1,0 +1,853 @@
+/* host/supervise/supervise.c - contained passes: a supervisor process and its worker
+ * (supervise.h). */
+#include "supervise.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "config/config.h"
+#include "config/effective.h"
+#include "base/exit.h"
+#include "config/loader.h"
+#include "io/model_io.h"
+#include "config/plan.h"
+#include "report/report.h"
+#include "base/util.h"
+
+/* ------------------------------------------------------- the shared page */
+
+enum { WHERE_START = 0, WHERE_STAGES, WHERE_AFTER, WHERE_SAVE };
+
+/* Written by the worker, read by the supervisor: while the worker runs
+ * (only call_seq, in_pass and call_start_ns, to time a call) or once it is
+ * stopped or dead (everything). */
+typedef struct shared_page {
+    _Atomic int where;            /* WHERE_* */
+    _Atomic int stage;            /* HOST_STAGE_* of the current or last stage, -1: none */
+    _Atomic int round;            /* fixpoint round of the current or last call; 0: run-once */
+    _Atomic int in_pass;          /* a pass's run() is executing */
+    _Atomic uint64_t call_seq;    /* pass calls begun */
+    _Atomic int64_t call_start_ns; /* CLOCK_MONOTONIC when the current call began */
+    _Atomic uint64_t rewrites;    /* rewrites of the run completed (the ph_ctx count) */
+    _Atomic uint64_t call_rewrites; /* of them, in the current call */
+    char pass[128];               /* the pass being (or last) called */
+    _Atomic int staged;           /* staging holds the worker's output folder */
+    char staging[PATH_MAX];
+    _Atomic int committed;        /* the output was renamed into place */
+    _Atomic int finished;         /* the run reached its end ... */
+    _Atomic int finish_code;      /* ... and exits with this code */
+    _Atomic int exit_called;      /* exit() ran (on_exit) ... */
+    _Atomic int exit_status;      /* ... with this status */
+    _Atomic int fatal_signal;     /* a fatal signal reached the worker's handler ... */
+    _Atomic int64_t fatal_ns;     /* ... at this time (CLOCK_MONOTONIC) */
+    _Atomic int sanitizer;        /* a sanitizer ended the worker (its death callback) */
+    char message[512];            /* the reproducer process's error */
+} shared_page;
+
+/* The worker's page (NULL in the supervisor and without one). */
+static shared_page *g_page;
+/* The supervisor's list of passes to leave out, inherited by each worker. */
+static char g_skip[HOST_SUPERVISE_MAX_SKIPS][128];
+static int g_nskip;
+/* A worker that got a fatal signal may take this long to die (a sanitizer
+ * symbolizing its report) before the time limit applies again. */
+static const int64_t fatal_grace_ns = 30 * (int64_t)1000000000;
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void copy_text(char *dst, size_t size, const char *src)
+{
+    snprintf(dst, size, "%s", src ? src : "");
+}
+
+/* ------------------------------------------------------------- options */
+
+/* Seconds: a number >= 0 (0: no limit). */
+static int parse_seconds(const char *opt, const char *value, double *out, ph_error *err)
+{
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(value, &end);
+    if (!*value || errno || *end || !(d >= 0) || d > 1e9)
+        return ph_error_set(err, HOST_EXIT_CONFIG, "%s: '%.100s' is not a number of seconds >= 0",
+                            opt, value);
+    *out = d;
+    return 0;
+}
+
+int host_supervise_option(host_supervise_opts *o, int argc, char **argv, int *i, ph_error *err)
+{
+    static const char *const flags[] = {"--no-fork", "--skip-failing-passes"};
+    static const char *const valued[] = {"--pass-timeout", "--crash-out"};
+    const char *arg = argv[*i];
+    for (int k = 0; k < 2; k++) {
+        size_t n = strlen(flags[k]);
+        if (strncmp(arg, flags[k], n) != 0 || (arg[n] && arg[n] != '='))
+            continue;
+        if (arg[n] == '=')
+            return ph_error_set(err, HOST_EXIT_USAGE, "%s takes no value", flags[k]);
+        if (k == 0)
+            o->no_fork = 1;
+        else
+            o->skip_failing = 1;
+        return 0;
+    }
+    for (int k = 0; k < 2; k++) {
+        size_t n = strlen(valued[k]);
+        if (strncmp(arg, valued[k], n) != 0 || (arg[n] && arg[n] != '='))
+            continue;
+        const char *value = arg[n] == '=' ? arg + n + 1 : NULL;
+        if (!value) {
+            if (*i + 1 >= argc)
+                return ph_error_set(err, HOST_EXIT_USAGE, "%s needs a value; see passhost --help",
+                                    valued[k]);
+            value = argv[++*i];
+        }
+        if (k == 0) {
+            o->pass_timeout_set = 1;
+            return parse_seconds(valued[k], value, &o->pass_timeout, err);
+        }
+        if (!*value)
+            return ph_error_set(err, HOST_EXIT_USAGE, "%s: empty value", valued[k]);
+        o->crash_out = value;
+        return 0;
+    }
+    return -1;
+}
+
+void host_supervise_usage(FILE *out)
+{
+    fputs("  --pass-timeout SECONDS   stop a pass call that runs longer (overrides [model]\n"
+          "                           pass_timeout_s; 0: no limit, the default)\n"
+          "  --crash-out DIR          when a pass crashes, times out or calls exit(), write a\n"
+          "                           reproducer into DIR: input.onnx, config.ini, README.txt\n"
+          "                           (--bisect-out DIR does the same)\n"
+          "  --skip-failing-passes    after such a failure, run again without that pass\n"
+          "                           (with a WARNING; at most 3 passes)\n"
+          "  --no-fork                run in one process (for debuggers): a crashing pass\n"
+          "                           then ends passhost itself; no time limit\n",
+          out);
+}
+
+/* ------------------------------------------------------ worker progress */
+
+int host_progress_active(void) { return g_page != NULL; }
+
+void host_progress_stage(int stage)
+{
+    if (!g_page)
+        return;
+    atomic_store(&g_page->stage, stage);
+    atomic_store(&g_page->where, WHERE_STAGES);
+}
+
+void host_progress_after_stages(void)
+{
+    if (g_page)
+        atomic_store(&g_page->where, WHERE_AFTER);
+}
+
+void host_progress_pass_begin(int stage, int round, const char *pass, uint64_t rewrites)
+{
+    shared_page *p = g_page;
+    if (!p)
+        return;
+    atomic_store(&p->in_pass, 0);
+    copy_text(p->pass, sizeof p->pass, pass);
+    atomic_store(&p->where, WHERE_STAGES);
+    atomic_store(&p->stage, stage);
+    atomic_store(&p->round, round);
+    atomic_store(&p->rewrites, rewrites);
+    atomic_store(&p->call_rewrites, 0);
+    atomic_store(&p->call_start_ns, now_ns());
+    atomic_fetch_add(&p->call_seq, 1);
+    atomic_store(&p->in_pass, 1);
+}
+
+void host_progress_pass_end(uint64_t rewrites)
+{
+    if (!g_page)
+        return;
+    atomic_store(&g_page->in_pass, 0);
+    atomic_store(&g_page->rewrites, rewrites);
+}
+
+void host_progress_rewrite(uint64_t index, uint64_t pass_index)
+{
+    if (!g_page)
+        return;
+    atomic_store(&g_page->rewrites, index);
+    atomic_store(&g_page->call_rewrites, pass_index);
+}
+
+void host_supervise_finished(int code)
+{
+    if (!g_page)
+        return;
+    atomic_store(&g_page->finish_code, code);
+    atomic_store(&g_page->finished, 1);
+}
+
+void host_supervise_plan(host_plan *plan)
+{
+    for (int s = 0; s < HOST_STAGE_COUNT; s++) {
+        host_stage_plan *sp = &plan->stage[s];
+        size_t kept = 0;
+        for (size_t i = 0; i < sp->count; i++) {
+            int skip = 0;
+            for (int k = 0; k < g_nskip && !skip; k++)
+                skip = strcmp(sp->steps[i].plugin->desc->name, g_skip[k]) == 0;
+            if (skip && sp->steps[i].params)
+                ph_params_free(sp->steps[i].params);
+            else
+                sp->steps[kept++] = sp->steps[i];
+        }
+        sp->count = kept;
+    }
+}
+
+/* ---------------------------------------------------- the staged output */
+
+/* Remove every file in dir, then dir. */
+static void remove_folder(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (d) {
+        struct dirent *de;
+        while ((de = readdir(d)) != NULL)
+            if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+                unlinkat(dirfd(d), de->d_name, 0);
+        closedir(d);
+    }
+    rmdir(dir);
+}
+
+/* Replace the first occurrence of from in msg (of capacity size) by to. */
+static void replace_text(char *msg, size_t size, const char *from, const char *to)
+{
+    char *at = strstr(msg, from);
+    if (!at)
+        return;
+    char tail[sizeof ((ph_error *)0)->message];
+    copy_text(tail, sizeof tail, at + strlen(from));
+    *at = 0;
+    size_t len = strlen(msg);
+    snprintf(msg + len, size - len, "%s%s", to, tail);
+}
+
+/* Move every file of the staging folder beside the output: the others
+ * (external data) first, the model (name) last. */
+static int commit(const char *staging, const char *dir, const char *name, const char *output,
+                  ph_error *err)
+{
+    DIR *d = opendir(staging);
+    if (!d)
+        return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: cannot write output: %s", output,
+                            strerror(errno));
+    struct dirent *de;
+    int rc = 0;
+    while (!rc && (de = readdir(d)) != NULL) {
+        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
+            strcmp(de->d_name, name) == 0)
+            continue;
+        char *to = host_xasprintf("%s/%s", dir, de->d_name);
+        if (renameat(dirfd(d), de->d_name, AT_FDCWD, to) != 0)
+            rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: cannot write output: %s", to,
+                              strerror(errno));
+        free(to);
+    }
+    if (!rc && renameat(dirfd(d), name, AT_FDCWD, output) != 0)
+        rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: cannot write output: %s", output,
+                          strerror(errno));
+    closedir(d);
+    return rc;
+}
+
+int host_supervise_save(ph_model *m, const char *output, double *ms, ph_error *err)
+{
+    shared_page *p = g_page;
+    if (!p)
+        return host_model_save(m, output, ms, err);
+    atomic_store(&p->where, WHERE_SAVE);
+    const char *slash = strrchr(output, '/');
+    const char *name = slash ? slash + 1 : output;
+    char *dir = host_dirname(output);
+    char *staging = host_xasprintf("%s/.%s.tmp.XXXXXX", dir, name);
+    int rc;
+    if (!*name || strlen(staging) >= sizeof p->staging || !mkdtemp(staging)) {
+        /* no folder beside the output: the save reports why, in its words */
+        rc = host_model_save(m, output, ms, err);
+    } else {
+        copy_text(p->staging, sizeof p->staging, staging);
+        atomic_store(&p->staged, 1);
+        char *staged = host_xasprintf("%s/%s", staging, name);
+        rc = host_model_save(m, staged, ms, err);
+        if (rc)
+            replace_text(err->message, sizeof err->message, staged, output);
+        else
+            rc = commit(staging, dir, name, output, err);
+        if (!rc)
+            atomic_store(&p->committed, 1);
+        remove_folder(staging);
+        atomic_store(&p->staged, 0);
+        free(staged);
+    }
+    atomic_store(&p->where, WHERE_AFTER);
+    free(staging);
+    free(dir);
+    return rc;
+}
+
+/* ---------------------------------------------------------- the worker */
+
+/* Signals the supervisor passes on to the worker (and then dies from). */
+static const int passed_on[] = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+/* Signals whose arrival the worker records before dying, so the name is
+ * known even when a sanitizer's handler ends the process with an exit
+ * code instead. */
+static const int fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+static struct sigaction g_prev[NSIG];
+
+static void on_fatal_signal(int sig, siginfo_t *info, void *uctx)
+{
+    if (g_page) {
+        atomic_store(&g_page->fatal_ns, now_ns()); /* clock_gettime: async-signal-safe */
+        atomic_store(&g_page->fatal_signal, sig);
+    }
+    const struct sigaction *prev = &g_prev[sig];
+    if (prev->sa_flags & SA_SIGINFO) {
+        if (prev->sa_sigaction)
+            prev->sa_sigaction(sig, info, uctx); /* e.g. AddressSanitizer's report */
+    } else if (prev->sa_handler != SIG_DFL && prev->sa_handler != SIG_IGN) {
+        prev->sa_handler(sig);
+    }
+    signal(sig, SIG_DFL);
+    raise(sig); /* blocked here: delivered on return, with the default action */
+}
+
+static void on_sanitizer_death(void)
+{
+    if (g_page)
+        atomic_store(&g_page->sanitizer, 1);
+}
+
+static void on_exit_record(int status, void *arg)
+{
+    (void)arg;
+    if (!g_page)
+        return;
+    atomic_store(&g_page->exit_status, status);
+    atomic_store(&g_page->exit_called, 1);
+}
+
+/* In sanitized builds: the runtime's hook, called before it ends the process. */
+extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__((weak));
+
+static void worker_setup(shared_page *page, pid_t supervisor, const sigset_t *mask)
+{
+    g_page = page;
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != supervisor) /* it died before the line above */
+        _exit(HOST_EXIT_CRASH);
+    sigprocmask(SIG_SETMASK, mask, NULL);
+    static char altstack[1 << 18];
+    stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
+    sigaltstack(&ss, NULL);
+    struct sigaction sa = {.sa_sigaction = on_fatal_signal, .sa_flags = SA_SIGINFO | SA_ONSTACK};
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+        sigaction(fatal[i], &sa, &g_prev[fatal[i]]);
+    if (__sanitizer_set_death_callback)
+        __sanitizer_set_death_callback(on_sanitizer_death);
+    on_exit(on_exit_record, NULL);
+}
+
+/* ---------------------------------------------------------- supervisor */
+
+typedef struct supervisor {
+    const host_cli *cli;
+    host_config *cfg;
+    host_log *log;
+    shared_page *page;
+    sigset_t waited;     /* SIGCHLD and passed_on, blocked */
+    sigset_t old_mask;   /* the mask before, restored in children */
+    int64_t limit_ns;    /* per pass call; 0: none */
+    const char *repro_dir; /* --crash-out or --bisect-out, NULL: none */
+    int repro_written;
+} supervisor;
+
+/* How a worker ended. */
+typedef struct outcome {
+    int status;    /* waitpid status */
+    int timed_out; /* the supervisor killed it at the time limit */
+    int external;  /* a signal passed on from outside (0: none) */
+} outcome;
+
+/* The time the current limit ends: the pass call's, or, once the worker
+ * got a fatal signal, the grace it has to die of it; INT64_MAX: none. */
+static int64_t deadline(const supervisor *s)
+{
+    const shared_page *p = s->page;
+    if (atomic_load(&p->fatal_signal))
+        return atomic_load(&p->fatal_ns) + fatal_grace_ns;
+    if (atomic_load(&p->in_pass))
+        return atomic_load(&p->call_start_ns) + s->limit_ns;
+    return INT64_MAX;
+}
+
+static void kill_and_wait(pid_t pid, outcome *o)
+{
+    kill(pid, SIGKILL);
+    while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR)
+        ;
+}
+
+/* At the time limit?  The worker is stopped, the call checked, then killed
+ * (1, *o filled) or continued (0).  -1: it died meanwhile (*o filled). */
+static int check_time(supervisor *s, pid_t pid, outcome *o)
+{
+    shared_page *p = s->page;
+    uint64_t seq = atomic_load(&p->call_seq);
+    if (now_ns() < deadline(s))
+        return 0;
+    if (atomic_load(&p->fatal_signal)) { /* dying too slowly: described by its signal */
+        kill_and_wait(pid, o);
+        return 1;
+    }
+    kill(pid, SIGSTOP);
+    int st = 0;
+    if (waitpid(pid, &st, WUNTRACED) == pid && !WIFSTOPPED(st)) {
+        o->status = st;
+        return -1;
+    }
+    if (atomic_load(&p->in_pass) && atomic_load(&p->call_seq) == seq &&
+        !atomic_load(&p->fatal_signal) && now_ns() >= deadline(s)) {
+        kill_and_wait(pid, o);
+        o->timed_out = 1;
+        return 1;
+    }
+    kill(pid, SIGCONT);
+    return 0;
+}
+
+/* Wait for the worker to end, enforcing the time limit and passing on
+ * signals. */
+static void wait_worker(supervisor *s, pid_t pid, outcome *o)
+{
+    memset(o, 0, sizeof *o);
+    for (;;) {
+        if (waitpid(pid, &o->status, WNOHANG) == pid && !WIFSTOPPED(o->status) &&
+            !WIFCONTINUED(o->status))
+            return;
+        struct timespec ts, *tsp = NULL;
+        if ((s->limit_ns > 0 || atomic_load(&s->page->fatal_signal)) && !o->external) {
+            int r = check_time(s, pid, o);
+            if (r)
+                return;
+            int64_t end = deadline(s);
+            /* not in a pass: a call starting now ends no sooner than this */
+            int64_t wait = end == INT64_MAX ? s->limit_ns : end - now_ns();
+            if (wait < 1000000)
+                wait = 1000000;
+            ts.tv_sec = (time_t)(wait / 1000000000);
+            ts.tv_nsec = (long)(wait % 1000000000);
+            tsp = &ts;
+        }
+        siginfo_t si;
+        int sig = sigtimedwait(&s->waited, &si, tsp);
+        if (sig > 0 && sig != SIGCHLD) { /* the second one is not asked twice */
+            kill(pid, o->external ? SIGKILL : sig);
+            if (!o->external)
+                o->external = sig;
+        }
+    }
+}
+
+static void remove_staged(supervisor *s)
+{
+    if (atomic_load(&s->page->staged))
+        remove_folder(s->page->staging);
+    atomic_store(&s->page->staged, 0);
+}
+
+/* "SIGSEGV (Segmentation fault)" */
+static void signal_text(int sig, char *buf, size_t size)
+{
+    const char *abbrev = sigabbrev_np(sig);
+    if (abbrev)
+        snprintf(buf, size, "SIG%s (%s)", abbrev, strsignal(sig));
+    else
+        snprintf(buf, size, "signal %d", sig);
+}
+
+static int is_fault(int sig)
+{
+    return sig == SIGSEGV || sig == SIGBUS || sig == SIGFPE || sig == SIGILL || sig == SIGABRT ||
+           sig == SIGTRAP || sig == SIGSYS;
+}
+
+/* The one line: what ended the worker, in which pass, where. */
+static void describe(const supervisor *s, const outcome *o, char *line, size_t size)
+{
+    const shared_page *p = s->page;
+    int in_pass = atomic_load(&p->in_pass);
+    char what[200], sig[80];
+    int recorded = atomic_load(&p->fatal_signal);
+    if (o->timed_out) {
+        snprintf(what, sizeof what, "ran longer than the %g s time limit (pass_timeout_s) and was "
+                 "killed", (double)s->limit_ns / 1e9);
+    } else if (recorded) { /* our handler saw it; a sanitizer's may have ended the process */
+        signal_text(recorded, sig, sizeof sig);
+        snprintf(what, sizeof what, "crashed with %s%s", sig,
+                 atomic_load(&p->sanitizer) ? " (the sanitizer's report is above)" : "");
+    } else if (WIFSIGNALED(o->status)) {
+        int n = WTERMSIG(o->status);
+        signal_text(n, sig, sizeof sig);
+        snprintf(what, sizeof what, "%s %s", is_fault(n) ? "crashed with" : "was killed by", sig);
+    } else if (atomic_load(&p->exit_called)) { /* before any leak check at exit */
+        snprintf(what, sizeof what, "called exit(%d)", atomic_load(&p->exit_status));
+    } else if (atomic_load(&p->sanitizer)) {
+        snprintf(what, sizeof what, "was stopped by a sanitizer error (its report is above)");
+    } else {
+        snprintf(what, sizeof what, "ended the process with _exit(%d)", WEXITSTATUS(o->status));
+    }
+    int stage = atomic_load(&p->stage), round = atomic_load(&p->round);
+    unsigned long long k = atomic_load(&p->rewrites), j = atomic_load(&p->call_rewrites);
+    const char *sname = stage >= 0 ? host_stage_name(stage) : "?";
+    char rounds[64];
+    if (round > 0)
+        snprintf(rounds, sizeof rounds, "round %d", round);
+    else
+        snprintf(rounds, sizeof rounds, "the run-once passes");
+    if (in_pass) {
+        snprintf(line, size, "pass %s %s in stage %s, %s, after rewrite %llu of the run (%llu of "
+                 "this call)", p->pass, what, sname, rounds, k, j);
+        return;
+    }
+    switch (atomic_load(&p->where)) {
+    case WHERE_START:
+        snprintf(line, size, "the run %s before any pass ran (loading the passes or the model, "
+                 "or computing reference outputs)", what);
+        break;
+    case WHERE_STAGES:
+        snprintf(line, size, "the run %s in stage %s between pass calls (the last: %s, %s), "
+                 "after rewrite %llu", what, sname, p->pass[0] ? p->pass : "none", rounds, k);
+        break;
+    case WHERE_SAVE:
+        snprintf(line, size, "the run %s while writing the output, after %llu rewrites", what, k);
+        break;
+    default:
+        snprintf(line, size, "the run %s after the passes (%llu rewrites)", what, k);
+        break;
+    }
+}
+
+/* ------------------------------------------------------- the reproducer */
+
+static int make_folder(const char *dir, ph_error *err)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0)
+        return S_ISDIR(st.st_mode) ? 0 : ph_error_set(err, HOST_EXIT_OUTPUT, "%s: not a folder", dir);
+    if (mkdir(dir, 0777) != 0)
+        return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", dir, strerror(errno));
+    return 0;
+}
+
+static int copy_file(const char *from, const char *to, ph_error *err)
+{
+    int in = open(from, O_RDONLY | O_CLOEXEC);
+    if (in < 0)
+        return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", from, strerror(errno));
+    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
+    if (out < 0) {
+        int e = errno;
+        close(in);
+        return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", to, strerror(e));
+    }
+    char buf[1 << 16];
+    ssize_t n;
+    int rc = 0;
+    while (!rc && (n = read(in, buf, sizeof buf)) != 0) {
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0) {
+            rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", from, strerror(errno));
+            break;
+        }
+        for (ssize_t off = 0, w; !rc && off < n; off += w > 0 ? w : 0)
+            if ((w = write(out, buf + off, (size_t)(n - off))) < 0 && errno != EINTR)
+                rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", to, strerror(errno));
+    }
+    close(in);
+    if (close(out) != 0 && !rc)
+        rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", to, strerror(errno));
+    return rc;
+}
+
+/* One shell word. */
+static void put_word(FILE *f, const char *w)
+{
+    if (*w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                        "_-./=:,+@%") == strlen(w)) {
+        fputs(w, f);
+        return;
+    }
+    fputc('\'', f);
+    for (const char *c = w; *c; c++)
+        *c == '\'' ? fputs("'\\''", f) : fputc(*c, f);
+    fputc('\'', f);
+}
+
+static int write_readme(const supervisor *s, const char *dir, const char *line, uint64_t k,
+                        ph_error *err)
+{
+    char *path = host_xasprintf("%s/README.txt", dir);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        int rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", path, strerror(errno));
+        free(path);
+        return rc;
+    }
+    char *adir = realpath(dir, NULL);
+    char *cfg_path = host_xasprintf("%s/config.ini", adir ? adir : dir);
+    free(adir);
+    unsigned long long kk = (unsigned long long)k;
+    fprintf(f, "passhost: a pass failed and was contained\n\n  %s\n\n", line);
+    fprintf(f, "Files\n"
+               "  input.onnx  a copy of the input model (%s)\n"
+               "  config.ini  the effective configuration of the run, every key; its input is\n"
+               "              input.onnx and its output out.onnx, both in this folder\n", s->cfg->input);
+    fprintf(f, "\nReproduce (from the same installation and environment: the plugin search also\n"
+               "reads PASSHOST_PLUGIN_PATH and the folders next to the passhost binary)\n  passhost ");
+    put_word(f, cfg_path);
+    fprintf(f, "                      # fails the same way (exit %d)\n  passhost ", HOST_EXIT_CRASH);
+    put_word(f, cfg_path);
+    fprintf(f, " --max-rewrites %llu    # stops just before the failing rewrite: writes "
+               "out.onnx\n  gdb --args passhost ", kk);
+    put_word(f, cfg_path);
+    fputs(" --no-fork   # the failure in a debugger, in one process\n", f);
+    fprintf(f, "\nThe state just before the failure is --max-rewrites %llu: the first %llu rewrites "
+               "of the run.\n", kk, kk);
+    fputs("\nThe original command line\n ", f);
+    for (int i = 0; i < s->cli->argc; i++) {
+        fputc(' ', f);
+        put_word(f, s->cli->argv[i]);
+    }
+    fputc('\n', f);
+    free(cfg_path);
+    int rc = 0;
+    if (fclose(f) != 0)
+        rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", path, strerror(errno));
+    free(path);
+    return rc;
+}
+
+/* In a child of the supervisor: load the passes again for the plan, then
+ * write the reproducer files. */
+static int reproduce(const supervisor *s, const char *line, uint64_t k, ph_error *err)
+{
+    const char *dir = s->repro_dir;
+    int rc = make_folder(dir, err);
+    char *input = host_xasprintf("%s/input.onnx", dir);
+    if (!rc)
+        rc = copy_file(s->cfg->input, input, err);
+    host_registry *reg = rc ? NULL : host_registry_new();
+    host_plan plan = {0};
+    if (!rc && !reg)
+        rc = ph_error_set(err, HOST_EXIT_PLUGIN, "out of memory");
+    if (!rc)
+        rc = host_load_plugins(reg, s->cfg->plugin_dir, err);
+    if (!rc)
+        rc = host_plan_build(&plan, s->cfg, reg, err);
+    if (!rc) {
+        host_supervise_plan(&plan);
+        host_config copy = *s->cfg;
+        copy.input = realpath(input, NULL);
+        host_verify_config vc = s->cfg->verify;
+        if (s->cli->verify_runs > 0)
+            vc.runs = s->cli->verify_runs;
+        host_effective e;
+        host_effective_make(&e, copy.input ? &copy : s->cfg, &plan, &vc, "out.onnx",
+                            "; The effective configuration of a passhost run, written by "
+                            "--crash-out.\n; `passhost config.ini --max-rewrites N` applies its "
+                            "first N rewrites (README.txt).\n");
+        rc = host_effective_write(&e, dir, "config.ini", err);
+        host_effective_free(&e);
+        free(copy.input);
+    }
+    if (!rc)
+        rc = write_readme(s, dir, line, k, err);
+    host_plan_free(&plan);
+    host_registry_free(reg);
+    free(input);
+    return rc;
+}
+
+/* Write the reproducer in a child process (the passes are loaded there,
+ * never in the supervisor).  Appends what happened to line. */
+static void write_reproducer(supervisor *s, char *line, size_t size)
+{
+    uint64_t k = atomic_load(&s->page->rewrites);
+    char first[1024];
+    copy_text(first, sizeof first, line);
+    s->page->message[0] = 0;
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
+        ph_error err = {0};
+        int rc = reproduce(s, first, k, &err);
+        if (rc)
+            copy_text(s->page->message, sizeof s->page->message, err.message);
+        fflush(NULL);
+        _exit(rc);
+    }
+    int st = 0;
+    while (pid > 0 && waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    size_t len = strlen(line);
+    if (pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+        s->repro_written = 1;
+        snprintf(line + len, size - len, "; reproducer in %s (--max-rewrites %llu)", s->repro_dir,
+                 (unsigned long long)k);
+    } else {
+        snprintf(line + len, size - len, "; no reproducer: %s",
+                 s->page->message[0] ? s->page->message : "the process writing it failed");
+    }
+}
+
+/* Die from sig as the worker did (after a signal passed on from outside). */
+static void die_from(int sig)
+{
+    fflush(NULL);
+    signal(sig, SIG_DFL);
+    sigset_t one;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    sigprocmask(SIG_UNBLOCK, &one, NULL);
+    raise(sig);
+    _exit(128 + sig);
+}
+
+/* Run workers until one ends the run; returns the exit code. */
+static int supervise(supervisor *s)
+{
+    pid_t self = getpid();
+    for (;;) {
+        memset(s->page, 0, sizeof *s->page);
+        atomic_store(&s->page->stage, -1);
+        fflush(NULL);
+        pid_t pid = fork();
+        if (pid < 0) {
+            host_log_msg(s->log, PH_LOG_WARN, NULL, "cannot start a worker process (%s): running "
+                         "in one process, without containment", strerror(errno));
+            return -1;
+        }
+        if (pid == 0) {
+            worker_setup(s->page, self, &s->old_mask);
+            return -1;
+        }
+        outcome o;
+        wait_worker(s, pid, &o);
+        remove_staged(s);
+        shared_page *p = s->page;
+        if (o.external)
+            die_from(o.external);
+        if (WIFSIGNALED(o.status) && WTERMSIG(o.status) == SIGPIPE)
+            die_from(SIGPIPE); /* `passhost ... | head`: quietly, as any program would */
+        if (!o.timed_out && WIFEXITED(o.status) && atomic_load(&p->finished))
+            return WEXITSTATUS(o.status); /* the worker's own code; it printed its message */
+        if (atomic_load(&p->committed) && s->cfg->output)
+            unlink(s->cfg->output);
+        char line[2048];
+        describe(s, &o, line, sizeof line);
+        int culprit = atomic_load(&p->in_pass);
+        if (s->cli->supervise.skip_failing && culprit && g_nskip < HOST_SUPERVISE_MAX_SKIPS) {
+            if (s->repro_dir && !s->repro_written) /* before the skip: with the culprit */
+                write_reproducer(s, line, sizeof line);
+            fflush(NULL);
+            fprintf(s->log->err, "passhost: WARNING: %s; running again without pass %s "
+                    "(--skip-failing-passes): the output lacks its rewrites\n", line, p->pass);
+            if (s->log->file) {
+                fprintf(s->log->file, "WARNING: %s; running again without pass %s "
+                        "(--skip-failing-passes)\n", line, p->pass);
+                fflush(s->log->file);
+            }
+            copy_text(g_skip[g_nskip++], sizeof g_skip[0], p->pass);
+            continue;
+        }
+        if (s->cli->supervise.skip_failing && culprit)
+            snprintf(line + strlen(line), sizeof line - strlen(line),
+                     " (--skip-failing-passes: %d passes skipped already, the most it does)",
+                     g_nskip);
+        if (s->repro_dir && !s->repro_written)
+            write_reproducer(s, line, sizeof line);
+        size_t len = strlen(line);
+        snprintf(line + len, sizeof line - len, "; no output written");
+        host_log_fatal(s->log, line);
+        return HOST_EXIT_CRASH;
+    }
+}
+
+int host_supervise(const host_cli *cli, host_config *cfg, host_log *log)
+{
+    const host_supervise_opts *o = &cli->supervise;
+    if (o->pass_timeout_set)
+        cfg->pass_timeout_s = o->pass_timeout;
+    if (o->no_fork) {
+        const char *other = o->skip_failing ? "--skip-failing-passes"
+                            : o->crash_out ? "--crash-out"
+                            : o->pass_timeout_set ? "--pass-timeout" : NULL;
+        if (other) {
+            char msg[200];
+            snprintf(msg, sizeof msg, "%s needs the supervisor process: drop --no-fork", other);
+            host_log_fatal(log, msg);
+            return HOST_EXIT_USAGE;
+        }
+        if (cfg->pass_timeout_s > 0)
+            host_log_msg(log, PH_LOG_INFO, NULL, "--no-fork: pass_timeout_s is not enforced");
+        return -1;
+    }
+    supervisor s = {.cli = cli, .cfg = cfg, .log = log,
+                    .limit_ns = (int64_t)(cfg->pass_timeout_s * 1e9),
+                    .repro_dir = o->crash_out ? o->crash_out : cli->bisect_out};
+    s.page = mmap(NULL, sizeof *s.page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (s.page == MAP_FAILED) {
+        host_log_msg(log, PH_LOG_WARN, NULL, "cannot map shared memory (%s): running in one "
+                     "process, without containment", strerror(errno));
+        return -1;
+    }
+    sigemptyset(&s.waited);
+    sigaddset(&s.waited, SIGCHLD);
+    for (size_t i = 0; i < sizeof passed_on / sizeof passed_on[0]; i++)
+        sigaddset(&s.waited, passed_on[i]);
+    sigprocmask(SIG_BLOCK, &s.waited, &s.old_mask);
+    int code = supervise(&s);
+    if (code < 0 && !g_page) { /* no worker could be started: run here */
+        sigprocmask(SIG_SETMASK, &s.old_mask, NULL);
+        munmap(s.page, sizeof *s.page);
+    }
+    if (code >= 0)
+        munmap(s.page, sizeof *s.page);
+    return code;
+}
