@@ -19,9 +19,9 @@
  *   A chain (Mul then Add) folds one node per rewrite.
  * Exact: fp (the new scale and bias are computed in double, rounded once).
  */
+
 #include <math.h>
 #include <passhost/passhost.h>
-#include <passhost/constant.h>
 
 static int fold(ph_rewriter *rw, const ph_match *m)
 {
@@ -31,11 +31,9 @@ static int fold(ph_rewriter *rw, const ph_match *m)
     int R = ph_value_rank(y), scales = op == PH_OP_Mul || op == PH_OP_Div;
     int64_t C = ph_tensor_numel(s), cv[1] = {C};
     double *S = ph_rw_alloc(rw, (size_t)(3 * C + 1) * sizeof *S), *T = S + C, *K = T + C;
-    if (!S)
-        return PH_ENOMEM;
-    if (R < 2 || C < 1 || ph_tensor_dtype(k) != ph_value_dtype(y) || ph_tensor_read_f64(s, 1, cv, S) ||
+    if (!S || R < 2 || C < 1 || ph_tensor_dtype(k) != ph_value_dtype(y) || ph_tensor_read_f64(s, 1, cv, S) ||
         ph_tensor_read_f64(t, 1, cv, T) || ph_const_channel_values(k, R, 1, C, K))
-        return 0; /* rank unknown, another dtype, or not per channel */
+        return ph_rw_status(rw); /* rank unknown, another dtype, or not per channel */
     for (int64_t c = 0; c < C; c++) {
         if (scales && (!isfinite(K[c]) || (op == PH_OP_Div && K[c] == 0)))
             return 0;
@@ -46,25 +44,20 @@ static int fold(ph_rewriter *rw, const ph_match *m)
         default: T[c] -= K[c]; break;
         }
     }
-    ph_node *bn = ph_match_node(m, "y");
-    ph_value *in[5] = {ph_match_value(m, "x"), ph_match_value(m, "s"),
-                       ph_rw_initializer(rw, "bn_bias", ph_tensor_from_f64(ph_tensor_dtype(t), 1, cv, T)),
-                       ph_match_value(m, "mean"), ph_match_value(m, "var")};
-    if (scales)
-        in[1] = ph_rw_initializer(rw, "bn_scale", ph_tensor_from_f64(ph_tensor_dtype(s), 1, cv, S));
-    ph_node *nb = in[1] && in[2] ? ph_rw_clone(rw, bn, NULL, 5, in) : NULL;
-    if (!nb)
-        return PH_ENOMEM;
-    return ph_rw_replace(rw, ph_match_value(m, "z"), ph_node_output(nb, 0)) ? PH_ENOMEM : 1;
+    ph_rw_bind(rw, "t2", ph_rw_initializer(rw, "bn_bias", ph_tensor_from_f64(ph_tensor_dtype(t), 1, cv, T)));
+    ph_rw_bind(rw, "s2", scales ? ph_rw_initializer(rw, "bn_scale", ph_tensor_from_f64(ph_tensor_dtype(s), 1, cv, S))
+                                : ph_match_value(m, "s"));
+    return 1;
 }
 
-#define BN "y = BatchNormalization(x, s:const:rank=1, t:const:rank=1, mean, var) {training_mode?=0, spatial?=1}\n"
-
 static const ph_rule rules[] = {
-    {"bn_mul", BN "z = Mul(y, k:const:floating) {!axis}", NULL, fold},
-    {"bn_div", BN "z = Div(y, k:const:floating) {!axis}", NULL, fold},
-    {"bn_add", BN "z = Add(y, k:const:floating) {!axis}", NULL, fold},
-    {"bn_sub", BN "z = Sub(y, k:const:floating) {!axis}", NULL, fold},
+    {"bn_affine",
+     "y = BatchNormalization(x, s:const:rank=1, t:const:rank=1, mean, var) {training_mode(0)=0, spatial(1)=1}\n"
+     "( z = Mul(y, k:const:floating) {!axis} | z = Div(y, k:const:floating) {!axis}\n"
+     "| z = Add(y, k:const:floating) {!axis} | z = Sub(y, k:const:floating) {!axis} )\n"
+     "=>\n"
+     "z = BatchNormalization(x, s2, t2, mean, var) like y",
+     NULL, fold},
     {0}};
 
 PH_PASS_DEFINE(

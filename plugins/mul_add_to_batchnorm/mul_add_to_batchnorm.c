@@ -17,47 +17,42 @@
  * Exact: fp (the runtime may compute the BN as x * (scale / sqrt(var +
  *   epsilon)) + (bias - mean * ...); with epsilon > 0 the scale is rounded).
  */
+
 #include <math.h>
 #include <passhost/passhost.h>
-#include <passhost/constant.h>
 
 static int to_bn(ph_rewriter *rw, const ph_match *m)
 {
-    ph_value *x = ph_match_value(m, "x");
     const ph_tensor *a = ph_match_const(m, "a"), *b = ph_match_const(m, "b");
-    int dt = ph_value_dtype(x);
-    int64_t C = ph_value_dim(x, 1), opset = ph_rw_opset(rw), cv[1] = {C};
+    int dt = ph_value_dtype(ph_match_value(m, "x"));
+    int64_t C = ph_value_dim(ph_match_value(m, "x"), 1), cv[1] = {C};
     double eps = ph_params_float(ph_rw_params(rw), "epsilon");
     if (!(eps >= 0) || !isfinite((float)eps))
         return ph_ctx_error(ph_rw_ctx(rw), PH_EINVAL, "parameter epsilon is %g: it must be a finite number >= 0", eps);
-    if (C < 1 || opset < 7 || (dt == PH_DT_BFLOAT16 && opset < 14) || ph_tensor_dtype(a) != dt ||
-        ph_tensor_dtype(b) != dt)
+    if (C < 1 || (dt == PH_DT_BFLOAT16 && ph_rw_opset(rw) < 14))
         return 0;
-    double *S = ph_rw_alloc(rw, 4 * (size_t)C * sizeof *S), *B = S ? S + C : NULL, *Z = B ? B + C : NULL,
-           *V = Z ? Z + C : NULL;
-    if (!S)
-        return PH_ENOMEM;
-    if (ph_const_channel_values(a, 4, 1, C, S) || ph_const_channel_values(b, 4, 1, C, B))
-        return 0; /* a channel dim that is neither 1 nor C */
+    double *S = ph_rw_alloc(rw, 4 * (size_t)C * sizeof *S), *B = S + C, *Z = B + C, *V = Z + C;
+    if (!S || ph_const_channel_values(a, 4, 1, C, S) || ph_const_channel_values(b, 4, 1, C, B))
+        return ph_rw_status(rw); /* a channel dim that is neither 1 nor C */
     for (int64_t c = 0; c < C; c++) {
         S[c] *= sqrt(1.0 + (double)(float)eps); /* the epsilon the BN holds */
         Z[c] = 0;
         V[c] = 1;
     }
-    ph_value *in[5] = {x, ph_rw_initializer(rw, "bn_scale", ph_tensor_from_f64(dt, 1, cv, S)),
-                       ph_rw_initializer(rw, "bn_bias", ph_tensor_from_f64(dt, 1, cv, B)),
-                       ph_rw_initializer(rw, "bn_mean", ph_tensor_from_f64(dt, 1, cv, Z)),
-                       ph_rw_initializer(rw, "bn_var", ph_tensor_from_f64(dt, 1, cv, V))};
-    ph_node *bn = in[1] && in[2] && in[3] && in[4] ? ph_rw_node(rw, "BatchNormalization", 5, in, 1) : NULL;
-    if (!bn || ph_node_set_attr_float(bn, "epsilon", (float)eps) < 0)
-        return PH_ENOMEM;
-    return ph_rw_replace(rw, ph_match_value(m, "y"), ph_node_output(bn, 0)) ? PH_ENOMEM : 1;
+    static const char *const names[4][2] = {{"s", "bn_scale"}, {"b2", "bn_bias"}, {"mean", "bn_mean"}, {"var", "bn_var"}};
+    for (int i = 0; i < 4; i++)
+        ph_rw_bind(rw, names[i][0], ph_rw_initializer(rw, names[i][1], ph_tensor_from_f64(dt, 1, cv, S + i * C)));
+    ph_rw_bind_float(rw, "eps", eps);
+    return 1;
 }
 
 static const ph_rule rules[] = {
     {"mul_add",
-     "m = Mul(x:rank=4:floating, a:const:perchannel=1)\n"
-     "y = Add(m, b:const:perchannel=1)",
+     "opset >= 7\n"
+     "m = Mul(x:rank=4:floating:dtype=$t, a:const:perchannel=1:dtype=$t)\n"
+     "y = Add(m, b:const:perchannel=1:dtype=$t)\n"
+     "=>\n"
+     "y = BatchNormalization(x, s, b2, mean, var) {epsilon=$eps}",
      NULL, to_bn},
     {0}};
 

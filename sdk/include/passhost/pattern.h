@@ -27,6 +27,7 @@
  *               | dtypes | dtype=dtypes | dtype=$t | fits(name)
  *               | scalar=V | scalar~V | all=V | all~V    (V~: within tolerance;
  *                                                          V~+-T: absolute T)
+ *               | scalar=$v       (binds the value of a finite one-element constant)
  *   dtypes     := dtype {'|' dtype}    dtype := float32 | float16 | bfloat16
  *               | double | float64 | int8 ... uint64 | bool | string | floating
  *   attrs      := attr {',' attr}
@@ -69,6 +70,8 @@
  *    (one element within a relative 1e-4 of V; an absolute 1e-4 when V is
  *    0), scalar~V+-T (within T), all=V, all~V, all~V+-T (at least one
  *    element, every one of them).  Any numeric dtype; NaN never matches.
+ *    scalar=$v: a one-element constant whose value is finite, bound to the
+ *    variable v (a float: ph_match_float; a result attribute {eps=$v}).
  *  - Attributes: 'key=lit' present and equal; 'key?=lit' absent, or present
  *    and equal; 'key(d)=lit' the attribute, or d when absent (exporters
  *    leave attributes at their default out), compared; '!key' absent;
@@ -211,6 +214,9 @@ PH_API const char *ph_match_string(const ph_match *m, const char *name, const ch
 PH_API ptrdiff_t ph_match_ints(const ph_match *m, const char *name, const int64_t **vals);
 /* 1 when the variable is bound. */
 PH_API int ph_match_has(const ph_match *m, const char *name);
+/* 1 when the value bound to name is a graph output or has a reader
+ * outside the match (only possible for ':shared' values and leaves). */
+PH_API int ph_match_escapes(const ph_match *m, const char *name);
 /* State a condition hands to its rewrite: `size` bytes owned by the match,
  * zeroed at the first call after each new match, the same block for every
  * later call until the next match (so the check fills it, the rewrite
@@ -385,6 +391,19 @@ PH_API int ph_graph_siblings_to_split(ph_graph *g, ph_op op, ph_split_piece_fn f
  * fails). */
 PH_API ph_node *ph_rw_node_after(ph_rewriter *rw, ph_node *after, const char *op, size_t n_in,
                                  ph_value *const *inputs, size_t n_out);
+
+/* ------------------------------------------------ constants of a shape
+ * (sdk/src/pattern/rw_const.c; added for fuse_layernorm and
+ * fuse_skip_layernorm.) */
+
+/* A new initializer of `dtype` and shape dims[0..rank) (named from hint):
+ * the constant of `from` broadcast to that shape (numpy's rule; leading
+ * dims of size 1 beyond rank are dropped), or every element `fill` when
+ * from is NULL; `from` itself when its constant already has that dtype and
+ * shape.  Computed in double, rounded once.  NULL on failure (from not
+ * constant, a shape that does not broadcast: the rewrite then fails). */
+PH_API ph_value *ph_rw_constant(ph_rewriter *rw, const char *hint, ph_value *from, int dtype, size_t rank,
+                                const int64_t *dims, double fill);
 
 /* ------------------------------------------------ layout ops, constant operands
  * (sdk/src/pattern/rw_shape_ops.c; added for conv_after_gap_to_gemm,

@@ -488,6 +488,12 @@ static int constraint(parser *ps, pat_arg *a)
         c->kind = PAT_CONST;
     } else if (strcmp(word, "scalar") == 0 || strcmp(word, "all") == 0) {
         int all = word[0] == 'a';
+        skip(ps);
+        if (!all && peek(ps) == '=' && ps->s + 1 < ps->end && ps->s[1] == '$') {
+            ps->s += 2;
+            c->kind = PAT_SCALAR_VAR;
+            return (c->ref = var_get(ps)) < 0 ? -1 : 0;
+        }
         int r = value_test(ps, c);
         if (r < 0)
             return -1;
@@ -777,6 +783,55 @@ static int pattern_statement(parser *ps)
     return 0;
 }
 
+/* '!' ops '(' args ')' ['{' attrs '}']: a negative statement.  The form
+ * matches only when no node outside the match that reads the value its
+ * first named argument binds matches the statement.  Its arguments are '_'
+ * or values of the pattern (bound before it). */
+static int negative_statement(parser *ps)
+{
+    pat_form *f = ps->f;
+    pat_stmt *st = grow1(ps, (void **)&f->nacs, &f->n_nacs, sizeof *f->nacs);
+    if (!st)
+        return -1;
+    st->variadic_slot = -1;
+    do {
+        if (op_alternative(ps, st))
+            return -1;
+    } while (accept(ps, '|'));
+    if (expect(ps, '('))
+        return -1;
+    int named = 0;
+    if (!accept(ps, ')')) {
+        do {
+            skip(ps);
+            const char *at = ps->s;
+            if (argument(ps, st, f->n_stmts + 1))
+                return -1;
+            if (st->variadic_slot >= 0)
+                return fail_at(ps, at, "a negative statement takes no variadic input");
+            const pat_arg *a = &st->args[st->n_args - 1];
+            if (a->slot >= 0 && !slot_in_pattern(f, a->slot))
+                return fail_at(ps, at, "a negative statement reads values the statements before it bind, or '_'");
+            if (a->optional)
+                return fail_at(ps, at, "a negative statement has no optional input");
+            named |= a->slot >= 0;
+        } while (accept(ps, ','));
+        if (expect(ps, ')'))
+            return -1;
+    }
+    if (!named)
+        return fail(ps, "a negative statement reads at least one value of the pattern");
+    if (accept(ps, '{') && !accept(ps, '}')) {
+        do {
+            if (attribute(ps, st))
+                return -1;
+        } while (accept(ps, ','));
+        if (expect(ps, '}'))
+            return -1;
+    }
+    return 0;
+}
+
 /* A value name a result statement reads: a value of the pattern, a result
  * statement's output, or one the rewrite callback binds (ph_rw_bind). */
 static int result_read(parser *ps, const char *name)
@@ -984,8 +1039,12 @@ static int item(parser *ps)
     int d = directive(ps);
     if (d < 0)
         return -1;
-    if (!d && (ps->in_result ? result_statement(ps) : pattern_statement(ps)))
+    if (!d && !ps->in_result && accept(ps, '!')) {
+        if (negative_statement(ps))
+            return -1;
+    } else if (!d && (ps->in_result ? result_statement(ps) : pattern_statement(ps))) {
         return -1;
+    }
     skip(ps);
     if (peek(ps))
         return fail(ps, "expected ';' or a new line after a statement");
@@ -1242,30 +1301,36 @@ static int check_groups(parser *ps, const sblk *b, int in_group)
 
 /* ------------------------------------------------------------------ parse */
 
+static void stmt_free(pat_stmt *st)
+{
+    for (int i = 0; i < st->n_ops; i++) {
+        free(st->ops[i].op_type);
+        free(st->ops[i].domain);
+    }
+    for (int i = 0; i < st->n_args; i++) {
+        for (int c = 0; c < st->args[i].n_cons; c++)
+            free(st->args[i].cons[c].dims);
+        free(st->args[i].cons);
+    }
+    for (int i = 0; i < st->n_attrs; i++) {
+        free(st->attrs[i].key);
+        pat_lit_free(&st->attrs[i].dflt);
+        pat_lit_free(&st->attrs[i].rhs);
+    }
+    free(st->ops);
+    free(st->outs);
+    free(st->shared);
+    free(st->args);
+    free(st->attrs);
+}
+
 static void form_free(pat_form *f)
 {
-    for (int s = 0; s < f->n_stmts; s++) {
-        pat_stmt *st = &f->stmts[s];
-        for (int i = 0; i < st->n_ops; i++) {
-            free(st->ops[i].op_type);
-            free(st->ops[i].domain);
-        }
-        for (int i = 0; i < st->n_args; i++) {
-            for (int c = 0; c < st->args[i].n_cons; c++)
-                free(st->args[i].cons[c].dims);
-            free(st->args[i].cons);
-        }
-        for (int i = 0; i < st->n_attrs; i++) {
-            free(st->attrs[i].key);
-            pat_lit_free(&st->attrs[i].dflt);
-            pat_lit_free(&st->attrs[i].rhs);
-        }
-        free(st->ops);
-        free(st->outs);
-        free(st->shared);
-        free(st->args);
-        free(st->attrs);
-    }
+    for (int s = 0; s < f->n_nacs; s++)
+        stmt_free(&f->nacs[s]);
+    free(f->nacs);
+    for (int s = 0; s < f->n_stmts; s++)
+        stmt_free(&f->stmts[s]);
     free(f->stmts);
     for (int r = 0; r < f->n_result; r++) {
         pat_rstmt *rs = &f->result[r];

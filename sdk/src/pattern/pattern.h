@@ -21,7 +21,8 @@ enum pat_cons_kind {
     PAT_PERCHANNEL,
     PAT_VALUE,      /* scalar= / scalar~ / all= / all~ */
     PAT_FITS,       /* fits(x): broadcasts to x's shape without widening it */
-    PAT_DTYPE_VAR   /* dtype=$t: the known dtype, bound to variable t */
+    PAT_DTYPE_VAR,  /* dtype=$t: the known dtype, bound to variable t */
+    PAT_SCALAR_VAR  /* scalar=$v: a finite one-element constant, its value bound to v */
 };
 
 #define PAT_ANY_DIM INT64_MIN /* '*' in shape=[...] */
@@ -34,7 +35,7 @@ typedef struct pat_cons {
     double v;           /* PAT_VALUE: the value */
     double tol;         /* PAT_VALUE: < 0 exact; else the tolerance */
     int rel;            /* PAT_VALUE: the tolerance is relative to |v| */
-    int ref;            /* PAT_FITS: slot; PAT_DTYPE_VAR: variable */
+    int ref;            /* PAT_FITS: slot; PAT_DTYPE_VAR, PAT_SCALAR_VAR: variable */
 } pat_cons;
 
 typedef struct pat_arg {
@@ -135,6 +136,8 @@ typedef struct pat_form {
     int *slot_rstmt;    /* owned: result statement making the slot, or -1 */
     pat_stmt *stmts;    /* owned */
     int n_stmts;
+    pat_stmt *nacs;     /* owned: '!Op(...)': no reader of the values they name may match */
+    int n_nacs;
     int depth;
     char **vars;        /* owned: '$' variable names (without '$') */
     int n_vars;

@@ -240,6 +240,30 @@ static void names(char *buf, size_t size, ph_node *const *nodes, size_t n, int o
     }
 }
 
+/* A fusion's node keeps the name of the node it replaces, which is what
+ * the user's tools (profiles, quantization overrides) know it by: when the
+ * root went, the created node that makes the root's first output's
+ * replacement takes the root's name, unless the rewrite already named a
+ * node after a matched one (ph_rw_clone, a result's 'like'). */
+static void keep_root_name(ph_rewriter *rw, ph_node *root, const char *name)
+{
+    ph_value *y = ph_node_output(root, 0), *with = NULL;
+    if (!ph_node_is_removed(root) || !name[0])
+        return;
+    for (size_t i = 0; i < rw->n_repl && !with; i += 2)
+        with = rw->repl[i] == y ? rw->repl[i + 1] : NULL;
+    ph_node *p = with ? ph_value_producer(with) : NULL;
+    int created = 0;
+    for (size_t i = 0; i < rw->n_created; i++) {
+        created |= rw->created[i] == p;
+        for (size_t k = 0; k < ph_match_node_count(rw->m); k++)
+            if (!strcmp(ph_node_name(rw->created[i]), ph_node_name(ph_match_node_at(rw->m, k))))
+                return;
+    }
+    if (created && ph_node_set_name(p, name) < 0)
+        phi_alloc_failed(rw->g->model); /* counted: the output must not depend on memory */
+}
+
 static int commit(ph_rewriter *rw, int *stop)
 {
     for (size_t i = 0; i < rw->n_repl; i += 2)
@@ -253,6 +277,8 @@ static int commit(ph_rewriter *rw, int *stop)
         *stop = 1;
         return 0;
     }
+    ph_node *root = ph_match_root(rw->m);
+    char *root_name = phi_strdup(ph_node_name(root));
     size_t n_nodes = ph_match_node_count(rw->m);
     ph_node *matched_nodes[64];
     if (n_nodes > 64)
@@ -261,8 +287,10 @@ static int commit(ph_rewriter *rw, int *stop)
         matched_nodes[i] = ph_match_node_at(rw->m, i);
     for (size_t i = 0; i < rw->n_repl; i += 2) {
         int rc = ph_value_replace(rw->repl[i], rw->repl[i + 1]);
-        if (rc < 0)
+        if (rc < 0) {
+            free(root_name);
             return rc; /* only out of memory gets here after can_replace */
+        }
     }
     for (size_t i = 0; i < rw->n_repl; i += 2) /* out of memory is counted (ph_model_alloc_failures) */
         ph_value_prune(rw->repl[i]);
@@ -285,6 +313,11 @@ static int commit(ph_rewriter *rw, int *stop)
                     }
         }
     }
+    if (root_name)
+        keep_root_name(rw, root, root_name);
+    else
+        phi_alloc_failed(rw->g->model);
+    free(root_name);
     for (size_t i = 0; i < rw->n_domains; i++) /* a result's ops of other domains */
         if (ph_model_require_opset(rw->g->model, rw->domains[i], 1) < 0)
             phi_alloc_failed(rw->g->model);
