@@ -1,6 +1,5 @@
-/* channel_shuffle_to_conv - a channel shuffle written as Reshape +
- * Transpose + Reshape becomes one 1x1 Conv with a permutation weight (seed
- * 004 ConvertChannelShuffle2Conv2dPass, ShuffleNet v2).
+/* channel_shuffle_to_conv - a channel shuffle (ShuffleNet v2) written as
+ * Reshape + Transpose + Reshape becomes a 1x1 Conv with a permutation weight.
  *
  * Requires: Reshape(x, s1) -> Transpose {perm = [0,2,1,3,4]} ->
  *   Reshape(., s2), the middle values read by nothing else and no graph
@@ -11,9 +10,7 @@
  * Changes: the three nodes become Conv(x, w) {kernel_shape = [1, 1]} with
  *   w [C, C, 1, 1] holding 1 at (o, (o % g) * (C/g) + o / g) and 0
  *   elsewhere: output channel o is input channel (o % g) * (C/g) + o / g,
- *   as the shuffle moves it, named as the last Reshape.  s1 and s2 go when
- *   nothing else reads them.
- *   Main graph and every If/Loop/Scan body.
+ *   as the shuffle moves it, named as the last Reshape.
  * Exact: yes for finite inputs: each output is one input times 1.0 plus
  *   products by 0.0, all exact; only a -0.0 input may come out as +0.0.  An
  *   infinite or NaN input gives 0 * Inf = NaN in every other output channel

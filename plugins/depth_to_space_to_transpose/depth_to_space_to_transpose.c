@@ -1,6 +1,5 @@
-/* depth_to_space_to_transpose - DepthToSpace / SpaceToDepth become
- * Reshape + Transpose + Reshape (seed 004 ConvertPixelShuffle2TransposePass:
- * a backend with Transpose but no pixel shuffle).
+/* depth_to_space_to_transpose - DepthToSpace / SpaceToDepth become Reshape +
+ * Transpose + Reshape, for a backend with Transpose but no pixel shuffle.
  *
  * Requires: a default-domain DepthToSpace (mode DCR or CRD; the mode
  *   attribute only from opset 11) or SpaceToDepth, opset >= 5 (Reshape's
@@ -12,8 +11,7 @@
  *     CRD: Reshape [N, C/b^2, b, b, H, W] -> Transpose [0,1,4,2,5,3]
  *   -> Reshape [N, C/b^2, H*b, W*b]; y = SpaceToDepth(x) becomes
  *   Reshape [N, C, H/b, b, W/b, b] -> Transpose [0,3,5,1,2,4] ->
- *   Reshape [N, C*b^2, H/b, W/b], named as the original node.  Main graph
- *   and every If/Loop/Scan body.
+ *   Reshape [N, C*b^2, H/b, W/b], named as the original node.
  * Exact: yes; elements only move, as the ONNX definitions move them.
  */
 
@@ -29,14 +27,12 @@ static int to_transpose(ph_rewriter *rw, const ph_match *m)
     int64_t v[6], out[4], perm[6];
     if (b < 1 || C <= 0 || H <= 0 || W <= 0 || (ph_rw_opset(rw) < 11 && ph_match_has(m, "mode")))
         return 0;
-    if (ph_node_op(ph_match_root(m)) == PH_OP_SpaceToDepth) {
-        if (H % b || W % b)
-            return 0;
+    int s2d = ph_node_op(ph_match_root(m)) == PH_OP_SpaceToDepth, dcr = !strcmp(mode, "DCR");
+    if (s2d && H % b == 0 && W % b == 0) {
         memcpy(v, (int64_t[]){0, C, H / b, b, W / b, b}, sizeof v);
         memcpy(perm, (int64_t[]){0, 3, 5, 1, 2, 4}, sizeof perm);
         memcpy(out, (int64_t[]){0, C * b * b, H / b, W / b}, sizeof out);
-    } else if (C % (b * b) == 0 && (!strcmp(mode, "DCR") || !strcmp(mode, "CRD"))) {
-        int dcr = !strcmp(mode, "DCR");
+    } else if (!s2d && C % (b * b) == 0 && (dcr || !strcmp(mode, "CRD"))) {
         c = C / (b * b);
         memcpy(v, dcr ? (int64_t[]){0, b, b, c, H, W} : (int64_t[]){0, c, b, b, H, W}, sizeof v);
         memcpy(perm, dcr ? (int64_t[]){0, 3, 4, 1, 5, 2} : (int64_t[]){0, 1, 4, 2, 5, 3}, sizeof perm);

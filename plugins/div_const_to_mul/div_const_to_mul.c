@@ -1,5 +1,5 @@
 /* div_const_to_mul - division by a float constant becomes multiplication by
- * its reciprocal (seed 004 ConvertDivideScalar2MultiplyPass).
+ * its reciprocal.
  *
  * Requires: a default-domain Div(x, c) whose divisor c is a constant of a
  *   float dtype (float, double, float16, bfloat16) and x, when its dtype is
@@ -11,9 +11,7 @@
  * Changes: Div(x, c) becomes Mul(x, r) with r = 1/c computed in double and
  *   rounded once to c's dtype, r of c's shape, so the broadcast and the
  *   output shape are the same; the Div's attributes (the legacy broadcast
- *   and axis of opsets < 7, which Mul shares) and its name are kept.  c
- *   stays while something else reads it.  Main graph and every If/Loop/Scan
- *   body.
+ *   and axis of opsets < 7, which Mul shares) and its name are kept.
  * Exact: fp; x * (1/c) differs from x / c by at most about one ulp, and is
  *   bit-exact when 1/c is exactly representable (c a power of two).
  */
@@ -21,17 +19,11 @@
 #include <math.h>
 #include <passhost/passhost.h>
 
-/* The smallest normal value of a float dtype: a subnormal reciprocal would
- * lose the precision x / c keeps when x is large. */
-static double min_normal(int dt)
-{
-    return dt == PH_DT_DOUBLE ? 0x1p-1022 : dt == PH_DT_FLOAT16 ? 0x1p-14 : 0x1p-126;
-}
-
 static int to_mul(ph_rewriter *rw, const ph_match *m)
 {
     const ph_tensor *c = ph_match_const(m, "c");
     int dt = ph_tensor_dtype(c), xt = ph_value_dtype(ph_match_value(m, "x"));
+    double min_normal = dt == PH_DT_DOUBLE ? 0x1p-1022 : dt == PH_DT_FLOAT16 ? 0x1p-14 : 0x1p-126;
     size_t rank = ph_tensor_rank(c), n = (size_t)ph_tensor_numel(c);
     double *r = ph_rw_alloc(rw, 2 * (n ? n : 1) * sizeof *r), *back = r + n;
     if (!r || n == 0 || (xt != PH_DT_UNDEFINED && xt != dt) || ph_tensor_read_f64(c, rank, ph_tensor_dims(c), r))
@@ -43,8 +35,8 @@ static int to_mul(ph_rewriter *rw, const ph_match *m)
     }
     ph_tensor *t = ph_tensor_from_f64(dt, rank, ph_tensor_dims(c), r);
     int ok = t && !ph_tensor_read_f64(t, rank, ph_tensor_dims(c), back);
-    for (size_t i = 0; ok && i < n; i++) /* the reciprocal fits the dtype */
-        ok = isfinite(back[i]) && fabs(back[i]) >= min_normal(dt);
+    for (size_t i = 0; ok && i < n; i++) /* finite and normal: a subnormal loses precision */
+        ok = isfinite(back[i]) && fabs(back[i]) >= min_normal;
     if (!ok) {
         ph_tensor_free(t);
         return t ? 0 : PH_ENOMEM;

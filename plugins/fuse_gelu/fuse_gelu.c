@@ -15,7 +15,6 @@
  *   Gelu (approximate "none" or "tanh"); below, com.microsoft Gelu (Erf form)
  *   or FastGelu (Tanh form), and the model imports com.microsoft version 1.
  *   Without the 0.5: Mul(Gelu(x), 2).  The Gelu keeps the root Mul's name.
- *   Main graph and every If/Loop/Scan body.
  * Exact: fp (one kernel evaluates the same formula; the constants exporters
  *   write are the float roundings of the exact ones; scaling by 2 is exact).
  */

@@ -3,20 +3,15 @@
  *
  * Requires: Conv with constant weights W [M, C/group, k...] of a float dtype
  *   (rank >= 3) and an optional constant bias b [M], feeding only a Mul (in
- *   either input order) or a Div (Conv output first) whose other operand is
- *   a constant `s` of W's dtype that, broadcast against the Conv output
- *   [N, M, ...] (of W's rank), varies along axis 1 only: [M,1,1],
- *   [1,M,1,1], a scalar, [1], ...  So the product has the Conv output's
- *   shape and dtype; a constant that widens the shape or varies along
- *   another axis is left alone, and so is a Mul or Div with the legacy
- *   (opset < 7) axis attribute, which aligns `s` differently.  Every s[m]
- *   must be finite, and non-zero for Div (inf * 0 or x / 0 inside the
- *   Conv's sum would not give the same result as after it).
- * Changes: y = Conv(x, W, b) * s becomes Conv(x, W', b') with
- *   W'[m] = W[m] * s[m], b' = b * s (for Div: W[m] / s[m], b / s); without
- *   b the new Conv has none either.  Attributes (group, dilations, pads,
- *   ...) and the name are kept: the scale is per output channel, which every
- *   group and tap shares.
+ *   either input order) or a Div (Conv output first), without the legacy
+ *   (opset < 7) axis attribute, by a constant s of W's dtype that varies
+ *   along axis 1 only against the Conv output [N, M, ...] without widening
+ *   it: [M,1,1], [1,M,1,1], a scalar, [1], ...  Every s[m] finite, and
+ *   non-zero for Div (inf * 0 or x / 0 inside the Conv's sum would differ).
+ * Changes: y = Conv(x, W, b) * s becomes Conv(x, W', b') with W'[m] =
+ *   W[m] * s[m], b' = b * s (Div: W[m] / s[m], b / s); no b, no b'.  The
+ *   attributes and the name are kept: the scale is per output channel,
+ *   which every group and tap shares.
  * Exact: fp (W' and b' are computed in double and rounded once).
  */
 

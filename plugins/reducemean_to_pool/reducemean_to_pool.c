@@ -1,7 +1,5 @@
-/* reducemean_to_pool - ReduceMean over the spatial axes -> global pooling.
- *
- * Icraft ConvertMean2AvgpoolPass (seed 004): a mean over H, W of a 4-D
- * input, or over D of a 3-D (N, C, D) input, is an average pool.
+/* reducemean_to_pool - a mean over H, W of a 4-D input, or over D of a 3-D
+ * (N, C, D) input, is an average pool.
  *
  * Requires: a default-domain ReduceMean whose input has a float, float16 or
  *   double dtype and a known rank r >= 3, with constant axes (attribute
@@ -11,8 +9,7 @@
  * Changes: r = 3: AveragePool(kernel_shape [D]), which with stride 1 and no
  *   padding averages the whole axis; r >= 4: GlobalAveragePool.  keepdims 0
  *   adds a Squeeze of axes 2..r-1 (axes an input from opset 13).  The axes
- *   operand goes when nothing else reads it.  The node that replaces the
- *   ReduceMean takes its name.  Main graph and every If/Loop/Scan body.
+ *   operand goes when nothing else reads it; the last new node takes the name.
  * Exact: fp (the same mean, summed in another order).
  */
 
