@@ -1,23 +1,20 @@
 /* gemm_to_conv - a fully connected layer on a flattened [N, C, 1, 1] tensor
  * becomes a 1x1 Conv, for targets that run Conv best.
  *
- * Requires: x [N, C, 1, 1] with C known; f of rank 2 with dim 1 = C (so dim
- *   0 is N, whatever the Flatten axis or Reshape shape), read only by y;
- *   w [C, M] ([M, C] with transB); c absent or varying along dim 1 only
- *   ([M], [1, M], a scalar).
+ * Requires: x [N, C, 1, 1] with C known; f [N, C] (whatever the Flatten
+ *   axis or Reshape shape); w [C, M] ([M, C] with transB); c absent or
+ *   varying along dim 1 only ([M], [1, M], a scalar).
  * Changes: y = Flatten(Conv(x, W', B'), axis 1), W'[m, c, 0, 0] = alpha * w
  *   (transposed unless transB), B' = beta * c (no c: no bias), the Flatten
  *   named as y's node; f and the old operands go when nothing reads them.
  * Exact: fp (alpha, beta folded into the constants; Conv may sum otherwise).
  */
 #include <passhost/passhost.h>
-#include <passhost/constant.h>
 
 static int flat_input(const ph_match *m, const ph_params *params)
 {
-    ph_value *x = ph_match_value(m, "x");
     const ph_tensor *w = ph_match_const(m, "w"), *c = ph_match_const(m, "c");
-    int64_t C = ph_value_dim(x, 1), tb = ph_match_int(m, "tb", 0);
+    int64_t C = ph_value_dim(ph_match_value(m, "x"), 1), tb = ph_match_int(m, "tb", 0);
     return C >= 1 && ph_value_dim(ph_match_value(m, "f"), 1) == C && ph_tensor_dim(w, tb ? 1 : 0) == C &&
            (!c || ph_const_is_per_channel(c, 2, 1, ph_tensor_dim(w, tb ? 0 : 1)));
 }

@@ -112,7 +112,7 @@
  * the callback runs first, computes, binds and may decline).  'x?' leaves
  * the input out when x is absent; trailing omitted inputs are dropped.
  * Attributes are literals, variables ('$eps': the pattern's, or bound by
- * the callback with ph_rw_bind_int/_float/_ints/_string; unbound: left out)
+ * the callback with ph_rw_bind_int/_float/_ints/_floats/_string; unbound: left out)
  * and '...c', every attribute of the matched node that makes c.  'like c'
  * makes the node a copy of c's (ph_rw_clone: attributes and name).  An
  * output named like a value the matched nodes make replaces that value and
@@ -235,7 +235,8 @@ PH_API ph_graph *ph_rw_graph(const ph_rewriter *rw);
 
 /* A new node in the root's graph, just before the root, with n_out outputs
  * of fresh unique names (inputs may be NULL for omitted optional ones).  The
- * op may be "Op" or "Op@domain".  NULL on failure (the rewrite then fails). */
+ * op may be "Op" or "Op@domain" (the commit makes the model import a domain
+ * it lacks, version 1).  NULL on failure (the rewrite then fails). */
 PH_API ph_node *ph_rw_node(ph_rewriter *rw, const char *op, size_t n_in,
                            ph_value *const *inputs, size_t n_out);
 /* ph_rw_node with one output, returned directly (NULL on failure). */
@@ -275,6 +276,7 @@ PH_API int ph_rw_bind_int(ph_rewriter *rw, const char *name, int64_t v);
 PH_API int ph_rw_bind_float(ph_rewriter *rw, const char *name, double v);
 PH_API int ph_rw_bind_string(ph_rewriter *rw, const char *name, const char *v);
 PH_API int ph_rw_bind_ints(ph_rewriter *rw, const char *name, size_t n, const int64_t *v);
+PH_API int ph_rw_bind_floats(ph_rewriter *rw, const char *name, size_t n, const float *v);
 
 /* A ready-made rewrite for eliminate passes: the root's first output is
  * replaced by the root's first input (a graph output keeps its name; when

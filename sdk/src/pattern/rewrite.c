@@ -39,6 +39,24 @@ PH_API int ph_rw_status(const ph_rewriter *rw) { return rw->failed; }
 PH_API int ph_rw_done(const ph_rewriter *rw) { return rw->failed ? rw->failed : 1; }
 PH_API int64_t ph_rw_opset(const ph_rewriter *rw) { return ph_model_opset(rw->g->model, ""); }
 
+/* Remember the domain of op ("Op@domain") for the commit to import. */
+static int add_domain(ph_rewriter *rw, const char *op)
+{
+    const char *at = strchr(op, '@');
+    if (!at || !at[1] || !strcmp(at + 1, "ai.onnx"))
+        return 0;
+    for (size_t i = 0; i < rw->n_domains; i++)
+        if (!strcmp(rw->domains[i], at + 1))
+            return 0;
+    char *d = phi_strdup(at + 1);
+    if (!d || phi_grow((void **)&rw->domains, &rw->cap_domains, rw->n_domains + 1, sizeof *rw->domains)) {
+        free(d);
+        return PH_ENOMEM;
+    }
+    rw->domains[rw->n_domains++] = d;
+    return 0;
+}
+
 PH_API ph_node *ph_rw_node(ph_rewriter *rw, const char *op, size_t n_in, ph_value *const *inputs,
                            size_t n_out)
 {
@@ -52,7 +70,7 @@ PH_API ph_node *ph_rw_node(ph_rewriter *rw, const char *op, size_t n_in, ph_valu
     memcpy(type, op, len);
     type[len] = 0;
     ph_node *n = ph_node_create(rw->g, ph_match_root(rw->m), type, n_in, inputs, n_out);
-    if (n && at && at[1] && ph_node_set_domain(n, at + 1) < 0) {
+    if (n && at && at[1] && (ph_node_set_domain(n, at + 1) < 0 || add_domain(rw, op) < 0)) {
         ph_node_remove(n);
         n = NULL;
     }
@@ -204,6 +222,21 @@ PH_API int ph_rw_bind_ints(ph_rewriter *rw, const char *name, size_t n, const in
     if (n)
         memcpy(d, v, n * sizeof *d);
     int rc = vbind(rw, name, &(pat_lit){.kind = PAT_LIT_INTS, .ints = d, .n = n});
+    if (rc)
+        free(d);
+    return rc;
+}
+
+PH_API int ph_rw_bind_floats(ph_rewriter *rw, const char *name, size_t n, const float *v)
+{
+    double *d = malloc((n ? n : 1) * sizeof *d);
+    if (!d || (n && !v)) {
+        free(d);
+        return note(rw, d ? PH_EINVAL : PH_ENOMEM);
+    }
+    for (size_t i = 0; i < n; i++)
+        d[i] = v[i];
+    int rc = vbind(rw, name, &(pat_lit){.kind = PAT_LIT_FLOATS, .floats = d, .n = n});
     if (rc)
         free(d);
     return rc;
