@@ -11,7 +11,7 @@
  *
  * the same function the embedding library runs (passhost/pipeline.h), so
  * the program and the library cannot drift apart.  What only a program
- * does is here: --help, --version, --inspect (inspect.h), --list-passes,
+ * does is here: --help, --version, --inspect (inspect.h), --list-passes, --trace-rule,
  * the fork supervisor (supervise.h), the signal handlers (cleanup.h), `-o -`
  * and printing the one error line.
  *
@@ -92,7 +92,7 @@ int main(int argc, char **argv)
     j.out = host_cli_report_stream(&j.cli);
     j.tty = host_trace_terminal(j.cli.quiet);
     if (!rc) rc = host_job_configure(&j);
-    if (!rc && !j.cli.list_passes) { /* the rest runs in a worker process (supervise.h) */
+    if (!rc && !j.cli.list_passes && !j.cli.trace_rule) { /* the rest runs in a worker process (supervise.h) */
         int code = host_supervise(&j.cli.supervise, j.cfg, &j.log);
         if (code >= 0) /* the supervisor: the run is over, its messages printed */
             return finish(&j, 0), code;
@@ -100,6 +100,8 @@ int main(int argc, char **argv)
     if (!rc) host_cleanup_install(host_supervise_finished); /* temporary files go with SIGINT/SIGTERM; SIGBUS of a shrunk input */
     if (!rc && j.cli.list_passes)
         return finish(&j, list_passes(&j));
+    if (!rc && j.cli.trace_rule) /* reads the model only: in this process */
+        return finish(&j, host_job_trace_rule(&j));
     if (!rc) rc = host_job_run(&j);
     rc = host_job_report(&j, rc);
     if (!rc) rc = host_cli_stream_output(&j.cli, &j.err);
