@@ -18,7 +18,7 @@ static void splits(const char *op)
     for (int v = 0; v < 4; v++) {
         snprintf(graph, sizeof graph, "a: float[2,3]; %s\ny = %s(a, %s)\nreturn y", b[v] ? b[v] : "",
                  op, b[v] ? "b" : "a");
-        snprintf(want, sizeof want, "d = Sub(a, %s)\ny = %s(d, z:const:scalar:rank=0:dtype=float)", b[v] ? "b" : "a",
+        snprintf(want, sizeof want, "d = Sub(a, %s)\ny = %s(d, z:const:scalar:rank=0:float32)", b[v] ? "b" : "a",
                  op);
         PC_CASE(graph, 1, want);
     }

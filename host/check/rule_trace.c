@@ -45,6 +45,28 @@ static void try_node(rule_tally *t, ph_node *n)
                 outcome, why);
 }
 
+/* A pattern text on one line: its lines without their indentation, joined
+ * by "; " where a statement ends and by a space inside a group of
+ * alternatives or after "=>". */
+static void print_one_line(FILE *out, const char *text)
+{
+    char prev = 0; /* the last character printed */
+    while (*text) {
+        const char *b = text + strspn(text, " \t"), *e = b + strcspn(b, "\n");
+        text = *e ? e + 1 : e;
+        const char *end = e;
+        while (end > b && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+            end--;
+        if (end == b)
+            continue;
+        if (prev)
+            fputs(strchr("(|;>", prev) || *b == ')' || *b == '|' ? " " : "; ", out);
+        fwrite(b, 1, (size_t)(end - b), out);
+        prev = end[-1];
+    }
+    fputc('\n', out);
+}
+
 /* Every node of g and its bodies, bodies first (as the driver). */
 static void walk(rule_tally *t, ph_graph *g)
 {
@@ -128,12 +150,7 @@ int host_trace_rule(FILE *out, const host_registry *reg, const char *spec, const
         rule_tally t = {.rule = r, .pat = pat, .m = ph_match_new(pat), .params = params, .out = out,
                         .err = err};
         fprintf(out, "rule %s: ", r->name ? r->name : "(unnamed)");
-        for (const char *c = r->pattern; *c; c++) /* one line: statements joined by "; " */
-            if (*c == '\n')
-                fputs(c[1] ? "; " : "", out);
-            else
-                fputc(*c, out);
-        fputc('\n', out);
+        print_one_line(out, r->pattern);
         if (t.m)
             walk(&t, ph_model_graph(m));
         else

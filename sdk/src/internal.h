@@ -283,6 +283,8 @@ struct ph_node {
     ph_node *grave_next;
     double order;         /* increasing along the graph's node list */
     ph_node *op_prev;     /* in the graph's op-type index */
+    uint32_t held_pos;    /* 1 + index of its entry in the change log's held table, or 0 */
+    uint64_t op_seq;      /* when it was linked into its op's index (the model's count then) */
     size_t log_pos;       /* 1 + index of its entry in the change log, or 0 */
     uint64_t walk_mark;   /* scratch of the rewrite driver: walks */
     ir_dlink infer_link; /* in the model's list of nodes to re-infer */
@@ -322,6 +324,8 @@ struct ph_graph {
                                       index, NULL until the first node */
     struct ir_op_snap *op_snap;   /* owned: the index's lists as arrays
                                       (ir_op_nodes), NULL until asked */
+    uint32_t wl_rank;              /* scratch of the rewrite driver: 0 for the
+                                      main graph, bodies in visiting order */
 };
 
 struct ph_model {
@@ -349,13 +353,26 @@ struct ph_model {
     int loaded_bodies;             /* the loader built a subgraph (If/Loop/Scan body) */
     size_t load_reordered;         /* see ph_model_load_reordered */
     size_t op_count[PH_OP__COUNT]; /* nodes of each op in the op-type indexes */
+    uint64_t op_seq;               /* nodes ever linked into an op-type index (ph_node.op_seq) */
     uint64_t init_version;         /* see ph_model_initializers_version */
     uint64_t alloc_failures;       /* see ph_model_alloc_failures */
     size_t n_nodes_total;          /* nodes of every graph reachable from the main one */
     ir_observer observers[IR_MAX_OBSERVERS];
     int n_observers;
     ir_arena *arena;              /* owned: nodes the loader read, value names (ir/arena.c) */
+    int *trap;                     /* see ir_note; NULL when none is set */
 };
+
+/* Sticky errors: while a trap is set (a rewrite in progress, or a pass run
+ * through ph_ctx_run), the first failure of a setter of a node, an
+ * attribute, a value's type or the opset imports is recorded there, so the
+ * code that made the calls checks once, at the end.  Returns rc. */
+static inline int ir_note(ph_model *m, int rc)
+{
+    if (rc < 0 && m && m->trap && !*m->trap)
+        *m->trap = rc;
+    return rc;
+}
 
 /* Record an allocation failure that the caller absorbs (a cache dropped,
  * a type or a shape left unknown): ph_model_alloc_failures counts them so

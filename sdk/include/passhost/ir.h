@@ -240,6 +240,10 @@ PH_API ph_op ph_node_op(const ph_node *n);
 PH_API const char *ph_node_op_type(const ph_node *n);
 /* "" for the default domain. */
 PH_API const char *ph_node_domain(const ph_node *n);
+/* The opset version n's model imports for n's domain (the default domain
+ * for "" and "ai.onnx"): what `ph_model_opset(ph_graph_model(ph_node_graph
+ * (n)), "")` spells out for a default-domain node.  -1 when not imported. */
+PH_API int64_t ph_node_opset(const ph_node *n);
 PH_API const char *ph_node_name(const ph_node *n);
 /* What to call n in a message: its name, or for a node without one (every
  * node of the ONNX conformance models) its op and its index in its graph's

@@ -25,7 +25,10 @@
  * A pattern pass (ABI 1.1) gives `.rules`, a table of pattern rules
  * (passhost/pattern.h), instead of run: the host compiles the patterns when
  * it loads the plugin (a malformed pattern is a load error) and runs them
- * with ph_ruleset_run.
+ * with ph_ruleset_run.  Since 1.2 the pattern language has benefits,
+ * attribute and dtype variables, value tests, opset guards, alternatives
+ * between statements and declarative results (a rule's rewrite may then
+ * be NULL); the descriptor itself did not change.
  *
  * Numbered rewrites: every rewrite of a run has a global index.  A pass asks
  * ph_ctx_rewrite_begin() before each rewrite and skips it when told no, so
@@ -46,7 +49,7 @@ extern "C" {
 #endif
 
 #define PH_ABI_MAJOR 1
-#define PH_ABI_MINOR 1
+#define PH_ABI_MINOR 2
 
 /* The one symbol the host looks up in every plugin. */
 #define PH_PASS_ENTRY_SYMBOL "passhost_pass_descriptor"
@@ -78,6 +81,9 @@ typedef struct ph_param_def {
     const char *help;
 } ph_param_def;
 
+
+/* A hand-written pass's run function (ph_pass_desc.run). */
+typedef int (*ph_pass_run_fn)(ph_graph *g, const ph_params *params, ph_ctx *ctx);
 
 typedef struct ph_pass_desc {
     /* ABI header: set by PH_PASS_DEFINE, never by hand. */
@@ -148,6 +154,11 @@ typedef enum ph_log_level {
 
 /* Receives every message; user is the pointer given to ph_ctx_new. */
 typedef void (*ph_log_fn)(void *user, ph_log_level level, const char *pass, const char *message);
+
+/* For passes: the first failure of a setter since the pass began (0:
+ * none), when the host watches (ph_ctx_run in passhost/host.h; passhost
+ * always does). */
+PH_API int ph_ctx_status(const ph_ctx *ctx);
 
 /* For passes: log a message tagged with the pass name. */
 PH_API void ph_log(ph_ctx *ctx, ph_log_level level, const char *fmt, ...) PH_PRINTF(3, 4);

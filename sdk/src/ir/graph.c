@@ -608,6 +608,7 @@ static void opidx_add(ph_graph *g, ph_node *n)
         g->op_first[n->op] = n;
     g->op_last[n->op] = n;
     n->op_linked = 1;
+    n->op_seq = g->model ? ++g->model->op_seq : 0;
     if (g->op_snap)
         g->op_snap->fresh[n->op] = 0;
     if (g->model)
@@ -1045,7 +1046,7 @@ static int set_string(char **field, const char *s)
     return 0;
 }
 
-PH_API int ph_node_set_op_type(ph_node *n, const char *op_type)
+static int ph_node_set_op_type_(ph_node *n, const char *op_type)
 {
     int rc = ir_node_proto_own(n);
     if (!rc)
@@ -1059,7 +1060,14 @@ PH_API int ph_node_set_op_type(ph_node *n, const char *op_type)
     return rc;
 }
 
-PH_API int ph_node_set_domain(ph_node *n, const char *domain)
+PH_API int ph_node_set_op_type(ph_node *n, const char *op_type)
+{
+    if (!n || !op_type)
+        return PH_EINVAL;
+    return ir_note(n->graph ? n->graph->model : NULL, ph_node_set_op_type_(n, op_type));
+}
+
+static int ph_node_set_domain_(ph_node *n, const char *domain)
 {
     int rc = ir_node_proto_own(n);
     if (!rc && (!domain || !*domain)) {
@@ -1077,7 +1085,14 @@ PH_API int ph_node_set_domain(ph_node *n, const char *domain)
     return rc;
 }
 
-PH_API int ph_node_set_name(ph_node *n, const char *name)
+PH_API int ph_node_set_domain(ph_node *n, const char *domain)
+{
+    if (!n)
+        return PH_EINVAL;
+    return ir_note(n->graph ? n->graph->model : NULL, ph_node_set_domain_(n, domain));
+}
+
+static int ph_node_set_name_(ph_node *n, const char *name)
 {
     ph_model *m = n->graph->model;
     if (ir_node_proto_own(n))
@@ -1092,15 +1107,27 @@ PH_API int ph_node_set_name(ph_node *n, const char *name)
     return 0;
 }
 
+PH_API int64_t ph_node_opset(const ph_node *n)
+{
+    return n && n->graph ? ph_model_opset(n->graph->model, ph_node_domain(n)) : -1;
+}
+
+PH_API int ph_node_set_name(ph_node *n, const char *name)
+{
+    if (!n || !name)
+        return PH_EINVAL;
+    return ir_note(n->graph ? n->graph->model : NULL, ph_node_set_name_(n, name));
+}
+
 PH_API size_t ph_node_input_count(const ph_node *n) { return n->n_inputs; }
 PH_API ph_value *ph_node_input(const ph_node *n, size_t i)
 {
-    return i < n->n_inputs ? n->inputs[i] : NULL;
+    return n && i < n->n_inputs ? n->inputs[i] : NULL;
 }
 PH_API size_t ph_node_output_count(const ph_node *n) { return n->n_outputs; }
 PH_API ph_value *ph_node_output(const ph_node *n, size_t i)
 {
-    return i < n->n_outputs ? n->outputs[i] : NULL;
+    return n && i < n->n_outputs ? n->outputs[i] : NULL;
 }
 
 static int node_reserve_inputs(ph_node *n, size_t need)
@@ -1137,7 +1164,7 @@ static int node_reserve_inputs(ph_node *n, size_t need)
     return 0;
 }
 
-PH_API int ph_node_set_input(ph_node *n, size_t i, ph_value *v)
+static int ph_node_set_input_(ph_node *n, size_t i, ph_value *v)
 {
     if (i > n->n_inputs || n->removed)
         return PH_EINVAL;
@@ -1163,6 +1190,13 @@ PH_API int ph_node_set_input(ph_node *n, size_t i, ph_value *v)
     }
     ir_order_check(v, n);
     return 0;
+}
+
+PH_API int ph_node_set_input(ph_node *n, size_t i, ph_value *v)
+{
+    if (!n)
+        return PH_EINVAL;
+    return ir_note(n->graph ? n->graph->model : NULL, ph_node_set_input_(n, i, v));
 }
 
 PH_API int ph_node_remove_input(ph_node *n, size_t i)
@@ -1303,7 +1337,7 @@ PH_API const char *ph_value_dim_param(const ph_value *v, int i)
     return i >= 0 && i < v->rank && v->dim_params ? v->dim_params[i] : NULL;
 }
 
-PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *dims)
+static int ph_value_set_type_(ph_value *v, int dtype, int rank, const int64_t *dims)
 {
     value_clear_type(v);
     v->type_dirty = 1;
@@ -1321,7 +1355,14 @@ PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *di
     return 0;
 }
 
-PH_API int ph_value_set_dim_param(ph_value *v, int i, const char *param)
+PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *dims)
+{
+    if (!v)
+        return PH_EINVAL;
+    return ir_note(v->graph ? v->graph->model : NULL, ph_value_set_type_(v, dtype, rank, dims));
+}
+
+static int ph_value_set_dim_param_(ph_value *v, int i, const char *param)
 {
     if (i < 0 || i >= v->rank)
         return PH_EINVAL;
@@ -1341,6 +1382,13 @@ PH_API int ph_value_set_dim_param(ph_value *v, int i, const char *param)
     if (d)
         v->dims[i] = -1;
     return 0;
+}
+
+PH_API int ph_value_set_dim_param(ph_value *v, int i, const char *param)
+{
+    if (!v)
+        return PH_EINVAL;
+    return ir_note(v->graph ? v->graph->model : NULL, ph_value_set_dim_param_(v, i, param));
 }
 
 /* ----------------------------------------------------------- dead code */

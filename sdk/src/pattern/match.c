@@ -1,10 +1,15 @@
 /* sdk/src/pattern/match.c - matching a compiled pattern at a root node.
  *
- * Statements are matched from the root backwards: a statement's node is the
- * producer of an output a later statement bound, so the only choices are the
- * two input orders of commutative operators, tried by backtracking.  Then
- * the engine's rules: distinct nodes, all in the root's graph, and no
- * interior value seen from outside the match. */
+ * A pattern's forms are tried by benefit, greatest first.  In a form,
+ * statements are matched from the root backwards: a statement's node is the
+ * producer of an output a later statement bound, so the only choices are
+ * the two input orders of commutative operators, tried by backtracking
+ * (variables of attributes and dtypes are bound on the way and unbound on
+ * the way back).  Then the engine's rules: distinct nodes, all in the
+ * root's graph, and no interior value seen from outside the match.
+ * ph_pattern_explain runs the same matcher with a buffer for the reason a
+ * match failed (fail below); ph_pattern_match_at leaves it NULL. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,16 +17,18 @@
 
 #include "pattern.h"
 
-/* A failure of statement i (-1: of the match as a whole, after every
- * statement matched), and with ph_pattern_explain why: the reason about
- * the deepest statement the match reached is kept.  Returns 0. */
+/* A failure of statement i of the form being matched (-1: of the match as
+ * a whole, after every statement matched), and with ph_pattern_explain
+ * why: the reason about the deepest statement the match reached is kept,
+ * the first of those (a commutative node's inputs as written before the
+ * swapped order).  Returns 0. */
 static int fail(ph_match *m, int i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static int fail(ph_match *m, int i, const char *fmt, ...)
 {
-    if (!m->why || i > m->why_stmt)
+    if (!m->why || i >= m->why_stmt)
         return 0;
     int k = i < 0 ? 0 : snprintf(m->why, m->why_size, "statement %d (%s): ", i + 1,
-                                 m->p->stmts[i].ops[0].op_type);
+                                 m->p->forms[m->form].stmts[i].ops[0].op_type);
     va_list ap;
     va_start(ap, fmt);
     if (k >= 0 && (size_t)k < m->why_size)
@@ -70,14 +77,25 @@ PH_API ph_match *ph_match_new(const ph_pattern *p)
     if (!m)
         return NULL;
     m->p = p;
-    size_t ns = (size_t)(p->n_slots ? p->n_slots : 1);
+    size_t ns = 1, nt = 1, nv = 1;
+    for (int i = 0; i < p->n_forms; i++) {
+        const pat_form *f = &p->forms[i];
+        ns = (size_t)f->n_slots > ns ? (size_t)f->n_slots : ns;
+        nt = (size_t)f->n_stmts > nt ? (size_t)f->n_stmts : nt;
+        nv = (size_t)f->n_vars > nv ? (size_t)f->n_vars : nv;
+    }
+    m->cap_slots = ns;
+    m->cap_stmts = nt;
+    m->cap_vars = nv;
     m->vals = calloc(ns, sizeof *m->vals);
     m->bound = calloc(ns, 1);
     m->var = calloc(ns, sizeof *m->var);
     m->var_n = calloc(ns, sizeof *m->var_n);
     m->trail = calloc(ns, sizeof *m->trail);
-    m->nodes = calloc((size_t)p->n_stmts, sizeof *m->nodes);
-    if (!m->vals || !m->bound || !m->var || !m->var_n || !m->trail || !m->nodes) {
+    m->nodes = calloc(nt, sizeof *m->nodes);
+    m->vv = calloc(nv, sizeof *m->vv);
+    m->vtrail = calloc(nv, sizeof *m->vtrail);
+    if (!m->vals || !m->bound || !m->var || !m->var_n || !m->trail || !m->nodes || !m->vv || !m->vtrail) {
         ph_match_free(m);
         return NULL;
     }
@@ -94,12 +112,226 @@ PH_API void ph_match_free(ph_match *m)
     free(m->var_n);
     free(m->trail);
     free(m->nodes);
+    free(m->vv);
+    free(m->vtrail);
+    free(m->state);
     free(m);
+}
+
+/* -------------------------------------------------------------- values */
+
+void pat_lit_val(const pat_lit *l, pat_val *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = l->kind;
+    out->i = l->i;
+    out->f = l->kind == PAT_LIT_INT ? (double)l->i : l->f;
+    out->s = l->s;
+    out->ints = l->ints;
+    out->floats = l->floats;
+    out->strs = (const char *const *)l->strs;
+    out->n = l->n;
+}
+
+/* The attribute `key` of n as a value; 0 when absent or of a type
+ * patterns do not compare (tensors, graphs, strings lists). */
+static int attr_val(const ph_node *n, const char *key, pat_val *out)
+{
+    const Onnx__AttributeProto *a = ir_node_find_attr(n, key);
+    memset(out, 0, sizeof *out);
+    if (!a)
+        return 0;
+    switch (a->type) {
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT:
+        out->kind = PAT_LIT_INT;
+        out->i = a->i;
+        out->f = (double)a->i;
+        return 1;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT:
+        out->kind = PAT_LIT_FLOAT;
+        out->f = a->f;
+        out->f32 = 1;
+        return 1;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING:
+        out->kind = PAT_LIT_STRING;
+        out->s = a->s.data ? (const char *)a->s.data : "";
+        return 1;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS:
+        out->kind = PAT_LIT_INTS;
+        out->ints = a->ints;
+        out->n = a->n_ints;
+        return 1;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS:
+        out->kind = PAT_LIT_FLOATS;
+        out->floats32 = a->floats;
+        out->n = a->n_floats;
+        out->f32 = 1;
+        return 1;
+    default:
+        out->kind = -1; /* present, not comparable */
+        return 1;
+    }
+}
+
+/* Element k of a list value as a scalar value. */
+static void elem(const pat_val *v, size_t k, pat_val *out)
+{
+    memset(out, 0, sizeof *out);
+    if (v->kind == PAT_LIT_INTS) {
+        out->kind = PAT_LIT_INT;
+        out->i = v->ints[k];
+        out->f = (double)v->ints[k];
+    } else if (v->kind == PAT_LIT_FLOATS) {
+        out->kind = PAT_LIT_FLOAT;
+        out->f = v->floats32 ? v->floats32[k] : v->floats[k];
+        out->f32 = v->f32;
+    } else if (v->kind == PAT_LIT_STRINGS) {
+        out->kind = PAT_LIT_STRING;
+        out->s = v->strs[k];
+    }
+}
+
+static int is_num(const pat_val *v) { return v->kind == PAT_LIT_INT || v->kind == PAT_LIT_FLOAT; }
+static int is_list(const pat_val *v) { return v->kind == PAT_LIT_INTS || v->kind == PAT_LIT_FLOATS; }
+
+/* Numbers equal: a float attribute holds a float, so the other side is
+ * compared rounded to float; integers compare exactly. */
+static int num_eq(const pat_val *a, const pat_val *b)
+{
+    if (a->kind == PAT_LIT_INT && b->kind == PAT_LIT_INT)
+        return a->i == b->i;
+    if (a->f32 || b->f32)
+        return (float)a->f == (float)b->f;
+    return a->f == b->f;
+}
+
+static int val_eq(const pat_val *a, const pat_val *b)
+{
+    if (is_num(a) && is_num(b))
+        return num_eq(a, b);
+    if (a->kind == PAT_LIT_STRING && b->kind == PAT_LIT_STRING)
+        return strcmp(a->s, b->s) == 0;
+    if (is_list(a) && is_list(b)) {
+        if (a->n != b->n)
+            return 0;
+        for (size_t k = 0; k < a->n; k++) {
+            pat_val x, y;
+            elem(a, k, &x);
+            elem(b, k, &y);
+            if (!num_eq(&x, &y))
+                return 0;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* a OP b for one scalar a (OP one of EQ..GE, or IN with a list b). */
+static int compare(const pat_val *a, int op, const pat_val *b)
+{
+    switch (op) {
+    case PAT_OP_EQ: return val_eq(a, b);
+    case PAT_OP_NE: return a->kind > 0 && !val_eq(a, b);
+    case PAT_OP_IN:
+        for (size_t k = 0; k < b->n; k++) {
+            pat_val y;
+            if (b->kind == PAT_LIT_STRINGS) {
+                if (a->kind == PAT_LIT_STRING && !strcmp(a->s, b->strs[k]))
+                    return 1;
+                continue;
+            }
+            elem(b, k, &y);
+            if (is_num(a) && num_eq(a, &y))
+                return 1;
+        }
+        return 0;
+    default:
+        break;
+    }
+    if (!is_num(a) || !is_num(b))
+        return 0;
+    double x = a->f, y = a->f32 ? (double)(float)b->f : b->f;
+    switch (op) {
+    case PAT_OP_LT: return x < y;
+    case PAT_OP_LE: return x <= y;
+    case PAT_OP_GT: return x > y;
+    case PAT_OP_GE: return x >= y;
+    default: return 0;
+    }
+}
+
+/* ------------------------------------------------------------ variables */
+
+static int var_bind(ph_match *m, int var, const pat_val *v)
+{
+    pat_val *cur = &m->vv[var];
+    if (cur->kind)
+        return val_eq(cur, v);
+    *cur = *v;
+    m->vtrail[m->n_vtrail++] = var;
+    return 1;
+}
+
+static void var_unbind_to(ph_match *m, int mark)
+{
+    while (m->n_vtrail > mark)
+        m->vv[m->vtrail[--m->n_vtrail]].kind = 0;
 }
 
 /* ------------------------------------------------------------ constraints */
 
-static int check_cons(const pat_cons *c, const ph_value *v, const ph_node *user)
+static int within(double x, const pat_cons *c)
+{
+    if (isnan(x))
+        return 0;
+    if (c->tol < 0)
+        return x == c->v;
+    double tol = c->rel && c->v != 0 ? c->tol * fabs(c->v) : c->tol;
+    return fabs(x - c->v) <= tol;
+}
+
+static int value_ok(const pat_cons *c, const ph_tensor *t, ph_model *model)
+{
+    int64_t n = t ? ph_tensor_numel(t) : 0;
+    if (n < 1 || (!c->n && n != 1))
+        return 0;
+    if (n == 1) {
+        double x;
+        return !ph_tensor_read_f64(t, ph_tensor_rank(t), ph_tensor_dims(t), &x) && within(x, c);
+    }
+    if (c->tol < 0)
+        return ph_tensor_all_equal(t, c->v) == 1;
+    double *x = malloc((size_t)n * sizeof *x);
+    if (!x) {
+        ir_alloc_failed(model); /* counted: the run fails rather than miss a match */
+        return 0;
+    }
+    int ok = !ph_tensor_read_f64(t, ph_tensor_rank(t), ph_tensor_dims(t), x);
+    for (int64_t i = 0; ok && i < n; i++)
+        ok = within(x[i], c);
+    free(x);
+    return ok;
+}
+
+/* v's shape (a constant's, else the known type) broadcasts to x's known
+ * shape and leaves it as it is. */
+static int fits(const ph_value *v, const ph_value *x)
+{
+    const ph_tensor *t = ph_value_const(v);
+    int r = x ? ph_value_rank(x) : -1, vr = t ? (int)ph_tensor_rank(t) : ph_value_rank(v);
+    if (vr == 0)
+        return 1; /* a scalar widens nothing, whatever x is */
+    if (r < 0 || vr < 0 || vr > r)
+        return 0;
+    for (int i = 1; i <= vr; i++) {
+        int64_t d = t ? ph_tensor_dim(t, (size_t)(vr - i)) : ph_value_dim(v, vr - i);
+        if (d != 1 && (d < 0 || d != ph_value_dim(x, r - i)))
+            return 0;
+    }
+    return 1;
+}
+
+static int check_cons(ph_match *m, const pat_cons *c, const ph_value *v, const ph_node *user)
 {
     const ph_tensor *t;
     switch (c->kind) {
@@ -108,14 +340,24 @@ static int check_cons(const pat_cons *c, const ph_value *v, const ph_node *user)
     case PAT_SCALAR:
         t = ph_value_const(v);
         return t && ph_tensor_numel(t) == 1;
+    case PAT_VALUE:
+        return value_ok(c, ph_value_const(v), user ? user->graph->model : NULL);
     case PAT_RANK:
         return ph_value_rank(v) == c->n;
     case PAT_DTYPE:
         return ph_value_dtype(v) > 0 && ph_value_dtype(v) < 32 && (c->dtypes >> ph_value_dtype(v)) & 1;
-    case PAT_FLOAT: {
-        int dt = ph_value_dtype(v);
-        return dt == PH_DT_FLOAT || dt == PH_DT_FLOAT16 || dt == PH_DT_BFLOAT16 || dt == PH_DT_DOUBLE;
+    case PAT_DTYPE_VAR: {
+        pat_val d = {.kind = PAT_LIT_INT, .i = ph_value_dtype(v), .f = ph_value_dtype(v)};
+        return d.i > 0 && var_bind(m, c->ref, &d);
     }
+    case PAT_SCALAR_VAR: {
+        pat_val x = {.kind = PAT_LIT_FLOAT};
+        t = ph_value_const(v);
+        return t && ph_tensor_numel(t) == 1 && !ph_tensor_read_f64(t, ph_tensor_rank(t), ph_tensor_dims(t), &x.f) &&
+               isfinite(x.f) && var_bind(m, c->ref, &x);
+    }
+    case PAT_FITS:
+        return 1; /* at the end, when every value is bound */
     case PAT_SHAPE:
         if (ph_value_rank(v) != c->n)
             return 0;
@@ -150,83 +392,237 @@ static int check_cons(const pat_cons *c, const ph_value *v, const ph_node *user)
     return 0;
 }
 
-static const char *const cons_names[] = {"", "const", "scalar", "rank", "dtype", "shape",
-                                         "perchannel", "float"};
-
-/* check_cons, with the reason for the statement's input j. */
-static int check_cons_why(ph_match *m, int i, int j, const pat_cons *c, const ph_value *v,
-                          const ph_node *user)
+static int check_attr(ph_match *m, const pat_attr *a, const ph_node *n)
 {
-    if (check_cons(c, v, user))
+    pat_val v;
+    int present = attr_val(n, a->key, &v);
+    if (a->op == PAT_OP_ABSENT)
+        return !present;
+    if (!present) {
+        if (!a->has_default)
+            return a->absent_ok;
+        pat_lit_val(&a->dflt, &v);
+    }
+    if (a->op == PAT_OP_PRESENT)
         return 1;
-    char want[64];
-    if (c->kind == PAT_RANK)
-        snprintf(want, sizeof want, "rank=%lld", (long long)c->n);
-    else if (c->kind == PAT_PERCHANNEL)
-        snprintf(want, sizeof want, "perchannel=%lld", (long long)c->n);
-    else
-        snprintf(want, sizeof want, "%s", cons_names[c->kind]);
-    return fail(m, i, "input %d '%s' fails ':%s' (dtype %s, rank %d%s)", j, vname(v), want,
-                ph_dtype_name(ph_value_dtype(v)), ph_value_rank(v),
-                ph_value_const(v) ? ", a constant" : ", not a constant");
-}
-
-static int check_attr(const pat_attr *a, const ph_node *n)
-{
-    ph_attr_type t = ph_node_attr_type(n, a->key);
-    if (a->mode == PAT_ATTR_ABSENT)
-        return t == PH_ATTR_NONE;
-    if (t == PH_ATTR_NONE)
-        return a->mode == PAT_ATTR_OPT_EQ;
-    switch (a->lit) {
-    case PAT_LIT_INT:
-        if (t == PH_ATTR_INT)
-            return ph_node_attr_int(n, a->key, 0) == a->i;
-        if (t == PH_ATTR_FLOAT)
-            return ph_node_attr_float(n, a->key, 0) == (float)a->i;
+    if (v.kind < 0)
         return 0;
-    case PAT_LIT_FLOAT:
-        return t == PH_ATTR_FLOAT && ph_node_attr_float(n, a->key, 0) == (float)a->f;
-    case PAT_LIT_STRING:
-        return t == PH_ATTR_STRING && strcmp(ph_node_attr_string(n, a->key, ""), a->s) == 0;
-    case PAT_LIT_INTS: {
-        const int64_t *vals;
-        if (t != PH_ATTR_INTS)
+    if (a->var >= 0)
+        return var_bind(m, a->var, &v);
+    pat_val rhs;
+    pat_lit_val(&a->rhs, &rhs);
+    if (!a->all)
+        return compare(&v, a->op, &rhs);
+    if (!is_list(&v))
+        return 0;
+    for (size_t k = 0; k < v.n; k++) {
+        pat_val e;
+        elem(&v, k, &e);
+        if (!compare(&e, a->op, &rhs))
             return 0;
-        ptrdiff_t k = ph_node_attr_ints(n, a->key, &vals);
-        return k == (ptrdiff_t)a->n_ints && (k == 0 || memcmp(vals, a->ints, (size_t)k * sizeof *vals) == 0);
     }
-    }
-    return 0;
+    return 1;
 }
 
-/* check_attr, with the reason. */
+/* ----------------------------------------------------------------- reasons
+ * (ph_pattern_explain): what the pattern wants and what the graph has, in
+ * the pattern language's words. */
+
+/* A dtype as patterns spell it (float32 for ONNX's float). */
+static const char *dtype_word(int d) { return d == PH_DT_FLOAT ? "float32" : ph_dtype_name(d); }
+
+/* Append to buf (size bytes, NUL-terminated) what fmt says, cut at the end. */
+static void put(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put(char *buf, size_t size, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    if (len + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, size - len, fmt, ap);
+    va_end(ap);
+}
+
+/* A value of the language as written: 2, 0.5, "constant", [1, 2]. */
+static void val_text(const pat_val *v, char *buf, size_t size)
+{
+    buf[0] = 0;
+    if (v->kind == PAT_LIT_INT)
+        put(buf, size, "%lld", (long long)v->i);
+    else if (v->kind == PAT_LIT_FLOAT)
+        put(buf, size, "%g", v->f32 ? (double)(float)v->f : v->f);
+    else if (v->kind == PAT_LIT_STRING)
+        put(buf, size, "\"%.60s\"", v->s);
+    else if (v->kind == PAT_LIT_INTS || v->kind == PAT_LIT_FLOATS || v->kind == PAT_LIT_STRINGS) {
+        put(buf, size, "[");
+        for (size_t k = 0; k < v->n && k < 8; k++) {
+            pat_val e;
+            elem(v, k, &e);
+            char t[72];
+            val_text(&e, t, sizeof t);
+            put(buf, size, "%s%s", k ? ", " : "", t);
+        }
+        put(buf, size, "%s]", v->n > 8 ? ", ..." : "");
+    } else
+        put(buf, size, "of a type patterns do not compare");
+}
+
+/* A constraint as written after ':'. */
+static void cons_text(const pat_form *f, const pat_cons *c, char *buf, size_t size)
+{
+    buf[0] = 0;
+    switch (c->kind) {
+    case PAT_CONST: put(buf, size, "const"); break;
+    case PAT_SCALAR: put(buf, size, "scalar"); break;
+    case PAT_RANK: put(buf, size, "rank=%lld", (long long)c->n); break;
+    case PAT_PERCHANNEL: put(buf, size, "perchannel=%lld", (long long)c->n); break;
+    case PAT_DTYPE:
+        for (int d = 1; d < 32; d++)
+            if ((c->dtypes >> d) & 1)
+                put(buf, size, "%s%s", buf[0] ? "|" : "", dtype_word(d));
+        break;
+    case PAT_SHAPE:
+        put(buf, size, "shape=[");
+        for (int i = 0; i < c->n; i++)
+            if (c->dims[i] == PAT_ANY_DIM)
+                put(buf, size, "%s*", i ? "," : "");
+            else
+                put(buf, size, "%s%lld", i ? "," : "", (long long)c->dims[i]);
+        put(buf, size, "]");
+        break;
+    case PAT_VALUE:
+        put(buf, size, "%s%c%g", c->n ? "all" : "scalar", c->tol < 0 ? '=' : '~', c->v);
+        if (c->tol >= 0)
+            put(buf, size, "+-%g%s", c->tol, c->rel ? " (relative)" : "");
+        break;
+    case PAT_FITS: put(buf, size, "fits(%s)", f->names[c->ref]); break;
+    case PAT_DTYPE_VAR: put(buf, size, "dtype=$%s", f->vars[c->ref]); break;
+    case PAT_SCALAR_VAR: put(buf, size, "scalar=$%s", f->vars[c->ref]); break;
+    }
+}
+
+/* What a value is, for a reason: "dtype float32, shape [1,64,?,?], not a
+ * constant" (a one-element constant's value too). */
+static void value_facts(const ph_value *v, char *buf, size_t size)
+{
+    buf[0] = 0;
+    int r = ph_value_rank(v);
+    put(buf, size, "dtype %s, ", dtype_word(ph_value_dtype(v)));
+    if (r < 0)
+        put(buf, size, "unknown rank");
+    else {
+        put(buf, size, "shape [");
+        for (int i = 0; i < r; i++) {
+            int64_t d = ph_value_dim(v, i);
+            if (d < 0)
+                put(buf, size, "%s?", i ? "," : "");
+            else
+                put(buf, size, "%s%lld", i ? "," : "", (long long)d);
+        }
+        put(buf, size, "]");
+    }
+    const ph_tensor *t = ph_value_const(v);
+    double x;
+    if (!t)
+        put(buf, size, ", not a constant");
+    else if (ph_tensor_numel(t) == 1 && !ph_tensor_read_f64(t, ph_tensor_rank(t), ph_tensor_dims(t), &x))
+        put(buf, size, ", a constant of value %g", x);
+    else
+        put(buf, size, ", a constant of %lld elements", (long long)ph_tensor_numel(t));
+}
+
+/* check_cons, with the reason for input j of statement i. */
+static int check_cons_why(ph_match *m, int i, int j, const pat_cons *c, const ph_value *v, const ph_node *user)
+{
+    if (check_cons(m, c, v, user))
+        return 1;
+    if (!m->why)
+        return 0;
+    const pat_form *f = &m->p->forms[m->form];
+    char want[160], have[200];
+    cons_text(f, c, want, sizeof want);
+    value_facts(v, have, sizeof have);
+    if (c->kind == PAT_DTYPE_VAR && m->vv[c->ref].kind)
+        return fail(m, i, "input %d '%s' has dtype %s, but $%s is %s already in this match", j, vname(v),
+                    dtype_word(ph_value_dtype(v)), f->vars[c->ref], dtype_word((int)m->vv[c->ref].i));
+    if (c->kind == PAT_SCALAR_VAR && m->vv[c->ref].kind) {
+        char was[72];
+        val_text(&m->vv[c->ref], was, sizeof was);
+        return fail(m, i, "input %d '%s' (%s), but $%s is %s already in this match", j, vname(v), have,
+                    f->vars[c->ref], was);
+    }
+    return fail(m, i, "input %d '%s' fails ':%s' (%s)", j, vname(v), want, have);
+}
+
+/* An attribute test as written, without its key: "= 0.5", "< 0.1",
+ * "in [1, 2]", "all = 1", "= $eps". */
+static void attr_want(const pat_form *f, const pat_attr *a, char *buf, size_t size)
+{
+    static const char *const ops[] = {[PAT_OP_EQ] = "=", [PAT_OP_NE] = "!=", [PAT_OP_LT] = "<",
+                                      [PAT_OP_LE] = "<=", [PAT_OP_GT] = ">", [PAT_OP_GE] = ">=",
+                                      [PAT_OP_IN] = "in"};
+    buf[0] = 0;
+    if (a->op < PAT_OP_EQ || a->op > PAT_OP_IN)
+        return;
+    put(buf, size, "%s%s ", a->all ? "all " : "", ops[a->op]);
+    if (a->var >= 0) {
+        put(buf, size, "$%s", f->vars[a->var]);
+        return;
+    }
+    pat_val rhs;
+    char t[120];
+    pat_lit_val(&a->rhs, &rhs);
+    val_text(&rhs, t, sizeof t);
+    put(buf, size, "%s", t);
+}
+
+/* check_attr, with the reason for statement i. */
 static int check_attr_why(ph_match *m, int i, const pat_attr *a, const ph_node *n)
 {
-    if (check_attr(a, n))
+    if (check_attr(m, a, n))
         return 1;
-    char want[96] = "";
-    switch (a->lit) {
-    case PAT_LIT_INT: snprintf(want, sizeof want, "%lld", (long long)a->i); break;
-    case PAT_LIT_FLOAT: snprintf(want, sizeof want, "%g", a->f); break;
-    case PAT_LIT_STRING: snprintf(want, sizeof want, "\"%s\"", a->s); break;
-    case PAT_LIT_INTS: snprintf(want, sizeof want, "a list of %zu ints", a->n_ints); break;
-    }
-    ph_attr_type t = ph_node_attr_type(n, a->key);
-    if (a->mode == PAT_ATTR_ABSENT)
-        return fail(m, i, "attribute %s is present; the pattern wants it absent (!%s)", a->key, a->key);
-    if (t == PH_ATTR_NONE)
-        return fail(m, i, "attribute %s is absent; the pattern wants %s = %s (exporters leave "
-                    "out attributes at their default value: write %s ?= %s to accept that)",
+    if (!m->why)
+        return 0;
+    const pat_form *f = &m->p->forms[m->form];
+    pat_val v;
+    char want[160], have[200];
+    int present = attr_val(n, a->key, &v);
+    attr_want(f, a, want, sizeof want);
+    if (present)
+        val_text(&v, have, sizeof have);
+    if (a->op == PAT_OP_ABSENT)
+        return fail(m, i, "attribute %s is present (%s); the pattern wants it absent (!%s)", a->key, have, a->key);
+    if (!present && !a->has_default) {
+        if (a->op == PAT_OP_PRESENT)
+            return fail(m, i, "attribute %s is absent; the pattern wants it present", a->key);
+        if (a->op == PAT_OP_EQ && a->var < 0 && !a->all)
+            return fail(m, i, "attribute %s is absent; the pattern wants %s %s (exporters leave out "
+                        "attributes at their default value: write %s ?%s to accept that)",
+                        a->key, a->key, want, a->key, want);
+        return fail(m, i, "attribute %s is absent; the pattern wants %s %s (exporters leave out attributes "
+                    "at their default value: write %s(DEFAULT) %s to use it)",
                     a->key, a->key, want, a->key, want);
-    char have[96] = "of another type";
-    if (t == PH_ATTR_INT)
-        snprintf(have, sizeof have, "%lld", (long long)ph_node_attr_int(n, a->key, 0));
-    else if (t == PH_ATTR_FLOAT)
-        snprintf(have, sizeof have, "%g", (double)ph_node_attr_float(n, a->key, 0));
-    else if (t == PH_ATTR_STRING)
-        snprintf(have, sizeof have, "\"%.60s\"", ph_node_attr_string(n, a->key, ""));
-    return fail(m, i, "attribute %s is %s; the pattern wants %s", a->key, have, want);
+    }
+    if (!present) {
+        char d[160];
+        pat_lit_val(&a->dflt, &v);
+        val_text(&v, d, sizeof d);
+        snprintf(have, sizeof have, "absent, its default %s", d);
+    } else if (v.kind < 0) {
+        return fail(m, i, "attribute %s is %s; the pattern wants %s %s", a->key, have, a->key, want);
+    }
+    if (a->var >= 0 && m->vv[a->var].kind) {
+        char was[120];
+        val_text(&m->vv[a->var], was, sizeof was);
+        return fail(m, i, "attribute %s is %s, but $%s is %s already in this match", a->key, have,
+                    f->vars[a->var], was);
+    }
+    if (a->all && !is_list(&v))
+        return fail(m, i, "attribute %s is %s, not a list; the pattern wants %s %s", a->key, have, a->key, want);
+    if (a->op == PAT_OP_EQ && !a->all) /* the usual case, said shortest */
+        return fail(m, i, "attribute %s is %s; the pattern wants %s", a->key, have, want + 2);
+    return fail(m, i, "attribute %s is %s; the pattern wants %s %s", a->key, have, a->key, want);
 }
 
 /* ----------------------------------------------------------------- binding */
@@ -253,20 +649,21 @@ static void unbind_to(ph_match *m, int mark)
     }
 }
 
-/* Bind statement s's arguments to n's inputs in the order given by perm
- * (NULL: as written; otherwise a swap of the two first arguments). */
+/* Bind statement i's arguments to n's inputs, the first two swapped when
+ * swap is set. */
 static int bind_args(ph_match *m, int i, const pat_stmt *s, ph_node *n, int swap)
 {
+    const pat_form *f = &m->p->forms[m->form];
     size_t count = n->n_inputs;
     for (int j = 0; j < s->n_args; j++) {
         const pat_arg *a = &s->args[swap && j < 2 ? 1 - j : j];
         ph_value *v = (size_t)j < count ? n->inputs[j] : NULL;
         if (!v && !a->optional)
-            return fail(m, i, "input %d is omitted; the pattern needs it (write %s? for an "
-                        "optional one)", j, a->slot >= 0 ? m->p->names[a->slot] : "_");
+            return fail(m, i, "input %d is omitted; the pattern needs it (write %s? for an optional one)", j,
+                        a->slot >= 0 ? f->names[a->slot] : "_");
         if (!bind(m, a->slot, v))
-            return fail(m, i, "input %d is '%s', but '%s' is already '%s' in this match", j,
-                        vname(v), m->p->names[a->slot], vname(m->vals[a->slot]));
+            return fail(m, i, "input %d is '%s', but '%s' is already '%s' in this match", j, vname(v),
+                        f->names[a->slot], vname(m->vals[a->slot]));
         for (int c = 0; v && c < a->n_cons; c++)
             if (!check_cons_why(m, i, j, &a->cons[c], v, n))
                 return 0;
@@ -278,22 +675,95 @@ static int bind_args(ph_match *m, int i, const pat_stmt *s, ph_node *n, int swap
     } else {
         for (size_t j = (size_t)s->n_args; j < count; j++)
             if (n->inputs[j]) /* an input the pattern does not account for */
-                return fail(m, i, "input %zu '%s' is one the pattern does not name (it names %d)",
-                            j, vname(n->inputs[j]), s->n_args);
+                return fail(m, i, "input %zu '%s' is one the pattern does not name (it names %d)", j,
+                            vname(n->inputs[j]), s->n_args);
     }
     return 1;
 }
 
-static int interior_ok(ph_match *m);
+static int interior_ok(ph_match *m, const pat_form *f);
+
+/* The constraints that read another value (fits), once all are bound. */
+static int deferred_ok(ph_match *m, const pat_form *f)
+{
+    for (int s = 0; s < f->n_stmts; s++)
+        for (int j = 0; j < f->stmts[s].n_args; j++) {
+            const pat_arg *a = &f->stmts[s].args[j];
+            const ph_value *v = a->slot >= 0 ? m->vals[a->slot] : NULL;
+            for (int c = 0; v && c < a->n_cons; c++) {
+                const ph_value *x = m->vals[a->cons[c].ref];
+                if (a->cons[c].kind != PAT_FITS || fits(v, x))
+                    continue;
+                char have[200], other[200] = "(omitted)";
+                value_facts(v, have, sizeof have);
+                if (x)
+                    value_facts(x, other, sizeof other);
+                return fail(m, -1, "'%s' (statement %d, input %d: %s) fails ':fits(%s)' ('%s': %s)", vname(v),
+                            s + 1, j, have, f->names[a->cons[c].ref], vname(x), other);
+            }
+        }
+    return 1;
+}
+
+/* A negative statement's arguments against c's inputs (swapped when swap). */
+static int nac_args(ph_match *m, const pat_stmt *s, ph_node *c, int swap)
+{
+    for (int j = 0; j < s->n_args; j++) {
+        const pat_arg *a = &s->args[swap && j < 2 ? 1 - j : j];
+        ph_value *v = c->inputs[j];
+        if (!v || (a->slot >= 0 && m->vals[a->slot] != v))
+            return 0;
+        for (int k = 0; k < a->n_cons; k++)
+            if (!check_cons(m, &a->cons[k], v, c))
+                return 0;
+    }
+    return 1;
+}
+
+/* A reader outside the match of the first value negative statement s
+ * names that matches s, or NULL. */
+static ph_node *nac_hit(ph_match *m, const pat_stmt *s, const ph_graph *g)
+{
+    const ph_value *v = NULL;
+    for (int j = 0; j < s->n_args && !v; j++)
+        v = s->args[j].slot >= 0 ? m->vals[s->args[j].slot] : NULL;
+    for (size_t u = 0; v && u < v->n_uses; u++) {
+        ph_node *c = v->uses[u].node;
+        if (c->removed || c->graph != g || c->n_inputs != (size_t)s->n_args || !pat_op_matches(s, c) ||
+            pat_match_has(m, c))
+            continue;
+        int vmark = m->n_vtrail, hit = 1;
+        for (int a = 0; a < s->n_attrs && hit; a++)
+            hit = check_attr(m, &s->attrs[a], c);
+        if (hit) {
+            hit = nac_args(m, s, c, 0);
+            if (!hit && s->n_args >= 2 && pat_is_commutative(c->op)) {
+                var_unbind_to(m, vmark);
+                hit = nac_args(m, s, c, 1);
+            }
+        }
+        var_unbind_to(m, vmark);
+        if (hit)
+            return c;
+    }
+    return NULL;
+}
 
 /* Match statements i, i-1, ..., 0; at the end the interior rules, so a
  * refusal backtracks into the other order of a commutative operator. */
-static int match_from(ph_match *m, int i, const ph_graph *g)
+static int match_from(ph_match *m, const pat_form *f, int i, const ph_graph *g)
 {
-    if (i < 0)
-        return interior_ok(m);
-    const ph_pattern *p = m->p;
-    const pat_stmt *s = &p->stmts[i];
+    if (i < 0) {
+        for (int k = 0; k < f->n_nacs; k++) {
+            ph_node *c = nac_hit(m, &f->nacs[k], g);
+            char label[200];
+            if (c)
+                return fail(m, -1, "node '%s' reads the match and is what the negative statement %d (!%s) "
+                            "excludes", ph_node_label(c, label, sizeof label), k + 1, f->nacs[k].ops[0].op_type);
+        }
+        return (!f->deferred || deferred_ok(m, f)) && interior_ok(m, f);
+    }
+    const pat_stmt *s = &f->stmts[i];
     ph_node *n = m->nodes[i];
     if (!n) {
         /* the producer of an output a later statement bound */
@@ -303,57 +773,63 @@ static int match_from(ph_match *m, int i, const ph_graph *g)
                 ph_value *v = m->vals[slot];
                 if (!v->producer)
                     return fail(m, i, "'%s' is %s, not made by a node", vname(v),
-                                v->is_input ? "a graph input" : v->tensor ? "an initializer"
-                                                                          : "no node's output");
+                                v->is_input ? "a graph input" : v->tensor ? "an initializer" : "no node's output");
                 if (v->out_index != (uint32_t)o)
-                    return fail(m, i, "'%s' is output %u of its node; the pattern wants output %d",
-                                vname(v), v->out_index, o);
+                    return fail(m, i, "'%s' is output %u of its node; the pattern wants output %d", vname(v),
+                                v->out_index, o);
                 n = v->producer;
             }
         }
         if (!n || n->removed)
             return fail(m, i, "no node makes what the statement binds");
         if (n->graph != g)
-            return fail(m, i, "the node is in another graph than the root (values from outer "
-                        "scopes can only be leaves)");
-        for (int k = i + 1; k < p->n_stmts; k++)
+            return fail(m, i, "the node is in another graph than the root (values from outer scopes can "
+                        "only be leaves)");
+        for (int k = i + 1; k < f->n_stmts; k++)
             if (m->nodes[k] == n)
                 return fail(m, i, "the node is matched by statement %d already", k + 1);
     }
     char label[200];
     if (!pat_op_matches(s, n))
         return fail(m, i, "node '%s' is %s%s%s; the pattern wants %s%s", ph_node_label(n, label, sizeof label),
-                    ph_node_op_type(n), ph_node_domain(n)[0] ? "@" : "", ph_node_domain(n),
-                    s->ops[0].op_type, s->n_ops > 1 ? " (or an alternative)" : "");
+                    ph_node_op_type(n), ph_node_domain(n)[0] ? "@" : "", ph_node_domain(n), s->ops[0].op_type,
+                    s->n_ops > 1 ? " (or an alternative)" : "");
     if ((size_t)s->n_outs > n->n_outputs)
-        return fail(m, i, "node '%s' has %zu outputs; the pattern names %d",
-                    ph_node_label(n, label, sizeof label), (size_t)n->n_outputs, s->n_outs);
+        return fail(m, i, "node '%s' has %zu outputs; the pattern names %d", ph_node_label(n, label, sizeof label),
+                    (size_t)n->n_outputs, s->n_outs);
+    int vmark = m->n_vtrail;
     for (int a = 0; a < s->n_attrs; a++)
-        if (!check_attr_why(m, i, &s->attrs[a], n))
+        if (!check_attr_why(m, i, &s->attrs[a], n)) {
+            var_unbind_to(m, vmark);
             return 0;
+        }
     int mark = m->n_trail;
     for (int o = 0; o < s->n_outs; o++)
         if (!bind(m, s->outs[o], n->outputs[o]) || (s->outs[o] >= 0 && !n->outputs[o])) {
             unbind_to(m, mark);
+            var_unbind_to(m, vmark);
             return fail(m, i, "output %d of node '%s' is %s", o, ph_node_label(n, label, sizeof label),
                         n->outputs[o] ? "bound to another value already" : "omitted");
         }
     m->nodes[i] = n;
     int tries = s->n_args >= 2 && s->variadic_slot < 0 && pat_is_commutative(n->op) ? 2 : 1;
     for (int swap = 0; swap < tries; swap++) {
-        int inner = m->n_trail;
-        if (bind_args(m, i, s, n, swap) && match_from(m, i - 1, g))
+        int inner = m->n_trail, vinner = m->n_vtrail;
+        if (bind_args(m, i, s, n, swap) && match_from(m, f, i - 1, g))
             return 1;
         unbind_to(m, inner);
+        var_unbind_to(m, vinner);
     }
     unbind_to(m, mark);
-    m->nodes[i] = i == p->n_stmts - 1 ? n : NULL;
+    var_unbind_to(m, vmark);
+    m->nodes[i] = i == f->n_stmts - 1 ? n : NULL;
     return 0;
 }
 
-static int in_match(const ph_match *m, const ph_node *n)
+int pat_match_has(const ph_match *m, const ph_node *n)
 {
-    for (int i = 0; i < m->p->n_stmts; i++)
+    const pat_form *f = &m->p->forms[m->form];
+    for (int i = 0; i < f->n_stmts; i++)
         if (m->nodes[i] == n)
             return 1;
     return 0;
@@ -361,27 +837,26 @@ static int in_match(const ph_match *m, const ph_node *n)
 
 /* No interior value is seen from outside the match, and none is bound to
  * a leaf name (which would let a rewrite read what it removes). */
-static int interior_ok(ph_match *m)
+static int interior_ok(ph_match *m, const pat_form *f)
 {
-    const ph_pattern *p = m->p;
-    for (int slot = 0; slot < p->n_slots; slot++) {
+    for (int slot = 0; slot < f->n_slots; slot++) {
         const ph_value *v = m->vals[slot];
-        if (p->slot_stmt[slot] >= 0 || !m->bound[slot] || !v || !v->producer)
+        if (f->slot_stmt[slot] >= 0 || !m->bound[slot] || !v || !v->producer)
             continue;
-        for (int i = 0; i < p->n_stmts - 1; i++)
+        for (int i = 0; i < f->n_stmts - 1; i++)
             if (m->nodes[i] == v->producer) {
                 int o = (int)v->out_index;
-                if (o >= p->stmts[i].n_outs || !p->stmts[i].shared[o])
+                if (o >= f->stmts[i].n_outs || !f->stmts[i].shared[o])
                     return fail(m, -1, "leaf '%s' is a value the match itself computes (statement %d)",
-                                p->names[slot], i + 1);
+                                f->names[slot], i + 1);
             }
     }
     /* interior nodes: every output private; the root: every output the
      * pattern does not name is unused, so a rewrite accounts for all */
-    for (int i = 0; i < p->n_stmts; i++) {
-        const pat_stmt *s = &p->stmts[i];
+    for (int i = 0; i < f->n_stmts; i++) {
+        const pat_stmt *s = &f->stmts[i];
         const ph_node *n = m->nodes[i];
-        int root = i == p->n_stmts - 1;
+        int root = i == f->n_stmts - 1;
         for (size_t o = 0; o < n->n_outputs; o++) {
             const ph_value *v = n->outputs[o];
             if (!v || ((int)o < s->n_outs && s->shared[o]))
@@ -389,10 +864,10 @@ static int interior_ok(ph_match *m)
             if (root && (int)o < s->n_outs && s->outs[o] >= 0)
                 continue;
             if (v->n_output_refs)
-                return fail(m, -1, "'%s' (statement %d) is a graph output: the match would remove "
-                            "it (mark it ':shared' if it may stay)", vname(v), i + 1);
+                return fail(m, -1, "'%s' (statement %d) is a graph output: the match would remove it (mark it "
+                            "':shared' if it may stay)", vname(v), i + 1);
             for (size_t u = 0; u < v->n_uses; u++)
-                if (!in_match(m, v->uses[u].node)) {
+                if (!pat_match_has(m, v->uses[u].node)) {
                     char label[200];
                     return fail(m, -1, "'%s' (statement %d) is also read by node '%s' outside the match",
                                 vname(v), i + 1, ph_node_label(v->uses[u].node, label, sizeof label));
@@ -408,46 +883,95 @@ static int interior_ok(ph_match *m)
  * a node of one of that statement's ops, whatever position binding or
  * commutation gives it.  On a large graph most candidates of a rule set
  * fail here, after reading only their inputs' producers. */
-static int root_inputs_possible(const ph_pattern *p, const ph_node *root, ph_match *why)
+static int root_inputs_possible(const pat_form *f, const ph_node *root, ph_match *why)
 {
-    const pat_stmt *r = &p->stmts[p->n_stmts - 1];
+    const pat_stmt *r = pat_root(f);
     for (int k = 0; k < r->n_args; k++) {
         const pat_arg *a = &r->args[k];
-        if (a->slot < 0 || a->optional || p->slot_variadic[a->slot])
+        if (a->slot < 0 || a->optional || f->slot_variadic[a->slot])
             continue;
-        int s = p->slot_stmt[a->slot];
-        if (s < 0 || s == p->n_stmts - 1)
+        int s = f->slot_stmt[a->slot];
+        if (s < 0 || s == f->n_stmts - 1)
             continue;
         int found = 0;
         for (size_t i = 0; i < root->n_inputs && !found; i++) {
             const ph_value *v = root->inputs[i];
-            found = v && v->producer && pat_op_matches(&p->stmts[s], v->producer);
+            found = v && v->producer && pat_op_matches(&f->stmts[s], v->producer);
         }
-        if (!found)
-            return why ? fail(why, p->n_stmts - 1, "no input of node '%s' is made by %s, as "
-                              "statement %d wants", ph_node_name(root), p->stmts[s].ops[0].op_type,
-                              s + 1)
+        if (!found) {
+            char label[200];
+            return why ? fail(why, f->n_stmts - 1, "no input of node '%s' is made by %s, as statement %d wants",
+                              ph_node_label(root, label, sizeof label), f->stmts[s].ops[0].op_type, s + 1)
                        : 0;
+        }
+    }
+    return 1;
+}
+
+static int guards_ok(const pat_form *f, const ph_node *root, ph_match *why)
+{
+    static const char *const ops[] = {[PAT_OP_EQ] = "==", [PAT_OP_NE] = "!=", [PAT_OP_LT] = "<",
+                                      [PAT_OP_LE] = "<=", [PAT_OP_GT] = ">", [PAT_OP_GE] = ">="};
+    for (int i = 0; i < f->n_guards; i++) {
+        const pat_guard *g = &f->guards[i];
+        int64_t v = ph_model_opset(root->graph->model, g->domain);
+        int ok;
+        switch (g->op) {
+        case PAT_OP_EQ: ok = v == g->version; break;
+        case PAT_OP_NE: ok = v != g->version; break;
+        case PAT_OP_LT: ok = v < g->version; break;
+        case PAT_OP_LE: ok = v <= g->version; break;
+        case PAT_OP_GT: ok = v > g->version; break;
+        default: ok = v >= g->version; break;
+        }
+        if (!ok || v < 0) {
+            if (!why)
+                return 0;
+            char have[64] = "not imported";
+            if (v >= 0)
+                snprintf(have, sizeof have, "%lld", (long long)v);
+            return fail(why, f->n_stmts - 1, "the guard opset%s%s %s %lld fails: the model's opset%s%s is %s",
+                        g->domain[0] ? "@" : "", g->domain, ops[g->op], (long long)g->version,
+                        g->domain[0] ? " of " : "", g->domain, have);
+        }
+    }
+    return 1;
+}
+
+int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m)
+{
+    const pat_form *f = &p->forms[fi];
+    if (!root || root->removed || m->p != p || !pat_op_matches(pat_root(f), root))
+        return 0;
+    m->form = fi; /* for the reasons of ph_pattern_explain */
+    ph_match *why = m->why ? m : NULL;
+    if (!guards_ok(f, root, why) || !root_inputs_possible(f, root, why)) /* a guard is the first reason */
+        return 0;
+    size_t ns = (size_t)(f->n_slots ? f->n_slots : 1);
+    memset(m->bound, 0, ns);
+    memset(m->vals, 0, ns * sizeof *m->vals);
+    memset(m->var_n, 0, ns * sizeof *m->var_n);
+    memset(m->nodes, 0, (size_t)f->n_stmts * sizeof *m->nodes);
+    for (int k = 0; k < f->n_vars; k++)
+        m->vv[k].kind = 0;
+    m->n_trail = m->n_vtrail = 0;
+    m->state_fresh = 0;
+    m->nodes[f->n_stmts - 1] = root;
+    if (!match_from(m, f, f->n_stmts - 1, root->graph)) {
+        memset(m->nodes, 0, (size_t)f->n_stmts * sizeof *m->nodes);
+        return 0;
     }
     return 1;
 }
 
 PH_API int ph_pattern_match_at(const ph_pattern *p, ph_node *root, ph_match *m)
 {
-    if (!root || root->removed || m->p != p || !pat_op_matches(&p->stmts[p->n_stmts - 1], root) ||
-        !root_inputs_possible(p, root, m->why ? m : NULL))
+    if (!p || !m || m->p != p)
         return 0;
-    memset(m->bound, 0, (size_t)(p->n_slots ? p->n_slots : 1));
-    memset(m->vals, 0, (size_t)(p->n_slots ? p->n_slots : 1) * sizeof *m->vals);
-    memset(m->var_n, 0, (size_t)(p->n_slots ? p->n_slots : 1) * sizeof *m->var_n);
-    memset(m->nodes, 0, (size_t)p->n_stmts * sizeof *m->nodes);
-    m->n_trail = 0;
-    m->nodes[p->n_stmts - 1] = root;
-    if (!match_from(m, p->n_stmts - 1, root->graph)) {
-        memset(m->nodes, 0, (size_t)p->n_stmts * sizeof *m->nodes);
-        return 0;
-    }
-    return 1;
+    for (int k = 0; k < p->n_forms; k++)
+        if (pat_match_form(p, p->order[k], root, m))
+            return 1;
+    return 0;
 }
 
 PH_API int ph_pattern_explain(const ph_pattern *p, ph_node *root, ph_match *m, char *why, size_t size)
@@ -455,30 +979,54 @@ PH_API int ph_pattern_explain(const ph_pattern *p, ph_node *root, ph_match *m, c
     if (!p || !m || m->p != p || !root || root->removed || !why || !size)
         return PH_EINVAL;
     why[0] = 0;
-    if (!pat_op_matches(&p->stmts[p->n_stmts - 1], root))
-        return -1; /* not a candidate */
-    m->why = why;
-    m->why_size = size;
-    m->why_stmt = p->n_stmts;
-    int r = ph_pattern_match_at(p, root, m);
-    m->why = NULL;
-    if (!r && !why[0])
-        snprintf(why, size, "no match");
-    return r;
+    char *reason = malloc(size);
+    if (!reason)
+        return PH_ENOMEM;
+    /* the forms in the matcher's order; the reason kept is the one of the
+     * form that got furthest (the first of those) */
+    int candidate = 0, best = -2, r = 0;
+    for (int k = 0; k < p->n_forms && !r; k++) {
+        int fi = p->order[k];
+        const pat_form *f = &p->forms[fi];
+        if (!pat_op_matches(pat_root(f), root))
+            continue;
+        candidate = 1;
+        reason[0] = 0;
+        m->why = reason;
+        m->why_size = size;
+        m->why_stmt = f->n_stmts;
+        r = pat_match_form(p, fi, root, m);
+        m->why = NULL;
+        int reached = f->n_stmts - 1 - m->why_stmt; /* statements matched before the failure */
+        if (!r && reached > best) {
+            best = reached;
+            if (p->n_forms > 1)
+                snprintf(why, size, "form %d of %d: %s", fi + 1, p->n_forms, reason[0] ? reason : "no match");
+            else
+                snprintf(why, size, "%s", reason[0] ? reason : "no match");
+        }
+    }
+    free(reason);
+    if (r)
+        why[0] = 0;
+    return r ? 1 : candidate ? 0 : -1;
 }
 
 /* -------------------------------------------------------------- accessors */
 
+static const pat_form *form_of(const ph_match *m) { return &m->p->forms[m->form]; }
+
 PH_API ph_value *ph_match_value(const ph_match *m, const char *name)
 {
-    int slot = pat_slot(m->p, name);
+    int slot = pat_slot(form_of(m), name);
     return slot >= 0 && m->bound[slot] ? m->vals[slot] : NULL;
 }
 
 PH_API size_t ph_match_values(const ph_match *m, const char *name, ph_value *const **vals)
 {
-    int slot = pat_slot(m->p, name);
-    if (slot < 0 || !m->p->slot_variadic[slot]) {
+    const pat_form *f = form_of(m);
+    int slot = pat_slot(f, name);
+    if (slot < 0 || !f->slot_variadic[slot]) {
         if (vals)
             *vals = NULL;
         return 0;
@@ -496,17 +1044,96 @@ PH_API const ph_tensor *ph_match_const(const ph_match *m, const char *name)
 
 PH_API ph_node *ph_match_node(const ph_match *m, const char *name)
 {
-    int slot = pat_slot(m->p, name);
-    if (slot < 0 || m->p->slot_stmt[slot] < 0)
+    const pat_form *f = form_of(m);
+    int slot = pat_slot(f, name);
+    if (slot < 0 || f->slot_stmt[slot] < 0)
         return NULL;
-    return m->nodes[m->p->slot_stmt[slot]];
+    return m->nodes[f->slot_stmt[slot]];
 }
 
-PH_API ph_node *ph_match_root(const ph_match *m) { return m->nodes[m->p->n_stmts - 1]; }
-PH_API size_t ph_match_node_count(const ph_match *m) { return (size_t)m->p->n_stmts; }
+PH_API ph_node *ph_match_root(const ph_match *m) { return m->nodes[form_of(m)->n_stmts - 1]; }
+PH_API size_t ph_match_node_count(const ph_match *m) { return (size_t)form_of(m)->n_stmts; }
 PH_API ph_node *ph_match_node_at(const ph_match *m, size_t i)
 {
-    return i < (size_t)m->p->n_stmts ? m->nodes[i] : NULL;
+    return i < (size_t)form_of(m)->n_stmts ? m->nodes[i] : NULL;
+}
+PH_API size_t ph_match_form(const ph_match *m) { return (size_t)m->form; }
+
+/* The bound variable `name` ("$name" or "name"), or NULL. */
+static const pat_val *var_of(const ph_match *m, const char *name)
+{
+    int v = pat_var(form_of(m), name);
+    return v >= 0 && m->vv[v].kind > 0 ? &m->vv[v] : NULL;
+}
+
+PH_API int64_t ph_match_int(const ph_match *m, const char *name, int64_t dflt)
+{
+    const pat_val *v = var_of(m, name);
+    if (!v || !is_num(v))
+        return dflt;
+    return v->kind == PAT_LIT_INT ? v->i : (int64_t)v->f;
+}
+
+PH_API double ph_match_float(const ph_match *m, const char *name, double dflt)
+{
+    const pat_val *v = var_of(m, name);
+    if (!v || !is_num(v))
+        return dflt;
+    return v->kind == PAT_LIT_FLOAT && v->f32 ? (double)(float)v->f : v->f;
+}
+
+PH_API const char *ph_match_string(const ph_match *m, const char *name, const char *dflt)
+{
+    const pat_val *v = var_of(m, name);
+    return v && v->kind == PAT_LIT_STRING ? v->s : dflt;
+}
+
+PH_API ptrdiff_t ph_match_ints(const ph_match *m, const char *name, const int64_t **vals)
+{
+    const pat_val *v = var_of(m, name);
+    if (!v || v->kind != PAT_LIT_INTS) {
+        if (vals)
+            *vals = NULL;
+        return -1;
+    }
+    if (vals)
+        *vals = v->ints;
+    return (ptrdiff_t)v->n;
+}
+
+PH_API int ph_match_has(const ph_match *m, const char *name) { return var_of(m, name) != NULL; }
+
+PH_API int ph_match_escapes(const ph_match *m, const char *name)
+{
+    const ph_value *v = ph_match_value(m, name);
+    if (!v)
+        return 0;
+    if (v->n_output_refs)
+        return 1;
+    for (size_t u = 0; u < v->n_uses; u++)
+        if (!pat_match_has(m, v->uses[u].node))
+            return 1;
+    return 0;
+}
+
+PH_API void *ph_match_state(const ph_match *m, size_t size)
+{
+    ph_match *mm = (ph_match *)m; /* the state is the match's own scratch, not what it matched */
+    if (!size)
+        size = 1;
+    if (size > mm->state_size) {
+        void *s = realloc(mm->state, size);
+        if (!s)
+            return NULL;
+        memset((char *)s + mm->state_size, 0, size - mm->state_size);
+        mm->state = s;
+        mm->state_size = size;
+    }
+    if (!mm->state_fresh && mm->state) {
+        memset(mm->state, 0, mm->state_size);
+        mm->state_fresh = 1;
+    }
+    return mm->state;
 }
 
 PH_API char *ph_match_describe(const ph_match *m, char *buf, size_t size)
@@ -515,7 +1142,7 @@ PH_API char *ph_match_describe(const ph_match *m, char *buf, size_t size)
         return buf;
     buf[0] = 0;
     size_t len = 0;
-    for (int i = 0; i < m->p->n_stmts && len + 1 < size; i++) {
+    for (size_t i = 0; i < ph_match_node_count(m) && len + 1 < size; i++) {
         const ph_node *n = m->nodes[i];
         if (!n)
             continue;
