@@ -19,7 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "passhost/passhost.h"
@@ -356,6 +359,38 @@ START_TEST(external_data_stays_in_the_model_folder)
     }
     unlink(outside);
     rmdir(other);
+}
+END_TEST
+
+/* A FIFO, a device, a socket or a folder, as the model or as an external
+ * data location: refused at once, naming what it is (open() of a FIFO
+ * without a writer used to block for ever; Check's time limit fails the
+ * test if it does again). */
+START_TEST(models_and_data_must_be_regular_files)
+{
+    ck_assert_int_eq(mkfifo(tk_tpath("fifo"), 0600), 0);
+    ck_assert_int_eq(mkdir(tk_tpath("folder"), 0700), 0);
+    int sock = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", tk_tpath("sock"));
+    ck_assert_int_eq(bind(sock, (struct sockaddr *)&sa, sizeof sa), 0);
+    /* a character device made here (as root), never the real /dev/null */
+    int have_dev = mknod(tk_tpath("null"), S_IFCHR | 0600, makedev(1, 3)) == 0;
+    const char *names[] = {"fifo", "folder", "sock", "null"};
+    const char *kinds[] = {"a FIFO", "a folder", "a socket", "a character device"};
+    for (int i = 0; i < 4; i++) {
+        if (i == 3 && !have_dev)
+            continue;
+        pb ext = {0};
+        external_model(&ext, names[i]);
+        expect_refused(&ext, "initializer 'w'", kinds[i]);
+        ph_model *m = (ph_model *)1;
+        ph_error e = {0};
+        ck_assert_int_ne(ph_model_load(tk_tpath(names[i]), &m, &e), 0);
+        ck_assert_ptr_null(m);
+        ck_assert_msg(strstr(e.message, kinds[i]), "'%s' not in: %s", kinds[i], e.message);
+    }
+    close(sock);
 }
 END_TEST
 
@@ -706,6 +741,7 @@ static Suite *suite(void)
     tcase_add_test(tc, good_tensors_still_load);
     tcase_add_test(tc, constant_and_body_tensors_are_checked);
     tcase_add_test(tc, external_data_stays_in_the_model_folder);
+    tcase_add_test(tc, models_and_data_must_be_regular_files);
     tcase_add_test(tc, required_inputs_are_checked);
     tcase_add_test(tc, dim_products_never_overflow);
     tcase_add_test(tc, large_tensors_go_to_one_data_file);

@@ -499,7 +499,8 @@ static int looks_like_text(const unsigned char *buf, size_t n)
 
 host_file_kind host_sniff_file(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO without a writer must not block the sniffing */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return HOST_FILE_MISSING;
     struct stat st;

@@ -83,8 +83,11 @@ typedef struct phi_mapping {
     uint64_t dev, ino; /* of the file mapped (a save never replaces it) */
 } phi_mapping;
 
-/* Map a whole file read-only.  NULL with err set on failure. */
+/* Map a whole file read-only.  NULL with err set on failure; never blocks
+ * (a FIFO, a device or a folder is refused, naming what it is). */
 phi_mapping *phi_map_file(const char *path, ph_error *err);
+/* What a file of this st_mode is, for messages ("a FIFO"); static text. */
+const char *phi_file_kind(unsigned mode);
 /* Copy size bytes into an in-memory file and map it; name is used in
  * messages.  NULL with err set on failure. */
 phi_mapping *phi_map_memory(const void *data, size_t size, const char *name, ph_error *err);

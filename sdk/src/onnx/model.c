@@ -599,8 +599,10 @@ static int attach_external(ph_model *m, ph_tensor *t, const char *model_dir, ph_
         if (strcmp(map->path, real) == 0)
             break;
     if (!map) {
-        if (!(map = phi_map_file(real, err)))
-            return err ? err->code : PH_EIO;
+        ph_error me = {0};
+        if (!(map = phi_map_file(real, &me)))
+            return ph_error_set(err, me.code ? me.code : PH_EIO, "initializer '%s': external data '%s': %.400s",
+                                name, loc, me.message);
         map->next = m->mappings;
         m->mappings = map;
     }
