@@ -93,6 +93,15 @@ const char *phi_file_kind(unsigned mode);
 phi_mapping *phi_map_memory(const void *data, size_t size, const char *name, ph_error *err);
 void phi_unmap_file(phi_mapping *m);
 
+/* How deep protobuf messages may nest in a model (protobuf's own default
+ * recursion limit; about 33 levels of If/Loop/Scan bodies).  The loader
+ * refuses deeper models before unpacking them (nesting.c), so every
+ * recursion over bodies, types and messages is bounded by it. */
+#define PHI_MAX_MESSAGE_DEPTH 100
+/* 0 when the ModelProto in data[0, size) nests no deeper than that, else
+ * PH_EPARSE with a message naming path.  Reads the wire format only. */
+int phi_check_nesting(const uint8_t *data, size_t size, const char *path, ph_error *err);
+
 /* ---------------------------------------------------------------- tensor */
 
 typedef enum phi_storage {

@@ -699,8 +699,13 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
         phi_unmap_file(map);
         return ph_error_set(err, PH_EPARSE, "%s: empty file, not an ONNX model", path);
     }
+    int rc = phi_check_nesting(map->data, map->size, path, err); /* before any recursion */
+    if (rc) {
+        phi_unmap_file(map);
+        return rc;
+    }
     skeleton s = {0};
-    int rc = skel_model(&s, map->data, map->size, path, err);
+    rc = skel_model(&s, map->data, map->size, path, err);
     if (rc) {
         free(s.buf.d);
         free(s.refs);
