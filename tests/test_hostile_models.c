@@ -4,7 +4,13 @@
  *   - If bodies nested deeper than the loader reads (a scan of the wire
  *     format before anything is unpacked), from just under the limit to
  *     10,000 levels (1.3 MB), from a file and from memory, and through the
- *     passhost program in one process and supervised.
+ *     passhost program in one process and supervised;
+ *   - attributes of the wrong type for a known operator (a Transpose whose
+ *     perm is a STRING ran as the default, reversed, Transpose), and a
+ *     required attribute missing: refused, naming node, attribute and the
+ *     type the operator's schema expects (passhost/schema.h);
+ *   - an operator of a domain the model does not import: refused; an
+ *     operator the default domain does not have: one warning naming it.
  * The models are written as protobuf wire bytes here (they are far larger
  * than tests/support/pbwire.h's fixed buffers). */
 #include <check.h>
@@ -12,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "clirun.h"
 #include "passhost/passhost.h"
@@ -248,6 +255,168 @@ START_TEST(deeper_nesting_is_refused_before_unpacking)
 }
 END_TEST
 
+/* ------------------------------------------- attributes and operators */
+
+/* A model of one node (op in domain, inputs x[, w], output y) with the
+ * attribute records in attrs (freed), importing the default domain at
+ * opset 17 and, when import is not NULL, that domain at version 1. */
+static wb one_node_model(const char *op, const char *domain, int two_inputs, wb *attrs, const char *import)
+{
+    wb g = {0}, node = {0};
+    wb_str(&node, 1, "x");
+    if (two_inputs)
+        wb_str(&node, 1, "w");
+    wb_str(&node, 2, "y");
+    wb_str(&node, 3, "the_node");
+    wb_str(&node, 4, op);
+    if (domain)
+        wb_str(&node, 7, domain);
+    wb_put(&node, attrs->d, attrs->n);
+    free(attrs->d);
+    *attrs = (wb){0};
+    wb_msg(&g, 1, &node);
+    wb_str(&g, 2, "g");
+    wb_value_info(&g, 11, "x", 1);
+    if (two_inputs)
+        wb_value_info(&g, 11, "w", 1);
+    wb_value_info(&g, 12, "y", 1);
+    wb model = {0}, op17 = {0}, other = {0};
+    wb_int(&model, 1, 8);
+    wb_int(&op17, 2, 17);
+    wb_msg(&model, 8, &op17);
+    if (import) {
+        wb_str(&other, 1, import);
+        wb_int(&other, 2, 1);
+        wb_msg(&model, 8, &other);
+    }
+    wb_msg(&model, 7, &g);
+    return model;
+}
+
+/* One AttributeProto record (field 5 of a node): name, type, value. */
+static void attr_str(wb *attrs, const char *name, const char *v)
+{
+    wb a = {0};
+    wb_str(&a, 1, name);
+    wb_str(&a, 4, v);
+    wb_int(&a, 20, 3);
+    wb_msg(attrs, 5, &a);
+}
+
+static void attr_strs(wb *attrs, const char *name, const char *v0, const char *v1)
+{
+    wb a = {0};
+    wb_str(&a, 1, name);
+    wb_str(&a, 9, v0);
+    wb_str(&a, 9, v1);
+    wb_int(&a, 20, 8);
+    wb_msg(attrs, 5, &a);
+}
+
+static void attr_float(wb *attrs, const char *name, float v)
+{
+    wb a = {0};
+    wb_str(&a, 1, name);
+    uint32_t bits;
+    memcpy(&bits, &v, 4);
+    wb_varint(&a, 2 << 3 | 5);
+    unsigned char le[4] = {bits & 255, bits >> 8 & 255, bits >> 16 & 255, bits >> 24};
+    wb_put(&a, le, 4);
+    wb_int(&a, 20, 1);
+    wb_msg(attrs, 5, &a);
+}
+
+static void attr_ints(wb *attrs, const char *name, int n, const int64_t *v)
+{
+    wb a = {0};
+    wb_str(&a, 1, name);
+    for (int i = 0; i < n; i++)
+        wb_int(&a, 8, (uint64_t)v[i]);
+    wb_int(&a, 20, 7);
+    wb_msg(attrs, 5, &a);
+}
+
+/* The model must be refused by the loader and by the program, with one
+ * line naming the node, the attribute and the expected type. */
+static void expect_attr_refused(wb *m, const char *what)
+{
+    const char *in = write_wb("attr.onnx", m);
+    free(m->d);
+    ph_model *model = (ph_model *)1;
+    ph_error e = {0};
+    ck_assert_int_eq(ph_model_load(in, &model, &e), PH_EPARSE);
+    ck_assert_ptr_null(model);
+    ck_assert_msg(strstr(e.message, "node 'the_node'") && strstr(e.message, what), "'%s' not in: %s", what,
+                  e.message);
+    tk_cli_result r = TK_CLI("-q", in, tk_tpath("out.onnx"));
+    tk_expect_failure(&r, 3, "node 'the_node'", what);
+    ck_assert(access(tk_tpath("out.onnx"), F_OK) != 0);
+}
+
+START_TEST(attributes_of_the_wrong_type_are_refused)
+{
+    /* Transpose perm as a STRING: was run as the default (reversed) Transpose */
+    wb a = {0};
+    attr_str(&a, "perm", "1,0");
+    wb m = one_node_model("Transpose", NULL, 0, &a, NULL);
+    expect_attr_refused(&m, "attribute 'perm' is a STRING, the operator expects INTS at opset 17");
+    /* Conv kernel_shape as a FLOAT, strides as STRINGS */
+    attr_float(&a, "kernel_shape", 3.0f);
+    m = one_node_model("Conv", NULL, 1, &a, NULL);
+    expect_attr_refused(&m, "attribute 'kernel_shape' is a FLOAT, the operator expects INTS");
+    attr_strs(&a, "strides", "1", "1");
+    m = one_node_model("Conv", NULL, 1, &a, NULL);
+    expect_attr_refused(&m, "attribute 'strides' is of type STRINGS, the operator expects INTS");
+    /* Gemm alpha as INTS */
+    attr_ints(&a, "alpha", 1, (const int64_t[]){2});
+    m = one_node_model("Gemm", NULL, 1, &a, NULL);
+    expect_attr_refused(&m, "attribute 'alpha' is of type INTS, the operator expects FLOAT");
+    /* a required attribute missing: Cast without `to` */
+    m = one_node_model("Cast", NULL, 0, &a, NULL);
+    expect_attr_refused(&m, "required attribute 'to' (INT) is missing at opset 17");
+    /* the right types load, and run through the program */
+    attr_ints(&a, "perm", 1, (const int64_t[]){0});
+    m = one_node_model("Transpose", NULL, 0, &a, NULL);
+    const char *in = write_wb("good.onnx", &m);
+    free(m.d);
+    tk_cli_result r = TK_CLI("-q", in, tk_tpath("out.onnx"));
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    tk_cli_free(&r);
+}
+END_TEST
+
+START_TEST(unknown_operators_and_domains)
+{
+    /* a domain the model does not import: an invalid model, refused */
+    wb a = {0};
+    wb m = one_node_model("Fused", "com.unimported", 0, &a, NULL);
+    const char *in = write_wb("unimported.onnx", &m);
+    free(m.d);
+    tk_cli_result r = TK_CLI("-q", in, tk_tpath("out.onnx"));
+    tk_expect_failure(&r, 3, "node 'the_node' (Fused)", "the model imports no opset of the operator's domain: "
+                      "com.unimported");
+    /* imported: loads, and nothing is said about a domain ONNX does not define */
+    m = one_node_model("Fused", "com.imported", 0, &a, "com.imported");
+    in = write_wb("imported.onnx", &m);
+    free(m.d);
+    r = TK_CLI("-q", in, tk_tpath("out.onnx"));
+    ck_assert_msg(r.status == 0 && !*r.err, "exit %d: %s", r.status, r.err);
+    tk_cli_free(&r);
+    /* an operator the default domain does not have: written, with one
+     * warning naming the node */
+    m = one_node_model("NoSuchOp", NULL, 0, &a, NULL);
+    in = write_wb("nosuchop.onnx", &m);
+    free(m.d);
+    r = TK_CLI("-q", in, tk_tpath("out.onnx"));
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_int_eq(tk_line_count(r.err), 1);
+    ck_assert_msg(strstr(r.err, "passhost: warning: node 'the_node': operator NoSuchOp is not defined by ONNX") &&
+                  strstr(r.err, "in domain ai.onnx at opset 17"), "%s", r.err);
+    tk_cli_free(&r);
+    ck_assert(access(tk_tpath("out.onnx"), F_OK) == 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("hostile_models");
@@ -255,6 +424,8 @@ static Suite *suite(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, nesting_just_under_the_limit_loads_and_runs);
     tcase_add_test(tc, deeper_nesting_is_refused_before_unpacking);
+    tcase_add_test(tc, attributes_of_the_wrong_type_are_refused);
+    tcase_add_test(tc, unknown_operators_and_domains);
     suite_add_tcase(s, tc);
     return s;
 }

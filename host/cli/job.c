@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "run/bisect.h"
+#include "check/operators.h"
 #include "check/dump.h"
 #include "base/exit.h"
 #include "io/model_io.h"
@@ -68,6 +69,11 @@ static int want_tables(const host_job *j)
     return !j->cli.quiet || j->cli.report_json || j->cli.report_html;
 }
 
+static void warn_line(void *log, const char *message)
+{
+    host_log_msg(log, PH_LOG_WARN, NULL, "%s", message);
+}
+
 static int load_model(host_job *j)
 {
     const char *in = j->cfg->input, *out = j->cfg->output;
@@ -80,6 +86,8 @@ static int load_model(host_job *j)
         rc = host_model_load(in, j->cli.verify_each, &j->model, &j->sum.load_ms, &j->err);
     if (!rc && !j->cli.bisect) /* also no external-data file of the input under any name */
         rc = host_model_check_output(j->model, out, &j->err);
+    if (!rc)
+        host_warn_unknown_operators(j->model, warn_line, &j->log);
     if (!rc)
         j->sum.nodes_loaded = ph_model_node_count(j->model);
     if (!rc && want_tables(j))

@@ -353,12 +353,6 @@ const Onnx__AttributeProto *phi_node_find_attr(const ph_node *n, const char *nam
  * NULL without an index or when out of memory (counted). */
 ph_node *const *phi_op_nodes(ph_graph *g, ph_op op, size_t *n);
 
-/* The input arity ONNX's schema gives op at opset (ir/op_arity.c, made by
- * scripts/gen_op_arity.py): the least number of input slots and a mask of
- * the required slots (bit i: slot i may not be omitted).  0 when the table
- * has no schema for op at that opset (then both are 0), else 1. */
-int phi_op_arity(ph_op op, int64_t opset, unsigned *min_inputs, uint32_t *required);
-
 /* The ph_op of an op type in a domain (NULL or "" or "ai.onnx": default). */
 ph_op phi_op_lookup(const char *domain, const char *op_type);
 

@@ -42,7 +42,9 @@ void tk_pass_free(tk_pass *p)
 
 static const ph_param_def no_params[] = {{NULL, 0, NULL, NULL}};
 
-int tk_pass_run(const tk_pass *p, ph_model *m)
+/* tk_pass_run; without check_after, no toposort, verify or shapes after
+ * the pass (for a model the verifier refuses before it already). */
+static int pass_run(const tk_pass *p, ph_model *m, int check_after)
 {
     ph_error err = {0};
     ph_graph *g = ph_model_graph(m);
@@ -65,6 +67,8 @@ int tk_pass_run(const tk_pass *p, ph_model *m)
     ph_ctx_end_pass(ctx);
     ph_ctx_free(ctx);
     ph_params_free(params);
+    if (!check_after)
+        return rc;
 
     int trc = ph_graph_toposort(g);
     ck_assert_msg(trc == 0, "toposort after %s: %s", p->desc->name, ph_strerror(trc));
@@ -76,6 +80,8 @@ int tk_pass_run(const tk_pass *p, ph_model *m)
     }
     return rc;
 }
+
+int tk_pass_run(const tk_pass *p, ph_model *m) { return pass_run(p, m, 1); }
 
 int tk_pass_run_checked(const tk_pass *p, ph_model *m, uint64_t seed)
 {
@@ -228,12 +234,12 @@ int tk_pass_run_eval(const tk_pass *p, ph_model *m, uint64_t seed, size_t n_size
     return rc;
 }
 
-void tk_assert_untouched(const tk_pass *p, ph_model *m)
+static void untouched(const tk_pass *p, ph_model *m, int check_after)
 {
     ph_graph *g = ph_model_graph(m);
     size_t nodes = ph_model_node_count(m);
     char *before = tk_graph_sig(g);
-    int rc = tk_pass_run(p, m);
+    int rc = pass_run(p, m, check_after);
     char *after = tk_graph_sig(g);
     ck_assert_msg(rc == 0, "%s reported %d rewrites on a graph it must leave alone",
                   p->desc->name, rc);
@@ -242,6 +248,17 @@ void tk_assert_untouched(const tk_pass *p, ph_model *m)
     ck_assert_uint_eq(ph_model_node_count(m), nodes);
     free(before);
     free(after);
+}
+
+void tk_assert_untouched(const tk_pass *p, ph_model *m) { untouched(p, m, 1); }
+
+void tk_assert_invalid_untouched(const tk_pass *p, ph_model *m, const char *why)
+{
+    ph_error err = {0};
+    ck_assert_msg(ph_graph_verify(ph_model_graph(m), &err) != 0, "the verifier accepts a model it should refuse (%s)",
+                  why);
+    ck_assert_msg(strstr(err.message, why), "'%s' not in: %s", why, err.message);
+    untouched(p, m, 0);
 }
 
 /* ------------------------------------------------------------ builders */

@@ -69,6 +69,12 @@ int tk_pass_run_eval(const tk_pass *p, ph_model *m, uint64_t seed, size_t n_size
  * signature (tk_graph_sig) and node count as they were. */
 void tk_assert_untouched(const tk_pass *p, ph_model *m);
 
+/* For a model the verifier refuses (with a message holding why), so the
+ * loader never hands it to a pass: assert so, and that the pass, called on
+ * it all the same, changes nothing (as tk_assert_untouched, without the
+ * checks after the call). */
+void tk_assert_invalid_untouched(const tk_pass *p, ph_model *m, const char *why);
+
 /* ------------------------------------------------------------ builders */
 
 /* A new model, default opset 17.  Caller frees with ph_model_free. */
