@@ -23,6 +23,7 @@
  */
 #include <stdio.h>
 
+#include "base/streams.h"
 #include "io/cleanup.h"
 #include "cli.h"
 #include "base/exit.h"
@@ -46,6 +47,8 @@ static int finish(host_job *j, int rc)
 {
     if (rc)
         host_log_fatal(&j->log, j->err.message);
+    if (host_progress_active()) /* a worker: -i -/-o - files are its supervisor's */
+        host_cli_keep_files(&j->cli);
     host_job_free(j, HOST_FREE_MODEL_AT_EXIT);
     host_supervise_finished(rc); /* a worker tells its supervisor it got here */
     return rc;
@@ -56,36 +59,44 @@ static int list_passes(host_job *j)
 {
     int rc = host_job_plugins(j);
     if (!rc && j->cli.list_passes == 2)
-        host_report_passes_markdown(stdout, j->reg);
+        host_report_passes_markdown(host_stdout(), j->reg);
     else if (!rc)
-        host_report_passes(stdout, j->reg);
+        host_report_passes(host_stdout(), j->reg);
     return rc;
 }
 
 int main(int argc, char **argv)
 {
+    host_streams_init(); /* control characters escaped; the model's stdout kept from plugins */
     host_job j;
     host_job_init(&j, stderr);
     int rc = host_cli_parse(&j.cli, argc, argv, &j.err);
     if (!rc && (j.cli.help || j.cli.version)) {
-        j.cli.help ? host_cli_usage(stdout) : host_cli_version(stdout);
+        j.cli.help ? host_cli_usage(host_stdout()) : host_cli_version(host_stdout());
         return finish(&j, 0);
     }
     if (!rc && j.cli.inspect)
-        return finish(&j, host_inspect_main(&j.cli, stdout, &j.err));
+        return finish(&j, host_inspect_main(&j.cli, host_stdout(), &j.err));
     j.out = host_cli_report_stream(&j.cli);
     j.tty = host_trace_terminal(j.cli.quiet);
     if (!rc) rc = host_job_configure(&j);
     if (!rc && !j.cli.list_passes) { /* the rest runs in a worker process (supervise.h) */
         int code = host_supervise(&j.cli, j.cfg, &j.log);
-        if (code >= 0) /* the supervisor: the run is over, its messages printed */
+        if (code == 0) /* the supervisor: the worker succeeded and its output is committed */
+            return finish(&j, host_cli_stream_output(&j.cli, &j.err)); /* -o -, a device */
+        if (code > 0) /* the supervisor: the run failed, its messages printed */
             return finish(&j, 0), code;
     }
+    if (!rc) host_streams_protect_stdout(); /* (a worker did): before any plugin is loaded */
     if (!rc) host_cleanup_install(); /* temporary files go with SIGINT/SIGTERM; SIGBUS of a shrunk input */
     if (!rc && j.cli.list_passes)
         return finish(&j, list_passes(&j));
     if (!rc) rc = host_job_run(&j);
+    if (host_supervise_blame_mode()) /* the supervisor's silent re-run: no report, no output */
+        return finish(&j, rc);
     rc = host_job_report(&j, rc);
+    if (!rc && host_progress_active()) /* a worker: its supervisor commits, then streams */
+        return finish(&j, 0);
     if (!rc) rc = host_cli_stream_output(&j.cli, &j.err);
     return finish(&j, rc);
 }

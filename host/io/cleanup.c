@@ -9,6 +9,8 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
+#include <dirent.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/exit.h"
@@ -38,11 +40,34 @@ void host_cleanup_temp_file(void *user, const char *path, int created)
     }
 }
 
+/* Remove a file, or a folder of files: system calls only (getdents64,
+ * unlinkat), so a signal handler may call it. */
+static void remove_path(const char *path)
+{
+    if (unlink(path) == 0 || errno != EISDIR)
+        return;
+    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        static char buf[4096]; /* a signal handler's own buffer */
+        long n;
+        while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
+            for (long off = 0; off < n;) {
+                const struct dirent64 *de = (const struct dirent64 *)(buf + off);
+                if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+                    unlinkat(fd, de->d_name, 0);
+                off += de->d_reclen;
+            }
+        }
+        close(fd);
+    }
+    rmdir(path);
+}
+
 void host_cleanup_remove_temps(void)
 {
-    for (int i = 0; i < HOST_CLEANUP_MAX_TEMPS; i++)
+    for (int i = HOST_CLEANUP_MAX_TEMPS; i-- > 0;) /* the newest first */
         if (temp_used[i]) {
-            unlink(temp_paths[i]);
+            remove_path(temp_paths[i]);
             temp_used[i] = 0;
         }
 }

@@ -101,13 +101,32 @@ int host_model_check_output(ph_model *m, const char *output, ph_error *err)
     return 0;
 }
 
+/* The save's options: [model] external data, temporary folders told to cleanup.h. */
+static ph_save_options save_options(void)
+{
+    ph_save_options o = {.size = sizeof o, .external_threshold = save_threshold,
+                         .external_min_bytes = save_min_bytes, .temp_file = host_cleanup_temp_file};
+    return o;
+}
+
+int host_model_save_staged(ph_model *m, const char *folder, const char *name, double *ms, ph_error *err)
+{
+    ph_error e = {0};
+    double t0 = host_now_ms();
+    ph_save_options o = save_options();
+    int rc = ph_model_save_staged(m, folder, name, &o, &e);
+    *ms = host_now_ms() - t0;
+    if (rc < 0)
+        return ph_error_set(err, HOST_EXIT_OUTPUT, "%.500s", e.message[0] ? e.message : ph_strerror(rc));
+    return 0;
+}
+
 int host_model_save(ph_model *m, const char *path, double *ms, ph_error *err)
 {
     ph_error e = {0};
     double t0 = host_now_ms();
     int rc;
-    ph_save_options o = {.size = sizeof o, .external_threshold = save_threshold,
-                         .external_min_bytes = save_min_bytes, .temp_file = host_cleanup_temp_file};
+    ph_save_options o = save_options();
     rc = ph_model_save_with(m, path, &o, &e);
     *ms = host_now_ms() - t0;
     if (rc < 0) {

@@ -77,6 +77,11 @@ void host_rewrite_capture_clear(host_rewrite_capture *c);
 
 typedef struct host_run_opts {
     int verify_each;
+    /* The structural check (ph_graph_verify, names included) after EVERY
+     * pass call, also one that reports no rewrite: the first call that
+     * leaves the graph broken fails the stage naming its pass.  Finding
+     * the pass to blame for a later failure (job.c, supervise.h). */
+    int check_every_call;
     int update_shapes;          /* keep inferred shapes current after each change */
     struct host_verify *verify; /* with verify_each: numeric check after each change (NULL: none) */
     struct host_log *log; /* borrowed; the cap warning goes here (NULL: none) */

@@ -102,6 +102,15 @@ void phi_unmap_file(phi_mapping *m);
  * PH_EPARSE with a message naming path.  Reads the wire format only. */
 int phi_check_nesting(const uint8_t *data, size_t size, const char *path, ph_error *err);
 
+/* The external-data locations a ModelProto's bytes name (every tensor of
+ * every graph), each once; caller frees with phi_free_strings.  NULL and
+ * *n = 0 when there are none (or out of memory). */
+char **phi_external_locations(const uint8_t *data, size_t size, size_t *n);
+void phi_free_strings(char **s, size_t n);
+/* The file a save to path replaces: path itself, or the file a symbolic
+ * link there names.  0, or -1 (a link to nothing, a path too long). */
+int phi_output_target(const char *path, char *target, size_t size);
+
 /* ---------------------------------------------------------------- tensor */
 
 typedef enum phi_storage {

@@ -1,5 +1,6 @@
-/* sdk/src/onnx/nesting.c - how deep a model's messages nest, read from the
- * wire format before anything is unpacked.
+/* sdk/src/onnx/nesting.c - the messages of a model, walked in the wire
+ * format before (or without) anything being unpacked: how deep they nest,
+ * and which external-data files a model file names.
  *
  * protobuf-c unpacks a sub-message by recursion, with no limit, and so do
  * the loader and the passes over If/Loop/Scan bodies: a file of 1.3 MB
@@ -8,16 +9,21 @@
  * PHI_MAX_MESSAGE_DEPTH entries (no recursion), led by protobuf-c's own
  * descriptors of onnx.proto (which fields are messages), and refuses a
  * model whose messages nest deeper than that: protobuf's own default
- * recursion limit (100), which leaves room for about 32 levels of nested
+ * recursion limit (100), which leaves room for about 31 levels of nested
  * bodies (graph -> node -> attribute -> graph...).  Every recursion of the
  * SDK over bodies, types or messages is then bounded by that depth.
  *
- * Bytes that are not valid protobuf are not judged here: the scan skips a
+ * Bytes that are not valid protobuf are not judged here: the walk skips a
  * malformed message (its length is known from its parent) and goes on with
  * its siblings; protobuf-c refuses it afterwards, before it recurses into
  * anything inside it (it reads a message's whole level before its
- * sub-messages). */
+ * sub-messages).
+ *
+ * The same walk finds the locations of a file's external data
+ * (phi_external_locations) for the commit of a save, which removes the data
+ * files of the model it replaces (commit.c). */
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -27,6 +33,12 @@ typedef struct level {
     const ProtobufCMessageDescriptor *desc;
     int graph;                            /* an onnx.GraphProto */
 } level;
+
+/* Called for each message entered, with its bytes and where it sits (the
+ * descriptor of its parent and its field number there).  Nonzero stops the
+ * walk with that value. */
+typedef int (*wire_visit)(void *user, const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t size,
+                          const ProtobufCMessageDescriptor *parent, unsigned field);
 
 /* A varint at *p (< end): 0 and the value, or -1 when malformed. */
 static int read_varint(const uint8_t **p, const uint8_t *end, uint64_t *v)
@@ -70,12 +82,16 @@ static int skip_value(const uint8_t **p, const uint8_t *end, unsigned wire, cons
     return -1; /* groups (3, 4) and the invalid 6, 7 */
 }
 
-int phi_check_nesting(const uint8_t *data, size_t size, const char *path, ph_error *err)
+/* Walk the ModelProto in data[0, size).  Returns the visitor's nonzero
+ * value, or -1 (with *graphs the bodies nested so far) when the messages
+ * nest deeper than PHI_MAX_MESSAGE_DEPTH, else 0. */
+static int wire_walk(const uint8_t *data, size_t size, wire_visit visit, void *user, int *graphs_deep)
 {
     level stack[PHI_MAX_MESSAGE_DEPTH];
-    int depth = 1, graphs = 0, deepest_graphs = 0;
+    int depth = 1, graphs = 0;
     const uint8_t *p = data;
     stack[0] = (level){data + size, &onnx__model_proto__descriptor, 0};
+    *graphs_deep = 0;
     while (depth > 0) {
         level *top = &stack[depth - 1];
         if (p >= top->end) { /* the message is over: back to its parent */
@@ -87,7 +103,7 @@ int phi_check_nesting(const uint8_t *data, size_t size, const char *path, ph_err
         uint64_t tag;
         const uint8_t *payload = NULL;
         if (read_varint(&p, top->end, &tag) || skip_value(&p, top->end, (unsigned)(tag & 7), &payload)) {
-            p = top->end; /* malformed: protobuf-c refuses it; the siblings are still scanned */
+            p = top->end; /* malformed: protobuf-c refuses it; the siblings are still walked */
             continue;
         }
         if ((tag & 7) != 2 || (tag >> 3) > UINT32_MAX)
@@ -96,18 +112,102 @@ int phi_check_nesting(const uint8_t *data, size_t size, const char *path, ph_err
         if (!f || f->type != PROTOBUF_C_TYPE_MESSAGE)
             continue;
         if (depth == PHI_MAX_MESSAGE_DEPTH)
-            return ph_error_set(err, PH_EPARSE, "%s: refused: its protobuf messages nest more than %d deep (%d "
-                                "levels of If/Loop/Scan bodies and more); passhost reads at most %d levels, "
-                                "protobuf's own default limit (about %d levels of bodies)", path,
-                                PHI_MAX_MESSAGE_DEPTH, deepest_graphs - 1, PHI_MAX_MESSAGE_DEPTH,
-                                PHI_MAX_MESSAGE_DEPTH / 3 - 2);
+            return -1;
         const ProtobufCMessageDescriptor *sub = f->descriptor;
+        if (visit) {
+            int rc = visit(user, sub, payload, (size_t)(p - payload), top->desc, (unsigned)(tag >> 3));
+            if (rc)
+                return rc;
+        }
         int graph = sub == &onnx__graph_proto__descriptor;
         stack[depth++] = (level){p, sub, graph};
         p = payload;
         graphs += graph;
-        if (graphs > deepest_graphs)
-            deepest_graphs = graphs;
+        if (graphs > *graphs_deep)
+            *graphs_deep = graphs;
     }
     return 0;
+}
+
+int phi_check_nesting(const uint8_t *data, size_t size, const char *path, ph_error *err)
+{
+    int graphs = 0;
+    if (wire_walk(data, size, NULL, NULL, &graphs) == 0)
+        return 0;
+    return ph_error_set(err, PH_EPARSE, "%s: refused: its protobuf messages nest more than %d deep (%d "
+                        "levels of If/Loop/Scan bodies and more); passhost reads at most %d levels, "
+                        "protobuf's own default limit (about %d levels of bodies)", path, PHI_MAX_MESSAGE_DEPTH,
+                        graphs - 1, PHI_MAX_MESSAGE_DEPTH, PHI_MAX_MESSAGE_DEPTH / 3 - 2);
+}
+
+/* ------------------------------------------------ external-data locations */
+
+typedef struct locations {
+    char **names;
+    size_t n, cap;
+    int oom;
+} locations;
+
+/* The string field `field` of a StringStringEntryProto (1 key, 2 value),
+ * or NULL (n set to its length). */
+static const uint8_t *entry_string(const uint8_t *p, const uint8_t *end, unsigned field, size_t *n)
+{
+    while (p < end) {
+        uint64_t tag;
+        const uint8_t *payload = NULL;
+        if (read_varint(&p, end, &tag) || skip_value(&p, end, (unsigned)(tag & 7), &payload))
+            return NULL;
+        if ((tag & 7) == 2 && tag >> 3 == field) {
+            *n = (size_t)(p - payload);
+            return payload;
+        }
+    }
+    return NULL;
+}
+
+static int add_location(void *user, const ProtobufCMessageDescriptor *desc, const uint8_t *data, size_t size,
+                        const ProtobufCMessageDescriptor *parent, unsigned field)
+{
+    locations *l = user;
+    if (desc != &onnx__string_string_entry_proto__descriptor || parent != &onnx__tensor_proto__descriptor ||
+        field != 13) /* TensorProto.external_data */
+        return 0;
+    size_t kn = 0, vn = 0;
+    const uint8_t *key = entry_string(data, data + size, 1, &kn), *val = entry_string(data, data + size, 2, &vn);
+    if (!key || kn != 8 || memcmp(key, "location", 8) != 0 || !val || !vn || memchr(val, 0, vn))
+        return 0;
+    for (size_t i = 0; i < l->n; i++)
+        if (strlen(l->names[i]) == vn && memcmp(l->names[i], val, vn) == 0)
+            return 0;
+    char *s = malloc(vn + 1);
+    if (!s || phi_grow((void **)&l->names, &l->cap, l->n + 1, sizeof *l->names)) {
+        free(s);
+        l->oom = 1;
+        return 1;
+    }
+    memcpy(s, val, vn);
+    s[vn] = 0;
+    l->names[l->n++] = s;
+    return 0;
+}
+
+char **phi_external_locations(const uint8_t *data, size_t size, size_t *n)
+{
+    locations l = {0};
+    int graphs;
+    wire_walk(data, size, add_location, &l, &graphs); /* too deep: what was found so far */
+    if (l.oom) {
+        phi_free_strings(l.names, l.n);
+        *n = 0;
+        return NULL;
+    }
+    *n = l.n;
+    return l.names;
+}
+
+void phi_free_strings(char **s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(s[i]);
+    free(s);
 }

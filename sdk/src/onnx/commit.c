@@ -1,0 +1,311 @@
+/* sdk/src/onnx/commit.c - a saved model put in place with one commit point.
+ *
+ * A save is written into a staging folder of its own beside the output,
+ * .NAME.tmp.PID.XXXXXX/ (ph_staging_make), holding the model and, when it
+ * has external data, one data file whose name is unique to this save
+ * (NAME.XXXXXX.data, as the model's `location` says).  ph_model_commit then
+ *
+ *   1. moves each data file the staged model names into the output's
+ *      folder (renameat2 RENAME_NOREPLACE: a new name, nothing replaced);
+ *   2. moves the model over the output with renameat2 RENAME_EXCHANGE:
+ *      the commit point.  The model that was there comes back under the
+ *      staged name, so the commit knows exactly which model it replaced,
+ *      also when other runs write the same output at the same time;
+ *   3. removes the data files that replaced model named (those of this
+ *      output's naming, NAME.data and NAME.*.data, in its folder, that the
+ *      new model does not name and the caller does not keep), then the
+ *      replaced model.
+ *
+ * Before step 2 the old pair is whole and in place; after it the new pair
+ * is.  A failure before or in step 2 removes the moved data files again.
+ * A process killed between steps 1 and 2 (two system calls) leaves its new
+ * data file beside the old pair; killed after step 2, the replaced model's
+ * data files.  A filesystem without RENAME_EXCHANGE gets a plain rename
+ * after the old model was opened (two runs racing may then leave an old
+ * data file, never a mixed pair).
+ *
+ * The staging folder's PID is the process that will commit it: a folder
+ * whose process is gone (killed by SIGKILL while it wrote) is removed by
+ * the next ph_staging_make in that folder. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+/* ------------------------------------------------------------ staging */
+
+/* "dir" and "name" of path (dir "." when it has no '/'). */
+static int split_path(const char *path, char *dir, size_t size, const char **name)
+{
+    const char *slash = strrchr(path, '/');
+    *name = slash ? slash + 1 : path;
+    int n = slash ? snprintf(dir, size, "%.*s", (int)(slash == path ? 1 : slash - path), path)
+                  : snprintf(dir, size, ".");
+    return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+/* Remove what folder holds, then folder: plain files, and folders up to
+ * `levels` deep (a staging folder holds files; passhost's folder of
+ * standard input and output holds the staging folder of its output). */
+static void remove_tree_levels(int dirfd_at, const char *folder, int levels)
+{
+    int fd = openat(dirfd_at, folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        DIR *d = fdopendir(fd);
+        if (d) {
+            for (struct dirent *de; (de = readdir(d));) {
+                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
+                    continue;
+                if (unlinkat(dirfd(d), de->d_name, 0) != 0 && errno == EISDIR && levels > 1)
+                    remove_tree_levels(dirfd(d), de->d_name, levels - 1);
+            }
+            closedir(d);
+        } else {
+            close(fd);
+        }
+    }
+    unlinkat(dirfd_at, folder, AT_REMOVEDIR);
+}
+
+static void remove_tree(int dirfd_at, const char *folder) { remove_tree_levels(dirfd_at, folder, 3); }
+
+/* The process id in a staging name ".NAME.tmp.PID.XXXXXX", or 0. */
+static long staging_pid(const char *entry)
+{
+    size_t len = strlen(entry);
+    if (entry[0] != '.' || len < 14 || entry[len - 7] != '.')
+        return 0;
+    const char *end = entry + len - 7; /* the '.' before XXXXXX */
+    const char *p = end;
+    while (p > entry && p[-1] >= '0' && p[-1] <= '9')
+        p--;
+    if (p == end || end - p > 9 || p - entry < 5 || memcmp(p - 5, ".tmp.", 5) != 0)
+        return 0;
+    return strtol(p, NULL, 10);
+}
+
+/* Remove the staging folders (and files) in dir whose process is gone. */
+static void remove_stale(const char *dir)
+{
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    DIR *d = fdopendir(fd);
+    if (!d) {
+        close(fd);
+        return;
+    }
+    for (struct dirent *de; (de = readdir(d));) {
+        long pid = staging_pid(de->d_name);
+        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+            continue; /* not ours, or its process (or one with its number) is alive */
+        struct stat st;
+        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode))
+            remove_tree(dirfd(d), de->d_name);
+        else if (S_ISREG(st.st_mode))
+            unlinkat(dirfd(d), de->d_name, 0);
+    }
+    closedir(d);
+}
+
+/* The file a save to path replaces: path, or for a symbolic link the file
+ * it names (the link stays).  -1 for a link to nothing. */
+int phi_output_target(const char *path, char *target, size_t size)
+{
+    struct stat lst;
+    if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
+        char real[PATH_MAX];
+        if (!realpath(path, real))
+            return -1;
+        return (size_t)snprintf(target, size, "%s", real) >= size ? -1 : 0;
+    }
+    return (size_t)snprintf(target, size, "%s", path) >= size ? -1 : 0;
+}
+
+PH_API int ph_staging_make(const char *path, long pid, char *folder, size_t size, ph_error *err)
+{
+    char dir[PATH_MAX], target[PATH_MAX];
+    const char *name;
+    if (!path || phi_output_target(path, target, sizeof target) != 0)
+        return ph_error_set(err, PH_EIO, "%s: cannot create output: a symbolic link to nothing",
+                            path ? path : "(null)");
+    if (split_path(target, dir, sizeof dir, &name) || !*name)
+        return ph_error_set(err, PH_EINVAL, "%s: not a file name", path);
+    remove_stale(dir);
+    int n = snprintf(folder, size, "%s/.%s.tmp.%ld.XXXXXX", dir, name, pid > 0 ? pid : (long)getpid());
+    if (n < 0 || (size_t)n >= size)
+        return ph_error_set(err, PH_EINVAL, "%s: path too long", path);
+    if (!mkdtemp(folder))
+        return ph_error_set(err, PH_EIO, "%s: cannot create output: %s", path, strerror(errno));
+    return 0;
+}
+
+PH_API void ph_staging_remove(const char *folder)
+{
+    if (folder && *folder)
+        remove_tree(AT_FDCWD, folder);
+}
+
+/* ------------------------------------------------------------- commit */
+
+/* The external-data locations named by the model file open on fd (its
+ * bytes mapped for the walk); NULL and 0 when none or unreadable. */
+static char **locations_of_fd(int fd, size_t *n)
+{
+    struct stat st;
+    *n = 0;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
+        return NULL;
+    void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    char **names = phi_external_locations(p, (size_t)st.st_size, n);
+    munmap(p, (size_t)st.st_size);
+    return names;
+}
+
+static char **locations_of(const char *path, size_t *n)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    char **names = locations_of_fd(fd, n);
+    if (fd >= 0)
+        close(fd);
+    return names;
+}
+
+/* A data file of this output's naming (NAME.data, NAME.*.data) in its
+ * folder: the only kind the commit removes. */
+static int our_data_name(const char *loc, const char *name)
+{
+    size_t ln = strlen(loc), nn = strlen(name);
+    return !strchr(loc, '/') && ln > nn + 5 && strncmp(loc, name, nn) == 0 && loc[nn] == '.' &&
+           strcmp(loc + ln - 5, ".data") == 0;
+}
+
+static int listed(char **names, size_t n, const char *s)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(names[i], s) == 0)
+            return 1;
+    return 0;
+}
+
+/* Remove the data files of the model that was replaced (open on fd). */
+static void remove_old_data(int old_fd, const char *dir, const char *name, char **keep_names, size_t n_keep,
+                            int (*keep)(void *user, const char *path), void *user)
+{
+    size_t n = 0;
+    char **old = locations_of_fd(old_fd, &n);
+    for (size_t i = 0; i < n; i++) {
+        char p[PATH_MAX];
+        if (!our_data_name(old[i], name) || listed(keep_names, n_keep, old[i]) ||
+            (size_t)snprintf(p, sizeof p, "%s/%s", dir, old[i]) >= sizeof p)
+            continue;
+        if (!keep || !keep(user, p))
+            unlink(p);
+    }
+    phi_free_strings(old, n);
+}
+
+static int exchange_supported(int e) { return e != EINVAL && e != ENOSYS && e != EOPNOTSUPP; }
+
+PH_API int ph_model_commit(const char *staged, const char *path, int (*keep)(void *user, const char *path),
+                           void *user, ph_error *err)
+{
+    char sdir[PATH_MAX], odir[PATH_MAX], target[PATH_MAX];
+    const char *sname, *oname;
+    if (!staged || !path || split_path(staged, sdir, sizeof sdir, &sname))
+        return ph_error_set(err, PH_EINVAL, "no staged model to commit");
+    /* an output that is a symbolic link: the file it names is replaced, the link stays */
+    if (phi_output_target(path, target, sizeof target) != 0)
+        return ph_error_set(err, PH_EIO, "%s: cannot write output: a symbolic link to nothing", path);
+    if (split_path(target, odir, sizeof odir, &oname) || !*oname)
+        return ph_error_set(err, PH_EINVAL, "%s: not a file name", path);
+
+    /* 1. the data files, under their new names */
+    size_t n_data = 0, moved = 0;
+    char **data = locations_of(staged, &n_data);
+    int rc = 0;
+    for (; moved < n_data && !rc; moved++) {
+        char from[PATH_MAX], to[PATH_MAX];
+        if (strchr(data[moved], '/') || (size_t)snprintf(from, sizeof from, "%s/%s", sdir, data[moved]) >= sizeof from ||
+            (size_t)snprintf(to, sizeof to, "%s/%s", odir, data[moved]) >= sizeof to) {
+            rc = ph_error_set(err, PH_EINVAL, "%s: cannot write output: bad data file name '%s'", path, data[moved]);
+            break;
+        }
+        if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) != 0) {
+            int e = errno;
+            if (!exchange_supported(e) && access(to, F_OK) != 0 && rename(from, to) == 0)
+                continue;
+            rc = ph_error_set(err, PH_EIO, "%s: cannot write output: %s: %s", path, to,
+                              e == EEXIST ? "a file of that name exists already" : strerror(e));
+            break;
+        }
+    }
+
+    /* 2. the model: the commit point */
+    int old_fd = -1, exchanged = 0;
+    for (int tries = 0; !rc && tries < 8; tries++) {
+        if (renameat2(AT_FDCWD, staged, AT_FDCWD, target, RENAME_EXCHANGE) == 0) {
+            exchanged = 1;
+            struct stat st;
+            if (lstat(staged, &st) == 0 && !S_ISREG(st.st_mode)) { /* a folder or link slipped in: undo */
+                renameat2(AT_FDCWD, staged, AT_FDCWD, target, RENAME_EXCHANGE);
+                rc = ph_error_set(err, PH_EIO, "%s: cannot write output: it is %s, not a file", path,
+                                  phi_file_kind(st.st_mode));
+            }
+            break;
+        }
+        int e = errno;
+        if (e == ENOENT && renameat2(AT_FDCWD, staged, AT_FDCWD, target, RENAME_NOREPLACE) == 0)
+            break; /* no output before: nothing replaced */
+        if (e == ENOENT && errno == EEXIST)
+            continue; /* another run made it just now: exchange with that */
+        if (!exchange_supported(e) || (e == ENOENT && !exchange_supported(errno))) {
+            old_fd = open(target, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+            if (rename(staged, target) != 0)
+                rc = ph_error_set(err, PH_EIO, "%s: cannot write output: %s", path, strerror(errno));
+            break;
+        }
+        rc = ph_error_set(err, PH_EIO, "%s: cannot write output: %s", path, strerror(e == ENOENT ? errno : e));
+        break;
+    }
+    if (rc) { /* the old pair stays as it was: take the new data files away again */
+        for (size_t i = 0; i < moved; i++) {
+            char to[PATH_MAX];
+            if ((size_t)snprintf(to, sizeof to, "%s/%s", odir, data[i]) < sizeof to)
+                unlink(to);
+        }
+        if (old_fd >= 0)
+            close(old_fd);
+        phi_free_strings(data, n_data);
+        return rc;
+    }
+    int dfd = open(odir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) { /* the renames, on disk */
+        fsync(dfd);
+        close(dfd);
+    }
+
+    /* 3. what the replaced model named, then the replaced model */
+    if (exchanged)
+        old_fd = open(staged, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    remove_old_data(old_fd, odir, oname, data, n_data, keep, user);
+    if (old_fd >= 0)
+        close(old_fd);
+    if (exchanged)
+        unlink(staged);
+    phi_free_strings(data, n_data);
+    return 0;
+}
