@@ -157,7 +157,7 @@ $(BUILD)/plugins/%.so: $$(wildcard plugins/%/*.c) $$(wildcard plugins/%/*.h) $(H
 
 $(BUILD)/test-plugins/%.so: tests/plugins/%.c $(HEADERS) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -shared -o $@ $< -L$(BUILD)/lib -lpasshost -lm -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(CFLAGS_ALL) -Isdk/src -shared -o $@ $< -L$(BUILD)/lib -lpasshost -lm -Wl,-rpath,'$$ORIGIN/../lib'
 
 # --- tests (Check) ----------------------------------------------------------------
 # The test support code is compiled once and linked into every test.

@@ -648,10 +648,16 @@ START_TEST(large_tensors_go_to_one_data_file)
                          .temp_file = on_temp, .user = &tl};
     const char *out = tk_tpath("ext.onnx");
     ck_assert_msg(ph_model_save_with(m, out, &o, &e) == 0, "%s", e.message);
-    ck_assert_int_eq(tl.made, 2); /* the model's and the data file's */
-    ck_assert_int_eq(tl.gone, 2);
+    ck_assert_int_eq(tl.made, 1); /* the staging folder of the save */
+    ck_assert_int_eq(tl.gone, 1);
+    ck_assert(!tk_exists(tl.last));
     size_t n, dn;
-    char *bytes = tk_slurp(out, &n), *data = tk_slurp(tk_tpath("ext.onnx.data"), &dn);
+    char data_path[700]; /* ext.onnx.XXXXXX.data: unique to the save */
+    ck_assert_ptr_nonnull(tk_data_file("ext.onnx"));
+    snprintf(data_path, sizeof data_path, "%s", tk_data_file("ext.onnx"));
+    char data_name[100];
+    snprintf(data_name, sizeof data_name, "%s", strrchr(data_path, '/') + 1);
+    char *bytes = tk_slurp(out, &n), *data = tk_slurp(data_path, &dn);
     ck_assert_ptr_nonnull(data);
     ext_seen seen[8];
     size_t k = scan_inits((const unsigned char *)bytes, n, seen, 8);
@@ -665,7 +671,7 @@ START_TEST(large_tensors_go_to_one_data_file)
         }
         ext++;
         ck_assert_msg(seen[i].external && !seen[i].raw, "%s", seen[i].name);
-        ck_assert_str_eq(seen[i].location, "ext.onnx.data");
+        ck_assert_str_eq(seen[i].location, data_name);
         ck_assert_int_eq(seen[i].offset % 4096, 0);
         ck_assert_int_eq(seen[i].length, (long long)ph_tensor_nbytes(t));
         ck_assert(seen[i].offset + seen[i].length <= (long long)dn);
@@ -692,23 +698,45 @@ START_TEST(large_tensors_go_to_one_data_file)
     /* and external again from the mapped data: identical files */
     const char *ext2 = tk_tpath("ext2.onnx");
     ck_assert_int_eq(ph_model_save_with(back, ext2, &o, &e), 0);
-    char *d1 = tk_slurp(tk_tpath("ext.onnx.data"), &a1), *d2 = tk_slurp(tk_tpath("ext2.onnx.data"), &a2);
+    char data2[700];
+    snprintf(data2, sizeof data2, "%s", tk_data_file("ext2.onnx"));
+    char *d1 = tk_slurp(data_path, &a1), *d2 = tk_slurp(data2, &a2);
     ck_assert(a1 == a2 && memcmp(d1, d2, a1) == 0);
     free(d1);
     free(d2);
 
-    /* never over a file the loaded model reads: its data file as output, or
-     * an output whose PATH.data is that file */
-    ck_assert_int_eq(ph_model_reads_file(back, tk_tpath("ext.onnx.data")), 1);
-    ck_assert_int_eq(ph_model_reads_file(back, tk_tpath("ext2.onnx.data")), 0);
-    ck_assert_int_eq(ph_model_save_with(back, tk_tpath("ext.onnx.data"), &o, &e), PH_EINVAL);
-    ck_assert_int_eq(rename(out, tk_tpath("renamed.onnx")), 0);
-    ph_model *moved = NULL;
-    ck_assert_msg(ph_model_load(tk_tpath("renamed.onnx"), &moved, &e) == 0, "%s", e.message);
-    ck_assert_int_eq(ph_model_save_with(moved, tk_tpath("ext.onnx"), &o, &e), PH_EINVAL);
-    ck_assert_msg(strstr(e.message, "input model reads"), "%s", e.message);
-    ck_assert(!tk_exists(tk_tpath("ext.onnx")));
-    ph_model_free(moved);
+    /* never over a file the loaded model reads: its data file as output */
+    ck_assert_int_eq(ph_model_reads_file(back, data_path), 1);
+    ck_assert_int_eq(ph_model_reads_file(back, data2), 0);
+    ck_assert_int_eq(ph_model_save_with(back, data_path, &o, &e), PH_EINVAL);
+    /* a model that reads ext.onnx's data file, saved over ext.onnx: its data
+     * file gets a new name, and the commit, which removes the data files of
+     * the model it replaces, leaves the one the model reads */
+    tk_copy_file(out, tk_tpath("copy.onnx"));
+    ph_model *copy = NULL;
+    ck_assert_msg(ph_model_load(tk_tpath("copy.onnx"), &copy, &e) == 0, "%s", e.message);
+    ck_assert_msg(ph_model_save_with(copy, out, &o, &e) == 0, "%s", e.message);
+    ck_assert(tk_exists(data_path));
+    size_t a3;
+    char *d3 = tk_slurp(data_path, &a3);
+    ck_assert(a3 == a1);
+    free(d3);
+    ph_model_free(copy);
+    /* another model saved over ext.onnx: the data file of the model it
+     * replaces goes (nothing reads it), the first one stays (`back` reads it) */
+    size_t nb;
+    char *cb = tk_slurp(out, &nb);
+    ext_seen s2[8];
+    size_t k2 = scan_inits((const unsigned char *)cb, nb, s2, 8);
+    char replaced[100] = "";
+    for (size_t i = 0; i < k2 && !replaced[0]; i++)
+        if (s2[i].external)
+            snprintf(replaced, sizeof replaced, "%s", s2[i].location);
+    free(cb);
+    ck_assert(replaced[0] && strcmp(replaced, data_name) != 0 && tk_exists(tk_tpath(replaced)));
+    ck_assert_msg(ph_model_save_with(m, out, &o, &e) == 0, "%s", e.message);
+    ck_assert(!tk_exists(tk_tpath(replaced)));
+    ck_assert(tk_exists(data_path));
     ph_model_free(back);
     ph_model_free(m);
 }
@@ -720,12 +748,16 @@ START_TEST(failed_save_leaves_nothing)
     ph_error e = {0};
     temp_log tl = {0};
     ph_save_options o = {.size = sizeof o, .external_threshold = 1, .temp_file = on_temp, .user = &tl};
-    /* the output is a folder: the rename fails after both files are written */
+    /* the output is a folder: the commit fails after both files are written
+     * and the data file was moved in */
     ck_assert_int_eq(mkdir(tk_tpath("dir.onnx"), 0700), 0);
     ck_assert_int_eq(ph_model_save_with(m, tk_tpath("dir.onnx"), &o, &e), PH_EIO);
+    ck_assert_msg(strstr(e.message, "it is a folder, not a file"), "%s", e.message);
     ck_assert_int_eq(tl.made, tl.gone);
     ck_assert(!tk_exists(tl.last));
-    ck_assert(!tk_exists(tk_tpath("dir.onnx.data"))); /* renamed first, removed again */
+    ck_assert(tk_data_file("dir.onnx") == NULL); /* moved in first, removed again */
+    struct stat st;
+    ck_assert(stat(tk_tpath("dir.onnx"), &st) == 0 && S_ISDIR(st.st_mode));
     ph_model_free(m);
 }
 END_TEST

@@ -38,6 +38,7 @@
 #include "clirun.h"
 #include "base/exit.h"
 #include "passhost/passhost.h"
+#include "testkit.h"
 #include "tmpdir.h"
 
 extern char **environ;
@@ -57,27 +58,8 @@ static const char *const plugins[] = {"tp_crash_null", "tp_crash_abort", "tp_cra
 /* x[2,3] -> n Identity nodes in a chain -> y, saved to tmpdir/name. */
 static const char *identity_chain(const char *name, int n)
 {
-    static const int64_t dims[] = {2, 3};
-    ph_model *m = ph_model_new(13);
-    ck_assert_ptr_nonnull(m);
-    ph_graph *g = ph_model_graph(m);
-    ph_value *v = ph_graph_add_input(g, "x", PH_DT_FLOAT, 2, dims);
-    ck_assert_ptr_nonnull(v);
-    for (int i = 0; i < n; i++) {
-        ph_node *node = ph_node_create(g, NULL, "Identity", 1, &v, 1);
-        ck_assert_ptr_nonnull(node);
-        char buf[32];
-        snprintf(buf, sizeof buf, "id%d", i);
-        ck_assert_int_eq(ph_node_set_name(node, buf), 0);
-        v = ph_node_output(node, 0);
-        ck_assert_int_eq(ph_value_set_type(v, PH_DT_FLOAT, 2, dims), 0);
-    }
-    ck_assert_int_eq(ph_graph_add_output(g, v), 0);
-    ck_assert_int_eq(ph_graph_verify(g, NULL), 0);
     const char *path = tk_tpath(name);
-    ph_error err = {0};
-    ck_assert_msg(ph_model_save(m, path, &err) == 0, "%s", err.message);
-    ph_model_free(m);
+    tk_identity_chain_file(path, n);
     return path;
 }
 

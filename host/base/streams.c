@@ -69,6 +69,20 @@ static int escaper_close(void *cookie)
     return rc;
 }
 
+/* The escaping streams made, and their descriptors (host_stream_fd). */
+static struct {
+    FILE *f;
+    int fd;
+} g_made[8];
+
+int host_stream_fd(FILE *f)
+{
+    for (size_t i = 0; i < sizeof g_made / sizeof g_made[0]; i++)
+        if (g_made[i].f && g_made[i].f == f)
+            return g_made[i].fd;
+    return fileno(f);
+}
+
 FILE *host_escaping_stream(int fd)
 {
     escaper *e = calloc(1, sizeof *e);
@@ -82,6 +96,12 @@ FILE *host_escaping_stream(int fd)
         return NULL;
     }
     setvbuf(f, NULL, _IOLBF, BUFSIZ);
+    for (size_t i = 0; i < sizeof g_made / sizeof g_made[0]; i++)
+        if (!g_made[i].f) {
+            g_made[i].f = f;
+            g_made[i].fd = fd;
+            break;
+        }
     return f;
 }
 

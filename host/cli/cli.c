@@ -1,7 +1,6 @@
 /* host/cli/cli.c - command-line parsing, --help and the config it implies. */
 #include "cli.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -622,26 +621,12 @@ static int read_stdin_model(host_cli *cli, ph_error *err)
     return 0;
 }
 
-/* A data file of the streamed model (stdout.onnx.*.data) in the folder. */
-static int has_data_file(const char *dir)
-{
-    DIR *d = opendir(dir);
-    int found = 0;
-    for (struct dirent *de; d && !found && (de = readdir(d));) {
-        size_t n = strlen(de->d_name);
-        found = strncmp(de->d_name, "stdout.onnx.", 12) == 0 && n > 17 && strcmp(de->d_name + n - 5, ".data") == 0;
-    }
-    if (d)
-        closedir(d);
-    return found;
-}
-
 int host_cli_stream_output(const host_cli *cli, ph_error *err)
 {
     if (!cli->stdout_model)
         return 0;
     const char *name = cli->stream_target ? cli->stream_target : "-o -";
-    if (has_data_file(cli->stream_dir)) /* one stream cannot carry the data file the model names */
+    if (host_output_has_data_file(cli->stdout_model)) /* one stream cannot carry the data file it names */
         return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: the model is larger than [model] "
                             "external_data_threshold and needs an external-data file beside it; "
                             "write it to a file with -o OUT.onnx", name);

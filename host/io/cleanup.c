@@ -9,11 +9,10 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
-#include <dirent.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/exit.h"
+#include "passhost/passhost.h"
 #include "supervise/supervise.h"
 
 static char temp_paths[HOST_CLEANUP_MAX_TEMPS][PATH_MAX];
@@ -40,27 +39,12 @@ void host_cleanup_temp_file(void *user, const char *path, int created)
     }
 }
 
-/* Remove a file, or a folder of files: system calls only (getdents64,
- * unlinkat), so a signal handler may call it. */
+/* Remove a file, or a staging folder and its files (ph_staging_remove:
+ * system calls only, so a signal handler may call it). */
 static void remove_path(const char *path)
 {
-    if (unlink(path) == 0 || errno != EISDIR)
-        return;
-    int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-    if (fd >= 0) {
-        static char buf[4096]; /* a signal handler's own buffer */
-        long n;
-        while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0) {
-            for (long off = 0; off < n;) {
-                const struct dirent64 *de = (const struct dirent64 *)(buf + off);
-                if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-                    unlinkat(fd, de->d_name, 0);
-                off += de->d_reclen;
-            }
-        }
-        close(fd);
-    }
-    rmdir(path);
+    if (unlink(path) != 0 && errno == EISDIR)
+        ph_staging_remove(path);
 }
 
 void host_cleanup_remove_temps(void)

@@ -79,7 +79,7 @@ void host_model_io_configure(const host_config *cfg)
 int host_model_check(ph_model *m, const char *changed_by, ph_error *err)
 {
     ph_error e = {0};
-    if (ph_graph_verify_fast(ph_model_graph(m), &e) == 0) /* linear; no name-table lookups */
+    if (ph_graph_verify(ph_model_graph(m), &e) == 0) /* linear; names too: SSA */
         return 0;
     const char *why = e.message[0] ? e.message : ph_strerror(e.code);
     if (changed_by)
@@ -90,14 +90,11 @@ int host_model_check(ph_model *m, const char *changed_by, ph_error *err)
 
 int host_model_check_output(ph_model *m, const char *output, ph_error *err)
 {
-    char data[4096];
+    /* (a data file the save writes has a new name: it never replaces one;
+     * the commit never removes a file the model reads) */
     if (ph_model_reads_file(m, output))
         return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: output is a file the input model reads; passhost "
                             "never overwrites its input", output);
-    snprintf(data, sizeof data, "%s.data", output);
-    if (ph_model_reads_file(m, data))
-        return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: the output's external-data file %s is a file the input "
-                            "model reads; passhost never overwrites its input", output, data);
     return 0;
 }
 

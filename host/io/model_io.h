@@ -27,15 +27,15 @@ int host_model_load_memory(const void *data, size_t size, const char *name, int 
  * external_data_min_size) for every later host_model_save. */
 void host_model_io_configure(const host_config *cfg);
 
-/* 0 when m passes the structural verifier (ph_graph_verify_fast: SSA, scopes,
- * attributes, each operator's required inputs), else HOST_EXIT_PASS with a
+/* 0 when m passes the structural verifier (ph_graph_verify: SSA and every
+ * name resolving to its value, scopes, attributes and their types, each
+ * operator's required inputs), else HOST_EXIT_PASS with a
  * message naming changed_by, the last pass that changed the graph (NULL:
  * none known). */
 int host_model_check(ph_model *m, const char *changed_by, ph_error *err);
 
-/* HOST_EXIT_OUTPUT when output, or the external-data file output.data a
- * large save would write, is a file the loaded model m reads (the input
- * model or one of its external-data files, under any name). */
+/* HOST_EXIT_OUTPUT when output is a file the loaded model m reads (the
+ * input model or one of its external-data files, under any name). */
 int host_model_check_output(ph_model *m, const char *output, ph_error *err);
 
 /* Save m as folder/name (ph_model_save_staged: a staging folder the caller

@@ -2,7 +2,9 @@
  * (output.h). */
 #include "output.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <limits.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,6 +19,25 @@ static const char *kind_of(mode_t mode)
     case S_IFDIR: return "a folder";
     }
     return "not a regular file";
+}
+
+int host_output_has_data_file(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    const char *name = slash ? slash + 1 : path;
+    char dir[PATH_MAX];
+    snprintf(dir, sizeof dir, "%.*s", slash ? (int)(slash - path) : 1, slash ? path : ".");
+    DIR *d = opendir(dir);
+    size_t len = strlen(name);
+    int found = 0;
+    for (struct dirent *de; d && !found && (de = readdir(d));) {
+        size_t n = strlen(de->d_name);
+        found = n > len + 6 && strncmp(de->d_name, name, len) == 0 && de->d_name[len] == '.' &&
+                strcmp(de->d_name + n - 5, ".data") == 0;
+    }
+    if (d)
+        closedir(d);
+    return found;
 }
 
 int host_output_check(const char *path, int stdout_fd, host_output_kind *kind, ph_error *err)

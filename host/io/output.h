@@ -26,6 +26,11 @@ typedef enum host_output_kind {
     HOST_OUTPUT_STDOUT = 2  /* passhost's own standard output */
 } host_output_kind;
 
+/* 1 when a save of path wrote an external-data file beside it (NAME.*.data,
+ * NAME the file name of path), else 0: one stream or buffer cannot carry
+ * both. */
+int host_output_has_data_file(const char *path);
+
 /* 0 with *kind, or HOST_EXIT_OUTPUT with a one-line message naming path.
  * stdout_fd is the descriptor of passhost's standard output (base/streams.h)
  * or -1. */

@@ -103,9 +103,9 @@ void phi_unmap_file(phi_mapping *m);
 int phi_check_nesting(const uint8_t *data, size_t size, const char *path, ph_error *err);
 
 /* The external-data locations a ModelProto's bytes name (every tensor of
- * every graph), each once; caller frees with phi_free_strings.  NULL and
- * *n = 0 when there are none (or out of memory). */
-char **phi_external_locations(const uint8_t *data, size_t size, size_t *n);
+ * every graph), each once, into *names (caller frees with
+ * phi_free_strings; NULL when there are none).  0 or PH_ENOMEM. */
+int phi_external_locations(const uint8_t *data, size_t size, char ***names, size_t *n);
 void phi_free_strings(char **s, size_t n);
 /* The file a save to path replaces: path itself, or the file a symbolic
  * link there names.  0, or -1 (a link to nothing, a path too long). */

@@ -263,6 +263,30 @@ void tk_assert_invalid_untouched(const tk_pass *p, ph_model *m, const char *why)
 
 /* ------------------------------------------------------------ builders */
 
+void tk_identity_chain_file(const char *path, int n)
+{
+    static const int64_t dims[] = {2, 3};
+    ph_model *m = ph_model_new(13);
+    ck_assert_ptr_nonnull(m);
+    ph_graph *g = ph_model_graph(m);
+    ph_value *v = ph_graph_add_input(g, "x", PH_DT_FLOAT, 2, dims);
+    ck_assert_ptr_nonnull(v);
+    for (int i = 0; i < n; i++) {
+        ph_node *node = ph_node_create(g, NULL, "Identity", 1, &v, 1);
+        ck_assert_ptr_nonnull(node);
+        char buf[32];
+        snprintf(buf, sizeof buf, "id%d", i);
+        ck_assert_int_eq(ph_node_set_name(node, buf), 0);
+        v = ph_node_output(node, 0);
+        ck_assert_int_eq(ph_value_set_type(v, PH_DT_FLOAT, 2, dims), 0);
+    }
+    ck_assert_int_eq(ph_graph_add_output(g, v), 0);
+    ck_assert_int_eq(ph_graph_verify(g, NULL), 0);
+    ph_error err = {0};
+    ck_assert_msg(ph_model_save(m, path, &err) == 0, "%s", err.message);
+    ph_model_free(m);
+}
+
 ph_model *tk_model(void)
 {
     ph_model *m = ph_model_new(17);

@@ -79,6 +79,9 @@ void tk_assert_invalid_untouched(const tk_pass *p, ph_model *m, const char *why)
 
 /* A new model, default opset 17.  Caller frees with ph_model_free. */
 ph_model *tk_model(void);
+/* x[2,3] -> n Identity nodes id0..id(n-1) in a chain -> y, at opset 13,
+ * saved to path (the model the host tests run their test passes on). */
+void tk_identity_chain_file(const char *path, int n);
 /* Infer the shapes of m's main graph (asserting success). */
 void tk_infer(ph_model *m);
 /* A 1-D int64 initializer of n values. */

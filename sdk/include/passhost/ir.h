@@ -166,7 +166,8 @@ PH_API int ph_model_save_with(ph_model *m, const char *path, const ph_save_optio
  * model and its data stay as they were.  PH_EIO with a message naming
  * path.
  *
- * ph_staging_remove: remove the staging folder and what is left in it. */
+ * ph_staging_remove: remove the staging folder and what is left in it
+ * (system calls only, no allocation: a signal handler may call it). */
 PH_API int ph_staging_make(const char *path, long pid, char *folder, size_t size, ph_error *err);
 PH_API int ph_model_save_staged(ph_model *m, const char *folder, const char *name, const ph_save_options *opts,
                                 ph_error *err);

@@ -28,6 +28,7 @@
  * whose process is gone (killed by SIGKILL while it wrote) is removed by
  * the next ph_staging_make in that folder. */
 #include <dirent.h>
+#include <sys/syscall.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -53,6 +54,33 @@ static int split_path(const char *path, char *dir, size_t size, const char **nam
     return n < 0 || (size_t)n >= size ? -1 : 0;
 }
 
+/* Each entry of the folder open on fd (not "." and ".."), with its type
+ * (DT_DIR, DT_REG... or DT_UNKNOWN), through getdents64 and a buffer on the
+ * stack: no allocation (a failed malloc cannot change what is removed) and
+ * only system calls (a signal handler may remove a staging folder). */
+static void each_entry(int fd, void (*fn)(int fd, const char *name, unsigned char type, void *user), void *user)
+{
+    char buf[4096] __attribute__((aligned(8)));
+    long n;
+    while ((n = syscall(SYS_getdents64, fd, buf, sizeof buf)) > 0)
+        for (long off = 0; off < n;) {
+            const struct dirent64 *de = (const struct dirent64 *)(const void *)(buf + off);
+            if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
+                fn(fd, de->d_name, de->d_type, user);
+            off += de->d_reclen;
+        }
+}
+
+static void remove_tree_levels(int dirfd_at, const char *folder, int levels);
+
+static void remove_entry(int fd, const char *name, unsigned char type, void *user)
+{
+    int levels = *(const int *)user;
+    if (unlinkat(fd, name, 0) != 0 && errno == EISDIR && levels > 1)
+        remove_tree_levels(fd, name, levels - 1);
+    (void)type;
+}
+
 /* Remove what folder holds, then folder: plain files, and folders up to
  * `levels` deep (a staging folder holds files; passhost's folder of
  * standard input and output holds the staging folder of its output). */
@@ -60,18 +88,8 @@ static void remove_tree_levels(int dirfd_at, const char *folder, int levels)
 {
     int fd = openat(dirfd_at, folder, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (fd >= 0) {
-        DIR *d = fdopendir(fd);
-        if (d) {
-            for (struct dirent *de; (de = readdir(d));) {
-                if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)
-                    continue;
-                if (unlinkat(dirfd(d), de->d_name, 0) != 0 && errno == EISDIR && levels > 1)
-                    remove_tree_levels(dirfd(d), de->d_name, levels - 1);
-            }
-            closedir(d);
-        } else {
-            close(fd);
-        }
+        each_entry(fd, remove_entry, &levels);
+        close(fd);
     }
     unlinkat(dirfd_at, folder, AT_REMOVEDIR);
 }
@@ -93,34 +111,31 @@ static long staging_pid(const char *entry)
     return strtol(p, NULL, 10);
 }
 
+static void remove_if_stale(int fd, const char *name, unsigned char type, void *user)
+{
+    (void)type, (void)user;
+    long pid = staging_pid(name);
+    if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+        return; /* not ours, or its process (or one with its number) is alive */
+    struct stat st;
+    if (fstatat(fd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return;
+    if (S_ISDIR(st.st_mode))
+        remove_tree(fd, name);
+    else if (S_ISREG(st.st_mode))
+        unlinkat(fd, name, 0);
+}
+
 /* Remove the staging folders (and files) in dir whose process is gone. */
 static void remove_stale(const char *dir)
 {
     int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd < 0)
         return;
-    DIR *d = fdopendir(fd);
-    if (!d) {
-        close(fd);
-        return;
-    }
-    for (struct dirent *de; (de = readdir(d));) {
-        long pid = staging_pid(de->d_name);
-        if (pid <= 0 || pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-            continue; /* not ours, or its process (or one with its number) is alive */
-        struct stat st;
-        if (fstatat(dirfd(d), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-            continue;
-        if (S_ISDIR(st.st_mode))
-            remove_tree(dirfd(d), de->d_name);
-        else if (S_ISREG(st.st_mode))
-            unlinkat(dirfd(d), de->d_name, 0);
-    }
-    closedir(d);
+    each_entry(fd, remove_if_stale, NULL);
+    close(fd);
 }
 
-/* The file a save to path replaces: path, or for a symbolic link the file
- * it names (the link stays).  -1 for a link to nothing. */
 int phi_output_target(const char *path, char *target, size_t size)
 {
     struct stat lst;
@@ -160,28 +175,23 @@ PH_API void ph_staging_remove(const char *folder)
 /* ------------------------------------------------------------- commit */
 
 /* The external-data locations named by the model file open on fd (its
- * bytes mapped for the walk); NULL and 0 when none or unreadable. */
-static char **locations_of_fd(int fd, size_t *n)
+ * bytes mapped for the walk) into *names (NULL, *n 0: none).  0, or -1
+ * when the file cannot be read or PH_ENOMEM. */
+static int locations_of_fd(int fd, char ***names, size_t *n)
 {
     struct stat st;
+    *names = NULL;
     *n = 0;
-    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size <= 0)
-        return NULL;
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return -1;
+    if (st.st_size <= 0)
+        return 0;
     void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED)
-        return NULL;
-    char **names = phi_external_locations(p, (size_t)st.st_size, n);
+        return -1;
+    int rc = phi_external_locations(p, (size_t)st.st_size, names, n);
     munmap(p, (size_t)st.st_size);
-    return names;
-}
-
-static char **locations_of(const char *path, size_t *n)
-{
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-    char **names = locations_of_fd(fd, n);
-    if (fd >= 0)
-        close(fd);
-    return names;
+    return rc;
 }
 
 /* A data file of this output's naming (NAME.data, NAME.*.data) in its
@@ -206,7 +216,8 @@ static void remove_old_data(int old_fd, const char *dir, const char *name, char 
                             int (*keep)(void *user, const char *path), void *user)
 {
     size_t n = 0;
-    char **old = locations_of_fd(old_fd, &n);
+    char **old = NULL;
+    locations_of_fd(old_fd, &old, &n); /* unreadable, out of memory: its data files stay */
     for (size_t i = 0; i < n; i++) {
         char p[PATH_MAX];
         if (!our_data_name(old[i], name) || listed(keep_names, n_keep, old[i]) ||
@@ -235,8 +246,14 @@ PH_API int ph_model_commit(const char *staged, const char *path, int (*keep)(voi
 
     /* 1. the data files, under their new names */
     size_t n_data = 0, moved = 0;
-    char **data = locations_of(staged, &n_data);
-    int rc = 0;
+    char **data = NULL;
+    int sfd = open(staged, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
+    int rc = locations_of_fd(sfd, &data, &n_data);
+    if (sfd >= 0)
+        close(sfd);
+    if (rc)
+        return ph_error_set(err, rc == PH_ENOMEM ? PH_ENOMEM : PH_EIO, "%s: cannot write output: %s", path,
+                            rc == PH_ENOMEM ? "out of memory" : "the staged model cannot be read");
     for (; moved < n_data && !rc; moved++) {
         char from[PATH_MAX], to[PATH_MAX];
         if (strchr(data[moved], '/') || (size_t)snprintf(from, sizeof from, "%s/%s", sdir, data[moved]) >= sizeof from ||

@@ -191,18 +191,20 @@ static int add_location(void *user, const ProtobufCMessageDescriptor *desc, cons
     return 0;
 }
 
-char **phi_external_locations(const uint8_t *data, size_t size, size_t *n)
+int phi_external_locations(const uint8_t *data, size_t size, char ***names, size_t *n)
 {
     locations l = {0};
     int graphs;
     wire_walk(data, size, add_location, &l, &graphs); /* too deep: what was found so far */
     if (l.oom) {
         phi_free_strings(l.names, l.n);
+        *names = NULL;
         *n = 0;
-        return NULL;
+        return PH_ENOMEM;
     }
+    *names = l.names;
     *n = l.n;
-    return l.names;
+    return 0;
 }
 
 void phi_free_strings(char **s, size_t n)
