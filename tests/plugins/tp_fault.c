@@ -4,6 +4,8 @@
  * (fuzz/plugin_faults.c).
  *
  * TP_FAULT=KIND[:N] chooses the fault; TP_FAULT_AT=K (default 1) the run's
+ * rewrite at which a fault of a pass call happens; TP_FAULT_PIDS=FILE gets
+ * the pid of every child the pass starts.
  * rewrite at which a fault of a pass call happens.  Each call bypasses up
  * to two Identity nodes (asking ph_ctx_rewrite_begin before each), and when
  * the run's K-th rewrite is granted, it misbehaves instead:
@@ -84,8 +86,16 @@ __attribute__((destructor)) static void tp_fault_unload(void)
 
 static void children(long n, int leave_group)
 {
+    const char *pids = getenv("TP_FAULT_PIDS"); /* each child's pid, for whoever checks on them */
     for (long i = 0; i < n; i++) {
         pid_t pid = fork();
+        if (pid > 0 && pids) {
+            FILE *f = fopen(pids, "a");
+            if (f) {
+                fprintf(f, "%ld\n", (long)pid);
+                fclose(f);
+            }
+        }
         if (pid == 0) {
             if (leave_group)
                 setsid();
