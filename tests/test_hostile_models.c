@@ -10,7 +10,9 @@
  *     required attribute missing: refused, naming node, attribute and the
  *     type the operator's schema expects (passhost/schema.h);
  *   - an operator of a domain the model does not import: refused; an
- *     operator the default domain does not have: one warning naming it.
+ *     operator the default domain does not have: one warning naming it;
+ *   - names holding terminal escapes: every line printed (the error, the
+ *     report, --inspect) shows them escaped, \u001b, never raw.
  * The models are written as protobuf wire bytes here (they are far larger
  * than tests/support/pbwire.h's fixed buffers). */
 #include <check.h>
@@ -417,6 +419,72 @@ START_TEST(unknown_operators_and_domains)
 }
 END_TEST
 
+/* ---------------------------------------------------- control characters */
+
+/* A model whose graph, node and value names hold terminal escapes. */
+static wb escapes_model(int broken)
+{
+    wb g = {0}, node = {0}, a = {0}, model = {0}, op = {0};
+    wb_str(&node, 1, "x");
+    wb_str(&node, 2, "y\x1b]0;retitled\x07");
+    wb_str(&node, 3, "node\x1b[2J\xc2\x9b" "31m");
+    wb_str(&node, 4, "Transpose");
+    if (broken)
+        attr_str(&a, "perm", "0");
+    else
+        attr_ints(&a, "perm", 1, (const int64_t[]){0});
+    wb_put(&node, a.d, a.n);
+    free(a.d);
+    wb_msg(&g, 1, &node);
+    wb_str(&g, 2, "graph\x1b[2J");
+    wb_value_info(&g, 11, "x", 1);
+    wb_value_info(&g, 12, "y\x1b]0;retitled\x07", 1);
+    wb_int(&model, 1, 8);
+    wb_int(&op, 2, 17);
+    wb_msg(&model, 8, &op);
+    wb_msg(&model, 7, &g);
+    return model;
+}
+
+/* No raw control character but newline and tab, none of the UTF-8 C1
+ * controls; the escaped forms there instead. */
+static void printable(const char *what, const char *s)
+{
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        ck_assert_msg((*p >= 0x20 && *p != 0x7f) || *p == '\n' || *p == '\t', "%s: raw byte 0x%02x in: %s", what, *p,
+                      s);
+        ck_assert_msg(!(p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f), "%s: a raw C1 control in: %s", what, s);
+    }
+    ck_assert_msg(strstr(s, "\\u001b"), "%s: no escaped ESC in: %s", what, s);
+}
+
+START_TEST(control_characters_are_escaped)
+{
+    wb m = escapes_model(1);
+    const char *in = write_wb("escapes_bad.onnx", &m);
+    free(m.d);
+    tk_cli_result r = TK_CLI("-q", in, tk_tpath("out.onnx"));
+    ck_assert_int_eq(r.status, 3);
+    printable("the error line", r.err);
+    ck_assert_msg(strstr(r.err, "node\\u001b[2J\\u009b31m") && strstr(r.err, "graph 'graph\\u001b[2J'"), "%s",
+                  r.err);
+    tk_cli_free(&r);
+    m = escapes_model(0);
+    in = write_wb("escapes.onnx", &m);
+    free(m.d);
+    r = TK_CLI("--inspect", in);
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    printable("--inspect", r.out);
+    ck_assert_msg(strstr(r.out, "y\\u001b]0;retitled\\u0007"), "%s", r.out);
+    tk_cli_free(&r);
+    /* the report of a run names the output value too */
+    r = TK_CLI(in, tk_tpath("out.onnx"));
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    printable("the report", r.out);
+    tk_cli_free(&r);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("hostile_models");
@@ -426,6 +494,7 @@ static Suite *suite(void)
     tcase_add_test(tc, deeper_nesting_is_refused_before_unpacking);
     tcase_add_test(tc, attributes_of_the_wrong_type_are_refused);
     tcase_add_test(tc, unknown_operators_and_domains);
+    tcase_add_test(tc, control_characters_are_escaped);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -3,7 +3,7 @@
  * the built binary with the test pass tests/plugins/tp_fault.c, which
  * misbehaves as the environment (TP_FAULT) says:
  *   - load: a constructor that loops is stopped at load_timeout_s, one that
- *     crashes is named; exit 9, no output;
+ *     crashes is named; exit 9, no output (also for --list-passes);
  *   - unload: a destructor that crashes or loops after the output was
  *     saved: exit 9 naming the plugin, and no output (the previous output
  *     untouched; -o -: nothing on stdout);
@@ -112,6 +112,12 @@ START_TEST(constructors_are_supervised)
     r = run_fault("ctor_crash", 0, "tp_fault", output, NULL, NULL);
     expect(&r, 9, "tp_fault.so crashed with SIGSEGV", "while it was loaded (its constructors run in dlopen)");
     ck_assert_int_eq(entries(outdir), 0);
+    /* --list-passes loads the plugins under the supervisor too */
+    const char *env[] = {"TP_FAULT=ctor_loop", NULL};
+    tk_run_opts o = {.env = env};
+    const char *args[] = {"--list-passes", "--plugin-dir", plugdir, "--set", "model.load_timeout_s=1", NULL};
+    r = tk_cli_run_with(&o, args);
+    expect(&r, 9, "tp_fault.so ran longer than the 1 s time limit (load_timeout_s)", NULL);
 }
 END_TEST
 

@@ -80,7 +80,7 @@ int main(int argc, char **argv)
     j.out = host_cli_report_stream(&j.cli);
     j.tty = host_trace_terminal(j.cli.quiet);
     if (!rc) rc = host_job_configure(&j);
-    if (!rc && !j.cli.list_passes) { /* the rest runs in a worker process (supervise.h) */
+    if (!rc) { /* the rest runs in a worker process (supervise.h), --list-passes too */
         int code = host_supervise(&j.cli, j.cfg, &j.log);
         if (code == 0) /* the supervisor: the worker succeeded and its output is committed */
             return finish(&j, host_cli_stream_output(&j.cli, &j.err)); /* -o -, a device */
