@@ -119,43 +119,10 @@ typedef struct raw_run {
  * NAME=VALUE list env (may be NULL); passhost may die of a signal. */
 static raw_run run_env(const char *const *env, const char *const *args)
 {
-    char bin[600];
-    snprintf(bin, sizeof bin, "%s/bin/passhost", PH_BUILD_DIR);
-    const char *argv[64] = {bin};
-    size_t n = 1;
-    for (; args[n - 1] && n < 63; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
-    const char *envp[256];
-    size_t k = 0;
-    for (size_t i = 0; env && env[i] && k < 200; i++)
-        envp[k++] = env[i];
-    for (char **e = environ; *e && k < 255; e++) {
-        int replaced = 0;
-        for (size_t i = 0; env && env[i]; i++) {
-            size_t l = strcspn(env[i], "=");
-            replaced |= strncmp(*e, env[i], l + 1) == 0;
-        }
-        if (!replaced)
-            envp[k++] = *e;
-    }
-    envp[k] = NULL;
-    char err_path[] = "/tmp/ph_test_stderr.XXXXXX";
-    int fd = mkstemp(err_path);
-    ck_assert_int_ge(fd, 0);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fd, 2);
-    posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
-    pid_t pid;
-    int rc = posix_spawn(&pid, bin, &fa, NULL, (char *const *)argv, (char *const *)envp);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fd);
-    ck_assert_int_eq(rc, 0);
-    raw_run r = {0, NULL};
-    ck_assert_int_eq(waitpid(pid, &r.status, 0), pid);
-    r.err = tk_slurp(err_path, NULL);
-    unlink(err_path);
+    tk_run_opts o = {.env = env};
+    tk_cli_result res = tk_cli_run_with(&o, args);
+    raw_run r = {res.term_signal ? res.term_signal : res.status << 8, res.err};
+    free(res.out);
     return r;
 }
 

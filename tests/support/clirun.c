@@ -33,15 +33,22 @@ static int tk_capture_file(char *path, size_t size, const char *what)
     return fd;
 }
 
-tk_cli_result tk_cli_run(const char *const *args)
+/* The program's path into bin, and argv: bin, then args (up to 62). */
+static void program_argv(char *bin, size_t size, const char **argv, const char *const *args)
 {
-    char bin[600];
-    snprintf(bin, sizeof bin, "%s/bin/passhost", PH_BUILD_DIR);
-    const char *argv[64] = {bin};
+    snprintf(bin, size, "%s/bin/passhost", PH_BUILD_DIR);
+    argv[0] = bin;
     size_t n = 1;
     for (; args[n - 1] && n < 63; n++)
         argv[n] = args[n - 1];
     argv[n] = NULL;
+}
+
+tk_cli_result tk_cli_run(const char *const *args)
+{
+    char bin[600];
+    const char *argv[64];
+    program_argv(bin, sizeof bin, argv, args);
     char out_path[64], err_path[64];
     int out_fd = tk_capture_file(out_path, sizeof out_path, "stdout");
     int err_fd = tk_capture_file(err_path, sizeof err_path, "stderr");
@@ -98,18 +105,22 @@ static int drain(int fd, grow *g)
 tk_cli_result tk_cli_run_with(const tk_run_opts *o, const char *const *args)
 {
     char bin[600];
-    snprintf(bin, sizeof bin, "%s/bin/passhost", PH_BUILD_DIR);
-    const char *argv[64] = {bin};
-    size_t n = 1;
-    for (; args[n - 1] && n < 63; n++)
-        argv[n] = args[n - 1];
-    argv[n] = NULL;
+    const char *argv[64];
+    program_argv(bin, sizeof bin, argv, args);
+    /* o->env, then the test's environment but what o->env replaces */
     const char *envp[256];
     size_t ne = 0;
-    for (char **e = environ; *e && ne < 200; e++)
-        envp[ne++] = *e;
-    for (size_t i = 0; o->env && o->env[i] && ne < 255; i++)
+    for (size_t i = 0; o->env && o->env[i] && ne < 200; i++)
         envp[ne++] = o->env[i];
+    for (char **e = environ; *e && ne < 255; e++) {
+        int replaced = 0;
+        for (size_t i = 0; o->env && o->env[i]; i++) {
+            size_t l = strcspn(o->env[i], "=");
+            replaced |= strncmp(*e, o->env[i], l + 1) == 0;
+        }
+        if (!replaced)
+            envp[ne++] = *e;
+    }
     envp[ne] = NULL;
     int out[2], err[2];
     ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);

@@ -27,7 +27,7 @@ typedef struct tk_cli_result {
 
 /* How tk_cli_run_with runs passhost. */
 typedef struct tk_run_opts {
-    const char *const *env; /* NAME=VALUE entries added to the test's environment (NULL: none) */
+    const char *const *env; /* NAME=VALUE entries set on top of the test's environment (NULL: none) */
     int sigint_ignored;     /* start with SIGINT ignored, as a background job of a script does */
     int signal;             /* send this signal to passhost ... */
     double signal_after;    /* ... this many seconds after the start (0: no signal) */
