@@ -59,49 +59,48 @@ static ssize_t escaper_write(void *cookie, const char *buf, size_t size)
     return write_all(e->fd, out, n) ? -1 : (ssize_t)size;
 }
 
+/* The escaping streams made (a few per process: never freed, as the
+ * standard streams they stand for), with their state. */
+static struct {
+    FILE *f;
+    escaper e;
+} g_made[8];
+
 static int escaper_close(void *cookie)
 {
     escaper *e = cookie;
     int rc = 0;
     if (e->pending_c2) /* a lone 0xC2 at the end: as it was */
         rc = write_all(e->fd, "\xc2", 1);
-    free(e);
+    e->pending_c2 = 0;
+    for (size_t i = 0; i < sizeof g_made / sizeof g_made[0]; i++)
+        if (&g_made[i].e == e)
+            g_made[i].f = NULL;
     return rc;
 }
-
-/* The escaping streams made, and their descriptors (host_stream_fd). */
-static struct {
-    FILE *f;
-    int fd;
-} g_made[8];
 
 int host_stream_fd(FILE *f)
 {
     for (size_t i = 0; i < sizeof g_made / sizeof g_made[0]; i++)
         if (g_made[i].f && g_made[i].f == f)
-            return g_made[i].fd;
+            return g_made[i].e.fd;
     return fileno(f);
 }
 
 FILE *host_escaping_stream(int fd)
 {
-    escaper *e = calloc(1, sizeof *e);
-    if (!e)
+    size_t i = 0;
+    while (i < sizeof g_made / sizeof g_made[0] && g_made[i].f)
+        i++;
+    if (i == sizeof g_made / sizeof g_made[0])
         return NULL;
-    e->fd = fd;
+    g_made[i].e = (escaper){.fd = fd};
     cookie_io_functions_t io = {.write = escaper_write, .close = escaper_close};
-    FILE *f = fopencookie(e, "w", io);
-    if (!f) {
-        free(e);
+    FILE *f = fopencookie(&g_made[i].e, "w", io);
+    if (!f)
         return NULL;
-    }
     setvbuf(f, NULL, _IOLBF, BUFSIZ);
-    for (size_t i = 0; i < sizeof g_made / sizeof g_made[0]; i++)
-        if (!g_made[i].f) {
-            g_made[i].f = f;
-            g_made[i].fd = fd;
-            break;
-        }
+    g_made[i].f = f;
     return f;
 }
 

@@ -47,7 +47,8 @@ int host_stdout_fd(void);
 FILE *host_raw_stderr(void);
 
 /* A stream that escapes control characters (as above) and writes to fd,
- * which it does not close.  Line-buffered.  NULL on failure. */
+ * which it does not close.  Line-buffered.  At most 8 at a time; NULL on
+ * failure. */
 FILE *host_escaping_stream(int fd);
 /* The descriptor f writes to (fileno, or an escaping stream's fd): for
  * isatty and the terminal's width. */
