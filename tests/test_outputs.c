@@ -1,7 +1,8 @@
 /* tests/test_outputs.c - outputs that are never wrong or mixed
  * (docs/reliability.md, "The output contract"), through the built binary:
  *   - a character device (made here with mknod, never the real /dev/null),
- *     a FIFO and passhost's own stdout are written in place, never replaced;
+ *     a FIFO and passhost's own stdout (/proc/self/fd/1, never the real
+ *     /dev/stdout link) are written in place, never replaced;
  *     a folder, a missing folder, a socket are refused before the model is
  *     loaded; an output that is a symbolic link keeps the link;
  *   - one commit point: a rename that fails (the fault shim, at the data
@@ -141,8 +142,10 @@ START_TEST(devices_and_fifos_are_written_in_place)
     ck_assert(lstat(in_dir("fifo"), &st) == 0 && S_ISFIFO(st.st_mode));
     ck_assert_str_eq(listing(), "fifo");
     unlink(in_dir("fifo"));
-    /* /dev/stdout: the model on stdout, the report not */
-    r = run(NULL, "/dev/stdout", NULL, NULL);
+    /* passhost's own stdout by name: the model on stdout, the report not.
+     * /proc/self/fd/1 is what /dev/stdout links to; unlike the link it
+     * cannot be replaced, should a run get it wrong */
+    r = run(NULL, "/proc/self/fd/1", NULL, NULL);
     ck_assert_msg(r.status == 0, "%s", r.err);
     ck_assert_msg(r.out_len == len && memcmp(r.out, ref, len) == 0, "stdout holds %zu bytes, not the model",
                   r.out_len);

@@ -5,8 +5,9 @@
  * has external data, one data file whose name is unique to this save
  * (NAME.XXXXXX.data, as the model's `location` says).  ph_model_commit then
  *
- *   1. moves each data file the staged model names into the output's
- *      folder (renameat2 RENAME_NOREPLACE: a new name, nothing replaced);
+ *   1. moves each data file of the staging folder (every file but the
+ *      model) into the output's folder (renameat2 RENAME_NOREPLACE: a new
+ *      name, nothing replaced);
  *   2. moves the model over the output with renameat2 RENAME_EXCHANGE:
  *      the commit point.  The model that was there comes back under the
  *      staged name, so the commit knows exactly which model it replaced,
@@ -14,7 +15,8 @@
  *   3. removes the data files that replaced model named (those of this
  *      output's naming, NAME.data and NAME.*.data, in its folder, that the
  *      new model does not name and the caller does not keep), then the
- *      replaced model.
+ *      replaced model.  The replaced model is only read when the folder
+ *      holds such a file at all.
  *
  * Before step 2 the old pair is whole and in place; after it the new pair
  * is.  A failure before or in step 2 removes the moved data files again.
@@ -203,24 +205,69 @@ static int our_data_name(const char *loc, const char *name)
            strcmp(loc + ln - 5, ".data") == 0;
 }
 
-static int listed(char **names, size_t n, const char *s)
+/* The data files a save put in its staging folder (every file but the
+ * model), found without allocating. */
+typedef struct staged_files {
+    const char *model; /* the model's name: not a data file */
+    char names[8][NAME_MAX + 1];
+    int n, too_many;
+} staged_files;
+
+static void add_staged(int fd, const char *name, unsigned char type, void *user)
 {
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(names[i], s) == 0)
+    (void)fd, (void)type;
+    staged_files *f = user;
+    if (strcmp(name, f->model) == 0)
+        return;
+    if (f->n == 8 || strlen(name) > NAME_MAX) {
+        f->too_many = 1;
+        return;
+    }
+    snprintf(f->names[f->n++], sizeof f->names[0], "%s", name);
+}
+
+static int is_staged(const staged_files *f, const char *name)
+{
+    for (int i = 0; i < f->n; i++)
+        if (strcmp(f->names[i], name) == 0)
             return 1;
     return 0;
 }
 
+/* A data file of the output's naming, other than the new ones, is there:
+ * only then is the replaced model read for the data files it names. */
+typedef struct candidates {
+    const char *name;
+    const staged_files *fresh;
+    int found;
+} candidates;
+
+static void find_candidate(int fd, const char *entry, unsigned char type, void *user)
+{
+    (void)fd, (void)type;
+    candidates *c = user;
+    if (!c->found && our_data_name(entry, c->name) && !is_staged(c->fresh, entry))
+        c->found = 1;
+}
+
 /* Remove the data files of the model that was replaced (open on fd). */
-static void remove_old_data(int old_fd, const char *dir, const char *name, char **keep_names, size_t n_keep,
+static void remove_old_data(int old_fd, const char *dir, const char *name, const staged_files *fresh,
                             int (*keep)(void *user, const char *path), void *user)
 {
+    candidates c = {name, fresh, 0};
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        each_entry(dfd, find_candidate, &c);
+        close(dfd);
+    }
+    if (!c.found)
+        return; /* nothing of this naming there: no need to read the old model */
     size_t n = 0;
     char **old = NULL;
     locations_of_fd(old_fd, &old, &n); /* unreadable, out of memory: its data files stay */
     for (size_t i = 0; i < n; i++) {
         char p[PATH_MAX];
-        if (!our_data_name(old[i], name) || listed(keep_names, n_keep, old[i]) ||
+        if (!our_data_name(old[i], name) || is_staged(fresh, old[i]) ||
             (size_t)snprintf(p, sizeof p, "%s/%s", dir, old[i]) >= sizeof p)
             continue;
         if (!keep || !keep(user, p))
@@ -244,21 +291,24 @@ PH_API int ph_model_commit(const char *staged, const char *path, int (*keep)(voi
     if (split_path(target, odir, sizeof odir, &oname) || !*oname)
         return ph_error_set(err, PH_EINVAL, "%s: not a file name", path);
 
-    /* 1. the data files, under their new names */
-    size_t n_data = 0, moved = 0;
-    char **data = NULL;
-    int sfd = open(staged, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-    int rc = locations_of_fd(sfd, &data, &n_data);
-    if (sfd >= 0)
-        close(sfd);
-    if (rc)
-        return ph_error_set(err, rc == PH_ENOMEM ? PH_ENOMEM : PH_EIO, "%s: cannot write output: %s", path,
-                            rc == PH_ENOMEM ? "out of memory" : "the staged model cannot be read");
-    for (; moved < n_data && !rc; moved++) {
+    /* 1. the data files, under their new names: every file of the staging
+     * folder but the model */
+    staged_files fresh = {.model = sname};
+    int sdfd = open(sdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (sdfd < 0)
+        return ph_error_set(err, PH_EIO, "%s: cannot write output: %s: %s", path, sdir, strerror(errno));
+    each_entry(sdfd, add_staged, &fresh);
+    close(sdfd);
+    if (fresh.too_many)
+        return ph_error_set(err, PH_EINVAL, "%s: cannot write output: more files than a save makes in %s", path,
+                            sdir);
+    int rc = 0, moved = 0;
+    for (; moved < fresh.n && !rc; moved++) {
         char from[PATH_MAX], to[PATH_MAX];
-        if (strchr(data[moved], '/') || (size_t)snprintf(from, sizeof from, "%s/%s", sdir, data[moved]) >= sizeof from ||
-            (size_t)snprintf(to, sizeof to, "%s/%s", odir, data[moved]) >= sizeof to) {
-            rc = ph_error_set(err, PH_EINVAL, "%s: cannot write output: bad data file name '%s'", path, data[moved]);
+        const char *d = fresh.names[moved];
+        if ((size_t)snprintf(from, sizeof from, "%s/%s", sdir, d) >= sizeof from ||
+            (size_t)snprintf(to, sizeof to, "%s/%s", odir, d) >= sizeof to) {
+            rc = ph_error_set(err, PH_EINVAL, "%s: cannot write output: path too long", path);
             break;
         }
         if (renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_NOREPLACE) != 0) {
@@ -299,14 +349,13 @@ PH_API int ph_model_commit(const char *staged, const char *path, int (*keep)(voi
         break;
     }
     if (rc) { /* the old pair stays as it was: take the new data files away again */
-        for (size_t i = 0; i < moved; i++) {
+        for (int i = 0; i < moved; i++) {
             char to[PATH_MAX];
-            if ((size_t)snprintf(to, sizeof to, "%s/%s", odir, data[i]) < sizeof to)
+            if ((size_t)snprintf(to, sizeof to, "%s/%s", odir, fresh.names[i]) < sizeof to)
                 unlink(to);
         }
         if (old_fd >= 0)
             close(old_fd);
-        phi_free_strings(data, n_data);
         return rc;
     }
     int dfd = open(odir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -318,11 +367,10 @@ PH_API int ph_model_commit(const char *staged, const char *path, int (*keep)(voi
     /* 3. what the replaced model named, then the replaced model */
     if (exchanged)
         old_fd = open(staged, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC);
-    remove_old_data(old_fd, odir, oname, data, n_data, keep, user);
+    remove_old_data(old_fd, odir, oname, &fresh, keep, user);
     if (old_fd >= 0)
         close(old_fd);
     if (exchanged)
         unlink(staged);
-    phi_free_strings(data, n_data);
     return 0;
 }

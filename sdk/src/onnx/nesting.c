@@ -82,13 +82,47 @@ static int skip_value(const uint8_t **p, const uint8_t *end, unsigned wire, cons
     return -1; /* groups (3, 4) and the invalid 6, 7 */
 }
 
+/* Which fields of a message type are messages, for field numbers below
+ * 32 (all of onnx.proto's but a few): looked up in the descriptor once per
+ * walk instead of once per field. */
+typedef struct field_cache {
+    const ProtobufCMessageDescriptor *desc;
+    const ProtobufCMessageDescriptor *sub[32]; /* NULL: not a message */
+} field_cache;
+
+enum { CACHED_TYPES = 32 };
+
+static const ProtobufCMessageDescriptor *sub_message(field_cache *cache, int *n_cache,
+                                                     const ProtobufCMessageDescriptor *desc, uint64_t number)
+{
+    if (number < 32) {
+        for (int i = 0; i < *n_cache; i++)
+            if (cache[i].desc == desc)
+                return cache[i].sub[number];
+        if (*n_cache < CACHED_TYPES) {
+            field_cache *c = &cache[(*n_cache)++];
+            c->desc = desc;
+            for (unsigned k = 0; k < 32; k++) {
+                const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(desc, k);
+                c->sub[k] = f && f->type == PROTOBUF_C_TYPE_MESSAGE ? f->descriptor : NULL;
+            }
+            return c->sub[number];
+        }
+    }
+    if (number > UINT32_MAX)
+        return NULL;
+    const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(desc, (unsigned)number);
+    return f && f->type == PROTOBUF_C_TYPE_MESSAGE ? f->descriptor : NULL;
+}
+
 /* Walk the ModelProto in data[0, size).  Returns the visitor's nonzero
  * value, or -1 (with *graphs the bodies nested so far) when the messages
  * nest deeper than PHI_MAX_MESSAGE_DEPTH, else 0. */
 static int wire_walk(const uint8_t *data, size_t size, wire_visit visit, void *user, int *graphs_deep)
 {
     level stack[PHI_MAX_MESSAGE_DEPTH];
-    int depth = 1, graphs = 0;
+    field_cache cache[CACHED_TYPES];
+    int depth = 1, graphs = 0, n_cache = 0;
     const uint8_t *p = data;
     stack[0] = (level){data + size, &onnx__model_proto__descriptor, 0};
     *graphs_deep = 0;
@@ -106,14 +140,13 @@ static int wire_walk(const uint8_t *data, size_t size, wire_visit visit, void *u
             p = top->end; /* malformed: protobuf-c refuses it; the siblings are still walked */
             continue;
         }
-        if ((tag & 7) != 2 || (tag >> 3) > UINT32_MAX)
+        if ((tag & 7) != 2)
             continue;
-        const ProtobufCFieldDescriptor *f = protobuf_c_message_descriptor_get_field(top->desc, (unsigned)(tag >> 3));
-        if (!f || f->type != PROTOBUF_C_TYPE_MESSAGE)
+        const ProtobufCMessageDescriptor *sub = sub_message(cache, &n_cache, top->desc, tag >> 3);
+        if (!sub)
             continue;
         if (depth == PHI_MAX_MESSAGE_DEPTH)
             return -1;
-        const ProtobufCMessageDescriptor *sub = f->descriptor;
         if (visit) {
             int rc = visit(user, sub, payload, (size_t)(p - payload), top->desc, (unsigned)(tag >> 3));
             if (rc)
