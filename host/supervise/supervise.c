@@ -1038,9 +1038,11 @@ static int supervise(supervisor *s)
             if (crashed(p, &o)) {
                 char pass[128];
                 copy_text(pass, sizeof pass, p->pass);
+                uint64_t k = atomic_load(&p->rewrites); /* the reproducer's --max-rewrites */
                 blame_crash(s, pass, line, sizeof line, culprit);
                 if (g_page)
                     return -1; /* the blame worker */
+                atomic_store(&p->rewrites, k);
             }
         }
         if (s->cli->supervise.skip_failing && culprit[0] && g_nskip < HOST_SUPERVISE_MAX_SKIPS) {
