@@ -1035,7 +1035,7 @@ static int supervise(supervisor *s)
         describe(s, &o, line, sizeof line);
         if (atomic_load(&p->in_pass)) {
             copy_text(culprit, sizeof culprit, p->pass);
-            if (crashed(p, &o)) {
+            if (crashed(p, &o) && atomic_load(&p->call_seq) > 1) { /* the first call: nothing before it */
                 char pass[128];
                 copy_text(pass, sizeof pass, p->pass);
                 uint64_t k = atomic_load(&p->rewrites); /* the reproducer's --max-rewrites */
