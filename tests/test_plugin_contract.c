@@ -56,17 +56,6 @@ static void setup(void)
 
 static void teardown(void) { tk_tmpdir_remove(); }
 
-static int entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    for (struct dirent *de; (de = readdir(d));)
-        n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
-
 /* passhost -q IN OUT --plugin-dir P --passes=PASSES [extra...] with
  * TP_FAULT=fault (and TP_FAULT_AT=at when at > 0), on model. */
 static tk_cli_result run_fault_on(const char *model, const char *fault, int at, const char *passes,
@@ -108,10 +97,10 @@ START_TEST(constructors_are_supervised)
     tk_cli_result r = run_fault("ctor_loop", 0, "tp_fault", output, "--set", "model.load_timeout_s=1");
     ck_assert_msg(r.seconds < 30, "took %.1f s", r.seconds);
     expect(&r, 9, "plugin ", "tp_fault.so ran longer than the 1 s time limit (load_timeout_s)");
-    ck_assert_int_eq(entries(outdir), 0);
+    ck_assert_int_eq(tk_dir_entries(outdir), 0);
     r = run_fault("ctor_crash", 0, "tp_fault", output, NULL, NULL);
     expect(&r, 9, "tp_fault.so crashed with SIGSEGV", "while it was loaded (its constructors run in dlopen)");
-    ck_assert_int_eq(entries(outdir), 0);
+    ck_assert_int_eq(tk_dir_entries(outdir), 0);
     /* --list-passes loads the plugins under the supervisor too */
     const char *env[] = {"TP_FAULT=ctor_loop", NULL};
     tk_run_opts o = {.env = env};
@@ -137,7 +126,7 @@ START_TEST(destructors_are_supervised)
     char *after = tk_slurp(output, &after_len);
     ck_assert_msg(after && after_len == before_len && memcmp(before, after, before_len) == 0,
                   "the previous output changed");
-    ck_assert_int_eq(entries(outdir), 1);
+    ck_assert_int_eq(tk_dir_entries(outdir), 1);
     free(before);
     free(after);
     /* -o -: nothing on stdout, the exit code says the run failed */
@@ -212,7 +201,7 @@ START_TEST(the_pass_that_broke_the_graph_is_blamed)
     tk_cli_result r = run_fault("corrupt", 1, "tp_fault,tp_fault_victim", output, NULL, NULL);
     expect(&r, 9, "passhost: pass tp_fault left a graph that fails the structural check (graph 'main', node",
            "; then pass tp_fault_victim crashed with SIGSEGV");
-    ck_assert_int_eq(entries(outdir), 0);
+    ck_assert_int_eq(tk_dir_entries(outdir), 0);
     /* --skip-failing-passes skips the culprit, not the victim: the second run is clean */
     r = run_fault("corrupt", 1, "tp_fault,tp_fault_victim", output, "--skip-failing-passes", NULL);
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
@@ -233,7 +222,7 @@ START_TEST(the_pass_that_broke_the_graph_is_blamed)
         r = run_fault_on(cnn, faults[i], 1, "tp_fault,fuse_conv_bn", output, "--set", "optimize.max_iterations=1",
                          NULL);
         expect(&r, 5, "pass tp_fault left a graph that fails the structural check", what[i]);
-        ck_assert_int_eq(entries(outdir), 0);
+        ck_assert_int_eq(tk_dir_entries(outdir), 0);
         r = run_fault_on(cnn, faults[i], 1, "tp_fault,fuse_conv_bn", output, "--set", "optimize.max_iterations=1",
                          "--no-fork");
         expect(&r, 5, "pass tp_fault left a graph that fails the structural check", what[i]);
@@ -241,7 +230,7 @@ START_TEST(the_pass_that_broke_the_graph_is_blamed)
     /* an empty op_type with --verify: the structural check comes before any evaluation */
     r = run_fault("empty_op", 3, "tp_fault", output, "--verify", NULL);
     expect(&r, 5, "tp_fault", "node has no op_type");
-    ck_assert_int_eq(entries(outdir), 0);
+    ck_assert_int_eq(tk_dir_entries(outdir), 0);
 }
 END_TEST
 

@@ -92,6 +92,17 @@ int tk_exists(const char *path)
     return stat(path, &st) == 0;
 }
 
+int tk_dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "cannot open the folder %s", dir);
+    int n = 0;
+    for (struct dirent *de; (de = readdir(d));)
+        n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
 const char *tk_data_file(const char *name)
 {
     DIR *d = opendir(tk_dir);
