@@ -36,9 +36,15 @@
 /* The model is freed before exit only where a leak checker looks: for the
  * process the OS takes everything back at once, and a million-node model
  * costs a second to free piece by piece (clang's -disable-free, likewise). */
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature) /* clang before 17 defines no __SANITIZE_ADDRESS__ */
+#if __has_feature(address_sanitizer)
 #define HOST_FREE_MODEL_AT_EXIT 1
-#else
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(HOST_FREE_MODEL_AT_EXIT)
+#define HOST_FREE_MODEL_AT_EXIT 1
+#endif
+#ifndef HOST_FREE_MODEL_AT_EXIT
 #define HOST_FREE_MODEL_AT_EXIT 0
 #endif
 
