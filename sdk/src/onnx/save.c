@@ -514,13 +514,13 @@ PH_API int ph_model_save_staged(ph_model *m, const char *folder, const char *nam
     w.buf = malloc(w.cap);
     int code = PH_EIO;
     const char *what = NULL;
+    char tag[7], data_name[NAME_MAX + 1]; /* the protos point at data_name until they are packed */
     if (st.oom || !w.buf)
         w.err = ENOMEM;
     /* external data: only when the whole model would pass the threshold
      * (the packed size is only computed when that is possible at all) */
     if (!w.err && (threshold < (64u << 20) || st.raw_bytes >= threshold / 2) &&
         protobuf_c_message_get_packed_size(&m->proto->base) > threshold) {
-        char tag[7], data_name[NAME_MAX + 1];
         unique_tag(tag);
         if ((size_t)snprintf(data_name, sizeof data_name, "%s.%s.data", name, tag) >= sizeof data_name) {
             w.err = ENAMETOOLONG;
