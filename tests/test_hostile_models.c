@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "clirun.h"
-#include "passhost/passhost.h"
+#include "passhost/host.h"
 #include "tmpdir.h"
 
 /* ----------------------------------------------- growable wire buffers */

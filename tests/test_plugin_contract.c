@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "clirun.h"
-#include "passhost/passhost.h"
+#include "passhost/host.h"
 #include "testkit.h"
 #include "tmpdir.h"
 

@@ -22,11 +22,13 @@
  * pipeline, is printed once, and nothing is written.  See docs/config.md.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "base/streams.h"
 #include "io/cleanup.h"
 #include "cli.h"
 #include "base/exit.h"
+#include "base/util.h"
 #include "report/inspect.h"
 #include "job.h"
 #include "report/report.h"
@@ -53,10 +55,24 @@ static int finish(host_job *j, int rc)
 {
     if (rc)
         host_log_fatal(&j->log, j->err.message);
-    if (host_progress_active()) /* a worker: -i -/-o - files are its supervisor's */
+    if (host_supervise_in_worker()) /* a worker: -i -/-o - files are its supervisor's */
         host_cli_keep_files(&j->cli);
     host_job_free(j, HOST_FREE_MODEL_AT_EXIT);
     host_supervise_finished(rc); /* a worker tells its supervisor it got here */
+    return rc;
+}
+
+/* --inspect: the positional models, then -i. */
+static int inspect(const host_cli *cli, ph_error *err)
+{
+    size_t n = cli->positional_count;
+    const char **paths = host_xcalloc(n + 1, sizeof *paths);
+    for (size_t i = 0; i < n; i++)
+        paths[i] = cli->positional[i];
+    if (cli->input)
+        paths[n++] = cli->input;
+    int rc = host_inspect_main(paths, n, host_stdout(), err);
+    free(paths);
     return rc;
 }
 
@@ -82,26 +98,26 @@ int main(int argc, char **argv)
         return finish(&j, 0);
     }
     if (!rc && j.cli.inspect)
-        return finish(&j, host_inspect_main(&j.cli, host_stdout(), &j.err));
+        return finish(&j, inspect(&j.cli, &j.err));
     j.out = host_cli_report_stream(&j.cli);
     j.tty = host_trace_terminal(j.cli.quiet);
     if (!rc) rc = host_job_configure(&j);
     if (!rc) { /* the rest runs in a worker process (supervise.h), --list-passes too */
-        int code = host_supervise(&j.cli, j.cfg, &j.log);
+        int code = host_supervise(&j.cli.supervise, j.cfg, &j.log);
         if (code == 0) /* the supervisor: the worker succeeded and its output is committed */
             return finish(&j, host_cli_stream_output(&j.cli, &j.err)); /* -o -, a device */
         if (code > 0) /* the supervisor: the run failed, its messages printed */
             return finish(&j, 0), code;
     }
     if (!rc) host_streams_protect_stdout(); /* (a worker did): before any plugin is loaded */
-    if (!rc) host_cleanup_install(); /* temporary files go with SIGINT/SIGTERM; SIGBUS of a shrunk input */
+    if (!rc) host_cleanup_install(host_supervise_finished); /* temporary files go with SIGINT/SIGTERM; SIGBUS of a shrunk input */
     if (!rc && j.cli.list_passes)
         return finish(&j, list_passes(&j));
     if (!rc) rc = host_job_run(&j);
     if (host_supervise_blame_mode()) /* the supervisor's silent re-run: no report, no output */
         return finish(&j, rc);
     rc = host_job_report(&j, rc);
-    if (!rc && host_progress_active()) /* a worker: its supervisor commits, then streams */
+    if (!rc && host_supervise_in_worker()) /* a worker: its supervisor commits, then streams */
         return finish(&j, 0);
     if (!rc) rc = host_cli_stream_output(&j.cli, &j.err);
     return finish(&j, rc);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "base/exit.h"
+#include "passhost/host.h"
 
 static const char *kind_of(mode_t mode)
 {

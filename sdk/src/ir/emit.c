@@ -1,8 +1,7 @@
 /* sdk/src/ir/emit.c - small helpers for passes that emit operators of other
  * domains (e.g. ONNX Runtime's com.microsoft contrib operators): shape
  * inference does not know those operators, so their outputs keep only the
- * type a pass gives them, and the model must import their domain.
- * Also the "Transpose swaps the last two dims" test that MatMul folds ask. */
+ * type a pass gives them, and the model must import their domain. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -38,16 +37,4 @@ PH_API int ph_model_require_opset(ph_model *m, const char *domain, int64_t versi
         return PH_EINVAL;
     int64_t have = ph_model_opset(m, domain ? domain : "");
     return have >= version ? 0 : ph_model_set_opset(m, domain ? domain : "", version);
-}
-
-PH_API int ph_node_transpose_swap_rank(const ph_node *t)
-{
-    int64_t perm[64];
-    int r = ph_node_transpose_perm(t, perm, sizeof perm / sizeof perm[0]);
-    if (r < 2)
-        return -1;
-    for (int i = 0; i < r - 2; i++)
-        if (perm[i] != i)
-            return -1;
-    return perm[r - 2] == r - 1 && perm[r - 1] == r - 2 ? r : -1;
 }

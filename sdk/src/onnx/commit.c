@@ -43,6 +43,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "wire.h"
 
 /* ------------------------------------------------------------ staging */
 
@@ -138,7 +139,7 @@ static void remove_stale(const char *dir)
     close(fd);
 }
 
-int phi_output_target(const char *path, char *target, size_t size)
+int onnx_output_target(const char *path, char *target, size_t size)
 {
     struct stat lst;
     if (lstat(path, &lst) == 0 && S_ISLNK(lst.st_mode)) {
@@ -154,7 +155,7 @@ PH_API int ph_staging_make(const char *path, long pid, char *folder, size_t size
 {
     char dir[PATH_MAX], target[PATH_MAX];
     const char *name;
-    if (!path || phi_output_target(path, target, sizeof target) != 0)
+    if (!path || onnx_output_target(path, target, sizeof target) != 0)
         return ph_error_set(err, PH_EIO, "%s: cannot create output: a symbolic link to nothing",
                             path ? path : "(null)");
     if (split_path(target, dir, sizeof dir, &name) || !*name)
@@ -191,7 +192,7 @@ static int locations_of_fd(int fd, char ***names, size_t *n)
     void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (p == MAP_FAILED)
         return -1;
-    int rc = phi_external_locations(p, (size_t)st.st_size, names, n);
+    int rc = onnx_external_locations(p, (size_t)st.st_size, names, n);
     munmap(p, (size_t)st.st_size);
     return rc;
 }
@@ -273,7 +274,7 @@ static void remove_old_data(int old_fd, const char *dir, const char *name, const
         if (!keep || !keep(user, p))
             unlink(p);
     }
-    phi_free_strings(old, n);
+    onnx_free_strings(old, n);
 }
 
 static int exchange_supported(int e) { return e != EINVAL && e != ENOSYS && e != EOPNOTSUPP; }
@@ -286,7 +287,7 @@ PH_API int ph_model_commit(const char *staged, const char *path, int (*keep)(voi
     if (!staged || !path || split_path(staged, sdir, sizeof sdir, &sname))
         return ph_error_set(err, PH_EINVAL, "no staged model to commit");
     /* an output that is a symbolic link: the file it names is replaced, the link stays */
-    if (phi_output_target(path, target, sizeof target) != 0)
+    if (onnx_output_target(path, target, sizeof target) != 0)
         return ph_error_set(err, PH_EIO, "%s: cannot write output: a symbolic link to nothing", path);
     if (split_path(target, odir, sizeof odir, &oname) || !*oname)
         return ph_error_set(err, PH_EINVAL, "%s: not a file name", path);
@@ -330,7 +331,7 @@ PH_API int ph_model_commit(const char *staged, const char *path, int (*keep)(voi
             if (lstat(staged, &st) == 0 && !S_ISREG(st.st_mode)) { /* a folder or link slipped in: undo */
                 renameat2(AT_FDCWD, staged, AT_FDCWD, target, RENAME_EXCHANGE);
                 rc = ph_error_set(err, PH_EIO, "%s: cannot write output: it is %s, not a file", path,
-                                  phi_file_kind(st.st_mode));
+                                  ir_file_kind(st.st_mode));
             }
             break;
         }

@@ -5,8 +5,8 @@
  * protobuf-c unpacks a sub-message by recursion, with no limit, and so do
  * the loader and the passes over If/Loop/Scan bodies: a file of 1.3 MB
  * holding bodies nested 10,000 deep overflows the stack.  The loader calls
- * phi_check_nesting first; it walks the bytes with an explicit stack of
- * PHI_MAX_MESSAGE_DEPTH entries (no recursion), led by protobuf-c's own
+ * onnx_check_nesting first; it walks the bytes with an explicit stack of
+ * ONNX_MAX_MESSAGE_DEPTH entries (no recursion), led by protobuf-c's own
  * descriptors of onnx.proto (which fields are messages), and refuses a
  * model whose messages nest deeper than that: protobuf's own default
  * recursion limit (100), which leaves room for about 31 levels of nested
@@ -20,13 +20,14 @@
  * sub-messages).
  *
  * The same walk finds the locations of a file's external data
- * (phi_external_locations) for the commit of a save, which removes the data
+ * (onnx_external_locations) for the commit of a save, which removes the data
  * files of the model it replaces (commit.c). */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "wire.h"
 
 typedef struct level {
     const uint8_t *end;                   /* the message's last byte + 1 */
@@ -117,10 +118,10 @@ static const ProtobufCMessageDescriptor *sub_message(field_cache *cache, int *n_
 
 /* Walk the ModelProto in data[0, size).  Returns the visitor's nonzero
  * value, or -1 (with *graphs the bodies nested so far) when the messages
- * nest deeper than PHI_MAX_MESSAGE_DEPTH, else 0. */
+ * nest deeper than ONNX_MAX_MESSAGE_DEPTH, else 0. */
 static int wire_walk(const uint8_t *data, size_t size, wire_visit visit, void *user, int *graphs_deep)
 {
-    level stack[PHI_MAX_MESSAGE_DEPTH];
+    level stack[ONNX_MAX_MESSAGE_DEPTH];
     field_cache cache[CACHED_TYPES];
     int depth = 1, graphs = 0, n_cache = 0;
     const uint8_t *p = data;
@@ -145,7 +146,7 @@ static int wire_walk(const uint8_t *data, size_t size, wire_visit visit, void *u
         const ProtobufCMessageDescriptor *sub = sub_message(cache, &n_cache, top->desc, tag >> 3);
         if (!sub)
             continue;
-        if (depth == PHI_MAX_MESSAGE_DEPTH)
+        if (depth == ONNX_MAX_MESSAGE_DEPTH)
             return -1;
         if (visit) {
             int rc = visit(user, sub, payload, (size_t)(p - payload), top->desc, (unsigned)(tag >> 3));
@@ -162,15 +163,15 @@ static int wire_walk(const uint8_t *data, size_t size, wire_visit visit, void *u
     return 0;
 }
 
-int phi_check_nesting(const uint8_t *data, size_t size, const char *path, ph_error *err)
+int onnx_check_nesting(const uint8_t *data, size_t size, const char *path, ph_error *err)
 {
     int graphs = 0;
     if (wire_walk(data, size, NULL, NULL, &graphs) == 0)
         return 0;
     return ph_error_set(err, PH_EPARSE, "%s: refused: its protobuf messages nest more than %d deep (%d "
                         "levels of If/Loop/Scan bodies and more); passhost reads at most %d levels, "
-                        "protobuf's own default limit (about %d levels of bodies)", path, PHI_MAX_MESSAGE_DEPTH,
-                        graphs - 1, PHI_MAX_MESSAGE_DEPTH, PHI_MAX_MESSAGE_DEPTH / 3 - 2);
+                        "protobuf's own default limit (about %d levels of bodies)", path, ONNX_MAX_MESSAGE_DEPTH,
+                        graphs - 1, ONNX_MAX_MESSAGE_DEPTH, ONNX_MAX_MESSAGE_DEPTH / 3 - 2);
 }
 
 /* ------------------------------------------------ external-data locations */
@@ -213,7 +214,7 @@ static int add_location(void *user, const ProtobufCMessageDescriptor *desc, cons
         if (strlen(l->names[i]) == vn && memcmp(l->names[i], val, vn) == 0)
             return 0;
     char *s = malloc(vn + 1);
-    if (!s || phi_grow((void **)&l->names, &l->cap, l->n + 1, sizeof *l->names)) {
+    if (!s || ir_grow((void **)&l->names, &l->cap, l->n + 1, sizeof *l->names)) {
         free(s);
         l->oom = 1;
         return 1;
@@ -224,13 +225,13 @@ static int add_location(void *user, const ProtobufCMessageDescriptor *desc, cons
     return 0;
 }
 
-int phi_external_locations(const uint8_t *data, size_t size, char ***names, size_t *n)
+int onnx_external_locations(const uint8_t *data, size_t size, char ***names, size_t *n)
 {
     locations l = {0};
     int graphs;
     wire_walk(data, size, add_location, &l, &graphs); /* too deep: what was found so far */
     if (l.oom) {
-        phi_free_strings(l.names, l.n);
+        onnx_free_strings(l.names, l.n);
         *names = NULL;
         *n = 0;
         return PH_ENOMEM;
@@ -240,7 +241,7 @@ int phi_external_locations(const uint8_t *data, size_t size, char ***names, size
     return 0;
 }
 
-void phi_free_strings(char **s, size_t n)
+void onnx_free_strings(char **s, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         free(s[i]);

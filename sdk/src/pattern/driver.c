@@ -3,7 +3,7 @@
  * Cost that does not grow with the catalogue: a rule set's first run on a
  * model visits only the nodes of its root op types, through each graph's
  * op-type index.  Later runs visit only what is near a change: the driver
- * observes the model (phi_observer_add) and keeps a change log of the
+ * observes the model (ir_observer_add) and keeps a change log of the
  * nodes touched by any mutation (created, inputs/attributes/op changed, an
  * output's uses or type changed).  Each rule set remembers how far it read;
  * a run takes the entries since then and walks downstream from each touched
@@ -22,7 +22,7 @@
 
 /* ------------------------------------------------------------ change log */
 
-struct phi_changelog {
+struct pat_changelog {
     ph_node **items; /* NULL holes where a node was logged again or freed */
     size_t n, cap;
     size_t sealed;   /* entries below this were taken by a reader */
@@ -34,7 +34,7 @@ static void log_touch(ph_node *n)
 {
     if (!n || !n->graph || !n->graph->model)
         return;
-    struct phi_changelog *log = n->graph->model->changes;
+    struct pat_changelog *log = n->graph->model->changes;
     if (!log)
         return;
     if (n->log_pos) {
@@ -45,8 +45,8 @@ static void log_touch(ph_node *n)
             log->items[at] = NULL;
         }
     }
-    if (phi_grow((void **)&log->items, &log->cap, log->n + 1, sizeof *log->items)) {
-        phi_alloc_failed(n->graph->model); /* the next run scans everything */
+    if (ir_grow((void **)&log->items, &log->cap, log->n + 1, sizeof *log->items)) {
+        ir_alloc_failed(n->graph->model); /* the next run scans everything */
         if (!log->lost)
             log->lost = log->n + 1;
         n->log_pos = 0;
@@ -56,7 +56,7 @@ static void log_touch(ph_node *n)
     n->log_pos = log->n;
 }
 
-static const phi_observer_ops log_observer;
+static const ir_observer_ops log_observer;
 
 static void on_node_changed(void *self, ph_node *n) { log_touch(n); }
 
@@ -76,7 +76,7 @@ static void on_type_changed(void *self, ph_value *v)
 
 static void on_node_freed(void *self, ph_node *n)
 {
-    struct phi_changelog *log = self; /* never n->graph: it may be gone */
+    struct pat_changelog *log = self; /* never n->graph: it may be gone */
     if (log && n->log_pos && n->log_pos - 1 < log->n && log->items[n->log_pos - 1] == n)
         log->items[n->log_pos - 1] = NULL;
     n->log_pos = 0;
@@ -91,7 +91,7 @@ static void on_model_freed(void *self, ph_model *m)
     }
 }
 
-static const phi_observer_ops log_observer = {
+static const ir_observer_ops log_observer = {
     .node_changed = on_node_changed,
     .uses_changed = on_uses_changed,
     .type_changed = on_type_changed,
@@ -99,14 +99,14 @@ static const phi_observer_ops log_observer = {
     .model_freed = on_model_freed,
 };
 
-static struct phi_changelog *log_get(ph_model *m)
+static struct pat_changelog *log_get(ph_model *m)
 {
     if (m->changes)
         return m->changes;
-    struct phi_changelog *log = calloc(1, sizeof *log);
-    if (!log || phi_observer_add(m, &log_observer, log)) {
+    struct pat_changelog *log = calloc(1, sizeof *log);
+    if (!log || ir_observer_add(m, &log_observer, log)) {
         free(log);
-        phi_alloc_failed(m);
+        ir_alloc_failed(m);
         return NULL;
     }
     struct timespec ts;
@@ -127,7 +127,7 @@ struct ph_ruleset {
     unsigned char anchor[PH_OP__COUNT]; /* root op types */
     /* what this set has read of a model's change log */
     const ph_model *model;
-    const struct phi_changelog *log;
+    const struct pat_changelog *log;
     uint64_t birth;
     size_t pos;
     ph_node **cands;      /* owned scratch */
@@ -206,7 +206,7 @@ static int add_cand(ph_ruleset *rs, ph_node *n, uint64_t epoch)
     if (n->visit_mark == epoch)
         return 0;
     n->visit_mark = epoch;
-    if (phi_grow((void **)&rs->cands, &rs->cap_cands, rs->n_cands + 1, sizeof *rs->cands))
+    if (ir_grow((void **)&rs->cands, &rs->cap_cands, rs->n_cands + 1, sizeof *rs->cands))
         return PH_ENOMEM;
     rs->cands[rs->n_cands++] = n;
     return 0;
@@ -229,7 +229,7 @@ static int collect_all(ph_ruleset *rs, ph_graph *g, uint64_t epoch)
         if (!rs->anchor[op])
             continue;
         size_t k;
-        ph_node *const *arr = phi_op_nodes(g, (ph_op)op, &k);
+        ph_node *const *arr = ir_op_nodes(g, (ph_op)op, &k);
         if (!arr) { /* out of memory (counted): the list itself */
             for (ph_node *n = g->op_first[op]; n && !rc; n = n->op_next)
                 rc = add_cand(rs, n, epoch);
@@ -255,7 +255,7 @@ static int collect_near(ph_ruleset *rs, ph_node *start, uint64_t epoch, uint64_t
                         ph_node ***queue, size_t *cap_queue)
 {
     size_t head = 0, tail = 0;
-    if (phi_grow((void **)queue, cap_queue, 1, sizeof **queue))
+    if (ir_grow((void **)queue, cap_queue, 1, sizeof **queue))
         return PH_ENOMEM;
     (*queue)[tail++] = start;
     start->walk_mark = walk;
@@ -273,7 +273,7 @@ static int collect_near(ph_ruleset *rs, ph_node *start, uint64_t epoch, uint64_t
                     if (c->walk_mark == walk)
                         continue;
                     c->walk_mark = walk;
-                    if (phi_grow((void **)queue, cap_queue, tail + 1, sizeof **queue))
+                    if (ir_grow((void **)queue, cap_queue, tail + 1, sizeof **queue))
                         rc = PH_ENOMEM;
                     else
                         (*queue)[tail++] = c;
@@ -344,7 +344,7 @@ PH_API int ph_ruleset_run(ph_ruleset *rs, ph_graph *g, const ph_params *params, 
     size_t present = 0; /* nodes of the root op types anywhere in the model */
     for (int op = 0; op < PH_OP__COUNT && !present; op++)
         present += rs->anchor[op] ? m->op_count[op] : 0;
-    struct phi_changelog *log = log_get(m);
+    struct pat_changelog *log = log_get(m);
     uint64_t epoch = ++m->visit_epoch;
     rs->n_cands = 0;
     int full = !log || rs->model != m || rs->log != log || rs->birth != log->birth ||

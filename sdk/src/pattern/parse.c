@@ -131,7 +131,7 @@ static int slot_get(parser *ps, const char *name)
     if (i >= 0)
         return i;
     ph_pattern *p = ps->p;
-    char *dup = phi_strdup(name);
+    char *dup = ir_strdup(name);
     char **slot = dup ? grow1(ps, (void **)&p->names, &p->n_slots, sizeof *p->names) : NULL;
     if (!slot) {
         free(dup);
@@ -294,7 +294,7 @@ static int attribute(parser *ps, pat_stmt *st)
     }
     if (ident(ps, key, sizeof key, "an attribute name"))
         return -1;
-    a->key = phi_strdup(key);
+    a->key = ir_strdup(key);
     if (!a->key)
         return fail(ps, "out of memory");
     if (a->mode == PAT_ATTR_ABSENT)
@@ -318,11 +318,11 @@ static int op_alternative(parser *ps, pat_stmt *st)
     pat_op *o = grow1(ps, (void **)&st->ops, &st->n_ops, sizeof *st->ops);
     if (!o)
         return -1;
-    o->op_type = phi_strdup(name);
-    o->domain = phi_strdup(domain);
+    o->op_type = ir_strdup(name);
+    o->domain = ir_strdup(domain);
     if (!o->op_type || !o->domain)
         return fail(ps, "out of memory");
-    o->op = phi_op_lookup(domain, name);
+    o->op = ir_op_lookup(domain, name);
     return 0;
 }
 
@@ -480,7 +480,7 @@ PH_API ph_pattern *ph_pattern_parse(const char *text, ph_error *err)
         return NULL;
     }
     ph_pattern *p = calloc(1, sizeof *p);
-    if (!p || !(p->text = phi_strdup(text))) {
+    if (!p || !(p->text = ir_strdup(text))) {
         free(p);
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;

@@ -13,7 +13,7 @@
 
 static int push(void ***arr, size_t *n, size_t *cap, void *item)
 {
-    if (phi_grow((void **)arr, cap, *n + 1, sizeof **arr))
+    if (ir_grow((void **)arr, cap, *n + 1, sizeof **arr))
         return PH_ENOMEM;
     (*arr)[(*n)++] = item;
     return 0;
@@ -66,6 +66,13 @@ PH_API ph_node *ph_rw_clone(ph_rewriter *rw, const ph_node *like, const char *op
     return n;
 }
 
+PH_API int ph_rw_fail(ph_rewriter *rw, int code)
+{
+    if (!rw->failed)
+        rw->failed = code < 0 ? code : PH_EINVAL;
+    return code;
+}
+
 PH_API ph_value *ph_rw_op(ph_rewriter *rw, const char *op, size_t n_in, ph_value *const *inputs)
 {
     ph_node *n = ph_rw_node(rw, op, n_in, inputs, 1);
@@ -115,7 +122,7 @@ PH_API void *ph_rw_alloc(ph_rewriter *rw, size_t size)
     void *p = calloc(1, size ? size : 1);
     if (!p || push(&rw->scratch, &rw->n_scratch, &rw->cap_scratch, p)) {
         free(p);
-        phi_alloc_failed(rw->g->model); /* a rewrite that cannot be made must not look inapplicable */
+        ir_alloc_failed(rw->g->model); /* a rewrite that cannot be made must not look inapplicable */
         return NULL;
     }
     return p;

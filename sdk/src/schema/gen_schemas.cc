@@ -74,10 +74,10 @@ int main()
                 " * (Debian libonnx-dev); do not edit.  Served by sdk/src/schema/schema.c. */\n"
                 "#include \"schema/table.h\"\n\n",
                 ONNX_NAMESPACE::LAST_RELEASE_VERSION);
-    std::printf("const char phi_schema_onnx_version[] = %s;\n\n",
+    std::printf("const char schema_onnx_version[] = %s;\n\n",
                 literal(ONNX_NAMESPACE::LAST_RELEASE_VERSION).c_str());
 
-    std::printf("const phi_schema_attr phi_schema_attrs[] = {\n");
+    std::printf("const schema_attr schema_attrs[] = {\n");
     size_t n_attrs = 0;
     std::vector<size_t> attr_first;
     for (const OpSchema &s : all) {
@@ -90,7 +90,7 @@ int main()
     }
     std::printf("    {0, 0, 0},\n};\n\n");
 
-    std::printf("const phi_schema_param phi_schema_params[] = {\n");
+    std::printf("const schema_param schema_params[] = {\n");
     size_t n_params = 0;
     std::vector<size_t> in_first, out_first;
     for (const OpSchema &s : all) {
@@ -107,7 +107,7 @@ int main()
     }
     std::printf("    {0, 0},\n};\n\n");
 
-    std::printf("const phi_schema_row phi_schema_rows[] = {\n");
+    std::printf("const schema_row schema_rows[] = {\n");
     for (size_t i = 0; i < all.size(); i++) {
         const OpSchema &s = all[i];
         std::printf("    {%s, %s, %d, %d, %d, %d, %d, %d, %zu, %zu, %zu, %zu, %zu, %zu},\n",
@@ -116,14 +116,14 @@ int main()
                     clamp(s.max_output()), attr_first[i], s.attributes().size(), in_first[i],
                     s.inputs().size(), out_first[i], s.outputs().size());
     }
-    std::printf("};\nconst size_t phi_schema_row_count = %zu;\n\n", all.size());
+    std::printf("};\nconst size_t schema_row_count = %zu;\n\n", all.size());
 
     std::map<std::string, std::pair<int, int>> domains;
     for (const auto &d : OpSchemaRegistry::DomainToVersionRange::Instance().Map())
         domains[d.first] = d.second;
-    std::printf("const phi_schema_domain phi_schema_domains[] = {\n");
+    std::printf("const schema_domain schema_domains[] = {\n");
     for (const auto &d : domains)
         std::printf("    {%s, %d, %d},\n", literal(d.first).c_str(), d.second.first, d.second.second);
-    std::printf("};\nconst size_t phi_schema_domain_count = %zu;\n", domains.size());
+    std::printf("};\nconst size_t schema_domain_count = %zu;\n", domains.size());
     return std::ferror(stdout) ? 1 : 0;
 }

@@ -9,7 +9,7 @@
 #include "schema/table.h"
 #include "passhost/schema.h"
 
-#define ROW(s) ((const phi_schema_row *)(const void *)(s))
+#define ROW(s) ((const schema_row *)(const void *)(s))
 #define SCHEMA(r) ((const ph_schema *)(const void *)(r))
 
 /* "ai.onnx" is the default domain's other name. */
@@ -18,32 +18,32 @@ static const char *norm_domain(const char *domain)
     return !domain || strcmp(domain, "ai.onnx") == 0 ? "" : domain;
 }
 
-static int cmp_key(const phi_schema_row *r, const char *domain, const char *name)
+static int cmp_key(const schema_row *r, const char *domain, const char *name)
 {
     int c = strcmp(r->domain, domain);
     return c ? c : strcmp(r->name, name);
 }
 
 /* The first row of (domain, name), or NULL. */
-static const phi_schema_row *first_row(const char *domain, const char *name)
+static const schema_row *first_row(const char *domain, const char *name)
 {
     if (!name)
         return NULL;
     domain = norm_domain(domain);
-    size_t lo = 0, hi = phi_schema_row_count;
+    size_t lo = 0, hi = schema_row_count;
     while (lo < hi) { /* the first row not below the key */
         size_t mid = lo + (hi - lo) / 2;
-        if (cmp_key(&phi_schema_rows[mid], domain, name) < 0)
+        if (cmp_key(&schema_rows[mid], domain, name) < 0)
             lo = mid + 1;
         else
             hi = mid;
     }
-    if (lo < phi_schema_row_count && cmp_key(&phi_schema_rows[lo], domain, name) == 0)
-        return &phi_schema_rows[lo];
+    if (lo < schema_row_count && cmp_key(&schema_rows[lo], domain, name) == 0)
+        return &schema_rows[lo];
     return NULL;
 }
 
-PH_API const char *ph_schema_onnx_version(void) { return phi_schema_onnx_version; }
+PH_API const char *ph_schema_onnx_version(void) { return schema_onnx_version; }
 
 PH_API const ph_schema *ph_schema_first(const char *domain, const char *op_type)
 {
@@ -52,10 +52,10 @@ PH_API const ph_schema *ph_schema_first(const char *domain, const char *op_type)
 
 PH_API const ph_schema *ph_schema_next(const ph_schema *s)
 {
-    const phi_schema_row *r = ROW(s);
-    if (!r || r + 1 >= phi_schema_rows + phi_schema_row_count)
+    const schema_row *r = ROW(s);
+    if (!r || r + 1 >= schema_rows + schema_row_count)
         return NULL;
-    const phi_schema_row *n = r + 1;
+    const schema_row *n = r + 1;
     return strcmp(n->domain, r->domain) == 0 && strcmp(n->name, r->name) == 0 ? SCHEMA(n) : NULL;
 }
 
@@ -67,18 +67,18 @@ PH_API const ph_schema *ph_schema_find(const char *domain, const char *op_type, 
     return found;
 }
 
-PH_API size_t ph_schema_count(void) { return phi_schema_row_count; }
+PH_API size_t ph_schema_count(void) { return schema_row_count; }
 
 PH_API const ph_schema *ph_schema_at(size_t i)
 {
-    return i < phi_schema_row_count ? SCHEMA(&phi_schema_rows[i]) : NULL;
+    return i < schema_row_count ? SCHEMA(&schema_rows[i]) : NULL;
 }
 
 PH_API int ph_schema_domain_known(const char *domain, int64_t *min_opset, int64_t *max_opset)
 {
     domain = norm_domain(domain);
-    for (size_t i = 0; i < phi_schema_domain_count; i++) {
-        const phi_schema_domain *d = &phi_schema_domains[i];
+    for (size_t i = 0; i < schema_domain_count; i++) {
+        const schema_domain *d = &schema_domains[i];
         if (strcmp(d->name, domain) != 0)
             continue;
         if (min_opset)
@@ -110,40 +110,40 @@ PH_API void ph_schema_output_range(const ph_schema *s, int *min, int *max)
 PH_API size_t ph_schema_input_count(const ph_schema *s) { return ROW(s)->n_in; }
 PH_API size_t ph_schema_output_count(const ph_schema *s) { return ROW(s)->n_out; }
 
-static const phi_schema_param *param(size_t first, size_t n, size_t i)
+static const schema_param *param(size_t first, size_t n, size_t i)
 {
-    return i < n ? &phi_schema_params[first + i] : NULL;
+    return i < n ? &schema_params[first + i] : NULL;
 }
 
 PH_API const char *ph_schema_input_name(const ph_schema *s, size_t i)
 {
-    const phi_schema_param *p = param(ROW(s)->in_first, ROW(s)->n_in, i);
+    const schema_param *p = param(ROW(s)->in_first, ROW(s)->n_in, i);
     return p ? p->name : NULL;
 }
 
 PH_API ph_param_option ph_schema_input_option(const ph_schema *s, size_t i)
 {
-    const phi_schema_param *p = param(ROW(s)->in_first, ROW(s)->n_in, i);
+    const schema_param *p = param(ROW(s)->in_first, ROW(s)->n_in, i);
     return p ? (ph_param_option)p->option : PH_PARAM_OPTIONAL;
 }
 
 PH_API const char *ph_schema_output_name(const ph_schema *s, size_t i)
 {
-    const phi_schema_param *p = param(ROW(s)->out_first, ROW(s)->n_out, i);
+    const schema_param *p = param(ROW(s)->out_first, ROW(s)->n_out, i);
     return p ? p->name : NULL;
 }
 
 PH_API ph_param_option ph_schema_output_option(const ph_schema *s, size_t i)
 {
-    const phi_schema_param *p = param(ROW(s)->out_first, ROW(s)->n_out, i);
+    const schema_param *p = param(ROW(s)->out_first, ROW(s)->n_out, i);
     return p ? (ph_param_option)p->option : PH_PARAM_OPTIONAL;
 }
 
 PH_API size_t ph_schema_attr_count(const ph_schema *s) { return ROW(s)->n_attrs; }
 
-static const phi_schema_attr *attr(const ph_schema *s, size_t i)
+static const schema_attr *attr(const ph_schema *s, size_t i)
 {
-    return i < ROW(s)->n_attrs ? &phi_schema_attrs[ROW(s)->attr_first + i] : NULL;
+    return i < ROW(s)->n_attrs ? &schema_attrs[ROW(s)->attr_first + i] : NULL;
 }
 
 PH_API const char *ph_schema_attr_name(const ph_schema *s, size_t i) { return attr(s, i) ? attr(s, i)->name : NULL; }
@@ -152,7 +152,7 @@ PH_API int ph_schema_attr_required(const ph_schema *s, size_t i) { return attr(s
 
 PH_API long ph_schema_attr_find(const ph_schema *s, const char *name)
 {
-    const phi_schema_attr *a = &phi_schema_attrs[ROW(s)->attr_first];
+    const schema_attr *a = &schema_attrs[ROW(s)->attr_first];
     size_t lo = 0, hi = ROW(s)->n_attrs;
     while (name && lo < hi) {
         size_t mid = lo + (hi - lo) / 2;

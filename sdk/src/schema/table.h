@@ -7,37 +7,37 @@
 
 #include <stddef.h>
 
-typedef struct phi_schema_attr {
+typedef struct schema_attr {
     const char *name;
     int type;     /* onnx.proto's AttributeProto.AttributeType */
     int required;
-} phi_schema_attr;
+} schema_attr;
 
-typedef struct phi_schema_param {
+typedef struct schema_param {
     const char *name;
     int option;   /* ph_param_option */
-} phi_schema_param;
+} schema_param;
 
 /* One version of one operator.  Rows are sorted by (domain, name,
  * since); attrs[attr_first, +n_attrs) by name. */
-typedef struct phi_schema_row {
+typedef struct schema_row {
     const char *domain, *name;
     int since, deprecated;
     int min_in, max_in, min_out, max_out; /* max -1: no bound */
     size_t attr_first, n_attrs, in_first, n_in, out_first, n_out;
-} phi_schema_row;
+} schema_row;
 
-typedef struct phi_schema_domain {
+typedef struct schema_domain {
     const char *name;
     int min, max; /* the opset versions ONNX defines */
-} phi_schema_domain;
+} schema_domain;
 
-extern const char phi_schema_onnx_version[];
-extern const phi_schema_attr phi_schema_attrs[];
-extern const phi_schema_param phi_schema_params[];
-extern const phi_schema_row phi_schema_rows[];
-extern const size_t phi_schema_row_count;
-extern const phi_schema_domain phi_schema_domains[]; /* sorted by name */
-extern const size_t phi_schema_domain_count;
+extern const char schema_onnx_version[];
+extern const schema_attr schema_attrs[];
+extern const schema_param schema_params[];
+extern const schema_row schema_rows[];
+extern const size_t schema_row_count;
+extern const schema_domain schema_domains[]; /* sorted by name */
+extern const size_t schema_domain_count;
 
 #endif
