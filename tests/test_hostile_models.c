@@ -35,6 +35,8 @@ typedef struct wb {
 
 static void wb_put(wb *b, const void *p, size_t len)
 {
+    if (len == 0)
+        return;
     if (b->n + len > b->cap) {
         b->cap = (b->n + len) * 2 + 64;
         b->d = realloc(b->d, b->cap);
@@ -105,11 +107,14 @@ typedef struct rb {
 
 static void rb_prepend(rb *b, const void *p, size_t len)
 {
+    if (len == 0)
+        return;
     if (len > b->start) {
         size_t used = b->cap - b->start, cap = (b->cap + len) * 2;
         unsigned char *d = malloc(cap);
         ck_assert_ptr_nonnull(d);
-        memcpy(d + cap - used, b->d + b->start, used);
+        if (used)
+            memcpy(d + cap - used, b->d + b->start, used);
         free(b->d);
         b->d = d;
         b->start = cap - used;
