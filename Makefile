@@ -26,6 +26,14 @@
 
 BUILD   ?= build
 PREFIX  ?= /usr/local
+# The one version of passhost: the program's --version, passhost.pc, the
+# man page and the embedding library's ph_pipeline_version all say it.
+VERSION := 0.1.0
+# The shared libraries follow the plugin ABI (sdk/include/passhost/plugin.h):
+# the real file libpasshost.so.MAJOR.MINOR, its soname link libpasshost.so.MAJOR
+# and the link for linking, libpasshost.so (the same for libpasshost-pipeline).
+ABI_MAJOR := $(shell sed -n 's/^\#define PH_ABI_MAJOR \([0-9]*\).*/\1/p' sdk/include/passhost/plugin.h)
+ABI_MINOR := $(shell sed -n 's/^\#define PH_ABI_MINOR \([0-9]*\).*/\1/p' sdk/include/passhost/plugin.h)
 SAN     ?= 0
 ONNX_PROTO ?= /usr/include/onnx/onnx.proto
 
@@ -35,7 +43,8 @@ CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g $(OPT) -Wall -Wextra -Wshadow -Wno-unus
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
-CFLAGS_ALL := $(CFLAGS_BASE) $(SANFLAGS) $(CFLAGS) -Isdk/include -I$(BUILD)/gen
+CFLAGS_ALL := $(CFLAGS_BASE) $(SANFLAGS) $(CFLAGS) -Isdk/include -I$(BUILD)/gen \
+              -DPASSHOST_VERSION='"$(VERSION)"'
 # The passhost program allocates with tcmalloc (libtcmalloc-minimal4): on a
 # million-node model load, passes and save take a quarter less time and
 # memory than with glibc's malloc.  The library itself leaves the choice to
@@ -80,8 +89,10 @@ PYTHON_PKG := $(wildcard python/passhost/*.py)
 DOCS       := $(wildcard docs/*.md) docs/report.schema.json
 
 LIB        := $(BUILD)/lib/libpasshost.so
+LIB_REAL   := $(LIB).$(ABI_MAJOR).$(ABI_MINOR)
 HOSTLIB    := $(BUILD)/lib/libphhost.a
 PIPELINE_LIB := $(BUILD)/lib/libpasshost-pipeline.so
+PIPELINE_LIB_REAL := $(PIPELINE_LIB).$(ABI_MAJOR).$(ABI_MINOR)
 BIN        := $(BUILD)/bin/passhost
 GEN_H      := $(BUILD)/gen/onnx/onnx.pb-c.h
 
@@ -122,10 +133,14 @@ $(BUILD)/obj/sdk/%.o: sdk/src/%.c $(HEADERS) $(wildcard sdk/src/*.h sdk/src/*/*.
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Isdk/src -fvisibility=hidden -c $< -o $@
 
-$(LIB): $(SDK_OBJ)
+$(LIB_REAL): $(SDK_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libpasshost.so.1 $(LDFLAGS_ALL) -o $@ $^ -lprotobuf-c -ldl -lm
-	ln -sf libpasshost.so $(BUILD)/lib/libpasshost.so.1
+	$(CC) -shared -Wl,-soname,libpasshost.so.$(ABI_MAJOR) $(LDFLAGS_ALL) -o $@ $^ -lprotobuf-c -ldl -lm
+
+# the usual chain: libpasshost.so -> libpasshost.so.1 -> libpasshost.so.1.1
+$(LIB): $(LIB_REAL)
+	ln -sf $(notdir $(LIB_REAL)) $(BUILD)/lib/libpasshost.so.$(ABI_MAJOR)
+	ln -sf libpasshost.so.$(ABI_MAJOR) $@
 
 # --- the host program ---------------------------------------------------------
 $(BUILD)/obj/host/%.o: host/%.c $(HEADERS) $(HOST_API_HEADERS) $(wildcard host/*/*.h)
@@ -144,11 +159,14 @@ $(BIN): $(BUILD)/obj/host/cli/main.o $(HOSTLIB) $(LIB)
 # The embedding library: the host's objects (all of the program but main.o)
 # as one shared library that exports only passhost/pipeline.h's functions
 # (host/embed/pipeline.map), beside libpasshost.so.
-$(PIPELINE_LIB): $(HOST_OBJ) $(LIB) host/embed/pipeline.map
+$(PIPELINE_LIB_REAL): $(HOST_OBJ) $(LIB) host/embed/pipeline.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libpasshost-pipeline.so.1 -Wl,--version-script=host/embed/pipeline.map \
+	$(CC) -shared -Wl,-soname,libpasshost-pipeline.so.$(ABI_MAJOR) -Wl,--version-script=host/embed/pipeline.map \
 	  $(LDFLAGS_ALL) -o $@ $(HOST_OBJ) -L$(BUILD)/lib -lpasshost -linih -ldl -lm -Wl,-rpath,'$$ORIGIN'
-	ln -sf libpasshost-pipeline.so $(BUILD)/lib/libpasshost-pipeline.so.1
+
+$(PIPELINE_LIB): $(PIPELINE_LIB_REAL)
+	ln -sf $(notdir $(PIPELINE_LIB_REAL)) $(BUILD)/lib/libpasshost-pipeline.so.$(ABI_MAJOR)
+	ln -sf libpasshost-pipeline.so.$(ABI_MAJOR) $@
 
 # --- plugins: one folder, one .so ------------------------------------------------
 .SECONDEXPANSION:
@@ -246,18 +264,23 @@ run: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/passhost/plugins \
 	  $(DESTDIR)$(PREFIX)/include/passhost $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libpasshost.so
-	ln -sf libpasshost.so $(DESTDIR)$(PREFIX)/lib/libpasshost.so.1
-	install -m 755 $(PIPELINE_LIB) $(DESTDIR)$(PREFIX)/lib/libpasshost-pipeline.so
-	ln -sf libpasshost-pipeline.so $(DESTDIR)$(PREFIX)/lib/libpasshost-pipeline.so.1
+	for l in libpasshost libpasshost-pipeline; do \
+	  install -m 755 $(BUILD)/lib/$$l.so.$(ABI_MAJOR).$(ABI_MINOR) $(DESTDIR)$(PREFIX)/lib/ && \
+	  ln -sf $$l.so.$(ABI_MAJOR).$(ABI_MINOR) $(DESTDIR)$(PREFIX)/lib/$$l.so.$(ABI_MAJOR) && \
+	  ln -sf $$l.so.$(ABI_MAJOR) $(DESTDIR)$(PREFIX)/lib/$$l.so || exit 1; \
+	done
 	install -m 644 $(HEADERS) $(HOST_API_HEADERS) $(DESTDIR)$(PREFIX)/include/passhost/
 	install -d $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/passhost
 	install -m 644 $(PYTHON_PKG) $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/passhost/
 	$(if $(PLUGIN_SO),install -m 755 $(PLUGIN_SO) $(DESTDIR)$(PREFIX)/lib/passhost/plugins/)
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/passhost
-	sed -e 's|@PREFIX@|$(PREFIX)|g' passhost.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/passhost.pc
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/passhost
-	install -m 644 docs/passhost.1 $(DESTDIR)$(PREFIX)/share/man/man1/passhost.1
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' passhost.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/passhost.pc
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/passhost \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	sed -e 's|"passhost [0-9.]*"|"passhost $(VERSION)"|' docs/passhost.1 \
+	  > $(DESTDIR)$(PREFIX)/share/man/man1/passhost.1
+	install -m 644 completion/passhost.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/passhost
 	install -m 644 README.md $(DOCS) $(DESTDIR)$(PREFIX)/share/doc/passhost/
 
 clean:

@@ -253,7 +253,7 @@ START_TEST(exact_pass_that_changes_bits_is_named)
     free(readme);
     /* powers of two only: bit for bit, nothing to bisect */
     in = div_chain("pow2.onnx", 3, divs);
-    r = TK_CLI("-i", in, "-o", out, EXACT_DIV, "--verify-each", "-q");
+    r = TK_CLI("-i", in, "-o", out, EXACT_DIV, "--verify-each");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     ck_assert_msg(strstr(r.out, "exact passes bit for bit) OK"), "%s", r.out);
     tk_cli_free(&r);
@@ -453,7 +453,7 @@ START_TEST(npy_folders_and_data_for_each_and_bisect)
     ck_assert_msg(ini && strstr(ini, "relu_data\"") && strstr(ini, "budget_factor = 4"), "%s", ini);
     free(ini);
     /* the reproducer's config verifies with the same data */
-    r = TK_CLI(tk_tpath("repro/config.ini"), "--max-rewrites", "6", "--verify", "-q");
+    r = TK_CLI(tk_tpath("repro/config.ini"), "--max-rewrites", "6", "--verify");
     ck_assert_msg(r.status == 0 && strstr(r.out, "1 data set"), "exit %d: %s%s", r.status, r.out, r.err);
     tk_cli_free(&r);
 }

@@ -94,6 +94,7 @@ static void write_stage(FILE *f, const host_config *cfg, const host_plan *plan, 
     fputs("pass_off =\n", f);
     fprintf(f, "max_iterations = %d\n", sp->max_iterations);
     fprintf(f, "allow_approximate = %s\n", sc->allow_approximate ? "true" : "false");
+    fprintf(f, "level = %s\n", host_level_name(sc->level));
     if (custom)
         put_quoted(f, "custom_config", custom);
     else

@@ -1,6 +1,7 @@
 /* host/report/report.c - the per-pass report and the --list-passes table. */
 #include "report.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "config/config.h"
@@ -42,7 +43,7 @@ void host_report_stage(FILE *out, const host_stage_stats *st)
         return;
     }
     fprintf(out, "%d round%s%s, %.2f ms, nodes %zu -> %zu\n", st->rounds,
-            st->rounds == 1 ? "" : "s", st->hit_cap ? " (cap reached, no fixpoint)" : "",
+            st->rounds == 1 ? "" : "s", st->hit_cap ? " (cap reached, no fixpoint)" : st->stalled ? " (stopped: no net change)" : "",
             st->ms, st->nodes_before, st->nodes_after);
     int w = name_width(st);
     if (w < 24)
@@ -75,6 +76,57 @@ void host_report_stage(FILE *out, const host_stage_stats *st)
             other > checks ? other : checks, "");
     signed_text(delta, sizeof delta, change);
     fprintf(out, "  %-*s %6u %9lld %10.3f %12s\n", w, "total", calls, rewrites, st->ms, delta);
+}
+
+/* The rewrites of pass i before j's: more first, then plan order. */
+static int more_rewrites(const host_stage_stats *st, size_t i, size_t j)
+{
+    long long a = st->passes[i].rewrites, b = st->passes[j].rewrites;
+    return a != b ? a > b : i < j;
+}
+
+void host_report_stage_brief(FILE *out, const host_stage_stats *st)
+{
+    fprintf(out, "stage %s%s%s: ", host_stage_name(st->stage),
+            st->target && *st->target ? ", target " : "", st->target ? st->target : "");
+    if (st->count == 0) {
+        fprintf(out, "no passes\n");
+        return;
+    }
+    size_t *order = host_xcalloc(st->count, sizeof *order), changed = 0;
+    for (size_t i = 0; i < st->count; i++)
+        if (st->passes[i].rewrites > 0) {
+            size_t k = changed++;
+            for (; k > 0 && more_rewrites(st, i, order[k - 1]); k--)
+                order[k] = order[k - 1];
+            order[k] = i;
+        }
+    fprintf(out, "%d round%s%s, %.2f ms, nodes %zu -> %zu, ", st->rounds, st->rounds == 1 ? "" : "s",
+            st->hit_cap ? " (cap reached, no fixpoint)" : st->stalled ? " (stopped: no net change)" : "",
+            st->ms, st->nodes_before, st->nodes_after);
+    if (!changed)
+        fprintf(out, "no pass changed the graph (%zu ran)\n", st->count);
+    else
+        fprintf(out, "%zu of %zu passes changed it (rewrites):\n", changed, st->count);
+    int col = 0;
+    for (size_t k = 0; k < changed; k++) {
+        const host_pass_stats *p = &st->passes[order[k]];
+        char item[400], delta[40] = "";
+        if (p->node_change)
+            snprintf(delta, sizeof delta, " (%+lld node%s)", p->node_change,
+                     p->node_change == 1 || p->node_change == -1 ? "" : "s");
+        int len = snprintf(item, sizeof item, "%s %lld%s%s", p->name, p->rewrites, delta,
+                           k + 1 < changed ? "," : "");
+        if (col && col + 1 + len > 96) {
+            fputc('\n', out);
+            col = 0;
+        }
+        fprintf(out, "%s%s", col ? " " : "  ", item);
+        col += (col ? 1 : 2) + len;
+    }
+    if (col)
+        fputc('\n', out);
+    free(order);
 }
 
 static void totals(const host_stage_stats *stages, size_t stage_count, long long *rewrites,

@@ -29,6 +29,10 @@ typedef struct host_run_summary {
  * work after the calls that changed the graph (sort, shape update,
  * --verify-each), and the total, whose time is the stage's. */
 void host_report_stage(FILE *out, const host_stage_stats *st);
+/* The stage in a few lines (the default report): its header as in the
+ * table, then the passes that changed the graph, most rewrites first, each
+ * with its rewrites and node change ("constant_folding 57 (-57 nodes)"). */
+void host_report_stage_brief(FILE *out, const host_stage_stats *st);
 /* Load/save times and the one summary line (host_report_times, then
  * host_report_summary_line). */
 void host_report_summary(FILE *out, const host_run_summary *sum,

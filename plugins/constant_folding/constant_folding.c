@@ -248,7 +248,8 @@ static int install(fold_state *st, ph_node *n, ph_tensor **out)
         return 0;
     }
 
-    if (!ph_ctx_rewrite_begin(st->ctx, ph_node_name(n))) {
+    char label[200];
+    if (!ph_ctx_rewrite_begin(st->ctx, ph_node_label(n, label, sizeof label))) {
         free_tensors(out, n_out);
         return 0;
     }

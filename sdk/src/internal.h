@@ -253,6 +253,7 @@ struct ph_node {
     uint64_t walk_mark;   /* scratch of the rewrite driver: walks */
     ir_dlink infer_link; /* in the model's list of nodes to re-infer */
     double infer_pos;     /* topological position for incremental inference (0: not yet known) */
+    size_t file_pos;      /* 1 + its index in its graph's node list in the file; 0: made by a pass */
 };
 
 typedef struct ir_output {
@@ -311,6 +312,7 @@ struct ph_model {
     uint64_t visit_epoch;          /* for ph_node.visit_mark and walk_mark */
     int order_dirty;               /* a node may read a value defined after it */
     int loaded_bodies;             /* the loader built a subgraph (If/Loop/Scan body) */
+    size_t load_reordered;         /* see ph_model_load_reordered */
     size_t op_count[PH_OP__COUNT]; /* nodes of each op in the op-type indexes */
     uint64_t init_version;         /* see ph_model_initializers_version */
     uint64_t alloc_failures;       /* see ph_model_alloc_failures */
@@ -323,6 +325,20 @@ struct ph_model {
  * a type or a shape left unknown): ph_model_alloc_failures counts them so
  * that the run fails instead of depending on memory.  m may be NULL. */
 void ir_alloc_failed(ph_model *m);
+
+/* Move live node n (with its outputs and bodies) from its graph into g,
+ * before `before` (a node of g; NULL: at the end).  The caller keeps the
+ * order topological and n's inputs in scope (ir/inline.c). */
+void ir_node_move(ph_node *n, ph_graph *g, ph_node *before);
+/* Take a value that nothing owns any more (no producer, not an input or
+ * initializer, no use) out of the name maps; freed at collection. */
+void ir_value_bury(ph_value *v);
+/* The producers in g that n depends on: its inputs, and the outer-scope
+ * values its bodies read (n is a node of g or of a body under it).  Calls
+ * fn(producer, ctx) for each (toposort, the loader's order check). */
+void ir_node_deps(const ph_node *n, const ph_graph *g, void (*fn)(ph_node *, void *), void *ctx);
+/* How many nodes of the model are named `name` (0 for none or ""). */
+size_t ir_node_name_count(ph_model *m, const char *name);
 
 /* ph_graph_verify, with the check that every name resolves to its value
  * (the map's consistency, which the loader builds itself) only when names. */

@@ -66,6 +66,11 @@ int tk_pass_run_checked(const tk_pass *p, ph_model *m, uint64_t seed);
 int tk_pass_run_eval(const tk_pass *p, ph_model *m, uint64_t seed, size_t n_sizes,
                      const int64_t *sizes);
 
+/* Evaluate both models with the SDK evaluator on the same random inputs
+ * from seed (every input dim known) and assert their outputs are the same,
+ * bit for bit: e.g. a rewritten model against a reference written by hand. */
+void tk_assert_same_outputs(const ph_model *want, const ph_model *got, uint64_t seed);
+
 /* Assert the pass changes nothing on m: returns 0 and leaves the graph's
  * signature (tk_graph_sig) and node count as they were. */
 void tk_assert_untouched(const tk_pass *p, ph_model *m);

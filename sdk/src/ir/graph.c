@@ -103,6 +103,8 @@ static void value_bury(ph_value *v)
     m->grave_values = v;
 }
 
+void ir_value_bury(ph_value *v) { value_bury(v); }
+
 void ir_value_parse_type(ph_value *v, const Onnx__TypeProto *tp)
 {
     if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
@@ -674,6 +676,15 @@ static void node_names_ensure(ph_model *m)
     node_names_add_graph(m, m->graph);
 }
 
+size_t ir_node_name_count(ph_model *m, const char *name)
+{
+    if (!name || !*name)
+        return 0;
+    node_names_ensure(m);
+    ir_map_entry *e = ir_map_lookup(&m->node_names, name);
+    return e ? (size_t)(uintptr_t)e->val : 0;
+}
+
 /* Drop every use made by nodes of g and its subgraphs (before freeing them). */
 static void graph_drop_all_uses(ph_graph *g)
 {
@@ -767,6 +778,7 @@ ph_node *ir_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err)
     }
     n->op = ir_op_lookup(np->domain, np->op_type ? np->op_type : "");
     node_link_before(g, n, NULL);
+    n->file_pos = g->n_nodes; /* appended: 1 + its index in the file's list */
     opidx_add(g, n);
     node_names_add(g->model, np->name);
     n->n_outputs = np->n_output; /* NULL until made: freed with the node on failure */
@@ -891,6 +903,20 @@ PH_API int ph_node_remove(ph_node *n)
     return 0;
 }
 
+void ir_node_move(ph_node *n, ph_graph *g, ph_node *before)
+{
+    ph_graph *from = n->graph;
+    opidx_del(from, n);
+    node_unlink(n);
+    node_link_before(g, n, before);
+    opidx_add(g, n);
+    for (size_t i = 0; i < n->n_outputs; i++)
+        if (n->outputs[i])
+            n->outputs[i]->graph = g;
+    n->infer_pos = 0; /* a position in g is found at the next shape update */
+    ir_notify_node_changed(n);
+}
+
 PH_API int ph_node_bypass(ph_node *n, size_t out_index, ph_value *with)
 {
     if (out_index >= n->n_outputs || !n->outputs[out_index] || !with)
@@ -917,6 +943,24 @@ PH_API const char *ph_node_domain(const ph_node *n)
 PH_API const char *ph_node_name(const ph_node *n)
 {
     return n->proto->name ? n->proto->name : "";
+}
+
+PH_API const char *ph_node_label(const ph_node *n, char *buf, size_t size)
+{
+    if (!size)
+        return buf;
+    const char *name = ph_node_name(n);
+    if (name[0]) {
+        snprintf(buf, size, "%s", name);
+        return buf;
+    }
+    const ph_graph *g = n->graph;
+    const char *where = g && g->parent ? ph_graph_name(g) : "";
+    if (n->file_pos)
+        snprintf(buf, size, "%s%s%s#%zu", where, where[0] ? "/" : "", ph_node_op_type(n), n->file_pos - 1);
+    else
+        snprintf(buf, size, "%s%s%s#new", where, where[0] ? "/" : "", ph_node_op_type(n));
+    return buf;
 }
 
 static int set_string(char **field, const char *s)
@@ -1407,9 +1451,7 @@ PH_API int ph_graph_walk(ph_graph *g, ph_node_fn fn, void *user)
 
 /* ------------------------------------------------------------- toposort */
 
-/* Producers in g that n depends on: its inputs, and outer-scope values its
- * subgraphs read.  Calls fn for each. */
-static void node_deps(const ph_node *n, const ph_graph *g, void (*fn)(ph_node *, void *), void *ctx)
+void ir_node_deps(const ph_node *n, const ph_graph *g, void (*fn)(ph_node *, void *), void *ctx)
 {
     for (size_t i = 0; i < n->n_inputs; i++) {
         const ph_value *v = n->inputs[i];
@@ -1418,7 +1460,7 @@ static void node_deps(const ph_node *n, const ph_graph *g, void (*fn)(ph_node *,
     }
     for (size_t s = 0; s < n->n_subgraphs; s++)
         for (const ph_node *k = n->subgraphs[s].graph->first; k; k = k->next)
-            node_deps(k, g, fn, ctx);
+            ir_node_deps(k, g, fn, ctx);
 }
 
 typedef struct topo_state {
@@ -1475,7 +1517,7 @@ static int toposort_graph(ph_graph *g)
     for (ph_node *n = g->first; n && !st.unsorted; n = n->next) {
         st.pos = pos + 1;
         n->mark = ++pos;
-        node_deps(n, g, check_order, &st);
+        ir_node_deps(n, g, check_order, &st);
     }
     int rc = 0;
     if (st.unsorted) {
@@ -1505,7 +1547,7 @@ static int toposort_graph(ph_graph *g)
                     continue;
                 }
                 top->mark = 1;
-                node_deps(top, g, push_dep, &st);
+                ir_node_deps(top, g, push_dep, &st);
                 if (st.unsorted == 2) {
                     rc = PH_EVERIFY; /* a cycle */
                     break;

@@ -15,6 +15,7 @@
 
 #include "build.h"
 #include "wire.h"
+#include "order.h"
 
 /* ---------------------------------------------------------- wire format */
 
@@ -517,6 +518,9 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
         rc = check_tensors(m->graph, 0, err);
     free(init_protos);
     free(s.refs);
+    /* a list out of order is sorted (onnx/order.c); a cycle is refused */
+    if (!rc)
+        rc = onnx_model_sort_loaded(m, err);
     /* what loaded must also hold together (e.g. no attribute without a name) */
     ph_error verr = {0};
     if (!rc && ir_graph_verify(m->graph, 0, &verr) != 0) /* names: resolved by the build */

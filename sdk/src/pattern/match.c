@@ -5,11 +5,34 @@
  * two input orders of commutative operators, tried by backtracking.  Then
  * the engine's rules: distinct nodes, all in the root's graph, and no
  * interior value seen from outside the match. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pattern.h"
+
+/* A failure of statement i (-1: of the match as a whole, after every
+ * statement matched), and with ph_pattern_explain why: the reason about
+ * the deepest statement the match reached is kept.  Returns 0. */
+static int fail(ph_match *m, int i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(ph_match *m, int i, const char *fmt, ...)
+{
+    if (!m->why || i > m->why_stmt)
+        return 0;
+    int k = i < 0 ? 0 : snprintf(m->why, m->why_size, "statement %d (%s): ", i + 1,
+                                 m->p->stmts[i].ops[0].op_type);
+    va_list ap;
+    va_start(ap, fmt);
+    if (k >= 0 && (size_t)k < m->why_size)
+        vsnprintf(m->why + k, m->why_size - (size_t)k, fmt, ap);
+    va_end(ap);
+    m->why_stmt = i;
+    return 0;
+}
+
+/* "'name'" of a value for a reason. */
+static const char *vname(const ph_value *v) { return v ? ph_value_name(v) : "(omitted)"; }
 
 int pat_is_commutative(ph_op op)
 {
@@ -127,6 +150,27 @@ static int check_cons(const pat_cons *c, const ph_value *v, const ph_node *user)
     return 0;
 }
 
+static const char *const cons_names[] = {"", "const", "scalar", "rank", "dtype", "shape",
+                                         "perchannel", "float"};
+
+/* check_cons, with the reason for the statement's input j. */
+static int check_cons_why(ph_match *m, int i, int j, const pat_cons *c, const ph_value *v,
+                          const ph_node *user)
+{
+    if (check_cons(c, v, user))
+        return 1;
+    char want[64];
+    if (c->kind == PAT_RANK)
+        snprintf(want, sizeof want, "rank=%lld", (long long)c->n);
+    else if (c->kind == PAT_PERCHANNEL)
+        snprintf(want, sizeof want, "perchannel=%lld", (long long)c->n);
+    else
+        snprintf(want, sizeof want, "%s", cons_names[c->kind]);
+    return fail(m, i, "input %d '%s' fails ':%s' (dtype %s, rank %d%s)", j, vname(v), want,
+                ph_dtype_name(ph_value_dtype(v)), ph_value_rank(v),
+                ph_value_const(v) ? ", a constant" : ", not a constant");
+}
+
 static int check_attr(const pat_attr *a, const ph_node *n)
 {
     ph_attr_type t = ph_node_attr_type(n, a->key);
@@ -156,6 +200,35 @@ static int check_attr(const pat_attr *a, const ph_node *n)
     return 0;
 }
 
+/* check_attr, with the reason. */
+static int check_attr_why(ph_match *m, int i, const pat_attr *a, const ph_node *n)
+{
+    if (check_attr(a, n))
+        return 1;
+    char want[96] = "";
+    switch (a->lit) {
+    case PAT_LIT_INT: snprintf(want, sizeof want, "%lld", (long long)a->i); break;
+    case PAT_LIT_FLOAT: snprintf(want, sizeof want, "%g", a->f); break;
+    case PAT_LIT_STRING: snprintf(want, sizeof want, "\"%s\"", a->s); break;
+    case PAT_LIT_INTS: snprintf(want, sizeof want, "a list of %zu ints", a->n_ints); break;
+    }
+    ph_attr_type t = ph_node_attr_type(n, a->key);
+    if (a->mode == PAT_ATTR_ABSENT)
+        return fail(m, i, "attribute %s is present; the pattern wants it absent (!%s)", a->key, a->key);
+    if (t == PH_ATTR_NONE)
+        return fail(m, i, "attribute %s is absent; the pattern wants %s = %s (exporters leave "
+                    "out attributes at their default value: write %s ?= %s to accept that)",
+                    a->key, a->key, want, a->key, want);
+    char have[96] = "of another type";
+    if (t == PH_ATTR_INT)
+        snprintf(have, sizeof have, "%lld", (long long)ph_node_attr_int(n, a->key, 0));
+    else if (t == PH_ATTR_FLOAT)
+        snprintf(have, sizeof have, "%g", (double)ph_node_attr_float(n, a->key, 0));
+    else if (t == PH_ATTR_STRING)
+        snprintf(have, sizeof have, "\"%.60s\"", ph_node_attr_string(n, a->key, ""));
+    return fail(m, i, "attribute %s is %s; the pattern wants %s", a->key, have, want);
+}
+
 /* ----------------------------------------------------------------- binding */
 
 /* Bind slot to v (v may be NULL for an omitted optional input). */
@@ -182,18 +255,20 @@ static void unbind_to(ph_match *m, int mark)
 
 /* Bind statement s's arguments to n's inputs in the order given by perm
  * (NULL: as written; otherwise a swap of the two first arguments). */
-static int bind_args(ph_match *m, const pat_stmt *s, ph_node *n, int swap)
+static int bind_args(ph_match *m, int i, const pat_stmt *s, ph_node *n, int swap)
 {
     size_t count = n->n_inputs;
     for (int j = 0; j < s->n_args; j++) {
         const pat_arg *a = &s->args[swap && j < 2 ? 1 - j : j];
         ph_value *v = (size_t)j < count ? n->inputs[j] : NULL;
         if (!v && !a->optional)
-            return 0;
+            return fail(m, i, "input %d is omitted; the pattern needs it (write %s? for an "
+                        "optional one)", j, a->slot >= 0 ? m->p->names[a->slot] : "_");
         if (!bind(m, a->slot, v))
-            return 0;
+            return fail(m, i, "input %d is '%s', but '%s' is already '%s' in this match", j,
+                        vname(v), m->p->names[a->slot], vname(m->vals[a->slot]));
         for (int c = 0; v && c < a->n_cons; c++)
-            if (!check_cons(&a->cons[c], v, n))
+            if (!check_cons_why(m, i, j, &a->cons[c], v, n))
                 return 0;
     }
     if (s->variadic_slot >= 0) {
@@ -203,12 +278,13 @@ static int bind_args(ph_match *m, const pat_stmt *s, ph_node *n, int swap)
     } else {
         for (size_t j = (size_t)s->n_args; j < count; j++)
             if (n->inputs[j]) /* an input the pattern does not account for */
-                return 0;
+                return fail(m, i, "input %zu '%s' is one the pattern does not name (it names %d)",
+                            j, vname(n->inputs[j]), s->n_args);
     }
     return 1;
 }
 
-static int interior_ok(const ph_match *m);
+static int interior_ok(ph_match *m);
 
 /* Match statements i, i-1, ..., 0; at the end the interior rules, so a
  * refusal backtracks into the other order of a commutative operator. */
@@ -225,33 +301,48 @@ static int match_from(ph_match *m, int i, const ph_graph *g)
             int slot = s->outs[o];
             if (slot >= 0 && m->bound[slot] && m->vals[slot]) {
                 ph_value *v = m->vals[slot];
-                if (!v->producer || v->out_index != (uint32_t)o)
-                    return 0;
+                if (!v->producer)
+                    return fail(m, i, "'%s' is %s, not made by a node", vname(v),
+                                v->is_input ? "a graph input" : v->tensor ? "an initializer"
+                                                                          : "no node's output");
+                if (v->out_index != (uint32_t)o)
+                    return fail(m, i, "'%s' is output %u of its node; the pattern wants output %d",
+                                vname(v), v->out_index, o);
                 n = v->producer;
             }
         }
-        if (!n || n->removed || n->graph != g)
-            return 0;
+        if (!n || n->removed)
+            return fail(m, i, "no node makes what the statement binds");
+        if (n->graph != g)
+            return fail(m, i, "the node is in another graph than the root (values from outer "
+                        "scopes can only be leaves)");
         for (int k = i + 1; k < p->n_stmts; k++)
             if (m->nodes[k] == n)
-                return 0;
+                return fail(m, i, "the node is matched by statement %d already", k + 1);
     }
-    if (!pat_op_matches(s, n) || (size_t)s->n_outs > n->n_outputs)
-        return 0;
+    char label[200];
+    if (!pat_op_matches(s, n))
+        return fail(m, i, "node '%s' is %s%s%s; the pattern wants %s%s", ph_node_label(n, label, sizeof label),
+                    ph_node_op_type(n), ph_node_domain(n)[0] ? "@" : "", ph_node_domain(n),
+                    s->ops[0].op_type, s->n_ops > 1 ? " (or an alternative)" : "");
+    if ((size_t)s->n_outs > n->n_outputs)
+        return fail(m, i, "node '%s' has %zu outputs; the pattern names %d",
+                    ph_node_label(n, label, sizeof label), n->n_outputs, s->n_outs);
     for (int a = 0; a < s->n_attrs; a++)
-        if (!check_attr(&s->attrs[a], n))
+        if (!check_attr_why(m, i, &s->attrs[a], n))
             return 0;
     int mark = m->n_trail;
     for (int o = 0; o < s->n_outs; o++)
         if (!bind(m, s->outs[o], n->outputs[o]) || (s->outs[o] >= 0 && !n->outputs[o])) {
             unbind_to(m, mark);
-            return 0;
+            return fail(m, i, "output %d of node '%s' is %s", o, ph_node_label(n, label, sizeof label),
+                        n->outputs[o] ? "bound to another value already" : "omitted");
         }
     m->nodes[i] = n;
     int tries = s->n_args >= 2 && s->variadic_slot < 0 && pat_is_commutative(n->op) ? 2 : 1;
     for (int swap = 0; swap < tries; swap++) {
         int inner = m->n_trail;
-        if (bind_args(m, s, n, swap) && match_from(m, i - 1, g))
+        if (bind_args(m, i, s, n, swap) && match_from(m, i - 1, g))
             return 1;
         unbind_to(m, inner);
     }
@@ -270,7 +361,7 @@ static int in_match(const ph_match *m, const ph_node *n)
 
 /* No interior value is seen from outside the match, and none is bound to
  * a leaf name (which would let a rewrite read what it removes). */
-static int interior_ok(const ph_match *m)
+static int interior_ok(ph_match *m)
 {
     const ph_pattern *p = m->p;
     for (int slot = 0; slot < p->n_slots; slot++) {
@@ -281,7 +372,8 @@ static int interior_ok(const ph_match *m)
             if (m->nodes[i] == v->producer) {
                 int o = (int)v->out_index;
                 if (o >= p->stmts[i].n_outs || !p->stmts[i].shared[o])
-                    return 0;
+                    return fail(m, -1, "leaf '%s' is a value the match itself computes (statement %d)",
+                                p->names[slot], i + 1);
             }
     }
     /* interior nodes: every output private; the root: every output the
@@ -297,10 +389,14 @@ static int interior_ok(const ph_match *m)
             if (root && (int)o < s->n_outs && s->outs[o] >= 0)
                 continue;
             if (v->n_output_refs)
-                return 0;
+                return fail(m, -1, "'%s' (statement %d) is a graph output: the match would remove "
+                            "it (mark it ':shared' if it may stay)", vname(v), i + 1);
             for (size_t u = 0; u < v->n_uses; u++)
-                if (!in_match(m, v->uses[u].node))
-                    return 0;
+                if (!in_match(m, v->uses[u].node)) {
+                    char label[200];
+                    return fail(m, -1, "'%s' (statement %d) is also read by node '%s' outside the match",
+                                vname(v), i + 1, ph_node_label(v->uses[u].node, label, sizeof label));
+                }
         }
     }
     return 1;
@@ -312,7 +408,7 @@ static int interior_ok(const ph_match *m)
  * a node of one of that statement's ops, whatever position binding or
  * commutation gives it.  On a large graph most candidates of a rule set
  * fail here, after reading only their inputs' producers. */
-static int root_inputs_possible(const ph_pattern *p, const ph_node *root)
+static int root_inputs_possible(const ph_pattern *p, const ph_node *root, ph_match *why)
 {
     const pat_stmt *r = &p->stmts[p->n_stmts - 1];
     for (int k = 0; k < r->n_args; k++) {
@@ -328,7 +424,10 @@ static int root_inputs_possible(const ph_pattern *p, const ph_node *root)
             found = v && v->producer && pat_op_matches(&p->stmts[s], v->producer);
         }
         if (!found)
-            return 0;
+            return why ? fail(why, p->n_stmts - 1, "no input of node '%s' is made by %s, as "
+                              "statement %d wants", ph_node_name(root), p->stmts[s].ops[0].op_type,
+                              s + 1)
+                       : 0;
     }
     return 1;
 }
@@ -336,7 +435,7 @@ static int root_inputs_possible(const ph_pattern *p, const ph_node *root)
 PH_API int ph_pattern_match_at(const ph_pattern *p, ph_node *root, ph_match *m)
 {
     if (!root || root->removed || m->p != p || !pat_op_matches(&p->stmts[p->n_stmts - 1], root) ||
-        !root_inputs_possible(p, root))
+        !root_inputs_possible(p, root, m->why ? m : NULL))
         return 0;
     memset(m->bound, 0, (size_t)(p->n_slots ? p->n_slots : 1));
     memset(m->vals, 0, (size_t)(p->n_slots ? p->n_slots : 1) * sizeof *m->vals);
@@ -349,6 +448,23 @@ PH_API int ph_pattern_match_at(const ph_pattern *p, ph_node *root, ph_match *m)
         return 0;
     }
     return 1;
+}
+
+PH_API int ph_pattern_explain(const ph_pattern *p, ph_node *root, ph_match *m, char *why, size_t size)
+{
+    if (!p || !m || m->p != p || !root || root->removed || !why || !size)
+        return PH_EINVAL;
+    why[0] = 0;
+    if (!pat_op_matches(&p->stmts[p->n_stmts - 1], root))
+        return -1; /* not a candidate */
+    m->why = why;
+    m->why_size = size;
+    m->why_stmt = p->n_stmts;
+    int r = ph_pattern_match_at(p, root, m);
+    m->why = NULL;
+    if (!r && !why[0])
+        snprintf(why, size, "no match");
+    return r;
 }
 
 /* -------------------------------------------------------------- accessors */
@@ -403,7 +519,8 @@ PH_API char *ph_match_describe(const ph_match *m, char *buf, size_t size)
         const ph_node *n = m->nodes[i];
         if (!n)
             continue;
-        int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", ph_node_name(n));
+        char label[200];
+        int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", ph_node_label(n, label, sizeof label));
         if (w < 0)
             break;
         len += (size_t)w;

@@ -85,6 +85,9 @@ struct ph_match {
     ph_node **nodes;    /* per statement */
     int *trail;         /* slots bound, for backtracking */
     int n_trail;
+    char *why;          /* ph_pattern_explain: why the match failed (borrowed buffer), or NULL */
+    size_t why_size;
+    int why_stmt;       /* the statement the reason is about: the deepest one reached */
 };
 
 int pat_is_commutative(ph_op op);
