@@ -414,7 +414,7 @@ START_TEST(unknown_operators_and_domains)
     m = one_node_model("NoSuchOp", NULL, 0, &a, NULL);
     in = write_wb("nosuchop.onnx", &m);
     free(m.d);
-    r = TK_CLI("-q", in, tk_tpath("out.onnx"));
+    r = TK_CLI(in, tk_tpath("out.onnx")); /* -q keeps warnings off */
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     ck_assert_int_eq(tk_line_count(r.err), 1);
     ck_assert_msg(strstr(r.err, "passhost: warning: node 'the_node': operator NoSuchOp is not defined by ONNX") &&
@@ -482,8 +482,8 @@ START_TEST(control_characters_are_escaped)
     printable("--inspect", r.out);
     ck_assert_msg(strstr(r.out, "y\\u001b]0;retitled\\u0007"), "%s", r.out);
     tk_cli_free(&r);
-    /* the report of a run names the output value too */
-    r = TK_CLI(in, tk_tpath("out.onnx"));
+    /* the report of a run (-v: with the input/output table) names the output value too */
+    r = TK_CLI("-v", in, tk_tpath("out.onnx"));
     ck_assert_msg(r.status == 0, "%s", r.err);
     printable("the report", r.out);
     tk_cli_free(&r);

@@ -56,7 +56,7 @@ static void setup(void)
 
 static void teardown(void) { tk_tmpdir_remove(); }
 
-/* passhost -q IN OUT --plugin-dir P --passes=PASSES [extra...] with
+/* passhost IN OUT --plugin-dir P --passes=PASSES [extra...] with
  * TP_FAULT=fault (and TP_FAULT_AT=at when at > 0), on model. */
 static tk_cli_result run_fault_on(const char *model, const char *fault, int at, const char *passes,
                                   const char *out, const char *extra1, const char *extra2, const char *extra3)
@@ -67,7 +67,7 @@ static tk_cli_result run_fault_on(const char *model, const char *fault, int at, 
     snprintf(p, sizeof p, "--passes=%s", passes);
     const char *env[] = {f, a, NULL};
     tk_run_opts o = {.env = env};
-    const char *args[] = {"-q", model, out, "--plugin-dir", plugdir, p, extra1, extra2, extra3, NULL};
+    const char *args[] = {model, out, "--plugin-dir", plugdir, p, extra1, extra2, extra3, NULL};
     return tk_cli_run_with(&o, args);
 }
 
