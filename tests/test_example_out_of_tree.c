@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 
 #include "passhost/plugin.h"
+#include "passrun.h"
 #include "testkit.h"
 #include "tmpdir.h"
 
@@ -192,13 +193,11 @@ START_TEST(builds_and_runs_against_installed_sdk)
     ck_assert_uint_eq(tk_count_op(ph_model_graph(after), PH_OP_Relu), 1);
     ck_assert_str_eq(ph_value_name(ph_graph_output(ph_model_graph(after), 0)),
                      ph_value_name(ph_graph_output(ph_model_graph(before), 0)));
-    me_tensor *want, *got;
-    size_t nw, ng;
-    tk_eval(before, 5, &want, &nw);
-    tk_eval(after, 5, &got, &ng);
-    tk_compare(want, nw, got, ng, PH_EXACT);
-    tk_free_outputs(want, nw);
-    tk_free_outputs(got, ng);
+    ph_tensor **want, **got;
+    size_t nw = tk_eval_model(before, 5, &want), ng = tk_eval_model(after, 5, &got);
+    tk_assert_same(want, nw, got, ng);
+    tk_free_outs(want, nw);
+    tk_free_outs(got, ng);
     ph_model_free(before);
     ph_model_free(after);
 

@@ -153,9 +153,9 @@ static ph_tensor *alloc_out(int dt, const pgeom *g)
     static void NAME(const T *x, T *y, const pgeom *g, int include_pad)                        \
     {                                                                                           \
         for (int64_t p = 0; p < g->N * g->C; p++, x += g->in_sp, y += g->out_sp) {              \
-            double sum = 0;                                                                     \
+            double sum = -0.0; /* the identity of +: a window of -0 averages to -0 */           \
             int64_t cnt = 0, cnt_pad = 0;                                                       \
-            POOL_LOOP(g, (sum = 0, cnt = 0, cnt_pad = 0), (sum += x[src], cnt++),               \
+            POOL_LOOP(g, (sum = -0.0, cnt = 0, cnt_pad = 0), (sum += x[src], cnt++),            \
                       y[q_] = (T)(sum / (double)(include_pad ? cnt_pad : cnt)));                \
         }                                                                                       \
     }
