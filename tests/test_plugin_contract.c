@@ -3,7 +3,8 @@
  * the built binary with the test pass tests/plugins/tp_fault.c, which
  * misbehaves as the environment (TP_FAULT) says:
  *   - load: a constructor that loops is stopped at load_timeout_s, one that
- *     crashes is named; exit 9, no output (also for --list-passes);
+ *     crashes is named; exit 9, no output (also for --list-passes and
+ *     --trace-rule);
  *   - unload: a destructor that crashes or loops after the output was
  *     saved: exit 9 naming the plugin, and no output (the previous output
  *     untouched; -o -: nothing on stdout);
@@ -107,6 +108,26 @@ START_TEST(constructors_are_supervised)
     const char *args[] = {"--list-passes", "--plugin-dir", plugdir, "--set", "model.load_timeout_s=1", NULL};
     r = tk_cli_run_with(&o, args);
     expect(&r, 9, "tp_fault.so ran longer than the 1 s time limit (load_timeout_s)", NULL);
+    /* and --trace-rule: the same plugins with a pass that has rules, which
+     * traces the model when no constructor misbehaves */
+    static const char *const rules[] = {"tp_rule_beta", NULL};
+    tk_copy_test_plugins(plugdir, rules);
+    const char *trace[] = {"--trace-rule", "tp_rule_beta", input, "--plugin-dir", plugdir, "--set",
+                           "model.load_timeout_s=1", NULL};
+    const char *no_fault[] = {"TP_FAULT=", NULL};
+    o.env = no_fault;
+    r = tk_cli_run_with(&o, trace);
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.out, "trace of pass tp_rule_beta on "), "no trace on stdout: %s", r.out);
+    tk_cli_free(&r);
+    o.env = env;
+    r = tk_cli_run_with(&o, trace);
+    ck_assert_msg(r.seconds < 30, "took %.1f s", r.seconds);
+    expect(&r, 9, "tp_fault.so ran longer than the 1 s time limit (load_timeout_s)", "while it was loaded");
+    const char *crash[] = {"TP_FAULT=ctor_crash", NULL};
+    o.env = crash;
+    r = tk_cli_run_with(&o, trace);
+    expect(&r, 9, "tp_fault.so crashed with SIGSEGV", "while it was loaded");
 }
 END_TEST
 

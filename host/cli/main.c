@@ -102,7 +102,7 @@ int main(int argc, char **argv)
     j.out = host_cli_report_stream(&j.cli);
     j.tty = host_trace_terminal(j.cli.quiet);
     if (!rc) rc = host_job_configure(&j);
-    if (!rc && !j.cli.trace_rule) { /* the rest runs in a worker process (supervise.h), --list-passes too */
+    if (!rc) { /* the rest runs in a worker process (supervise.h), --list-passes and --trace-rule too */
         int code = host_supervise(&j.cli.supervise, j.cfg, &j.log);
         if (code == 0) /* the supervisor: the worker succeeded and its output is committed */
             return finish(&j, host_cli_stream_output(&j.cli, &j.err)); /* -o -, a device */
@@ -113,7 +113,7 @@ int main(int argc, char **argv)
     if (!rc) host_cleanup_install(host_supervise_finished); /* temporary files go with SIGINT/SIGTERM; SIGBUS of a shrunk input */
     if (!rc && j.cli.list_passes)
         return finish(&j, list_passes(&j));
-    if (!rc && j.cli.trace_rule) /* reads the model only: in this process */
+    if (!rc && j.cli.trace_rule) /* reads the model only: nothing to commit */
         return finish(&j, host_job_trace_rule(&j));
     if (!rc) rc = host_job_run(&j);
     if (host_supervise_blame_mode()) /* the supervisor's silent re-run: no report, no output */
