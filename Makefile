@@ -8,6 +8,9 @@
 #                   (and the plain tree build/, whose library the Python test loads)
 #   make test-ort   run original and rewritten bundled models in ONNX Runtime and compare
 #   make test-zoo   the real-model table against ONNX Runtime's basic level (bench/zoo.py)
+#   make test-conformance  the ONNX backend conformance suite (libonnx-testdata): round
+#                   trip, evaluator, default stages and shape inference on every model
+#                   (tests/conformance/run_conformance.c; prints one table of counts)
 #   make install    PREFIX=/usr/local: binary, libraries, headers, plugins, passhost.pc,
 #                   the man page passhost(1), the docs (share/doc/passhost) and the
 #                   Python module (lib/python3/dist-packages/passhost: found by Debian's
@@ -96,7 +99,7 @@ PIPELINE_LIB_REAL := $(PIPELINE_LIB).$(ABI_MAJOR).$(ABI_MINOR)
 BIN        := $(BUILD)/bin/passhost
 GEN_H      := $(BUILD)/gen/onnx/onnx.pb-c.h
 
-.PHONY: all run test test-build test-ort test-zoo install clean bench bench-eval bench-off-passes check-layers
+.PHONY: all run test test-build test-ort test-zoo test-conformance install clean bench bench-eval bench-off-passes check-layers
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB) $(PIPELINE_LIB) $(PLUGIN_SO)
@@ -241,6 +244,26 @@ test-zoo: all
 	  /usr/bin/python3 bench/gen_zoo.py $(BUILD)/zoo-models && \
 	  /usr/bin/python3 bench/zoo.py $(BUILD) $(BUILD)/zoo-models; \
 	else echo "test-zoo: skipped (python3-torch / python3-torchvision not installed)"; fi
+
+# The ONNX backend conformance suite (Debian's libonnx-testdata, installed by
+# scripts/deps.sh): every model's no-pass round trip, the evaluator against
+# the expected outputs, the default stages and the evaluator again, shape
+# inference against the expected dims, whether --verify passes with the
+# defaults, and the evaluator's float64 reference mode.  One table
+# of counts; fails on any failure not listed in tests/conformance/disputed.txt.
+CONFORMANCE_DATA ?= /usr/share/libonnx-testdata/data
+CONFORMANCE_JOBS ?= 2
+CONFORMANCE_BIN  := $(BUILD)/conformance/run_conformance
+$(CONFORMANCE_BIN): tests/conformance/run_conformance.c $(BUILD)/obj/gen/onnx.pb-c.o $(PIPELINE_LIB) $(LIB) \
+	  $(HEADERS) $(HOST_API_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Ihost/embed/include -o $@ $< $(BUILD)/obj/gen/onnx.pb-c.o \
+	  -L$(BUILD)/lib -lpasshost-pipeline -lpasshost -lprotobuf-c -lm \
+	  -Wl,-rpath,'$(abspath $(BUILD))/lib' $(LDFLAGS_ALL)
+
+test-conformance: all $(CONFORMANCE_BIN)
+	$(CONFORMANCE_BIN) -j $(CONFORMANCE_JOBS) --disputed tests/conformance/disputed.txt \
+	  --list $(BUILD)/conformance/results.tsv $(CONFORMANCE_DATA)
 
 bench: all
 	scripts/bench.sh

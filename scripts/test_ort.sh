@@ -15,7 +15,10 @@
 #      found with passhost --list-passes; approx passes are skipped);
 #   3. once more with the ONNX Runtime target profile, configs/targets/ort.ini
 #      (adapt.target=ort: the com.microsoft fusions), printing the adapt
-#      stage's per-pass report so one sees which fusions fired;
+#      stage's per-pass report so one sees which fusions fired, and with
+#      --verify: passhost's own evaluator runs the com.microsoft ops of the
+#      result against the original (so its contrib kernels and ONNX
+#      Runtime's are both checked against the original model);
 # and for each rewrite scripts/ort_check.js compares the original with the
 # rewritten model in ONNX Runtime (optimizations off, 1 thread): 4 seeded runs,
 # symbolic dims 1 in runs 0 and 2 and 3 in runs 1 and 3 (a seq of 1 would
@@ -87,9 +90,9 @@ check() {
     rm -f "$out"
     echo "== $name ($tag): passhost -i $model -o $out $*"
     if [ "$tag" = ort ]; then
-        "$PASSHOST" -v -i "$model" -o "$out" "$@" >"$OUT/$name.$tag.report" 2>&1
+        "$PASSHOST" -v -i "$model" -o "$out" "$@" --verify >"$OUT/$name.$tag.report" 2>&1
         rc=$?
-        sed -n '/^stage adapt/,/^  total/p' "$OUT/$name.$tag.report"
+        sed -n '/^stage adapt/,/^  total/p; /^verify:/p' "$OUT/$name.$tag.report"
         [ $rc -eq 0 ] || cat "$OUT/$name.$tag.report"
     else
         "$PASSHOST" -q -i "$model" -o "$out" "$@"

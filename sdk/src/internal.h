@@ -116,11 +116,20 @@ struct ph_tensor {
     const uint8_t *data;
     size_t nbytes;
     void *owned_data;
+    /* The evaluator's values of sequence and optional types (eval.h): kind
+     * PH_KIND_SEQUENCE or PH_KIND_OPTIONAL, with a proto of no dtype and no
+     * dims and no data; 0 (PH_KIND_TENSOR) for every tensor. */
+    int kind;
+    int elem_dtype;     /* the declared element dtype (0: unknown) */
+    ph_tensor **items;  /* owned: a sequence's elements, an optional's value */
+    size_t n_items;
 };
 
 /* Wrap a proto (taking ownership unless borrowed) and read its data: typed
  * fields are converted lazily, raw_data is used in place. */
 ph_tensor *ir_tensor_wrap(Onnx__TensorProto *p, int borrowed);
+/* A deep copy of a sequence or optional (ph_tensor_clone's), or NULL. */
+ph_tensor *ir_container_clone(const ph_tensor *t);
 /* Point the tensor's data at bytes held elsewhere (a mapping). */
 int ir_tensor_attach(ph_tensor *t, const uint8_t *data, size_t nbytes, ph_error *err,
                       const char *what);

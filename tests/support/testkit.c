@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef PH_BUILD_DIR
 #define PH_BUILD_DIR "build"
@@ -208,6 +209,24 @@ ph_model *tk_model(void)
     ph_model *m = ph_model_new(17);
     ck_assert_ptr_nonnull(m);
     return m;
+}
+
+ph_model *tk_reload(ph_model *m)
+{
+    char path[] = "/tmp/ph_reload_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    unlink(path); /* the save makes the file itself */
+    ph_error err = {0};
+    int rc = ph_model_save(m, path, &err);
+    ck_assert_msg(rc == 0, "saving: %s", err.message);
+    ph_model *back = NULL;
+    rc = ph_model_load(path, &back, &err);
+    unlink(path);
+    ck_assert_msg(rc == 0, "loading the saved model back: %s", err.message);
+    ck_assert_msg(ph_graph_verify(ph_model_graph(back), &err) == 0, "the saved model: %s", err.message);
+    return back;
 }
 
 void tk_infer(ph_model *m)

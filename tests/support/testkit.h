@@ -89,6 +89,9 @@ ph_model *tk_model(void);
 /* x[2,3] -> n Identity nodes id0..id(n-1) in a chain -> y, at opset 13,
  * saved to path (the model the host tests run their test passes on). */
 void tk_identity_chain_file(const char *path, int n);
+/* m saved to a temporary file and loaded back (asserting that both work
+ * and that the result verifies); the caller frees it.  The file is gone. */
+ph_model *tk_reload(ph_model *m);
 /* Infer the shapes of m's main graph (asserting success). */
 void tk_infer(ph_model *m);
 /* A 1-D int64 initializer of n values. */

@@ -151,7 +151,8 @@ PH_API ph_value *ph_graph_add_input(ph_graph *g, const char *name, int dtype,
 /* Append a graph output slot that reads value v. */
 PH_API int ph_graph_add_output(ph_graph *g, ph_value *v);
 /* Add an initializer named `name` (made unique if taken) holding tensor t;
- * the graph takes ownership of t even on failure.  NULL on failure. */
+ * the graph takes ownership of t even on failure.  NULL on failure (also
+ * when t is a sequence or an optional, which no initializer can hold). */
 PH_API ph_value *ph_graph_add_initializer(ph_graph *g, const char *name, ph_tensor *t);
 /* Make graph input v of the main graph an initializer holding t: v keeps
  * its name and every use, leaves the graph's inputs, and its known type
@@ -422,6 +423,34 @@ PH_API size_t ph_tensor_nbytes(const ph_tensor *t);
 PH_API const void *ph_tensor_data(const ph_tensor *t);
 /* 1 if both have the same dtype, shape and bytes. */
 PH_API int ph_tensor_equal(const ph_tensor *a, const ph_tensor *b);
+
+/* ------------------------------------------------- sequences and optionals
+ * The evaluator's values of ONNX's sequence and optional types are
+ * ph_tensors of another kind: no dtype (ph_tensor_dtype is 0), rank 0, no
+ * data (ph_tensor_data is NULL), and items.  ph_tensor_free frees the items,
+ * ph_tensor_clone copies them, ph_tensor_equal compares them.  They never
+ * go into a graph (initializers and attributes are tensors). */
+
+typedef enum ph_kind {
+    PH_KIND_TENSOR = 0,
+    PH_KIND_SEQUENCE = 1,
+    PH_KIND_OPTIONAL = 2
+} ph_kind;
+
+PH_API int ph_tensor_kind(const ph_tensor *t);
+/* A new sequence of n items (tensors, or sequences for a sequence of
+ * sequences), taken over even on failure; elem_dtype is the element dtype
+ * (what an empty sequence has; 0 when unknown).  NULL when an item is NULL
+ * or out of memory.  Caller owns the result. */
+PH_API ph_tensor *ph_sequence_new(int elem_dtype, size_t n, ph_tensor *const *items);
+/* A new optional holding value (taken over, even on failure), or an empty
+ * optional when value is NULL.  NULL when out of memory. */
+PH_API ph_tensor *ph_optional_new(int elem_dtype, ph_tensor *value);
+/* A sequence's or optional's element dtype, length (an optional: 0 or 1)
+ * and item i (borrowed; NULL past the end).  0 / NULL for a tensor. */
+PH_API int ph_container_elem_dtype(const ph_tensor *t);
+PH_API size_t ph_container_length(const ph_tensor *t);
+PH_API const ph_tensor *ph_container_item(const ph_tensor *t, size_t i);
 
 /* Tensor files (fold_constant_inputs and --verify-data read them).
  * ph_tensor_load_pb reads a serialized TensorProto (the

@@ -280,15 +280,22 @@ static int pc_store(struct infer_value *vi, const infer_pc *pc)
     return 0;
 }
 
+/* Store an inferred type.  The inputs and outputs of a body (If branch,
+ * Loop/Scan body) keep the type their file gives them at save, often none
+ * (a runtime infers them): what inference learns of them is not an edit to
+ * write back, so a no-pass round trip stays byte-identical. */
 static int store_type(struct infer_state *st, ph_value *v, const infer_shape *s)
 {
     int64_t dims[INFER_MAXRANK];
+    int dirty = v->type_dirty, body_io = v->graph && v->graph->parent && (v->is_input || v->n_output_refs);
     for (int i = 0; i < s->rank; i++)
         dims[i] = s->d[i] >= 0 ? s->d[i] : -1;
     int rc = ph_value_set_type(v, s->dtype, s->rank, dims);
     for (int i = 0; !rc && i < s->rank; i++)
         if (infer_is_sym(s->d[i]))
             rc = ph_value_set_dim_param(v, i, infer_sym_name(st, s->d[i]));
+    if (body_io)
+        v->type_dirty = dirty;
     return rc;
 }
 

@@ -409,6 +409,16 @@ PH_API int ph_graph_add_output(ph_graph *g, ph_value *v)
 
 PH_API ph_value *ph_graph_add_initializer(ph_graph *g, const char *name, ph_tensor *t)
 {
+    if (t && ph_tensor_kind(t) != PH_KIND_TENSOR) { /* a sequence or optional is no initializer */
+        ph_tensor_free(t);
+        return NULL;
+    }
+    /* ir_version 1 to 3: every initializer is a graph input, which a body
+     * cannot take (If branches have none): the main graph holds it, in
+     * scope of every body; the save lists it as an input */
+    int64_t ir = g->model->proto->ir_version;
+    if (g->parent && ir >= 1 && ir <= 3)
+        g = g->model->graph;
     char stack[256], *uname = stack;
     size_t need = (name && *name ? strlen(name) : 1) + 24;
     if (need > sizeof stack && !(uname = malloc(need))) {

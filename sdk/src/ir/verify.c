@@ -245,6 +245,7 @@ static int verify_graph(vctx *c, const ph_graph *g)
         if (rc)
             return rc;
     }
+    int64_t ir = g->model->proto->ir_version;
     for (size_t i = 0; i < g->n_inits; i++) {
         const ph_value *v = g->inits[i];
         if (!v)
@@ -252,6 +253,12 @@ static int verify_graph(vctx *c, const ph_graph *g)
         if (v->dead || !v->tensor || v->producer || v->graph != g || v->init_pos != i ||
             name_wrong(c, g, v))
             return fail(c, g, NULL, "initializer broken", v->name);
+        /* ir_version <= 3 lists every initializer as an input of its graph:
+         * the save lists the main graph's, a body's cannot be (If branches
+         * take no inputs, Loop/Scan bodies have fixed ones) */
+        if (g->parent && !v->is_input && ir >= 1 && ir <= 3)
+            return fail(c, g, NULL, "initializer of a body in a model of ir_version < 4 (it must be a graph input)",
+                        v->name);
         int rc = check_value_uses(c, g, v);
         if (rc)
             return rc;
