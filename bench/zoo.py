@@ -18,13 +18,17 @@ For every ZOODIR/NAME.onnx (all of them when no NAME is given):
   - the max abs difference between the original and passhost's output in
     ONNX Runtime, optimizations off (scripts/ort_check.js, 3 seeded runs,
     symbolic dims 1 and 3);
+  - passhost --verify with the defaults (the error budget against the
+    float64 reference, docs/verify.md): the largest optimized error of an
+    output as a fraction of its budget ("0.25": a quarter of it), and the
+    outputs' lines "NAME: original error / optimized error / budget";
   - with --latency: ORT inference latency (median of 20 runs, 1 thread,
     symbolic dims 16) of the original and of passhost's output,
     optimizations disabled and basic;
   - with --target ort, passhost also runs with `--set adapt.target=ort` and
     the latency columns are those of that output.
 Prints a markdown table.  Exit 1 when a check fails: outputs differ beyond
-1e-4, passhost leaves more nodes than ORT's basic level, the optimize stage
+1e-4, --verify fails, passhost leaves more nodes than ORT's basic level, the optimize stage
 needs more than 6 rounds to settle (its cap is 16), or passhost fails.  Node
 counts are the main graph's; "layout nodes" counts Transpose, Reshape,
 Flatten, Squeeze and Unsqueeze.
@@ -86,6 +90,17 @@ def passhost(build, model, out, extra):
     return fired, (ms, ms - float(save.group(1)) if save else float("nan")), int(rounds.group(1)) if rounds else -1
 
 
+def verify(build, model, out):
+    """passhost --verify: (ok, worst optimized error / budget, the outputs' lines)."""
+    rc, text = run([os.path.join(build, "bin", "passhost"), "-i", model, "-o", out, "--verify"])
+    lines, worst = [], 0.0
+    for m in re.finditer(r"^  output (\S+)\s+original error (\S+)\s+optimized error (\S+)\s+budget (\S+)",
+                         text, re.M):
+        lines.append(f"{m.group(1)}: {m.group(2)} / {m.group(3)} / {m.group(4)}")
+        worst = max(worst, float(m.group(3)) / float(m.group(4)))
+    return rc == 0 and lines, worst, lines
+
+
 def max_abs(orig, new):
     rc, out = run(["node", "scripts/ort_check.js", orig, new, "-q", "--runs", "3", "--symbolic", "1,3",
                    "--atol", "1e-4", "--rtol", "0"])
@@ -109,7 +124,7 @@ def main():
     work = os.path.join(build, "zoo")
     os.makedirs(work, exist_ok=True)
     failed = 0
-    rows, lat_rows = [], []
+    rows, lat_rows, verify_rows = [], [], []
     for name in names:
         model = os.path.join(zoo, name + ".onnx")
         out = os.path.join(work, name + ".opt.onnx")
@@ -121,8 +136,10 @@ def main():
         basic = ort_bench(model, "basic", save=ort_basic)
         basic["create_ms"] = min([basic["create_ms"]] +
                                  [ort_bench(model, "basic")["create_ms"] for _ in range(REPEAT - 1)])
+        vok, worst, vlines = verify(build, model, os.path.join(work, name + ".verify.onnx"))
+        verify_rows.append(f"| {name} | {'OK' if vok else 'FAIL'} | {worst:.2f} | {'<br>'.join(vlines)} |")
         rc, err = max_abs(model, out)
-        ok = rc == 0
+        ok = rc == 0 and bool(vok)
         n0, n1, nb = nodes(model), nodes(out), nodes(ort_basic)
         l1, lb = layout_nodes(out), layout_nodes(ort_basic)
         # the stage must settle well under its cap (max_iterations, 16)
@@ -150,6 +167,10 @@ def main():
           "| ORT basic session ms | max abs (ORT) | passes that fired (rewrites) |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|")
     print("\n".join(rows))
+    print()
+    print("| model | passhost --verify | worst optimized error / budget | output: original error / optimized error / budget |")
+    print("|---|---|---:|---|")
+    print("\n".join(verify_rows))
     if latency:
         what = f"passhost target={target}" if target else "passhost"
         print()

@@ -19,7 +19,7 @@
 //   --seed S              first seed (default 1: run 0 feeds the same bytes as
 //                         scripts/ort_reference.js with its default seed)
 //   --atol A  --rtol R    tolerance, |got - want| <= A + R * |want|
-//                         (defaults 1e-5, 1e-4, as passhost --verify)
+//                         (defaults 1e-5, 1e-4, as passhost --verify-atol/--verify-rtol)
 //   -q, --quiet           print only the verdict line
 //
 // Inputs are made as in scripts/ort_reference.js: splitmix64, floats uniform in

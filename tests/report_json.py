@@ -119,11 +119,16 @@ def compare_with_text(text, rep):
         check(m and int(m.group(1)) == n and int(m.group(2).replace("-", "0")) == out, f"op row {op}")
     # verification
     v = rep["verify"]
+    check(v["mode"] == "budget" and v["reference"]["float64"] is True, "the error budget judged the outputs")
     for o in v["outputs"]:
-        m = re.search(r"^  output " + re.escape(o["name"]) + r"\s+max abs (\S+)\s+max rel (\S+)", text, re.M)
-        check(m and m.group(1) == f"{o['max_abs']:.3g}" and m.group(2) == f"{o['max_rel']:.3g}",
+        m = re.search(r"^  output " + re.escape(o["name"]) +
+                      r"\s+original error (\S+)\s+optimized error (\S+)\s+budget (\S+)", text, re.M)
+        check(m and [m.group(k) for k in (1, 2, 3)] ==
+              [f"{o[k]:.3g}" for k in ("original_error", "optimized_error", "budget")],
               f"verify figures of {o['name']}")
-    m = re.search(r"^verify: (\d+) runs?, (\d+) outputs?, max abs (\S+), max rel (\S+): (OK|MISMATCH)", text, re.M)
+        check(o["optimized_error"] <= o["budget"] and o["ok"], f"{o['name']} within its budget")
+    m = re.search(r"^verify: (\d+) runs?, (\d+) outputs?, max abs (\S+), max rel (\S+); [^:]*: (OK|MISMATCH)",
+                  text, re.M)
     check(m and int(m.group(1)) == v["runs"] and int(m.group(2)) == len(v["outputs"]) and
           (m.group(5) == "OK") == v["ok"], "verify verdict")
     check(m and m.group(3) == f"{max(o['max_abs'] for o in v['outputs']):.3g}", "verdict max abs")
@@ -181,6 +186,19 @@ def main():
         check(rep4["calls"][-1]["pass"] == "tp_fail" and rep4["calls"][-1]["rewrites"] == -1,
               "the failed call")
         check(rep4["status"]["error"] == "pass tp_fail: failed: deliberate failure", "the failed pass's error")
+        # real data with expected outputs (libonnx-testdata), and fixed tolerances
+        data = "/usr/share/libonnx-testdata/data/node/test_sub"
+        if os.path.isdir(data):
+            rj5 = os.path.join(tmp, "r5.json")
+            run(os.path.join(data, "model.onnx"), out, "-q", "--verify-data", os.path.join(data, "test_data_set_0"),
+                "--report-json", rj5)
+            v5 = validate(rj5)["verify"]
+            check(v5["data"] == [os.path.join(data, "test_data_set_0")] and len(v5["expected"]) == 1 and
+                  v5["expected"][0]["ok"] and v5["expected"][0]["file"].endswith("output_0.pb") and
+                  v5["expected"][0]["file_error"] <= v5["expected"][0]["budget"], "expected outputs in the report")
+            run(model, out, "-q", "--verify-atol", "1e-3", "--report-json", rj5)
+            v5 = validate(rj5)["verify"]
+            check(v5["mode"] == "tolerance" and v5["atol"] == 1e-3 and v5["rtol"] == 1e-4, "fixed tolerances")
         # the schema refuses what is not a report
         broken = dict(rep3)
         broken["summary"] = {"passes": -1}

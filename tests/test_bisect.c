@@ -20,6 +20,7 @@
 #include "config/config.h"
 #include "base/exit.h"
 #include "config/loader.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "config/plan.h"
 #include "report/report.h"
@@ -108,8 +109,7 @@ static size_t count_op(const char *path, ph_op op)
 /* 0 when model `path` computes what `original` computes ([verify] defaults). */
 static int verify_against(const char *original, const char *path)
 {
-    host_verify_config vc = {.runs = HOST_DEFAULT_VERIFY_RUNS, .atol = HOST_DEFAULT_ATOL,
-                             .rtol = HOST_DEFAULT_RTOL, .seed = 0};
+    host_verify_config vc = host_verify_defaults();
     ph_model *a = load(original), *b = load(path);
     ph_error err = {0};
     ph_graph_infer_shapes(ph_model_graph(a), &err);

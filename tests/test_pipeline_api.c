@@ -217,6 +217,15 @@ START_TEST(set_verify_and_log)
     ck_assert_msg(strstr(ph_pipeline_log(p), "stage optimize") &&
                   strstr(ph_pipeline_log(p), "passhost: "), "%s", ph_pipeline_log(p));
     ph_pipeline_free(p);
+    /* the verification options of the program: fixed tolerances, ranges */
+    p = ph_pipeline_new();
+    ck_assert_int_eq(ph_pipeline_option(p, "--verify-atol=1e-3"), 0);
+    ck_assert_int_eq(ph_pipeline_option(p, "--verify-range=input=0:1"), 0);
+    ck_assert_int_eq(ph_pipeline_option(p, "--verify-data"), PH_PIPELINE_USAGE);
+    rc = ph_pipeline_run(p, in, NULL, 0, tk_tpath("lib3.onnx"), NULL, NULL);
+    ck_assert_msg(rc == 0, "rc %d: %s", rc, ph_pipeline_error(p));
+    ck_assert_msg(strstr(ph_pipeline_log(p), "atol 0.001, rtol 0.0001: OK"), "%s", ph_pipeline_log(p));
+    ph_pipeline_free(p);
 }
 END_TEST
 

@@ -14,7 +14,8 @@
     X(HOST_EXIT_USAGE, 1, "bad command line")                                          \
     X(HOST_EXIT_CONFIG, 2, "configuration error (INI syntax, key, value, pass name, "  \
                            "pass parameter, input shape, custom_config, "             \
-                           "--max-rewrites number)")                                  \
+                           "--max-rewrites number, --verify-data folder, "            \
+                           "--verify-range)")                                         \
     X(HOST_EXIT_MODEL, 3, "the input model cannot be loaded (or changed while read)")  \
     X(HOST_EXIT_PLUGIN, 4, "a pass plugin cannot be loaded")                           \
     X(HOST_EXIT_PASS, 5, "a pass failed or broke the graph, or order hints form a "    \
@@ -23,7 +24,8 @@
     X(HOST_EXIT_MISMATCH, 7, "numeric verification: the rewritten model computes "         \
                              "different outputs (--verify, --verify-each, --bisect)")       \
     X(HOST_EXIT_NOVERIFY, 8, "numeric verification cannot run: the evaluator does not "     \
-                             "support an operator or dtype of the model")                    \
+                             "support an operator or dtype of the model, or an input would " \
+                             "be too large")                                                  \
     X(HOST_EXIT_CRASH, 9, "a pass crashed, ran longer than pass_timeout_s or called exit(); " \
                           "the run was contained: no output, the input untouched")
 

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/exit.h"
+#include "passhost/host.h"
 #include "passhost/plugin.h"
 #include "base/util.h"
 
@@ -35,7 +36,9 @@ static const opt_def options[] = {
     {NULL, "--passes", OPT_VALUE},     {NULL, "--skip", OPT_VALUE},
     {NULL, "--input-shape", OPT_VALUE}, {NULL, "--overwrite-input-shape", OPT_VALUE},
     {NULL, "--no-fold", OPT_FLAG},     {NULL, "--report-json", OPT_VALUE},
-    {NULL, "--report-html", OPT_VALUE},
+    {NULL, "--report-html", OPT_VALUE}, {NULL, "--verify-atol", OPT_VALUE},
+    {NULL, "--verify-rtol", OPT_VALUE}, {NULL, "--verify-data", OPT_VALUE},
+    {NULL, "--verify-range", OPT_VALUE},
 };
 enum { N_OPTIONS = sizeof options / sizeof options[0] };
 
@@ -74,7 +77,16 @@ void host_cli_usage(FILE *out)
           "  --list-passes            print every pass found and exit\n"
           "  --markdown               --list-passes as a markdown table (docs/passes.md)\n"
           "  --verify[=N]             run the original and the rewritten model on N (default:\n"
-          "                           [verify] runs, 3) seeded random inputs; compare outputs\n"
+          "                           [verify] runs, 3) seeded random inputs, and the original\n"
+          "                           in float64 as the reference: each output's error must\n"
+          "                           stay within its budget (docs/verify.md)\n"
+          "  --verify-data DIR        verify on real inputs: an ONNX test_data_set folder\n"
+          "                           (input_K.pb, output_K.pb) or .npy files named after\n"
+          "                           the inputs (repeatable; implies --verify)\n"
+          "  --verify-range NAME=LO:HI  random values of input NAME in [LO, HI) (repeatable)\n"
+          "  --verify-atol X, --verify-rtol X\n"
+          "                           fixed tolerances instead of the error budget:\n"
+          "                           |optimized - original| <= atol + rtol * |original|\n"
           "  --verify-each            after every pass that changed the graph: check its\n"
           "                           structure and (if the evaluator supports the model)\n"
           "                           its outputs; name the first pass that broke either\n"
@@ -186,6 +198,14 @@ static void take_value(host_cli *cli, const opt_def *o, const char *value)
         cli->report_json = value;
     else if (strcmp(n, "--report-html") == 0)
         cli->report_html = value;
+    else if (strcmp(n, "--verify-atol") == 0)
+        cli->verify_atol = value;
+    else if (strcmp(n, "--verify-rtol") == 0)
+        cli->verify_rtol = value;
+    else if (strcmp(n, "--verify-data") == 0)
+        push(&cli->verify_data, &cli->verify_data_count, value);
+    else if (strcmp(n, "--verify-range") == 0)
+        push(&cli->verify_ranges, &cli->verify_range_count, value);
     else
         push(&cli->sets, &cli->set_count, value);
 }
@@ -397,8 +417,17 @@ int host_cli_parse(host_cli *cli, int argc, char **argv, ph_error *err)
         if (rc)
             return rc;
     }
+    /* what the supervisor's reproducer needs of the rest of the line */
+    cli->supervise.bisect_out = cli->bisect_out;
+    cli->supervise.verify_runs = cli->verify_runs;
+    cli->supervise.argc = argc;
+    cli->supervise.argv = argv;
     if (cli->help || cli->version)
         return 0;
+    int verify_opts = cli->verify_atol || cli->verify_rtol || cli->verify_data_count ||
+                      cli->verify_range_count;
+    if (verify_opts && !cli->verify_runs && !cli->verify_each && !cli->bisect)
+        cli->verify_runs = -1; /* --verify with [verify] runs */
     int rc = sort_positional(cli, err);
     return rc ? rc : check_combinations(cli, err);
 }
@@ -417,6 +446,10 @@ void host_cli_free(host_cli *cli)
     free(cli->positional);
     free(cli->skips);
     free(cli->input_shapes);
+    free(cli->verify_data);
+    free(cli->verify_ranges);
+    cli->verify_data = cli->verify_ranges = NULL;
+    cli->verify_data_count = cli->verify_range_count = 0;
     cli->sets = NULL;
     cli->positional = cli->skips = cli->input_shapes = NULL;
     cli->set_count = cli->positional_count = cli->skip_count = cli->input_shape_count = 0;
@@ -434,56 +467,6 @@ void host_cli_free(host_cli *cli)
 }
 
 /* ----------------------------------------------------------- file content */
-
-/* ModelProto's fields and wire types (onnx.proto): 1 ir_version, 5
- * model_version (varints); 2..4, 6..8, 14, 20, 25 (length-delimited). */
-static int model_field_ok(uint64_t field, unsigned wire)
-{
-    switch (field) {
-    case 1: case 5: return wire == 0;
-    case 2: case 3: case 4: case 6: case 7: case 8: case 14: case 20: case 25: return wire == 2;
-    }
-    return 0;
-}
-
-/* A varint at buf[*pos..n); 0 when it does not end inside the buffer. */
-static int get_varint(const unsigned char *buf, size_t n, size_t *pos, uint64_t *v)
-{
-    *v = 0;
-    for (unsigned shift = 0; *pos < n && shift < 64; shift += 7) {
-        unsigned char b = buf[(*pos)++];
-        *v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return 1;
-    }
-    return 0;
-}
-
-/* The first bytes read as ModelProto fields: each a known field with its
- * wire type, each length inside the file. */
-static int looks_like_model(const unsigned char *buf, size_t n, uint64_t file_size)
-{
-    size_t pos = 0;
-    int fields = 0;
-    while (pos < n && fields < 32) {
-        uint64_t tag, v;
-        if (!get_varint(buf, n, &pos, &tag))
-            return fields > 0 && n < file_size; /* cut by the buffer */
-        if (!model_field_ok(tag >> 3, (unsigned)(tag & 7)))
-            return 0;
-        if (!get_varint(buf, n, &pos, &v))
-            return fields > 0 && n < file_size;
-        if ((tag & 7) == 2) {
-            if (v > file_size - pos)
-                return 0;
-            if (v >= n - pos)
-                return 1; /* a field longer than what was read, inside the file */
-            pos += (size_t)v;
-        }
-        fields++;
-    }
-    return fields > 0;
-}
 
 static int looks_like_text(const unsigned char *buf, size_t n)
 {
@@ -513,7 +496,7 @@ host_file_kind host_sniff_file(const char *path)
     if (got < 0)
         return HOST_FILE_OTHER;
     size_t n = (size_t)got;
-    if (n > 0 && looks_like_model(buf, n, (uint64_t)st.st_size))
+    if (ph_model_sniff(buf, n, (uint64_t)st.st_size))
         return HOST_FILE_ONNX;
     return looks_like_text(buf, n) ? HOST_FILE_TEXT : HOST_FILE_OTHER;
 }
@@ -686,6 +669,45 @@ static void list_reset(host_list *l)
     l->count = 0;
 }
 
+/* --verify-atol X: a number >= 0. */
+static int parse_tolerance(const char *opt, const char *value, double *out, ph_error *err)
+{
+    char *end = NULL;
+    errno = 0;
+    double d = strtod(value, &end);
+    if (errno || end == value || *end || !(d >= 0) || d > 1e30)
+        return ph_error_set(err, HOST_EXIT_USAGE, "%s '%.100s': want a number >= 0", opt, value);
+    *out = d;
+    return 0;
+}
+
+/* --verify-atol, --verify-rtol, --verify-data, --verify-range into [verify]
+ * (data and ranges given on the command line replace the config's). */
+static int apply_verify_options(const host_cli *cli, host_verify_config *vc, ph_error *err)
+{
+    int rc = 0;
+    if (cli->verify_atol)
+        rc = parse_tolerance("--verify-atol", cli->verify_atol, &vc->atol, err);
+    if (!rc && cli->verify_rtol)
+        rc = parse_tolerance("--verify-rtol", cli->verify_rtol, &vc->rtol, err);
+    if (!rc && cli->verify_data_count) {
+        list_reset(&vc->data);
+        for (size_t i = 0; i < cli->verify_data_count; i++)
+            list_add(&vc->data, cli->verify_data[i], strlen(cli->verify_data[i]), "--verify-data");
+    }
+    if (!rc && cli->verify_range_count) {
+        char *spec = host_xstrdup("");
+        for (size_t i = 0; i < cli->verify_range_count; i++) {
+            char *joined = host_xasprintf("%s%s%s", spec, i ? "; " : "", cli->verify_ranges[i]);
+            free(spec);
+            spec = joined;
+        }
+        free(vc->range);
+        vc->range = spec;
+    }
+    return rc;
+}
+
 /* --passes, --skip, --no-fold and --input-shape into the config. */
 static int apply_conventions(const host_cli *cli, host_config *cfg, ph_error *err)
 {
@@ -718,7 +740,7 @@ static int apply_conventions(const host_cli *cli, host_config *cfg, ph_error *er
         free(cfg->input_shape);
         cfg->input_shape = spec;
     }
-    return 0;
+    return apply_verify_options(cli, &cfg->verify, err);
 }
 
 int host_cli_config(host_cli *cli, host_config **out, ph_error *err)

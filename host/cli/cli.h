@@ -19,10 +19,9 @@
 
 #include <stdio.h>
 
+#include "base/version.h"
 #include "config/config.h"
 #include "supervise/supervise.h"
-
-#define HOST_VERSION "0.1.0"
 
 typedef struct host_cli {
     const char *config_path; /* NULL when no INI file is given */
@@ -57,6 +56,14 @@ typedef struct host_cli {
     const char **input_shapes; /* --input-shape NAME:1,3,224,224 values (array owned) */
     size_t input_shape_count;
     int no_fold;             /* --no-fold: constant_folding, fold_constant_inputs off */
+    /* verification data and tolerances (into [verify]; each implies --verify
+     * unless --verify-each or --bisect is given) */
+    const char *verify_atol;   /* --verify-atol X */
+    const char *verify_rtol;   /* --verify-rtol X */
+    const char **verify_data;  /* --verify-data DIR values (array owned) */
+    size_t verify_data_count;
+    const char **verify_ranges; /* --verify-range NAME=LO:HI values (array owned) */
+    size_t verify_range_count;
     const char *report_json; /* --report-json FILE */
     const char *report_html; /* --report-html FILE */
     /* streams: `-i -` and `-o -` */
@@ -77,7 +84,7 @@ void host_cli_version(FILE *out);
 /* What a file holds, judged by its first bytes (never by its name). */
 typedef enum {
     HOST_FILE_MISSING = 0, /* cannot be opened */
-    HOST_FILE_ONNX,        /* starts with valid ModelProto fields (ir_version, ...) */
+    HOST_FILE_ONNX,        /* starts with ModelProto fields (ph_model_sniff, passhost/host.h) */
     HOST_FILE_TEXT,        /* printable text: an INI file */
     HOST_FILE_OTHER        /* anything else (a damaged model, a folder, binary data) */
 } host_file_kind;

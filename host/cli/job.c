@@ -105,7 +105,7 @@ static int prepare_verify(host_job *j)
         return 0;
     host_verify_config vc = verify_config(j);
     int rc = host_verify_new(j->model, &vc, &j->verify, &j->err);
-    if (rc && !j->cli.verify_runs && !j->cli.bisect) {
+    if (rc == HOST_EXIT_NOVERIFY && !j->cli.verify_runs && !j->cli.bisect) {
         host_log_msg(&j->log, PH_LOG_WARN, NULL, "--verify-each checks structure only: %s",
                      j->err.message);
         snprintf(j->verify_each_why, sizeof j->verify_each_why, "%.290s", j->err.message);
@@ -124,7 +124,10 @@ static int bisect(host_job *j)
     int rc = j->cli.dump_dir ? host_dump_prepare(j->cli.dump_dir, &j->err) : 0;
     if (rc)
         return rc;
-    host_bisect_job job = {.cli = &j->cli, .cfg = j->cfg, .plan = &j->plan, .log = &j->log,
+    host_bisect_job job = {.out_dir = j->cli.bisect_out, .print_changes = j->cli.print_changes,
+                           .dump_dir = j->cli.dump_dir, .argc = j->cli.argc, .argv = j->cli.argv,
+                           .progress = host_supervise_progress(),
+                           .cfg = j->cfg, .plan = &j->plan, .log = &j->log,
                            .verify = j->verify, .vcfg = verify_config(j), .model = j->model,
                            .out = j->cli.quiet ? NULL : j->out};
     return host_bisect(&job, &j->err);
@@ -141,7 +144,8 @@ static int run_stages(host_job *j)
     host_run_opts opts = {.verify_each = j->cli.verify_each, .log = &j->log,
                           .update_shapes = j->cfg->infer_shapes, .verify = j->verify,
                           .changes = j->cli.print_changes ? stderr : NULL,
-                          .dump_dir = j->cli.dump_dir, .trace = &j->trace};
+                          .dump_dir = j->cli.dump_dir, .trace = &j->trace,
+                          .progress = host_supervise_progress()};
     uint64_t rewrites = 0;
     j->stages_ran = 1;
     int rc = host_run_all(j->model, &j->plan, j->cli.max_rewrites, &opts, j->stats, &rewrites,

@@ -70,10 +70,29 @@ static void list_append(host_list *l, const char *text, const char *where)
     free(copy);
 }
 
+/* list_append, each new item a path resolved against base_dir. */
+static void list_append_paths(host_list *l, const char *text, const char *where, const char *base_dir)
+{
+    size_t first = l->count;
+    list_append(l, text, where);
+    for (size_t i = first; i < l->count; i++) {
+        char *path = host_path_resolve(base_dir, l->items[i].text);
+        free(l->items[i].text);
+        l->items[i].text = path;
+    }
+}
+
 static void set_string(char **slot, const char *value)
 {
     free(*slot);
     *slot = value ? host_xstrdup(value) : NULL;
+}
+
+host_verify_config host_verify_defaults(void)
+{
+    return (host_verify_config){.runs = HOST_DEFAULT_VERIFY_RUNS, .atol = -1, .rtol = -1,
+                                .budget_factor = HOST_DEFAULT_BUDGET_FACTOR,
+                                .budget_ulps = HOST_DEFAULT_BUDGET_ULPS};
 }
 
 host_config *host_config_new(void)
@@ -86,7 +105,7 @@ host_config *host_config_new(void)
     cfg->infer_shapes = 1;
     cfg->external_data_threshold = 2147483647; /* protobuf's limit */
     cfg->external_data_min_size = 1024;        /* as ONNX's own tools */
-    cfg->verify = (host_verify_config){HOST_DEFAULT_VERIFY_RUNS, HOST_DEFAULT_ATOL, HOST_DEFAULT_RTOL, 0};
+    cfg->verify = host_verify_defaults();
     return cfg;
 }
 
@@ -101,6 +120,8 @@ void host_config_free(host_config *cfg)
     free(cfg->log_path);
     free(cfg->input_shape);
     free(cfg->input_shape_range);
+    list_clear(&cfg->verify.data);
+    free(cfg->verify.range);
     for (int s = 0; s < HOST_STAGE_COUNT; s++) {
         host_stage_config *st = &cfg->stage[s];
         list_clear(&st->pass_on);
@@ -144,13 +165,13 @@ int host_config_set_path(char **slot, const char *value, ph_error *err)
 
 /* ------------------------------------------------------- sections and keys */
 
-typedef enum { KEY_PATH, KEY_LIST, KEY_BOOL, KEY_INT, KEY_TEXT, KEY_REAL, KEY_INT0 } key_kind;
+typedef enum { KEY_PATH, KEY_LIST, KEY_PATHS, KEY_BOOL, KEY_INT, KEY_TEXT, KEY_REAL, KEY_INT0 } key_kind;
 
 /* Where a key's value goes. */
 typedef struct slot {
     key_kind kind;
     char **str;    /* KEY_PATH, KEY_TEXT */
-    host_list *list;
+    host_list *list; /* KEY_LIST, KEY_PATHS (a list of paths) */
     int *num;      /* KEY_BOOL, KEY_INT, KEY_INT0 */
     double *real;  /* KEY_REAL */
     char **where;  /* optional: remembers where the key was set */
@@ -238,6 +259,14 @@ static int find_slot(host_config *cfg, int kind, const char *key, slot *out)
             return out->kind = KEY_REAL, out->real = &cfg->verify.atol, 1;
         if (strcmp(key, "rtol") == 0)
             return out->kind = KEY_REAL, out->real = &cfg->verify.rtol, 1;
+        if (strcmp(key, "budget_factor") == 0)
+            return out->kind = KEY_REAL, out->real = &cfg->verify.budget_factor, 1;
+        if (strcmp(key, "budget_ulps") == 0)
+            return out->kind = KEY_REAL, out->real = &cfg->verify.budget_ulps, 1;
+        if (strcmp(key, "data") == 0)
+            return out->kind = KEY_PATHS, out->list = &cfg->verify.data, 1;
+        if (strcmp(key, "range") == 0)
+            return out->kind = KEY_TEXT, out->str = &cfg->verify.range, 1;
         return 0;
     }
     host_stage_config *st = &cfg->stage[kind];
@@ -269,7 +298,7 @@ static const char *keys_of(int kind)
                "infer_shapes, write_shapes, pass_timeout_s, external_data_threshold, "
                "external_data_min_size";
     if (kind == SEC_VERIFY)
-        return "runs, atol, rtol, seed";
+        return "runs, seed, budget_factor, budget_ulps, atol, rtol, data, range";
     if (kind == HOST_STAGE_ADAPT)
         return "pass_on, pass_off, no_integral, keep_order, max_iterations, allow_approximate, "
                "custom_config, target";
@@ -312,6 +341,10 @@ static int store(const slot *sl, const char *key, const char *value, const char 
     case KEY_LIST:
         list_clear(sl->list);
         list_append(sl->list, value, where);
+        break;
+    case KEY_PATHS:
+        list_clear(sl->list);
+        list_append_paths(sl->list, value, where, base_dir);
         break;
     case KEY_BOOL:
         if (!host_parse_bool(value, &b))
@@ -548,9 +581,13 @@ static int continue_key(ini_state *st, const char *section, const char *key, con
         list_append(sl.list, value, where);
         return 0;
     }
+    if (kind == SEC_VERIFY && find_slot(st->cfg, kind, key, &sl) && sl.kind == KEY_PATHS) {
+        list_append_paths(sl.list, value, where, st->dir);
+        return 0;
+    }
     return ph_error_set(st->err, HOST_EXIT_CONFIG,
                         "%s: indented line continues '%s' in [%s], which takes one value "
-                        "(only pass_on and pass_off continue; unindent a new key)",
+                        "(only pass_on, pass_off and [verify] data continue; unindent a new key)",
                         where, key, section);
 }
 

@@ -14,7 +14,8 @@
  *               allow_approximate, custom_config
  *   [adapt]     the same keys plus target
  *   [pass.NAME] KEY = VALUE parameters of pass NAME
- *   [verify]    runs, atol, rtol, seed (numeric checks: --verify)
+ *   [verify]    runs, seed, budget_factor, budget_ulps, atol, rtol, data, range
+ *               (numeric checks: --verify; verify.h)
  * Relative paths in a file are relative to that file's folder; paths given
  * with --set are used as given.  Every key may appear once per file; an
  * indented line continues the previous key (lists only).
@@ -78,17 +79,49 @@ typedef struct host_param_setting {
     int priority;        /* HOST_PRIO_* */
 } host_param_setting;
 
-/* Numeric verification settings ([verify]). */
+/* Numeric verification settings ([verify]; verify.h has the rules).  A copy
+ * borrows data and range from the config it came from. */
 typedef struct host_verify_config {
     int runs;       /* random input sets; --verify=N overrides */
-    double atol;    /* |got - want| <= atol + rtol * |want| */
+    /* fixed tolerances, optimized against original: |got - want| <= atol +
+     * rtol * |want|.  < 0: not set.  Setting either (--verify-atol,
+     * --verify-rtol) chooses them over the error budget; the other one then
+     * takes its default (HOST_DEFAULT_ATOL / HOST_DEFAULT_RTOL). */
+    double atol;
     double rtol;
     int seed;
+    /* the error budget of a float output: budget_factor x the original's
+     * own error against the float64 reference + budget_ulps x the machine
+     * epsilon of the output's dtype x its largest reference magnitude */
+    double budget_factor;
+    double budget_ulps;
+    host_list data; /* folders of real inputs (--verify-data), resolved paths */
+    char *range;    /* "NAME=LO:HI; ..." value ranges of inputs (--verify-range), NULL: none */
 } host_verify_config;
 
 #define HOST_DEFAULT_VERIFY_RUNS 3
 #define HOST_DEFAULT_ATOL 1e-5
 #define HOST_DEFAULT_RTOL 1e-4
+#define HOST_DEFAULT_BUDGET_FACTOR 4.0
+#define HOST_DEFAULT_BUDGET_ULPS 4.0
+
+/* [verify] as a new config has it (no data, no ranges). */
+host_verify_config host_verify_defaults(void);
+
+/* 1 when the fixed tolerances are chosen over the error budget. */
+static inline int host_verify_fixed(const host_verify_config *vc)
+{
+    return vc->atol >= 0 || vc->rtol >= 0;
+}
+/* The tolerances in force in fixed mode (and where no reference exists). */
+static inline double host_verify_atol(const host_verify_config *vc)
+{
+    return vc->atol >= 0 ? vc->atol : HOST_DEFAULT_ATOL;
+}
+static inline double host_verify_rtol(const host_verify_config *vc)
+{
+    return vc->rtol >= 0 ? vc->rtol : HOST_DEFAULT_RTOL;
+}
 
 typedef struct host_config {
     char *path;       /* the INI file given, NULL if none */

@@ -181,9 +181,32 @@ void host_effective_make(host_effective *e, const host_config *cfg, const host_p
     for (int s = 0; s < HOST_STAGE_COUNT; s++)
         write_stage(f, cfg, plan, s, e->custom_name[s]);
     fprintf(f, "\n[verify]\nruns = %d\n", vcfg->runs);
-    put_double(f, "atol", vcfg->atol);
-    put_double(f, "rtol", vcfg->rtol);
     fprintf(f, "seed = %d\n", vcfg->seed);
+    put_double(f, "budget_factor", vcfg->budget_factor);
+    put_double(f, "budget_ulps", vcfg->budget_ulps);
+    if (vcfg->atol >= 0)
+        put_double(f, "atol", vcfg->atol);
+    else
+        fputs("; atol = (not set: the error budget judges the outputs)\n", f);
+    if (vcfg->rtol >= 0)
+        put_double(f, "rtol", vcfg->rtol);
+    else
+        fputs("; rtol = (not set: the error budget judges the outputs)\n", f);
+    if (vcfg->data.count) {
+        fputs("data = ", f);
+        for (size_t i = 0; i < vcfg->data.count; i++) {
+            char *d = absolute(vcfg->data.items[i].text);
+            fprintf(f, "%s\"%s\"", i ? "; " : "", d);
+            free(d);
+        }
+        fputc('\n', f);
+    } else {
+        fputs("; data = (not set: seeded random inputs)\n", f);
+    }
+    if (vcfg->range)
+        put_quoted(f, "range", vcfg->range);
+    else
+        fputs("; range = (not set: ranges derived from the model)\n", f);
     /* every parameter of every pass that ran, as in the first stage that ran it */
     for (int s = 0; s < HOST_STAGE_COUNT; s++) {
         const host_stage_plan *sp = &plan->stage[s];

@@ -121,6 +121,8 @@ static const struct {
     {"--report-json", TAKES_VALUE}, {"--report-html", TAKES_VALUE},
     {"--no-fold", TAKES_NOTHING},   {"--verify-each", TAKES_NOTHING},
     {"--shapes", TAKES_NOTHING},    {"--verify", TAKES_EITHER},
+    {"--verify-data", TAKES_VALUE}, {"--verify-range", TAKES_VALUE},
+    {"--verify-atol", TAKES_VALUE}, {"--verify-rtol", TAKES_VALUE},
 };
 
 /* The option word's entry in allowed[], or -1; *value gets "X" of --opt=X. */
@@ -166,7 +168,8 @@ int ph_pipeline_option(ph_pipeline *p, const char *option)
     if (i < 0)
         return fail(p, HOST_EXIT_USAGE,
                     "%.200s: not an option of the library (it takes --set, --passes, --skip, "
-                    "--input-shape, --verify[=N], --verify-each, --no-fold, --shapes, "
+                    "--input-shape, --verify[=N], --verify-each, --verify-data, --verify-range, "
+                    "--verify-atol, --verify-rtol, --no-fold, --shapes, "
                     "--max-rewrites, --plugin-dir, --dump-dir, --report-json, --report-html; "
                     "the model's paths or bytes are ph_pipeline_run's)", option);
     if (allowed[i].kind == TAKES_VALUE && !value)

@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "base/version.h"
 #include "base/exit.h"
+#include "passhost/host.h"
 #include "passhost/plugin.h"
 #include "report_run.h"
 #include "base/util.h"
@@ -177,38 +178,96 @@ static void calls(FILE *f, const host_trace *t)
     fputc(']', f);
 }
 
+/* The rest of an output's object: errors against the reference (null
+ * without one), then mismatches and ok. */
+static void judged(FILE *f, int has_ref, double original, const char *key, double value, double budget,
+                   size_t mismatches, int ok)
+{
+    fputs(", \"original_error\": ", f);
+    json_number(f, has_ref ? original : NAN);
+    fprintf(f, ", \"%s\": ", key);
+    json_number(f, has_ref ? value : NAN);
+    fputs(", \"budget\": ", f);
+    json_number(f, has_ref ? budget : NAN);
+    fprintf(f, ", \"mismatches\": %zu, \"ok\": %s}", mismatches, ok ? "true" : "false");
+}
+
 static void verify(FILE *f, const host_run_record *rec)
 {
-    if (!rec->verify_checked || !rec->verify) {
+    size_t n = 0, n_exp = 0, n_notes = 0;
+    const host_verify_expected *exp = rec->verify ? host_verify_expected_results(rec->verify, &n_exp) : NULL;
+    if (!rec->verify || (!rec->verify_checked && !n_exp)) {
         fputs("null", f);
         return;
     }
-    size_t n;
     const host_verify_result *res = host_verify_results(rec->verify, &n);
+    const char *why = NULL;
+    int has_ref = host_verify_reference(rec->verify, &why);
     int first = 1;
     fputc('{', f);
     key(f, &first, "runs");
-    fprintf(f, "%d", rec->vcfg.runs);
+    fprintf(f, "%zu", host_verify_set_count(rec->verify));
+    key(f, &first, "mode");
+    fputs(host_verify_uses_budget(rec->verify) ? "\"budget\"" : "\"tolerance\"", f);
+    key(f, &first, "budget_factor");
+    json_number(f, rec->vcfg.budget_factor);
+    key(f, &first, "budget_ulps");
+    json_number(f, rec->vcfg.budget_ulps);
     key(f, &first, "atol");
-    json_number(f, rec->vcfg.atol);
+    json_number(f, host_verify_atol(&rec->vcfg));
     key(f, &first, "rtol");
-    json_number(f, rec->vcfg.rtol);
+    json_number(f, host_verify_rtol(&rec->vcfg));
     key(f, &first, "seed");
     fprintf(f, "%d", rec->vcfg.seed);
+    key(f, &first, "reference");
+    fprintf(f, "{\"float64\": %s, \"note\": ", has_ref ? "true" : "false");
+    json_string(f, why);
+    fputc('}', f);
+    key(f, &first, "data");
+    fputc('[', f);
+    for (size_t i = 0; i < rec->vcfg.data.count; i++) {
+        fputs(i ? ", " : "", f);
+        json_string(f, rec->vcfg.data.items[i].text);
+    }
+    fputc(']', f);
+    key(f, &first, "inputs");
+    const char *const *notes = host_verify_input_notes(rec->verify, &n_notes);
+    fputc('[', f);
+    for (size_t i = 0; i < n_notes; i++) {
+        fputs(i ? ", " : "", f);
+        json_string(f, notes[i]);
+    }
+    fputc(']', f);
     key(f, &first, "ok");
     fputs(rec->verify_ok ? "true" : "false", f);
     key(f, &first, "written_file_checked");
     fputs(rec->written_checked ? "true" : "false", f);
     key(f, &first, "outputs");
     fputc('[', f);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; rec->verify_checked && i < n; i++) {
         fputs(i ? ", {\"name\": " : "{\"name\": ", f);
         json_string(f, res[i].name);
+        fprintf(f, ", \"kind\": \"%s\"", res[i].is_float ? "float" : "integer");
         fputs(", \"max_abs\": ", f);
         json_number(f, res[i].max_abs);
         fputs(", \"max_rel\": ", f);
         json_number(f, res[i].max_rel);
-        fprintf(f, ", \"mismatches\": %zu}", res[i].mismatches);
+        judged(f, has_ref, res[i].original_error, "optimized_error", res[i].optimized_error, res[i].budget,
+               res[i].mismatches, res[i].ok);
+    }
+    fputs("], \"expected\": [", f);
+    for (size_t i = 0; i < n_exp; i++) {
+        fputs(i ? ", {\"data\": " : "{\"data\": ", f);
+        json_string(f, exp[i].set);
+        fputs(", \"file\": ", f);
+        json_string(f, exp[i].file);
+        fputs(", \"output\": ", f);
+        json_string(f, exp[i].name);
+        fprintf(f, ", \"kind\": \"%s\"", exp[i].is_float ? "float" : "integer");
+        fputs(", \"max_abs\": ", f);
+        json_number(f, exp[i].max_abs);
+        judged(f, has_ref, exp[i].original_error, "file_error", exp[i].expected_error, exp[i].budget,
+               exp[i].mismatches, exp[i].ok);
     }
     fputs("]}", f);
 }

@@ -46,13 +46,32 @@ char *host_record_config_ini(const host_run_record *rec)
 
 void host_report_verify_outputs(FILE *out, const host_run_record *rec)
 {
-    if (!rec->verify_checked || !rec->verify)
-        return;
-    size_t n;
-    const host_verify_result *res = host_verify_results(rec->verify, &n);
-    for (size_t o = 0; o < n; o++)
-        fprintf(out, "  output %-24s max abs %.3g  max rel %.3g%s\n", res[o].name, res[o].max_abs,
-                res[o].max_rel, res[o].mismatches ? "  MISMATCH" : "");
+    if (rec->verify)
+        host_verify_print(out, rec->verify, rec->verify_checked);
+}
+
+/* "3 runs" or "2 data sets" */
+static void sets_text(char *buf, size_t size, const host_run_record *rec)
+{
+    size_t n = rec->verify ? host_verify_set_count(rec->verify) : (size_t)rec->vcfg.runs;
+    if (rec->verify && host_verify_from_data(rec->verify))
+        snprintf(buf, size, "%zu data set%s", n, n == 1 ? "" : "s");
+    else
+        snprintf(buf, size, "%zu run%s", n, n == 1 ? "" : "s");
+}
+
+/* How the outputs were judged: "error budget (float64 reference)",
+ * "atol 1e-05, rtol 0.0001", or the fallback with its reason. */
+static void rule_text(char *buf, size_t size, const host_run_record *rec)
+{
+    const char *why = NULL;
+    if (rec->verify && host_verify_uses_budget(rec->verify))
+        snprintf(buf, size, "error budget (float64 reference)");
+    else if (rec->verify && !host_verify_fixed(&rec->vcfg) && !host_verify_reference(rec->verify, &why))
+        snprintf(buf, size, "no float64 reference (%.200s): atol %g, rtol %g", why,
+                 host_verify_atol(&rec->vcfg), host_verify_rtol(&rec->vcfg));
+    else
+        snprintf(buf, size, "atol %g, rtol %g", host_verify_atol(&rec->vcfg), host_verify_rtol(&rec->vcfg));
 }
 
 void host_report_verdicts(FILE *out, const host_run_record *rec)
@@ -65,11 +84,14 @@ void host_report_verdicts(FILE *out, const host_run_record *rec)
         for (size_t i = 0; i < n; i++) {
             max_abs = res[i].max_abs > max_abs ? res[i].max_abs : max_abs;
             max_rel = res[i].max_rel > max_rel ? res[i].max_rel : max_rel;
-            if (res[i].mismatches && !bad)
+            if (!res[i].ok && !bad)
                 bad = res[i].name;
         }
-        fprintf(out, "verify: %d run%s, %zu output%s, max abs %.3g, max rel %.3g: ", rec->vcfg.runs,
-                rec->vcfg.runs == 1 ? "" : "s", n, n == 1 ? "" : "s", max_abs, max_rel);
+        char sets[64], rule[400];
+        sets_text(sets, sizeof sets, rec);
+        rule_text(rule, sizeof rule, rec);
+        fprintf(out, "verify: %s, %zu output%s, max abs %.3g, max rel %.3g; %s: ", sets, n, n == 1 ? "" : "s",
+                max_abs, max_rel, rule);
         if (bad || !rec->verify_ok)
             fprintf(out, "MISMATCH%s%s%s\n", bad ? " in output '" : "", bad ? bad : "", bad ? "'" : "");
         else
@@ -82,9 +104,12 @@ void host_report_verdicts(FILE *out, const host_run_record *rec)
                      "that changed it (of %zu): ", changed, changed == 1 ? "" : "s", calls);
         if (rec->verify_each_note)
             fprintf(out, "structure OK; outputs not compared (%s)\n", rec->verify_each_note);
-        else
-            fprintf(out, "structure and outputs (%d run%s, atol %g, rtol %g) OK\n", rec->vcfg.runs,
-                    rec->vcfg.runs == 1 ? "" : "s", rec->vcfg.atol, rec->vcfg.rtol);
+        else {
+            char sets[64], rule[400];
+            sets_text(sets, sizeof sets, rec);
+            rule_text(rule, sizeof rule, rec);
+            fprintf(out, "structure and outputs (%s, %s; exact passes bit for bit) OK\n", sets, rule);
+        }
     }
 }
 

@@ -7,8 +7,7 @@
 
 #include "check/dump.h"
 #include "base/exit.h"
-#include "report/report.h"
-#include "supervise/supervise.h"
+#include "log/log.h"
 #include "log/trace.h"
 #include "base/util.h"
 #include "check/verify.h"
@@ -134,11 +133,11 @@ static void rewrite_hook(void *user, const ph_rewrite_info *info)
     record(user, info, info->index, 1);
 }
 
-/* A supervised worker publishes each complete rewrite (supervise.h). */
+/* Each complete rewrite, for whoever follows the run's progress. */
 static void count_hook(void *user, uint64_t index, uint64_t pass_index)
 {
-    (void)user;
-    host_progress_rewrite(index, pass_index);
+    const host_run_progress *p = user;
+    p->rewrite(p->user, index, pass_index);
 }
 
 static int observing(const host_run_opts *o)
@@ -154,7 +153,9 @@ static void number_the_rest(stage_run *sr, const char *pass, int r)
         return;
     uint64_t extra = (uint64_t)r - asked, first = ph_ctx_rewrite_count(sr->ctx) + 1;
     ph_ctx_count_rewrites(sr->ctx, extra);
-    host_progress_rewrite(ph_ctx_rewrite_count(sr->ctx), (uint64_t)r);
+    const host_run_progress *p = sr->opts->progress;
+    if (p)
+        p->rewrite(p->user, ph_ctx_rewrite_count(sr->ctx), (uint64_t)r);
     if (!observing(sr->opts))
         return;
     ph_rewrite_info info = {.pass = pass, .index = first, .pass_index = asked + 1, .matched = ""};
@@ -183,9 +184,19 @@ static long long call_pass_checked(stage_run *sr, size_t i)
     if (ps->calls == 0)
         ps->nodes_before = sr->nodes;
     double t0 = host_now_ms();
+    host_exact_audit *audit = sr->opts->audit;
+    int exact = d->exactness == PH_EXACT, auditing = audit && !audit->broken && !audit->skipped;
+    ph_error aerr = {0};
+    if (auditing && exact && host_verify_refresh(audit->verify, sr->model, &aerr) != 0) {
+        audit->skipped = 1;
+        snprintf(audit->skipped_why, sizeof audit->skipped_why, "%.290s", aerr.message);
+    }
+    uint64_t first = ph_ctx_rewrite_count(sr->ctx) + 1;
     ph_ctx_begin_pass(sr->ctx, d->name, sr->plan->target);
-    host_progress_pass_begin(sr->stats->stage, d->run_once ? 0 : sr->stats->rounds, d->name,
-                             ph_ctx_rewrite_count(sr->ctx));
+    const host_run_progress *progress = sr->opts->progress;
+    if (progress)
+        progress->pass_begin(progress->user, sr->stats->stage, d->run_once ? 0 : sr->stats->rounds,
+                             d->name, ph_ctx_rewrite_count(sr->ctx));
     uint64_t failures = ph_model_alloc_failures(sr->model) + ph_ctx_alloc_failures(sr->ctx);
     size_t member = sr->member[i];
     int r = member == NOT_A_MEMBER ? host_plugin_run(step->plugin, g, step->params, sr->ctx)
@@ -194,7 +205,8 @@ static long long call_pass_checked(stage_run *sr, size_t i)
      * graph is valid, but what the pass did would depend on memory */
     if (r >= 0 && ph_model_alloc_failures(sr->model) + ph_ctx_alloc_failures(sr->ctx) != failures)
         r = ph_ctx_error(sr->ctx, PH_ENOMEM, "out of memory");
-    host_progress_pass_end(ph_ctx_rewrite_count(sr->ctx));
+    if (progress)
+        progress->pass_end(progress->user, ph_ctx_rewrite_count(sr->ctx));
     char why[sizeof sr->err->message] = "";
     if (r < 0) /* copied before end_pass can clear the pass's state */
         snprintf(why, sizeof why, "%s", ph_ctx_last_error(sr->ctx));
@@ -227,12 +239,32 @@ static long long call_pass_checked(stage_run *sr, size_t i)
             return -HOST_EXIT_PASS;
         }
         if (sr->opts->verify_each && sr->opts->verify) {
-            int rc = host_verify_check(sr->opts->verify, sr->model, &verr);
+            int rc = host_verify_check_pass(sr->opts->verify, sr->model, d->name, exact, &verr);
+            if (rc && host_verify_exact_broken(sr->opts->verify)) {
+                ph_error_set(sr->err, rc, "%.500s", verr.message);
+                return -rc;
+            }
             if (rc) {
                 ph_error_set(sr->err, rc, "pass %s: %s: %.400s", d->name,
                              rc == HOST_EXIT_MISMATCH ? "broke numeric equivalence" : "left a model the evaluator cannot run",
                              verr.message);
                 return -rc;
+            }
+        }
+        if (auditing && !audit->skipped && !exact)
+            host_verify_changed(audit->verify);
+        else if (auditing && !audit->skipped) {
+            int rc = host_verify_exact(audit->verify, sr->model, d->name, &aerr);
+            if (rc == HOST_EXIT_MISMATCH) {
+                audit->broken = 1;
+                snprintf(audit->pass, sizeof audit->pass, "%s", d->name);
+                audit->stage = sr->stats->stage;
+                audit->first = first;
+                audit->last = ph_ctx_rewrite_count(sr->ctx);
+                snprintf(audit->why, sizeof audit->why, "%s", aerr.message);
+            } else if (rc) {
+                audit->skipped = 1;
+                snprintf(audit->skipped_why, sizeof audit->skipped_why, "%.290s", aerr.message);
             }
         }
         sr->nodes = ph_model_node_count(sr->model);
@@ -341,9 +373,10 @@ int host_run_stage(ph_model *m, const host_stage_plan *sp, ph_ctx *ctx,
     }
     if (observing(opts))
         ph_ctx_set_rewrite_hook(ctx, rewrite_hook, &sr);
-    if (host_progress_active())
-        ph_ctx_set_count_hook(ctx, count_hook, NULL);
-    host_progress_stage(sp->stage);
+    if (opts->progress) {
+        ph_ctx_set_count_hook(ctx, count_hook, (void *)opts->progress);
+        opts->progress->stage(opts->progress->user, sp->stage);
+    }
     stats->nodes_before = sr.nodes;
     for (size_t i = 0; i < sp->count; i++)
         stats->passes[i].nodes_before = stats->passes[i].nodes_after = sr.nodes;
@@ -388,7 +421,8 @@ int host_run_all(ph_model *m, const host_plan *plan, int64_t limit, const host_r
     if (rewrites)
         *rewrites = ph_ctx_rewrite_count(ctx);
     ph_ctx_free(ctx);
-    host_progress_after_stages();
+    if (opts->progress)
+        opts->progress->after_stages(opts->progress->user);
     return rc;
 }
 

@@ -12,7 +12,8 @@
  * return is an error naming the pass and ph_ctx_last_error().  After a call
  * that made rewrites the graph is re-sorted (ph_graph_toposort; a cycle is
  * an error naming the pass), its shapes updated incrementally (update_shapes)
- * and, with verify_each, verified: structure, then outputs (verify).  Reaching the
+ * and, with verify_each, verified: structure, then outputs (verify; a pass
+ * declared exact must keep every output bit for bit).  Reaching the
  * cap is not an error: a warning names the passes that still changed the
  * graph in the last round (that is how two passes undoing each other show).
  *
@@ -31,6 +32,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "config/plan.h"
 
@@ -81,10 +83,49 @@ typedef struct host_rewrite_capture {
 
 void host_rewrite_capture_clear(host_rewrite_capture *c);
 
+/* Where a run is, told as it goes (host_run_opts.progress).  Every member
+ * is set; user is passed back.  passhost's worker process publishes these
+ * for its supervisor (host_supervise_progress, supervise.h), so the
+ * supervisor can name the pass a crash or a hang happened in. */
+typedef struct host_run_progress {
+    /* A stage (HOST_STAGE_*) starts. */
+    void (*stage)(void *user, int stage);
+    /* A call of `pass` starts in stage, fixpoint round `round` (0: the
+     * run-once passes), with `rewrites` rewrites of the run completed. */
+    void (*pass_begin)(void *user, int stage, int round, const char *pass, uint64_t rewrites);
+    /* The call returned; `rewrites` of the run are now numbered. */
+    void (*pass_end)(void *user, uint64_t rewrites);
+    /* Rewrite `index` of the run (the pass_index-th of the call) is
+     * complete (the runner keeps a count hook installed for it,
+     * ph_ctx_set_count_hook). */
+    void (*rewrite)(void *user, uint64_t index, uint64_t pass_index);
+    /* The stages are over (the model is checked, saved...). */
+    void (*after_stages)(void *user);
+    void *user;
+} host_run_progress;
+
+/* --bisect's exact audit: after a call of a PH_EXACT pass that changed the
+ * graph, every output must be bit for bit what it was before the call
+ * (verify.h: host_verify_refresh before such a call, host_verify_exact
+ * after it, host_verify_changed after calls of other passes).  The first
+ * broken promise is recorded and the run goes on. */
+typedef struct host_exact_audit {
+    struct host_verify *verify; /* in: the verifier of the loaded model */
+    int broken;                 /* out: a pass broke its promise */
+    char pass[128];             /* ... this one */
+    int stage;                  /* HOST_STAGE_* */
+    uint64_t first, last;       /* the rewrites of its call */
+    char why[512];              /* the verifier's message */
+    int skipped;                /* the evaluator could not run a model on the way: audit stopped */
+    char skipped_why[300];
+} host_exact_audit;
+
 typedef struct host_run_opts {
     int verify_each;
     int update_shapes;          /* keep inferred shapes current after each change */
-    struct host_verify *verify; /* with verify_each: numeric check after each change (NULL: none) */
+    struct host_verify *verify; /* with verify_each: numeric check after each change (NULL: none);
+                                   a PH_EXACT pass must also keep every output bit for bit */
+    host_exact_audit *audit;    /* --bisect's exact audit (NULL: none) */
     struct host_log *log; /* borrowed; the cap warning goes here (NULL: none) */
     /* --print-changes: one line per rewrite here (NULL: off):
      *   rewrite 12 [fuse_x #3]: Conv_1, BatchNormalization_2 -> Conv_7 */
@@ -96,6 +137,7 @@ typedef struct host_run_opts {
     unsigned *dump_seq;
     host_rewrite_capture *capture; /* record one rewrite (NULL: none) */
     struct host_trace *trace;      /* told of every pass call (NULL: none); trace.h */
+    const host_run_progress *progress; /* told where the run is (NULL: nobody); borrowed */
     /* With changes, dump_dir or capture set, the runner owns the context's
      * rewrite hook (ph_ctx_set_rewrite_hook) while a stage runs. */
 } host_run_opts;

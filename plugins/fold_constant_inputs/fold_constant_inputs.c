@@ -35,7 +35,6 @@
 
 #include <passhost/passhost.h>
 
-#include "tensor_file.h"
 
 typedef struct entry {
     char *name, *path;
@@ -108,9 +107,11 @@ static int load(entry *e, ph_ctx *ctx)
 {
     const ph_value *v = e->input;
     int dt = ph_value_dtype(v), rank = ph_value_rank(v), ok = 1;
-    char msg[512] = "", a[256], b[256];
+    char a[256], b[256];
     if (is_npy(e->path)) {
-        e->t = tf_load_npy(e->path, msg, sizeof msg);
+        ph_error nerr = {0};
+        if (!(e->t = ph_tensor_load_npy(e->path, &nerr))) /* the message names the file */
+            return ph_ctx_error(ctx, PH_EINVAL, "input '%s': %s", e->name, nerr.message);
     } else {
         int64_t dims[64];
         ok = rank >= 0 && rank <= 64 && dt != PH_DT_UNDEFINED;
@@ -120,10 +121,10 @@ static int load(entry *e, ph_ctx *ctx)
             return ph_ctx_error(ctx, PH_EINVAL, "input '%s', file '%s': a raw file needs a static shape, "
                                 "and the input is %s (use a .npy file)", e->name, e->path,
                                 type_text(a, sizeof a, v, NULL));
-        e->t = tf_load_raw(e->path, dt, (size_t)rank, dims, msg, sizeof msg);
+        ph_error rerr = {0};
+        if (!(e->t = ph_tensor_load_raw(e->path, dt, (size_t)rank, dims, &rerr))) /* names the file */
+            return ph_ctx_error(ctx, PH_EINVAL, "input '%s': %s", e->name, rerr.message);
     }
-    if (!e->t)
-        return ph_ctx_error(ctx, PH_EINVAL, "input '%s', file '%s': %s", e->name, e->path, msg);
     ok = (dt == PH_DT_UNDEFINED || dt == ph_tensor_dtype(e->t)) && (rank < 0 || (size_t)rank == ph_tensor_rank(e->t));
     for (int i = 0; ok && rank >= 0 && i < rank; i++)
         ok = ph_value_dim(v, i) < 0 || ph_value_dim(v, i) == ph_tensor_dim(e->t, (size_t)i);

@@ -28,6 +28,27 @@ typedef struct ph_eval ph_eval;
 PH_API int ph_eval_new(const ph_graph *g, ph_eval **out, ph_error *err);
 PH_API void ph_eval_free(ph_eval *e);
 
+/* How an evaluator computes; a zero field takes its default.  The caller
+ * owns the struct and sets size = sizeof(ph_eval_options), so a later SDK
+ * can add fields. */
+typedef struct ph_eval_options {
+    size_t size;
+    /* 1: the float64 reference mode.  Every float32, float16 and bfloat16
+     * tensor (graph inputs, initializers, Constant values, kernel outputs)
+     * is promoted to float64 and every kernel computes in float64; a Cast or
+     * CastLike to a float type yields float64 too, while Casts to integer
+     * and bool types convert as usual.  Outputs of a float type come back as
+     * float64.  The same model, inputs and weights computed without the
+     * per-op rounding of its own float types: the reference that
+     * `passhost --verify` measures rounding errors against.  Initializers
+     * of float types are copied once (as float64) by ph_eval_new_with. */
+    int float64;
+} ph_eval_options;
+
+/* ph_eval_new with options (NULL: the defaults, as ph_eval_new). */
+PH_API int ph_eval_new_with(const ph_graph *g, const ph_eval_options *opts, ph_eval **out,
+                            ph_error *err);
+
 /* Run once.  inputs[i] feeds graph input i (a NULL entry for an input that
  * has an initializer uses the initializer); outputs[i] receives a new tensor
  * for graph output i.  0, or an error naming the node that failed. */

@@ -14,21 +14,32 @@
  * Pow's base, Conv's X), except outputs the graph declares as float32; a
  * half exponent or scale beside a float32 input 0 leaves the output float32.
  *
+ * float64 reference mode (ph_eval_options.float64): the core promotes every
+ * float32/float16/bfloat16 tensor to double where it enters the run (graph
+ * inputs, initializers once in ph_eval_new_with, and every kernel output of
+ * such a type, which covers Constant, ConstantOfShape and dtype attributes),
+ * so kernels, which compute in the dtype of their inputs, compute in double
+ * without knowing it.  A Cast to a float type is the one kernel the core
+ * answers itself in that mode: the input converted to double.  a->float64
+ * tells a kernel that evaluates a subgraph to keep the mode.
+ *
  * Alignment: kernels index their inputs as typed arrays, but initializer
  * bytes may sit at any offset of a mapped file.  ph_eval_new keeps aligned
  * copies of misaligned initializers; run_kernel copies any other misaligned
  * input for the call.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "eval_kernels.h"
+#include "eval_ops_util.h"
 
 #define NO_SLOT SIZE_MAX
 
 typedef struct step {
     const ph_node *node;
-    const phi_kernel_entry *k;
+    const eval_kernel_entry *k;
     size_t n_in, n_out, n_free;
     size_t *in;   /* slot per input, NO_SLOT when omitted */
     size_t *out;  /* slot per output, NO_SLOT when omitted */
@@ -45,16 +56,17 @@ struct ph_eval {
     size_t *in_slot, *out_slot;
     step *steps;
     size_t *pool; /* backing store of the steps' index arrays */
+    int float64;  /* the float64 reference mode (ph_eval_options) */
 };
 
-static const phi_kernel_entry *find_kernel(ph_op op)
+static const eval_kernel_entry *find_kernel(ph_op op)
 {
     if (op == PH_OP_UNKNOWN)
         return NULL;
-    for (const phi_kernel_entry *k = phi_kernels_light; k->op != PH_OP_UNKNOWN; k++)
+    for (const eval_kernel_entry *k = eval_kernels_light; k->op != PH_OP_UNKNOWN; k++)
         if (k->op == op && k->fn)
             return k;
-    for (const phi_kernel_entry *k = phi_kernels_heavy; k->op != PH_OP_UNKNOWN; k++)
+    for (const eval_kernel_entry *k = eval_kernels_heavy; k->op != PH_OP_UNKNOWN; k++)
         if (k->op == op && k->fn)
             return k;
     return NULL;
@@ -81,26 +93,55 @@ static ph_tensor *convert_tensor(const ph_tensor *t, int to)
     const void *src = ph_tensor_data(t);
     if (!src)
         return NULL;
-    ph_tensor *r = phi_tensor_alloc(to, ph_tensor_rank(t), ph_tensor_dims(t));
+    ph_tensor *r = ir_tensor_alloc(to, ph_tensor_rank(t), ph_tensor_dims(t));
     if (!r)
         return NULL;
     int from = ph_tensor_dtype(t);
     size_t n = (size_t)ph_tensor_numel(t);
     if (to == PH_DT_FLOAT) { /* the source may be misaligned */
-        float *d = phi_tensor_mut(r);
+        float *d = ir_tensor_mut(r);
         const unsigned char *s = src;
         for (size_t i = 0; i < n; i++) {
             uint16_t h;
             memcpy(&h, s + 2 * i, 2);
-            d[i] = from == PH_DT_FLOAT16 ? phi_half_to_float(h) : phi_bf16_to_float(h);
+            d[i] = from == PH_DT_FLOAT16 ? ir_half_to_float(h) : ir_bf16_to_float(h);
         }
     } else {
-        uint16_t *d = phi_tensor_mut(r);
+        uint16_t *d = ir_tensor_mut(r);
         const float *s = src;
         for (size_t i = 0; i < n; i++)
-            d[i] = to == PH_DT_FLOAT16 ? phi_float_to_half(s[i]) : phi_float_to_bf16(s[i]);
+            d[i] = to == PH_DT_FLOAT16 ? ir_float_to_half(s[i]) : ir_float_to_bf16(s[i]);
     }
     return r;
+}
+
+static int is_float_type(int dt) { return dt == PH_DT_FLOAT || is_half(dt); }
+
+/* t as float64 (any numeric or bool dtype; t may be misaligned), or NULL
+ * when out of memory. */
+static ph_tensor *to_double(const ph_tensor *t)
+{
+    ph_tensor *aligned = misaligned(t) ? ph_tensor_clone(t) : NULL;
+    const ph_tensor *src = aligned ? aligned : t;
+    ph_tensor *r = ph_tensor_data(src) ? ir_tensor_alloc(PH_DT_DOUBLE, ph_tensor_rank(src), ph_tensor_dims(src))
+                                       : NULL;
+    if (r)
+        eval_convert(ir_tensor_mut(r), PH_DT_DOUBLE, ph_tensor_data(src), ph_tensor_dtype(src),
+                    (size_t)ph_tensor_numel(src));
+    ph_tensor_free(aligned);
+    return r;
+}
+
+/* In float64 mode: a Cast to a float type (or CastLike to one, which the
+ * promotion has made double already) converts its input to double, so the
+ * cast rounds nothing.  1 when n is such a Cast. */
+static int cast_keeps_double(const ph_node *n, const ph_tensor *const *in, size_t n_in)
+{
+    if (ph_node_op(n) != PH_OP_Cast || n_in < 1 || !in[0])
+        return 0;
+    int to = (int)ph_node_attr_int(n, "to", PH_DT_UNDEFINED), from = ph_tensor_dtype(in[0]);
+    return (is_float_type(to) || to == PH_DT_DOUBLE) &&
+           (eval_dt_numeric(from) || from == PH_DT_BOOL || is_float_type(from));
 }
 
 static void free_outputs(ph_tensor **out, size_t n)
@@ -112,8 +153,9 @@ static void free_outputs(ph_tensor **out, size_t n)
 }
 
 /* Run kernel k on node n.  On failure every output is NULL and err holds the
- * kernel's message prefixed with the node name and op. */
-static int run_kernel(const phi_kernel_entry *k, const ph_node *n, int64_t opset,
+ * kernel's message prefixed with the node name and op.  float64: the
+ * reference mode (outputs of float types are promoted to double). */
+static int run_kernel(const eval_kernel_entry *k, const ph_node *n, int64_t opset, int float64,
                       const ph_tensor *const *in, size_t n_in, ph_tensor **out, size_t n_out,
                       ph_error *err)
 {
@@ -150,8 +192,13 @@ static int run_kernel(const phi_kernel_entry *k, const ph_node *n, int64_t opset
             cin[i] = tmp[i];
         }
     }
-    phi_kargs a = {n, opset, cin, n_in, out, n_out, wanted, &kerr, n_in && in[0] ? half : 0};
-    rc = k->fn(&a);
+    eval_kargs a = {n, opset, cin, n_in, out, n_out, wanted, &kerr, n_in && in[0] ? half : 0, float64};
+    if (float64 && cast_keeps_double(n, cin, n_in)) {
+        if (n_out > 0 && wanted[0] && !(out[0] = to_double(cin[0])))
+            rc = ph_error_set(&kerr, PH_ENOMEM, "out of memory");
+    } else {
+        rc = k->fn(&a);
+    }
     for (size_t i = 0; rc == 0 && half && i < n_out; i++) {
         const ph_value *v = ph_node_output(n, i);
         if (!out[i] || !v || ph_tensor_dtype(out[i]) != PH_DT_FLOAT || ph_value_dtype(v) == PH_DT_FLOAT)
@@ -163,6 +210,17 @@ static int run_kernel(const phi_kernel_entry *k, const ph_node *n, int64_t opset
         }
         ph_tensor_free(out[i]);
         out[i] = h;
+    }
+    for (size_t i = 0; rc == 0 && float64 && i < n_out; i++) {
+        if (!out[i] || !is_float_type(ph_tensor_dtype(out[i])))
+            continue;
+        ph_tensor *d = to_double(out[i]);
+        if (!d) {
+            rc = ph_error_set(&kerr, PH_ENOMEM, "out of memory promoting output %zu to double", i);
+            break;
+        }
+        ph_tensor_free(out[i]);
+        out[i] = d;
     }
     for (size_t i = 0; rc == 0 && i < n_out; i++)
         if (wanted[i] && !out[i])
@@ -199,10 +257,10 @@ static int unsupported(const ph_node *n, ph_error *err)
 PH_API int ph_eval_node(const ph_node *n, int64_t opset, const ph_tensor *const *inputs,
                         ph_tensor **outputs, ph_error *err)
 {
-    const phi_kernel_entry *k = find_kernel(ph_node_op(n));
+    const eval_kernel_entry *k = find_kernel(ph_node_op(n));
     if (!k)
         return unsupported(n, err);
-    return run_kernel(k, n, opset, inputs, ph_node_input_count(n), outputs, ph_node_output_count(n), err);
+    return run_kernel(k, n, opset, 0, inputs, ph_node_input_count(n), outputs, ph_node_output_count(n), err);
 }
 
 /* ------------------------------------------------------------ planning */
@@ -222,22 +280,22 @@ PH_API void ph_eval_free(ph_eval *e)
     free(e);
 }
 
-static size_t slot_of(const phi_map *m, const ph_value *v)
+static size_t slot_of(const ir_map *m, const ph_value *v)
 {
-    void *p = phi_map_get(m, ph_value_name(v));
+    void *p = ir_map_get(m, ph_value_name(v));
     return p ? (size_t)(uintptr_t)p - 1 : NO_SLOT;
 }
 
-static int add_slot(phi_map *m, const ph_value *v, size_t *count)
+static int add_slot(ir_map *m, const ph_value *v, size_t *count)
 {
-    if (phi_map_get(m, ph_value_name(v)))
+    if (ir_map_get(m, ph_value_name(v)))
         return 0;
     (*count)++;
-    return phi_map_put(m, ph_value_name(v), (void *)(uintptr_t)*count);
+    return ir_map_put(m, ph_value_name(v), (void *)(uintptr_t)*count);
 }
 
 /* Assign slots and kernels; fill steps' in/out arrays; compute last uses. */
-static int plan(ph_eval *e, phi_map *slots, ph_error *err)
+static int plan(ph_eval *e, ir_map *slots, ph_error *err)
 {
     const ph_graph *g = e->g;
     size_t ns = 0, pool_need = 0;
@@ -269,7 +327,14 @@ static int plan(ph_eval *e, phi_map *slots, ph_error *err)
         const ph_value *v = ph_graph_initializer(g, i);
         size_t s = slot_of(slots, v);
         e->konst[s] = v->tensor;
-        if (misaligned(v->tensor)) {
+        if (e->float64 && is_float_type(ph_tensor_dtype(v->tensor)) && ph_tensor_data(v->tensor)) {
+            if (!(e->own[s] = to_double(v->tensor))) {
+                rc = ph_error_set(err, PH_ENOMEM, "out of memory promoting initializer '%s' to double",
+                                  ph_value_name(v));
+                goto out;
+            }
+            e->konst[s] = e->own[s];
+        } else if (misaligned(v->tensor)) {
             if (!(e->own[s] = ph_tensor_clone(v->tensor))) {
                 rc = ph_error_set(err, PH_ENOMEM, "out of memory copying initializer '%s'", ph_value_name(v));
                 goto out;
@@ -341,10 +406,19 @@ out:
 
 PH_API int ph_eval_new(const ph_graph *g, ph_eval **out, ph_error *err)
 {
+    return ph_eval_new_with(g, NULL, out, err);
+}
+
+PH_API int ph_eval_new_with(const ph_graph *g, const ph_eval_options *opts, ph_eval **out,
+                            ph_error *err)
+{
     *out = NULL;
+    if (opts && opts->size < offsetof(ph_eval_options, float64) + sizeof opts->float64)
+        return ph_error_set(err, PH_EINVAL, "ph_eval_options.size %zu is too small", opts->size);
     ph_eval *e = calloc(1, sizeof *e);
     if (!e)
         return ph_error_set(err, PH_ENOMEM, "out of memory");
+    e->float64 = opts && opts->float64;
     e->g = g;
     e->opset = ph_model_opset(ph_graph_model(g), "");
     e->n_inputs = ph_graph_input_count(g);
@@ -353,10 +427,10 @@ PH_API int ph_eval_new(const ph_graph *g, ph_eval **out, ph_error *err)
     e->in_slot = malloc((e->n_inputs ? e->n_inputs : 1) * sizeof *e->in_slot);
     e->out_slot = malloc((e->n_outputs ? e->n_outputs : 1) * sizeof *e->out_slot);
     e->steps = calloc(e->n_steps ? e->n_steps : 1, sizeof *e->steps);
-    phi_map slots = {0};
+    ir_map slots = {0};
     int rc = e->in_slot && e->out_slot && e->steps ? plan(e, &slots, err)
                                                    : ph_error_set(err, PH_ENOMEM, "out of memory");
-    phi_map_free(&slots);
+    ir_map_free(&slots);
     if (rc) {
         ph_eval_free(e);
         return rc;
@@ -367,10 +441,13 @@ PH_API int ph_eval_new(const ph_graph *g, ph_eval **out, ph_error *err)
 
 /* ------------------------------------------------------------ running */
 
-static int check_input(const ph_value *v, size_t i, const ph_tensor *t, ph_error *err)
+/* float64: the reference mode, where an initializer default of a float
+ * type is already double. */
+static int check_input(const ph_value *v, size_t i, const ph_tensor *t, int float64, ph_error *err)
 {
     int dt = ph_value_dtype(v), rank = ph_value_rank(v);
-    if (dt != PH_DT_UNDEFINED && dt != ph_tensor_dtype(t))
+    int promoted = float64 && is_float_type(dt) && ph_tensor_dtype(t) == PH_DT_DOUBLE;
+    if (dt != PH_DT_UNDEFINED && dt != ph_tensor_dtype(t) && !promoted)
         return ph_error_set(err, PH_EINVAL, "graph input %zu '%s': expected dtype %s, got %s", i,
                             ph_value_name(v), ph_dtype_name(dt), ph_dtype_name(ph_tensor_dtype(t)));
     if (rank < 0)
@@ -427,15 +504,26 @@ PH_API int ph_eval_run(ph_eval *e, const ph_tensor *const *inputs, size_t n_inpu
                               ph_value_name(v));
             goto done;
         }
-        if ((rc = check_input(v, i, t, err)) != 0)
+        if ((rc = check_input(v, i, t, e->float64, err)) != 0)
             goto done;
+        if (e->float64 && is_float_type(ph_tensor_dtype(t))) {
+            /* the run owns the promoted copy; it is freed after its last use */
+            ph_tensor *d = to_double(t);
+            if (!d) {
+                rc = ph_error_set(err, PH_ENOMEM, "out of memory promoting graph input %zu to double", i);
+                goto done;
+            }
+            ph_tensor_free(owned[e->in_slot[i]]);
+            owned[e->in_slot[i]] = d;
+            t = d;
+        }
         cur[e->in_slot[i]] = t;
     }
     for (size_t i = 0; i < e->n_steps; i++) {
         const step *st = &e->steps[i];
         for (size_t j = 0; j < st->n_in; j++)
             in[j] = st->in[j] == NO_SLOT ? NULL : cur[st->in[j]];
-        rc = run_kernel(st->k, st->node, e->opset, in, st->n_in, out, st->n_out, err);
+        rc = run_kernel(st->k, st->node, e->opset, e->float64, in, st->n_in, out, st->n_out, err);
         if (rc)
             goto done;
         for (size_t j = 0; j < st->n_out; j++) {

@@ -2,7 +2,7 @@
  * operator kernels.
  *
  * A kernel computes one node: it reads the node's attributes, checks its
- * inputs, and fills a->out[i] with new tensors (phi_tensor_alloc) for every
+ * inputs, and fills a->out[i] with new tensors (ir_tensor_alloc) for every
  * non-omitted output.  On anything it does not support (a dtype, an
  * attribute value, a mode) it returns PH_EUNSUPPORTED with a message naming
  * the op and what was not supported: never a wrong answer.  Bad inputs (shapes
@@ -14,6 +14,15 @@
  * therefore see float32, float64 and integer types; a->half tells them the
  * dtype input 0 had, to refuse a half type the spec does not allow.
  *
+ * float64 reference mode (ph_eval_options.float64): the core promotes every
+ * float32/float16/bfloat16 tensor to double before kernels see it, and every
+ * float output a kernel makes (Constant values, dtype attributes) to double
+ * after the call; it answers Cast to a float type itself.  A kernel therefore
+ * computes in double by computing in the dtype of its inputs: it must accept
+ * double wherever it accepts float32 (also where the spec lists only
+ * float32/float16, e.g. a scale), and a kernel that evaluates a subgraph
+ * (If, Loop, Scan) evaluates it with a->float64 kept.
+ *
  * Kernels are registered in NULL-terminated tables, one per kernel file
  * group; the core looks ops up in all tables.
  */
@@ -23,7 +32,7 @@
 #include "internal.h"
 #include "passhost/eval.h"
 
-typedef struct phi_kargs {
+typedef struct eval_kargs {
     const ph_node *node;          /* attributes come from here */
     int64_t opset;                /* default-domain opset of the model */
     const ph_tensor *const *in;   /* NULL for omitted optional inputs */
@@ -33,22 +42,23 @@ typedef struct phi_kargs {
     const int *out_wanted;        /* out_wanted[i] == 0: output i is omitted, do not produce it */
     ph_error *err;
     int half;                     /* PH_DT_FLOAT16/BFLOAT16: input 0 had it and was converted to float; else 0 */
-} phi_kargs;
+    int float64;                  /* the float64 reference mode: see below */
+} eval_kargs;
 
-typedef int (*phi_kernel_fn)(phi_kargs *a);
+typedef int (*eval_kernel_fn)(eval_kargs *a);
 
-typedef struct phi_kernel_entry {
+typedef struct eval_kernel_entry {
     ph_op op;          /* PH_OP_UNKNOWN ends a table */
-    phi_kernel_fn fn;
+    eval_kernel_fn fn;
     int native_half;   /* 1: the kernel handles float16/bfloat16 itself */
-} phi_kernel_entry;
+} eval_kernel_entry;
 
 /* Elementwise, activation, logic, shape and data-movement ops, reductions,
  * Cast, Constant*, Range, Pad, TopK, NonZero, DepthToSpace, SpaceToDepth
  * (sdk/src/eval_ops_*.c). */
-extern const phi_kernel_entry phi_kernels_light[];
+extern const eval_kernel_entry eval_kernels_light[];
 /* MatMul, Gemm, Conv, ConvTranspose, pooling, normalizations, Resize, Einsum
  * (sdk/src/eval_nn_*.c). */
-extern const phi_kernel_entry phi_kernels_heavy[];
+extern const eval_kernel_entry eval_kernels_heavy[];
 
 #endif

@@ -110,7 +110,7 @@ void pat_lit_val(const pat_lit *l, pat_val *out)
  * patterns do not compare (tensors, graphs, strings lists). */
 static int attr_val(const ph_node *n, const char *key, pat_val *out)
 {
-    const Onnx__AttributeProto *a = phi_node_find_attr(n, key);
+    const Onnx__AttributeProto *a = ir_node_find_attr(n, key);
     memset(out, 0, sizeof *out);
     if (!a)
         return 0;
@@ -276,7 +276,7 @@ static int value_ok(const pat_cons *c, const ph_tensor *t, ph_model *model)
         return ph_tensor_all_equal(t, c->v) == 1;
     double *x = malloc((size_t)n * sizeof *x);
     if (!x) {
-        phi_alloc_failed(model); /* counted: the run fails rather than miss a match */
+        ir_alloc_failed(model); /* counted: the run fails rather than miss a match */
         return 0;
     }
     int ok = !ph_tensor_read_f64(t, ph_tensor_rank(t), ph_tensor_dims(t), x);

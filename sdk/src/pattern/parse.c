@@ -232,7 +232,7 @@ static int slot_get(parser *ps, const char *name)
     int i = pat_slot(f, name);
     if (i >= 0)
         return i;
-    char *dup = phi_strdup(name);
+    char *dup = ir_strdup(name);
     int n = f->n_slots;
     char **slot = dup ? grow1(ps, (void **)&f->names, &f->n_slots, sizeof *f->names) : NULL;
     if (!slot) {
@@ -271,7 +271,7 @@ static int var_get(parser *ps)
     int i = pat_var(f, name);
     if (i >= 0)
         return i;
-    char *dup = phi_strdup(name);
+    char *dup = ir_strdup(name);
     char **v = dup ? grow1(ps, (void **)&f->vars, &f->n_vars, sizeof *f->vars) : NULL;
     if (!v) {
         free(dup);
@@ -597,7 +597,7 @@ static int attribute(parser *ps, pat_stmt *st)
     int absent = accept(ps, '!');
     if (ident(ps, key, sizeof key, "an attribute name"))
         return -1;
-    if (!(a->key = phi_strdup(key)))
+    if (!(a->key = ir_strdup(key)))
         return oom(ps);
     if (absent) {
         a->op = PAT_OP_ABSENT;
@@ -658,11 +658,11 @@ static int op_alternative(parser *ps, pat_stmt *st)
     pat_op *o = grow1(ps, (void **)&st->ops, &st->n_ops, sizeof *st->ops);
     if (!o)
         return -1;
-    o->op_type = phi_strdup(name);
-    o->domain = phi_strdup(domain);
+    o->op_type = ir_strdup(name);
+    o->domain = ir_strdup(domain);
     if (!o->op_type || !o->domain)
         return oom(ps);
-    o->op = phi_op_lookup(domain, name);
+    o->op = ir_op_lookup(domain, name);
     return 0;
 }
 
@@ -969,7 +969,7 @@ static int result_statement(parser *ps)
             char key[64];
             if (ident(ps, key, sizeof key, "an attribute name or '...name'") || expect(ps, '='))
                 return -1;
-            if (!(a->key = phi_strdup(key)))
+            if (!(a->key = ir_strdup(key)))
                 return oom(ps);
             if (accept(ps, '$')) {
                 if ((a->var = var_get(ps)) < 0)
@@ -1022,7 +1022,7 @@ static int directive(parser *ps)
         return -1;
     if (!strcmp(domain, "ai.onnx"))
         domain[0] = 0;
-    return (g->domain = phi_strdup(domain)) ? 1 : oom(ps);
+    return (g->domain = ir_strdup(domain)) ? 1 : oom(ps);
 }
 
 /* One range: a directive, '=>' or a statement. */
@@ -1368,7 +1368,7 @@ PH_API ph_pattern *ph_pattern_parse(const char *text, ph_error *err)
         return NULL;
     }
     ph_pattern *p = calloc(1, sizeof *p);
-    if (!p || !(p->text = phi_strdup(text))) {
+    if (!p || !(p->text = ir_strdup(text))) {
         free(p);
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;

@@ -249,7 +249,7 @@ int pat_rewrite(ph_graph *g, const ph_match *m, ph_rule_rewrite_fn fn, const ph_
                 ph_ctx *ctx, int *stop);
 /* ------------------------------------------------ change log (changelog.c) */
 
-struct phi_changelog {
+struct pat_changelog {
     ph_node **items; /* NULL holes where a node was logged again or freed */
     size_t n, cap;
     size_t sealed;   /* entries below this were taken by a reader */
@@ -263,15 +263,15 @@ struct phi_changelog {
 
 /* The model's change log, made (and observing) on first use; NULL when out
  * of memory (counted). */
-struct phi_changelog *pat_log_get(ph_model *m);
+struct pat_changelog *pat_log_get(ph_model *m);
 /* The held-table index of n (an existing entry, or a new one).  0 or
  * PH_ENOMEM. */
-int pat_log_hold(struct phi_changelog *log, ph_node *n, uint32_t *index);
+int pat_log_hold(struct pat_changelog *log, ph_node *n, uint32_t *index);
 /* A worklist starts or stops reading the log; on release (after a run) the
  * held table is emptied when no attached worklist has anything pending. */
-int pat_log_attach(struct phi_changelog *log, ph_worklist *wl);
-void pat_log_detach(struct phi_changelog *log, ph_worklist *wl);
-void pat_log_release(struct phi_changelog *log);
+int pat_log_attach(struct pat_changelog *log, ph_worklist *wl);
+void pat_log_detach(struct pat_changelog *log, ph_worklist *wl);
+void pat_log_release(struct pat_changelog *log);
 
 /* ------------------------------------------------- worklists (driver.c) */
 

@@ -18,7 +18,7 @@
 
 static int push(void ***arr, size_t *n, size_t *cap, void *item)
 {
-    if (phi_grow((void **)arr, cap, *n + 1, sizeof **arr))
+    if (ir_grow((void **)arr, cap, *n + 1, sizeof **arr))
         return PH_ENOMEM;
     (*arr)[(*n)++] = item;
     return 0;
@@ -48,8 +48,8 @@ static int add_domain(ph_rewriter *rw, const char *op)
     for (size_t i = 0; i < rw->n_domains; i++)
         if (!strcmp(rw->domains[i], at + 1))
             return 0;
-    char *d = phi_strdup(at + 1);
-    if (!d || phi_grow((void **)&rw->domains, &rw->cap_domains, rw->n_domains + 1, sizeof *rw->domains)) {
+    char *d = ir_strdup(at + 1);
+    if (!d || ir_grow((void **)&rw->domains, &rw->cap_domains, rw->n_domains + 1, sizeof *rw->domains)) {
         free(d);
         return PH_ENOMEM;
     }
@@ -100,6 +100,13 @@ PH_API ph_node *ph_rw_clone(ph_rewriter *rw, const ph_node *like, const char *op
     if (n && (note(rw, ph_node_copy_attrs(n, like)) < 0 || note(rw, ph_node_set_name(n, ph_node_name(like))) < 0))
         return NULL;
     return n;
+}
+
+PH_API int ph_rw_fail(ph_rewriter *rw, int code)
+{
+    if (!rw->failed)
+        rw->failed = code < 0 ? code : PH_EINVAL;
+    return code;
 }
 
 PH_API ph_value *ph_rw_op(ph_rewriter *rw, const char *op, size_t n_in, ph_value *const *inputs)
@@ -158,7 +165,7 @@ PH_API void *ph_rw_alloc(ph_rewriter *rw, size_t size)
     if (!p || push(&rw->scratch, &rw->n_scratch, &rw->cap_scratch, p)) {
         free(p);
         note(rw, PH_ENOMEM);
-        phi_alloc_failed(rw->g->model); /* a rewrite that cannot be made must not look inapplicable */
+        ir_alloc_failed(rw->g->model); /* a rewrite that cannot be made must not look inapplicable */
         return NULL;
     }
     return p;
@@ -172,7 +179,7 @@ PH_API int ph_rw_bind(ph_rewriter *rw, const char *name, ph_value *v)
     int slot = name ? pat_slot(f, name) : -1;
     if (slot < 0 || !v)
         return note(rw, PH_EINVAL);
-    if (phi_grow((void **)&rw->binds, &rw->cap_binds, rw->n_binds + 1, sizeof *rw->binds))
+    if (ir_grow((void **)&rw->binds, &rw->cap_binds, rw->n_binds + 1, sizeof *rw->binds))
         return note(rw, PH_ENOMEM);
     rw->binds[rw->n_binds++] = (pat_bound){slot, v};
     return 0;
@@ -182,8 +189,8 @@ static int vbind(ph_rewriter *rw, const char *name, const pat_lit *lit)
 {
     if (name && name[0] == '$')
         name++;
-    char *dup = name ? phi_strdup(name) : NULL;
-    if (!dup || phi_grow((void **)&rw->vbinds, &rw->cap_vbinds, rw->n_vbinds + 1, sizeof *rw->vbinds)) {
+    char *dup = name ? ir_strdup(name) : NULL;
+    if (!dup || ir_grow((void **)&rw->vbinds, &rw->cap_vbinds, rw->n_vbinds + 1, sizeof *rw->vbinds)) {
         free(dup);
         return note(rw, name ? PH_ENOMEM : PH_EINVAL);
     }
@@ -203,7 +210,7 @@ PH_API int ph_rw_bind_float(ph_rewriter *rw, const char *name, double v)
 
 PH_API int ph_rw_bind_string(ph_rewriter *rw, const char *name, const char *v)
 {
-    char *s = v ? phi_strdup(v) : NULL;
+    char *s = v ? ir_strdup(v) : NULL;
     if (!s)
         return note(rw, v ? PH_ENOMEM : PH_EINVAL);
     int rc = vbind(rw, name, &(pat_lit){.kind = PAT_LIT_STRING, .s = s});
@@ -294,7 +301,7 @@ static void keep_root_name(ph_rewriter *rw, ph_node *root, const char *name)
                 return;
     }
     if (created && ph_node_set_name(p, name) < 0)
-        phi_alloc_failed(rw->g->model); /* counted: the output must not depend on memory */
+        ir_alloc_failed(rw->g->model); /* counted: the output must not depend on memory */
 }
 
 static int commit(ph_rewriter *rw, int *stop)
@@ -311,7 +318,7 @@ static int commit(ph_rewriter *rw, int *stop)
         return 0;
     }
     ph_node *root = ph_match_root(rw->m);
-    char *root_name = phi_strdup(ph_node_name(root));
+    char *root_name = ir_strdup(ph_node_name(root));
     size_t n_nodes = ph_match_node_count(rw->m);
     ph_node *matched_nodes[64];
     if (n_nodes > 64)
@@ -349,11 +356,11 @@ static int commit(ph_rewriter *rw, int *stop)
     if (root_name)
         keep_root_name(rw, root, root_name);
     else
-        phi_alloc_failed(rw->g->model);
+        ir_alloc_failed(rw->g->model);
     free(root_name);
     for (size_t i = 0; i < rw->n_domains; i++) /* a result's ops of other domains */
         if (ph_model_require_opset(rw->g->model, rw->domains[i], 1) < 0)
-            phi_alloc_failed(rw->g->model);
+            ir_alloc_failed(rw->g->model);
     if (named) {
         char removed[512], added[512];
         names(removed, sizeof removed, matched_nodes, n_nodes, 1);

@@ -118,14 +118,16 @@ PH_PIPELINE_API int ph_pipeline_skip(ph_pipeline *p, const char *names);
 /* `--input-shape NAME:1,3,224,224` (repeatable; DIMS alone for a model with
  * one input).  PH_PIPELINE_CONFIG when spec is not of that form. */
 PH_PIPELINE_API int ph_pipeline_input_shape(ph_pipeline *p, const char *spec);
-/* `--verify[=N]`: compare the outputs of the original and the rewritten
- * model on runs (1..1000) seeded random input sets, or on [verify] runs
- * (default 3) when runs is 0. */
+/* `--verify[=N]`: judge the outputs of the rewritten model against the
+ * original's on runs (1..1000) seeded random input sets, or on [verify] runs
+ * (default 3) when runs is 0: each within its error budget against a
+ * float64 evaluation of the original (docs/verify.md). */
 PH_PIPELINE_API int ph_pipeline_verify(ph_pipeline *p, int runs);
 /* `--plugin-dir DIR`: search DIR for passes first. */
 PH_PIPELINE_API int ph_pipeline_plugin_dir(ph_pipeline *p, const char *dir);
 /* Any other option of the program that makes sense in a library, as one
- * word: "--no-fold", "--verify-each", "--shapes", "--max-rewrites=N",
+ * word: "--no-fold", "--verify-each", "--verify-data=DIR", "--verify-range=NAME=LO:HI",
+ * "--verify-atol=X", "--verify-rtol=X", "--shapes", "--max-rewrites=N",
  * "--dump-dir=DIR", "--report-json=FILE", "--report-html=FILE", and the
  * ones above ("--set=S.K=V", "--passes=...", "--skip=...",
  * "--input-shape=...", "--verify[=N]", "--plugin-dir=DIR").  Options
