@@ -12,6 +12,7 @@
  * the same function the embedding library runs (passhost/pipeline.h), so
  * the program and the library cannot drift apart.  What only a program
  * does is here: --help, --version, --inspect (inspect.h), --list-passes,
+ * --check-rules (check_rules.h),
  * the fork supervisor (supervise.h), the signal handlers (cleanup.h), `-o -`
  * and printing the one error line.
  *
@@ -23,12 +24,14 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "io/cleanup.h"
 #include "cli.h"
 #include "base/exit.h"
 #include "base/util.h"
 #include "report/inspect.h"
+#include "check/check_rules.h"
 #include "job.h"
 #include "report/report.h"
 #include "supervise/supervise.h"
@@ -80,6 +83,8 @@ static int list_passes(host_job *j)
 
 int main(int argc, char **argv)
 {
+    if (argc > 1 && strcmp(argv[1], "--check-rules") == 0)
+        return host_check_rules_main(argc, argv, stdout);
     host_job j;
     host_job_init(&j, stderr);
     int rc = host_cli_parse(&j.cli, argc, argv, &j.err);
