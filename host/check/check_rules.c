@@ -3,7 +3,7 @@
  * ../plugins/NAME.so) and run the rule checker on it.  One line per rule:
  * forms, instances generated, refused by shape inference or the
  * evaluator, positives, matched, rewritten, refused by the condition,
- * negatives, failures; then the first failure of each rule with its
+ * negatives, rewritten models the evaluator cannot run, failures; then the first failure of each rule with its
  * reproducer, and "rules covered: K of N" (a rule is covered when at least
  * one of its instances was kept). */
 #include <stdlib.h>
@@ -103,12 +103,12 @@ int host_check_rules_main(int argc, char **argv, FILE *out)
         return HOST_EXIT_PLUGIN;
     }
     int failed = 0, covered = 0;
-    fprintf(out, "%-32s %5s %6s %8s %6s %7s %9s %7s %6s %8s\n", desc->name, "forms", "tried", "rejected", "pos",
-            "matched", "rewritten", "refused", "neg", "failures");
+    fprintf(out, "%-32s %5s %6s %8s %6s %7s %9s %7s %6s %8s %8s\n", desc->name, "forms", "tried", "rejected", "pos",
+            "matched", "rewritten", "refused", "neg", "unjudged", "failures");
     for (int i = 0; i < n; i++) {
-        fprintf(out, "  %-30.30s %5zu %6d %8d %6d %7d %9d %7d %6d %8d\n", r[i].name, r[i].forms, r[i].tried,
+        fprintf(out, "  %-30.30s %5zu %6d %8d %6d %7d %9d %7d %6d %8d %8d\n", r[i].name, r[i].forms, r[i].tried,
                 r[i].rejected, r[i].positives, r[i].matched, r[i].rewritten, r[i].refused, r[i].negatives,
-                r[i].failures);
+                r[i].unjudged, r[i].failures);
         covered += r[i].positives + r[i].negatives > 0;
         failed += r[i].failures > 0;
     }

@@ -12,7 +12,9 @@
  * model before and after on random inputs: the outputs must be bit-identical
  * for a PH_EXACT pass and within the error budget of `passhost --verify`
  * otherwise (4 x the original's error against the evaluator's float64
- * reference + 4 ulp of the largest reference value).
+ * reference + 4 ulp of the largest reference value); a PH_APPROX pass,
+ * which changes results by design, only keeps every output's dtype and
+ * shape.
  *
  * It also builds instances where the rule must NOT fire: an interior value
  * (not ':shared') read by an extra node or made a graph output, a value
@@ -61,6 +63,9 @@ typedef struct ph_rulecheck_rule {
     int rewritten;      /* positives the rule rewrote */
     int refused;        /* matched but not rewritten (its condition declined) */
     int negatives;      /* kept instances where it must not fire */
+    int unjudged;       /* rewritten models the evaluator cannot run (an
+                           operator of another domain): checked for a valid
+                           graph only */
     int failures;       /* instances that failed (wrong outputs, fired where
                            it must not, pass error, invalid graph) */
     char failure[1024]; /* the first failure, and where its reproducer is */

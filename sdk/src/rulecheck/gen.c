@@ -226,7 +226,7 @@ static int role(const char *op, int idx)
     if (op_is(op, "Reshape") || op_is(op, "Expand"))
         return R_SHAPE;
     if (op_is(op, "Squeeze") || op_is(op, "Unsqueeze") || !strncmp(op, "Reduce", 6))
-        return R_AXES;
+        return R_AXES; /* a reduction's axes are an input from opset 18 only: see make_leaf */
     if (op_is(op, "Slice"))
         return R_SLICE;
     if (op_is(op, "Pad"))
@@ -435,7 +435,7 @@ static ph_value *make_leaf(gen *G, int slot, const char *name, const char *op, i
         return add_ints(G, name, n, s);
     }
     case R_AXES: {
-        if (xr < 0)
+        if (xr < 0 || (!strncmp(op, "Reduce", 6) && ph_model_opset(G->m, "") < 18))
             return NULL;
         int64_t ax[RANK_MAX];
         size_t n = 0;
@@ -760,10 +760,10 @@ static void pattern_attr(gen *G, ph_node *n, const pat_attr *a)
 
 static int64_t pick_opset(gen *G)
 {
+    /* 17 (the evaluator's newest) unless a guard wants an older one */
     static const int64_t pref[] = {17, 13, 11, 7};
-    int start = chance(G, 25) ? 1 : 0;
     for (int k = 0; k < 4; k++) {
-        int64_t v = pref[(start + k) % 4];
+        int64_t v = pref[k];
         int ok = 1;
         for (int i = 0; i < G->f->n_guards && ok; i++) {
             const pat_guard *gd = &G->f->guards[i];
