@@ -18,8 +18,8 @@
 static int usage(const char *msg)
 {
     fprintf(stderr,
-            "passhost: %s\nusage: passhost --check-rules PLUGIN [--instances N] [--seed S] [--rule NAME] "
-            "[--repro-dir DIR]\n",
+            "passhost: %s (usage: passhost --check-rules PLUGIN [--instances N] [--seed S] [--rule NAME] "
+            "[--repro-dir DIR])\n",
             msg);
     return HOST_EXIT_USAGE;
 }

@@ -160,8 +160,9 @@ static int check_one(checker *c, const rc_spec *spec, int *matched, int *rewritt
     rc_instance inst;
     *matched = *rewritten = 0;
     int rc = rc_build(spec, &inst);
-    if (rc != 1)
+    if (rc != 1) {
         return CK_REJECTED;
+    }
     ph_graph *g = ph_model_graph(inst.m);
     size_t n_in = ph_graph_input_count(g), n_out = ph_graph_output_count(g);
     ph_tensor **in = calloc(n_in ? n_in : 1, sizeof *in);
@@ -169,8 +170,9 @@ static int check_one(checker *c, const rc_spec *spec, int *matched, int *rewritt
     ph_error err = {0};
     int verdict = CK_REJECTED;
     if (!in || ph_test_random_inputs(g, spec->seed, 1, in, &err) < 0 || evaluate(g, 0, in, &orig, &err) < 0 ||
-        evaluate(g, 1, in, &ref, &err) < 0)
+        evaluate(g, 1, in, &ref, &err) < 0) {
         goto done;
+    }
     if (spec->kind == RC_POSITIVE) {
         ph_value *root_v = ph_graph_find_value(g, inst.root_out);
         ph_match *m = ph_match_new(c->p);

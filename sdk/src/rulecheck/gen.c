@@ -179,11 +179,39 @@ static ph_value *add_valued(gen *G, const char *name, int dt, int rank, const in
     return v;
 }
 
+/* An op none of the rule's forms names (spec->avoid), for the nodes the
+ * generator adds around a match; NULL when all are taken. */
+static const char *outside_op(const gen *G)
+{
+    static const char *ops[] = {"Neg", "Abs", "Softsign", "Identity", "Relu"};
+    for (int i = 0; i < 5; i++) {
+        char key[32];
+        snprintf(key, sizeof key, " %s ", ops[i]);
+        if (!G->spec->avoid || !strstr(G->spec->avoid, key))
+            return ops[i];
+    }
+    return NULL;
+}
+
+/* A graph input; half the time read through a node outside the match
+ * (so the leaf is a value some node makes, as it mostly is in a model:
+ * a rule that replaces its root by a leaf then has a node to rename). */
 static ph_value *add_input(gen *G, const char *name, int dt, int rank, const int64_t *dims)
 {
     ph_value *v = ph_graph_add_input(G->g, ph_graph_unique_name(G->g, name), dt, rank, dims);
-    if (!v)
+    if (!v) {
         G->failed = 1;
+        return NULL;
+    }
+    const char *op = outside_op(G);
+    if (op && ph_dtype_is_float(dt) && chance(G, 50)) {
+        ph_node *n = ph_node_create(G->g, NULL, op, 1, &v, 1);
+        if (!n || ph_value_copy_type(ph_node_output(n, 0), v) < 0) { /* elementwise: v's type */
+            G->failed = 1;
+            return NULL;
+        }
+        return ph_node_output(n, 0);
+    }
     return v;
 }
 
@@ -901,8 +929,9 @@ static int build_stmt(gen *G, const pat_stmt *st)
                 in[n_in++] = NULL;
                 continue;
             }
-            if (!v)
+            if (!v) {
                 return 0;
+            }
             if (sl >= 0)
                 G->sv[sl] = v;
         }
@@ -964,8 +993,9 @@ static int build_stmt(gen *G, const pat_stmt *st)
         if (st->outs[o] >= 0)
             G->sv[st->outs[o]] = ph_node_output(n, (size_t)o);
     ph_error err = {0};
-    if (ph_graph_update_shapes(G->g, &err) < 0)
+    if (ph_graph_update_shapes(G->g, &err) < 0) {
         return 0;
+    }
     for (int o = 0; o < n_outs; o++) {
         const ph_value *v = ph_node_output(n, (size_t)o);
         if (ph_value_dtype(v) == PH_DT_UNDEFINED || ph_value_rank(v) < 0)
@@ -979,13 +1009,10 @@ static int build_stmt(gen *G, const pat_stmt *st)
 
 void rc_node_sig(const ph_node *n, char *buf, size_t size)
 {
-    size_t k = (size_t)snprintf(buf, size, "%s@%s(", ph_node_op_type(n), ph_node_domain(n));
-    for (size_t i = 0; i < ph_node_input_count(n) && k < size; i++) {
-        const ph_value *v = ph_node_input(n, i);
-        k += (size_t)snprintf(buf + k, size - k, "%s%s", i ? "," : "", v ? ph_value_name(v) : "");
-    }
-    if (k < size)
-        snprintf(buf + k, size - k, ") attrs=%zu", ph_node_attr_count(n));
+    /* not its inputs: a smaller form of the rule may rightly rewrite what
+     * feeds the root, and a fusion's node keeps the root's name */
+    snprintf(buf, size, "%s = %s@%s with %zu attributes", ph_node_name(n), ph_node_op_type(n), ph_node_domain(n),
+             ph_node_attr_count(n));
 }
 
 int rc_build(const rc_spec *spec, rc_instance *inst)
@@ -1049,14 +1076,7 @@ int rc_build(const rc_spec *spec, rc_instance *inst)
         } else if (spec->kind == RC_OUTPUT_MIDDLE) {
             rc = ph_graph_add_output(G.g, v) < 0 ? PH_ENOMEM : 1;
         } else {
-            static const char *readers[] = {"Neg", "Abs", "Softsign", "Identity", "Relu"};
-            const char *op = NULL;
-            for (int i = 0; i < 5 && !op; i++) {
-                char key[32];
-                snprintf(key, sizeof key, " %s ", readers[i]);
-                if (!spec->avoid || !strstr(spec->avoid, key))
-                    op = readers[i];
-            }
+            const char *op = outside_op(&G);
             ph_node *r = op ? ph_node_create(G.g, NULL, op, 1, &v, 1) : NULL;
             rc = r && ph_graph_add_output(G.g, ph_node_output(r, 0)) == 0 ? 1 : 0;
         }

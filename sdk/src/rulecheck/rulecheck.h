@@ -30,7 +30,7 @@ typedef struct rc_spec {
 typedef struct rc_instance {
     ph_model *m;
     char root_out[256];
-    char root_sig[512];  /* the root node: op, inputs and attribute count */
+    char root_sig[512];  /* the root node: rc_node_sig */
 } rc_instance;
 
 /* Build the instance spec describes.  1 built (inst filled, shapes
@@ -40,7 +40,7 @@ typedef struct rc_instance {
 int rc_build(const rc_spec *spec, rc_instance *inst);
 /* 1 if the form has a case for this kind of negative instance. */
 int rc_has_kind(const pat_form *f, int kind);
-/* A node's signature: op@domain(inputs) and its attribute count. */
+/* A node's signature: its name, op@domain and attribute count. */
 void rc_node_sig(const ph_node *n, char *buf, size_t size);
 /* The model as text: its inputs and constants as comments, then one
  * statement per node in the pattern language's form.  Returns 0 or -1
