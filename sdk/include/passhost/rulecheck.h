@@ -63,9 +63,10 @@ typedef struct ph_rulecheck_rule {
     int rewritten;      /* positives the rule rewrote */
     int refused;        /* matched but not rewritten (its condition declined) */
     int negatives;      /* kept instances where it must not fire */
-    int unjudged;       /* rewritten models the evaluator cannot run (an
-                           operator of another domain): checked for a valid
-                           graph only */
+    int unjudged;       /* instances the evaluator cannot run before or after
+                           the rule (an operator it lacks, of another domain):
+                           checked for a valid graph (and, negative, an
+                           intact root) only */
     int failures;       /* instances that failed (wrong outputs, fired where
                            it must not, pass error, invalid graph) */
     char failure[1024]; /* the first failure, and where its reproducer is */

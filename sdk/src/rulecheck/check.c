@@ -144,6 +144,24 @@ static int judge(const ph_tensor *orig, const ph_tensor *ref, const ph_tensor *o
     return bad;
 }
 
+/* A negative instance: 1 if the node making the root's output is still the
+ * root (name, op, attributes); else 0 with msg.  Positives: 1. */
+static int root_intact(const rc_spec *spec, const ph_graph *g, const rc_instance *inst, char *msg, size_t size)
+{
+    if (spec->kind == RC_POSITIVE)
+        return 1;
+    ph_value *v = ph_graph_find_value((ph_graph *)g, inst->root_out);
+    char sig[512] = "(gone)";
+    if (v && ph_value_producer(v))
+        rc_node_sig(ph_value_producer(v), sig, sizeof sig);
+    if (strcmp(sig, inst->root_sig) == 0)
+        return 1;
+    static const char *what[] = {"", "an interior value has another reader", "an interior value is a graph output",
+                                 "a constant is outside its value test"};
+    snprintf(msg, size, "fired where it must not (%s): the root %s became %s", what[spec->kind], inst->root_sig, sig);
+    return 0;
+}
+
 typedef struct checker {
     const ph_pass_desc *desc; /* a copy holding one rule */
     const ph_rulecheck_options *o;
@@ -153,12 +171,15 @@ typedef struct checker {
 
 enum { CK_REJECTED = -1, CK_OK = 0, CK_FAILED = 1, CK_UNJUDGED = 2 };
 
-/* Build and check one instance.  *matched and *rewritten say what happened
- * (positives). */
-static int check_one(checker *c, const rc_spec *spec, int *matched, int *rewritten, char *msg, size_t size)
+/* Build and check one instance.  *positive says whether it was judged as
+ * one (a negative instance where another form of the rule matches at the
+ * root is); *matched and *rewritten what happened (positives). */
+static int check_one(checker *c, const rc_spec *spec, int *positive, int *matched, int *rewritten, char *msg,
+                     size_t size)
 {
     rc_instance inst;
     *matched = *rewritten = 0;
+    *positive = spec->kind == RC_POSITIVE;
     int rc = rc_build(spec, &inst);
     if (rc != 1) {
         return CK_REJECTED;
@@ -169,17 +190,28 @@ static int check_one(checker *c, const rc_spec *spec, int *matched, int *rewritt
     ph_tensor **orig = NULL, **ref = NULL, **opt = NULL;
     ph_error err = {0};
     int verdict = CK_REJECTED;
-    if (!in || ph_test_random_inputs(g, spec->seed, 1, in, &err) < 0 || evaluate(g, 0, in, &orig, &err) < 0 ||
-        evaluate(g, 1, in, &ref, &err) < 0) {
+    if (!in || ph_test_random_inputs(g, spec->seed, 1, in, &err) < 0)
         goto done;
-    }
-    if (spec->kind == RC_POSITIVE) {
-        ph_value *root_v = ph_graph_find_value(g, inst.root_out);
-        ph_match *m = ph_match_new(c->p);
+    /* an original the evaluator cannot run (an operator it lacks) is still
+     * rewritten and checked for a valid graph and, negative, an intact root */
+    rc = evaluate(g, 0, in, &orig, &err);
+    if (rc == 0)
+        rc = evaluate(g, 1, in, &ref, &err);
+    int judged = rc == 0;
+    if (rc < 0 && rc != PH_EUNSUPPORTED)
+        goto done;
+    ph_value *root_v = ph_graph_find_value(g, inst.root_out);
+    ph_match *m = ph_match_new(c->p);
+    rc_spec as = *spec; /* a negative where another form matches is a positive */
+    for (int fi = 0; m && root_v && spec->kind != RC_POSITIVE && fi < c->p->n_forms; fi++)
+        if (fi != spec->form && pat_match_form(c->p, fi, ph_value_producer(root_v), m) == 1)
+            as.kind = RC_POSITIVE;
+    spec = &as;
+    *positive = spec->kind == RC_POSITIVE;
+    if (spec->kind == RC_POSITIVE)
         *matched = m && root_v && ph_value_producer(root_v) &&
                    ph_pattern_match_at(c->p, ph_value_producer(root_v), m) == 1;
-        ph_match_free(m);
-    }
+    ph_match_free(m);
     ph_test_options to = {.log = quiet};
     ph_test_result res;
     rc = ph_test_run(c->desc, inst.m, &to, &res, &err);
@@ -193,9 +225,9 @@ static int check_one(checker *c, const rc_spec *spec, int *matched, int *rewritt
         snprintf(msg, size, "the graph's inputs or outputs changed in number");
         goto done;
     }
-    rc = evaluate(g, 0, in, &opt, &err);
+    rc = judged ? evaluate(g, 0, in, &opt, &err) : PH_EUNSUPPORTED;
     if (rc == PH_EUNSUPPORTED) {
-        verdict = CK_UNJUDGED;
+        verdict = root_intact(spec, g, &inst, msg, size) ? CK_UNJUDGED : CK_FAILED;
         goto done;
     }
     if (rc < 0) {
@@ -213,19 +245,8 @@ static int check_one(checker *c, const rc_spec *spec, int *matched, int *rewritt
             goto done;
         }
     }
-    if (spec->kind != RC_POSITIVE) {
-        ph_value *v = ph_graph_find_value(g, inst.root_out);
-        char sig[512] = "(gone)";
-        if (v && ph_value_producer(v))
-            rc_node_sig(ph_value_producer(v), sig, sizeof sig);
-        if (strcmp(sig, inst.root_sig) != 0) {
-            static const char *what[] = {"", "an interior value has another reader", "an interior value is a graph output",
-                                         "a constant is outside its value test"};
-            snprintf(msg, size, "fired where it must not (%s): the root %s became %s", what[spec->kind], inst.root_sig,
-                     sig);
-            goto done;
-        }
-    }
+    if (!root_intact(spec, g, &inst, msg, size))
+        goto done;
     verdict = CK_OK;
 done:
     free_all(in, n_in);
@@ -249,8 +270,8 @@ static void reproduce(checker *c, const rc_spec *failing, const char *rule, int 
         rc_spec s = *failing;
         s.max_dim = tries[i].max_dim;
         s.drop_optional = tries[i].drop;
-        int a, b;
-        if (check_one(c, &s, &a, &b, tmp, sizeof tmp) == CK_FAILED) {
+        int a, b, pos;
+        if (check_one(c, &s, &pos, &a, &b, tmp, sizeof tmp) == CK_FAILED) {
             best = s;
             snprintf(msg, size, "%s", tmp);
             break;
@@ -308,16 +329,16 @@ static void check_rule(const ph_pass_desc *desc, size_t r, const ph_rulecheck_op
         if (!rc_has_kind(&p->forms[form], kind))
             kind = RC_POSITIVE;
         rc_spec spec = {.p = p, .form = form, .kind = kind, .seed = seed, .max_dim = 4, .avoid = c.avoid};
-        int matched, rewritten;
+        int matched, rewritten, positive;
         char msg[1024] = "";
         out->tried++;
-        int v = check_one(&c, &spec, &matched, &rewritten, msg, sizeof msg);
+        int v = check_one(&c, &spec, &positive, &matched, &rewritten, msg, sizeof msg);
         if (v == CK_REJECTED) {
             out->rejected++;
             continue;
         }
         out->unjudged += v == CK_UNJUDGED;
-        if (kind == RC_POSITIVE) {
+        if (positive) {
             out->positives++;
             out->matched += matched;
             out->rewritten += rewritten;

@@ -310,6 +310,11 @@ static void fix_input0(gen *G, const char *op, int rank, int64_t *d, int n_outs)
         d[rint_(G, 0, rank - 1)] = 1;
     if (op_is(op, "Split") && rank > 0)
         d[0] = (int64_t)(n_outs > 1 ? n_outs : 2) * rint_(G, 1, 2);
+    if (op_is(op, "Reshape") && rank == 4 && chance(G, 50)) {
+        d[1] = 4 * rint_(G, 1, 2);
+        d[2] = 2 * rint_(G, 1, 2);
+        d[3] = 2 * rint_(G, 1, 2);
+    }
     if (op_is(op, "Conv") && rank >= 3)
         for (int i = 2; i < rank; i++)
             d[i] = rint_(G, 2, 5);
@@ -447,6 +452,39 @@ static ph_value *make_leaf(gen *G, int slot, const char *name, const char *op, i
                 memmove(s + 1, s, n * sizeof *s);
                 s[0] = 2;
                 n++;
+            }
+        } else if (xr == 4 && chance(G, 40) && xd[1] % 2 == 0) {
+            /* split the channels (a channel shuffle, DepthToSpace's DCR
+             * and CRD forms) or the spatial dims (SpaceToDepth's) */
+            int six = xd[1] % 4 == 0 && chance(G, 60);
+            int spatial = six && xd[2] % 2 == 0 && xd[3] % 2 == 0 && chance(G, 50);
+            s[n++] = xd[0];
+            if (spatial) {
+                int64_t tail[] = {xd[1], xd[2] / 2, 2, xd[3] / 2, 2};
+                memcpy(s + n, tail, sizeof tail);
+                n += 5;
+            } else {
+                s[n++] = 2;
+                if (six)
+                    s[n++] = 2;
+                s[n++] = xd[1] / (six ? 4 : 2);
+                s[n++] = xd[2];
+                s[n++] = xd[3];
+            }
+        } else if (xr >= 5 && chance(G, 60)) {
+            /* back to rank 4: merge 1..xr-3, or pairs (2,3) and (4,5) */
+            s[n++] = xd[0];
+            if (xr == 6 && chance(G, 50)) {
+                s[n++] = xd[1];
+                s[n++] = xd[2] * xd[3];
+                s[n++] = xd[4] * xd[5];
+            } else {
+                int64_t m = 1;
+                for (int i = 1; i <= xr - 3; i++)
+                    m *= xd[i];
+                s[n++] = m;
+                s[n++] = xd[xr - 2];
+                s[n++] = xd[xr - 1];
             }
         } else if (pick == 0) {
             s[n++] = -1;
@@ -689,6 +727,27 @@ static void op_attrs(gen *G, ph_node *n, const char *op)
             ph_node_set_attr_ints(n, "axes", k, ax);
         if (chance(G, 50))
             ph_node_set_attr_int(n, "keepdims", rint_(G, 0, 1));
+    } else if (op_is(op, "Einsum") && xr > 0 && xr <= 4) {
+        /* inputs of one shape: a transpose, a reduction, a product */
+        char in[5] = "abcd", eq[64];
+        in[xr] = 0;
+        size_t k = ph_node_input_count(n);
+        int kind = rint_(G, 0, 2);
+        size_t p = 0;
+        for (size_t i = 0; i < k; i++)
+            p += (size_t)snprintf(eq + p, sizeof eq - p, "%s%s", i ? "," : "", in);
+        if (kind == 0) { /* reversed axes */
+            char out[5];
+            for (int i = 0; i < xr; i++)
+                out[i] = in[xr - 1 - i];
+            out[xr] = 0;
+            snprintf(eq + p, sizeof eq - p, "->%s", out);
+        } else if (kind == 1) {
+            snprintf(eq + p, sizeof eq - p, "->%c", in[0]);
+        } else {
+            snprintf(eq + p, sizeof eq - p, "->%s", in);
+        }
+        ph_node_set_attr_string(n, "equation", eq);
     } else if (op_is(op, "LeakyRelu") && chance(G, 50)) {
         ph_node_set_attr_float(n, "alpha", (float)(0.05 * rint_(G, 1, 6)));
     } else if (op_is(op, "Gemm") && chance(G, 30)) {
@@ -950,7 +1009,7 @@ static int build_stmt(gen *G, const pat_stmt *st)
             ph_value *v;
             if (role(op, idx) == R_ROI) {
                 v = NULL;
-            } else if (role(op, idx) == R_DATA && x0 && !op_is(op, "Einsum")) {
+            } else if (role(op, idx) == R_DATA && x0) {
                 int64_t d[RANK_MAX];
                 int r = shape_of(x0, d);
                 if (r < 0)
