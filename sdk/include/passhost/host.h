@@ -158,6 +158,17 @@ PH_API int ph_ctx_run(ph_ctx *ctx, ph_graph *g, ph_pass_run_fn run, const ph_par
  * it when the count grows during a pass (see ph_model_alloc_failures). */
 PH_API uint64_t ph_ctx_alloc_failures(const ph_ctx *ctx);
 
+/* For hosts: from now on record in ctx the first failure of a setter on
+ * g's model (attributes, names, domains, inputs, types, opset imports:
+ * passhost/pattern.h lists them); NULL stops.  ph_ctx_begin_pass clears
+ * what was recorded. */
+PH_API void ph_ctx_watch(ph_ctx *ctx, ph_graph *g);
+/* For hosts: run(g, params, ctx) with ph_ctx_watch on g: a pass that
+ * returns success after a setter failed fails with that failure (a
+ * message says so), so a pass may make its calls and check once at the
+ * end, or not at all.  run's result otherwise. */
+PH_API int ph_ctx_run(ph_ctx *ctx, ph_graph *g, ph_pass_run_fn run, const ph_params *params);
+
 /* ---------------------------------------------------- numbered rewrites */
 
 /* What the host learns of one rewrite (strings borrowed for the call). */
@@ -208,32 +219,31 @@ PH_API int ph_ruleset_depth(const ph_ruleset *rs);
 /* Apply the rules to g and every If/Loop/Scan body in it, one pass over the
  * candidates: each node of a root's op type, tried form by form, greatest
  * benefit first, then in table order (a match giving way to a larger one,
- * see pattern.h); the first that commits wins for that node.  The first call on
- * a model visits every node of the root op types (via the op-type index);
- * later calls visit only nodes within the patterns' depth downstream of what
- * changed since this rule set last ran on the model (any mutation through
- * ir.h, by any pass, is recorded).  Every rewrite is counted through
- * ph_ctx_rewrite_begin, so --max-rewrites stops it between two rewrites.
- * Returns the number of rewrites, or a negative PH_E* code. */
+ * see pattern.h); the first that commits wins for that node.  The first
+ * call on a model visits every node of the root op types (via the op-type
+ * index); later calls visit only nodes within the patterns' depth
+ * downstream of what changed since this rule set last ran on the model (any
+ * mutation through ir.h, by any pass, is recorded).  Every rewrite is
+ * counted through ph_ctx_rewrite_begin, so --max-rewrites stops it between
+ * two rewrites.  Returns the number of rewrites, or a negative PH_E* code. */
 PH_API int ph_ruleset_run(ph_ruleset *rs, ph_graph *g, const ph_params *params, ph_ctx *ctx);
 /* Forget what this rule set has seen: the next run visits every candidate. */
 PH_API void ph_ruleset_reset(ph_ruleset *rs);
 
-/* One worklist for the rule sets (passes) of a stage.  Its
- * members are the sets in pipeline order (borrowed; they must outlive it).
- * Before a member runs, the worklist looks once, for every member, at what
- * changed in the model since it last looked (any mutation through ir.h,
- * by any pass): it visits each node within reach downstream of a change
- * once, tries there the forms of every member anchored on the node's op,
- * and puts the node on the agenda of each member whose pattern matches.
- * The first look at a model visits every node of the members' root ops.
- * Running member i (ph_worklist_run) tries the nodes of its agenda, in the
- * order they were found, as ph_ruleset_run would, and numbers every
- * rewrite through ph_ctx_rewrite_begin.  So a stage costs about the same
- * with 50 rule passes as with 5, and each pass still runs at its place on
- * the graph the passes before it left.  A worklist may outlive the models
- * it ran on (a freed model is forgotten).  ph_ruleset_run is a worklist of
- * one member. */
+/* One worklist for the rule sets (passes) of a stage.  Its members are the
+ * sets in pipeline order (borrowed; they must outlive it).  Before a member
+ * runs, the worklist looks once, for every member, at what changed in the
+ * model since it last looked (any mutation through ir.h, by any pass): it
+ * visits each node within reach downstream of a change once, tries there
+ * the forms of every member anchored on the node's op, and puts the node on
+ * the agenda of each member whose pattern matches.  The first look at a
+ * model visits every node of the members' root ops.  Running member i
+ * (ph_worklist_run) tries the nodes of its agenda, in the order they were
+ * found, as ph_ruleset_run would, and numbers every rewrite through
+ * ph_ctx_rewrite_begin.  So a stage costs about the same with 50 rule
+ * passes as with 5, and each pass still runs at its place on the graph the
+ * passes before it left.  A worklist may outlive the models it ran on (a
+ * freed model is forgotten).  ph_ruleset_run is a worklist of one member. */
 typedef struct ph_worklist ph_worklist;
 PH_API ph_worklist *ph_worklist_new(ph_ruleset *const *sets, size_t n, ph_error *err);
 PH_API void ph_worklist_free(ph_worklist *wl);

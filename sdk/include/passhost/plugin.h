@@ -156,7 +156,8 @@ typedef enum ph_log_level {
 typedef void (*ph_log_fn)(void *user, ph_log_level level, const char *pass, const char *message);
 
 /* For passes: the first failure of a setter since the pass began (0:
- * none), when the host watches (ph_ctx_run; passhost always does). */
+ * none), when the host watches (ph_ctx_run in passhost/host.h; passhost
+ * always does). */
 PH_API int ph_ctx_status(const ph_ctx *ctx);
 
 /* For passes: log a message tagged with the pass name. */
