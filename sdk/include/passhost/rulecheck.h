@@ -12,7 +12,8 @@
  * model before and after on random inputs: the outputs must be bit-identical
  * for a PH_EXACT pass and within the error budget of `passhost --verify`
  * otherwise (4 x the original's error against the evaluator's float64
- * reference + 4 ulp of the largest reference value); a PH_APPROX pass,
+ * reference + 4 ulp of the largest reference value, or of 1 when that is
+ * smaller: the generated values are of magnitude 1); a PH_APPROX pass,
  * which changes results by design, only keeps every output's dtype and
  * shape.
  *
