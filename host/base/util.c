@@ -103,3 +103,77 @@ double host_now_ms(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
+
+void host_replace_text(char *buf, size_t size, const char *from, const char *to)
+{
+    size_t lf = strlen(from);
+    if (!lf || !size)
+        return;
+    char *out = host_xcalloc(size, 1), *hit;
+    size_t n = 0;
+    const char *p = buf;
+    while ((hit = strstr(p, from)) != NULL) {
+        size_t head = (size_t)(hit - p);
+        n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%.*s%s", (int)head, p, to);
+        if (n >= size)
+            break;
+        p = hit + lf;
+    }
+    if (n < size)
+        snprintf(out + n, size - n, "%s", p);
+    memcpy(buf, out, size);
+    buf[size - 1] = 0;
+    free(out);
+}
+
+size_t host_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    size_t *row = host_xcalloc(lb + 1, sizeof *row);
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j];
+            size_t best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    size_t d = row[lb];
+    free(row);
+    return d;
+}
+
+size_t host_close_names(const char *name, const char *const *cands, size_t n_cands,
+                        const char **out, size_t max)
+{
+    size_t limit = strlen(name) / 3 > 2 ? strlen(name) / 3 : 2;
+    size_t *dist = host_xcalloc(max + 1, sizeof *dist);
+    size_t count = 0;
+    for (size_t i = 0; i < n_cands && max; i++) {
+        size_t d = host_edit_distance(name, cands[i]);
+        if (d > limit)
+            continue;
+        size_t at = count; /* insertion sort by distance, stable */
+        while (at > 0 && dist[at - 1] > d)
+            at--;
+        if (at >= max)
+            continue;
+        size_t last = count < max ? count : max - 1;
+        for (size_t k = last; k > at; k--)
+            out[k] = out[k - 1], dist[k] = dist[k - 1];
+        out[at] = cands[i];
+        dist[at] = d;
+        if (count < max)
+            count++;
+    }
+    free(dist);
+    return count;
+}

@@ -4,10 +4,16 @@
  *
  * A stage's list is: the passes on by default whose stages include it and
  * whose targets are empty or name the stage's target (unless no_integral),
- * plus pass_on, minus pass_off; then ordered by catalogue order (the order
- * plugins were found) stable-sorted to honour run_after/run_before hints
- * among the listed passes; with keep_order (--passes), in pass_on's order.  Parameters: the pass's defaults, then the
+ * plus pass_on, minus pass_off; in the stage's run order (order.h: the
+ * pipeline file beside the passes, then the hints of passes it does not
+ * list), which does not depend on which passes are on; with keep_order
+ * (--passes), in pass_on's order.  Parameters: the pass's defaults, then the
  * [pass.NAME] settings by priority (file < custom_config < --set).
+ *
+ * The stage runner, and anything that orders the work of a stage (a
+ * worklist shared by the rule passes of a stage), takes the order from
+ * host_stage_plan.steps: step i comes before step i + 1, in every round and
+ * among the run-once steps after the fixpoint.  Nothing else orders passes.
  */
 #ifndef PASSHOST_HOST_PLAN_H
 #define PASSHOST_HOST_PLAN_H
@@ -27,7 +33,8 @@ typedef struct host_stage_plan {
     int stage;          /* HOST_STAGE_* */
     char *target;       /* owned copy; "" when none */
     int max_iterations;
-    host_step *steps;   /* owned array */
+    int allow_approximate; /* as configured (for --print-pipeline) */
+    host_step *steps;   /* owned array, in run order: step i before step i + 1 */
     size_t count;
 } host_stage_plan;
 
@@ -42,8 +49,9 @@ typedef struct host_plan {
 int host_load_plugins(host_registry *reg, const char *plugin_dir, ph_error *err);
 
 /* Build the plan (the registry must outlive it; the config need not).  0, or
- * HOST_EXIT_CONFIG (unknown pass, on+off, stage, approx, parameters) or
- * HOST_EXIT_PASS (order hints cycle), with a one-line message. */
+ * HOST_EXIT_CONFIG (unknown pass, on+off, stage, approx, parameters, the
+ * pipeline file) or HOST_EXIT_PASS (order hints contradict the pipeline
+ * file or form a cycle), with a one-line message. */
 int host_plan_build(host_plan *plan, const host_config *cfg, const host_registry *reg,
                     ph_error *err);
 void host_plan_free(host_plan *plan);

@@ -42,6 +42,12 @@ PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err);
 PH_API int ph_model_load_memory(const void *data, size_t size, const char *name, ph_model **out,
                                 ph_error *err);
 
+/* How many nodes of the loaded file read a value that the file lists after
+ * them (in their own graph); 0 when the file was in topological order.  An
+ * acyclic graph listed out of order (as ONNX Runtime accepts it) is sorted
+ * by the loader, stably, so the model saves in order; a cycle is refused. */
+PH_API size_t ph_model_load_reordered(const ph_model *m);
+
 /* Write the model to path atomically: a temporary file in the same folder,
  * renamed over path only when complete.  Refuses to overwrite the file the
  * model was loaded from (or any of its external-data files).  Unmodelled
@@ -141,16 +147,6 @@ PH_API void ph_ctx_begin_pass(ph_ctx *ctx, const char *pass_name, const char *ta
 PH_API void ph_ctx_end_pass(ph_ctx *ctx);
 /* For hosts: the last message given to ph_ctx_error, "" if none. */
 PH_API const char *ph_ctx_last_error(const ph_ctx *ctx);
-/* For hosts: from now on record in ctx the first failure of a setter on
- * g's model (attributes, names, domains, inputs, types, opset imports:
- * passhost/pattern.h lists them); NULL stops.  ph_ctx_begin_pass clears
- * what was recorded. */
-PH_API void ph_ctx_watch(ph_ctx *ctx, ph_graph *g);
-/* For hosts: run(g, params, ctx) with ph_ctx_watch on g: a pass that
- * returns success after a setter failed fails with that failure (a
- * message says so), so a pass may make its calls and check once at the
- * end, or not at all.  run's result otherwise. */
-PH_API int ph_ctx_run(ph_ctx *ctx, ph_graph *g, ph_pass_run_fn run, const ph_params *params);
 
 /* For hosts: how many of the context's allocations (ph_ctx_alloc,
  * ph_ctx_pass_memo) failed.  A pass may take a NULL memo for "no memo" and
