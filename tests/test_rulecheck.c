@@ -106,6 +106,25 @@ START_TEST(t_conv1d_to_conv2d_is_fp)
 }
 END_TEST
 
+/* fuse_gelu's constants are value tests (kappa:scalar~0.044715, ...): an
+ * instance drawn inside a tolerance is rewritten to com.microsoft's Gelu,
+ * which computes with the exact constants; judged against the original
+ * alone, 37 of these 60 instances fail, against the original with the
+ * constants at their values none does. */
+START_TEST(t_values_inside_a_tolerance)
+{
+    ph_test_pass *tp = load(PH_BUILD_DIR "/plugins/fuse_gelu.so");
+    ph_rulecheck_options o = {.size = sizeof o, .seed = 1, .instances = 60};
+    ph_rulecheck_rule r[1];
+    ph_error err = {0};
+    ck_assert_int_eq(ph_rulecheck_run(ph_test_pass_desc(tp), &o, r, 1, &err), 1);
+    ck_assert_int_gt(r[0].rewritten, 30);
+    ck_assert_int_eq(r[0].unjudged, 0); /* the evaluator runs com.microsoft's Gelu */
+    ck_assert_msg(r[0].failures == 0, "%s", r[0].failure);
+    ph_test_pass_free(tp);
+}
+END_TEST
+
 START_TEST(t_cli)
 {
     tk_cli_result r = TK_CLI("--check-rules", "fuse_conv_bn", "--instances", "6", "--seed", "2");
@@ -144,6 +163,7 @@ int main(void)
     tcase_add_test(tc, t_wrong_rule_found);
     tcase_add_test(tc, t_same_seed_same_instances);
     tcase_add_test(tc, t_conv1d_to_conv2d_is_fp);
+    tcase_add_test(tc, t_values_inside_a_tolerance);
     tcase_add_test(tc, t_cli);
     tcase_add_test(tc, t_not_a_pattern_pass);
     suite_add_tcase(s, tc);

@@ -8,8 +8,10 @@
  * Otherwise each float output's error against the reference must stay
  * within 4 x the original's error + 4 ulp of its largest reference value
  * (of 1 at least: see judge),
- * and every other output equal.  A negative instance must also keep the
- * node that makes the root's output as it was. */
+ * and every other output equal; outputs that fail are judged again against
+ * the instance rebuilt with the value tests' constants at their values
+ * (judge_at_values).  A negative instance must also keep the node that
+ * makes the root's output as it was. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -178,6 +180,53 @@ typedef struct checker {
 
 enum { CK_REJECTED = -1, CK_OK = 0, CK_FAILED = 1, CK_UNJUDGED = 2 };
 
+/* Judge every output of the rewritten model g: 0 passes, 1 fails (msg). */
+static int judge_all(const checker *c, const ph_graph *g, ph_tensor **orig, ph_tensor **ref, ph_tensor **opt,
+                     char *msg, size_t size)
+{
+    for (size_t i = 0; i < ph_graph_output_count(g); i++) {
+        const char *name = ph_value_name(ph_graph_output(g, i));
+        if (c->desc->exactness == PH_APPROX) { /* by design: dtype and shape only */
+            if (!opt[i] || ph_tensor_dtype(orig[i]) != ph_tensor_dtype(opt[i]) || !same_shape(orig[i], opt[i])) {
+                snprintf(msg, size, "output '%s': dtype or shape changed", name);
+                return 1;
+            }
+        } else if (judge(orig[i], ref[i], opt[i], c->desc->exactness == PH_EXACT, name, msg, size)) {
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Judge the outputs opt again, against the instance of `built` rebuilt
+ * with every value test's constants at their value V, on the same inputs:
+ * 0 passes, 1 fails (msg says so). */
+static int judge_at_values(const checker *c, const rc_spec *built, ph_tensor **in, ph_tensor **opt, char *msg,
+                           size_t size)
+{
+    rc_spec s = *built;
+    s.values_exact = 1;
+    rc_instance twin;
+    if (rc_build(&s, &twin) != 1)
+        return 1;
+    const ph_graph *g = ph_model_graph(twin.m);
+    ph_tensor **orig = NULL, **ref = NULL;
+    ph_error err = {0};
+    char why[1024] = "";
+    int bad = evaluate(g, 0, in, &orig, &err) != 0 || evaluate(g, 1, in, &ref, &err) != 0 ||
+              judge_all(c, g, orig, ref, opt, why, sizeof why);
+    if (bad) {
+        size_t k = strlen(msg);
+        if (k < size)
+            snprintf(msg + k, size - k, "; against the original with the value tests' constants at their values: %s",
+                     err.message[0] ? err.message : why);
+    }
+    free_all(orig, ph_graph_output_count(g));
+    free_all(ref, ph_graph_output_count(g));
+    ph_model_free(twin.m);
+    return bad;
+}
+
 /* Build and check one instance.  *positive says whether it was judged as
  * one (a negative instance where another form of the rule matches at the
  * root is); *matched and *rewritten what happened (positives). */
@@ -209,6 +258,7 @@ static int check_one(checker *c, const rc_spec *spec, int *positive, int *matche
         goto done;
     ph_value *root_v = ph_graph_find_value(g, inst.root_out);
     ph_match *m = ph_match_new(c->p);
+    const rc_spec *built = spec;
     rc_spec as = *spec; /* a negative where another form matches is a positive */
     for (int fi = 0; m && root_v && spec->kind != RC_POSITIVE && fi < c->p->n_forms; fi++)
         if (fi != spec->form && pat_match_form(c->p, fi, ph_value_producer(root_v), m) == 1)
@@ -241,16 +291,12 @@ static int check_one(checker *c, const rc_spec *spec, int *positive, int *matche
         snprintf(msg, size, "the rewritten model does not evaluate: %s", err.message);
         goto done;
     }
-    for (size_t i = 0; i < n_out; i++) {
-        const char *name = ph_value_name(ph_graph_output(g, i));
-        if (c->desc->exactness == PH_APPROX) { /* by design: dtype and shape only */
-            if (!opt[i] || ph_tensor_dtype(orig[i]) != ph_tensor_dtype(opt[i]) || !same_shape(orig[i], opt[i])) {
-                snprintf(msg, size, "output '%s': dtype or shape changed", name);
-                goto done;
-            }
-        } else if (judge(orig[i], ref[i], opt[i], c->desc->exactness == PH_EXACT, name, msg, size)) {
+    if (judge_all(c, g, orig, ref, opt, msg, size)) {
+        /* a rule may put a value test's V in place of a constant drawn
+         * inside its tolerance (V is what the pattern says it means): judge
+         * again against the original built with V there */
+        if (!inst.near_values || judge_at_values(c, built, in, opt, msg, size))
             goto done;
-        }
     }
     if (!root_intact(spec, g, &inst, msg, size))
         goto done;

@@ -34,6 +34,7 @@ typedef struct gen {
     int T;           /* the float dtype of the instance */
     int outside;     /* RC_VALUE_OUTSIDE: slot whose value test is broken, or -1 */
     int failed;      /* out of memory */
+    int near;        /* a constant drawn inside a value test's tolerance */
 } gen;
 
 static uint64_t rnd(gen *G)
@@ -166,8 +167,13 @@ static ph_value *add_valued(gen *G, const char *name, int dt, int rank, const in
     double eff = li->tol < 0 ? 0 : li->rel && li->v != 0 ? li->tol * fabs(li->v) : li->tol;
     for (int64_t i = 0; i < n; i++) {
         double x = li->v;
-        if (eff > 0 && chance(G, 50))
-            x += (runi(G) - 0.5) * eff; /* inside the tolerance */
+        if (eff > 0 && chance(G, 50)) {
+            double dx = (runi(G) - 0.5) * eff; /* inside the tolerance */
+            if (!G->spec->values_exact && dx != 0) {
+                x += dx;
+                G->near = 1;
+            }
+        }
         vals[i] = x;
     }
     if (outside && n > 0) {
@@ -1152,5 +1158,6 @@ int rc_build(const rc_spec *spec, rc_instance *inst)
         return rc;
     }
     inst->m = G.m;
+    inst->near_values = G.near;
     return 1;
 }

@@ -23,6 +23,9 @@ typedef struct rc_spec {
     int max_dim;         /* dims drawn in [1, max_dim] */
     int drop_optional;   /* 1: every optional input left out */
     const char *avoid;   /* ops (space-separated, padded) the extra reader must not be */
+    int values_exact;    /* 1: a value test's constants take its value V, where
+                          * they are otherwise drawn inside its tolerance half
+                          * the time (same random choices otherwise) */
 } rc_spec;
 
 /* A built instance: the model (owned) and the name of the root's first
@@ -31,6 +34,7 @@ typedef struct rc_instance {
     ph_model *m;
     char root_out[256];
     char root_sig[512];  /* the root node: rc_node_sig */
+    int near_values;     /* a constant was drawn inside a value test's tolerance, not at V */
 } rc_instance;
 
 /* Build the instance spec describes.  1 built (inst filled, shapes
