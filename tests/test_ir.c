@@ -542,6 +542,64 @@ START_TEST(test_walk_ops)
 }
 END_TEST
 
+START_TEST(test_node_opset)
+{
+    ph_model *m = ph_model_new(13);
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT, 2, dims23);
+    ph_node *relu = ph_node_create(g, NULL, "Relu", 1, &x, 1);
+    ph_node *gelu = ph_node_create(g, NULL, "Gelu", 1, &x, 1);
+    ph_node_set_domain(gelu, "com.microsoft");
+    ck_assert_int_eq(ph_node_opset(relu), 13);
+    ck_assert_int_eq(ph_node_opset(gelu), -1); /* com.microsoft not imported */
+    ph_model_set_opset(m, "com.microsoft", 1);
+    ph_model_set_opset(m, "", 17);
+    ck_assert_int_eq(ph_node_opset(gelu), 1);
+    ck_assert_int_eq(ph_node_opset(relu), 17);
+    ph_node_set_domain(relu, "ai.onnx"); /* the default domain by name */
+    ck_assert_int_eq(ph_node_opset(relu), 17);
+    ck_assert_int_eq(ph_node_opset(NULL), -1);
+    ph_model_free(m);
+}
+END_TEST
+
+/* Sticky errors outside rewrites: a pass run through ph_ctx_run that goes
+ * on after a setter failed fails with it; one that checks is unchanged. */
+static int run_ignores_failure(ph_graph *g, const ph_params *p, ph_ctx *ctx)
+{
+    ph_node *n = ph_graph_first_node(g);
+    ph_node_set_input(n, 9, NULL); /* past the inputs: PH_EINVAL */
+    ck_assert_int_eq(ph_ctx_status(ctx), PH_EINVAL);
+    ph_node_set_attr_int(n, "k", 1); /* later calls do not hide the first failure */
+    return 1;
+}
+
+static int run_checks(ph_graph *g, const ph_params *p, ph_ctx *ctx)
+{
+    return ph_node_set_input(ph_graph_first_node(g), 9, NULL) < 0 ? 0 : 1;
+}
+
+START_TEST(test_ctx_run_sticky)
+{
+    chain k = make_chain();
+    ph_ctx *ctx = ph_ctx_new(NULL, NULL);
+    ph_ctx_begin_pass(ctx, "ignores", "");
+    ck_assert_int_eq(ph_ctx_run(ctx, k.g, run_ignores_failure, NULL), PH_EINVAL);
+    ck_assert_msg(strstr(ph_ctx_last_error(ctx), "a call failed during the pass"), "%s", ph_ctx_last_error(ctx));
+    ph_ctx_end_pass(ctx);
+    ph_ctx_begin_pass(ctx, "checks", ""); /* clears the status */
+    ck_assert_int_eq(ph_ctx_status(ctx), 0);
+    ck_assert_int_eq(ph_ctx_run(ctx, k.g, run_checks, NULL), PH_EINVAL);
+    ph_ctx_end_pass(ctx);
+    /* outside ph_ctx_run nothing is recorded */
+    ph_ctx_begin_pass(ctx, "none", "");
+    ph_node_set_input(k.relu, 9, NULL);
+    ck_assert_int_eq(ph_ctx_status(ctx), 0);
+    ph_ctx_free(ctx);
+    ph_model_free(k.m);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("ir");
@@ -563,6 +621,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_duplicate_node_names);
     tcase_add_test(tc, test_initializer_version_and_memo);
     tcase_add_test(tc, test_walk_ops);
+    tcase_add_test(tc, test_node_opset);
+    tcase_add_test(tc, test_ctx_run_sticky);
     suite_add_tcase(s, tc);
     return s;
 }

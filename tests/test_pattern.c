@@ -108,7 +108,7 @@ START_TEST(constraints)
     ck_assert(matches("y = Add(x:shape=[1,3,*,4], c)", add));
     ck_assert(!matches("y = Add(x:shape=[1,4,*,4], c)", add));
     ck_assert(!matches("y = Add(x:shape=[1,3,4], c)", add));
-    ck_assert(matches("y = Add(x:dtype=float16|float, c:float)", add));
+    ck_assert(matches("y = Add(x:dtype=float16|float32, c:floating)", add));
     ck_assert(!matches("y = Add(x:dtype=int64, c)", add));
     /* attributes */
     ph_node_set_attr_int(add, "k", 3);

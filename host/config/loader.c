@@ -262,7 +262,7 @@ static int open_plugin(const char *path, entry **out, ph_error *err)
 
 int host_plugin_run(const host_plugin *p, ph_graph *g, const ph_params *params, ph_ctx *ctx)
 {
-    return p->desc->run ? p->desc->run(g, params, ctx) : ph_ruleset_run(p->rules, g, params, ctx);
+    return p->desc->run ? ph_ctx_run(ctx, g, p->desc->run, params) : ph_ruleset_run(p->rules, g, params, ctx);
 }
 
 static entry *find_entry(const host_registry *r, const char *name)

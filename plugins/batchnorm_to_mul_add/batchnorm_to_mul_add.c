@@ -27,7 +27,7 @@ static int to_mul_add(ph_rewriter *rw, const ph_match *m)
     int R = ph_value_rank(x), dt = ph_value_dtype(x);
     int64_t C = ph_tensor_numel(ph_match_const(m, "s")), dims[MAX_RANK];
     if (R < 2 || R > MAX_RANK || C < 1 || ph_value_dim(x, 1) != C ||
-        (ph_model_opset(ph_graph_model(ph_node_graph(bn)), "") < 7 && ph_node_attr_int(bn, "is_test", 0) != 1))
+        (ph_node_opset(bn) < 7 && ph_node_attr_int(bn, "is_test", 0) != 1))
         return 0;
     double *k = ph_rw_alloc(rw, 2 * (size_t)C * sizeof *k), *d = k ? k + C : NULL;
     if (!k)
@@ -48,7 +48,7 @@ static int to_mul_add(ph_rewriter *rw, const ph_match *m)
 
 static const ph_rule rules[] = {
     {"bn",
-     "y = BatchNormalization(x:float, s:const:rank=1, b:const:rank=1, mean:const:rank=1, var:const:rank=1)"
+     "y = BatchNormalization(x:floating, s:const:rank=1, b:const:rank=1, mean:const:rank=1, var:const:rank=1)"
      " {training_mode?=0, spatial?=1}",
      NULL, to_mul_add},
     {0}};

@@ -22,7 +22,7 @@ static int nonzero_rhs(const ph_match *m, const ph_params *params)
 {
     const ph_tensor *b = ph_match_const(m, "b");
     return !(b && ph_tensor_all_equal(b, 0.0)) &&
-           ph_model_opset(ph_graph_model(ph_node_graph(ph_match_root(m))), "") >= 7;
+           ph_node_opset(ph_match_root(m)) >= 7;
 }
 
 static int split(ph_rewriter *rw, const ph_match *m)
@@ -39,7 +39,7 @@ static int split(ph_rewriter *rw, const ph_match *m)
 }
 
 static const ph_rule rules[] = {
-    {"compare", "y = Less|Greater|LessOrEqual|GreaterOrEqual(a:float, b:float)", nonzero_rhs, split},
+    {"compare", "y = Less|Greater|LessOrEqual|GreaterOrEqual(a:floating, b:floating)", nonzero_rhs, split},
     {0}};
 
 PH_PASS_DEFINE(

@@ -57,9 +57,8 @@
 /* A value computed in this walk that is not an initializer: the output of a
  * node that had to stay (a graph output), or a partial shape (below). */
 typedef struct kept {
-    const ph_value *v; /* NULL = empty slot */
-    ph_tensor *t;      /* owned */
-    int partial;       /* int64 entries of UNKNOWN_DIM are unknown */
+    ph_tensor *t; /* owned */
+    int partial;  /* int64 entries of UNKNOWN_DIM are unknown */
 } kept;
 
 /* Partial shapes: Shape of a value with some dims unknown gives an int64
@@ -75,7 +74,8 @@ typedef struct fold_state {
     ph_ctx *ctx;
     int64_t opset;
     uint64_t cap; /* bytes per output; 0 = none */
-    kept *kept;   /* open-addressing table keyed by value, cap_kept a power of 2 */
+    ph_hmap *kept_of; /* value -> 1 + its index in kept */
+    kept *kept;
     size_t n_kept, cap_kept;
     /* per-node scratch, grown as needed */
     const ph_tensor **in;
@@ -84,54 +84,33 @@ typedef struct fold_state {
     size_t cap_io;
 } fold_state;
 
-static size_t ptr_hash(const void *p)
-{
-    uint64_t x = (uint64_t)(uintptr_t)p;
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    return (size_t)x;
-}
-
 static kept *kept_find(const fold_state *st, const ph_value *v)
 {
-    if (!st->cap_kept)
+    if (!st->n_kept)
         return NULL;
-    for (size_t k = ptr_hash(v) & (st->cap_kept - 1);; k = (k + 1) & (st->cap_kept - 1)) {
-        if (st->kept[k].v == v)
-            return &st->kept[k];
-        if (!st->kept[k].v)
-            return NULL;
-    }
+    uintptr_t k = (uintptr_t)ph_hmap_get(st->kept_of, ph_hash_ptr(v), v);
+    return k ? &st->kept[k - 1] : NULL;
 }
 
 /* Remember t (taken over, freed on failure) as v's value.  0 or PH_ENOMEM. */
 static int kept_put(fold_state *st, const ph_value *v, ph_tensor *t, int partial)
 {
-    if (2 * (st->n_kept + 1) > st->cap_kept) {
-        size_t c = st->cap_kept ? 2 * st->cap_kept : 16;
-        kept *tab = calloc(c, sizeof *tab);
-        if (!tab) {
+    size_t cap = st->cap_kept;
+    if (st->n_kept == cap) {
+        cap = cap ? 2 * cap : 16;
+        kept *k = realloc(st->kept, cap * sizeof *k);
+        if (!k) {
             ph_tensor_free(t);
             return PH_ENOMEM;
         }
-        for (size_t i = 0; i < st->cap_kept; i++) {
-            if (!st->kept[i].v)
-                continue;
-            size_t k = ptr_hash(st->kept[i].v) & (c - 1);
-            while (tab[k].v)
-                k = (k + 1) & (c - 1);
-            tab[k] = st->kept[i];
-        }
-        free(st->kept);
-        st->kept = tab;
-        st->cap_kept = c;
+        st->kept = k;
+        st->cap_kept = cap;
     }
-    size_t k = ptr_hash(v) & (st->cap_kept - 1);
-    while (st->kept[k].v)
-        k = (k + 1) & (st->cap_kept - 1);
-    st->kept[k] = (kept){v, t, partial};
-    st->n_kept++;
+    if (ph_hmap_put(st->kept_of, ph_hash_ptr(v), v, (void *)(uintptr_t)(st->n_kept + 1))) {
+        ph_tensor_free(t);
+        return PH_ENOMEM;
+    }
+    st->kept[st->n_kept++] = (kept){t, partial};
     return 0;
 }
 
@@ -559,13 +538,16 @@ static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
     if (cap < 0)
         return ph_ctx_error(ctx, PH_EINVAL, "max_output_bytes must be >= 0 (0 = no cap), got %lld",
                             (long long)cap);
-    fold_state st = {ctx, ph_model_opset(ph_graph_model(g), ""), (uint64_t)cap, NULL, 0, 0, NULL, NULL, NULL, 0};
+    fold_state st = {ctx, ph_model_opset(ph_graph_model(g), ""), (uint64_t)cap, NULL, NULL, 0, 0, NULL, NULL, NULL, 0};
     if (st.opset < 1)
         return 0; /* no default-domain opset: nothing to evaluate against */
+    if (!(st.kept_of = ph_hmap_new(NULL, NULL)))
+        return ph_ctx_error(ctx, PH_ENOMEM, "out of memory");
     int rc = ph_graph_walk(g, fold_node, &st);
-    for (size_t i = 0; i < st.cap_kept; i++)
+    for (size_t i = 0; i < st.n_kept; i++)
         ph_tensor_free(st.kept[i].t);
     free(st.kept);
+    ph_hmap_free(st.kept_of);
     free(st.in);
     free(st.ins);
     free(st.out);

@@ -42,7 +42,7 @@ static int read_geom(const ph_match *m, int64_t max_taps, geom *g)
     const char *ap = ph_node_attr_string(conv, "auto_pad", "NOTSET");
     if ((dt != PH_DT_FLOAT && dt != PH_DT_FLOAT16 && dt != PH_DT_DOUBLE) || ph_tensor_dtype(w) != dt ||
         (b && ph_tensor_dtype(b) != dt) || ph_node_attr_int(conv, "group", 1) != 1 ||
-        (strcmp(ap, "NOTSET") && strcmp(ap, "VALID")) || ph_model_opset(ph_graph_model(ph_node_graph(conv)), "") < 11)
+        (strcmp(ap, "NOTSET") && strcmp(ap, "VALID")) || ph_node_opset(conv) < 11)
         return 0;
     g->C = ph_value_dim(x, 1), g->D = ph_value_dim(x, 2), g->H = ph_value_dim(x, 3), g->W = ph_value_dim(x, 4);
     g->M = ph_tensor_dim(w, 0);

@@ -27,7 +27,7 @@ static int gap_conv(const ph_match *m, const ph_params *params)
     if (r < 3 || (int)ph_tensor_rank(w) != r || ph_tensor_dtype(w) != dt || ph_tensor_dim(w, 0) < 1 ||
         (dt != PH_DT_FLOAT && dt != PH_DT_FLOAT16 && dt != PH_DT_DOUBLE) || ph_node_attr_int(conv, "group", 1) != 1 ||
         (b && (ph_tensor_dtype(b) != dt || ph_tensor_dim(b, 0) != ph_tensor_dim(w, 0))) ||
-        ph_model_opset(ph_graph_model(ph_node_graph(conv)), "") < 7)
+        ph_node_opset(conv) < 7)
         return 0;
     for (int i = 2; i < r; i++)
         if (ph_tensor_dim(w, (size_t)i) != 1)
@@ -54,7 +54,7 @@ static int to_gemm(ph_rewriter *rw, const ph_match *m)
     ph_value *in[3] = {flat ? ph_node_output(flat, 0) : NULL,
                        ph_rw_initializer(rw, "gemm_w", ph_tensor_new(dt, 2, wd, ph_tensor_data(w))),
                        ph_match_value(m, "b")};
-    if (!in[2] && ph_model_opset(ph_graph_model(ph_rw_graph(rw)), "") < 11)
+    if (!in[2] && ph_rw_opset(rw) < 11)
         in[2] = ph_rw_initializer(rw, "gemm_c", ph_tensor_new(dt, 1, &M, NULL));
     ph_node *gemm = in[0] && in[1] ? ph_rw_node(rw, "Gemm", in[2] ? 3 : 2, in, 1) : NULL;
     ph_value *out = gemm ? ph_rw_reshape(rw, ph_node_output(gemm, 0), (size_t)r, shape) : NULL;

@@ -34,7 +34,7 @@ static int patch_conv(const ph_match *m, const ph_params *params)
         ph_value_dim(x, 1) != ph_tensor_dim(w, 1) || ph_tensor_dim(w, 0) < 1 || ph_tensor_dim(w, 1) < 1 ||
         kh < limit || kw < limit || kh < 1 || kw < 1 || ph_value_dim(x, 2) < kh || ph_value_dim(x, 3) < kw ||
         ph_node_attr_int(conv, "group", 1) != 1 ||
-        ph_model_opset(ph_graph_model(ph_node_graph(conv)), "") < 5)
+        ph_node_opset(conv) < 5)
         return 0;
     const char *ap = ph_node_attr_string(conv, "auto_pad", "NOTSET");
     if (strcmp(ap, "NOTSET") && strcmp(ap, "VALID"))

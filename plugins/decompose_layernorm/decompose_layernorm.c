@@ -69,7 +69,7 @@ static int decompose(ph_rewriter *rw, const ph_match *m)
     ph_node *ln = ph_match_root(m);
     ph_value *x = ph_match_value(m, "x"), *s = ph_match_value(m, "s"), *b = ph_match_value(m, "b");
     ph_value *y = ph_match_value(m, "y"), *r;
-    int64_t opset = ph_model_opset(ph_graph_model(ph_rw_graph(rw)), "");
+    int64_t opset = ph_rw_opset(rw);
     int R = ph_value_rank(x), dt = ph_value_dtype(x);
     int64_t axis = ph_node_attr_int(ln, "axis", -1), axes[MAXR], dims[MAXR];
     axis += axis < 0 ? R : 0;
@@ -120,7 +120,7 @@ static int decompose(ph_rewriter *rw, const ph_match *m)
     return ph_rw_replace(rw, y, r) ? PH_ENOMEM : 1;
 }
 
-static const ph_rule rules[] = {{"layernorm", "y = LayerNormalization(x:float, s, b?)", NULL, decompose}, {0}};
+static const ph_rule rules[] = {{"layernorm", "y = LayerNormalization(x:floating, s, b?)", NULL, decompose}, {0}};
 
 PH_PASS_DEFINE(
     .name = "decompose_layernorm",

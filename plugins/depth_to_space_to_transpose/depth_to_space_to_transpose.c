@@ -23,7 +23,7 @@ static int to_transpose(ph_rewriter *rw, const ph_match *m)
 {
     ph_node *n = ph_match_root(m);
     ph_value *x = ph_match_value(m, "x"), *y = ph_match_value(m, "y");
-    int64_t opset = ph_model_opset(ph_graph_model(ph_rw_graph(rw)), "");
+    int64_t opset = ph_rw_opset(rw);
     int64_t b = ph_node_attr_int(n, "blocksize", 0), C = ph_value_dim(x, 1), H = ph_value_dim(x, 2),
             W = ph_value_dim(x, 3);
     const char *mode = ph_node_attr_string(n, "mode", "DCR");

@@ -64,7 +64,7 @@ static int to_mul(ph_rewriter *rw, const ph_match *m)
     return ph_rw_replace(rw, ph_match_value(m, "y"), ph_node_output(mul, 0)) ? PH_ENOMEM : 1;
 }
 
-static const ph_rule rules[] = {{"div_const", "y = Div(x, c:const:float)", NULL, to_mul}, {0}};
+static const ph_rule rules[] = {{"div_const", "y = Div(x, c:const:floating)", NULL, to_mul}, {0}};
 
 PH_PASS_DEFINE(
     .name = "div_const_to_mul",

@@ -34,31 +34,15 @@
 
 #include <passhost/passhost.h>
 
-typedef struct slot {
-    uint64_t hash;
-    ph_node *node; /* NULL: empty */
-} slot;
-
 typedef struct cse {
     ph_ctx *ctx;
-    slot *slots;
-    size_t mask;
+    ph_hmap *seen; /* node -> the first node equal to it */
     int stopped;
 } cse;
 
-static uint64_t mix(uint64_t h, uint64_t v)
-{
-    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-    h *= 0xff51afd7ed558ccdull;
-    return h ^ (h >> 33);
-}
-
 static uint64_t mix_str(uint64_t h, const char *s)
 {
-    uint64_t f = 0xcbf29ce484222325ull;
-    while (*s)
-        f = (f ^ (unsigned char)*s++) * 0x100000001b3ull;
-    return mix(h, f);
+    return ph_hash_mix(h, ph_hash_bytes(0, s, strlen(s)));
 }
 
 /* 1 if n may be merged with an equal node. */
@@ -76,7 +60,7 @@ static int mergeable(const ph_node *n)
     case PH_OP_Multinomial:
     case PH_OP_Bernoulli: return 0;
     case PH_OP_Dropout: {
-        if (ph_model_opset(ph_graph_model(ph_node_graph(n)), "") < 7)
+        if (ph_node_opset(n) < 7)
             return 0;
         const ph_value *mode = ph_node_input(n, 2);
         const ph_tensor *t = mode ? ph_value_const(mode) : NULL;
@@ -90,18 +74,19 @@ static int mergeable(const ph_node *n)
 
 static uint64_t node_hash(const ph_node *n)
 {
-    uint64_t h = mix((uint64_t)(uintptr_t)ph_node_graph(n), ph_node_output_count(n));
+    uint64_t h = ph_hash_mix(ph_hash_ptr(ph_node_graph(n)), ph_node_output_count(n));
     if (ph_node_op(n) != PH_OP_UNKNOWN) /* the op names op type and domain: no strings to read */
-        h = mix(h, (uint64_t)ph_node_op(n));
+        h = ph_hash_mix(h, (uint64_t)ph_node_op(n));
     else
         h = mix_str(mix_str(h, ph_node_op_type(n)), ph_node_domain(n));
     for (size_t i = 0; i < ph_node_input_count(n); i++)
-        h = mix(h, (uint64_t)(uintptr_t)ph_node_input(n, i));
-    return mix(h, ph_node_attrs_hash(n));
+        h = ph_hash_mix(h, (uint64_t)(uintptr_t)ph_node_input(n, i));
+    return ph_hash_mix(h, ph_node_attrs_hash(n));
 }
 
-static int same(const ph_node *a, const ph_node *b)
+static int same(const void *pa, const void *pb, void *user)
 {
+    const ph_node *a = pa, *b = pb;
     if (ph_node_graph(a) != ph_node_graph(b) || ph_node_input_count(a) != ph_node_input_count(b) ||
         ph_node_output_count(a) != ph_node_output_count(b) || ph_node_op(a) != ph_node_op(b) ||
         (ph_node_op(a) == PH_OP_UNKNOWN &&
@@ -155,27 +140,29 @@ static int visit(ph_node *n, void *user)
     cse *c = user;
     if (c->stopped || !mergeable(n))
         return 0;
-    uint64_t h = node_hash(n);
-    size_t i = (size_t)h & c->mask;
-    for (; c->slots[i].node; i = (i + 1) & c->mask)
-        if (c->slots[i].hash == h && same(c->slots[i].node, n)) {
-            if (can_merge(c->slots[i].node, n))
-                return merge(c, c->slots[i].node, n);
-            return 0; /* both are graph outputs: n stays, later twins merge into the first */
-        }
-    c->slots[i] = (slot){h, n};
-    return 0;
+    int created;
+    void **first = ph_hmap_slot(c->seen, node_hash(n), n, &created);
+    if (!first)
+        return ph_ctx_error(c->ctx, PH_ENOMEM, "out of memory");
+    if (created) {
+        *first = n;
+        return 0;
+    }
+    if (can_merge(*first, n))
+        return merge(c, *first, n);
+    return 0; /* both are graph outputs: n stays, later twins merge into the first */
 }
 
 static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
 {
-    size_t cap = 16, n = ph_model_node_count(ph_graph_model(g));
-    while (cap < 2 * n)
-        cap *= 2;
-    cse c = {ctx, ph_ctx_alloc(ctx, cap * sizeof(slot)), cap - 1, 0};
-    if (!c.slots)
+    cse c = {ctx, ph_hmap_new(same, NULL), 0};
+    if (!c.seen || ph_hmap_reserve(c.seen, ph_model_node_count(ph_graph_model(g)))) {
+        ph_hmap_free(c.seen);
         return ph_ctx_error(ctx, PH_ENOMEM, "out of memory");
-    return ph_graph_walk(g, visit, &c);
+    }
+    int r = ph_graph_walk(g, visit, &c);
+    ph_hmap_free(c.seen);
+    return r;
 }
 
 /* After the passes that only remove nodes: it compares every node, so it

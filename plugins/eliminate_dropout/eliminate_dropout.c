@@ -24,7 +24,7 @@
 static int inference_mode(const ph_match *m, const ph_params *params)
 {
     const ph_node *n = ph_match_root(m);
-    int64_t opset = ph_model_opset(ph_graph_model(ph_node_graph(n)), "");
+    int64_t opset = ph_node_opset(n);
     if (opset <= 6)
         return ph_node_attr_int(n, "is_test", 0) != 0;
     const ph_value *mode = ph_match_value(m, "mode");

@@ -46,7 +46,7 @@
 
 static int64_t opset_of(const ph_node *n)
 {
-    return ph_model_opset(ph_graph_model(ph_node_graph(n)), "");
+    return ph_node_opset(n);
 }
 
 static int cmp_i64(const void *a, const void *b)

@@ -28,7 +28,7 @@ static int zero_pads(const ph_match *m, const ph_params *params)
     const int64_t *attr = NULL;
     int64_t buf[MAX_PADS];
     ptrdiff_t k;
-    if (ph_model_opset(ph_graph_model(ph_node_graph(n)), "") < 11) {
+    if (ph_node_opset(n) < 11) {
         k = ph_node_attr_ints(n, "pads", &attr);
         if (k < 0)
             k = ph_node_attr_ints(n, "paddings", &attr);

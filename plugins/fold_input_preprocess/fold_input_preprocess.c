@@ -167,7 +167,7 @@ static int fold(ph_rewriter *rw, const ph_match *m)
     return ph_rw_replace(rw, ph_match_value(m, "y"), ph_node_output(nc, 0)) ? PH_ENOMEM : 1;
 }
 
-#define CONV "\ny = Conv(p, w:const:float, b?:const:rank=1) {group?=1}"
+#define CONV "\ny = Conv(p, w:const:floating, b?:const:rank=1) {group?=1}"
 
 static const ph_rule rules[] = {
     {"scale", "p = Mul(x, s:const)" CONV, check, fold},

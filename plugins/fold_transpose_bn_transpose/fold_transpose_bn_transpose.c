@@ -53,7 +53,7 @@ static int fold(ph_rewriter *rw, const ph_match *m)
     int64_t p[MAX_RANK], q[MAX_RANK], dims[MAX_RANK];
     const ph_tensor *s = ph_match_const(m, "s");
     if (r < 2 || r > MAX_RANK || (ph_value_rank(x) >= 0 && ph_value_rank(x) != r) || !ph_dtype_is_float(dt) ||
-        ph_model_opset(ph_graph_model(ph_rw_graph(rw)), "") < 7 || !read_perm(t1, r, p) || !read_perm(t2, r, q) ||
+        ph_rw_opset(rw) < 7 || !read_perm(t1, r, p) || !read_perm(t2, r, q) ||
         ph_tensor_rank(s) != 1)
         return 0;
     for (int i = 0; i < r; i++)

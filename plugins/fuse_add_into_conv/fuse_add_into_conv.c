@@ -42,8 +42,8 @@ static int fold(ph_rewriter *rw, const ph_match *m)
 }
 
 static const ph_rule rules[] = {
-    {"conv_add", "c = Conv(x, w:const:float, b?:const:rank=1)\ny = Add(c, a:const) {!axis}", NULL, fold},
-    {"conv_sub", "c = Conv(x, w:const:float, b?:const:rank=1)\ny = Sub(c, a:const) {!axis}", NULL, fold},
+    {"conv_add", "c = Conv(x, w:const:floating, b?:const:rank=1)\ny = Add(c, a:const) {!axis}", NULL, fold},
+    {"conv_sub", "c = Conv(x, w:const:floating, b?:const:rank=1)\ny = Sub(c, a:const) {!axis}", NULL, fold},
     {0}};
 
 PH_PASS_DEFINE(

@@ -7,7 +7,7 @@
  *   float dtype and an optional constant bias b [M], with C = group * W.dim(1);
  *   the BN's other outputs (statistics) must be unused, which the matcher
  *   requires of every output of an interior node.
- *   Every s and t below must be finite.
+ *   Every s and t below must be finite (ph_bn_affine).
  *   The Conv must not pad: pads absent or all 0, and auto_pad NOTSET or
  *   VALID.  With padding, the original Conv adds zeros around BN(x), but the
  *   folded one adds zeros around x, and b' counts every tap as if it read
@@ -25,7 +25,6 @@
  * Exact: fp without padding (W', b' computed in double, rounded once);
  *   approx with padding and allow_border_change.
  */
-#include <math.h>
 #include <passhost/passhost.h>
 #include <passhost/constant.h>
 
@@ -44,23 +43,13 @@ static int fold(ph_rewriter *rw, const ph_match *m)
     int64_t group = ph_node_attr_int(conv, "group", 1), C = ph_tensor_numel(ph_match_const(m, "s"));
     if (ph_tensor_rank(w) < 3 || M < 1 || Cg < 1 || group < 1 || M % group || C != group * Cg)
         return 0;
-    int64_t K = n / (M * Cg), cv[1] = {C}, mv[1] = {M};
-    double *W = ph_rw_alloc(rw, (size_t)(n + M + 4 * C) * sizeof *W), *B = W + n, *S = B + M, *T = S + C,
-           *MEAN = T + C, *VAR = MEAN + C;
+    int64_t K = n / (M * Cg), mv[1] = {M};
+    double *W = ph_rw_alloc(rw, (size_t)(n + M + 2 * C) * sizeof *W), *B = W + n, *S = B + M, *T = S + C;
     if (!W)
         return PH_ENOMEM;
-    if (ph_tensor_read_f64(w, ph_tensor_rank(w), ph_tensor_dims(w), W) || (b && ph_tensor_read_f64(b, 1, mv, B)) ||
-        ph_tensor_read_f64(ph_match_const(m, "s"), 1, cv, S) || ph_tensor_read_f64(ph_match_const(m, "t"), 1, cv, T) ||
-        ph_tensor_read_f64(ph_match_const(m, "mean"), 1, cv, MEAN) ||
-        ph_tensor_read_f64(ph_match_const(m, "var"), 1, cv, VAR))
-        return 0;
-    double eps = ph_node_attr_float(bn, "epsilon", 1e-5f);
-    for (int64_t c = 0; c < C; c++) {
-        S[c] = S[c] / sqrt(VAR[c] + eps);
-        T[c] = T[c] - MEAN[c] * S[c];
-        if (!isfinite(S[c]) || !isfinite(T[c]))
-            return 0;
-    }
+    int rc = ph_bn_affine(bn, C, S, T); /* BN(x) = S * x + T per channel; finite */
+    if (rc || ph_tensor_read_f64(w, ph_tensor_rank(w), ph_tensor_dims(w), W) || (b && ph_tensor_read_f64(b, 1, mv, B)))
+        return rc == PH_ENOMEM ? rc : 0;
     for (int64_t o = 0; o < M; o++) {
         double acc = b ? B[o] : 0.0;
         int64_t base = (o / (M / group)) * Cg; /* first input channel of o's group */
@@ -85,7 +74,7 @@ static const ph_rule rules[] = {
     {"bn_conv",
      "y = BatchNormalization(x, s:const:rank=1, t:const:rank=1, mean:const:rank=1, var:const:rank=1)"
      " {training_mode?=0, is_test?=1, spatial?=1}\n"
-     "c = Conv(y, w:const:float, b?:const:rank=1)",
+     "c = Conv(y, w:const:floating, b?:const:rank=1)",
      check, fold},
     {0}};
 

@@ -32,7 +32,7 @@
 
 static int opset_ok(const ph_match *m, const ph_params *params)
 {
-    int64_t opset = ph_model_opset(ph_graph_model(ph_node_graph(ph_match_root(m))), "");
+    int64_t opset = ph_node_opset(ph_match_root(m));
     int dt = ph_tensor_dtype(ph_match_const(m, "w"));
     ph_node *user = ph_value_sole_consumer(ph_match_value(m, "w"));
     return opset >= 7 && ph_tensor_rank(ph_match_const(m, "w")) == 2 && ph_dtype_is_float(dt) && user &&

@@ -61,10 +61,10 @@ static int fold(ph_rewriter *rw, const ph_match *m)
 #define BN "y = BatchNormalization(x, s:const:rank=1, t:const:rank=1, mean, var) {training_mode?=0, spatial?=1}\n"
 
 static const ph_rule rules[] = {
-    {"bn_mul", BN "z = Mul(y, k:const:float) {!axis}", NULL, fold},
-    {"bn_div", BN "z = Div(y, k:const:float) {!axis}", NULL, fold},
-    {"bn_add", BN "z = Add(y, k:const:float) {!axis}", NULL, fold},
-    {"bn_sub", BN "z = Sub(y, k:const:float) {!axis}", NULL, fold},
+    {"bn_mul", BN "z = Mul(y, k:const:floating) {!axis}", NULL, fold},
+    {"bn_div", BN "z = Div(y, k:const:floating) {!axis}", NULL, fold},
+    {"bn_add", BN "z = Add(y, k:const:floating) {!axis}", NULL, fold},
+    {"bn_sub", BN "z = Sub(y, k:const:floating) {!axis}", NULL, fold},
     {0}};
 
 PH_PASS_DEFINE(

@@ -24,7 +24,7 @@
  * or min > max (ONNX Runtime refuses that Clip; the fused node would not). */
 static int clip_bounds(const ph_match *m, const ph_node *clip, float p[2])
 {
-    if (ph_model_opset(ph_graph_model(ph_node_graph(clip)), "") < 11) {
+    if (ph_node_opset(clip) < 11) {
         p[0] = ph_node_attr_float(clip, "min", -FLT_MAX);
         p[1] = ph_node_attr_float(clip, "max", FLT_MAX);
         return p[0] <= p[1];
@@ -72,7 +72,7 @@ static int fuse(ph_rewriter *rw, const ph_match *m)
     return ph_model_require_opset(ph_graph_model(ph_rw_graph(rw)), "com.microsoft", 1) < 0 ? PH_ENOMEM : 1;
 }
 
-#define CONV "c = Conv(x:dtype=float, w, b?)\n"
+#define CONV "c = Conv(x:float32, w, b?)\n"
 static const ph_rule rules[] = {
     {"conv_act", CONV "y = Relu|LeakyRelu|Sigmoid|Tanh|HardSigmoid(c)", NULL, fuse},
     {"conv_clip", CONV "y = Clip(c, lo?:scalar, hi?:scalar)", NULL, fuse},

@@ -4,39 +4,33 @@
  *   and optional constant bias b [M], feeding only a BatchNormalization in
  *   inference mode whose scale, bias, mean and var are constant vectors of M
  *   values and whose extra outputs (training only) are unused (the engine
- *   requires that of every output the pattern does not name).
+ *   requires that of every output the pattern does not name); every s and t
+ *   below finite.
  * Changes: y = BN(Conv(x, W, b)) becomes Conv(x, W', b') with
- *   s = scale / sqrt(var + epsilon), W'[m] = W[m] * s[m],
- *   b' = (b - mean) * s + bias; W and b stay while something else reads them.
+ *   s = scale / sqrt(var + epsilon), t = bias - mean * s (ph_bn_affine),
+ *   W'[m] = W[m] * s[m], b' = b * s + t; W and b stay while something else
+ *   reads them.
  * Exact: fp (the folded weights are rounded once, from double).
  */
-#include <math.h>
 #include <passhost/passhost.h>
 #include <passhost/constant.h>
 
 static int fold(ph_rewriter *rw, const ph_match *m)
 {
     const ph_tensor *w = ph_match_const(m, "w"), *b = ph_match_const(m, "b");
-    ph_node *bn = ph_match_root(m);
     int64_t M = ph_tensor_dim(w, 0), n = ph_tensor_numel(w), one[1] = {M};
     if (M < 1 || n % M)
         return 0;
-    double *B = ph_rw_alloc(rw, (size_t)M * 5 * sizeof *B);
-    double *S = B + M, *T = B + 2 * M, *MEAN = B + 3 * M, *VAR = B + 4 * M;
-    if (!B)
+    double *S = ph_rw_alloc(rw, (size_t)M * 3 * sizeof *S), *B = S + M, *bias = B + M;
+    if (!S)
         return PH_ENOMEM;
-    if ((b && ph_tensor_read_f64(b, 1, one, B)) || ph_tensor_read_f64(ph_match_const(m, "s"), 1, one, S) ||
-        ph_tensor_read_f64(ph_match_const(m, "t"), 1, one, T) ||
-        ph_tensor_read_f64(ph_match_const(m, "mean"), 1, one, MEAN) ||
-        ph_tensor_read_f64(ph_match_const(m, "var"), 1, one, VAR))
-        return 0; /* shapes that are not [M] */
-    double eps = ph_node_attr_float(bn, "epsilon", 1e-5f);
-    for (int64_t c = 0; c < M; c++) {
-        S[c] = S[c] / sqrt(VAR[c] + eps); /* the factor of output channel c */
-        B[c] = (b ? B[c] - MEAN[c] : -MEAN[c]) * S[c] + T[c];
-    }
+    int rc = ph_bn_affine(ph_match_root(m), M, S, B); /* y = S * conv + B per channel */
+    if (rc || (b && ph_tensor_read_f64(b, 1, one, bias)))
+        return rc == PH_ENOMEM ? rc : 0; /* not [M], or not finite */
+    for (int64_t c = 0; b && c < M; c++)
+        B[c] += bias[c] * S[c];
     ph_tensor *w2;
-    int rc = ph_tensor_scaled(w, n / M, M, S, 0, &w2); /* the weights: read once, written once */
+    rc = ph_tensor_scaled(w, n / M, M, S, 0, &w2); /* the weights: read once, written once */
     if (rc)
         return rc == PH_ENOMEM ? PH_ENOMEM : 0;
     ph_value *in[3] = {ph_match_value(m, "x"), ph_rw_initializer(rw, "conv_bn_w", w2),
@@ -49,7 +43,7 @@ static int fold(ph_rewriter *rw, const ph_match *m)
 
 static const ph_rule rules[] = {
     {"conv_bn",
-     "c = Conv(x, w:const:float, b?:const:rank=1)\n"
+     "c = Conv(x, w:const:floating, b?:const:rank=1)\n"
      "y = BatchNormalization(c, s:const:rank=1, t:const:rank=1, mean:const:rank=1, var:const:rank=1)"
      " {training_mode?=0}",
      NULL, fold},

@@ -95,9 +95,9 @@ static int fuse_erf(ph_rewriter *rw, const ph_match *m) { return fuse(rw, m, 0);
 static int fuse_tanh(ph_rewriter *rw, const ph_match *m) { return fuse(rw, m, 1); }
 
 /* 1 + Erf(x / sqrt 2) or 1 + Tanh(sqrt(2/pi) * (x + 0.044715 x^3)) as `a` */
-#define ERF "d = Div|Mul(x:dtype=float, k:scalar)\ne = Erf(d)\na = Add(e, one:scalar)\n"
-#define CUBE_POW "c = Pow(x:dtype=float, three:scalar)\n"
-#define CUBE_MUL "xx = Mul(x:dtype=float, x)\nc = Mul(x, xx)\n"
+#define ERF "d = Div|Mul(x:float32, k:scalar)\ne = Erf(d)\na = Add(e, one:scalar)\n"
+#define CUBE_POW "c = Pow(x:float32, three:scalar)\n"
+#define CUBE_MUL "xx = Mul(x:float32, x)\nc = Mul(x, xx)\n"
 #define TANH "q = Mul(c, kappa:scalar)\ns = Add(x, q)\nu = Mul(s, beta:scalar)\nt = Tanh(u)\na = Add(t, one:scalar)\n"
 /* x * a * 0.5 with the 0.5 last, on x, or on a */
 #define HALF_LAST "xa = Mul(x, a)\ny = Mul(xa, h:scalar)"

@@ -49,7 +49,7 @@ static int ms_opset(ph_rewriter *rw)
 
 static int gemm_ok(const ph_match *m, const ph_params *p)
 {
-    return ph_model_opset(ph_graph_model(ph_node_graph(ph_match_root(m))), "") >= 7;
+    return ph_node_opset(ph_match_root(m)) >= 7;
 }
 
 static int fuse_gemm(ph_rewriter *rw, const ph_match *m)
@@ -105,10 +105,10 @@ static int fuse_matmul(ph_rewriter *rw, const ph_match *m)
     return ms_opset(rw);
 }
 
-#define MM_T "dtype=float|double"
+#define MM_T "float32|double"
 static const ph_rule rules[] = {
     {"gemm_act",
-     "g = Gemm(a:dtype=float, b, c)\n"
+     "g = Gemm(a:float32, b, c)\n"
      "y = Relu|Sigmoid|Tanh|Softsign|Softplus|LeakyRelu|Elu|ThresholdedRelu|HardSigmoid|Selu(g)",
      gemm_ok, fuse_gemm},
     {"matmul_ta_tb", "ta = Transpose(a:" MM_T ")\ntb = Transpose(b)\ny = MatMul(ta, tb)", matmul_ok, fuse_matmul},

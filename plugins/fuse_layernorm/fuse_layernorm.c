@@ -86,7 +86,7 @@ static int scalar_value(const ph_tensor *t, int r, double *out)
 static int core(const ph_match *m, ln *L)
 {
     const ph_node *root = ph_match_root(m);
-    int64_t opset = ph_model_opset(ph_graph_model(ph_node_graph(root)), "");
+    int64_t opset = ph_node_opset(root);
     double two = 2;
     L->x = ph_match_value(m, "x");
     L->r = ph_value_rank(L->x);

@@ -22,7 +22,7 @@ static int bias_fits(const ph_match *m, const ph_params *params)
     const ph_value *a = ph_match_value(m, "a");
     const ph_tensor *b = ph_match_const(m, "b"), *c = ph_match_const(m, "c");
     int dt = ph_tensor_dtype(b);
-    int64_t opset = ph_model_opset(ph_graph_model(ph_node_graph(ph_match_root(m))), "");
+    int64_t opset = ph_node_opset(ph_match_root(m));
     if (ph_value_rank(a) != 2 || ph_tensor_rank(b) != 2 || !ph_dtype_is_float(dt) ||
         ph_tensor_dtype(c) != dt || opset < 7 || (dt == PH_DT_BFLOAT16 && opset < 13))
         return 0;
@@ -43,7 +43,7 @@ static int fuse(ph_rewriter *rw, const ph_match *m)
 }
 
 static const ph_rule rules[] = {
-    {"matmul_add", "mm = MatMul(a, b:const:float)\ny = Add(mm, c:const)", bias_fits, fuse},
+    {"matmul_add", "mm = MatMul(a, b:const:floating)\ny = Add(mm, c:const)", bias_fits, fuse},
     {0}};
 
 PH_PASS_DEFINE(

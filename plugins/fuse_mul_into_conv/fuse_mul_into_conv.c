@@ -52,8 +52,8 @@ static int fold(ph_rewriter *rw, const ph_match *m)
 }
 
 static const ph_rule rules[] = {
-    {"conv_mul", "c = Conv(x, w:const:float, b?:const:rank=1)\ny = Mul(c, s:const) {!axis}", NULL, fold},
-    {"conv_div", "c = Conv(x, w:const:float, b?:const:rank=1)\ny = Div(c, s:const) {!axis}", NULL, fold},
+    {"conv_mul", "c = Conv(x, w:const:floating, b?:const:rank=1)\ny = Mul(c, s:const) {!axis}", NULL, fold},
+    {"conv_div", "c = Conv(x, w:const:floating, b?:const:rank=1)\ny = Div(c, s:const) {!axis}", NULL, fold},
     {0}};
 
 PH_PASS_DEFINE(

@@ -126,10 +126,10 @@ static int before(ph_rewriter *rw, const ph_match *m)
 }
 
 static const ph_rule rules[] = {
-    {"matmul_mul", "mm = MatMul|Gemm(x, w:const:float, c?)\ny = Mul(mm, s:const)", NULL, after},
-    {"matmul_div", "mm = MatMul|Gemm(x, w:const:float, c?)\ny = Div(mm, s:const)", NULL, after},
-    {"mul_matmul", "xs = Mul(x, s:const)\ny = MatMul|Gemm(xs, w:const:float, c?)", NULL, before},
-    {"div_matmul", "xs = Div(x, s:const)\ny = MatMul|Gemm(xs, w:const:float, c?)", NULL, before},
+    {"matmul_mul", "mm = MatMul|Gemm(x, w:const:floating, c?)\ny = Mul(mm, s:const)", NULL, after},
+    {"matmul_div", "mm = MatMul|Gemm(x, w:const:floating, c?)\ny = Div(mm, s:const)", NULL, after},
+    {"mul_matmul", "xs = Mul(x, s:const)\ny = MatMul|Gemm(xs, w:const:floating, c?)", NULL, before},
+    {"div_matmul", "xs = Div(x, s:const)\ny = MatMul|Gemm(xs, w:const:floating, c?)", NULL, before},
     {0}};
 
 PH_PASS_DEFINE(

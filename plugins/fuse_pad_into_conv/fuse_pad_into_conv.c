@@ -46,7 +46,7 @@ static int zero_value(const ph_value *v)
  * ends.  0 when the Pad is not a constant zero pad we can read. */
 static int read_pad(const ph_node *pad, int r, int64_t *pp)
 {
-    int64_t opset = ph_model_opset(ph_graph_model(ph_node_graph(pad)), ""), vals[2 * MAX_RANK], axes[MAX_RANK];
+    int64_t opset = ph_node_opset(pad), vals[2 * MAX_RANK], axes[MAX_RANK];
     ptrdiff_t np, na = r;
     ph_attr_type mode = ph_node_attr_type(pad, "mode");
     const ph_value *ax = NULL;

@@ -135,7 +135,7 @@ static int gemm_ok(const ph_node *mm, const operand *ops)
     for (size_t i = 0; i < 2; i++)
         if ((ops[i].kind != FOLD_NONE ? ops[i].rank : ph_value_rank(ph_node_input(mm, i))) != 2)
             return 0;
-    return ph_model_opset(ph_graph_model(ph_node_graph(mm)), "") >= 11;
+    return ph_node_opset(mm) >= 11;
 }
 
 /* Replace the root by a MatMul or Gemm of the same name reading the swaps'

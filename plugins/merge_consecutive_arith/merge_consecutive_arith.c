@@ -63,7 +63,7 @@ static int arith_ok(const ph_match *m, const ph_params *params)
     const ph_tensor *a = ph_match_const(m, "a"), *b = ph_match_const(m, "b");
     ph_op o1 = ph_node_op(ph_match_node(m, "t")), o2 = ph_node_op(ph_match_root(m));
     int dt = ph_tensor_dtype(a);
-    if (ph_model_opset(ph_graph_model(ph_node_graph(ph_match_root(m))), "") < 7 || ph_tensor_dtype(b) != dt)
+    if (ph_node_opset(ph_match_root(m)) < 7 || ph_tensor_dtype(b) != dt)
         return 0;
     if (ph_dtype_is_float(dt))
         return 1;

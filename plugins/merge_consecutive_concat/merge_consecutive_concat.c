@@ -33,7 +33,7 @@
 static int concat_axis(const ph_node *n, int rank, int64_t *axis)
 {
     ph_attr_type t = ph_node_attr_type(n, "axis");
-    if (t == PH_ATTR_NONE && ph_model_opset(ph_graph_model(ph_node_graph(n)), "") < 4) {
+    if (t == PH_ATTR_NONE && ph_node_opset(n) < 4) {
         *axis = 1;
         return 0;
     }

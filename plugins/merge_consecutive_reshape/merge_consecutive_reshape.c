@@ -81,7 +81,7 @@ static int target_shape(const ph_value *x, const ph_value *y, int r, int64_t ops
 static int merge(ph_rewriter *rw, const ph_match *m)
 {
     ph_value *x = ph_match_value(m, "x"), *y = ph_match_value(m, "y");
-    int64_t opset = ph_model_opset(ph_graph_model(ph_rw_graph(rw)), "");
+    int64_t opset = ph_rw_opset(rw);
     int r = ph_value_rank(y), allowzero;
     int64_t shape[MAX_RANK];
     if (opset < 5 || r < 0 || r > MAX_RANK)

@@ -110,7 +110,7 @@ static int merge(ph_rewriter *rw, const ph_match *m)
         unit &= sp[n++] == 1;
     }
     ph_node *s;
-    if (ph_model_opset(ph_graph_model(ph_rw_graph(rw)), "") < 10) {
+    if (ph_rw_opset(rw) < 10) {
         s = ph_rw_node(rw, "Slice", 1, &x, 1);
         if (!s || ph_node_set_attr_ints(s, "starts", (size_t)n, st) ||
             ph_node_set_attr_ints(s, "ends", (size_t)n, en) || ph_node_set_attr_ints(s, "axes", (size_t)n, ax))

@@ -26,7 +26,7 @@ static int to_bn(ph_rewriter *rw, const ph_match *m)
     ph_value *x = ph_match_value(m, "x");
     const ph_tensor *a = ph_match_const(m, "a"), *b = ph_match_const(m, "b");
     int dt = ph_value_dtype(x);
-    int64_t C = ph_value_dim(x, 1), opset = ph_model_opset(ph_graph_model(ph_rw_graph(rw)), ""), cv[1] = {C};
+    int64_t C = ph_value_dim(x, 1), opset = ph_rw_opset(rw), cv[1] = {C};
     double eps = ph_params_float(ph_rw_params(rw), "epsilon");
     if (!(eps >= 0) || !isfinite((float)eps))
         return ph_ctx_error(ph_rw_ctx(rw), PH_EINVAL, "parameter epsilon is %g: it must be a finite number >= 0", eps);
@@ -56,7 +56,7 @@ static int to_bn(ph_rewriter *rw, const ph_match *m)
 
 static const ph_rule rules[] = {
     {"mul_add",
-     "m = Mul(x:rank=4:float, a:const:perchannel=1)\n"
+     "m = Mul(x:rank=4:floating, a:const:perchannel=1)\n"
      "y = Add(m, b:const:perchannel=1)",
      NULL, to_bn},
     {0}};

@@ -28,7 +28,7 @@ static int alpha_of(const ph_match *m, float *alpha)
     const ph_tensor *s = ph_match_const(m, "s");
     const ph_value *x = ph_match_value(m, "x");
     int dt = ph_tensor_dtype(s), srank = (int)ph_tensor_rank(s);
-    int64_t opset = ph_model_opset(ph_graph_model(ph_node_graph(ph_match_root(m))), "");
+    int64_t opset = ph_node_opset(ph_match_root(m));
     double v;
     if (srank > 0 && ph_value_rank(x) < srank)
         return 0; /* unknown rank, or a slope that would widen the output */

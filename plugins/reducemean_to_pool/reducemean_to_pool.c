@@ -44,7 +44,7 @@ static int to_pool(ph_rewriter *rw, const ph_match *m)
         for (int64_t i = 2; i < r; i++)
             axes[i - 2] = i;
         int64_t n = r - 2;
-        int64_t opset = ph_model_opset(ph_graph_model(ph_rw_graph(rw)), "");
+        int64_t opset = ph_rw_opset(rw);
         ph_value *in[2] = {out, NULL};
         if (ph_op_axes_is_input(PH_OP_Squeeze, opset) > 0 &&
             !(in[1] = ph_rw_initializer(rw, "squeeze_axes", ph_tensor_new(PH_DT_INT64, 1, &n, axes))))
@@ -60,7 +60,7 @@ static int to_pool(ph_rewriter *rw, const ph_match *m)
 }
 
 static const ph_rule rules[] = {
-    {"reducemean_to_pool", "y = ReduceMean(x:dtype=float|float16|double, axes?)", spatial_mean, to_pool},
+    {"reducemean_to_pool", "y = ReduceMean(x:float32|float16|double, axes?)", spatial_mean, to_pool},
     {0}};
 
 PH_PASS_DEFINE(

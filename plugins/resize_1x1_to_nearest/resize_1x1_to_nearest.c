@@ -35,7 +35,7 @@ static int single_pixel(const ph_match *m, const ph_params *params)
     ph_value *x = ph_match_value(m, "x");
     const char *mode = ph_node_attr_string(n, "mode", "nearest");
     const char *ctm = ph_node_attr_string(n, "coordinate_transformation_mode", "half_pixel");
-    int64_t opset = ph_model_opset(ph_graph_model(ph_node_graph(n)), ""), axes[MAXR], sizes[MAXR];
+    int64_t opset = ph_node_opset(n), axes[MAXR], sizes[MAXR];
     int r = ph_value_rank(x);
     if ((strcmp(mode, "linear") && strcmp(mode, "cubic")) || !strcmp(ctm, "tf_crop_and_resize") ||
         ph_node_attr_int(n, "antialias", 0) || opset < 10 || r < 1 || r > MAXR ||

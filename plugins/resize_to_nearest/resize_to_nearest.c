@@ -24,7 +24,7 @@ static int interpolates(const ph_match *m, const ph_params *params)
 {
     ph_node *n = ph_match_root(m);
     const char *mode = ph_node_attr_string(n, "mode", "nearest");
-    return ph_model_opset(ph_graph_model(ph_node_graph(n)), "") >= 10 &&
+    return ph_node_opset(n) >= 10 &&
            (!strcmp(mode, "linear") || !strcmp(mode, "cubic") || !strcmp(mode, "area"));
 }
 
@@ -39,7 +39,7 @@ static int to_nearest(ph_rewriter *rw, const ph_match *m)
         in[i] = ph_node_input(n, i);
     ph_node *c = ph_rw_clone(rw, n, NULL, k, in);
     if (!c || ph_node_set_attr_string(c, "mode", "nearest") ||
-        (ph_model_opset(ph_graph_model(ph_rw_graph(rw)), "") >= 11 &&
+        (ph_rw_opset(rw) >= 11 &&
          ph_node_set_attr_string(c, "nearest_mode", "round_prefer_floor")))
         return PH_ENOMEM;
     ph_node_remove_attr(c, "cubic_coeff_a");

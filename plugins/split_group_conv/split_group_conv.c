@@ -49,7 +49,7 @@ static int split(ph_rewriter *rw, const ph_match *m)
         dims[i] = i ? ph_tensor_dim(w, i) : Mg;
     for (int64_t i = 0; i < g; i++)
         sizes[i] = cg;
-    int sizes_input = ph_op_axes_is_input(PH_OP_Split, ph_model_opset(ph_graph_model(ph_rw_graph(rw)), "")) > 0;
+    int sizes_input = ph_op_axes_is_input(PH_OP_Split, ph_rw_opset(rw)) > 0;
     ph_value *in[3] = {x, NULL, NULL};
     if (sizes_input && !(in[1] = ph_rw_initializer(rw, "split_sizes", ph_tensor_new(PH_DT_INT64, 1, &g, sizes))))
         return PH_ENOMEM;

@@ -19,7 +19,7 @@
 static int static_output(const ph_match *m, const ph_params *params)
 {
     ph_value *y = ph_match_value(m, "y");
-    if (ph_model_opset(ph_graph_model(ph_node_graph(ph_match_root(m))), "") < 5 || !ph_value_shape_known(y))
+    if (ph_node_opset(ph_match_root(m)) < 5 || !ph_value_shape_known(y))
         return 0;
     for (int i = 0; i < ph_value_rank(y); i++)
         if (ph_value_dim(y, i) == 0)

@@ -40,7 +40,7 @@ static int dims_are(const ph_value *v, const ph_value *x, int n, const int64_t *
 static int to_depth_to_space(ph_rewriter *rw, const ph_match *m)
 {
     ph_value *x = ph_match_value(m, "x"), *r = ph_match_value(m, "r"), *y = ph_match_value(m, "y");
-    int64_t opset = ph_model_opset(ph_graph_model(ph_rw_graph(rw)), ""), perm[6], tmp[8];
+    int64_t opset = ph_rw_opset(rw), perm[6], tmp[8];
     const char *sym[8];
     int64_t C = ph_value_dim(x, 1), H = ph_value_dim(x, 2), W = ph_value_dim(x, 3);
     if (ph_value_rank(x) != 4 || C <= 0 || H <= 0 || W <= 0 || ph_value_rank(r) != 6 ||

@@ -56,7 +56,7 @@ static int to_reshape(ph_rewriter *rw, const ph_match *m)
 {
     ph_value *x = ph_match_value(m, "x"), *y = ph_match_value(m, "y");
     int64_t shape[MAX_RANK];
-    if (ph_model_opset(ph_graph_model(ph_rw_graph(rw)), "") < 5)
+    if (ph_rw_opset(rw) < 5)
         return 0;
     int r = target_shape(ph_match_root(m), x, shape);
     if (r < 0)

@@ -310,7 +310,19 @@ struct ph_model {
     size_t n_nodes_total;          /* nodes of every graph reachable from the main one */
     phi_observer observers[PHI_MAX_OBSERVERS];
     int n_observers;
+    int *trap;                     /* see phi_note; NULL when none is set */
 };
+
+/* Sticky errors: while a trap is set (a rewrite in progress, or a pass run
+ * through ph_ctx_run), the first failure of a setter of a node, an
+ * attribute, a value's type or the opset imports is recorded there, so the
+ * code that made the calls checks once, at the end.  Returns rc. */
+static inline int phi_note(ph_model *m, int rc)
+{
+    if (rc < 0 && m && m->trap && !*m->trap)
+        *m->trap = rc;
+    return rc;
+}
 
 /* Record an allocation failure that the caller absorbs (a cache dropped,
  * a type or a shape left unknown): ph_model_alloc_failures counts them so

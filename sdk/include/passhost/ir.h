@@ -305,6 +305,10 @@ PH_API ph_op ph_node_op(const ph_node *n);
 PH_API const char *ph_node_op_type(const ph_node *n);
 /* "" for the default domain. */
 PH_API const char *ph_node_domain(const ph_node *n);
+/* The opset version n's model imports for n's domain (the default domain
+ * for "" and "ai.onnx"): what `ph_model_opset(ph_graph_model(ph_node_graph
+ * (n)), "")` spells out for a default-domain node.  -1 when not imported. */
+PH_API int64_t ph_node_opset(const ph_node *n);
 PH_API const char *ph_node_name(const ph_node *n);
 PH_API int ph_node_set_op_type(ph_node *n, const char *op_type);
 PH_API int ph_node_set_domain(ph_node *n, const char *domain);

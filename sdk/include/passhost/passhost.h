@@ -10,5 +10,6 @@
 #include "passhost/eval.h"
 #include "passhost/shape.h"
 #include "passhost/constant.h"
+#include "passhost/hashmap.h"
 
 #endif

@@ -5,24 +5,42 @@
  * each binding the outputs of one node:
  *
  *     c = Conv(x, w:const, b?:const)
- *     y = BatchNormalization(c, s:const, t:const, m:const, v:const)
+ *     y = BatchNormalization(c, s:const, t:const, m:const, v:const) {epsilon(1e-5) = $eps}
+ *     =>
+ *     y = Conv(x, w2, b2) like c
  *
- * The last statement is the ROOT (the anchor): matching starts at nodes of
- * its op type, found through the graph's op-type index, and walks up through
- * the inputs.  Every other statement must feed the root.  Syntax:
+ * The last statement before '=>' is the ROOT (the anchor): matching starts
+ * at nodes of its op type, found through the graph's op-type index, and
+ * walks up through the inputs.  Every other statement must feed the root.
+ * After '=>' comes the optional RESULT: the nodes that replace the match.
+ * Syntax ('#' starts a comment):
  *
+ *   rule       := item {sep item} ['=>' {result}]
+ *   item       := statement | directive | '(' items {'|' items} ')'
+ *   directive  := 'benefit' N | 'opset' ['@' domain] cmp N
  *   statement  := outputs '=' ops '(' [args] ')' ['{' attrs '}']
  *   outputs    := out {',' out}        out := name [':shared'] | '_'
  *   ops        := op {'|' op}          op  := Name ['@' domain]   (alternatives)
  *   args       := arg {',' arg} [',' name '*'] | name '*'
  *   arg        := (name | '_') ['?'] {':' constraint}
- *   constraint := const | scalar | rank=N | dtype=T['|'T...] | shape=[d,...]
- *                 | perchannel=K | float            (d: a number or '*')
+ *   constraint := const | scalar | rank=N | shape=[d,...] | perchannel=K
+ *               | dtypes | dtype=dtypes | dtype=$t | fits(name)
+ *               | scalar=V | scalar~V | all=V | all~V    (V~: within tolerance;
+ *                                                          V~+-T: absolute T)
+ *   dtypes     := dtype {'|' dtype}    dtype := float32 | float16 | bfloat16
+ *               | double | float64 | int8 ... uint64 | bool | string | floating
  *   attrs      := attr {',' attr}
- *   attr       := key '=' literal     present and equal
- *               | key '?=' literal    absent, or present and equal
- *               | '!' key             absent
- *   literal    := integer | float | "string" | '[' integers ']'
+ *   attr       := key [ '?' | '(' literal ')' ] ['all'] cmp rhs
+ *               | key             present
+ *               | '!' key         absent
+ *   cmp        := '=' | '!=' | '<' | '<=' | '>' | '>=' | 'in'
+ *   rhs        := literal | '$' name
+ *   literal    := integer | float | "string" | '[' numbers or strings ']'
+ *   result     := outs '=' Op ['@' domain] '(' [rarg {',' rarg}] ')' ['like' name]
+ *                 ['{' rattr {',' rattr} '}']
+ *               | name '=' name                     (an alias: y is x)
+ *   rarg       := name ['?'] | '_'
+ *   rattr      := key '=' (literal | '$' name) | '...' name
  *
  *  - A name used twice binds one value: that is how edges are written.  A
  *    name bound by a statement's outputs is an interior value; any other
@@ -36,10 +54,48 @@
  *  - Constraints: const = a constant tensor (ph_value_const); scalar = const
  *    with one element; rank, shape and dtype read the known type
  *    (ph_value_rank/dim/dtype; '*' is any dim, an unknown dim never equals a
- *    number); float = dtype float, float16, bfloat16 or double; perchannel=K
- *    = const whose shape, broadcast against the node's first output,
- *    varies along axis K only (K may be negative; the output rank must be
- *    known).
+ *    number).  Dtypes are ONNX's names with their width: float32 (ONNX's
+ *    "float"), float16, bfloat16, double or float64, the integers, bool,
+ *    string; 'floating' is any of float16, bfloat16, float32 and double.
+ *    "float" alone is refused as ambiguous (it once meant "any float" as
+ *    ':float' but float32 as ':dtype=float').  perchannel=K = const whose
+ *    shape, broadcast against the node's first output, varies along axis K
+ *    only (K may be negative; the output rank must be known).  fits(x) =
+ *    the value's shape (a constant's, else the known one) broadcasts to x's
+ *    known shape without widening it: rank at most x's, each dim 1 or x's.
+ *    dtype=$t binds the known dtype to the variable t (an integer, the
+ *    ph_dtype; used again, it must be equal).
+ *  - Value tests on constants: scalar=V (one element, exactly V), scalar~V
+ *    (one element within a relative 1e-4 of V; an absolute 1e-4 when V is
+ *    0), scalar~V+-T (within T), all=V, all~V, all~V+-T (at least one
+ *    element, every one of them).  Any numeric dtype; NaN never matches.
+ *  - Attributes: 'key=lit' present and equal; 'key?=lit' absent, or present
+ *    and equal; 'key(d)=lit' the attribute, or d when absent (exporters
+ *    leave attributes at their default out), compared; '!key' absent;
+ *    'key' present.  Numbers compare by value (a float attribute holds a
+ *    float32: the other side is rounded to float first), lists element by
+ *    element, strings exactly; <, <=, >, >= compare numbers; 'in [a, b]'
+ *    one of; 'all' applies the comparison to every element of a list
+ *    ('strides? all=1').  'key=$v' BINDS the value to the variable v: the
+ *    condition reads it (ph_match_int, ph_match_float, ph_match_ints,
+ *    ph_match_string), the result writes it ('alpha=$v'); a variable used
+ *    twice must be equal (dtype=$t and {to=$t} also compare).  An absent
+ *    attribute without default leaves its variable unbound.
+ *  - Alternatives between statements: '( a | b )' where a and b are one or
+ *    more statements (or directives): the rule matches when any choice
+ *    matches.  Each choice of a branch in every group is one FORM of the
+ *    pattern (at most 256), with its own root; a name a form does not bind
+ *    reads as absent (ph_match_value gives NULL).
+ *  - Benefit: every form has one, 'benefit N' or by default its number of
+ *    statements.  At a node the forms of a pass's rules are tried greatest
+ *    benefit first (then in table order), and a match gives way to a larger
+ *    one: before it is rewritten, the forms of the same pass with a greater
+ *    benefit are tried at the nodes downstream of its root (within the
+ *    pass's depth); one that matches there, holds the root and passes its
+ *    condition is rewritten instead.  So the longest form wins, whatever
+ *    order the nodes are visited in, without a look-ahead in the pass.
+ *  - 'opset >= 17' (==, !=, <, <=, >) is a guard: the form matches only in
+ *    a model whose default-domain opset (or 'opset@domain') is so.
  *  - The engine refuses a match where an interior value has a consumer
  *    outside the match (a node of a subgraph counts) or is a graph output,
  *    unless that output is marked ':shared', and one where an output of the
@@ -47,8 +103,22 @@
  *    output a rewrite must replace has a name.  Every node of a match is in
  *    the root's graph; values from enclosing graphs can only be leaves.
  *
+ * The result: each statement makes one node in the root's graph.  Inputs
+ * are values of the match, outputs of earlier result statements, or values
+ * the rule's rewrite callback binds with ph_rw_bind (a rule may have both:
+ * the callback runs first, computes, binds and may decline).  'x?' leaves
+ * the input out when x is absent; trailing omitted inputs are dropped.
+ * Attributes are literals, variables ('$eps': the pattern's, or bound by
+ * the callback with ph_rw_bind_int/_float/_ints/_string; unbound: left out)
+ * and '...c', every attribute of the matched node that makes c.  'like c'
+ * makes the node a copy of c's (ph_rw_clone: attributes and name).  An
+ * output named like a value the matched nodes make replaces that value and
+ * takes its type; the node that replaces the root's first output takes the
+ * root's name (unless 'like' names another).  'y = x' replaces y by x.  An
+ * op of another domain makes the model import that domain (version 1).
+ *
  * Parsing reports a malformed pattern with its position:
- * "pattern 'c = Conv(x' at 11: expected ')'".
+ * "pattern 'c = Conv(x' at offset 10 (line 1, column 11): expected ')'".
  *
  * Rewrites go through a ph_rewriter: build new nodes and initializers, then
  * say which value replaces each root output.  When the callback returns 1
@@ -56,7 +126,11 @@
  * their names), and matched nodes that became dead are removed.  When it
  * returns 0, fails, or a replacement cannot apply, everything it built is
  * removed and the graph is as before.  Change existing nodes only through
- * the rewriter; nodes it created may be changed freely.
+ * the rewriter; nodes it created may be changed freely.  Errors are
+ * sticky: the first failure of a ph_rw_* call or of a setter (attributes,
+ * names, domains, inputs, types, opset imports) during the callback is
+ * kept, and fails the rewrite when the callback returns 1, so a callback
+ * is a sequence of calls and one final 'return 1' (or ph_rw_done).
  *
  * Ownership: patterns, rule sets and matches are owned by their creator and
  * freed with their _free function; a ph_match passed to a callback is
@@ -91,8 +165,13 @@ PH_API ph_pattern *ph_pattern_parse(const char *text, ph_error *err);
 PH_API void ph_pattern_free(ph_pattern *p);
 /* The text it was parsed from (borrowed). */
 PH_API const char *ph_pattern_text(const ph_pattern *p);
-/* Number of statements from the root to the farthest node (1 for one node). */
+/* Number of statements from the root to the farthest node (1 for one
+ * node), the greatest over the forms. */
 PH_API int ph_pattern_depth(const ph_pattern *p);
+/* Forms: one per choice of the alternatives '( | )' (1 without any); the
+ * benefit of form i (-1 past the end). */
+PH_API size_t ph_pattern_form_count(const ph_pattern *p);
+PH_API int ph_pattern_benefit(const ph_pattern *p, size_t form);
 
 /* ---------------------------------------------------------------- matching */
 
@@ -100,8 +179,9 @@ PH_API int ph_pattern_depth(const ph_pattern *p);
 PH_API ph_match *ph_match_new(const ph_pattern *p);
 PH_API void ph_match_free(ph_match *m);
 
-/* Try to match p with root as the root node.  1 matched (m filled), 0 not.
- * Applies every structural rule above but not a rule's check callback. */
+/* Try to match p with root as the root node, form by form, greatest
+ * benefit first.  1 matched (m filled), 0 not.  Applies every structural
+ * rule above but not a rule's check callback. */
 PH_API int ph_pattern_match_at(const ph_pattern *p, ph_node *root, ph_match *m);
 
 /* The value bound to name: an input or output of a statement.  NULL for an
@@ -117,6 +197,24 @@ PH_API ph_node *ph_match_node(const ph_match *m, const char *name);
 PH_API ph_node *ph_match_root(const ph_match *m);
 PH_API size_t ph_match_node_count(const ph_match *m);
 PH_API ph_node *ph_match_node_at(const ph_match *m, size_t i);
+/* The form that matched (ph_pattern_form_count). */
+PH_API size_t ph_match_form(const ph_match *m);
+/* Variables ('$name' in the pattern; name given with or without '$'): the
+ * value bound by the match, or dflt when unbound or of another kind.
+ * Integers read as floats too.  Strings and lists are borrowed from the
+ * node's attribute (or the pattern's default) for the match's lifetime. */
+PH_API int64_t ph_match_int(const ph_match *m, const char *name, int64_t dflt);
+PH_API double ph_match_float(const ph_match *m, const char *name, double dflt);
+PH_API const char *ph_match_string(const ph_match *m, const char *name, const char *dflt);
+/* A list of integers: its length (vals set), or -1. */
+PH_API ptrdiff_t ph_match_ints(const ph_match *m, const char *name, const int64_t **vals);
+/* 1 when the variable is bound. */
+PH_API int ph_match_has(const ph_match *m, const char *name);
+/* State a condition hands to its rewrite: `size` bytes owned by the match,
+ * zeroed at the first call after each new match, the same block for every
+ * later call until the next match (so the check fills it, the rewrite
+ * reads it).  NULL when out of memory. */
+PH_API void *ph_match_state(const ph_match *m, size_t size);
 /* The matched nodes' names, ", "-separated, written into buf (always
  * NUL-terminated; truncated to size).  Returns buf. */
 PH_API char *ph_match_describe(const ph_match *m, char *buf, size_t size);
@@ -153,6 +251,23 @@ PH_API int ph_rw_replace(ph_rewriter *rw, ph_value *old, ph_value *with);
 /* Scratch memory freed when this rewrite ends (committed or not).  NULL on
  * OOM. */
 PH_API void *ph_rw_alloc(ph_rewriter *rw, size_t size);
+/* The first failure so far (0: none); 1 when none, else that failure: the
+ * one final check of a rewrite ('return ph_rw_done(rw);'). */
+PH_API int ph_rw_status(const ph_rewriter *rw);
+PH_API int ph_rw_done(const ph_rewriter *rw);
+/* The model's default-domain opset. */
+PH_API int64_t ph_rw_opset(const ph_rewriter *rw);
+/* Replace the root's first output by `with` (which takes its type): the
+ * common end of a rewrite.  Returns ph_rw_done(rw). */
+PH_API int ph_rw_replace_root(ph_rewriter *rw, ph_value *with);
+/* For a rule with a result: bind a value the result reads (a name neither
+ * the pattern nor an earlier result statement gives), or a variable the
+ * result's attributes read ('$name'; overrides the match's).  Copied. */
+PH_API int ph_rw_bind(ph_rewriter *rw, const char *name, ph_value *v);
+PH_API int ph_rw_bind_int(ph_rewriter *rw, const char *name, int64_t v);
+PH_API int ph_rw_bind_float(ph_rewriter *rw, const char *name, double v);
+PH_API int ph_rw_bind_string(ph_rewriter *rw, const char *name, const char *v);
+PH_API int ph_rw_bind_ints(ph_rewriter *rw, const char *name, size_t n, const int64_t *v);
 
 /* A ready-made rewrite for eliminate passes: the root's first output is
  * replaced by the root's first input (a graph output keeps its name; when
@@ -172,9 +287,9 @@ typedef int (*ph_rule_rewrite_fn)(ph_rewriter *rw, const ph_match *m);
  * pattern is NULL. */
 typedef struct ph_rule {
     const char *name;        /* for messages; NULL: the pattern text */
-    const char *pattern;     /* the pattern text */
+    const char *pattern;     /* the pattern text (and its result, after '=>') */
     ph_rule_check_fn check;  /* may be NULL */
-    ph_rule_rewrite_fn rewrite;
+    ph_rule_rewrite_fn rewrite; /* may be NULL when the pattern has a result */
 } ph_rule;
 
 /* Compile a rule table (borrowed: must outlive the set).  NULL with err
@@ -186,8 +301,9 @@ PH_API size_t ph_ruleset_count(const ph_ruleset *rs);
 PH_API int ph_ruleset_depth(const ph_ruleset *rs);
 
 /* Apply the rules to g and every If/Loop/Scan body in it, one pass over the
- * candidates: each node of a root's op type, tried rule by rule in table
- * order; the first rule that commits wins for that node.  The first call on
+ * candidates: each node of a root's op type, tried form by form, greatest
+ * benefit first, then in table order (a match giving way to a larger one,
+ * see above); the first that commits wins for that node.  The first call on
  * a model visits every node of the root op types (via the op-type index);
  * later calls visit only nodes within the patterns' depth downstream of what
  * changed since this rule set last ran on the model (any mutation through

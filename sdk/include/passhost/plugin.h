@@ -25,7 +25,10 @@
  * A pattern pass (ABI 1.1) gives `.rules`, a table of pattern rules
  * (passhost/pattern.h), instead of run: the host compiles the patterns when
  * it loads the plugin (a malformed pattern is a load error) and runs them
- * with ph_ruleset_run.
+ * with ph_ruleset_run.  Since 1.2 the pattern language has benefits,
+ * attribute and dtype variables, value tests, opset guards, alternatives
+ * between statements and declarative results (a rule's rewrite may then
+ * be NULL); the descriptor itself did not change.
  *
  * Numbered rewrites: every rewrite of a run has a global index.  A pass asks
  * ph_ctx_rewrite_begin() before each rewrite and skips it when told no, so
@@ -46,7 +49,7 @@ extern "C" {
 #endif
 
 #define PH_ABI_MAJOR 1
-#define PH_ABI_MINOR 1
+#define PH_ABI_MINOR 2
 
 /* The one symbol the host looks up in every plugin. */
 #define PH_PASS_ENTRY_SYMBOL "passhost_pass_descriptor"
@@ -78,6 +81,9 @@ typedef struct ph_param_def {
     const char *help;
 } ph_param_def;
 
+
+/* A hand-written pass's run function (ph_pass_desc.run). */
+typedef int (*ph_pass_run_fn)(ph_graph *g, const ph_params *params, ph_ctx *ctx);
 
 typedef struct ph_pass_desc {
     /* ABI header: set by PH_PASS_DEFINE, never by hand. */
@@ -169,6 +175,19 @@ PH_API void ph_ctx_begin_pass(ph_ctx *ctx, const char *pass_name, const char *ta
 PH_API void ph_ctx_end_pass(ph_ctx *ctx);
 /* For hosts: the last message given to ph_ctx_error, "" if none. */
 PH_API const char *ph_ctx_last_error(const ph_ctx *ctx);
+/* For hosts: from now on record in ctx the first failure of a setter on
+ * g's model (attributes, names, domains, inputs, types, opset imports:
+ * passhost/pattern.h lists them); NULL stops.  ph_ctx_begin_pass clears
+ * what was recorded. */
+PH_API void ph_ctx_watch(ph_ctx *ctx, ph_graph *g);
+/* For hosts: run(g, params, ctx) with ph_ctx_watch on g: a pass that
+ * returns success after a setter failed fails with that failure (a
+ * message says so), so a pass may make its calls and check once at the
+ * end, or not at all.  run's result otherwise. */
+PH_API int ph_ctx_run(ph_ctx *ctx, ph_graph *g, ph_pass_run_fn run, const ph_params *params);
+/* For passes: the first failure of a setter since the pass began (0:
+ * none), when the host watches (ph_ctx_run; passhost always does). */
+PH_API int ph_ctx_status(const ph_ctx *ctx);
 
 /* For passes: log a message tagged with the pass name. */
 PH_API void ph_log(ph_ctx *ctx, ph_log_level level, const char *fmt, ...) PH_PRINTF(3, 4);

@@ -196,7 +196,7 @@ static attr_t *new_attr(ph_node *n, const char *name, Onnx__AttributeProto__Attr
     return a;
 }
 
-PH_API int ph_node_set_attr_int(ph_node *n, const char *name, int64_t v)
+static int ph_node_set_attr_int_(ph_node *n, const char *name, int64_t v)
 {
     attr_t *a = new_attr(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT);
     if (!a)
@@ -206,7 +206,14 @@ PH_API int ph_node_set_attr_int(ph_node *n, const char *name, int64_t v)
     return 0;
 }
 
-PH_API int ph_node_set_attr_float(ph_node *n, const char *name, float v)
+PH_API int ph_node_set_attr_int(ph_node *n, const char *name, int64_t v)
+{
+    if (!n || !name)
+        return PH_EINVAL;
+    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_attr_int_(n, name, v));
+}
+
+static int ph_node_set_attr_float_(ph_node *n, const char *name, float v)
 {
     attr_t *a = new_attr(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT);
     if (!a)
@@ -216,7 +223,14 @@ PH_API int ph_node_set_attr_float(ph_node *n, const char *name, float v)
     return 0;
 }
 
-PH_API int ph_node_set_attr_string(ph_node *n, const char *name, const char *v)
+PH_API int ph_node_set_attr_float(ph_node *n, const char *name, float v)
+{
+    if (!n || !name)
+        return PH_EINVAL;
+    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_attr_float_(n, name, v));
+}
+
+static int ph_node_set_attr_string_(ph_node *n, const char *name, const char *v)
 {
     size_t len = strlen(v);
     uint8_t *d = malloc(len + 1);
@@ -234,7 +248,14 @@ PH_API int ph_node_set_attr_string(ph_node *n, const char *name, const char *v)
     return 0;
 }
 
-PH_API int ph_node_set_attr_ints(ph_node *n, const char *name, size_t count, const int64_t *v)
+PH_API int ph_node_set_attr_string(ph_node *n, const char *name, const char *v)
+{
+    if (!n || !name || !v)
+        return PH_EINVAL;
+    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_attr_string_(n, name, v));
+}
+
+static int ph_node_set_attr_ints_(ph_node *n, const char *name, size_t count, const int64_t *v)
 {
     int64_t *d = malloc((count ? count : 1) * sizeof *d);
     if (!d)
@@ -251,7 +272,14 @@ PH_API int ph_node_set_attr_ints(ph_node *n, const char *name, size_t count, con
     return 0;
 }
 
-PH_API int ph_node_set_attr_floats(ph_node *n, const char *name, size_t count, const float *v)
+PH_API int ph_node_set_attr_ints(ph_node *n, const char *name, size_t count, const int64_t *v)
+{
+    if (!n || !name || (count && !v))
+        return PH_EINVAL;
+    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_attr_ints_(n, name, count, v));
+}
+
+static int ph_node_set_attr_floats_(ph_node *n, const char *name, size_t count, const float *v)
 {
     float *d = malloc((count ? count : 1) * sizeof *d);
     if (!d)
@@ -266,6 +294,13 @@ PH_API int ph_node_set_attr_floats(ph_node *n, const char *name, size_t count, c
     a->floats = d;
     a->n_floats = count;
     return 0;
+}
+
+PH_API int ph_node_set_attr_floats(ph_node *n, const char *name, size_t count, const float *v)
+{
+    if (!n || !name || (count && !v))
+        return PH_EINVAL;
+    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_attr_floats_(n, name, count, v));
 }
 
 PH_API int ph_node_set_attr_tensor(ph_node *n, const char *name, ph_tensor *t)
@@ -345,7 +380,7 @@ static int copy_attr(ph_node *dst, const attr_t *src)
     return 0;
 }
 
-PH_API int ph_node_copy_attrs(ph_node *dst, const ph_node *src)
+static int ph_node_copy_attrs_(ph_node *dst, const ph_node *src)
 {
     for (size_t i = 0; i < src->proto->n_attribute; i++) {
         const attr_t *a = src->proto->attribute[i];
@@ -357,6 +392,13 @@ PH_API int ph_node_copy_attrs(ph_node *dst, const ph_node *src)
             return rc;
     }
     return 0;
+}
+
+PH_API int ph_node_copy_attrs(ph_node *dst, const ph_node *src)
+{
+    if (!dst || !src)
+        return PH_EINVAL;
+    return phi_note(dst->graph ? dst->graph->model : NULL, ph_node_copy_attrs_(dst, src));
 }
 
 PH_API int ph_node_remove_attr(ph_node *n, const char *name)

@@ -8,7 +8,7 @@
 
 #include "internal.h"
 
-PH_API int ph_value_copy_type(ph_value *dst, const ph_value *src)
+static int ph_value_copy_type_(ph_value *dst, const ph_value *src)
 {
     if (!dst || !src)
         return PH_EINVAL;
@@ -32,12 +32,26 @@ PH_API int ph_value_copy_type(ph_value *dst, const ph_value *src)
     return rc;
 }
 
-PH_API int ph_model_require_opset(ph_model *m, const char *domain, int64_t version)
+PH_API int ph_value_copy_type(ph_value *dst, const ph_value *src)
+{
+    if (!dst || !src)
+        return PH_EINVAL;
+    return phi_note(dst && dst->graph ? dst->graph->model : NULL, ph_value_copy_type_(dst, src));
+}
+
+static int ph_model_require_opset_(ph_model *m, const char *domain, int64_t version)
 {
     if (!m || version < 1)
         return PH_EINVAL;
     int64_t have = ph_model_opset(m, domain ? domain : "");
     return have >= version ? 0 : ph_model_set_opset(m, domain ? domain : "", version);
+}
+
+PH_API int ph_model_require_opset(ph_model *m, const char *domain, int64_t version)
+{
+    if (!m)
+        return PH_EINVAL;
+    return phi_note(m, ph_model_require_opset_(m, domain, version));
 }
 
 PH_API int ph_node_transpose_swap_rank(const ph_node *t)

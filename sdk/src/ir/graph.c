@@ -930,7 +930,7 @@ static int set_string(char **field, const char *s)
     return 0;
 }
 
-PH_API int ph_node_set_op_type(ph_node *n, const char *op_type)
+static int ph_node_set_op_type_(ph_node *n, const char *op_type)
 {
     int rc = set_string(&n->proto->op_type, op_type);
     if (!rc && !n->removed) {
@@ -942,7 +942,14 @@ PH_API int ph_node_set_op_type(ph_node *n, const char *op_type)
     return rc;
 }
 
-PH_API int ph_node_set_domain(ph_node *n, const char *domain)
+PH_API int ph_node_set_op_type(ph_node *n, const char *op_type)
+{
+    if (!n || !op_type)
+        return PH_EINVAL;
+    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_op_type_(n, op_type));
+}
+
+static int ph_node_set_domain_(ph_node *n, const char *domain)
 {
     int rc;
     if (!domain || !*domain) {
@@ -961,7 +968,14 @@ PH_API int ph_node_set_domain(ph_node *n, const char *domain)
     return rc;
 }
 
-PH_API int ph_node_set_name(ph_node *n, const char *name)
+PH_API int ph_node_set_domain(ph_node *n, const char *domain)
+{
+    if (!n)
+        return PH_EINVAL;
+    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_domain_(n, domain));
+}
+
+static int ph_node_set_name_(ph_node *n, const char *name)
 {
     ph_model *m = n->graph->model;
     char *d = phi_strdup(name);
@@ -974,15 +988,27 @@ PH_API int ph_node_set_name(ph_node *n, const char *name)
     return 0;
 }
 
+PH_API int64_t ph_node_opset(const ph_node *n)
+{
+    return n && n->graph ? ph_model_opset(n->graph->model, ph_node_domain(n)) : -1;
+}
+
+PH_API int ph_node_set_name(ph_node *n, const char *name)
+{
+    if (!n || !name)
+        return PH_EINVAL;
+    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_name_(n, name));
+}
+
 PH_API size_t ph_node_input_count(const ph_node *n) { return n->n_inputs; }
 PH_API ph_value *ph_node_input(const ph_node *n, size_t i)
 {
-    return i < n->n_inputs ? n->inputs[i] : NULL;
+    return n && i < n->n_inputs ? n->inputs[i] : NULL;
 }
 PH_API size_t ph_node_output_count(const ph_node *n) { return n->n_outputs; }
 PH_API ph_value *ph_node_output(const ph_node *n, size_t i)
 {
-    return i < n->n_outputs ? n->outputs[i] : NULL;
+    return n && i < n->n_outputs ? n->outputs[i] : NULL;
 }
 
 static int node_reserve_inputs(ph_node *n, size_t need)
@@ -1000,7 +1026,7 @@ static int node_reserve_inputs(ph_node *n, size_t need)
     return 0;
 }
 
-PH_API int ph_node_set_input(ph_node *n, size_t i, ph_value *v)
+static int ph_node_set_input_(ph_node *n, size_t i, ph_value *v)
 {
     if (i > n->n_inputs || n->removed)
         return PH_EINVAL;
@@ -1026,6 +1052,13 @@ PH_API int ph_node_set_input(ph_node *n, size_t i, ph_value *v)
     }
     phi_order_check(v, n);
     return 0;
+}
+
+PH_API int ph_node_set_input(ph_node *n, size_t i, ph_value *v)
+{
+    if (!n)
+        return PH_EINVAL;
+    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_input_(n, i, v));
 }
 
 PH_API int ph_node_remove_input(ph_node *n, size_t i)
@@ -1166,7 +1199,7 @@ PH_API const char *ph_value_dim_param(const ph_value *v, int i)
     return i >= 0 && i < v->rank ? v->dim_params[i] : NULL;
 }
 
-PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *dims)
+static int ph_value_set_type_(ph_value *v, int dtype, int rank, const int64_t *dims)
 {
     value_clear_type(v);
     v->type_dirty = 1;
@@ -1192,7 +1225,14 @@ PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *di
     return 0;
 }
 
-PH_API int ph_value_set_dim_param(ph_value *v, int i, const char *param)
+PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *dims)
+{
+    if (!v)
+        return PH_EINVAL;
+    return phi_note(v->graph ? v->graph->model : NULL, ph_value_set_type_(v, dtype, rank, dims));
+}
+
+static int ph_value_set_dim_param_(ph_value *v, int i, const char *param)
 {
     if (i < 0 || i >= v->rank)
         return PH_EINVAL;
@@ -1209,6 +1249,13 @@ PH_API int ph_value_set_dim_param(ph_value *v, int i, const char *param)
     if (d)
         v->dims[i] = -1;
     return 0;
+}
+
+PH_API int ph_value_set_dim_param(ph_value *v, int i, const char *param)
+{
+    if (!v)
+        return PH_EINVAL;
+    return phi_note(v->graph ? v->graph->model : NULL, ph_value_set_dim_param_(v, i, param));
 }
 
 /* ----------------------------------------------------------- dead code */

@@ -27,6 +27,8 @@ struct ph_ctx {
     struct memo { char *pass; uint64_t word; } *memos; /* owned */
     size_t n_memos, cap_memos;
     uint64_t alloc_failures; /* see ph_ctx_alloc_failures */
+    ph_model *watched;      /* ph_ctx_watch: its trap points at status */
+    int status;             /* the first setter failure of the pass (ph_ctx_status) */
 };
 
 
@@ -72,6 +74,30 @@ PH_API void ph_ctx_begin_pass(ph_ctx *ctx, const char *pass_name, const char *ta
     snprintf(ctx->target, sizeof ctx->target, "%s", target ? target : "");
     ctx->last_error[0] = 0;
     ctx->pass_count = 0;
+    ctx->status = 0;
+}
+
+PH_API void ph_ctx_watch(ph_ctx *ctx, ph_graph *g)
+{
+    ph_model *m = g ? g->model : NULL;
+    if (ctx->watched && ctx->watched != m && ctx->watched->trap == &ctx->status)
+        ctx->watched->trap = NULL;
+    ctx->watched = m;
+    if (m)
+        m->trap = &ctx->status;
+}
+
+PH_API int ph_ctx_status(const ph_ctx *ctx) { return ctx->status; }
+
+PH_API int ph_ctx_run(ph_ctx *ctx, ph_graph *g, ph_pass_run_fn run, const ph_params *params)
+{
+    ph_ctx_watch(ctx, g);
+    int r = run(g, params, ctx);
+    ph_ctx_watch(ctx, NULL);
+    if (r >= 0 && ctx->status < 0)
+        r = ph_ctx_error(ctx, ctx->status, "a call failed during the pass (%s), and the pass went on",
+                         ph_strerror(ctx->status));
+    return r;
 }
 
 static void flush_rewrite(ph_ctx *ctx);

@@ -226,7 +226,7 @@ static int run_desc(const ph_pass_desc *d, ph_model *m, const ph_test_options *o
     int max = o->max_iterations > 1 ? o->max_iterations : 1;
     for (int it = 0; it < max; it++) {
         ph_ctx_begin_pass(ctx, d->name, o->target ? o->target : "");
-        int n = d->run ? d->run(g, params, ctx) : ph_ruleset_run(rs, g, params, ctx);
+        int n = d->run ? ph_ctx_run(ctx, g, d->run, params) : ph_ruleset_run(rs, g, params, ctx);
         if (n < 0) {
             const char *why = ph_ctx_last_error(ctx);
             rc = ph_error_set(err, n, "pass %s failed (%s)%s%s", d->name, ph_strerror(n), why[0] ? ": " : "", why);

@@ -1,10 +1,13 @@
 /* sdk/src/pattern/match.c - matching a compiled pattern at a root node.
  *
- * Statements are matched from the root backwards: a statement's node is the
- * producer of an output a later statement bound, so the only choices are the
- * two input orders of commutative operators, tried by backtracking.  Then
- * the engine's rules: distinct nodes, all in the root's graph, and no
- * interior value seen from outside the match. */
+ * A pattern's forms are tried by benefit, greatest first.  In a form,
+ * statements are matched from the root backwards: a statement's node is the
+ * producer of an output a later statement bound, so the only choices are
+ * the two input orders of commutative operators, tried by backtracking
+ * (variables of attributes and dtypes are bound on the way and unbound on
+ * the way back).  Then the engine's rules: distinct nodes, all in the
+ * root's graph, and no interior value seen from outside the match. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,14 +50,25 @@ PH_API ph_match *ph_match_new(const ph_pattern *p)
     if (!m)
         return NULL;
     m->p = p;
-    size_t ns = (size_t)(p->n_slots ? p->n_slots : 1);
+    size_t ns = 1, nt = 1, nv = 1;
+    for (int i = 0; i < p->n_forms; i++) {
+        const pat_form *f = &p->forms[i];
+        ns = (size_t)f->n_slots > ns ? (size_t)f->n_slots : ns;
+        nt = (size_t)f->n_stmts > nt ? (size_t)f->n_stmts : nt;
+        nv = (size_t)f->n_vars > nv ? (size_t)f->n_vars : nv;
+    }
+    m->cap_slots = ns;
+    m->cap_stmts = nt;
+    m->cap_vars = nv;
     m->vals = calloc(ns, sizeof *m->vals);
     m->bound = calloc(ns, 1);
     m->var = calloc(ns, sizeof *m->var);
     m->var_n = calloc(ns, sizeof *m->var_n);
     m->trail = calloc(ns, sizeof *m->trail);
-    m->nodes = calloc((size_t)p->n_stmts, sizeof *m->nodes);
-    if (!m->vals || !m->bound || !m->var || !m->var_n || !m->trail || !m->nodes) {
+    m->nodes = calloc(nt, sizeof *m->nodes);
+    m->vv = calloc(nv, sizeof *m->vv);
+    m->vtrail = calloc(nv, sizeof *m->vtrail);
+    if (!m->vals || !m->bound || !m->var || !m->var_n || !m->trail || !m->nodes || !m->vv || !m->vtrail) {
         ph_match_free(m);
         return NULL;
     }
@@ -71,12 +85,224 @@ PH_API void ph_match_free(ph_match *m)
     free(m->var_n);
     free(m->trail);
     free(m->nodes);
+    free(m->vv);
+    free(m->vtrail);
+    free(m->state);
     free(m);
+}
+
+/* -------------------------------------------------------------- values */
+
+void pat_lit_val(const pat_lit *l, pat_val *out)
+{
+    memset(out, 0, sizeof *out);
+    out->kind = l->kind;
+    out->i = l->i;
+    out->f = l->kind == PAT_LIT_INT ? (double)l->i : l->f;
+    out->s = l->s;
+    out->ints = l->ints;
+    out->floats = l->floats;
+    out->strs = (const char *const *)l->strs;
+    out->n = l->n;
+}
+
+/* The attribute `key` of n as a value; 0 when absent or of a type
+ * patterns do not compare (tensors, graphs, strings lists). */
+static int attr_val(const ph_node *n, const char *key, pat_val *out)
+{
+    const Onnx__AttributeProto *a = phi_node_find_attr(n, key);
+    memset(out, 0, sizeof *out);
+    if (!a)
+        return 0;
+    switch (a->type) {
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INT:
+        out->kind = PAT_LIT_INT;
+        out->i = a->i;
+        out->f = (double)a->i;
+        return 1;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOAT:
+        out->kind = PAT_LIT_FLOAT;
+        out->f = a->f;
+        out->f32 = 1;
+        return 1;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__STRING:
+        out->kind = PAT_LIT_STRING;
+        out->s = a->s.data ? (const char *)a->s.data : "";
+        return 1;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__INTS:
+        out->kind = PAT_LIT_INTS;
+        out->ints = a->ints;
+        out->n = a->n_ints;
+        return 1;
+    case ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__FLOATS:
+        out->kind = PAT_LIT_FLOATS;
+        out->floats32 = a->floats;
+        out->n = a->n_floats;
+        out->f32 = 1;
+        return 1;
+    default:
+        out->kind = -1; /* present, not comparable */
+        return 1;
+    }
+}
+
+/* Element k of a list value as a scalar value. */
+static void elem(const pat_val *v, size_t k, pat_val *out)
+{
+    memset(out, 0, sizeof *out);
+    if (v->kind == PAT_LIT_INTS) {
+        out->kind = PAT_LIT_INT;
+        out->i = v->ints[k];
+        out->f = (double)v->ints[k];
+    } else if (v->kind == PAT_LIT_FLOATS) {
+        out->kind = PAT_LIT_FLOAT;
+        out->f = v->floats32 ? v->floats32[k] : v->floats[k];
+        out->f32 = v->f32;
+    } else if (v->kind == PAT_LIT_STRINGS) {
+        out->kind = PAT_LIT_STRING;
+        out->s = v->strs[k];
+    }
+}
+
+static int is_num(const pat_val *v) { return v->kind == PAT_LIT_INT || v->kind == PAT_LIT_FLOAT; }
+static int is_list(const pat_val *v) { return v->kind == PAT_LIT_INTS || v->kind == PAT_LIT_FLOATS; }
+
+/* Numbers equal: a float attribute holds a float, so the other side is
+ * compared rounded to float; integers compare exactly. */
+static int num_eq(const pat_val *a, const pat_val *b)
+{
+    if (a->kind == PAT_LIT_INT && b->kind == PAT_LIT_INT)
+        return a->i == b->i;
+    if (a->f32 || b->f32)
+        return (float)a->f == (float)b->f;
+    return a->f == b->f;
+}
+
+static int val_eq(const pat_val *a, const pat_val *b)
+{
+    if (is_num(a) && is_num(b))
+        return num_eq(a, b);
+    if (a->kind == PAT_LIT_STRING && b->kind == PAT_LIT_STRING)
+        return strcmp(a->s, b->s) == 0;
+    if (is_list(a) && is_list(b)) {
+        if (a->n != b->n)
+            return 0;
+        for (size_t k = 0; k < a->n; k++) {
+            pat_val x, y;
+            elem(a, k, &x);
+            elem(b, k, &y);
+            if (!num_eq(&x, &y))
+                return 0;
+        }
+        return 1;
+    }
+    return 0;
+}
+
+/* a OP b for one scalar a (OP one of EQ..GE, or IN with a list b). */
+static int compare(const pat_val *a, int op, const pat_val *b)
+{
+    switch (op) {
+    case PAT_OP_EQ: return val_eq(a, b);
+    case PAT_OP_NE: return a->kind > 0 && !val_eq(a, b);
+    case PAT_OP_IN:
+        for (size_t k = 0; k < b->n; k++) {
+            pat_val y;
+            if (b->kind == PAT_LIT_STRINGS) {
+                if (a->kind == PAT_LIT_STRING && !strcmp(a->s, b->strs[k]))
+                    return 1;
+                continue;
+            }
+            elem(b, k, &y);
+            if (is_num(a) && num_eq(a, &y))
+                return 1;
+        }
+        return 0;
+    default:
+        break;
+    }
+    if (!is_num(a) || !is_num(b))
+        return 0;
+    double x = a->f, y = a->f32 ? (double)(float)b->f : b->f;
+    switch (op) {
+    case PAT_OP_LT: return x < y;
+    case PAT_OP_LE: return x <= y;
+    case PAT_OP_GT: return x > y;
+    case PAT_OP_GE: return x >= y;
+    default: return 0;
+    }
+}
+
+/* ------------------------------------------------------------ variables */
+
+static int var_bind(ph_match *m, int var, const pat_val *v)
+{
+    pat_val *cur = &m->vv[var];
+    if (cur->kind)
+        return val_eq(cur, v);
+    *cur = *v;
+    m->vtrail[m->n_vtrail++] = var;
+    return 1;
+}
+
+static void var_unbind_to(ph_match *m, int mark)
+{
+    while (m->n_vtrail > mark)
+        m->vv[m->vtrail[--m->n_vtrail]].kind = 0;
 }
 
 /* ------------------------------------------------------------ constraints */
 
-static int check_cons(const pat_cons *c, const ph_value *v, const ph_node *user)
+static int within(double x, const pat_cons *c)
+{
+    if (isnan(x))
+        return 0;
+    if (c->tol < 0)
+        return x == c->v;
+    double tol = c->rel && c->v != 0 ? c->tol * fabs(c->v) : c->tol;
+    return fabs(x - c->v) <= tol;
+}
+
+static int value_ok(const pat_cons *c, const ph_tensor *t, ph_model *model)
+{
+    int64_t n = t ? ph_tensor_numel(t) : 0;
+    if (n < 1 || (!c->n && n != 1))
+        return 0;
+    if (n == 1) {
+        double x;
+        return !ph_tensor_read_f64(t, ph_tensor_rank(t), ph_tensor_dims(t), &x) && within(x, c);
+    }
+    if (c->tol < 0)
+        return ph_tensor_all_equal(t, c->v) == 1;
+    double *x = malloc((size_t)n * sizeof *x);
+    if (!x) {
+        phi_alloc_failed(model); /* counted: the run fails rather than miss a match */
+        return 0;
+    }
+    int ok = !ph_tensor_read_f64(t, ph_tensor_rank(t), ph_tensor_dims(t), x);
+    for (int64_t i = 0; ok && i < n; i++)
+        ok = within(x[i], c);
+    free(x);
+    return ok;
+}
+
+/* v's shape (a constant's, else the known type) broadcasts to x's known
+ * shape and leaves it as it is. */
+static int fits(const ph_value *v, const ph_value *x)
+{
+    const ph_tensor *t = ph_value_const(v);
+    int r = ph_value_rank(x), vr = t ? (int)ph_tensor_rank(t) : ph_value_rank(v);
+    if (!x || r < 0 || vr < 0 || vr > r)
+        return 0;
+    for (int i = 1; i <= vr; i++) {
+        int64_t d = t ? ph_tensor_dim(t, (size_t)(vr - i)) : ph_value_dim(v, vr - i);
+        if (d != 1 && (d < 0 || d != ph_value_dim(x, r - i)))
+            return 0;
+    }
+    return 1;
+}
+
+static int check_cons(ph_match *m, const pat_cons *c, const ph_value *v, const ph_node *user)
 {
     const ph_tensor *t;
     switch (c->kind) {
@@ -85,14 +311,18 @@ static int check_cons(const pat_cons *c, const ph_value *v, const ph_node *user)
     case PAT_SCALAR:
         t = ph_value_const(v);
         return t && ph_tensor_numel(t) == 1;
+    case PAT_VALUE:
+        return value_ok(c, ph_value_const(v), user ? user->graph->model : NULL);
     case PAT_RANK:
         return ph_value_rank(v) == c->n;
     case PAT_DTYPE:
         return ph_value_dtype(v) > 0 && ph_value_dtype(v) < 32 && (c->dtypes >> ph_value_dtype(v)) & 1;
-    case PAT_FLOAT: {
-        int dt = ph_value_dtype(v);
-        return dt == PH_DT_FLOAT || dt == PH_DT_FLOAT16 || dt == PH_DT_BFLOAT16 || dt == PH_DT_DOUBLE;
+    case PAT_DTYPE_VAR: {
+        pat_val d = {.kind = PAT_LIT_INT, .i = ph_value_dtype(v), .f = ph_value_dtype(v)};
+        return d.i > 0 && var_bind(m, c->ref, &d);
     }
+    case PAT_FITS:
+        return 1; /* at the end, when every value is bound */
     case PAT_SHAPE:
         if (ph_value_rank(v) != c->n)
             return 0;
@@ -127,33 +357,36 @@ static int check_cons(const pat_cons *c, const ph_value *v, const ph_node *user)
     return 0;
 }
 
-static int check_attr(const pat_attr *a, const ph_node *n)
+static int check_attr(ph_match *m, const pat_attr *a, const ph_node *n)
 {
-    ph_attr_type t = ph_node_attr_type(n, a->key);
-    if (a->mode == PAT_ATTR_ABSENT)
-        return t == PH_ATTR_NONE;
-    if (t == PH_ATTR_NONE)
-        return a->mode == PAT_ATTR_OPT_EQ;
-    switch (a->lit) {
-    case PAT_LIT_INT:
-        if (t == PH_ATTR_INT)
-            return ph_node_attr_int(n, a->key, 0) == a->i;
-        if (t == PH_ATTR_FLOAT)
-            return ph_node_attr_float(n, a->key, 0) == (float)a->i;
+    pat_val v;
+    int present = attr_val(n, a->key, &v);
+    if (a->op == PAT_OP_ABSENT)
+        return !present;
+    if (!present) {
+        if (!a->has_default)
+            return a->absent_ok;
+        pat_lit_val(&a->dflt, &v);
+    }
+    if (a->op == PAT_OP_PRESENT)
+        return 1;
+    if (v.kind < 0)
         return 0;
-    case PAT_LIT_FLOAT:
-        return t == PH_ATTR_FLOAT && ph_node_attr_float(n, a->key, 0) == (float)a->f;
-    case PAT_LIT_STRING:
-        return t == PH_ATTR_STRING && strcmp(ph_node_attr_string(n, a->key, ""), a->s) == 0;
-    case PAT_LIT_INTS: {
-        const int64_t *vals;
-        if (t != PH_ATTR_INTS)
+    if (a->var >= 0)
+        return var_bind(m, a->var, &v);
+    pat_val rhs;
+    pat_lit_val(&a->rhs, &rhs);
+    if (!a->all)
+        return compare(&v, a->op, &rhs);
+    if (!is_list(&v))
+        return 0;
+    for (size_t k = 0; k < v.n; k++) {
+        pat_val e;
+        elem(&v, k, &e);
+        if (!compare(&e, a->op, &rhs))
             return 0;
-        ptrdiff_t k = ph_node_attr_ints(n, a->key, &vals);
-        return k == (ptrdiff_t)a->n_ints && (k == 0 || memcmp(vals, a->ints, (size_t)k * sizeof *vals) == 0);
     }
-    }
-    return 0;
+    return 1;
 }
 
 /* ----------------------------------------------------------------- binding */
@@ -180,8 +413,8 @@ static void unbind_to(ph_match *m, int mark)
     }
 }
 
-/* Bind statement s's arguments to n's inputs in the order given by perm
- * (NULL: as written; otherwise a swap of the two first arguments). */
+/* Bind statement s's arguments to n's inputs, the first two swapped when
+ * swap is set. */
 static int bind_args(ph_match *m, const pat_stmt *s, ph_node *n, int swap)
 {
     size_t count = n->n_inputs;
@@ -193,7 +426,7 @@ static int bind_args(ph_match *m, const pat_stmt *s, ph_node *n, int swap)
         if (!bind(m, a->slot, v))
             return 0;
         for (int c = 0; v && c < a->n_cons; c++)
-            if (!check_cons(&a->cons[c], v, n))
+            if (!check_cons(m, &a->cons[c], v, n))
                 return 0;
     }
     if (s->variadic_slot >= 0) {
@@ -208,16 +441,29 @@ static int bind_args(ph_match *m, const pat_stmt *s, ph_node *n, int swap)
     return 1;
 }
 
-static int interior_ok(const ph_match *m);
+static int interior_ok(const ph_match *m, const pat_form *f);
+
+/* The constraints that read another value (fits), once all are bound. */
+static int deferred_ok(const ph_match *m, const pat_form *f)
+{
+    for (int s = 0; s < f->n_stmts; s++)
+        for (int j = 0; j < f->stmts[s].n_args; j++) {
+            const pat_arg *a = &f->stmts[s].args[j];
+            const ph_value *v = a->slot >= 0 ? m->vals[a->slot] : NULL;
+            for (int c = 0; v && c < a->n_cons; c++)
+                if (a->cons[c].kind == PAT_FITS && !fits(v, m->vals[a->cons[c].ref]))
+                    return 0;
+        }
+    return 1;
+}
 
 /* Match statements i, i-1, ..., 0; at the end the interior rules, so a
  * refusal backtracks into the other order of a commutative operator. */
-static int match_from(ph_match *m, int i, const ph_graph *g)
+static int match_from(ph_match *m, const pat_form *f, int i, const ph_graph *g)
 {
     if (i < 0)
-        return interior_ok(m);
-    const ph_pattern *p = m->p;
-    const pat_stmt *s = &p->stmts[i];
+        return (!f->deferred || deferred_ok(m, f)) && interior_ok(m, f);
+    const pat_stmt *s = &f->stmts[i];
     ph_node *n = m->nodes[i];
     if (!n) {
         /* the producer of an output a later statement bound */
@@ -232,37 +478,44 @@ static int match_from(ph_match *m, int i, const ph_graph *g)
         }
         if (!n || n->removed || n->graph != g)
             return 0;
-        for (int k = i + 1; k < p->n_stmts; k++)
+        for (int k = i + 1; k < f->n_stmts; k++)
             if (m->nodes[k] == n)
                 return 0;
     }
     if (!pat_op_matches(s, n) || (size_t)s->n_outs > n->n_outputs)
         return 0;
+    int vmark = m->n_vtrail;
     for (int a = 0; a < s->n_attrs; a++)
-        if (!check_attr(&s->attrs[a], n))
+        if (!check_attr(m, &s->attrs[a], n)) {
+            var_unbind_to(m, vmark);
             return 0;
+        }
     int mark = m->n_trail;
     for (int o = 0; o < s->n_outs; o++)
         if (!bind(m, s->outs[o], n->outputs[o]) || (s->outs[o] >= 0 && !n->outputs[o])) {
             unbind_to(m, mark);
+            var_unbind_to(m, vmark);
             return 0;
         }
     m->nodes[i] = n;
     int tries = s->n_args >= 2 && s->variadic_slot < 0 && pat_is_commutative(n->op) ? 2 : 1;
     for (int swap = 0; swap < tries; swap++) {
-        int inner = m->n_trail;
-        if (bind_args(m, s, n, swap) && match_from(m, i - 1, g))
+        int inner = m->n_trail, vinner = m->n_vtrail;
+        if (bind_args(m, s, n, swap) && match_from(m, f, i - 1, g))
             return 1;
         unbind_to(m, inner);
+        var_unbind_to(m, vinner);
     }
     unbind_to(m, mark);
-    m->nodes[i] = i == p->n_stmts - 1 ? n : NULL;
+    var_unbind_to(m, vmark);
+    m->nodes[i] = i == f->n_stmts - 1 ? n : NULL;
     return 0;
 }
 
-static int in_match(const ph_match *m, const ph_node *n)
+int pat_match_has(const ph_match *m, const ph_node *n)
 {
-    for (int i = 0; i < m->p->n_stmts; i++)
+    const pat_form *f = &m->p->forms[m->form];
+    for (int i = 0; i < f->n_stmts; i++)
         if (m->nodes[i] == n)
             return 1;
     return 0;
@@ -270,26 +523,25 @@ static int in_match(const ph_match *m, const ph_node *n)
 
 /* No interior value is seen from outside the match, and none is bound to
  * a leaf name (which would let a rewrite read what it removes). */
-static int interior_ok(const ph_match *m)
+static int interior_ok(const ph_match *m, const pat_form *f)
 {
-    const ph_pattern *p = m->p;
-    for (int slot = 0; slot < p->n_slots; slot++) {
+    for (int slot = 0; slot < f->n_slots; slot++) {
         const ph_value *v = m->vals[slot];
-        if (p->slot_stmt[slot] >= 0 || !m->bound[slot] || !v || !v->producer)
+        if (f->slot_stmt[slot] >= 0 || !m->bound[slot] || !v || !v->producer)
             continue;
-        for (int i = 0; i < p->n_stmts - 1; i++)
+        for (int i = 0; i < f->n_stmts - 1; i++)
             if (m->nodes[i] == v->producer) {
                 int o = (int)v->out_index;
-                if (o >= p->stmts[i].n_outs || !p->stmts[i].shared[o])
+                if (o >= f->stmts[i].n_outs || !f->stmts[i].shared[o])
                     return 0;
             }
     }
     /* interior nodes: every output private; the root: every output the
      * pattern does not name is unused, so a rewrite accounts for all */
-    for (int i = 0; i < p->n_stmts; i++) {
-        const pat_stmt *s = &p->stmts[i];
+    for (int i = 0; i < f->n_stmts; i++) {
+        const pat_stmt *s = &f->stmts[i];
         const ph_node *n = m->nodes[i];
-        int root = i == p->n_stmts - 1;
+        int root = i == f->n_stmts - 1;
         for (size_t o = 0; o < n->n_outputs; o++) {
             const ph_value *v = n->outputs[o];
             if (!v || ((int)o < s->n_outs && s->shared[o]))
@@ -299,7 +551,7 @@ static int interior_ok(const ph_match *m)
             if (v->n_output_refs)
                 return 0;
             for (size_t u = 0; u < v->n_uses; u++)
-                if (!in_match(m, v->uses[u].node))
+                if (!pat_match_has(m, v->uses[u].node))
                     return 0;
         }
     }
@@ -312,20 +564,20 @@ static int interior_ok(const ph_match *m)
  * a node of one of that statement's ops, whatever position binding or
  * commutation gives it.  On a large graph most candidates of a rule set
  * fail here, after reading only their inputs' producers. */
-static int root_inputs_possible(const ph_pattern *p, const ph_node *root)
+static int root_inputs_possible(const pat_form *f, const ph_node *root)
 {
-    const pat_stmt *r = &p->stmts[p->n_stmts - 1];
+    const pat_stmt *r = pat_root(f);
     for (int k = 0; k < r->n_args; k++) {
         const pat_arg *a = &r->args[k];
-        if (a->slot < 0 || a->optional || p->slot_variadic[a->slot])
+        if (a->slot < 0 || a->optional || f->slot_variadic[a->slot])
             continue;
-        int s = p->slot_stmt[a->slot];
-        if (s < 0 || s == p->n_stmts - 1)
+        int s = f->slot_stmt[a->slot];
+        if (s < 0 || s == f->n_stmts - 1)
             continue;
         int found = 0;
         for (size_t i = 0; i < root->n_inputs && !found; i++) {
             const ph_value *v = root->inputs[i];
-            found = v && v->producer && pat_op_matches(&p->stmts[s], v->producer);
+            found = v && v->producer && pat_op_matches(&f->stmts[s], v->producer);
         }
         if (!found)
             return 0;
@@ -333,36 +585,75 @@ static int root_inputs_possible(const ph_pattern *p, const ph_node *root)
     return 1;
 }
 
-PH_API int ph_pattern_match_at(const ph_pattern *p, ph_node *root, ph_match *m)
+static int guards_ok(const pat_form *f, const ph_node *root)
 {
-    if (!root || root->removed || m->p != p || !pat_op_matches(&p->stmts[p->n_stmts - 1], root) ||
-        !root_inputs_possible(p, root))
+    for (int i = 0; i < f->n_guards; i++) {
+        const pat_guard *g = &f->guards[i];
+        int64_t v = ph_model_opset(root->graph->model, g->domain);
+        int ok;
+        switch (g->op) {
+        case PAT_OP_EQ: ok = v == g->version; break;
+        case PAT_OP_NE: ok = v != g->version; break;
+        case PAT_OP_LT: ok = v < g->version; break;
+        case PAT_OP_LE: ok = v <= g->version; break;
+        case PAT_OP_GT: ok = v > g->version; break;
+        default: ok = v >= g->version; break;
+        }
+        if (!ok || v < 0)
+            return 0;
+    }
+    return 1;
+}
+
+int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m)
+{
+    const pat_form *f = &p->forms[fi];
+    if (!root || root->removed || m->p != p || !pat_op_matches(pat_root(f), root) ||
+        !root_inputs_possible(f, root) || !guards_ok(f, root))
         return 0;
-    memset(m->bound, 0, (size_t)(p->n_slots ? p->n_slots : 1));
-    memset(m->vals, 0, (size_t)(p->n_slots ? p->n_slots : 1) * sizeof *m->vals);
-    memset(m->var_n, 0, (size_t)(p->n_slots ? p->n_slots : 1) * sizeof *m->var_n);
-    memset(m->nodes, 0, (size_t)p->n_stmts * sizeof *m->nodes);
-    m->n_trail = 0;
-    m->nodes[p->n_stmts - 1] = root;
-    if (!match_from(m, p->n_stmts - 1, root->graph)) {
-        memset(m->nodes, 0, (size_t)p->n_stmts * sizeof *m->nodes);
+    size_t ns = (size_t)(f->n_slots ? f->n_slots : 1);
+    memset(m->bound, 0, ns);
+    memset(m->vals, 0, ns * sizeof *m->vals);
+    memset(m->var_n, 0, ns * sizeof *m->var_n);
+    memset(m->nodes, 0, (size_t)f->n_stmts * sizeof *m->nodes);
+    for (int k = 0; k < f->n_vars; k++)
+        m->vv[k].kind = 0;
+    m->n_trail = m->n_vtrail = 0;
+    m->form = fi;
+    m->state_fresh = 0;
+    m->nodes[f->n_stmts - 1] = root;
+    if (!match_from(m, f, f->n_stmts - 1, root->graph)) {
+        memset(m->nodes, 0, (size_t)f->n_stmts * sizeof *m->nodes);
         return 0;
     }
     return 1;
 }
 
+PH_API int ph_pattern_match_at(const ph_pattern *p, ph_node *root, ph_match *m)
+{
+    if (!p || !m || m->p != p)
+        return 0;
+    for (int k = 0; k < p->n_forms; k++)
+        if (pat_match_form(p, p->order[k], root, m))
+            return 1;
+    return 0;
+}
+
 /* -------------------------------------------------------------- accessors */
+
+static const pat_form *form_of(const ph_match *m) { return &m->p->forms[m->form]; }
 
 PH_API ph_value *ph_match_value(const ph_match *m, const char *name)
 {
-    int slot = pat_slot(m->p, name);
+    int slot = pat_slot(form_of(m), name);
     return slot >= 0 && m->bound[slot] ? m->vals[slot] : NULL;
 }
 
 PH_API size_t ph_match_values(const ph_match *m, const char *name, ph_value *const **vals)
 {
-    int slot = pat_slot(m->p, name);
-    if (slot < 0 || !m->p->slot_variadic[slot]) {
+    const pat_form *f = form_of(m);
+    int slot = pat_slot(f, name);
+    if (slot < 0 || !f->slot_variadic[slot]) {
         if (vals)
             *vals = NULL;
         return 0;
@@ -380,17 +671,83 @@ PH_API const ph_tensor *ph_match_const(const ph_match *m, const char *name)
 
 PH_API ph_node *ph_match_node(const ph_match *m, const char *name)
 {
-    int slot = pat_slot(m->p, name);
-    if (slot < 0 || m->p->slot_stmt[slot] < 0)
+    const pat_form *f = form_of(m);
+    int slot = pat_slot(f, name);
+    if (slot < 0 || f->slot_stmt[slot] < 0)
         return NULL;
-    return m->nodes[m->p->slot_stmt[slot]];
+    return m->nodes[f->slot_stmt[slot]];
 }
 
-PH_API ph_node *ph_match_root(const ph_match *m) { return m->nodes[m->p->n_stmts - 1]; }
-PH_API size_t ph_match_node_count(const ph_match *m) { return (size_t)m->p->n_stmts; }
+PH_API ph_node *ph_match_root(const ph_match *m) { return m->nodes[form_of(m)->n_stmts - 1]; }
+PH_API size_t ph_match_node_count(const ph_match *m) { return (size_t)form_of(m)->n_stmts; }
 PH_API ph_node *ph_match_node_at(const ph_match *m, size_t i)
 {
-    return i < (size_t)m->p->n_stmts ? m->nodes[i] : NULL;
+    return i < (size_t)form_of(m)->n_stmts ? m->nodes[i] : NULL;
+}
+PH_API size_t ph_match_form(const ph_match *m) { return (size_t)m->form; }
+
+/* The bound variable `name` ("$name" or "name"), or NULL. */
+static const pat_val *var_of(const ph_match *m, const char *name)
+{
+    int v = pat_var(form_of(m), name);
+    return v >= 0 && m->vv[v].kind > 0 ? &m->vv[v] : NULL;
+}
+
+PH_API int64_t ph_match_int(const ph_match *m, const char *name, int64_t dflt)
+{
+    const pat_val *v = var_of(m, name);
+    if (!v || !is_num(v))
+        return dflt;
+    return v->kind == PAT_LIT_INT ? v->i : (int64_t)v->f;
+}
+
+PH_API double ph_match_float(const ph_match *m, const char *name, double dflt)
+{
+    const pat_val *v = var_of(m, name);
+    if (!v || !is_num(v))
+        return dflt;
+    return v->kind == PAT_LIT_FLOAT && v->f32 ? (double)(float)v->f : v->f;
+}
+
+PH_API const char *ph_match_string(const ph_match *m, const char *name, const char *dflt)
+{
+    const pat_val *v = var_of(m, name);
+    return v && v->kind == PAT_LIT_STRING ? v->s : dflt;
+}
+
+PH_API ptrdiff_t ph_match_ints(const ph_match *m, const char *name, const int64_t **vals)
+{
+    const pat_val *v = var_of(m, name);
+    if (!v || v->kind != PAT_LIT_INTS) {
+        if (vals)
+            *vals = NULL;
+        return -1;
+    }
+    if (vals)
+        *vals = v->ints;
+    return (ptrdiff_t)v->n;
+}
+
+PH_API int ph_match_has(const ph_match *m, const char *name) { return var_of(m, name) != NULL; }
+
+PH_API void *ph_match_state(const ph_match *m, size_t size)
+{
+    ph_match *mm = (ph_match *)m; /* the state is the match's own scratch, not what it matched */
+    if (!size)
+        size = 1;
+    if (size > mm->state_size) {
+        void *s = realloc(mm->state, size);
+        if (!s)
+            return NULL;
+        memset((char *)s + mm->state_size, 0, size - mm->state_size);
+        mm->state = s;
+        mm->state_size = size;
+    }
+    if (!mm->state_fresh && mm->state) {
+        memset(mm->state, 0, mm->state_size);
+        mm->state_fresh = 1;
+    }
+    return mm->state;
 }
 
 PH_API char *ph_match_describe(const ph_match *m, char *buf, size_t size)
@@ -399,7 +756,7 @@ PH_API char *ph_match_describe(const ph_match *m, char *buf, size_t size)
         return buf;
     buf[0] = 0;
     size_t len = 0;
-    for (int i = 0; i < m->p->n_stmts && len + 1 < size; i++) {
+    for (size_t i = 0; i < ph_match_node_count(m) && len + 1 < size; i++) {
         const ph_node *n = m->nodes[i];
         if (!n)
             continue;

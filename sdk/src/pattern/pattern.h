@@ -1,6 +1,12 @@
 /* sdk/src/pattern/pattern.h - internals of the pattern engine: the compiled
  * form of a pattern (parse.c), match state (match.c), the rewriter
- * (rewrite.c) and the change log the driver reads (driver.c). */
+ * (rewrite.c), declarative results (result.c) and the rule sets and change
+ * log the driver reads (driver.c).
+ *
+ * A pattern text compiles to one or more FORMS: its alternatives between
+ * statements, "( a | b )", expanded (each form takes one branch of every
+ * group).  A form is what the matcher matches: statements, their value and
+ * attribute variables, opset guards, a benefit and an optional result. */
 #ifndef PASSHOST_SDK_PATTERN_INTERNAL_H
 #define PASSHOST_SDK_PATTERN_INTERNAL_H
 
@@ -8,21 +14,27 @@
 
 enum pat_cons_kind {
     PAT_CONST = 1,
-    PAT_SCALAR,
+    PAT_SCALAR,     /* one element */
     PAT_RANK,
-    PAT_DTYPE,
+    PAT_DTYPE,      /* dtypes: one of a set */
     PAT_SHAPE,
     PAT_PERCHANNEL,
-    PAT_FLOAT
+    PAT_VALUE,      /* scalar= / scalar~ / all= / all~ */
+    PAT_FITS,       /* fits(x): broadcasts to x's shape without widening it */
+    PAT_DTYPE_VAR   /* dtype=$t: the known dtype, bound to variable t */
 };
 
 #define PAT_ANY_DIM INT64_MIN /* '*' in shape=[...] */
 
 typedef struct pat_cons {
     int kind;
-    int64_t n;          /* rank, axis */
+    int64_t n;          /* rank, axis; PAT_VALUE: 1 for all elements, 0 for one */
     uint32_t dtypes;    /* bit per ph_dtype */
     int64_t *dims;      /* shape=[...]: owned, n entries */
+    double v;           /* PAT_VALUE: the value */
+    double tol;         /* PAT_VALUE: < 0 exact; else the tolerance */
+    int rel;            /* PAT_VALUE: the tolerance is relative to |v| */
+    int ref;            /* PAT_FITS: slot; PAT_DTYPE_VAR: variable */
 } pat_cons;
 
 typedef struct pat_arg {
@@ -30,20 +42,37 @@ typedef struct pat_arg {
     int optional;
     pat_cons *cons;     /* owned */
     int n_cons;
+    size_t at;          /* offset in the text, for messages */
 } pat_arg;
 
-enum pat_attr_mode { PAT_ATTR_EQ = 1, PAT_ATTR_OPT_EQ, PAT_ATTR_ABSENT };
-enum pat_lit { PAT_LIT_INT = 1, PAT_LIT_FLOAT, PAT_LIT_STRING, PAT_LIT_INTS };
+/* A literal of the language: numbers, strings and lists of them. */
+enum pat_lit_kind { PAT_LIT_INT = 1, PAT_LIT_FLOAT, PAT_LIT_STRING, PAT_LIT_INTS, PAT_LIT_FLOATS, PAT_LIT_STRINGS };
 
-typedef struct pat_attr {
-    char *key;          /* owned */
-    int mode;
-    int lit;
+typedef struct pat_lit {
+    int kind;
     int64_t i;
     double f;
     char *s;            /* owned */
-    int64_t *ints;      /* owned */
-    size_t n_ints;
+    int64_t *ints;      /* owned; PAT_LIT_INTS */
+    double *floats;     /* owned; PAT_LIT_FLOATS */
+    char **strs;        /* owned; PAT_LIT_STRINGS */
+    size_t n;           /* list length */
+} pat_lit;
+
+/* Attribute tests.  Absent attribute: `absent` says what happens, unless a
+ * default stands in for it. */
+enum pat_attr_op { PAT_OP_PRESENT = 1, PAT_OP_ABSENT, PAT_OP_EQ, PAT_OP_NE, PAT_OP_LT, PAT_OP_LE, PAT_OP_GT,
+                   PAT_OP_GE, PAT_OP_IN };
+
+typedef struct pat_attr {
+    char *key;          /* owned */
+    int op;             /* pat_attr_op */
+    int all;            /* 'all': the test applies to every element of a list */
+    int absent_ok;      /* 'key?': an absent attribute passes */
+    int has_default;    /* 'key(default)' */
+    pat_lit dflt;
+    int var;            /* rhs '$name' (op EQ only), or -1 */
+    pat_lit rhs;        /* literal rhs; PAT_OP_IN: a list */
 } pat_attr;
 
 typedef struct pat_op {
@@ -65,19 +94,88 @@ typedef struct pat_stmt {
     int n_attrs;
 } pat_stmt;
 
-struct ph_pattern {
-    char *text;         /* owned */
+/* `opset[@domain] CMP N` */
+typedef struct pat_guard {
+    char *domain;       /* owned; "" default */
+    int op;             /* PAT_OP_EQ .. PAT_OP_GE */
+    int64_t version;
+} pat_guard;
+
+/* One attribute a result statement gives its node. */
+typedef struct pat_rattr {
+    char *key;          /* owned; NULL for a spread '...name' */
+    int var;            /* '$name', or -1 */
+    int spread;         /* slot whose producer's attributes are copied */
+    pat_lit lit;        /* when var < 0 and key != NULL */
+} pat_rattr;
+
+/* A statement of the result (after '=>'). */
+typedef struct pat_rstmt {
+    int *outs;          /* owned: slot per output, -1 for '_' */
+    int n_outs;
+    char *op;           /* owned "Op" or "Op@domain"; NULL: an alias 'y = x' */
+    int *args;          /* owned: slots (-1 for '_': an omitted input) */
+    int *arg_optional;  /* owned: 1 for 'name?' */
+    size_t *arg_at;     /* owned: text offsets */
+    int n_args;
+    int like;           /* 'like c': slot whose producer is copied, or -1 */
+    pat_rattr *attrs;   /* owned */
+    int n_attrs;
+} pat_rstmt;
+
+/* Slot kinds. */
+enum { PAT_SLOT_LEAF = 0, PAT_SLOT_RESULT = 1 /* made by a result statement */ };
+
+typedef struct pat_form {
     char **names;       /* owned: slot names */
     int n_slots;
     int *slot_stmt;     /* owned: statement binding the slot as an output, or -1 */
     int *slot_variadic; /* owned: 1 for 'name*' slots */
+    int *slot_kind;     /* owned: PAT_SLOT_* */
+    int *slot_rstmt;    /* owned: result statement making the slot, or -1 */
     pat_stmt *stmts;    /* owned */
     int n_stmts;
     int depth;
+    char **vars;        /* owned: '$' variable names (without '$') */
+    int n_vars;
+    int benefit;        /* 'benefit N', else the number of statements */
+    int has_benefit;
+    pat_guard *guards;  /* owned */
+    int n_guards;
+    pat_rstmt *result;  /* owned; has_result: after '=>' (maybe no statement) */
+    int n_result;
+    int has_result;
+    int deferred;       /* some constraint reads another slot (fits): checked at the end */
+} pat_form;
+
+struct ph_pattern {
+    char *text;         /* owned */
+    pat_form *forms;    /* owned */
+    int n_forms;
+    int *order;         /* owned: form indices by benefit, greatest first (stable) */
+    int depth;          /* greatest over the forms */
+    int has_result;     /* every form has a result */
 };
+
+/* A variable's value while matching: numbers, a string or a list
+ * (borrowed from the node's attribute or the pattern's default). */
+typedef struct pat_val {
+    int kind;           /* 0 unbound, else a pat_lit_kind */
+    int64_t i;
+    double f;
+    const char *s;
+    const int64_t *ints;
+    const float *floats32; /* an attribute's FLOATS */
+    const double *floats;  /* a literal's list */
+    const char *const *strs; /* a literal's list of strings */
+    size_t n;
+    int f32;            /* the number is a float attribute's (a float32) */
+} pat_val;
 
 struct ph_match {
     const ph_pattern *p;
+    int form;           /* the form matched (valid after a match) */
+    size_t cap_slots, cap_stmts, cap_vars;
     ph_value **vals;    /* per slot */
     unsigned char *bound; /* per slot */
     ph_value *const **var; /* per slot: variadic arrays (borrowed from nodes) */
@@ -85,14 +183,39 @@ struct ph_match {
     ph_node **nodes;    /* per statement */
     int *trail;         /* slots bound, for backtracking */
     int n_trail;
+    pat_val *vv;        /* per variable */
+    int *vtrail;        /* variables bound, for backtracking */
+    int n_vtrail;
+    void *state;        /* ph_match_state: owned */
+    size_t state_size;
+    int state_fresh;    /* state zeroed for this match */
 };
 
 int pat_is_commutative(ph_op op);
-int pat_slot(const ph_pattern *p, const char *name);
+int pat_slot(const pat_form *f, const char *name);
+int pat_var(const pat_form *f, const char *name);
 /* 1 if n's op is one of s's alternatives. */
 int pat_op_matches(const pat_stmt *s, const ph_node *n);
+/* The root statement of a form. */
+static inline const pat_stmt *pat_root(const pat_form *f) { return &f->stmts[f->n_stmts - 1]; }
+/* Match form fi of p with root as the root: 1 matched (m filled), 0 not. */
+int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m);
+/* 1 if node n is one of m's matched nodes. */
+int pat_match_has(const ph_match *m, const ph_node *n);
+/* A literal as a variable value (borrowed). */
+void pat_lit_val(const pat_lit *l, pat_val *out);
 
 /* The rewriter of one match (rewrite.c). */
+typedef struct pat_bound {
+    int slot;           /* of the matched form: a value the callback binds */
+    ph_value *v;
+} pat_bound;
+
+typedef struct pat_vbound {
+    char *name;         /* owned */
+    pat_lit lit;        /* owned */
+} pat_vbound;
+
 struct ph_rewriter {
     ph_graph *g;
     const ph_match *m;
@@ -106,13 +229,24 @@ struct ph_rewriter {
     size_t n_repl, cap_repl;
     void **scratch;
     size_t n_scratch, cap_scratch;
-    int failed; /* 0, or the PH_E* code of the first ph_rw_* call that failed */
+    pat_bound *binds;   /* ph_rw_bind */
+    size_t n_binds, cap_binds;
+    pat_vbound *vbinds; /* ph_rw_bind_int, ... */
+    size_t n_vbinds, cap_vbinds;
+    char **domains;     /* non-default domains of result ops: imported at commit */
+    size_t n_domains, cap_domains;
+    int failed; /* 0, or the PH_E* code of the first call that failed */
 };
 
-/* Build with fn and commit or roll back.  1 committed, 0 nothing changed
- * (declined, refused or over budget: *stop set when over budget), or a
- * negative PH_E* code (nothing changed). */
+/* Build with fn (may be NULL) and then the form's result (when it has
+ * one), and commit or roll back.  1 committed, 0 nothing changed (declined,
+ * refused or over budget: *stop set when over budget), or a negative PH_E*
+ * code (nothing changed). */
 int pat_rewrite(ph_graph *g, const ph_match *m, ph_rule_rewrite_fn fn, const ph_params *params,
                 ph_ctx *ctx, int *stop);
+/* Instantiate the matched form's result (result.c).  0 or a PH_E* code. */
+int pat_result_build(ph_rewriter *rw);
+/* Free a literal's owned parts. */
+void pat_lit_free(pat_lit *l);
 
 #endif

@@ -4,7 +4,12 @@
  * Until commit the graph only gains nodes and initializers nobody reads, so
  * rolling back is removing them.  Commit checks every replacement first
  * (ph_value_can_replace), asks the context for the rewrite's number, then
- * redirects the uses and prunes what became dead. */
+ * redirects the uses and prunes what became dead.
+ *
+ * Errors are sticky: the first failure of a ph_rw_* call, or of a setter
+ * (attributes, names, types, opsets: the model's trap points at the
+ * rewriter while the callback runs), is kept, and a callback that returns
+ * 1 after one fails the rewrite with it. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,18 +24,29 @@ static int push(void ***arr, size_t *n, size_t *cap, void *item)
     return 0;
 }
 
+/* Record the first failure; returns rc. */
+static int note(ph_rewriter *rw, int rc)
+{
+    if (rc < 0 && !rw->failed)
+        rw->failed = rc;
+    return rc;
+}
+
 PH_API const ph_params *ph_rw_params(const ph_rewriter *rw) { return rw->params; }
 PH_API ph_ctx *ph_rw_ctx(const ph_rewriter *rw) { return rw->ctx; }
 PH_API ph_graph *ph_rw_graph(const ph_rewriter *rw) { return rw->g; }
+PH_API int ph_rw_status(const ph_rewriter *rw) { return rw->failed; }
+PH_API int ph_rw_done(const ph_rewriter *rw) { return rw->failed ? rw->failed : 1; }
+PH_API int64_t ph_rw_opset(const ph_rewriter *rw) { return ph_model_opset(rw->g->model, ""); }
 
 PH_API ph_node *ph_rw_node(ph_rewriter *rw, const char *op, size_t n_in, ph_value *const *inputs,
                            size_t n_out)
 {
     char type[128];
-    const char *at = strchr(op, '@');
-    size_t len = at ? (size_t)(at - op) : strlen(op);
+    const char *at = op ? strchr(op, '@') : NULL;
+    size_t len = !op ? 0 : at ? (size_t)(at - op) : strlen(op);
     if (len == 0 || len >= sizeof type) {
-        rw->failed = PH_EINVAL;
+        note(rw, PH_EINVAL);
         return NULL;
     }
     memcpy(type, op, len);
@@ -43,7 +59,7 @@ PH_API ph_node *ph_rw_node(ph_rewriter *rw, const char *op, size_t n_in, ph_valu
     if (!n || push((void ***)&rw->created, &rw->n_created, &rw->cap_created, n)) {
         if (n)
             ph_node_remove(n);
-        rw->failed = PH_EINVAL; /* an input out of scope, or out of memory */
+        note(rw, PH_EINVAL); /* an input out of scope, or out of memory */
         return NULL;
     }
     return n;
@@ -53,16 +69,18 @@ PH_API ph_node *ph_rw_clone(ph_rewriter *rw, const ph_node *like, const char *op
                             ph_value *const *inputs)
 {
     char type[192];
+    if (!like) {
+        note(rw, PH_EINVAL);
+        return NULL;
+    }
     if (!op) {
         const char *d = ph_node_domain(like);
         snprintf(type, sizeof type, "%s%s%s", ph_node_op_type(like), *d ? "@" : "", d);
         op = type;
     }
     ph_node *n = ph_rw_node(rw, op, n_in, inputs, ph_node_output_count(like));
-    if (n && (ph_node_copy_attrs(n, like) < 0 || ph_node_set_name(n, ph_node_name(like)) < 0)) {
-        rw->failed = PH_ENOMEM;
+    if (n && (note(rw, ph_node_copy_attrs(n, like)) < 0 || note(rw, ph_node_set_name(n, ph_node_name(like))) < 0))
         return NULL;
-    }
     return n;
 }
 
@@ -78,7 +96,7 @@ PH_API ph_value *ph_rw_initializer(ph_rewriter *rw, const char *hint, ph_tensor 
     if (!v || push((void ***)&rw->inits, &rw->n_inits, &rw->cap_inits, v)) {
         if (v)
             ph_value_prune(v);
-        rw->failed = t ? PH_ENOMEM : PH_EINVAL; /* no tensor given: the caller's make failed */
+        note(rw, t ? PH_ENOMEM : PH_EINVAL); /* no tensor given: the caller's make failed */
         return NULL;
     }
     return v;
@@ -89,16 +107,22 @@ PH_API int ph_rw_replace(ph_rewriter *rw, ph_value *old, ph_value *with)
     int matched = 0;
     for (size_t i = 0; i < ph_match_node_count(rw->m) && !matched; i++)
         matched = old && old->producer == ph_match_node_at(rw->m, i);
-    if (!matched || !with) {
-        rw->failed = PH_EINVAL;
-        return PH_EINVAL;
-    }
+    if (!matched || !with)
+        return note(rw, PH_EINVAL);
     if (push((void ***)&rw->repl, &rw->n_repl, &rw->cap_repl, old) ||
-        push((void ***)&rw->repl, &rw->n_repl, &rw->cap_repl, with)) {
-        rw->failed = PH_ENOMEM;
-        return PH_ENOMEM;
-    }
+        push((void ***)&rw->repl, &rw->n_repl, &rw->cap_repl, with))
+        return note(rw, PH_ENOMEM);
     return 0;
+}
+
+PH_API int ph_rw_replace_root(ph_rewriter *rw, ph_value *with)
+{
+    ph_value *y = ph_node_output(ph_match_root(rw->m), 0);
+    if (with && !note(rw, ph_value_copy_type(with, y)))
+        ph_rw_replace(rw, y, with);
+    else if (!with)
+        note(rw, PH_EINVAL);
+    return ph_rw_done(rw);
 }
 
 PH_API int ph_rewrite_bypass(ph_rewriter *rw, const ph_match *m)
@@ -115,11 +139,77 @@ PH_API void *ph_rw_alloc(ph_rewriter *rw, size_t size)
     void *p = calloc(1, size ? size : 1);
     if (!p || push(&rw->scratch, &rw->n_scratch, &rw->cap_scratch, p)) {
         free(p);
+        note(rw, PH_ENOMEM);
         phi_alloc_failed(rw->g->model); /* a rewrite that cannot be made must not look inapplicable */
         return NULL;
     }
     return p;
 }
+
+/* ------------------------------------------------- values for the result */
+
+PH_API int ph_rw_bind(ph_rewriter *rw, const char *name, ph_value *v)
+{
+    const pat_form *f = &rw->m->p->forms[rw->m->form];
+    int slot = name ? pat_slot(f, name) : -1;
+    if (slot < 0 || !v)
+        return note(rw, PH_EINVAL);
+    if (phi_grow((void **)&rw->binds, &rw->cap_binds, rw->n_binds + 1, sizeof *rw->binds))
+        return note(rw, PH_ENOMEM);
+    rw->binds[rw->n_binds++] = (pat_bound){slot, v};
+    return 0;
+}
+
+static int vbind(ph_rewriter *rw, const char *name, const pat_lit *lit)
+{
+    if (name && name[0] == '$')
+        name++;
+    char *dup = name ? phi_strdup(name) : NULL;
+    if (!dup || phi_grow((void **)&rw->vbinds, &rw->cap_vbinds, rw->n_vbinds + 1, sizeof *rw->vbinds)) {
+        free(dup);
+        return note(rw, name ? PH_ENOMEM : PH_EINVAL);
+    }
+    rw->vbinds[rw->n_vbinds++] = (pat_vbound){dup, *lit};
+    return 0;
+}
+
+PH_API int ph_rw_bind_int(ph_rewriter *rw, const char *name, int64_t v)
+{
+    return vbind(rw, name, &(pat_lit){.kind = PAT_LIT_INT, .i = v, .f = (double)v});
+}
+
+PH_API int ph_rw_bind_float(ph_rewriter *rw, const char *name, double v)
+{
+    return vbind(rw, name, &(pat_lit){.kind = PAT_LIT_FLOAT, .f = v});
+}
+
+PH_API int ph_rw_bind_string(ph_rewriter *rw, const char *name, const char *v)
+{
+    char *s = v ? phi_strdup(v) : NULL;
+    if (!s)
+        return note(rw, v ? PH_ENOMEM : PH_EINVAL);
+    int rc = vbind(rw, name, &(pat_lit){.kind = PAT_LIT_STRING, .s = s});
+    if (rc)
+        free(s);
+    return rc;
+}
+
+PH_API int ph_rw_bind_ints(ph_rewriter *rw, const char *name, size_t n, const int64_t *v)
+{
+    int64_t *d = malloc((n ? n : 1) * sizeof *d);
+    if (!d || (n && !v)) {
+        free(d);
+        return note(rw, d ? PH_EINVAL : PH_ENOMEM);
+    }
+    if (n)
+        memcpy(d, v, n * sizeof *d);
+    int rc = vbind(rw, name, &(pat_lit){.kind = PAT_LIT_INTS, .ints = d, .n = n});
+    if (rc)
+        free(d);
+    return rc;
+}
+
+/* ------------------------------------------------------- commit, rollback */
 
 static void rollback(ph_rewriter *rw)
 {
@@ -195,6 +285,9 @@ static int commit(ph_rewriter *rw, int *stop)
                     }
         }
     }
+    for (size_t i = 0; i < rw->n_domains; i++) /* a result's ops of other domains */
+        if (ph_model_require_opset(rw->g->model, rw->domains[i], 1) < 0)
+            phi_alloc_failed(rw->g->model);
     if (named) {
         char removed[512], added[512];
         names(removed, sizeof removed, matched_nodes, n_nodes, 1);
@@ -208,9 +301,15 @@ int pat_rewrite(ph_graph *g, const ph_match *m, ph_rule_rewrite_fn fn, const ph_
                 ph_ctx *ctx, int *stop)
 {
     ph_rewriter rw = {.g = g, .m = m, .params = params, .ctx = ctx};
-    int rc = fn(&rw, m);
+    ph_model *model = g->model;
+    int *outer = model->trap;
+    model->trap = &rw.failed;
+    int rc = fn ? fn(&rw, m) : 1;
+    if (rc > 0 && !rw.failed && m->p->forms[m->form].has_result)
+        note(&rw, pat_result_build(&rw));
+    model->trap = outer;
     if (rc > 0 && rw.failed)
-        rc = rw.failed; /* a ph_rw_* call failed: the rewrite cannot be whole */
+        rc = rw.failed; /* a call failed: the rewrite cannot be whole */
     if (rc > 0 && rw.n_repl == 0 && rw.n_created == 0)
         rc = 0; /* nothing to do */
     if (rc > 0)
@@ -219,6 +318,15 @@ int pat_rewrite(ph_graph *g, const ph_match *m, ph_rule_rewrite_fn fn, const ph_
         rollback(&rw);
     for (size_t i = 0; i < rw.n_scratch; i++)
         free(rw.scratch[i]);
+    for (size_t i = 0; i < rw.n_vbinds; i++) {
+        free(rw.vbinds[i].name);
+        pat_lit_free(&rw.vbinds[i].lit);
+    }
+    for (size_t i = 0; i < rw.n_domains; i++)
+        free(rw.domains[i]);
+    free(rw.domains);
+    free(rw.vbinds);
+    free(rw.binds);
     free(rw.scratch);
     free(rw.created);
     free(rw.inits);
