@@ -25,7 +25,29 @@ typedef struct stage_run {
     char **names;
     size_t n_names, cap_names;
     unsigned local_seq; /* dump numbering when opts->dump_seq is NULL */
+    ph_worklist *rules;  /* the stage's rule passes (stage_worklist) */
+    size_t *member;      /* per step: its member in rules, or NOT_A_MEMBER */
 } stage_run;
+
+#define NOT_A_MEMBER ((size_t)-1)
+
+/* The rule passes of a stage share one worklist (ph_worklist): its members
+ * are the plan's steps that have rules, in the plan's order, which is the
+ * pipeline's.  member[i] gets step i's member index (NOT_A_MEMBER for a
+ * hand-written pass).  NULL when the stage has no rule pass. */
+static ph_worklist *stage_worklist(const host_stage_plan *sp, size_t *member, ph_error *err)
+{
+    ph_ruleset **sets = host_xcalloc(sp->count ? sp->count : 1, sizeof *sets);
+    size_t n = 0;
+    for (size_t i = 0; i < sp->count; i++) {
+        member[i] = sp->steps[i].plugin->rules ? n : NOT_A_MEMBER;
+        if (sp->steps[i].plugin->rules)
+            sets[n++] = sp->steps[i].plugin->rules;
+    }
+    ph_worklist *wl = n ? ph_worklist_new(sets, n, err) : NULL;
+    free(sets);
+    return wl;
+}
 
 /* ------------------------------------------------------- numbered rewrites */
 
@@ -173,7 +195,9 @@ static long long call_pass_checked(stage_run *sr, size_t i)
     host_progress_pass_begin(sr->stats->stage, d->run_once ? 0 : sr->stats->rounds, d->name,
                              ph_ctx_rewrite_count(sr->ctx));
     uint64_t failures = ph_model_alloc_failures(sr->model) + ph_ctx_alloc_failures(sr->ctx);
-    int r = host_plugin_run(step->plugin, g, step->params, sr->ctx);
+    size_t member = sr->member[i];
+    int r = member == NOT_A_MEMBER ? host_plugin_run(step->plugin, g, step->params, sr->ctx)
+                                   : ph_worklist_run(sr->rules, member, g, step->params, sr->ctx);
     /* an allocation failure the pass (or the SDK under it) absorbed: the
      * graph is valid, but what the pass did would depend on memory */
     if (r >= 0 && ph_model_alloc_failures(sr->model) + ph_ctx_alloc_failures(sr->ctx) != failures)
@@ -336,6 +360,13 @@ int host_run_stage(ph_model *m, const host_stage_plan *sp, ph_ctx *ctx,
     }
     stage_run sr = {.model = m, .plan = sp, .ctx = ctx, .opts = opts, .stats = stats,
                     .nodes = ph_model_node_count(m), .err = err};
+    ph_error werr = {0};
+    sr.member = host_xcalloc(sp->count ? sp->count : 1, sizeof *sr.member);
+    sr.rules = stage_worklist(sp, sr.member, &werr);
+    if (!sr.rules && werr.code) {
+        free(sr.member);
+        return ph_error_set(err, HOST_EXIT_PASS, "stage %s: %s", host_stage_name(sp->stage), werr.message);
+    }
     if (observing(opts))
         ph_ctx_set_rewrite_hook(ctx, rewrite_hook, &sr);
     if (host_progress_active())
@@ -360,6 +391,8 @@ int host_run_stage(ph_model *m, const host_stage_plan *sp, ph_ctx *ctx,
     ph_ctx_set_count_hook(ctx, NULL, NULL);
     forget_names(&sr);
     free(sr.names);
+    ph_worklist_free(sr.rules);
+    free(sr.member);
     return rc;
 }
 

@@ -2,6 +2,12 @@
  * until a whole round makes no rewrite (at most max_iterations rounds), then
  * run each run-once pass once; count, time and check every pass call.
  *
+ * The stage's pattern passes share one worklist (ph_worklist, pattern.h),
+ * made from the stage plan's steps in their order (the pipeline's): the
+ * runner still calls each pass at its place, but the nodes worth trying
+ * are found once for all of them, near what changed, so the stage's cost
+ * hardly grows with the number of pattern passes.
+ *
  * For every call: ph_ctx_begin_pass, run, ph_ctx_end_pass.  A negative
  * return is an error naming the pass and ph_ctx_last_error().  After a call
  * that made rewrites the graph is re-sorted (ph_graph_toposort; a cycle is

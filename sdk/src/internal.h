@@ -242,6 +242,8 @@ struct ph_node {
     double order;         /* increasing along the graph's node list */
     ph_node *op_prev;     /* in the graph's op-type index */
     int op_linked;
+    uint32_t held_pos;    /* 1 + index of its entry in the change log's held table, or 0 */
+    uint64_t op_seq;      /* when it was linked into its op's index (the model's count then) */
     size_t log_pos;       /* 1 + index of its entry in the change log, or 0 */
     uint64_t walk_mark;   /* scratch of the rewrite driver: walks */
     phi_dlink infer_link; /* in the model's list of nodes to re-infer */
@@ -280,6 +282,8 @@ struct ph_graph {
                                       index, NULL until the first node */
     struct phi_op_snap *op_snap;   /* owned: the index's lists as arrays
                                       (phi_op_nodes), NULL until asked */
+    uint32_t wl_rank;              /* scratch of the rewrite driver: 0 for the
+                                      main graph, bodies in visiting order */
 };
 
 struct ph_model {
@@ -305,6 +309,7 @@ struct ph_model {
     int order_dirty;               /* a node may read a value defined after it */
     int loaded_bodies;             /* the loader built a subgraph (If/Loop/Scan body) */
     size_t op_count[PH_OP__COUNT]; /* nodes of each op in the op-type indexes */
+    uint64_t op_seq;               /* nodes ever linked into an op-type index (ph_node.op_seq) */
     uint64_t init_version;         /* see ph_model_initializers_version */
     uint64_t alloc_failures;       /* see ph_model_alloc_failures */
     size_t n_nodes_total;          /* nodes of every graph reachable from the main one */

@@ -155,6 +155,7 @@ typedef struct ph_pattern ph_pattern;
 typedef struct ph_match ph_match;
 typedef struct ph_rewriter ph_rewriter;
 typedef struct ph_ruleset ph_ruleset;
+typedef struct ph_worklist ph_worklist;
 typedef struct ph_params ph_params;
 typedef struct ph_ctx ph_ctx;
 
@@ -313,6 +314,29 @@ PH_API int ph_ruleset_depth(const ph_ruleset *rs);
 PH_API int ph_ruleset_run(ph_ruleset *rs, ph_graph *g, const ph_params *params, ph_ctx *ctx);
 /* Forget what this rule set has seen: the next run visits every candidate. */
 PH_API void ph_ruleset_reset(ph_ruleset *rs);
+
+/* ---------------------------------------------------------------- worklist
+ * For hosts: one worklist for the rule sets (passes) of a stage.  Its
+ * members are the sets in pipeline order (borrowed; they must outlive it).
+ * Before a member runs, the worklist looks once, for every member, at what
+ * changed in the model since it last looked (any mutation through ir.h,
+ * by any pass): it visits each node within reach downstream of a change
+ * once, tries there the forms of every member anchored on the node's op,
+ * and puts the node on the agenda of each member whose pattern matches.
+ * The first look at a model visits every node of the members' root ops.
+ * Running member i (ph_worklist_run) tries the nodes of its agenda, in the
+ * order they were found, as ph_ruleset_run would, and numbers every
+ * rewrite through ph_ctx_rewrite_begin.  So a stage costs about the same
+ * with 50 rule passes as with 5, and each pass still runs at its place on
+ * the graph the passes before it left.  A worklist may outlive the models
+ * it ran on (a freed model is forgotten).  ph_ruleset_run is a worklist of
+ * one member. */
+PH_API ph_worklist *ph_worklist_new(ph_ruleset *const *sets, size_t n, ph_error *err);
+PH_API void ph_worklist_free(ph_worklist *wl);
+PH_API size_t ph_worklist_count(const ph_worklist *wl);
+/* Run member `member` on g (the main graph; bodies included): the number
+ * of rewrites, or a negative PH_E* code. */
+PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph_params *params, ph_ctx *ctx);
 
 /* ------------------------------------------------ sibling readers -> Split
  * (sdk/src/pattern/split_siblings.c; used by slices_to_split and

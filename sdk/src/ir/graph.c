@@ -559,6 +559,7 @@ static void opidx_add(ph_graph *g, ph_node *n)
         g->op_first[n->op] = n;
     g->op_last[n->op] = n;
     n->op_linked = 1;
+    n->op_seq = g->model ? ++g->model->op_seq : 0;
     if (g->op_snap)
         g->op_snap->fresh[n->op] = 0;
     if (g->model)

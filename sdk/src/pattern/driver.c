@@ -1,606 +1,563 @@
-/* sdk/src/pattern/driver.c - rule sets and the rewrite driver.
+/* sdk/src/pattern/driver.c - the rewrite driver: one worklist for the rule
+ * sets of a stage.
  *
- * Cost that does not grow with the catalogue: a rule set's first run on a
- * model visits only the nodes of its root op types, through each graph's
- * op-type index.  Later runs visit only what is near a change: the driver
- * observes the model (phi_observer_add) and keeps a change log of the
- * nodes touched by any mutation (created, inputs/attributes/op changed, an
- * output's uses or type changed).  Each rule set remembers how far it read;
- * a run takes the entries since then and walks downstream from each touched
- * node as far as its deepest pattern reaches, collecting nodes of its root
- * op types.  A node appears in the log at most once after the last point a
- * reader took (older entries of the node are cleared when it is logged
- * again, and when it is freed), so the log grows with the changes, not with
- * the rounds.
- */
-#include <stdio.h>
+ * A worklist's members are rule sets in pipeline order.  It keeps, per
+ * member, an agenda: the nodes where one of the member's forms matched (the
+ * pattern alone, conditions aside) when the worklist last looked at them.
+ * Looking is done once for all members: before a member runs, the
+ * worklist takes what changed since it last looked (the model's change
+ * log, changelog.c) and visits the nodes within reach downstream of each
+ * change, once each, trying there the forms of every member anchored on
+ * the node's op.  The first look at a model visits every node of the
+ * members' root ops (each graph's op-type index, bodies included).  A
+ * member's run then tries its agenda's nodes, in the order they were
+ * found, and rewrites (ruleset.c: benefit order, the larger match wins).
+ *
+ * So a stage visits each node once per change of its neighbourhood,
+ * whatever the number of passes, and a pass still runs at its place in the
+ * pipeline, on the graph the passes before it left: its statistics, its
+ * numbered rewrites, --verify-each after it, --max-rewrites and --bisect
+ * between two of its rewrites work as for a pass that walks the graph
+ * itself.  Soundness: a node that no change came near since the worklist
+ * looked matches as it did then (a match reads only nodes upstream of its
+ * root within the pattern's depth, and every mutation of them, of their
+ * uses or types, is logged), so an agenda holds every node where a member
+ * can match.  Conditions that read beyond the pattern get no such promise
+ * (pattern.h). */
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "pattern.h"
 
-/* ------------------------------------------------------------ change log */
-
-struct phi_changelog {
-    ph_node **items; /* NULL holes where a node was logged again or freed */
+typedef struct wl_agenda {
+    uint32_t *idx; /* entries of the log's held table */
     size_t n, cap;
-    size_t sealed;   /* entries below this were taken by a reader */
-    size_t lost;     /* 1 + index where an append failed (out of memory), or 0 */
-    uint64_t birth;  /* tells this log from one at a reused address */
-};
+} wl_agenda;
 
-static void log_touch(ph_node *n)
-{
-    if (!n || !n->graph || !n->graph->model)
-        return;
-    struct phi_changelog *log = n->graph->model->changes;
-    if (!log)
-        return;
-    if (n->log_pos) {
-        size_t at = n->log_pos - 1;
-        if (at < log->n && log->items[at] == n) {
-            if (at >= log->sealed)
-                return; /* logged, and no reader has taken it yet */
-            log->items[at] = NULL;
-        }
-    }
-    if (phi_grow((void **)&log->items, &log->cap, log->n + 1, sizeof *log->items)) {
-        phi_alloc_failed(n->graph->model); /* the next run scans everything */
-        if (!log->lost)
-            log->lost = log->n + 1;
-        n->log_pos = 0;
-        return;
-    }
-    log->items[log->n++] = n;
-    n->log_pos = log->n;
-}
-
-static const phi_observer_ops log_observer;
-
-static void on_node_changed(void *self, ph_node *n) { log_touch(n); }
-
-static void on_uses_changed(void *self, ph_value *v)
-{
-    if (v->producer)
-        log_touch(v->producer);
-}
-
-static void on_type_changed(void *self, ph_value *v)
-{
-    if (v->producer)
-        log_touch(v->producer);
-    for (size_t i = 0; i < v->n_uses; i++)
-        log_touch(v->uses[i].node);
-}
-
-static void on_node_freed(void *self, ph_node *n)
-{
-    struct phi_changelog *log = self; /* never n->graph: it may be gone */
-    if (log && n->log_pos && n->log_pos - 1 < log->n && log->items[n->log_pos - 1] == n)
-        log->items[n->log_pos - 1] = NULL;
-    n->log_pos = 0;
-}
-
-static void on_model_freed(void *self, ph_model *m)
-{
-    if (m->changes) {
-        free(m->changes->items);
-        free(m->changes);
-        m->changes = NULL;
-    }
-}
-
-static const phi_observer_ops log_observer = {
-    .node_changed = on_node_changed,
-    .uses_changed = on_uses_changed,
-    .type_changed = on_type_changed,
-    .node_freed = on_node_freed,
-    .model_freed = on_model_freed,
-};
-
-static struct phi_changelog *log_get(ph_model *m)
-{
-    if (m->changes)
-        return m->changes;
-    struct phi_changelog *log = calloc(1, sizeof *log);
-    if (!log || phi_observer_add(m, &log_observer, log)) {
-        free(log);
-        phi_alloc_failed(m);
-        return NULL;
-    }
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    log->birth = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-    m->changes = log;
-    return log;
-}
-
-/* -------------------------------------------------------------- rule sets */
-
-/* One form of one rule, as the driver tries them. */
-typedef struct rs_entry {
-    uint32_t rule, form;
-    int benefit;
-} rs_entry;
-
-struct ph_ruleset {
-    const ph_rule *rules; /* borrowed */
+struct ph_worklist {
+    ph_ruleset **sets;      /* borrowed members, in pipeline order */
     size_t n;
-    ph_pattern **pats;    /* owned */
-    ph_match **matches;   /* owned */
-    int depth;
-    int max_benefit;
-    unsigned char anchor[PH_OP__COUNT]; /* root op types */
-    /* every (rule, form), greatest benefit first (then rule, then form),
-     * grouped by root op: by_op[op] .. by_op[op + 1] index entries */
-    rs_entry *entries;    /* owned */
-    uint32_t by_op[PH_OP__COUNT + 1];
-    /* what this set has read of a model's change log */
-    const ph_model *model;
-    const struct phi_changelog *log;
+    uint32_t by_op[PH_OP__COUNT + 1]; /* members anchored on each op: members[by_op[op] ..] */
+    uint32_t *members;
+    unsigned char anchor[PH_OP__COUNT];
+    int depth;              /* greatest member depth */
+    /* what it has read of a model's change log */
+    ph_model *model;
+    struct phi_changelog *log;
     uint64_t birth;
     size_t pos;
-    ph_node **cands;      /* owned scratch */
-    size_t n_cands, cap_cands;
+    wl_agenda *agenda;      /* one per member */
+    unsigned char *ran;     /* per member: ran on this model since the first look */
+    int *reach;             /* per member: its depth among the forms possible now */
+    int reach_all;          /* the greatest of them */
+    /* pending[idx * words + member / 64], bit member % 64: held node idx is
+     * on the member's agenda (so a look need not try it again for it) */
+    uint64_t *pending;
+    size_t words, cap_pending; /* cap_pending: held entries covered */
+    ph_node **cands;        /* scratch of a run */
+    size_t cap_cands;
+    ph_node **queue;        /* scratch of a look near changes */
+    size_t cap_queue;
+    ph_node **reached;
+    size_t n_reached, cap_reached;
 };
 
-static const char *rule_name(const ph_ruleset *rs, size_t r)
+PH_API ph_worklist *ph_worklist_new(ph_ruleset *const *sets, size_t n, ph_error *err)
 {
-    return rs->rules[r].name ? rs->rules[r].name : rs->pats[r]->text;
-}
-
-/* A result that reads values no statement and no callback gives. */
-static int check_result_names(const ph_pattern *p, const char *name, size_t i, ph_error *err)
-{
-    for (int k = 0; k < p->n_forms; k++) {
-        const pat_form *f = &p->forms[k];
-        for (int s = 0; s < f->n_result; s++)
-            for (int a = 0; a < f->result[s].n_args; a++) {
-                int slot = f->result[s].args[a];
-                if (slot < 0 || f->slot_stmt[slot] >= 0 || f->slot_rstmt[slot] >= 0)
-                    continue;
-                int in_pattern = 0;
-                for (int t = 0; t < f->n_stmts && !in_pattern; t++)
-                    for (int j = 0; j < f->stmts[t].n_args; j++)
-                        in_pattern |= f->stmts[t].args[j].slot == slot;
-                if (!in_pattern)
-                    return ph_error_set(err, PH_EINVAL,
-                                        "rule %zu%s%s: the result reads '%s' (at offset %zu), which the pattern "
-                                        "does not bind and the rule has no rewrite function to bind it",
-                                        i + 1, *name ? " " : "", name, f->names[slot], f->result[s].arg_at[a]);
-            }
+    ph_worklist *wl = calloc(1, sizeof *wl);
+    if (wl && n) {
+        wl->sets = malloc(n * sizeof *wl->sets);
+        wl->agenda = calloc(n, sizeof *wl->agenda);
+        wl->ran = calloc(n, 1);
+        wl->reach = calloc(n, sizeof *wl->reach);
+        wl->members = malloc(n * PH_OP__COUNT * sizeof *wl->members);
+        wl->words = (n + 63) / 64;
     }
-    return 0;
-}
-
-static int build_index(ph_ruleset *rs)
-{
-    size_t total = 0;
-    for (size_t r = 0; r < rs->n; r++)
-        total += (size_t)rs->pats[r]->n_forms;
-    rs_entry *all = calloc(total ? total : 1, sizeof *all);
-    rs->entries = calloc(total ? total : 1, sizeof *rs->entries);
-    if (!all || !rs->entries) {
-        free(all);
-        return PH_ENOMEM;
+    if (!wl || (n && (!wl->sets || !wl->agenda || !wl->ran || !wl->reach || !wl->members))) {
+        ph_worklist_free(wl);
+        ph_error_set(err, PH_ENOMEM, "out of memory");
+        return NULL;
     }
-    size_t k = 0;
-    for (size_t r = 0; r < rs->n; r++)
-        for (int i = 0; i < rs->pats[r]->n_forms; i++) {
-            int f = rs->pats[r]->order[i];
-            all[k++] = (rs_entry){(uint32_t)r, (uint32_t)f, rs->pats[r]->forms[f].benefit};
+    wl->n = n;
+    for (size_t i = 0; i < n; i++) {
+        if (!sets[i]) {
+            ph_worklist_free(wl);
+            ph_error_set(err, PH_EINVAL, "worklist member %zu is NULL", i);
+            return NULL;
         }
-    /* stable insertion sort by benefit, greatest first */
-    for (size_t i = 1; i < total; i++) {
-        rs_entry e = all[i];
-        size_t j = i;
-        while (j > 0 && all[j - 1].benefit < e.benefit) {
-            all[j] = all[j - 1];
-            j--;
-        }
-        all[j] = e;
+        wl->sets[i] = sets[i];
+        if (ph_ruleset_depth(sets[i]) > wl->depth)
+            wl->depth = ph_ruleset_depth(sets[i]);
     }
-    /* grouped by root op (a form with several root ops is listed under each) */
-    size_t n_idx = 0, cap = total;
+    uint32_t k = 0;
     for (int op = 0; op < PH_OP__COUNT; op++) {
-        rs->by_op[op] = (uint32_t)n_idx;
-        for (size_t i = 0; i < total; i++) {
-            const pat_stmt *root = pat_root(&rs->pats[all[i].rule]->forms[all[i].form]);
-            int hit = 0;
-            for (int o = 0; o < root->n_ops && !hit; o++)
-                hit = root->ops[o].op == (ph_op)op;
-            if (!hit)
-                continue;
-            if (n_idx >= cap) { /* more room: a form under several ops */
-                rs_entry *e = realloc(rs->entries, (cap + total) * sizeof *e);
-                if (!e) {
-                    free(all);
-                    return PH_ENOMEM;
-                }
-                rs->entries = e;
-                cap += total;
+        wl->by_op[op] = k;
+        for (size_t i = 0; i < n; i++)
+            if (pat_ruleset_anchored(sets[i], (ph_op)op)) {
+                wl->members[k++] = (uint32_t)i;
+                wl->anchor[op] = 1;
             }
-            rs->entries[n_idx++] = all[i];
-        }
     }
-    rs->by_op[PH_OP__COUNT] = (uint32_t)n_idx;
-    free(all);
+    wl->by_op[PH_OP__COUNT] = k;
+    return wl;
+}
+
+/* Forget the model: agendas emptied, the next run looks at everything. */
+static void forget(ph_worklist *wl)
+{
+    for (size_t i = 0; i < wl->n; i++)
+        wl->agenda[i].n = wl->ran[i] = 0;
+    if (wl->pending)
+        memset(wl->pending, 0, wl->cap_pending * wl->words * sizeof *wl->pending);
+    if (wl->log)
+        pat_log_detach(wl->log, wl);
+    wl->model = NULL;
+    wl->log = NULL;
+}
+
+void pat_worklist_detached(ph_worklist *wl)
+{
+    for (size_t i = 0; i < wl->n; i++)
+        wl->agenda[i].n = wl->ran[i] = 0;
+    if (wl->pending)
+        memset(wl->pending, 0, wl->cap_pending * wl->words * sizeof *wl->pending);
+    wl->model = NULL;
+    wl->log = NULL;
+}
+
+void pat_worklist_reset(ph_worklist *wl) { forget(wl); }
+
+int pat_worklist_pending(const ph_worklist *wl)
+{
+    for (size_t i = 0; i < wl->n; i++)
+        if (wl->agenda[i].n)
+            return 1;
     return 0;
 }
 
-PH_API ph_ruleset *ph_ruleset_new(const ph_rule *rules, ph_error *err)
+PH_API void ph_worklist_free(ph_worklist *wl)
 {
-    ph_ruleset *rs = calloc(1, sizeof *rs);
-    if (!rs) {
-        ph_error_set(err, PH_ENOMEM, "out of memory");
-        return NULL;
-    }
-    rs->rules = rules;
-    while (rules && rules[rs->n].pattern)
-        rs->n++;
-    if (rs->n == 0) {
-        free(rs);
-        ph_error_set(err, PH_EINVAL, "the rule table is empty");
-        return NULL;
-    }
-    rs->pats = calloc(rs->n, sizeof *rs->pats);
-    rs->matches = calloc(rs->n, sizeof *rs->matches);
-    if (!rs->pats || !rs->matches) {
-        ph_ruleset_free(rs);
-        ph_error_set(err, PH_ENOMEM, "out of memory");
-        return NULL;
-    }
-    for (size_t i = 0; i < rs->n; i++) {
-        ph_error perr = {0};
-        const char *name = rules[i].name ? rules[i].name : "";
-        rs->pats[i] = ph_pattern_parse(rules[i].pattern, &perr);
-        rs->matches[i] = rs->pats[i] ? ph_match_new(rs->pats[i]) : NULL;
-        if (!rs->matches[i]) {
-            ph_error_set(err, rs->pats[i] ? PH_ENOMEM : perr.code, "rule %zu%s%s: %s", i + 1,
-                         *name ? " " : "", name, rs->pats[i] ? "out of memory" : perr.message);
-            ph_ruleset_free(rs);
-            return NULL;
-        }
-        if (!rules[i].rewrite && !rs->pats[i]->has_result) {
-            ph_error_set(err, PH_EINVAL, "rule %zu%s%s: no rewrite function and no result ('=> ...')", i + 1,
-                         *name ? " " : "", name);
-            ph_ruleset_free(rs);
-            return NULL;
-        }
-        if (!rules[i].rewrite && check_result_names(rs->pats[i], name, i, err)) {
-            ph_ruleset_free(rs);
-            return NULL;
-        }
-        if (rs->pats[i]->depth > rs->depth)
-            rs->depth = rs->pats[i]->depth;
-        for (int f = 0; f < rs->pats[i]->n_forms; f++) {
-            const pat_form *fm = &rs->pats[i]->forms[f];
-            for (int k = 0; k < pat_root(fm)->n_ops; k++)
-                rs->anchor[pat_root(fm)->ops[k].op] = 1;
-            if (fm->benefit > rs->max_benefit)
-                rs->max_benefit = fm->benefit;
-        }
-    }
-    if (build_index(rs)) {
-        ph_ruleset_free(rs);
-        ph_error_set(err, PH_ENOMEM, "out of memory");
-        return NULL;
-    }
-    return rs;
-}
-
-PH_API void ph_ruleset_free(ph_ruleset *rs)
-{
-    if (!rs)
+    if (!wl)
         return;
-    for (size_t i = 0; i < rs->n; i++) {
-        ph_match_free(rs->matches ? rs->matches[i] : NULL);
-        ph_pattern_free(rs->pats ? rs->pats[i] : NULL);
-    }
-    free(rs->pats);
-    free(rs->matches);
-    free(rs->entries);
-    free(rs->cands);
-    free(rs);
+    forget(wl);
+    for (size_t i = 0; wl->agenda && i < wl->n; i++)
+        free(wl->agenda[i].idx);
+    free(wl->agenda);
+    free(wl->ran);
+    free(wl->reach);
+    free(wl->pending);
+    free(wl->sets);
+    free(wl->members);
+    free(wl->cands);
+    free(wl->queue);
+    free(wl->reached);
+    free(wl);
 }
 
-PH_API size_t ph_ruleset_count(const ph_ruleset *rs) { return rs->n; }
-PH_API int ph_ruleset_depth(const ph_ruleset *rs) { return rs->depth; }
-PH_API void ph_ruleset_reset(ph_ruleset *rs) { rs->model = NULL; }
+PH_API size_t ph_worklist_count(const ph_worklist *wl) { return wl->n; }
 
-/* ------------------------------------------------------------- candidates */
+/* ------------------------------------------------------------- looking */
 
-static int add_cand(ph_ruleset *rs, ph_node *n, uint64_t epoch)
+/* 1 when n, held at idx (or not held: idx UINT32_MAX), is on the
+ * member's agenda. */
+static int is_pending(const ph_worklist *wl, uint32_t idx, size_t member)
 {
-    if (n->visit_mark == epoch)
-        return 0;
-    n->visit_mark = epoch;
-    if (phi_grow((void **)&rs->cands, &rs->cap_cands, rs->n_cands + 1, sizeof *rs->cands))
+    return idx < wl->cap_pending && (wl->pending[idx * wl->words + member / 64] >> (member % 64)) & 1;
+}
+
+static uint32_t held_index(const ph_worklist *wl, const ph_node *n)
+{
+    const struct phi_changelog *log = wl->log;
+    return n->held_pos && n->held_pos - 1 < log->n_held && log->held[n->held_pos - 1] == n ? n->held_pos - 1
+                                                                                            : UINT32_MAX;
+}
+
+static int push(ph_worklist *wl, size_t member, ph_node *n)
+{
+    uint32_t idx;
+    wl_agenda *a = &wl->agenda[member];
+    if (pat_log_hold(wl->log, n, &idx))
         return PH_ENOMEM;
-    rs->cands[rs->n_cands++] = n;
+    if (idx >= wl->cap_pending) {
+        size_t cap = wl->cap_pending ? wl->cap_pending : 1024;
+        while (cap <= idx)
+            cap *= 2;
+        uint64_t *p = realloc(wl->pending, cap * wl->words * sizeof *p);
+        if (!p)
+            return PH_ENOMEM;
+        memset(p + wl->cap_pending * wl->words, 0, (cap - wl->cap_pending) * wl->words * sizeof *p);
+        wl->pending = p;
+        wl->cap_pending = cap;
+    }
+    uint64_t *bits = &wl->pending[idx * wl->words + member / 64];
+    if ((*bits >> (member % 64)) & 1)
+        return 0;
+    if (phi_grow((void **)&a->idx, &a->cap, a->n + 1, sizeof *a->idx))
+        return PH_ENOMEM;
+    *bits |= (uint64_t)1 << (member % 64);
+    a->idx[a->n++] = idx;
     return 0;
+}
+
+/* The members anchored on n's op that reach `dist` hops, for which n is
+ * not already pending, and whose patterns match at n get n on their
+ * agendas (a pending node is tried in full at the member's run anyway). */
+static int classify(ph_worklist *wl, ph_node *n, int dist)
+{
+    int rc = 0;
+    uint32_t idx = held_index(wl, n);
+    for (uint32_t k = wl->by_op[n->op]; k < wl->by_op[n->op + 1] && !rc; k++) {
+        uint32_t i = wl->members[k];
+        if (dist < wl->reach[i] && !is_pending(wl, idx, i) && pat_ruleset_may_match(wl->sets[i], n))
+            rc = push(wl, i, n);
+    }
+    return rc;
 }
 
 /* Every node of g and its bodies whose op is an anchor. */
-static int collect_all(ph_ruleset *rs, ph_graph *g, uint64_t epoch)
+static int look_all(ph_worklist *wl, ph_graph *g)
 {
     int rc = 0;
     if (!g->op_first) { /* no index (it could not be allocated): the node list */
         for (ph_node *n = g->first; n && !rc; n = n->next) {
-            if (rs->anchor[n->op])
-                rc = add_cand(rs, n, epoch);
+            if (wl->anchor[n->op])
+                rc = classify(wl, n, 0);
             for (size_t s = 0; s < n->n_subgraphs && !rc; s++)
-                rc = collect_all(rs, n->subgraphs[s].graph, epoch);
+                rc = look_all(wl, n->subgraphs[s].graph);
         }
         return rc;
     }
     for (int op = 0; op < PH_OP__COUNT && !rc; op++) {
-        if (!rs->anchor[op])
+        if (!wl->anchor[op])
             continue;
         size_t k;
         ph_node *const *arr = phi_op_nodes(g, (ph_op)op, &k);
         if (!arr) { /* out of memory (counted): the list itself */
             for (ph_node *n = g->op_first[op]; n && !rc; n = n->op_next)
-                rc = add_cand(rs, n, epoch);
+                rc = classify(wl, n, 0);
             continue;
         }
         for (size_t i = 0; i < k && !rc; i++) {
             if (i + 8 < k) /* an array, unlike the list, lets the misses overlap */
                 __builtin_prefetch(arr[i + 8]);
-            rc = add_cand(rs, arr[i], epoch);
+            rc = classify(wl, arr[i], 0);
         }
     }
     static const ph_op holders[] = {PH_OP_If, PH_OP_Loop, PH_OP_Scan, PH_OP_UNKNOWN};
     for (size_t h = 0; h < sizeof holders / sizeof holders[0] && !rc; h++)
         for (ph_node *n = g->op_first[holders[h]]; n && !rc; n = n->op_next)
             for (size_t s = 0; s < n->n_subgraphs && !rc; s++)
-                rc = collect_all(rs, n->subgraphs[s].graph, epoch);
+                rc = look_all(wl, n->subgraphs[s].graph);
     return rc;
 }
 
-/* Nodes of anchor ops within depth-1 hops downstream of start (start
- * included), breadth first; walk marks the nodes this walk has queued. */
-static int collect_near(ph_ruleset *rs, ph_node *start, uint64_t epoch, uint64_t walk,
-                        ph_node ***queue, size_t *cap_queue)
+/* Reach downstream of start, breadth first, as far as the deepest member
+ * reaches.  A node's walk_mark is base + its least distance from the
+ * changes of this look; a node met again farther away is not walked again.
+ * New nodes go to `reached` in the order first met. */
+static int reach(ph_worklist *wl, ph_node *start, uint64_t base)
 {
     size_t head = 0, tail = 0;
-    if (phi_grow((void **)queue, cap_queue, 1, sizeof **queue))
+    if (phi_grow((void **)&wl->queue, &wl->cap_queue, 1, sizeof *wl->queue))
         return PH_ENOMEM;
-    (*queue)[tail++] = start;
-    start->walk_mark = walk;
-    size_t level_end = tail;
-    int hops = 0, rc = 0;
-    while (head < tail && !rc) {
-        ph_node *n = (*queue)[head++];
-        if (!n->removed && rs->anchor[n->op])
-            rc = add_cand(rs, n, epoch);
-        if (hops + 1 < rs->depth) {
-            for (size_t o = 0; o < n->n_outputs && !rc; o++) {
-                ph_value *v = n->outputs[o];
-                for (size_t u = 0; v && u < v->n_uses && !rc; u++) {
-                    ph_node *c = v->uses[u].node;
-                    if (c->walk_mark == walk)
-                        continue;
-                    c->walk_mark = walk;
-                    if (phi_grow((void **)queue, cap_queue, tail + 1, sizeof **queue))
-                        rc = PH_ENOMEM;
-                    else
-                        (*queue)[tail++] = c;
-                }
-            }
-        }
-        if (head == level_end) {
-            hops++;
-            level_end = tail;
-        }
+    if (start->walk_mark >= base && start->walk_mark == base)
+        return 0; /* already walked from distance 0 */
+    int seen = start->walk_mark > base && start->walk_mark < base + 256;
+    start->walk_mark = base;
+    if (!seen) {
+        if (phi_grow((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
+            return PH_ENOMEM;
+        wl->reached[wl->n_reached++] = start;
     }
-    return rc;
-}
-
-/* ------------------------------------------------------------------- run */
-
-/* The condition of rule r on match m: 1, 0, or a negative code (with the
- * context's message naming the rule and the node). */
-static int condition(ph_ruleset *rs, size_t r, ph_match *m, ph_node *n, const ph_params *params, ph_ctx *ctx)
-{
-    int ok = rs->rules[r].check ? rs->rules[r].check(m, params) : 1;
-    if (ok < 0)
-        return ctx ? ph_ctx_error(ctx, ok, "rule '%.200s' at node '%.100s': condition: %s", rule_name(rs, r),
-                                  ph_node_name(n), ph_strerror(ok))
-                   : ok;
-    return ok;
-}
-
-/* Rewrite the match m of rule r at n: 1, 0 (declined or stopped), < 0. */
-static int apply(ph_ruleset *rs, size_t r, ph_match *m, ph_node *n, const ph_params *params, ph_ctx *ctx, int *stop)
-{
-    if (ctx && !ph_ctx_rewrite_allowed(ctx)) {
-        *stop = 1;
-        return 0;
-    }
-    /* a callback that explains its failure (ph_ctx_error) keeps its words */
-    const char *before = ctx ? ph_ctx_last_error(ctx) : "";
-    char *saved = *before ? strdup(before) : NULL;
-    int rc = pat_rewrite(n->graph, m, rs->rules[r].rewrite, params, ctx, stop);
-    if (rc < 0 && ctx) {
-        const char *now = ph_ctx_last_error(ctx);
-        char own[512] = "";
-        if (*now && (!saved || strcmp(now, saved) != 0))
-            snprintf(own, sizeof own, "%s", now);
-        free(saved);
-        return ph_ctx_error(ctx, rc, "rule '%.200s' at node '%.100s': %s", rule_name(rs, r), ph_node_name(n),
-                            *own ? own : ph_strerror(rc));
-    }
-    free(saved);
-    return rc;
-}
-
-/* The nodes downstream of n within `hops` (n excluded), breadth first,
- * into a new array (caller frees); NULL when out of memory (counted). */
-static ph_node **downstream(ph_node *n, int hops, size_t *count)
-{
-    size_t cap = 8, k = 0, head = 0;
-    ph_node **q = malloc(cap * sizeof *q);
-    ph_model *model = n->graph->model;
-    uint64_t walk = ++model->visit_epoch;
-    if (!q) {
-        phi_alloc_failed(model);
-        return NULL;
-    }
-    q[k++] = n;
-    n->walk_mark = walk;
-    for (int h = 0; h < hops; h++) {
-        size_t level_end = k;
-        for (; head < level_end; head++)
-            for (size_t o = 0; o < q[head]->n_outputs; o++) {
-                ph_value *v = q[head]->outputs[o];
-                for (size_t u = 0; v && u < v->n_uses; u++) {
-                    ph_node *c = v->uses[u].node;
-                    if (c->walk_mark == walk || c->graph != n->graph)
-                        continue;
-                    c->walk_mark = walk;
-                    if (k == cap && phi_grow((void **)&q, &cap, k + 1, sizeof *q)) {
-                        free(q);
-                        phi_alloc_failed(model);
-                        return NULL;
-                    }
-                    q[k++] = c;
-                }
-            }
-    }
-    *count = k;
-    return q;
-}
-
-/* The larger match wins: a form of greater benefit than `min`, rooted
- * downstream of n, whose match holds n, is made instead (itself giving
- * way to a still larger one).  1 made, 0 none (or declined), < 0. */
-static int take_larger(ph_ruleset *rs, ph_node *n, int min, const ph_params *params, ph_ctx *ctx, int *stop)
-{
-    if (min >= rs->max_benefit || rs->depth < 2)
-        return 0;
-    size_t k = 0;
-    ph_node **near = downstream(n, rs->depth - 1, &k);
-    if (!near)
-        return PH_ENOMEM;
-    int rc = 0;
-    for (size_t i = 1; i < k && !rc && !*stop; i++) {
-        ph_node *u = near[i];
-        for (uint32_t e = rs->by_op[u->op]; e < rs->by_op[u->op + 1] && !rc && !*stop; e++) {
-            const rs_entry *en = &rs->entries[e];
-            if (en->benefit <= min)
-                break;
-            ph_match *m = rs->matches[en->rule];
-            if (!pat_match_form(rs->pats[en->rule], (int)en->form, u, m) || !pat_match_has(m, n))
-                continue;
-            int ok = condition(rs, en->rule, m, u, params, ctx);
-            if (ok <= 0) {
-                rc = ok;
-                continue;
-            }
-            rc = take_larger(rs, u, en->benefit, params, ctx, stop);
-            if (rc || *stop)
-                break;
-            /* none larger: this one, matched again (the search reused the buffers) */
-            if (pat_match_form(rs->pats[en->rule], (int)en->form, u, m) &&
-                (ok = condition(rs, en->rule, m, u, params, ctx)) > 0)
-                rc = apply(rs, en->rule, m, u, params, ctx, stop);
-            else if (ok < 0)
-                rc = ok;
-        }
-    }
-    free(near);
-    return rc;
-}
-
-static int try_node(ph_ruleset *rs, ph_node *n, const ph_params *params, ph_ctx *ctx, int *stop)
-{
-    for (uint32_t e = rs->by_op[n->op]; e < rs->by_op[n->op + 1]; e++) {
-        const rs_entry *en = &rs->entries[e];
-        const ph_pattern *p = rs->pats[en->rule];
-        ph_match *m = rs->matches[en->rule];
-        if (!pat_match_form(p, (int)en->form, n, m))
+    wl->queue[tail++] = start;
+    while (head < tail) {
+        ph_node *n = wl->queue[head++];
+        uint64_t d = n->walk_mark - base;
+        if ((int)d + 1 >= wl->reach_all)
             continue;
-        int ok = condition(rs, en->rule, m, n, params, ctx);
-        if (ok < 0)
-            return ok;
-        if (!ok)
-            continue;
-        if (en->benefit < rs->max_benefit) {
-            int rc = take_larger(rs, n, en->benefit, params, ctx, stop);
-            if (rc || *stop)
-                return rc;
-            if (!pat_match_form(p, (int)en->form, n, m) || (ok = condition(rs, en->rule, m, n, params, ctx)) <= 0) {
-                if (ok < 0)
-                    return ok;
-                continue;
+        for (size_t o = 0; o < n->n_outputs; o++) {
+            ph_value *v = n->outputs[o];
+            for (size_t u = 0; v && u < v->n_uses; u++) {
+                ph_node *c = v->uses[u].node;
+                int known = c->walk_mark >= base && c->walk_mark < base + 256;
+                if (known && c->walk_mark - base <= d + 1)
+                    continue;
+                c->walk_mark = base + d + 1;
+                if (!known) {
+                    if (phi_grow((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
+                        return PH_ENOMEM;
+                    wl->reached[wl->n_reached++] = c;
+                }
+                if (phi_grow((void **)&wl->queue, &wl->cap_queue, tail + 1, sizeof *wl->queue))
+                    return PH_ENOMEM;
+                wl->queue[tail++] = c;
             }
         }
-        int rc = apply(rs, en->rule, m, n, params, ctx, stop);
-        if (rc < 0)
-            return rc;
-        if (rc > 0 || *stop)
-            return rc;
     }
     return 0;
 }
 
-PH_API int ph_ruleset_run(ph_ruleset *rs, ph_graph *g, const ph_params *params, ph_ctx *ctx)
+/* Bring the agendas up to date with g's model: everything at the first
+ * look (or when the log was lost), else what is near the changes since. */
+static int look(ph_worklist *wl, ph_graph *g)
 {
-    if (!rs || !g)
-        return PH_EINVAL;
     ph_model *m = g->model;
-    uint64_t failures = m->alloc_failures;
+    struct phi_changelog *log = pat_log_get(m);
+    if (!log) {
+        forget(wl);
+        return PH_ENOMEM;
+    }
+    int full = wl->model != m || wl->log != log || wl->birth != log->birth || (log->lost && log->lost - 1 >= wl->pos);
+    if (full) {
+        forget(wl);
+        if (pat_log_attach(log, wl))
+            return PH_ENOMEM;
+        wl->model = m;
+        wl->log = log;
+        wl->birth = log->birth;
+    }
     size_t present = 0; /* nodes of the root op types anywhere in the model */
     for (int op = 0; op < PH_OP__COUNT && !present; op++)
-        present += rs->anchor[op] ? m->op_count[op] : 0;
-    struct phi_changelog *log = log_get(m);
-    uint64_t epoch = ++m->visit_epoch;
-    rs->n_cands = 0;
-    int full = !log || rs->model != m || rs->log != log || rs->birth != log->birth ||
-               (log->lost && log->lost - 1 >= rs->pos);
+        present += wl->anchor[op] ? m->op_count[op] : 0;
+    wl->reach_all = 0; /* how far each member's patterns that can match now reach */
+    for (size_t i = 0; present && i < wl->n; i++)
+        if ((wl->reach[i] = pat_ruleset_reach(wl->sets[i], m)) > wl->reach_all)
+            wl->reach_all = wl->reach[i];
+    size_t end = log->n;
     int rc = 0;
-    size_t end = log ? log->n : 0;
     if (!present) {
         /* nothing to match: only mark the log read */
     } else if (full) {
-        rc = collect_all(rs, g, epoch);
-    } else {
-        ph_node **queue = NULL;
-        size_t cap_queue = 0;
-        for (size_t i = rs->pos; i < end && !rc; i++) {
+        rc = look_all(wl, g);
+    } else if (wl->pos < end) {
+        uint64_t base = (m->visit_epoch += 256) - 255;
+        wl->n_reached = 0;
+        for (size_t i = wl->pos; i < end && !rc; i++) {
             ph_node *n = log->items[i];
             if (n && !n->removed)
-                rc = collect_near(rs, n, epoch, ++m->visit_epoch, &queue, &cap_queue);
+                rc = reach(wl, n, base);
         }
-        free(queue);
+        for (size_t i = 0; i < wl->n_reached && !rc; i++) {
+            ph_node *n = wl->reached[i];
+            if (!n->removed)
+                rc = classify(wl, n, (int)(n->walk_mark - base));
+        }
     }
+    if (rc) {
+        forget(wl); /* what was found is incomplete: look at everything next time */
+        return rc;
+    }
+    if (log->lost && log->lost - 1 < end)
+        log->lost = 0; /* the full looks it forces start from here */
+    if (end > log->sealed)
+        log->sealed = end;
+    wl->pos = end;
+    return 0;
+}
+
+/* ------------------------------------------------------------------ run */
+
+/* A member's first run on a model tries its nodes in the order a pass
+ * that scans the graph itself would meet them: graph by graph (the main
+ * one, then the bodies as look_all visits them), op by op, and in each
+ * op's index in the order nodes joined it (ph_node.op_seq).  So the
+ * rewrites of the first round are made in the order they always were,
+ * however the nodes came on the agenda. */
+static void rank_graphs(ph_graph *g, uint32_t *next)
+{
+    g->wl_rank = (*next)++;
+    if (!g->op_first) {
+        for (ph_node *n = g->first; n; n = n->next)
+            for (size_t s = 0; s < n->n_subgraphs; s++)
+                rank_graphs(n->subgraphs[s].graph, next);
+        return;
+    }
+    static const ph_op holders[] = {PH_OP_If, PH_OP_Loop, PH_OP_Scan, PH_OP_UNKNOWN};
+    for (size_t h = 0; h < sizeof holders / sizeof holders[0]; h++)
+        for (ph_node *n = g->op_first[holders[h]]; n; n = n->op_next)
+            for (size_t s = 0; s < n->n_subgraphs; s++)
+                rank_graphs(n->subgraphs[s].graph, next);
+}
+
+static int scan_before(const ph_node *a, const ph_node *b)
+{
+    if (a->graph->wl_rank != b->graph->wl_rank)
+        return a->graph->wl_rank < b->graph->wl_rank;
+    if (a->op != b->op)
+        return a->op < b->op;
+    return a->op_seq < b->op_seq;
+}
+
+typedef struct scan_key {
+    uint64_t k1, k2; /* graph rank and op; op_seq */
+    ph_node *n;
+} scan_key;
+
+static int key_cmp(const void *pa, const void *pb)
+{
+    const scan_key *a = pa, *b = pb;
+    if (a->k1 != b->k1)
+        return a->k1 < b->k1 ? -1 : 1;
+    return a->k2 < b->k2 ? -1 : a->k2 > b->k2;
+}
+
+/* Sort cands[0..n) in scan order.  What the first look found is in that
+ * order already; what later looks added is sorted and merged in.  0 or
+ * PH_ENOMEM. */
+static int scan_sort(ph_node **cands, size_t n)
+{
+    scan_key *k = malloc((n ? n : 1) * sizeof *k), *out = k ? malloc((n ? n : 1) * sizeof *out) : NULL;
+    if (!out) {
+        free(k);
+        return PH_ENOMEM;
+    }
+    size_t sorted = n;
+    for (size_t i = 0; i < n; i++) {
+        ph_node *c = cands[i];
+        k[i] = (scan_key){(uint64_t)c->graph->wl_rank << 32 | (uint32_t)c->op, c->op_seq, c};
+        if (i && sorted == n && key_cmp(&k[i - 1], &k[i]) > 0)
+            sorted = i;
+    }
+    qsort(k + sorted, n - sorted, sizeof *k, key_cmp);
+    size_t a = 0, b = sorted, o = 0;
+    while (a < sorted || b < n)
+        out[o++] = b == n || (a < sorted && key_cmp(&k[a], &k[b]) <= 0) ? k[a++] : k[b++];
+    for (size_t i = 0; i < n; i++)
+        cands[i] = out[i].n;
+    free(k);
+    free(out);
+    return 0;
+}
+
+/* Nodes a member's first run meets later in scan order, that existed when
+ * it began (op_seq <= seq0) and that its own rewrites brought near a
+ * change: a pass scanning the graph would try them at their turn, so they
+ * join the run (in `extra`, kept in scan order).  From log entry *from on. */
+typedef struct later {
+    ph_node **v;
+    size_t n, cap, head;
+} later;
+
+static int join_later(ph_worklist *wl, size_t member, size_t *from, const ph_node *cur, uint64_t seq0,
+                      uint64_t epoch, later *extra)
+{
+    struct phi_changelog *log = wl->log;
+    ph_ruleset *rs = wl->sets[member];
+    int depth = ph_ruleset_depth(rs);
+    for (; *from < log->n; (*from)++) {
+        ph_node *e = log->items[*from];
+        if (!e || e->removed)
+            continue;
+        uint64_t walk = ++e->graph->model->visit_epoch;
+        size_t head = 0, tail = 0, level_end = 1;
+        int hops = 0;
+        if (phi_grow((void **)&wl->queue, &wl->cap_queue, 1, sizeof *wl->queue))
+            return PH_ENOMEM;
+        wl->queue[tail++] = e;
+        e->walk_mark = walk;
+        while (head < tail) {
+            ph_node *n = wl->queue[head++];
+            if (!n->removed && n->visit_mark != epoch && n->op_seq <= seq0 && pat_ruleset_anchored(rs, n->op) &&
+                scan_before(cur, n)) {
+                n->visit_mark = epoch;
+                if (phi_grow((void **)&extra->v, &extra->cap, extra->n + 1, sizeof *extra->v))
+                    return PH_ENOMEM;
+                size_t at = extra->n++;
+                while (at > extra->head && scan_before(n, extra->v[at - 1])) {
+                    extra->v[at] = extra->v[at - 1];
+                    at--;
+                }
+                extra->v[at] = n;
+            }
+            if (hops + 1 < depth)
+                for (size_t o = 0; o < n->n_outputs; o++) {
+                    ph_value *v = n->outputs[o];
+                    for (size_t u = 0; v && u < v->n_uses; u++) {
+                        ph_node *c = v->uses[u].node;
+                        if (c->walk_mark == walk)
+                            continue;
+                        c->walk_mark = walk;
+                        if (phi_grow((void **)&wl->queue, &wl->cap_queue, tail + 1, sizeof *wl->queue))
+                            return PH_ENOMEM;
+                        wl->queue[tail++] = c;
+                    }
+                }
+            if (head == level_end) {
+                hops++;
+                level_end = tail;
+            }
+        }
+    }
+    return 0;
+}
+
+PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph_params *params, ph_ctx *ctx)
+{
+    if (!wl || !g || member >= wl->n)
+        return PH_EINVAL;
+    ph_model *m = g->model;
+    uint64_t failures = m->alloc_failures;
+    int rc = look(wl, g);
     if (rc)
         return ctx ? ph_ctx_error(ctx, rc, "collecting candidates: %s", ph_strerror(rc)) : rc;
-    if (log) {
-        if (log->lost && log->lost - 1 < end)
-            log->lost = 0; /* the full scans it forces start from here */
-        if (end > log->sealed)
-            log->sealed = end;
-        rs->model = m;
-        rs->log = log;
-        rs->birth = log->birth;
-        rs->pos = end;
+    /* the agenda's nodes, each once, in the order found */
+    wl_agenda *a = &wl->agenda[member];
+    uint64_t epoch = ++m->visit_epoch;
+    size_t n_cands = 0;
+    if (a->n && phi_grow((void **)&wl->cands, &wl->cap_cands, a->n, sizeof *wl->cands)) {
+        forget(wl);
+        return ctx ? ph_ctx_error(ctx, PH_ENOMEM, "out of memory") : PH_ENOMEM;
     }
+    for (size_t i = 0; i < a->n; i++) {
+        wl->pending[a->idx[i] * wl->words + member / 64] &= ~((uint64_t)1 << (member % 64));
+        ph_node *n = wl->log->held[a->idx[i]];
+        if (n && !n->removed && n->visit_mark != epoch) {
+            n->visit_mark = epoch;
+            wl->cands[n_cands++] = n;
+        }
+    }
+    a->n = 0;
+    int first = !wl->ran[member];
+    wl->ran[member] = 1;
+    if (first) {
+        uint32_t next = 0;
+        rank_graphs(g, &next);
+        if (scan_sort(wl->cands, n_cands)) {
+            forget(wl);
+            return ctx ? ph_ctx_error(ctx, PH_ENOMEM, "out of memory") : PH_ENOMEM;
+        }
+    }
+    later extra = {0};
+    size_t from = wl->log->n;
+    uint64_t seq0 = m->op_seq;
     int total = 0, stop = 0;
-    for (size_t i = 0; i < rs->n_cands && !stop; i++) {
-        if (i + 8 < rs->n_cands) /* a candidate of a large graph is a cache miss: ask early */
-            __builtin_prefetch(rs->cands[i + 8]);
-        ph_node *n = rs->cands[i];
+    for (size_t i = 0; !stop;) {
+        ph_node *n;
+        if (extra.head < extra.n && (i == n_cands || scan_before(extra.v[extra.head], wl->cands[i])))
+            n = extra.v[extra.head++];
+        else if (i < n_cands)
+            n = wl->cands[i++];
+        else
+            break;
+        if (i + 8 < n_cands) /* a candidate of a large graph is a cache miss: ask early */
+            __builtin_prefetch(wl->cands[i + 8]);
         if (n->removed)
             continue;
-        int r = try_node(rs, n, params, ctx, &stop);
-        if (r < 0)
-            return r;
+        int r = pat_ruleset_try(wl->sets[member], n, params, ctx, &stop);
+        if (r < 0) {
+            total = r;
+            break;
+        }
         total += r;
+        if (r > 0 && first && (rc = join_later(wl, member, &from, n, seq0, epoch, &extra)) < 0) {
+            total = ctx ? ph_ctx_error(ctx, rc, "out of memory") : rc;
+            break;
+        }
     }
-    if (m->alloc_failures != failures) /* absorbed below: the result would depend on memory */
+    free(extra.v);
+    if (wl->log)
+        pat_log_release(wl->log);
+    if (total >= 0 && m->alloc_failures != failures) /* absorbed below: the result would depend on memory */
         return ctx ? ph_ctx_error(ctx, PH_ENOMEM, "out of memory") : PH_ENOMEM;
     return total;
 }

@@ -1,7 +1,7 @@
 /* sdk/src/pattern/pattern.h - internals of the pattern engine: the compiled
  * form of a pattern (parse.c), match state (match.c), the rewriter
- * (rewrite.c), declarative results (result.c) and the rule sets and change
- * log the driver reads (driver.c).
+ * (rewrite.c), declarative results (result.c), rule sets (ruleset.c), the
+ * change log (changelog.c) and the worklist that drives them (driver.c).
  *
  * A pattern text compiles to one or more FORMS: its alternatives between
  * statements, "( a | b )", expanded (each form takes one branch of every
@@ -244,6 +244,55 @@ struct ph_rewriter {
  * code (nothing changed). */
 int pat_rewrite(ph_graph *g, const ph_match *m, ph_rule_rewrite_fn fn, const ph_params *params,
                 ph_ctx *ctx, int *stop);
+/* ------------------------------------------------ change log (changelog.c) */
+
+struct phi_changelog {
+    ph_node **items; /* NULL holes where a node was logged again or freed */
+    size_t n, cap;
+    size_t sealed;   /* entries below this were taken by a reader */
+    size_t lost;     /* 1 + index where an append failed (out of memory), or 0 */
+    uint64_t birth;  /* tells this log from one at a reused address */
+    ph_node **held;  /* nodes worklists hold (NULL once freed); node->held_pos */
+    size_t n_held, cap_held;
+    ph_worklist **attached; /* the worklists reading this log */
+    size_t n_attached, cap_attached;
+};
+
+/* The model's change log, made (and observing) on first use; NULL when out
+ * of memory (counted). */
+struct phi_changelog *pat_log_get(ph_model *m);
+/* The held-table index of n (an existing entry, or a new one).  0 or
+ * PH_ENOMEM. */
+int pat_log_hold(struct phi_changelog *log, ph_node *n, uint32_t *index);
+/* A worklist starts or stops reading the log; on release (after a run) the
+ * held table is emptied when no attached worklist has anything pending. */
+int pat_log_attach(struct phi_changelog *log, ph_worklist *wl);
+void pat_log_detach(struct phi_changelog *log, ph_worklist *wl);
+void pat_log_release(struct phi_changelog *log);
+
+/* ------------------------------------------------- worklists (driver.c) */
+
+/* The model the worklist read was freed: it forgets it. */
+void pat_worklist_detached(ph_worklist *wl);
+/* Forget the model read so far: the next run looks at everything. */
+void pat_worklist_reset(ph_worklist *wl);
+/* 1 when an agenda holds nodes. */
+int pat_worklist_pending(const ph_worklist *wl);
+
+/* -------------------------------------------------- rule sets (ruleset.c) */
+
+/* 1 when a form of rs has a root of op `op`. */
+int pat_ruleset_anchored(const ph_ruleset *rs, ph_op op);
+/* Mark the forms of rs that can match in m (each statement has an op with
+ * nodes in m); the greatest depth among them (0: none can). */
+int pat_ruleset_reach(ph_ruleset *rs, const ph_model *m);
+/* 1 when a form of rs marked possible, anchored on n's op, matches at n
+ * (no condition). */
+int pat_ruleset_may_match(ph_ruleset *rs, ph_node *n);
+/* Try rs's forms at n and rewrite the first that passes (the larger match
+ * winning): 1, 0, or a negative PH_E* code; *stop when the budget ends. */
+int pat_ruleset_try(ph_ruleset *rs, ph_node *n, const ph_params *params, ph_ctx *ctx, int *stop);
+
 /* Instantiate the matched form's result (result.c).  0 or a PH_E* code. */
 int pat_result_build(ph_rewriter *rw);
 /* Free a literal's owned parts. */

@@ -1,0 +1,157 @@
+/* sdk/src/pattern/changelog.c - what changed in a model since a reader
+ * last looked, and the nodes worklists hold between two runs.
+ *
+ * The driver observes the model (phi_observer_add) and logs the nodes
+ * touched by any mutation (created, inputs/attributes/op changed, an
+ * output's uses or type changed).  A worklist remembers how far it read.
+ * A node appears in the log at most once after the last point a reader
+ * took (older entries of the node are cleared when it is logged again,
+ * and when it is freed), so the log grows with the changes, not with the
+ * rounds.
+ *
+ * Held nodes: a worklist's agendas keep nodes from one pass of a stage to
+ * a later one, while the host frees removed nodes in between (at each
+ * toposort).  So agendas name nodes by their entry in the log's table of
+ * held nodes, which the observer clears when a node is freed; the table
+ * is emptied whenever no attached worklist has anything pending. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pattern.h"
+
+static void log_touch(ph_node *n)
+{
+    if (!n || !n->graph || !n->graph->model)
+        return;
+    struct phi_changelog *log = n->graph->model->changes;
+    if (!log)
+        return;
+    if (n->log_pos) {
+        size_t at = n->log_pos - 1;
+        if (at < log->n && log->items[at] == n) {
+            if (at >= log->sealed)
+                return; /* logged, and no reader has taken it yet */
+            log->items[at] = NULL;
+        }
+    }
+    if (phi_grow((void **)&log->items, &log->cap, log->n + 1, sizeof *log->items)) {
+        phi_alloc_failed(n->graph->model); /* the next run scans everything */
+        if (!log->lost)
+            log->lost = log->n + 1;
+        n->log_pos = 0;
+        return;
+    }
+    log->items[log->n++] = n;
+    n->log_pos = log->n;
+}
+
+static void on_node_changed(void *self, ph_node *n) { log_touch(n); }
+
+static void on_uses_changed(void *self, ph_value *v)
+{
+    if (v->producer)
+        log_touch(v->producer);
+}
+
+static void on_type_changed(void *self, ph_value *v)
+{
+    if (v->producer)
+        log_touch(v->producer);
+    for (size_t i = 0; i < v->n_uses; i++)
+        log_touch(v->uses[i].node);
+}
+
+static void on_node_freed(void *self, ph_node *n)
+{
+    struct phi_changelog *log = self; /* never n->graph: it may be gone */
+    if (log && n->log_pos && n->log_pos - 1 < log->n && log->items[n->log_pos - 1] == n)
+        log->items[n->log_pos - 1] = NULL;
+    if (log && n->held_pos && n->held_pos - 1 < log->n_held && log->held[n->held_pos - 1] == n)
+        log->held[n->held_pos - 1] = NULL;
+    n->log_pos = 0;
+    n->held_pos = 0;
+}
+
+static void on_model_freed(void *self, ph_model *m)
+{
+    struct phi_changelog *log = m->changes;
+    if (!log)
+        return;
+    for (size_t i = 0; i < log->n_attached; i++)
+        pat_worklist_detached(log->attached[i]);
+    free(log->attached);
+    free(log->held);
+    free(log->items);
+    free(log);
+    m->changes = NULL;
+}
+
+static const phi_observer_ops log_observer = {
+    .node_changed = on_node_changed,
+    .uses_changed = on_uses_changed,
+    .type_changed = on_type_changed,
+    .node_freed = on_node_freed,
+    .model_freed = on_model_freed,
+};
+
+struct phi_changelog *pat_log_get(ph_model *m)
+{
+    if (m->changes)
+        return m->changes;
+    struct phi_changelog *log = calloc(1, sizeof *log);
+    if (!log || phi_observer_add(m, &log_observer, log)) {
+        free(log);
+        phi_alloc_failed(m);
+        return NULL;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    log->birth = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    m->changes = log;
+    return log;
+}
+
+int pat_log_hold(struct phi_changelog *log, ph_node *n, uint32_t *index)
+{
+    if (n->held_pos && n->held_pos - 1 < log->n_held && log->held[n->held_pos - 1] == n) {
+        *index = n->held_pos - 1;
+        return 0;
+    }
+    if (log->n_held >= UINT32_MAX - 1 ||
+        phi_grow((void **)&log->held, &log->cap_held, log->n_held + 1, sizeof *log->held))
+        return PH_ENOMEM;
+    log->held[log->n_held++] = n;
+    n->held_pos = (uint32_t)log->n_held;
+    *index = n->held_pos - 1;
+    return 0;
+}
+
+int pat_log_attach(struct phi_changelog *log, ph_worklist *wl)
+{
+    for (size_t i = 0; i < log->n_attached; i++)
+        if (log->attached[i] == wl)
+            return 0;
+    if (phi_grow((void **)&log->attached, &log->cap_attached, log->n_attached + 1, sizeof *log->attached))
+        return PH_ENOMEM;
+    log->attached[log->n_attached++] = wl;
+    return 0;
+}
+
+void pat_log_detach(struct phi_changelog *log, ph_worklist *wl)
+{
+    for (size_t i = 0; i < log->n_attached; i++)
+        if (log->attached[i] == wl) {
+            log->attached[i] = log->attached[--log->n_attached];
+            break;
+        }
+    pat_log_release(log);
+}
+
+void pat_log_release(struct phi_changelog *log)
+{
+    for (size_t i = 0; i < log->n_attached; i++)
+        if (pat_worklist_pending(log->attached[i]))
+            return;
+    log->n_held = 0; /* nothing names a held node any more */
+}
