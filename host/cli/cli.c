@@ -37,7 +37,8 @@ static const opt_def options[] = {
     {NULL, "--no-fold", OPT_FLAG},     {NULL, "--report-json", OPT_VALUE},
     {NULL, "--report-html", OPT_VALUE}, {NULL, "--verify-atol", OPT_VALUE},
     {NULL, "--verify-rtol", OPT_VALUE}, {NULL, "--verify-data", OPT_VALUE},
-    {NULL, "--verify-range", OPT_VALUE},
+    {NULL, "--verify-range", OPT_VALUE}, {NULL, "--target", OPT_VALUE},
+    {NULL, "--list-targets", OPT_FLAG},
 };
 enum { N_OPTIONS = sizeof options / sizeof options[0] };
 
@@ -48,6 +49,7 @@ void host_cli_usage(FILE *out)
           "       passhost -i IN.onnx -o OUT.onnx [options]\n"
           "       passhost --inspect A.onnx [B.onnx ...]\n"
           "       passhost --list-passes [CONFIG.ini] [--plugin-dir DIR]\n"
+          "       passhost --list-targets\n"
           "\n"
           "Rewrites an ONNX model: an optimize stage, then an adapt stage, each a list\n"
           "of passes run until nothing changes; see docs/config.md and passhost(1).\n"
@@ -63,6 +65,10 @@ void host_cli_usage(FILE *out)
           "  --input-shape NAME:1,3,224,224\n"
           "                           fix an input's dims (repeatable; replaces [model]\n"
           "                           input_shape); alias --overwrite-input-shape\n"
+          "  --target NAME|FILE       the adapt stage's target profile: a shipped one by\n"
+          "                           name or any profile file (docs/targets.md;\n"
+          "                           overrides [adapt] target)\n"
+          "  --list-targets           print the shipped target profiles and exit\n"
           "  --no-fold                no constant folding (constant_folding,\n"
           "                           fold_constant_inputs off)\n"
           "  --inspect                print a side-by-side summary of each model given\n"
@@ -162,6 +168,8 @@ static void take_flag(host_cli *cli, const opt_def *o)
         cli->inspect = 1;
     else if (strcmp(n, "--no-fold") == 0)
         cli->no_fold = 1;
+    else if (strcmp(n, "--list-targets") == 0)
+        cli->list_targets = 1;
     else if (strcmp(n, "--help") == 0)
         cli->help = 1;
     else
@@ -205,6 +213,8 @@ static void take_value(host_cli *cli, const opt_def *o, const char *value)
         push(&cli->verify_data, &cli->verify_data_count, value);
     else if (strcmp(n, "--verify-range") == 0)
         push(&cli->verify_ranges, &cli->verify_range_count, value);
+    else if (strcmp(n, "--target") == 0)
+        cli->target = value;
     else
         push(&cli->sets, &cli->set_count, value);
 }
@@ -797,6 +807,14 @@ int host_cli_config(host_cli *cli, host_config **out, ph_error *err)
         rc = host_config_load_text(cfg, cli->config_text, HOST_CONFIG_TEXT_NAME, err);
     for (size_t i = 0; i < cli->set_count && !rc; i++)
         rc = host_config_set(cfg, cli->sets[i], err);
+    if (!rc && cli->target) {
+        if (!*cli->target)
+            rc = ph_error_set(err, HOST_EXIT_USAGE, "--target: give a profile name or file (passhost --list-targets)");
+        else {
+            free(cfg->stage[HOST_STAGE_ADAPT].target);
+            cfg->stage[HOST_STAGE_ADAPT].target = host_xstrdup(cli->target);
+        }
+    }
     if (!rc && is_dash(cli->input) && !cli->list_passes)
         rc = read_stdin_model(cli, err);
     if (!rc && cli->input)

@@ -57,6 +57,8 @@ typedef struct host_cli {
     const char **input_shapes; /* --input-shape NAME:1,3,224,224 values (array owned) */
     size_t input_shape_count;
     int no_fold;             /* --no-fold: constant_folding, fold_constant_inputs off */
+    const char *target;      /* --target NAME|FILE: [adapt] target */
+    int list_targets;        /* --list-targets */
     /* verification data and tolerances (into [verify]; each implies --verify
      * unless --verify-each or --bisect is given) */
     const char *verify_atol;   /* --verify-atol X */

@@ -12,6 +12,7 @@
  * the same function the embedding library runs (passhost/pipeline.h), so
  * the program and the library cannot drift apart.  What only a program
  * does is here: --help, --version, --inspect (inspect.h), --list-passes,
+ * --list-targets (profile.h),
  * the fork supervisor (supervise.h), the signal handlers (cleanup.h), `-o -`
  * and printing the one error line.
  *
@@ -25,6 +26,7 @@
 
 #include "io/cleanup.h"
 #include "cli.h"
+#include "config/profile.h"
 #include "base/exit.h"
 #include "report/inspect.h"
 #include "job.h"
@@ -71,6 +73,8 @@ int main(int argc, char **argv)
         j.cli.help ? host_cli_usage(stdout) : host_cli_version(stdout);
         return finish(&j, 0);
     }
+    if (!rc && j.cli.list_targets)
+        return finish(&j, host_profile_list(stdout, &j.err));
     if (!rc && j.cli.inspect)
         return finish(&j, host_inspect_main(&j.cli, stdout, &j.err));
     j.out = host_cli_report_stream(&j.cli);

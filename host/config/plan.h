@@ -8,6 +8,15 @@
  * plugins were found) stable-sorted to honour run_after/run_before hints
  * among the listed passes; with keep_order (--passes), in pass_on's order.  Parameters: the pass's defaults, then the
  * [pass.NAME] settings by priority (file < custom_config < --set).
+ *
+ * The adapt stage's target ([adapt] target: a shipped profile's name or a
+ * file; profile.h) takes part: a pass on by default is on when its
+ * targets list names the profile or one of its bases; a pass whose
+ * profile keys (ph_profile_key) the profile constrains is on, and takes
+ * the profile's values of those keys as parameters; the profile's
+ * [target.passes] switch passes on or off and [target.pass.NAME] sets
+ * parameters; pass_on, pass_off and [pass.NAME] of the config come after
+ * (they override the profile).
  */
 #ifndef PASSHOST_HOST_PLAN_H
 #define PASSHOST_HOST_PLAN_H
@@ -25,7 +34,8 @@ typedef struct host_step {
 
 typedef struct host_stage_plan {
     int stage;          /* HOST_STAGE_* */
-    char *target;       /* owned copy; "" when none */
+    char *target;       /* the profile's name; "" when none */
+    struct host_profile *profile; /* owned: the adapt stage's target profile, NULL: none */
     int max_iterations;
     host_step *steps;   /* owned array */
     size_t count;

@@ -12,6 +12,7 @@
 #include "log/trace.h"
 #include "base/util.h"
 #include "check/verify.h"
+#include "config/profile.h"
 
 typedef struct stage_run {
     ph_model *model;
@@ -372,6 +373,7 @@ int host_run_stage(ph_model *m, const host_stage_plan *sp, ph_ctx *ctx,
     if (host_progress_active())
         ph_ctx_set_count_hook(ctx, count_hook, NULL);
     host_progress_stage(sp->stage);
+    ph_ctx_set_profile(ctx, sp->profile ? sp->profile->target : NULL);
     stats->nodes_before = sr.nodes;
     for (size_t i = 0; i < sp->count; i++)
         stats->passes[i].nodes_before = stats->passes[i].nodes_after = sr.nodes;
@@ -389,6 +391,7 @@ int host_run_stage(ph_model *m, const host_stage_plan *sp, ph_ctx *ctx,
     if (observing(opts))
         ph_ctx_set_rewrite_hook(ctx, NULL, NULL);
     ph_ctx_set_count_hook(ctx, NULL, NULL);
+    ph_ctx_set_profile(ctx, NULL);
     forget_names(&sr);
     free(sr.names);
     ph_worklist_free(sr.rules);

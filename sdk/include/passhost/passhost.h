@@ -11,5 +11,6 @@
 #include "passhost/shape.h"
 #include "passhost/constant.h"
 #include "passhost/hashmap.h"
+#include "passhost/target.h"
 
 #endif
