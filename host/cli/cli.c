@@ -38,7 +38,8 @@ static const opt_def options[] = {
     {NULL, "--report-html", OPT_VALUE}, {NULL, "--verify-atol", OPT_VALUE},
     {NULL, "--verify-rtol", OPT_VALUE}, {NULL, "--verify-data", OPT_VALUE},
     {NULL, "--verify-range", OPT_VALUE}, {NULL, "--target", OPT_VALUE},
-    {NULL, "--list-targets", OPT_FLAG},
+    {NULL, "--list-targets", OPT_FLAG}, {NULL, "--strict-target", OPT_FLAG},
+    {NULL, "--check-target", OPT_VALUE},
 };
 enum { N_OPTIONS = sizeof options / sizeof options[0] };
 
@@ -50,6 +51,7 @@ void host_cli_usage(FILE *out)
           "       passhost --inspect A.onnx [B.onnx ...]\n"
           "       passhost --list-passes [CONFIG.ini] [--plugin-dir DIR]\n"
           "       passhost --list-targets\n"
+          "       passhost --check-target PROFILE MODEL [--strict-target]\n"
           "\n"
           "Rewrites an ONNX model: an optimize stage, then an adapt stage, each a list\n"
           "of passes run until nothing changes; see docs/config.md and passhost(1).\n"
@@ -69,6 +71,11 @@ void host_cli_usage(FILE *out)
           "                           name or any profile file (docs/targets.md;\n"
           "                           overrides [adapt] target)\n"
           "  --list-targets           print the shipped target profiles and exit\n"
+          "  --strict-target          a target violation left after the adapt stage fails\n"
+          "                           the run (exit 10, nothing written); else a warning\n"
+          "  --check-target PROFILE MODEL\n"
+          "                           list what in MODEL the profile does not support\n"
+          "                           (a name or a file); rewrites nothing\n"
           "  --no-fold                no constant folding (constant_folding,\n"
           "                           fold_constant_inputs off)\n"
           "  --inspect                print a side-by-side summary of each model given\n"
@@ -170,6 +177,8 @@ static void take_flag(host_cli *cli, const opt_def *o)
         cli->no_fold = 1;
     else if (strcmp(n, "--list-targets") == 0)
         cli->list_targets = 1;
+    else if (strcmp(n, "--strict-target") == 0)
+        cli->strict_target = 1;
     else if (strcmp(n, "--help") == 0)
         cli->help = 1;
     else
@@ -215,6 +224,8 @@ static void take_value(host_cli *cli, const opt_def *o, const char *value)
         push(&cli->verify_ranges, &cli->verify_range_count, value);
     else if (strcmp(n, "--target") == 0)
         cli->target = value;
+    else if (strcmp(n, "--check-target") == 0)
+        cli->check_target = value;
     else
         push(&cli->sets, &cli->set_count, value);
 }

@@ -59,6 +59,8 @@ typedef struct host_cli {
     int no_fold;             /* --no-fold: constant_folding, fold_constant_inputs off */
     const char *target;      /* --target NAME|FILE: [adapt] target */
     int list_targets;        /* --list-targets */
+    int strict_target;       /* --strict-target: a violation left is HOST_EXIT_TARGET */
+    const char *check_target; /* --check-target PROFILE: check the model, change nothing */
     /* verification data and tolerances (into [verify]; each implies --verify
      * unless --verify-each or --bisect is given) */
     const char *verify_atol;   /* --verify-atol X */

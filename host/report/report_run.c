@@ -118,6 +118,8 @@ void host_report_verdicts(FILE *out, const host_run_record *rec)
 void host_report_run_text(FILE *out, const host_run_record *rec, int quiet)
 {
     if (rec->exit_code != 0) {
+        if (rec->violations && rec->violations->count)
+            host_violations_print(out, rec->violations);
         host_report_verify_outputs(out, rec);
         host_report_verdicts(out, rec);
         return;
@@ -135,6 +137,10 @@ void host_report_run_text(FILE *out, const host_run_record *rec, int quiet)
         fputs("  (node change: nodes added minus removed by the pass's own calls; checks between\n"
               "   passes: topological sort, shape update and --verify-each after each call that\n"
               "   changed the graph)\n", out);
+    if (rec->violations) {
+        fputc('\n', out);
+        host_violations_print(out, rec->violations);
+    }
     if (rec->before && rec->after) {
         host_model_info both[2] = {*rec->before, *rec->after};
         fputc('\n', out);

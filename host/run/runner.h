@@ -115,6 +115,10 @@ typedef struct host_run_opts {
     unsigned *dump_seq;
     host_rewrite_capture *capture; /* record one rewrite (NULL: none) */
     struct host_trace *trace;      /* told of every pass call (NULL: none); trace.h */
+    /* The violations the passes of a stage with a target profile report
+     * (check_target_constraints); cleared when such a stage starts (NULL:
+     * logged as warnings). */
+    struct host_violations *violations;
     /* With changes, dump_dir or capture set, the runner owns the context's
      * rewrite hook (ph_ctx_set_rewrite_hook) while a stage runs. */
 } host_run_opts;

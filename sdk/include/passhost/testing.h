@@ -47,6 +47,7 @@
 #include "passhost/error.h"
 #include "passhost/ir.h"
 #include "passhost/plugin.h"
+#include "passhost/target.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -123,6 +124,13 @@ typedef struct ph_test_options {
     double atol, rtol;
     /* 1: compare bit for bit even for PH_FP and PH_APPROX passes. */
     int exact;
+
+    /* The adapt stage's target profile the pass sees (ph_ctx_profile), or
+     * NULL; and where the violations it reports go (ph_ctx_violation; NULL:
+     * logged as warnings). */
+    const struct ph_target *profile;
+    ph_violation_fn violation;
+    void *violation_user;
 } ph_test_options;
 
 /* What a run did and, for a checked run, how the outputs compared. */
