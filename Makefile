@@ -18,6 +18,8 @@
 #                   rewrites, ONNX Runtime difference (bench/off_passes.py; fails if one
 #                   does not fire or an exact/fp one changes the outputs)
 #   make fuzz       FUZZ_SECONDS=N: build the libFuzzer targets with clang, run each N s (fuzz/fuzz.mk)
+#   make check-layers  the folders of sdk/src and host/ call and include only downward
+#                   (the order: scripts/layers.txt; make test runs it too, tests/layers.sh)
 #   make clean
 #
 # BUILD selects the output tree; SAN=1 adds the sanitizers.
@@ -82,7 +84,7 @@ PIPELINE_LIB := $(BUILD)/lib/libpasshost-pipeline.so
 BIN        := $(BUILD)/bin/passhost
 GEN_H      := $(BUILD)/gen/onnx/onnx.pb-c.h
 
-.PHONY: all run test test-build test-ort test-zoo install clean bench bench-eval bench-off-passes
+.PHONY: all run test test-build test-ort test-zoo install clean bench bench-eval bench-off-passes check-layers
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB) $(PIPELINE_LIB) $(PLUGIN_SO)
@@ -176,10 +178,18 @@ test-build: all $(TEST_PLUGIN_SO) $(TEST_BIN) $(TEST_TOOL_SO)
 # `make test` runs the whole suite on a sanitized build in build/san; the
 # plain build in build/ is brought up to date too, for tests/python_api.sh
 # (ctypes loads the library into python3, which has no sanitizer runtime).
+# Both trees build TEST_JOBS files at a time unless the command line chose
+# (make -jN test); the tests themselves run one after the other.
+TEST_JOBS ?= 2
 test:
-	$(MAKE) --no-print-directory BUILD=build/san SAN=1 test-build
-	$(MAKE) --no-print-directory BUILD=build all
+	$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(TEST_JOBS)) BUILD=build/san SAN=1 test-build
+	$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(TEST_JOBS)) BUILD=build all
 	scripts/run_tests.sh build/san
+
+# The layers of sdk/src and host/ (scripts/layers.txt), over the objects of
+# $(BUILD) and the sources.
+check-layers: all
+	scripts/check_layers.py $(BUILD)
 
 # Cross-check with ONNX Runtime (onnxruntime-node from npm): every bundled
 # model, original vs rewritten, on the same inputs.

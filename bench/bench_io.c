@@ -34,6 +34,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 static double now_ms(void)

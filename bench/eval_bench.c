@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "passhost/eval.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 static double now_ms(void)

@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "passhost/eval.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 static double now(void)

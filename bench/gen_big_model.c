@@ -29,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 static const char *prog = "gen_big_model";

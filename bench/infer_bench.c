@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 static double now(void)

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 static double now_ms(void)

@@ -42,7 +42,7 @@ for spec in "$@"; do
     n=0
     for d in "$src"/plugins/*/; do
         name=$(basename "$d")
-        grep -q '\.rules *=' "$d"*.c || continue
+        grep -Eq '\.rules *= *[a-z_]' "$d"*.c && ! grep -q '\.rules *= *NULL' "$d"*.c || continue
         $CC -std=c11 -D_GNU_SOURCE -O2 -fPIC -shared -w -I"$src/sdk/include" \
             -include "$ROOT/bench/pass_copy.h" -DPASS_COPY_NAME="\"${name}_2\"" \
             -o "$twice/plugins/${name}_2.so" "$d"*.c -L"$build/lib" -lpasshost -lm \

@@ -47,6 +47,7 @@
 
 #include "config/config.h"
 #include "config/loader.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "config/plan.h"
 #include "report/report.h"

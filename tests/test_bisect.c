@@ -20,6 +20,7 @@
 #include "config/config.h"
 #include "base/exit.h"
 #include "config/loader.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "config/plan.h"
 #include "report/report.h"

@@ -15,6 +15,7 @@
 
 #include "clirun.h"
 #include "base/exit.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "tmpdir.h"
 

@@ -17,6 +17,7 @@
 
 #include "clirun.h"
 #include "base/exit.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "passhost/plugin.h"
 #include "tmpdir.h"

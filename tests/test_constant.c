@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "pbwire.h"
 

@@ -29,6 +29,7 @@
 
 #include "clirun.h"
 #include "base/exit.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "tmpdir.h"
 

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 /* ------------------------------------------------------------ dtypes */

@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 #define ATOL 1e-4

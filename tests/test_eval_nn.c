@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "passhost/eval.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 #define I64(...) ((const int64_t[]){__VA_ARGS__})

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 #ifndef PH_SOURCE_DIR

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 static const int64_t dims23[] = {2, 3};

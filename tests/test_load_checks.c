@@ -22,6 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "pbwire.h"
 #include "tmpdir.h"
@@ -695,6 +696,32 @@ START_TEST(failed_save_leaves_nothing)
 }
 END_TEST
 
+/* ph_model_sniff tells a model from other bytes by its first fields, as
+ * the command line needs it (a model and an INI file given positionally). */
+START_TEST(sniff_tells_a_model_by_its_first_bytes)
+{
+    size_t n;
+    unsigned char *model = (unsigned char *)tk_slurp(PH_SOURCE_DIR "/models/cnn_small.onnx", &n);
+    ck_assert_ptr_nonnull(model);
+    ck_assert_int_eq(ph_model_sniff(model, n, n), 1);
+    /* the first 4 KiB of it, as the command line reads them */
+    ck_assert_int_eq(ph_model_sniff(model, 4096 < n ? 4096 : n, n), 1);
+    /* a length that runs past the end of the file is no model */
+    ck_assert_int_eq(ph_model_sniff(model, n / 2, n / 2), 0);
+    free(model);
+    static const char ini[] = "[model]\ninput = a.onnx\n";
+    ck_assert_int_eq(ph_model_sniff(ini, sizeof ini - 1, sizeof ini - 1), 0);
+    /* another protobuf: field 9 is none of ModelProto's */
+    static const unsigned char other[] = {0x48, 0x01, 0x0a, 0x01, 'x'};
+    ck_assert_int_eq(ph_model_sniff(other, sizeof other, sizeof other), 0);
+    /* ir_version 8 then a graph field cut by the end of what was read */
+    static const unsigned char cut[] = {0x08, 0x08, 0x3a, 0x80, 0x01, 0x0a};
+    ck_assert_int_eq(ph_model_sniff(cut, sizeof cut, 1000), 1);
+    ck_assert_int_eq(ph_model_sniff(cut, sizeof cut, sizeof cut), 0);
+    ck_assert_int_eq(ph_model_sniff(NULL, 0, 0), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("load_checks");
@@ -702,6 +729,7 @@ static Suite *suite(void)
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, duplicate_initializer_is_named);
+    tcase_add_test(tc, sniff_tells_a_model_by_its_first_bytes);
     tcase_add_test(tc, tensor_data_must_match_its_shape);
     tcase_add_test(tc, good_tensors_still_load);
     tcase_add_test(tc, constant_and_body_tensors_are_checked);

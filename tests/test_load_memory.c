@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "tmpdir.h"
 

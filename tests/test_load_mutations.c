@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "config/loader.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 #define MUTATIONS_PER_MODEL 300

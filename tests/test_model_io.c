@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 static char tmpdir[256];

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 START_TEST(slice_length_follows_the_spec)
@@ -43,8 +44,8 @@ START_TEST(const_ints_from_every_kind_of_constant)
     ck_assert_int_eq(ph_value_const_ints(b, out, sym, 8), 3);
     ck_assert_int_eq(out[2], 3);
     ck_assert_ptr_null(sym[0]);
-    ck_assert_int_eq(ph_value_const_ints(f, out, NULL, 8), -1); /* not integers */
-    ck_assert_int_eq(ph_value_const_ints(a, out, NULL, 2), -1); /* too many */
+    ck_assert_int_eq(ph_value_const_ints(f, out, NULL, 8), PH_ENOTFOUND); /* not integers */
+    ck_assert_int_eq(ph_value_const_ints(a, out, NULL, 2), PH_ERANGE);    /* too many */
     /* a Constant node */
     ph_node *c = ph_node_create(g, NULL, "Constant", 0, NULL, 1);
     ph_node_set_attr_tensor(c, "value", ph_tensor_new(PH_DT_INT64, 1, d1, v64));
@@ -61,9 +62,48 @@ START_TEST(const_ints_from_every_kind_of_constant)
     ck_assert_int_eq(ph_value_const_ints(shp, out, sym, 8), 2);
     ck_assert_str_eq(sym[0], "batch");
     ck_assert_int_eq(out[1], 5);
-    ck_assert_int_eq(ph_value_const_ints(shp, out, NULL, 8), -1); /* numbers only: no */
+    ck_assert_int_eq(ph_value_const_ints(shp, out, NULL, 8), PH_ENOTFOUND); /* numbers only: no */
+    ck_assert_int_eq(ph_value_const_ints(shp, out, sym, 1), PH_ERANGE);
     /* a graph input is never a constant */
-    ck_assert_int_eq(ph_value_const_ints(x, out, sym, 8), -1);
+    ck_assert_int_eq(ph_value_const_ints(x, out, sym, 8), PH_ENOTFOUND);
+    ph_model_free(m);
+}
+END_TEST
+
+/* The op helpers' one convention (op_helpers.h): a yes/no question answers
+ * 1 or 0, "not such a node" is PH_ENOTFOUND, too many for the caller's
+ * array PH_ERANGE, a bad argument PH_EINVAL: never -1, which is PH_ENOMEM. */
+START_TEST(helpers_answer_no_without_minus_one)
+{
+    ph_model *m = ph_model_new(13);
+    ph_graph *g = ph_model_graph(m);
+    int64_t xd[] = {2, 3, 4}, perm[8], ax[8], swap[] = {0, 2, 1}, three[] = {3}, one[] = {1};
+    ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT, 3, xd);
+    ph_node *t = ph_node_create(g, NULL, "Transpose", 1, &x, 1);
+    ph_node_set_attr_ints(t, "perm", 3, swap);
+    ck_assert_int_eq(ph_node_transpose_perm(t, perm, 8), 3);
+    ck_assert_int_eq(ph_node_transpose_perm(t, perm, 2), PH_ERANGE);
+    ck_assert_int_eq(ph_node_transpose_swap_rank(t), 3);
+    ph_node *relu = ph_node_create(g, NULL, "Relu", 1, &x, 1);
+    ck_assert_int_eq(ph_node_transpose_perm(relu, perm, 8), PH_ENOTFOUND);
+    ck_assert_int_eq(ph_node_transpose_swap_rank(relu), 0);
+    int64_t bad[] = {0, 0, 1};
+    ph_node_set_attr_ints(t, "perm", 3, bad);
+    ck_assert_int_eq(ph_node_transpose_perm(t, perm, 8), PH_ENOTFOUND);
+    ck_assert_int_eq(ph_node_transpose_swap_rank(t), 0);
+    /* axes: an attribute at opset 11, an input from 13; any other op asks wrongly */
+    ck_assert_int_eq(ph_op_axes_is_input(PH_OP_Squeeze, 11), 0);
+    ck_assert_int_eq(ph_op_axes_is_input(PH_OP_Squeeze, 13), 1);
+    ck_assert_int_eq(ph_op_axes_is_input(PH_OP_Relu, 13), PH_EINVAL);
+    int64_t axes[] = {0, -1, 1};
+    ph_value *va = ph_graph_add_initializer(g, "axes", ph_tensor_new(PH_DT_INT64, 1, three, axes));
+    ph_node *rs = ph_node_create(g, NULL, "ReduceSum", 2, (ph_value *[]){x, va}, 1);
+    ck_assert_int_eq(ph_node_axes(rs, 3, ax, 8), 3);
+    ck_assert_int_eq(ph_node_axes(rs, 3, ax, 2), PH_ERANGE);
+    ck_assert_int_eq(ph_node_axes(rs, 2, ax, 8), PH_EINVAL); /* 1 and -1 are one axis at rank 2 */
+    ph_value *dyn = ph_graph_add_input(g, "dyn", PH_DT_INT64, 1, one);
+    ph_node_set_input(rs, 1, dyn);
+    ck_assert_int_eq(ph_node_axes(rs, 3, ax, 8), PH_ENOTFOUND);
     ph_model_free(m);
 }
 END_TEST
@@ -88,12 +128,15 @@ START_TEST(slice_params)
     /* a repeated axis is refused */
     int64_t ax2[] = {0, -3};
     ph_node_set_input(sl, 3, ph_graph_add_initializer(g, "a2", ph_tensor_new(PH_DT_INT64, 1, one, ax2)));
-    ck_assert_int_eq(ph_node_slice_params(sl, 3, &p), -1);
+    ck_assert_int_eq(ph_node_slice_params(sl, 3, &p), PH_EINVAL);
     /* a non-constant start is refused */
     ph_node_set_input(sl, 3, va);
     ph_value *dyn = ph_graph_add_input(g, "dyn", PH_DT_INT64, 1, one);
     ph_node_set_input(sl, 1, dyn);
-    ck_assert_int_eq(ph_node_slice_params(sl, 3, &p), -1);
+    ck_assert_int_eq(ph_node_slice_params(sl, 3, &p), PH_ENOTFOUND);
+    /* not a Slice */
+    ph_node *relu = ph_node_create(g, NULL, "Relu", 1, &x, 1);
+    ck_assert_int_eq(ph_node_slice_params(relu, 3, &p), PH_ENOTFOUND);
     ph_model_free(m);
 }
 END_TEST
@@ -106,6 +149,7 @@ int main(void)
     tcase_add_test(tc, slice_length_follows_the_spec);
     tcase_add_test(tc, const_ints_from_every_kind_of_constant);
     tcase_add_test(tc, slice_params);
+    tcase_add_test(tc, helpers_answer_no_without_minus_one);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "testkit.h"
 
@@ -408,6 +409,48 @@ START_TEST(rewrite_misuse_is_an_error_and_rolls_back)
 }
 END_TEST
 
+/* Builds the whole replacement, then gives up through ph_rw_fail; `decline`
+ * returns 0 after it instead of 1. */
+static int rw_fail_after_building(ph_rewriter *rw, const ph_match *m, int decline)
+{
+    ph_value *x = ph_match_value(m, "x");
+    ph_value *r = ph_rw_op(rw, "Relu", 1, &x);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_int_eq(ph_rw_replace(rw, ph_match_value(m, "y"), r), 0);
+    ck_assert_int_eq(ph_rw_fail(rw, PH_EUNSUPPORTED), PH_EUNSUPPORTED);
+    return decline ? 0 : 1;
+}
+static int rw_fail_commit(ph_rewriter *rw, const ph_match *m) { return rw_fail_after_building(rw, m, 0); }
+static int rw_fail_decline(ph_rewriter *rw, const ph_match *m) { return rw_fail_after_building(rw, m, 1); }
+
+/* ph_rw_fail: nothing the rewrite built stays; the pass fails with the code
+ * unless the callback declines. */
+START_TEST(rw_fail_rolls_back)
+{
+    static const ph_rule commit[] = {{"c", "a = Neg(x); y = Neg(a)", NULL, rw_fail_commit}, {0}};
+    static const ph_rule decline[] = {{"d", "a = Neg(x); y = Neg(a)", NULL, rw_fail_decline}, {0}};
+    const ph_rule *tables[] = {commit, decline};
+    for (size_t t = 0; t < 2; t++) {
+        ph_model *m = neg_chain(2);
+        ph_graph *g = ph_model_graph(m);
+        char *before = tk_graph_sig(g);
+        ph_error err = {0};
+        ph_ruleset *rs = ph_ruleset_new(tables[t], &err);
+        ph_ctx *ctx = ph_ctx_new(NULL, NULL);
+        ck_assert_int_eq(ph_ruleset_run(rs, g, NULL, ctx), t == 0 ? PH_EUNSUPPORTED : 0);
+        ph_model_collect(m);
+        char *after = tk_graph_sig(g);
+        ck_assert_str_eq(before, after);
+        ck_assert_uint_eq(ph_ctx_rewrite_count(ctx), 0);
+        free(before);
+        free(after);
+        ph_ctx_free(ctx);
+        ph_ruleset_free(rs);
+        ph_model_free(m);
+    }
+}
+END_TEST
+
 static int rw_explains(ph_rewriter *rw, const ph_match *m)
 {
     return ph_ctx_error(ph_rw_ctx(rw), PH_EINVAL, "epsilon must be finite");
@@ -635,6 +678,7 @@ static Suite *suite(void)
     tcase_add_test(tc, rewrite_is_all_or_nothing);
     tcase_add_test(tc, rewrite_misuse_is_an_error_and_rolls_back);
     tcase_add_test(tc, rewrite_failure_keeps_the_callbacks_words);
+    tcase_add_test(tc, rw_fail_rolls_back);
     tcase_add_test(tc, rewrite_budget_stops_between_rewrites);
     tcase_add_test(tc, ruleset_errors_at_compile);
     tcase_add_test(tc, driver_sees_changes_by_others);

@@ -506,6 +506,53 @@ START_TEST(declarative_results)
 }
 END_TEST
 
+/* A float list from the callback; nodes of other domains built in C. */
+static int bind_list(ph_rewriter *rw, const ph_match *m)
+{
+    ph_rw_bind_floats(rw, "p", 2, (const float[]){0.5f, 6.0f});
+    return 1;
+}
+
+static int gelu_in_c(ph_rewriter *rw, const ph_match *m)
+{
+    ph_value *x = ph_match_value(m, "x");
+    return ph_rw_replace_root(rw, ph_rw_op(rw, "Gelu@com.microsoft", 1, &x));
+}
+
+static int build_then_decline(ph_rewriter *rw, const ph_match *m)
+{
+    ph_value *x = ph_match_value(m, "x");
+    return ph_rw_op(rw, "Thing@com.other", 1, &x) ? 0 : -1;
+}
+
+START_TEST(float_lists_and_domains_from_callbacks)
+{
+    static const ph_rule rules[] = {{"list", "y = Clip(x)\n=>\ny = Bounded@com.example(x) {p=$p}", NULL, bind_list},
+                                    {"c_node", "y = Erf(x)", NULL, gelu_in_c},
+                                    {"declined", "y = Sin(x)", NULL, build_then_decline},
+                                    {0}};
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 1, TK_I64(4));
+    tk_neg_output(g, tk_op1(g, "Clip", x));
+    tk_neg_output(g, tk_op1(g, "Erf", x));
+    tk_neg_output(g, tk_op1(g, "Sin", x));
+    ck_assert_int_eq(run_rules(rules, m), 2);
+    const float *p = NULL;
+    ph_node *b = NULL;
+    for (ph_node *n = ph_graph_first_node(g); n; n = ph_node_next(n))
+        b = strcmp(ph_node_op_type(n), "Bounded") ? b : n;
+    ck_assert_ptr_nonnull(b);
+    ck_assert_int_eq(ph_node_attr_floats(b, "p", &p), 2);
+    ck_assert(p[0] == 0.5f && p[1] == 6.0f);
+    ck_assert_int_eq(ph_model_opset(m, "com.example"), 1);   /* a result's op */
+    ck_assert_int_eq(ph_model_opset(m, "com.microsoft"), 1); /* ph_rw_op's */
+    ck_assert_int_eq(ph_model_opset(m, "com.other"), -1);    /* declined: nothing imported */
+    ck_assert_uint_eq(tk_count_op(g, PH_OP_Sin), 1);
+    ph_model_free(m);
+}
+END_TEST
+
 static int decline(ph_rewriter *rw, const ph_match *m) { return 0; }
 
 START_TEST(results_refused_and_declined)
@@ -600,6 +647,7 @@ Suite *pattern_language_suite(void)
     tcase_add_test(tc, the_larger_match_wins);
     tcase_add_test(tc, condition_hands_state_to_rewrite);
     tcase_add_test(tc, declarative_results);
+    tcase_add_test(tc, float_lists_and_domains_from_callbacks);
     tcase_add_test(tc, results_refused_and_declined);
     tcase_add_test(tc, setters_record_the_first_failure);
     suite_add_tcase(s, tc);

@@ -37,6 +37,7 @@
 
 #include "clirun.h"
 #include "base/exit.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "tmpdir.h"
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "passhost/testing.h"
 

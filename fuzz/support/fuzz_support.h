@@ -20,6 +20,7 @@
 #include <stdint.h>
 
 #include "config/loader.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 /* The scratch folder (made on first call; exits the process if it cannot). */

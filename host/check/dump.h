@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 typedef struct host_snapshot host_snapshot;

@@ -38,6 +38,7 @@
 #include <stdio.h>
 
 #include "config/config.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 typedef struct host_verify host_verify;

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "base/exit.h"
+#include "passhost/host.h"
 #include "passhost/plugin.h"
 #include "base/util.h"
 
@@ -437,6 +438,11 @@ int host_cli_parse(host_cli *cli, int argc, char **argv, ph_error *err)
         if (rc)
             return rc;
     }
+    /* what the supervisor's reproducer needs of the rest of the line */
+    cli->supervise.bisect_out = cli->bisect_out;
+    cli->supervise.verify_runs = cli->verify_runs;
+    cli->supervise.argc = argc;
+    cli->supervise.argv = argv;
     if (cli->help || cli->version)
         return 0;
     int verify_opts = cli->verify_atol || cli->verify_rtol || cli->verify_data_count ||
@@ -483,56 +489,6 @@ void host_cli_free(host_cli *cli)
 
 /* ----------------------------------------------------------- file content */
 
-/* ModelProto's fields and wire types (onnx.proto): 1 ir_version, 5
- * model_version (varints); 2..4, 6..8, 14, 20, 25 (length-delimited). */
-static int model_field_ok(uint64_t field, unsigned wire)
-{
-    switch (field) {
-    case 1: case 5: return wire == 0;
-    case 2: case 3: case 4: case 6: case 7: case 8: case 14: case 20: case 25: return wire == 2;
-    }
-    return 0;
-}
-
-/* A varint at buf[*pos..n); 0 when it does not end inside the buffer. */
-static int get_varint(const unsigned char *buf, size_t n, size_t *pos, uint64_t *v)
-{
-    *v = 0;
-    for (unsigned shift = 0; *pos < n && shift < 64; shift += 7) {
-        unsigned char b = buf[(*pos)++];
-        *v |= (uint64_t)(b & 0x7f) << shift;
-        if (!(b & 0x80))
-            return 1;
-    }
-    return 0;
-}
-
-/* The first bytes read as ModelProto fields: each a known field with its
- * wire type, each length inside the file. */
-static int looks_like_model(const unsigned char *buf, size_t n, uint64_t file_size)
-{
-    size_t pos = 0;
-    int fields = 0;
-    while (pos < n && fields < 32) {
-        uint64_t tag, v;
-        if (!get_varint(buf, n, &pos, &tag))
-            return fields > 0 && n < file_size; /* cut by the buffer */
-        if (!model_field_ok(tag >> 3, (unsigned)(tag & 7)))
-            return 0;
-        if (!get_varint(buf, n, &pos, &v))
-            return fields > 0 && n < file_size;
-        if ((tag & 7) == 2) {
-            if (v > file_size - pos)
-                return 0;
-            if (v >= n - pos)
-                return 1; /* a field longer than what was read, inside the file */
-            pos += (size_t)v;
-        }
-        fields++;
-    }
-    return fields > 0;
-}
-
 static int looks_like_text(const unsigned char *buf, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
@@ -561,7 +517,7 @@ host_file_kind host_sniff_file(const char *path)
     if (got < 0)
         return HOST_FILE_OTHER;
     size_t n = (size_t)got;
-    if (n > 0 && looks_like_model(buf, n, (uint64_t)st.st_size))
+    if (ph_model_sniff(buf, n, (uint64_t)st.st_size))
         return HOST_FILE_ONNX;
     return looks_like_text(buf, n) ? HOST_FILE_TEXT : HOST_FILE_OTHER;
 }

@@ -19,10 +19,9 @@
 
 #include <stdio.h>
 
+#include "base/version.h"
 #include "config/config.h"
 #include "supervise/supervise.h"
-
-#define HOST_VERSION "0.1.0"
 
 typedef struct host_cli {
     const char *config_path; /* NULL when no INI file is given */
@@ -89,7 +88,7 @@ void host_cli_version(FILE *out);
 /* What a file holds, judged by its first bytes (never by its name). */
 typedef enum {
     HOST_FILE_MISSING = 0, /* cannot be opened */
-    HOST_FILE_ONNX,        /* starts with valid ModelProto fields (ir_version, ...) */
+    HOST_FILE_ONNX,        /* starts with ModelProto fields (ph_model_sniff, passhost/host.h) */
     HOST_FILE_TEXT,        /* printable text: an INI file */
     HOST_FILE_OTHER        /* anything else (a damaged model, a folder, binary data) */
 } host_file_kind;

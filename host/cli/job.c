@@ -124,7 +124,10 @@ static int bisect(host_job *j)
     int rc = j->cli.dump_dir ? host_dump_prepare(j->cli.dump_dir, &j->err) : 0;
     if (rc)
         return rc;
-    host_bisect_job job = {.cli = &j->cli, .cfg = j->cfg, .plan = &j->plan, .log = &j->log,
+    host_bisect_job job = {.out_dir = j->cli.bisect_out, .print_changes = j->cli.print_changes,
+                           .dump_dir = j->cli.dump_dir, .argc = j->cli.argc, .argv = j->cli.argv,
+                           .progress = host_supervise_progress(),
+                           .cfg = j->cfg, .plan = &j->plan, .log = &j->log,
                            .verify = j->verify, .vcfg = verify_config(j), .model = j->model,
                            .out = j->cli.quiet ? NULL : j->out};
     return host_bisect(&job, &j->err);
@@ -170,7 +173,8 @@ static int run_stages(host_job *j)
                           .update_shapes = j->cfg->infer_shapes, .verify = j->verify,
                           .changes = j->cli.print_changes ? stderr : NULL,
                           .dump_dir = j->cli.dump_dir, .trace = &j->trace,
-                          .violations = &j->violations};
+                          .violations = &j->violations,
+                          .progress = host_supervise_progress()};
     uint64_t rewrites = 0;
     j->stages_ran = 1;
     int rc = host_run_all(j->model, &j->plan, j->cli.max_rewrites, &opts, j->stats, &rewrites,

@@ -23,6 +23,7 @@
  * pipeline, is printed once, and nothing is written.  See docs/config.md.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "io/cleanup.h"
 #include "cli.h"
@@ -31,6 +32,7 @@
 #include "config/profile.h"
 #include "io/shapes.h"
 #include "base/exit.h"
+#include "base/util.h"
 #include "report/inspect.h"
 #include "job.h"
 #include "report/report.h"
@@ -53,6 +55,20 @@ static int finish(host_job *j, int rc)
         host_log_fatal(&j->log, j->err.message);
     host_job_free(j, HOST_FREE_MODEL_AT_EXIT);
     host_supervise_finished(rc); /* a worker tells its supervisor it got here */
+    return rc;
+}
+
+/* --inspect: the positional models, then -i. */
+static int inspect(const host_cli *cli, ph_error *err)
+{
+    size_t n = cli->positional_count;
+    const char **paths = host_xcalloc(n + 1, sizeof *paths);
+    for (size_t i = 0; i < n; i++)
+        paths[i] = cli->positional[i];
+    if (cli->input)
+        paths[n++] = cli->input;
+    int rc = host_inspect_main(paths, n, stdout, err);
+    free(paths);
     return rc;
 }
 
@@ -124,16 +140,16 @@ int main(int argc, char **argv)
     if (!rc && j.cli.check_target)
         return finish(&j, check_target(&j));
     if (!rc && j.cli.inspect)
-        return finish(&j, host_inspect_main(&j.cli, stdout, &j.err));
+        return finish(&j, inspect(&j.cli, &j.err));
     j.out = host_cli_report_stream(&j.cli);
     j.tty = host_trace_terminal(j.cli.quiet);
     if (!rc) rc = host_job_configure(&j);
     if (!rc && !j.cli.list_passes) { /* the rest runs in a worker process (supervise.h) */
-        int code = host_supervise(&j.cli, j.cfg, &j.log);
+        int code = host_supervise(&j.cli.supervise, j.cfg, &j.log);
         if (code >= 0) /* the supervisor: the run is over, its messages printed */
             return finish(&j, 0), code;
     }
-    if (!rc) host_cleanup_install(); /* temporary files go with SIGINT/SIGTERM; SIGBUS of a shrunk input */
+    if (!rc) host_cleanup_install(host_supervise_finished); /* temporary files go with SIGINT/SIGTERM; SIGBUS of a shrunk input */
     if (!rc && j.cli.list_passes)
         return finish(&j, list_passes(&j));
     if (!rc) rc = host_job_run(&j);

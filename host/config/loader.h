@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "passhost/host.h"
 #include "passhost/plugin.h"
 
 typedef struct host_plugin {

@@ -23,8 +23,11 @@
 
 #include <stddef.h>
 
-/* Install the handlers above (once, before the model is loaded). */
-void host_cleanup_install(void);
+/* Install the handlers above (once, before the model is loaded).
+ * on_exit_code, if not NULL, is told the exit code just before the SIGBUS
+ * handler ends the process (from the handler: it must be
+ * async-signal-safe; passhost gives host_supervise_finished). */
+void host_cleanup_install(void (*on_exit_code)(int code));
 
 /* ph_save_options.temp_file: remember path (created = 1) or forget it
  * (created = 0).  path is copied; user is unused.  At most

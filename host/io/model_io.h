@@ -7,6 +7,7 @@
 #define PASSHOST_HOST_MODEL_IO_H
 
 #include "config/config.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 /* HOST_EXIT_OUTPUT when output names the input file (same path or the same

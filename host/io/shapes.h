@@ -13,6 +13,7 @@
 #define PASSHOST_HOST_SHAPES_H
 
 #include "config/config.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 /* Apply the config's input shapes to m's graph inputs, then infer shapes

@@ -7,7 +7,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
 #include "base/exit.h"
 #include "io/model_io.h"
 #include "base/util.h"
@@ -483,9 +482,8 @@ void host_inspect_table(FILE *out, const host_model_info *infos, size_t n, int c
 
 /* -------------------------------------------------------------- --inspect */
 
-int host_inspect_main(const host_cli *cli, FILE *out, ph_error *err)
+int host_inspect_main(const char *const *paths, size_t n, FILE *out, ph_error *err)
 {
-    size_t n = cli->positional_count + (cli->input ? 1 : 0);
     if (n == 0)
         return ph_error_set(err, HOST_EXIT_USAGE, "--inspect: give one or more models "
                                                   "(passhost --inspect A.onnx [B.onnx ...])");
@@ -493,7 +491,7 @@ int host_inspect_main(const host_cli *cli, FILE *out, ph_error *err)
     int rc = 0;
     size_t done = 0;
     for (size_t i = 0; i < n && !rc; i++) {
-        const char *path = i < cli->positional_count ? cli->positional[i] : cli->input;
+        const char *path = paths[i];
         ph_model *m = NULL;
         double ms;
         rc = host_model_load(path, 0, &m, &ms, err);

@@ -21,9 +21,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
-struct host_cli;
 
 typedef struct host_op_count {
     char *op;      /* "Conv", or "domain.Op" outside the default domain */
@@ -73,9 +73,9 @@ void host_inspect_table(FILE *out, const host_model_info *infos, size_t n, int c
 /* "812 B", "1.2 KiB", "3.40 MiB" into buf. */
 void host_format_bytes(char *buf, size_t size, double bytes);
 
-/* passhost --inspect: load each positional model (and -i) and print the
- * table on out.  0, HOST_EXIT_USAGE (no model given) or HOST_EXIT_MODEL
+/* passhost --inspect: load each of the n models at paths (borrowed) and
+ * print the table on out.  0, HOST_EXIT_USAGE (no model given) or HOST_EXIT_MODEL
  * (a model does not load; the message names it). */
-int host_inspect_main(const struct host_cli *cli, FILE *out, ph_error *err);
+int host_inspect_main(const char *const *paths, size_t n, FILE *out, ph_error *err);
 
 #endif

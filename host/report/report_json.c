@@ -8,8 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "base/version.h"
 #include "base/exit.h"
+#include "passhost/host.h"
 #include "passhost/plugin.h"
 #include "report_run.h"
 #include "base/util.h"

@@ -2,14 +2,11 @@
  * a reproducer (bisect.h). */
 #include "bisect.h"
 
-#include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "config/effective.h"
+#include "check/repro.h"
 #include "base/exit.h"
 #include "io/model_io.h"
 #include "runner.h"
@@ -68,9 +65,9 @@ static int probe(const host_bisect_job *job, ph_model *m, int64_t limit, int fir
     host_log quiet = {.err = NULL, .file = job->log->file, .quiet = 1};
     host_run_opts opts = {.update_shapes = job->cfg->infer_shapes,
                           .log = first ? job->log : &quiet,
-                          .changes = first && job->cli->print_changes ? stderr : NULL,
-                          .dump_dir = first ? job->cli->dump_dir : NULL,
-                          .capture = cap, .audit = audit};
+                          .changes = first && job->print_changes ? stderr : NULL,
+                          .dump_dir = first ? job->dump_dir : NULL,
+                          .capture = cap, .audit = audit, .progress = job->progress};
     host_stage_stats stats[HOST_STAGE_COUNT];
     memset(res, 0, sizeof *res);
     int rc = host_run_all(m, job->plan, limit, &opts, stats, &res->rewrites, err);
@@ -189,62 +186,13 @@ static int pass_is_exact(const host_plan *plan, const char *name)
 
 /* ------------------------------------------------------------ reproducer */
 
-static int make_dir(const char *dir, ph_error *err)
-{
-    struct stat st;
-    if (stat(dir, &st) == 0)
-        return S_ISDIR(st.st_mode) ? 0
-                                   : ph_error_set(err, HOST_EXIT_OUTPUT, "--bisect-out %s: not a folder", dir);
-    if (mkdir(dir, 0777) != 0)
-        return ph_error_set(err, HOST_EXIT_OUTPUT, "--bisect-out %s: %s", dir, strerror(errno));
-    return 0;
-}
-
-/* path made absolute (the file exists) or as given. */
-static char *absolute(const char *path)
-{
-    char *real = realpath(path, NULL);
-    return real ? real : host_xstrdup(path);
-}
-
-/* DIR/config.ini: the effective configuration, every key (effective.h). */
-static int write_config(const host_bisect_job *job, const char *dir, ph_error *err)
-{
-    host_effective e;
-    host_effective_make(&e, job->cfg, job->plan, &job->vcfg, "out.onnx",
-                        "; The effective configuration of a passhost run, written by --bisect-out.\n"
-                        "; `passhost config.ini --max-rewrites N` applies its first N rewrites "
-                        "(README.txt).\n");
-    int rc = host_effective_write(&e, dir, "config.ini", err);
-    host_effective_free(&e);
-    return rc;
-}
-
-/* One shell word. */
-static void put_word(FILE *f, const char *w)
-{
-    if (*w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                        "_-./=:,+@%") == strlen(w)) {
-        fputs(w, f);
-        return;
-    }
-    fputc('\'', f);
-    for (const char *c = w; *c; c++)
-        *c == '\'' ? fputs("'\\''", f) : fputc(*c, f);
-    fputc('\'', f);
-}
-
-static int write_readme(const host_bisect_job *job, const char *dir, const host_rewrite_capture *c,
+static int write_readme(const host_bisect_job *job, host_repro *r, const host_rewrite_capture *c,
                         uint64_t total, const char *why, int bits, ph_error *err)
 {
-    char *path = host_xasprintf("%s/README.txt", dir);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        int rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", path, strerror(errno));
-        free(path);
-        return rc;
-    }
-    char *what = describe(c, total), *adir = absolute(dir);
+    FILE *f = host_repro_readme(r, err);
+    if (!f)
+        return HOST_EXIT_OUTPUT;
+    char *what = describe(c, total);
     unsigned long long k = (unsigned long long)c->first;
     if (bits)
         fprintf(f, "passhost --bisect: the first rewrite of a pass declared exact that changed the "
@@ -264,36 +212,20 @@ static int write_readme(const host_bisect_job *job, const char *dir, const host_
     char judge[200];
     verify_rule(job, judge, sizeof judge);
     fprintf(f, "\nVerification ([verify] in config.ini)\n  %s\n", judge);
-    fputs("\nReproduce\n  passhost ", f);
-    char *cfg_path = host_xasprintf("%s/config.ini", adir);
-    put_word(f, cfg_path);
-    fprintf(f, " --max-rewrites %llu --verify   # verifies (writes out.onnx = before.onnx)\n"
-               "  passhost ", k - 1);
-    put_word(f, cfg_path);
-    if (bits)
-        fprintf(f, " --max-rewrites %llu --verify-each   # exit %d: the exact pass changed bits\n  passhost ",
-                k, HOST_EXIT_MISMATCH);
-    else
-        fprintf(f, " --max-rewrites %llu --verify   # exit %d: outputs differ\n  passhost ", k,
-                HOST_EXIT_MISMATCH);
-    put_word(f, cfg_path);
-    fputs(" --bisect                    # finds the same rewrite\n", f);
+    fputs("\nReproduce\n", f);
+    char args[64], note[64];
+    snprintf(args, sizeof args, "--max-rewrites %llu --verify", k - 1);
+    host_repro_command(r, NULL, args, "verifies (writes out.onnx = before.onnx)");
+    snprintf(args, sizeof args, "--max-rewrites %llu %s", k, bits ? "--verify-each" : "--verify");
+    snprintf(note, sizeof note, "exit %d: %s", HOST_EXIT_MISMATCH,
+             bits ? "the exact pass changed bits" : "outputs differ");
+    host_repro_command(r, NULL, args, note);
+    host_repro_command(r, NULL, "--bisect", "finds the same rewrite");
     fputs("\nThe plugin search also reads PASSHOST_PLUGIN_PATH and the folders next to the "
           "passhost binary:\nrun from the same installation and environment.\n", f);
-    fputs("\nThe original command line\n ", f);
-    for (int i = 0; i < job->cli->argc; i++) {
-        fputc(' ', f);
-        put_word(f, job->cli->argv[i]);
-    }
-    fputc('\n', f);
-    free(cfg_path);
+    host_repro_argv(r, job->argc, job->argv);
     free(what);
-    free(adir);
-    int rc = 0;
-    if (fclose(f) != 0)
-        rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", path, strerror(errno));
-    free(path);
-    return rc;
+    return 0;
 }
 
 /* Run with limit and save the model to DIR/name, as a normal run would. */
@@ -320,20 +252,21 @@ static int save_probe(const host_bisect_job *job, int64_t limit, const char *dir
 static int write_reproducer(const host_bisect_job *job, const host_rewrite_capture *c,
                             uint64_t total, const char *why, int bits, ph_error *err)
 {
-    const char *dir = job->cli->bisect_out;
-    int rc = make_dir(dir, err);
+    host_repro r;
+    int rc = host_repro_open(&r, job->out_dir, "--bisect-out", err);
     int64_t k = (int64_t)c->first;
     if (!rc)
-        rc = save_probe(job, k - 1, dir, "before.onnx", err);
+        rc = save_probe(job, k - 1, r.dir, "before.onnx", err);
     if (!rc)
-        rc = save_probe(job, k, dir, "after.onnx", err);
+        rc = save_probe(job, k, r.dir, "after.onnx", err);
     if (!rc)
-        rc = write_config(job, dir, err);
+        rc = host_repro_config(&r, job->cfg, job->plan, &job->vcfg, err);
     if (!rc)
-        rc = write_readme(job, dir, c, total, why, bits, err);
+        rc = write_readme(job, &r, c, total, why, bits, err);
+    rc = host_repro_close(&r, rc, err);
     if (!rc)
         say(job, "reproducer in %s: before.onnx (%lld rewrites), after.onnx (%lld), config.ini, "
-                 "README.txt", dir, (long long)(k - 1), (long long)k);
+                 "README.txt", job->out_dir, (long long)(k - 1), (long long)k);
     return rc;
 }
 
@@ -409,7 +342,7 @@ static int search_exact(const host_bisect_job *job, const host_exact_audit *audi
     uint64_t k = 0;
     if (!rc)
         rc = search(job, JUDGE_BITS, audit->first - 1, audit->last, &hi_cap, hi_why, sizeof hi_why, &k, err);
-    if (!rc && job->cli->bisect_out)
+    if (!rc && job->out_dir)
         rc = write_reproducer(job, &hi_cap, total, hi_why, 1, err);
     if (!rc) {
         char *what = describe(&hi_cap, total);
@@ -461,7 +394,7 @@ int host_bisect(const host_bisect_job *job, ph_error *err)
        the first hi do not */
     uint64_t k = 0;
     rc = search(job, JUDGE_BUDGET, 0, total, &hi_cap, hi_why, sizeof hi_why, &k, err);
-    if (!rc && job->cli->bisect_out)
+    if (!rc && job->out_dir)
         rc = write_reproducer(job, &hi_cap, total, hi_why, 0, err);
     if (!rc) {
         char *what = describe(&hi_cap, total);

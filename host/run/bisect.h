@@ -25,14 +25,19 @@
 
 #include <stdio.h>
 
-#include "cli/cli.h"
 #include "config/config.h"
 #include "config/plan.h"
-#include "report/report.h"
+#include "run/runner.h"
+#include "log/log.h"
 #include "check/verify.h"
 
 typedef struct host_bisect_job {
-    const host_cli *cli;     /* bisect_out, print_changes, dump_dir, argv */
+    const char *out_dir;     /* --bisect-out: the reproducer's folder (NULL: none) */
+    int print_changes;       /* --print-changes: the full run's rewrites on stderr */
+    const char *dump_dir;    /* --dump-dir: the full run's dumps (NULL: none) */
+    int argc;                /* the command line, for the reproducer's README */
+    char **argv;
+    const host_run_progress *progress; /* every probe tells it where it is (NULL: nobody) */
     const host_config *cfg;
     const host_plan *plan;
     host_log *log;

@@ -7,8 +7,7 @@
 
 #include "check/dump.h"
 #include "base/exit.h"
-#include "report/report.h"
-#include "supervise/supervise.h"
+#include "log/log.h"
 #include "log/trace.h"
 #include "base/util.h"
 #include "check/verify.h"
@@ -136,11 +135,11 @@ static void rewrite_hook(void *user, const ph_rewrite_info *info)
     record(user, info, info->index, 1);
 }
 
-/* A supervised worker publishes each complete rewrite (supervise.h). */
+/* Each complete rewrite, for whoever follows the run's progress. */
 static void count_hook(void *user, uint64_t index, uint64_t pass_index)
 {
-    (void)user;
-    host_progress_rewrite(index, pass_index);
+    const host_run_progress *p = user;
+    p->rewrite(p->user, index, pass_index);
 }
 
 static int observing(const host_run_opts *o)
@@ -156,7 +155,9 @@ static void number_the_rest(stage_run *sr, const char *pass, int r)
         return;
     uint64_t extra = (uint64_t)r - asked, first = ph_ctx_rewrite_count(sr->ctx) + 1;
     ph_ctx_count_rewrites(sr->ctx, extra);
-    host_progress_rewrite(ph_ctx_rewrite_count(sr->ctx), (uint64_t)r);
+    const host_run_progress *p = sr->opts->progress;
+    if (p)
+        p->rewrite(p->user, ph_ctx_rewrite_count(sr->ctx), (uint64_t)r);
     if (!observing(sr->opts))
         return;
     ph_rewrite_info info = {.pass = pass, .index = first, .pass_index = asked + 1, .matched = ""};
@@ -194,8 +195,10 @@ static long long call_pass_checked(stage_run *sr, size_t i)
     }
     uint64_t first = ph_ctx_rewrite_count(sr->ctx) + 1;
     ph_ctx_begin_pass(sr->ctx, d->name, sr->plan->target);
-    host_progress_pass_begin(sr->stats->stage, d->run_once ? 0 : sr->stats->rounds, d->name,
-                             ph_ctx_rewrite_count(sr->ctx));
+    const host_run_progress *progress = sr->opts->progress;
+    if (progress)
+        progress->pass_begin(progress->user, sr->stats->stage, d->run_once ? 0 : sr->stats->rounds,
+                             d->name, ph_ctx_rewrite_count(sr->ctx));
     uint64_t failures = ph_model_alloc_failures(sr->model) + ph_ctx_alloc_failures(sr->ctx);
     size_t member = sr->member[i];
     int r = member == NOT_A_MEMBER ? host_plugin_run(step->plugin, g, step->params, sr->ctx)
@@ -204,7 +207,8 @@ static long long call_pass_checked(stage_run *sr, size_t i)
      * graph is valid, but what the pass did would depend on memory */
     if (r >= 0 && ph_model_alloc_failures(sr->model) + ph_ctx_alloc_failures(sr->ctx) != failures)
         r = ph_ctx_error(sr->ctx, PH_ENOMEM, "out of memory");
-    host_progress_pass_end(ph_ctx_rewrite_count(sr->ctx));
+    if (progress)
+        progress->pass_end(progress->user, ph_ctx_rewrite_count(sr->ctx));
     char why[sizeof sr->err->message] = "";
     if (r < 0) /* copied before end_pass can clear the pass's state */
         snprintf(why, sizeof why, "%s", ph_ctx_last_error(sr->ctx));
@@ -371,9 +375,10 @@ int host_run_stage(ph_model *m, const host_stage_plan *sp, ph_ctx *ctx,
     }
     if (observing(opts))
         ph_ctx_set_rewrite_hook(ctx, rewrite_hook, &sr);
-    if (host_progress_active())
-        ph_ctx_set_count_hook(ctx, count_hook, NULL);
-    host_progress_stage(sp->stage);
+    if (opts->progress) {
+        ph_ctx_set_count_hook(ctx, count_hook, (void *)opts->progress);
+        opts->progress->stage(opts->progress->user, sp->stage);
+    }
     ph_ctx_set_profile(ctx, sp->profile ? sp->profile->target : NULL);
     if (sp->profile && opts->violations) {
         host_violations_clear(opts->violations);
@@ -426,7 +431,8 @@ int host_run_all(ph_model *m, const host_plan *plan, int64_t limit, const host_r
     if (rewrites)
         *rewrites = ph_ctx_rewrite_count(ctx);
     ph_ctx_free(ctx);
-    host_progress_after_stages();
+    if (opts->progress)
+        opts->progress->after_stages(opts->progress->user);
     return rc;
 }
 

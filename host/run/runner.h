@@ -32,6 +32,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "config/plan.h"
 
@@ -82,6 +83,27 @@ typedef struct host_rewrite_capture {
 
 void host_rewrite_capture_clear(host_rewrite_capture *c);
 
+/* Where a run is, told as it goes (host_run_opts.progress).  Every member
+ * is set; user is passed back.  passhost's worker process publishes these
+ * for its supervisor (host_supervise_progress, supervise.h), so the
+ * supervisor can name the pass a crash or a hang happened in. */
+typedef struct host_run_progress {
+    /* A stage (HOST_STAGE_*) starts. */
+    void (*stage)(void *user, int stage);
+    /* A call of `pass` starts in stage, fixpoint round `round` (0: the
+     * run-once passes), with `rewrites` rewrites of the run completed. */
+    void (*pass_begin)(void *user, int stage, int round, const char *pass, uint64_t rewrites);
+    /* The call returned; `rewrites` of the run are now numbered. */
+    void (*pass_end)(void *user, uint64_t rewrites);
+    /* Rewrite `index` of the run (the pass_index-th of the call) is
+     * complete (the runner keeps a count hook installed for it,
+     * ph_ctx_set_count_hook). */
+    void (*rewrite)(void *user, uint64_t index, uint64_t pass_index);
+    /* The stages are over (the model is checked, saved...). */
+    void (*after_stages)(void *user);
+    void *user;
+} host_run_progress;
+
 /* --bisect's exact audit: after a call of a PH_EXACT pass that changed the
  * graph, every output must be bit for bit what it was before the call
  * (verify.h: host_verify_refresh before such a call, host_verify_exact
@@ -119,6 +141,7 @@ typedef struct host_run_opts {
      * (check_target_constraints); cleared when such a stage starts (NULL:
      * logged as warnings). */
     struct host_violations *violations;
+    const host_run_progress *progress; /* told where the run is (NULL: nobody); borrowed */
     /* With changes, dump_dir or capture set, the runner owns the context's
      * rewrite hook (ph_ctx_set_rewrite_hook) while a stage runs. */
 } host_run_opts;

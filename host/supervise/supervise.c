@@ -17,14 +17,13 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli/cli.h"
 #include "config/config.h"
-#include "config/effective.h"
+#include "check/repro.h"
 #include "base/exit.h"
 #include "config/loader.h"
 #include "io/model_io.h"
 #include "config/plan.h"
-#include "report/report.h"
+#include "log/log.h"
 #include "base/util.h"
 
 /* ------------------------------------------------------- the shared page */
@@ -149,27 +148,23 @@ void host_supervise_usage(FILE *out)
 
 /* ------------------------------------------------------ worker progress */
 
-int host_progress_active(void) { return g_page != NULL; }
-
-void host_progress_stage(int stage)
+/* What the runner tells (host_run_progress), published in the shared page. */
+static void progress_stage(void *user, int stage)
 {
-    if (!g_page)
-        return;
-    atomic_store(&g_page->stage, stage);
-    atomic_store(&g_page->where, WHERE_STAGES);
+    shared_page *p = user;
+    atomic_store(&p->stage, stage);
+    atomic_store(&p->where, WHERE_STAGES);
 }
 
-void host_progress_after_stages(void)
+static void progress_after_stages(void *user)
 {
-    if (g_page)
-        atomic_store(&g_page->where, WHERE_AFTER);
+    shared_page *p = user;
+    atomic_store(&p->where, WHERE_AFTER);
 }
 
-void host_progress_pass_begin(int stage, int round, const char *pass, uint64_t rewrites)
+static void progress_pass_begin(void *user, int stage, int round, const char *pass, uint64_t rewrites)
 {
-    shared_page *p = g_page;
-    if (!p)
-        return;
+    shared_page *p = user;
     atomic_store(&p->in_pass, 0);
     copy_text(p->pass, sizeof p->pass, pass);
     atomic_store(&p->where, WHERE_STAGES);
@@ -182,20 +177,34 @@ void host_progress_pass_begin(int stage, int round, const char *pass, uint64_t r
     atomic_store(&p->in_pass, 1);
 }
 
-void host_progress_pass_end(uint64_t rewrites)
+static void progress_pass_end(void *user, uint64_t rewrites)
 {
-    if (!g_page)
-        return;
-    atomic_store(&g_page->in_pass, 0);
-    atomic_store(&g_page->rewrites, rewrites);
+    shared_page *p = user;
+    atomic_store(&p->in_pass, 0);
+    atomic_store(&p->rewrites, rewrites);
 }
 
-void host_progress_rewrite(uint64_t index, uint64_t pass_index)
+static void progress_rewrite(void *user, uint64_t index, uint64_t pass_index)
+{
+    shared_page *p = user;
+    atomic_store(&p->rewrites, index);
+    atomic_store(&p->call_rewrites, pass_index);
+}
+
+static host_run_progress g_progress = {
+    .stage = progress_stage,
+    .pass_begin = progress_pass_begin,
+    .pass_end = progress_pass_end,
+    .rewrite = progress_rewrite,
+    .after_stages = progress_after_stages,
+};
+
+const host_run_progress *host_supervise_progress(void)
 {
     if (!g_page)
-        return;
-    atomic_store(&g_page->rewrites, index);
-    atomic_store(&g_page->call_rewrites, pass_index);
+        return NULL;
+    g_progress.user = g_page;
+    return &g_progress;
 }
 
 void host_supervise_finished(int code)
@@ -383,7 +392,7 @@ static void worker_setup(shared_page *page, pid_t supervisor, const sigset_t *ma
 /* ---------------------------------------------------------- supervisor */
 
 typedef struct supervisor {
-    const host_cli *cli;
+    const host_supervise_opts *opts;
     host_config *cfg;
     host_log *log;
     shared_page *page;
@@ -562,74 +571,12 @@ static void describe(const supervisor *s, const outcome *o, char *line, size_t s
 
 /* ------------------------------------------------------- the reproducer */
 
-static int make_folder(const char *dir, ph_error *err)
-{
-    struct stat st;
-    if (stat(dir, &st) == 0)
-        return S_ISDIR(st.st_mode) ? 0 : ph_error_set(err, HOST_EXIT_OUTPUT, "%s: not a folder", dir);
-    if (mkdir(dir, 0777) != 0)
-        return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", dir, strerror(errno));
-    return 0;
-}
-
-static int copy_file(const char *from, const char *to, ph_error *err)
-{
-    int in = open(from, O_RDONLY | O_CLOEXEC);
-    if (in < 0)
-        return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", from, strerror(errno));
-    int out = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
-    if (out < 0) {
-        int e = errno;
-        close(in);
-        return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", to, strerror(e));
-    }
-    char buf[1 << 16];
-    ssize_t n;
-    int rc = 0;
-    while (!rc && (n = read(in, buf, sizeof buf)) != 0) {
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0) {
-            rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", from, strerror(errno));
-            break;
-        }
-        for (ssize_t off = 0, w; !rc && off < n; off += w > 0 ? w : 0)
-            if ((w = write(out, buf + off, (size_t)(n - off))) < 0 && errno != EINTR)
-                rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", to, strerror(errno));
-    }
-    close(in);
-    if (close(out) != 0 && !rc)
-        rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", to, strerror(errno));
-    return rc;
-}
-
-/* One shell word. */
-static void put_word(FILE *f, const char *w)
-{
-    if (*w && strspn(w, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-                        "_-./=:,+@%") == strlen(w)) {
-        fputs(w, f);
-        return;
-    }
-    fputc('\'', f);
-    for (const char *c = w; *c; c++)
-        *c == '\'' ? fputs("'\\''", f) : fputc(*c, f);
-    fputc('\'', f);
-}
-
-static int write_readme(const supervisor *s, const char *dir, const char *line, uint64_t k,
+static int write_readme(const supervisor *s, host_repro *r, const char *line, uint64_t k,
                         ph_error *err)
 {
-    char *path = host_xasprintf("%s/README.txt", dir);
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        int rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", path, strerror(errno));
-        free(path);
-        return rc;
-    }
-    char *adir = realpath(dir, NULL);
-    char *cfg_path = host_xasprintf("%s/config.ini", adir ? adir : dir);
-    free(adir);
+    FILE *f = host_repro_readme(r, err);
+    if (!f)
+        return HOST_EXIT_OUTPUT;
     unsigned long long kk = (unsigned long long)k;
     fprintf(f, "passhost: a pass failed and was contained\n\n  %s\n\n", line);
     fprintf(f, "Files\n"
@@ -637,39 +584,27 @@ static int write_readme(const supervisor *s, const char *dir, const char *line, 
                "  config.ini  the effective configuration of the run, every key; its input is\n"
                "              input.onnx and its output out.onnx, both in this folder\n", s->cfg->input);
     fprintf(f, "\nReproduce (from the same installation and environment: the plugin search also\n"
-               "reads PASSHOST_PLUGIN_PATH and the folders next to the passhost binary)\n  passhost ");
-    put_word(f, cfg_path);
-    fprintf(f, "                      # fails the same way (exit %d)\n  passhost ", HOST_EXIT_CRASH);
-    put_word(f, cfg_path);
-    fprintf(f, " --max-rewrites %llu    # stops just before the failing rewrite: writes "
-               "out.onnx\n  gdb --args passhost ", kk);
-    put_word(f, cfg_path);
-    fputs(" --no-fork   # the failure in a debugger, in one process\n", f);
+               "reads PASSHOST_PLUGIN_PATH and the folders next to the passhost binary)\n");
+    char args[64], note[64];
+    snprintf(note, sizeof note, "fails the same way (exit %d)", HOST_EXIT_CRASH);
+    host_repro_command(r, NULL, "", note);
+    snprintf(args, sizeof args, "--max-rewrites %llu", kk);
+    host_repro_command(r, NULL, args, "stops just before the failing rewrite: writes out.onnx");
+    host_repro_command(r, "gdb --args passhost", "--no-fork", "the failure in a debugger, in one process");
     fprintf(f, "\nThe state just before the failure is --max-rewrites %llu: the first %llu rewrites "
                "of the run.\n", kk, kk);
-    fputs("\nThe original command line\n ", f);
-    for (int i = 0; i < s->cli->argc; i++) {
-        fputc(' ', f);
-        put_word(f, s->cli->argv[i]);
-    }
-    fputc('\n', f);
-    free(cfg_path);
-    int rc = 0;
-    if (fclose(f) != 0)
-        rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s", path, strerror(errno));
-    free(path);
-    return rc;
+    host_repro_argv(r, s->opts->argc, s->opts->argv);
+    return 0;
 }
 
 /* In a child of the supervisor: load the passes again for the plan, then
  * write the reproducer files. */
 static int reproduce(const supervisor *s, const char *line, uint64_t k, ph_error *err)
 {
-    const char *dir = s->repro_dir;
-    int rc = make_folder(dir, err);
-    char *input = host_xasprintf("%s/input.onnx", dir);
+    host_repro r;
+    int rc = host_repro_open(&r, s->repro_dir, s->opts->crash_out ? "--crash-out" : "--bisect-out", err);
     if (!rc)
-        rc = copy_file(s->cfg->input, input, err);
+        rc = host_repro_copy(&r, s->cfg->input, "input.onnx", err);
     host_registry *reg = rc ? NULL : host_registry_new();
     host_plan plan = {0};
     if (!rc && !reg)
@@ -680,26 +615,21 @@ static int reproduce(const supervisor *s, const char *line, uint64_t k, ph_error
         rc = host_plan_build(&plan, s->cfg, reg, err);
     if (!rc) {
         host_supervise_plan(&plan);
+        char *input = host_xasprintf("%s/input.onnx", r.dir);
         host_config copy = *s->cfg;
         copy.input = realpath(input, NULL);
         host_verify_config vc = s->cfg->verify;
-        if (s->cli->verify_runs > 0)
-            vc.runs = s->cli->verify_runs;
-        host_effective e;
-        host_effective_make(&e, copy.input ? &copy : s->cfg, &plan, &vc, "out.onnx",
-                            "; The effective configuration of a passhost run, written by "
-                            "--crash-out.\n; `passhost config.ini --max-rewrites N` applies its "
-                            "first N rewrites (README.txt).\n");
-        rc = host_effective_write(&e, dir, "config.ini", err);
-        host_effective_free(&e);
+        if (s->opts->verify_runs > 0)
+            vc.runs = s->opts->verify_runs;
+        rc = host_repro_config(&r, copy.input ? &copy : s->cfg, &plan, &vc, err);
         free(copy.input);
+        free(input);
     }
     if (!rc)
-        rc = write_readme(s, dir, line, k, err);
+        rc = write_readme(s, &r, line, k, err);
     host_plan_free(&plan);
     host_registry_free(reg);
-    free(input);
-    return rc;
+    return host_repro_close(&r, rc, err);
 }
 
 /* Write the reproducer in a child process (the passes are loaded there,
@@ -782,7 +712,7 @@ static int supervise(supervisor *s)
         char line[2048];
         describe(s, &o, line, sizeof line);
         int culprit = atomic_load(&p->in_pass);
-        if (s->cli->supervise.skip_failing && culprit && g_nskip < HOST_SUPERVISE_MAX_SKIPS) {
+        if (s->opts->skip_failing && culprit && g_nskip < HOST_SUPERVISE_MAX_SKIPS) {
             if (s->repro_dir && !s->repro_written) /* before the skip: with the culprit */
                 write_reproducer(s, line, sizeof line);
             fflush(NULL);
@@ -796,7 +726,7 @@ static int supervise(supervisor *s)
             copy_text(g_skip[g_nskip++], sizeof g_skip[0], p->pass);
             continue;
         }
-        if (s->cli->supervise.skip_failing && culprit)
+        if (s->opts->skip_failing && culprit)
             snprintf(line + strlen(line), sizeof line - strlen(line),
                      " (--skip-failing-passes: %d passes skipped already, the most it does)",
                      g_nskip);
@@ -809,9 +739,8 @@ static int supervise(supervisor *s)
     }
 }
 
-int host_supervise(const host_cli *cli, host_config *cfg, host_log *log)
+int host_supervise(const host_supervise_opts *o, host_config *cfg, host_log *log)
 {
-    const host_supervise_opts *o = &cli->supervise;
     if (o->pass_timeout_set)
         cfg->pass_timeout_s = o->pass_timeout;
     if (o->no_fork) {
@@ -828,9 +757,9 @@ int host_supervise(const host_cli *cli, host_config *cfg, host_log *log)
             host_log_msg(log, PH_LOG_INFO, NULL, "--no-fork: pass_timeout_s is not enforced");
         return -1;
     }
-    supervisor s = {.cli = cli, .cfg = cfg, .log = log,
+    supervisor s = {.opts = o, .cfg = cfg, .log = log,
                     .limit_ns = (int64_t)(cfg->pass_timeout_s * 1e9),
-                    .repro_dir = o->crash_out ? o->crash_out : cli->bisect_out};
+                    .repro_dir = o->crash_out ? o->crash_out : o->bisect_out};
     s.page = mmap(NULL, sizeof *s.page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (s.page == MAP_FAILED) {
         host_log_msg(log, PH_LOG_WARN, NULL, "cannot map shared memory (%s): running in one "

@@ -38,9 +38,10 @@
  * from the same signal, as it does when the worker dies from SIGPIPE.  The
  * worker dies with the supervisor (PR_SET_PDEATHSIG).
  *
- * The progress functions below are called by the runner and main(); they do
- * nothing unless this process is a supervised worker, so the runner and its
- * tests work unchanged in one process (--no-fork, test programs).
+ * The runner tells where it is through the progress callbacks of
+ * host_supervise_progress, which the pipeline (cli/job.c) hands to it only
+ * in a supervised worker, so the runner and its tests know nothing of the
+ * supervisor and work unchanged in one process (--no-fork, test programs).
  *
  * State: one process-wide pointer to the shared page, set in the worker
  * only, and the supervisor's list of skipped passes (inherited by each new
@@ -53,9 +54,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
+#include "run/runner.h"
 
-struct host_cli;
 struct host_config;
 struct host_log;
 struct host_plan;
@@ -69,6 +71,12 @@ typedef struct host_supervise_opts {
     double pass_timeout;   /* --pass-timeout SECONDS (< 0: not given; 0: off) */
     int pass_timeout_set;
     const char *crash_out; /* --crash-out DIR (borrowed from argv) */
+    /* The rest of the command line, as the reproducer needs it (set by
+     * host_cli_parse; borrowed from argv): */
+    const char *bisect_out; /* --bisect-out DIR: the reproducer's folder without --crash-out */
+    int verify_runs;        /* --verify[=N] (0: off): the runs config.ini names */
+    int argc;               /* the command line, for the README */
+    char **argv;
 } host_supervise_opts;
 
 /* Options: called by host_cli_parse for an argument it does not know.
@@ -87,7 +95,7 @@ void host_supervise_usage(FILE *out);
  * exit code, with its message printed, for options that cannot be combined
  * (HOST_EXIT_USAGE).  cfg->pass_timeout_s takes --pass-timeout's value.
  * Everything is borrowed. */
-int host_supervise(const struct host_cli *cli, struct host_config *cfg, struct host_log *log);
+int host_supervise(const host_supervise_opts *opts, struct host_config *cfg, struct host_log *log);
 
 /* Worker: drop the passes an earlier worker crashed in
  * (--skip-failing-passes) from every stage of plan. */
@@ -104,21 +112,9 @@ int host_supervise_save(ph_model *m, const char *output, double *ms, ph_error *e
  * async-signal-safe: two stores into the shared page). */
 void host_supervise_finished(int code);
 
-/* ---------------------------------------------------- worker progress */
-
-/* 1 when this process is a supervised worker (the runner then keeps a
- * rewrite hook installed, so the rewrite count is published). */
-int host_progress_active(void);
-/* A stage (HOST_STAGE_*) starts. */
-void host_progress_stage(int stage);
-/* The passes are over (the model is checked, saved...). */
-void host_progress_after_stages(void);
-/* A call of `pass` starts in stage, fixpoint round `round` (0: the run-once
- * passes), with `rewrites` rewrites of the run completed. */
-void host_progress_pass_begin(int stage, int round, const char *pass, uint64_t rewrites);
-/* The call returned; `rewrites` of the run are now numbered. */
-void host_progress_pass_end(uint64_t rewrites);
-/* Rewrite `index` of the run (the pass_index-th of the call) is complete. */
-void host_progress_rewrite(uint64_t index, uint64_t pass_index);
+/* Worker: what the runner is to tell (host_run_opts.progress), published
+ * in the page the supervisor reads; NULL when this process is no
+ * supervised worker (--no-fork, test programs). */
+const host_run_progress *host_supervise_progress(void);
 
 #endif

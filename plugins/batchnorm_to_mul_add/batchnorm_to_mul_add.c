@@ -8,48 +8,41 @@
  *   known to be C; its extra outputs (training only) are unused.  A scale
  *   or shift that is not finite (var + epsilon <= 0, ...) is refused.
  * Changes: y = BN(x) becomes y = x * k + d with k = scale / sqrt(var +
- *   epsilon) and d = bias - mean * k, computed in double and rounded once
- *   to x's dtype, as constants of shape [C, 1, ..., 1] (rank R - 1, so they
- *   broadcast along axis 1 and never widen the output).  The parameter
- *   initializers go when nothing else reads them.  Main graph and every
- *   If/Loop/Scan body.
+ *   epsilon) and d = bias - mean * k (ph_bn_affine), computed in double and
+ *   rounded once to x's dtype, as constants of shape [C, 1, ..., 1] (rank
+ *   R - 1: they broadcast along axis 1 and never widen the output); the Add
+ *   keeps the BN's name.  The parameters go when nothing else reads them.
+ *   Main graph and every If/Loop/Scan body.
  * Exact: fp (k and d are rounded once; the runtime's BN rounds its own).
  */
 #include <passhost/passhost.h>
-#include <passhost/constant.h>
 
 #define MAX_RANK 16
 
 static int to_mul_add(ph_rewriter *rw, const ph_match *m)
 {
-    ph_node *bn = ph_match_root(m);
     ph_value *x = ph_match_value(m, "x");
     int R = ph_value_rank(x), dt = ph_value_dtype(x);
-    int64_t C = ph_tensor_numel(ph_match_const(m, "s")), dims[MAX_RANK];
-    if (R < 2 || R > MAX_RANK || C < 1 || ph_value_dim(x, 1) != C ||
-        (ph_node_opset(bn) < 7 && ph_node_attr_int(bn, "is_test", 0) != 1))
+    int64_t C = ph_tensor_numel(ph_match_const(m, "s")), dims[MAX_RANK] = {C};
+    if (R < 2 || R > MAX_RANK || C < 1 || ph_value_dim(x, 1) != C || (ph_node_opset(ph_match_root(m)) < 7 && !ph_match_int(m, "test", 0)))
         return 0;
-    double *k = ph_rw_alloc(rw, 2 * (size_t)C * sizeof *k), *d = k ? k + C : NULL;
-    if (!k)
-        return PH_ENOMEM;
-    if (ph_bn_affine(bn, C, k, d))
-        return 0; /* parameters not of shape [C], or not finite */
-    dims[0] = C;
+    double *k = ph_rw_alloc(rw, 2 * (size_t)C * sizeof *k);
+    int rc = k ? ph_bn_affine(ph_match_root(m), C, k, k + C) : PH_ENOMEM;
+    if (rc)
+        return rc == PH_ENOMEM ? rc : 0; /* parameters not of shape [C], or not finite */
     for (int i = 1; i < R - 1; i++)
         dims[i] = 1;
-    ph_value *mul_in[2] = {x, ph_rw_initializer(rw, "bn_mul", ph_tensor_from_f64(dt, (size_t)R - 1, dims, k))};
-    ph_value *add_in[2] = {mul_in[1] ? ph_rw_op(rw, "Mul", 2, mul_in) : NULL,
-                           ph_rw_initializer(rw, "bn_add", ph_tensor_from_f64(dt, (size_t)R - 1, dims, d))};
-    ph_value *y = add_in[0] && add_in[1] ? ph_rw_op(rw, "Add", 2, add_in) : NULL;
-    if (!y)
-        return PH_ENOMEM;
-    return ph_rw_replace(rw, ph_match_value(m, "y"), y) ? PH_ENOMEM : 1;
+    ph_rw_bind(rw, "k", ph_rw_initializer(rw, "bn_mul", ph_tensor_from_f64(dt, (size_t)R - 1, dims, k)));
+    ph_rw_bind(rw, "d", ph_rw_initializer(rw, "bn_add", ph_tensor_from_f64(dt, (size_t)R - 1, dims, k + C)));
+    return 1;
 }
 
 static const ph_rule rules[] = {
     {"bn",
      "y = BatchNormalization(x:floating, s:const:rank=1, b:const:rank=1, mean:const:rank=1, var:const:rank=1)"
-     " {training_mode?=0, spatial?=1}",
+     " {training_mode(0)=0, spatial(1)=1, is_test(0)=$test}\n"
+     "=>\n"
+     "t = Mul(x, k); y = Add(t, d)",
      NULL, to_mul_add},
     {0}};
 

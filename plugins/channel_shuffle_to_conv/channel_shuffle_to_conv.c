@@ -1,6 +1,5 @@
-/* channel_shuffle_to_conv - a channel shuffle written as Reshape +
- * Transpose + Reshape becomes one 1x1 Conv with a permutation weight (seed
- * 004 ConvertChannelShuffle2Conv2dPass, ShuffleNet v2).
+/* channel_shuffle_to_conv - a channel shuffle (ShuffleNet v2) written as
+ * Reshape + Transpose + Reshape becomes a 1x1 Conv with a permutation weight.
  *
  * Requires: Reshape(x, s1) -> Transpose {perm = [0,2,1,3,4]} ->
  *   Reshape(., s2), the middle values read by nothing else and no graph
@@ -11,48 +10,42 @@
  * Changes: the three nodes become Conv(x, w) {kernel_shape = [1, 1]} with
  *   w [C, C, 1, 1] holding 1 at (o, (o % g) * (C/g) + o / g) and 0
  *   elsewhere: output channel o is input channel (o % g) * (C/g) + o / g,
- *   as the shuffle moves it.  s1 and s2 go when nothing else reads them.
- *   Main graph and every If/Loop/Scan body.
+ *   as the shuffle moves it, named as the last Reshape.
  * Exact: yes for finite inputs: each output is one input times 1.0 plus
  *   products by 0.0, all exact; only a -0.0 input may come out as +0.0.  An
  *   infinite or NaN input gives 0 * Inf = NaN in every other output channel
  *   of its pixel, which the shuffle would not.
  */
+
 #include <passhost/passhost.h>
 
 static int to_conv(ph_rewriter *rw, const ph_match *m)
 {
     ph_value *x = ph_match_value(m, "x"), *r = ph_match_value(m, "r"), *y = ph_match_value(m, "y");
-    int dt = ph_value_dtype(x);
     int64_t C = ph_value_dim(x, 1), g = ph_value_dim(r, 1), tmp[8];
     const char *sym[8];
-    if ((dt != PH_DT_FLOAT && dt != PH_DT_FLOAT16 && dt != PH_DT_DOUBLE) || ph_value_rank(x) != 4 ||
-        ph_value_rank(r) != 5 || ph_value_rank(y) != 4 || C <= 0 || g <= 0 || C % g ||
-        ph_value_dim(r, 2) != C / g || ph_value_dim(y, 1) != C || !ph_value_dim_equal(r, 0, x, 0) ||
-        !ph_value_dim_equal(r, 3, x, 2) || !ph_value_dim_equal(r, 4, x, 3) || !ph_value_dim_equal(y, 0, x, 0) ||
-        !ph_value_dim_equal(y, 2, x, 2) || !ph_value_dim_equal(y, 3, x, 3) ||
-        ph_value_const_ints(ph_match_value(m, "s1"), tmp, sym, 8) < 0 ||
+    if (ph_value_rank(r) != 5 || ph_value_rank(y) != 4 || C <= 0 || g <= 0 || C % g || ph_value_dim(r, 2) != C / g ||
+        ph_value_dim(y, 1) != C || !ph_value_dim_equal(r, 0, x, 0) || !ph_value_dim_equal(r, 3, x, 2) ||
+        !ph_value_dim_equal(r, 4, x, 3) || !ph_value_dim_equal(y, 0, x, 0) || !ph_value_dim_equal(y, 2, x, 2) ||
+        !ph_value_dim_equal(y, 3, x, 3) || ph_value_const_ints(ph_match_value(m, "s1"), tmp, sym, 8) < 0 ||
         ph_value_const_ints(ph_match_value(m, "s2"), tmp, sym, 8) < 0)
         return 0;
     double *w = ph_rw_alloc(rw, (size_t)(C * C) * sizeof *w);
-    if (!w)
-        return PH_ENOMEM;
-    for (int64_t o = 0; o < C; o++)
+    for (int64_t o = 0; w && o < C; o++)
         for (int64_t i = 0; i < C; i++)
             w[o * C + i] = i == (o % g) * (C / g) + o / g;
-    ph_value *in[2] = {x, ph_rw_initializer(rw, "shuffle_w",
-                                            ph_tensor_from_f64(dt, 4, (int64_t[]){C, C, 1, 1}, w))};
-    ph_node *conv = in[1] ? ph_rw_node(rw, "Conv", 2, in, 1) : NULL;
-    if (!conv || ph_node_set_attr_ints(conv, "kernel_shape", 2, (int64_t[]){1, 1}) < 0 ||
-        ph_value_copy_type(ph_node_output(conv, 0), y))
-        return PH_ENOMEM;
-    return ph_rw_replace(rw, y, ph_node_output(conv, 0)) ? PH_ENOMEM : 1;
+    if (w)
+        ph_rw_bind(rw, "w", ph_rw_initializer(rw, "shuffle_w", ph_tensor_from_f64(ph_value_dtype(x), 4,
+                                                                                  (int64_t[]){C, C, 1, 1}, w)));
+    return 1;
 }
 
 static const ph_rule rules[] = {{"channel_shuffle",
-                                 "r = Reshape(x, s1)\n"
+                                 "r = Reshape(x:float32|float16|double:rank=4, s1)\n"
                                  "t = Transpose(r) {perm=[0,2,1,3,4]}\n"
-                                 "y = Reshape(t, s2)",
+                                 "y = Reshape(t, s2)\n"
+                                 "=>\n"
+                                 "y = Conv(x, w) {kernel_shape=[1,1]}",
                                  NULL, to_conv},
                                 {0}};
 

@@ -1,6 +1,5 @@
-/* depth_to_space_to_transpose - DepthToSpace / SpaceToDepth become
- * Reshape + Transpose + Reshape (seed 004 ConvertPixelShuffle2TransposePass:
- * a backend with Transpose but no pixel shuffle).
+/* depth_to_space_to_transpose - DepthToSpace / SpaceToDepth become Reshape +
+ * Transpose + Reshape, for a backend with Transpose but no pixel shuffle.
  *
  * Requires: a default-domain DepthToSpace (mode DCR or CRD; the mode
  *   attribute only from opset 11) or SpaceToDepth, opset >= 5 (Reshape's
@@ -12,57 +11,45 @@
  *     CRD: Reshape [N, C/b^2, b, b, H, W] -> Transpose [0,1,4,2,5,3]
  *   -> Reshape [N, C/b^2, H*b, W*b]; y = SpaceToDepth(x) becomes
  *   Reshape [N, C, H/b, b, W/b, b] -> Transpose [0,3,5,1,2,4] ->
- *   Reshape [N, C*b^2, H/b, W/b].  Main graph and every If/Loop/Scan body.
+ *   Reshape [N, C*b^2, H/b, W/b], named as the original node.
  * Exact: yes; elements only move, as the ONNX definitions move them.
  */
+
 #include <string.h>
 
 #include <passhost/passhost.h>
 
 static int to_transpose(ph_rewriter *rw, const ph_match *m)
 {
-    ph_node *n = ph_match_root(m);
-    ph_value *x = ph_match_value(m, "x"), *y = ph_match_value(m, "y");
-    int64_t opset = ph_rw_opset(rw);
-    int64_t b = ph_node_attr_int(n, "blocksize", 0), C = ph_value_dim(x, 1), H = ph_value_dim(x, 2),
-            W = ph_value_dim(x, 3);
-    const char *mode = ph_node_attr_string(n, "mode", "DCR");
-    if (opset < 5 || ph_value_rank(x) != 4 || b < 1 || C <= 0 || H <= 0 || W <= 0 ||
-        (opset < 11 && ph_node_attr_type(n, "mode") != PH_ATTR_NONE))
-        return 0;
+    ph_value *x = ph_match_value(m, "x");
+    int64_t b = ph_match_int(m, "b", 0), C = ph_value_dim(x, 1), H = ph_value_dim(x, 2), W = ph_value_dim(x, 3), c;
+    const char *mode = ph_match_string(m, "mode", "DCR");
     int64_t v[6], out[4], perm[6];
-    if (ph_node_op(n) == PH_OP_SpaceToDepth) {
-        if (H % b || W % b)
-            return 0;
+    if (b < 1 || C <= 0 || H <= 0 || W <= 0 || (ph_rw_opset(rw) < 11 && ph_match_has(m, "mode")))
+        return 0;
+    int s2d = ph_node_op(ph_match_root(m)) == PH_OP_SpaceToDepth, dcr = !strcmp(mode, "DCR");
+    if (s2d && H % b == 0 && W % b == 0) {
         memcpy(v, (int64_t[]){0, C, H / b, b, W / b, b}, sizeof v);
         memcpy(perm, (int64_t[]){0, 3, 5, 1, 2, 4}, sizeof perm);
         memcpy(out, (int64_t[]){0, C * b * b, H / b, W / b}, sizeof out);
-    } else {
-        int64_t c = C / (b * b);
-        if (C % (b * b))
-            return 0;
-        if (!strcmp(mode, "DCR")) {
-            memcpy(v, (int64_t[]){0, b, b, c, H, W}, sizeof v);
-            memcpy(perm, (int64_t[]){0, 3, 4, 1, 5, 2}, sizeof perm);
-        } else if (!strcmp(mode, "CRD")) {
-            memcpy(v, (int64_t[]){0, c, b, b, H, W}, sizeof v);
-            memcpy(perm, (int64_t[]){0, 1, 4, 2, 5, 3}, sizeof perm);
-        } else {
-            return 0;
-        }
+    } else if (!s2d && C % (b * b) == 0 && (dcr || !strcmp(mode, "CRD"))) {
+        c = C / (b * b);
+        memcpy(v, dcr ? (int64_t[]){0, b, b, c, H, W} : (int64_t[]){0, c, b, b, H, W}, sizeof v);
+        memcpy(perm, dcr ? (int64_t[]){0, 3, 4, 1, 5, 2} : (int64_t[]){0, 1, 4, 2, 5, 3}, sizeof perm);
         memcpy(out, (int64_t[]){0, c, H * b, W * b}, sizeof out);
+    } else {
+        return 0;
     }
     ph_value *r = ph_rw_reshape(rw, x, 6, v);
-    ph_node *t = r ? ph_rw_node(rw, "Transpose", 1, &r, 1) : NULL;
-    if (!t || ph_node_set_attr_ints(t, "perm", 6, perm) < 0)
-        return PH_ENOMEM;
-    r = ph_rw_reshape(rw, ph_node_output(t, 0), 4, out);
-    if (!r || ph_value_copy_type(r, y))
-        return PH_ENOMEM;
-    return ph_rw_replace(rw, y, r) ? PH_ENOMEM : 1;
+    ph_node *t = ph_rw_node(rw, "Transpose", 1, &r, 1);
+    ph_node_set_attr_ints(t, "perm", 6, perm);
+    return ph_rw_replace_root(rw, ph_rw_reshape(rw, ph_node_output(t, 0), 4, out));
 }
 
-static const ph_rule rules[] = {{"depth_to_space", "y = DepthToSpace|SpaceToDepth(x)", NULL, to_transpose}, {0}};
+static const ph_rule rules[] = {
+    {"depth_to_space", "opset >= 5\ny = DepthToSpace|SpaceToDepth(x:rank=4) {blocksize=$b, mode?=$mode}", NULL,
+     to_transpose},
+    {0}};
 
 PH_PASS_DEFINE(
     .name = "depth_to_space_to_transpose",

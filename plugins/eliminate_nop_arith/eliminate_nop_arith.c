@@ -20,53 +20,26 @@
  *   unchanged, and the two zeros compare equal).  x - (+0.0), x + (-0.0),
  *   x * 1, x / 1 and pow(x, 1) are bit-exact; integers and bools are exact.
  */
+
 #include <passhost/passhost.h>
 
-/* The identity element of the root's op on the constant's side. */
-static double identity_of(ph_op op)
+/* The output's dtype, when known, is x's. */
+static int same_dtype(const ph_match *m, const ph_params *params)
 {
-    return op == PH_OP_Add || op == PH_OP_Sub || op == PH_OP_Or ? 0.0 : 1.0;
+    int yt = ph_value_dtype(ph_match_value(m, "y"));
+    return yt == PH_DT_UNDEFINED || yt == ph_match_int(m, "t", 0);
 }
 
-/* c cannot change x's shape: it broadcasts to it. */
-static int keeps_shape(const ph_tensor *c, const ph_value *x)
-{
-    int r = ph_value_rank(x), cr = (int)ph_tensor_rank(c);
-    if (cr == 0)
-        return 1;
-    if (r < cr)
-        return 0; /* also r < 0: unknown */
-    for (int i = 1; i <= cr; i++) {
-        int64_t d = ph_tensor_dim(c, (size_t)(cr - i));
-        if (d != 1 && d != ph_value_dim(x, r - i))
-            return 0; /* an unknown dim of x is -1: never equal */
-    }
-    return 1;
-}
-
-static int is_nop(const ph_match *m, const ph_params *params)
-{
-    const ph_tensor *c = ph_match_const(m, "c");
-    const ph_value *x = ph_match_value(m, "x"), *y = ph_match_value(m, "y");
-    ph_op op = ph_node_op(ph_match_root(m));
-    int xt = ph_value_dtype(x), yt = ph_value_dtype(y);
-    if (!c || !x || xt == PH_DT_UNDEFINED || (yt != PH_DT_UNDEFINED && yt != xt) || !keeps_shape(c, x))
-        return 0;
-    if (op != PH_OP_Pow && ph_tensor_dtype(c) != xt)
-        return 0;
-    return ph_tensor_all_equal(c, identity_of(op));
-}
-
-/* the output now reads x */
-static int to_x(ph_rewriter *rw, const ph_match *m)
-{
-    return ph_rw_replace(rw, ph_match_value(m, "y"), ph_match_value(m, "x")) ? PH_ENOMEM : 1;
-}
-
-/* Add/Mul/And/Or are matched with c on either side. */
+/* Add/Or/Mul/And take c on either side (commutative), Sub/Div/Pow only on
+ * the right; Pow's exponent may have another dtype. */
 static const ph_rule rules[] = {
-    {"commutative", "y = Add|Mul|And|Or(x, c:const) {!broadcast}", is_nop, to_x},
-    {"right_only", "y = Sub|Div|Pow(x, c:const) {!broadcast}", is_nop, to_x},
+    {"nop_arith",
+     "( y = Add|Sub|Or(x:dtype=$t, c:all=0:fits(x):dtype=$t) {!broadcast}\n"
+     "| y = Mul|Div|And(x:dtype=$t, c:all=1:fits(x):dtype=$t) {!broadcast}\n"
+     "| y = Pow(x:dtype=$t, c:all=1:fits(x)) {!broadcast} )\n"
+     "=>\n"
+     "y = x",
+     same_dtype, NULL},
     {0}};
 
 PH_PASS_DEFINE(

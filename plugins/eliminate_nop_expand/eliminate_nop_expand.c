@@ -1,8 +1,5 @@
-/* eliminate_nop_expand - remove an Expand to the shape its input already has.
- *
- * Seed 003: Expand(x, shape) broadcasts x against `shape`; when that
- * broadcast result has x's own shape, every element is copied once to where
- * it already is, so the node is the identity.
+/* eliminate_nop_expand - remove an Expand to the shape its input already
+ * has: it copies every element once to where it already is.
  *
  * Requires: a default-domain Expand whose shape operand is constant (an
  *   initializer, a Constant node, or a shape constant of the inference, whose
@@ -15,8 +12,7 @@
  *   The output must be redirectable (ph_value_can_replace) when it is a
  *   graph output.
  * Changes:  users of the output read x; the Expand is removed, and its shape
- *   operand is pruned when nothing else uses it.  Main graph and every
- *   If/Loop/Scan body.
+ *   operand is pruned when nothing else uses it.
  * Exact:    yes; the output is x.
  */
 #include <stdint.h>
@@ -40,14 +36,12 @@ static int entry_keeps(int64_t num, const char *sym, const ph_value *x, int i)
 
 static int expands_nothing(const ph_match *m, const ph_params *params)
 {
-    const ph_value *x = ph_match_value(m, "x"), *shape = ph_match_value(m, "shape");
-    int r = ph_value_rank(x);
-    if (r < 0)
-        return 0;
+    const ph_value *x = ph_match_value(m, "x");
     int64_t nums[MAX_RANK];
     const char *sym[MAX_RANK];
-    ptrdiff_t len = ph_value_const_ints(shape, nums, sym, MAX_RANK);
-    if (len < 0 || len > r)
+    int r = ph_value_rank(x);
+    ptrdiff_t len = ph_value_const_ints(ph_match_value(m, "shape"), nums, sym, MAX_RANK);
+    if (r < 0 || len < 0 || len > r)
         return 0;
     for (ptrdiff_t k = 0; k < len; k++)
         if (!entry_keeps(nums[k], sym[k], x, (int)(r - len + k)))

@@ -21,58 +21,27 @@
  * Exact:    yes: max of one element is that element, and the average is the
  *   element divided by 1.
  */
-#include <string.h>
 
 #include <passhost/passhost.h>
 
-/* 1 if attribute `name` is absent, or a list of `len` ints all equal to v. */
-static int ints_absent_or_all(const ph_node *n, const char *name, ptrdiff_t len, int64_t v)
+/* Each list of the kernel's length (pads twice that), as ONNX wants. */
+static int lengths_ok(const ph_match *m, const ph_params *params)
 {
-    const int64_t *vals;
-    ph_attr_type t = ph_node_attr_type(n, name);
-    if (t == PH_ATTR_NONE)
-        return 1;
-    if (t != PH_ATTR_INTS || ph_node_attr_ints(n, name, &vals) != len)
-        return 0;
-    for (ptrdiff_t i = 0; i < len; i++)
-        if (vals[i] != v)
-            return 0;
-    return 1;
-}
-
-static int auto_pad_ok(const ph_node *n)
-{
-    ph_attr_type t = ph_node_attr_type(n, "auto_pad");
-    if (t == PH_ATTR_NONE)
-        return 1;
-    if (t != PH_ATTR_STRING)
-        return 0;
-    const char *ap = ph_node_attr_string(n, "auto_pad", "NOTSET");
-    return !strcmp(ap, "NOTSET") || !strcmp(ap, "VALID") || !strcmp(ap, "SAME_UPPER") ||
-           !strcmp(ap, "SAME_LOWER");
-}
-
-/* The window: kernel of ones, unit strides and dilations, no padding. */
-static int window_is_nop(const ph_node *n)
-{
-    const int64_t *k;
-    if (ph_node_attr_type(n, "kernel_shape") != PH_ATTR_INTS)
-        return 0;
-    ptrdiff_t rank = ph_node_attr_ints(n, "kernel_shape", &k);
-    if (rank < 1 || !ints_absent_or_all(n, "kernel_shape", rank, 1))
-        return 0;
-    return ints_absent_or_all(n, "strides", rank, 1) &&
-           ints_absent_or_all(n, "dilations", rank, 1) &&
-           ints_absent_or_all(n, "pads", 2 * rank, 0) && auto_pad_ok(n);
-}
-
-static int nop_window(const ph_match *m, const ph_params *params)
-{
-    return window_is_nop(ph_match_root(m));
+    ptrdiff_t k = ph_match_ints(m, "k", NULL), s = ph_match_ints(m, "s", NULL), d = ph_match_ints(m, "d", NULL),
+              p = ph_match_ints(m, "p", NULL);
+    return k >= 1 && (s < 0 || s == k) && (d < 0 || d == k) && (p < 0 || p == 2 * k);
 }
 
 /* MaxPool's Indices output is unnamed, so the engine requires it unused. */
-static const ph_rule rules[] = {{"nop_pool", "y = AveragePool|MaxPool(x)", nop_window, ph_rewrite_bypass}, {0}};
+static const ph_rule rules[] = {
+    {"nop_pool",
+     "y = AveragePool|MaxPool(x) {kernel_shape=$k, kernel_shape all=1, strides?=$s, strides? all=1, "
+     "dilations?=$d, dilations? all=1, pads?=$p, pads? all=0, "
+     "auto_pad(\"NOTSET\") in [\"NOTSET\", \"VALID\", \"SAME_UPPER\", \"SAME_LOWER\"]}\n"
+     "=>\n"
+     "y = x",
+     lengths_ok, NULL},
+    {0}};
 
 PH_PASS_DEFINE(
     .name = "eliminate_nop_pool",

@@ -22,37 +22,29 @@
  */
 #include <passhost/passhost.h>
 
+/* Both omitted, or both constants and equal. */
 static int same_const(const ph_match *m, const char *a, const char *b)
 {
-    const ph_value *va = ph_match_value(m, a), *vb = ph_match_value(m, b);
-    if (!va || !vb)
-        return !va && !vb;
-    const ph_tensor *ta = ph_value_const(va), *tb = ph_value_const(vb);
+    const ph_tensor *ta = ph_match_const(m, a), *tb = ph_match_const(m, b);
+    if (!ph_match_value(m, a) || !ph_match_value(m, b))
+        return !ph_match_value(m, a) && !ph_match_value(m, b);
     return ta && tb && ph_tensor_equal(ta, tb);
 }
 
 static int same_params(const ph_match *m, const ph_params *params)
 {
-    const ph_node *q = ph_match_node(m, "q"), *d = ph_match_root(m);
-    int dt = ph_value_dtype(ph_match_value(m, "x"));
-    return dt != PH_DT_UNDEFINED && ph_value_dtype(ph_match_value(m, "y")) == dt &&
-           ph_node_attr_int(d, "output_dtype", dt) == dt &&
-           same_const(m, "s", "s2") && same_const(m, "z", "z2") &&
-           ph_node_attr_int(q, "axis", 1) == ph_node_attr_int(d, "axis", 1) &&
-           ph_node_attr_int(q, "block_size", 0) == ph_node_attr_int(d, "block_size", 0);
-}
-
-static int bypass_pair(ph_rewriter *rw, const ph_match *m)
-{
-    int rc = ph_rw_replace(rw, ph_match_value(m, "y"), ph_match_value(m, "x"));
-    return rc < 0 ? rc : 1;
+    int64_t dt = ph_match_int(m, "dt", 0); /* the dtype of x, and of the result */
+    return ph_value_dtype(ph_match_value(m, "y")) == dt && ph_match_int(m, "out", dt) == dt &&
+           same_const(m, "s", "s2") && same_const(m, "z", "z2");
 }
 
 static const ph_rule rules[] = {
     {"qdq_pair",
-     "q = QuantizeLinear(x, s:const, z?)\n"
-     "y = DequantizeLinear(q, s2:const, z2?)",
-     same_params, bypass_pair},
+     "q = QuantizeLinear(x:dtype=$dt, s:const, z?) {axis(1)=$axis, block_size(0)=$block}\n"
+     "y = DequantizeLinear(q, s2:const, z2?) {axis(1)=$axis, block_size(0)=$block, output_dtype?=$out}\n"
+     "=>\n"
+     "y = x",
+     same_params, NULL},
     {0}};
 
 PH_PASS_DEFINE(

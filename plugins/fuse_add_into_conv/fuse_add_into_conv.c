@@ -16,34 +16,31 @@
  *   something else reads it.
  * Exact: fp ((conv + b) + a is computed as conv + (b + a), rounded once).
  */
+
 #include <passhost/passhost.h>
-#include <passhost/constant.h>
 
 static int fold(ph_rewriter *rw, const ph_match *m)
 {
     const ph_tensor *w = ph_match_const(m, "w"), *b = ph_match_const(m, "b"), *a = ph_match_const(m, "a");
-    ph_node *conv = ph_match_node(m, "c");
     int sub = ph_node_op(ph_match_root(m)) == PH_OP_Sub, dt = ph_tensor_dtype(w), r = (int)ph_tensor_rank(w);
     int64_t M = ph_tensor_dim(w, 0), one[1] = {M};
     double *B = ph_rw_alloc(rw, (size_t)(M ? M : 1) * 2 * sizeof *B), *A = B + M;
-    if (!B)
-        return PH_ENOMEM;
-    if (r < 3 || ph_tensor_dtype(a) != dt || (b && ph_tensor_dtype(b) != dt) ||
+    if (!B || r < 3 || ph_tensor_dtype(a) != dt || (b && ph_tensor_dtype(b) != dt) ||
         ph_const_channel_values(a, r, 1, M, A) || (b && ph_tensor_read_f64(b, 1, one, B)))
-        return 0; /* not per channel, another dtype, or a bias that is not [M] */
+        return ph_rw_status(rw); /* not per channel, another dtype, or a bias that is not [M] */
     for (int64_t i = 0; i < M; i++)
         B[i] = (b ? B[i] : 0.0) + (sub ? -A[i] : A[i]);
-    ph_value *in[3] = {ph_match_value(m, "x"), ph_match_value(m, "w"),
-                       ph_rw_initializer(rw, "conv_add_b", ph_tensor_from_f64(dt, 1, one, B))};
-    ph_node *nc = in[2] ? ph_rw_clone(rw, conv, NULL, 3, in) : NULL;
-    if (!nc)
-        return PH_ENOMEM;
-    return ph_rw_replace(rw, ph_match_value(m, "y"), ph_node_output(nc, 0)) ? PH_ENOMEM : 1;
+    ph_rw_bind(rw, "b2", ph_rw_initializer(rw, "conv_add_b", ph_tensor_from_f64(dt, 1, one, B)));
+    return 1;
 }
 
 static const ph_rule rules[] = {
-    {"conv_add", "c = Conv(x, w:const:floating, b?:const:rank=1)\ny = Add(c, a:const) {!axis}", NULL, fold},
-    {"conv_sub", "c = Conv(x, w:const:floating, b?:const:rank=1)\ny = Sub(c, a:const) {!axis}", NULL, fold},
+    {"conv_add",
+     "c = Conv(x, w:const:floating, b?:const:rank=1)\n"
+     "( y = Add(c, a:const) {!axis} | y = Sub(c, a:const) {!axis} )\n"
+     "=>\n"
+     "y = Conv(x, w, b2) like c",
+     NULL, fold},
     {0}};
 
 PH_PASS_DEFINE(

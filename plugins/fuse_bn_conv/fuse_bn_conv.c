@@ -26,7 +26,6 @@
  *   approx with padding and allow_border_change.
  */
 #include <passhost/passhost.h>
-#include <passhost/constant.h>
 
 /* No padding unless allowed. */
 static int check(const ph_match *m, const ph_params *params)

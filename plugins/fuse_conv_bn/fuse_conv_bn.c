@@ -8,12 +8,12 @@
  *   below finite.
  * Changes: y = BN(Conv(x, W, b)) becomes Conv(x, W', b') with
  *   s = scale / sqrt(var + epsilon), t = bias - mean * s (ph_bn_affine),
- *   W'[m] = W[m] * s[m], b' = b * s + t; W and b stay while something else
- *   reads them.
+ *   W'[m] = W[m] * s[m], b' = b * s + t; the Conv keeps its name and
+ *   attributes; W and b stay while something else reads them.
  * Exact: fp (the folded weights are rounded once, from double).
  */
+
 #include <passhost/passhost.h>
-#include <passhost/constant.h>
 
 static int fold(ph_rewriter *rw, const ph_match *m)
 {
@@ -22,9 +22,7 @@ static int fold(ph_rewriter *rw, const ph_match *m)
     if (M < 1 || n % M)
         return 0;
     double *S = ph_rw_alloc(rw, (size_t)M * 3 * sizeof *S), *B = S + M, *bias = B + M;
-    if (!S)
-        return PH_ENOMEM;
-    int rc = ph_bn_affine(ph_match_root(m), M, S, B); /* y = S * conv + B per channel */
+    int rc = S ? ph_bn_affine(ph_match_root(m), M, S, B) : PH_ENOMEM; /* y = S * conv + B per channel */
     if (rc || (b && ph_tensor_read_f64(b, 1, one, bias)))
         return rc == PH_ENOMEM ? rc : 0; /* not [M], or not finite */
     for (int64_t c = 0; b && c < M; c++)
@@ -33,19 +31,18 @@ static int fold(ph_rewriter *rw, const ph_match *m)
     rc = ph_tensor_scaled(w, n / M, M, S, 0, &w2); /* the weights: read once, written once */
     if (rc)
         return rc == PH_ENOMEM ? PH_ENOMEM : 0;
-    ph_value *in[3] = {ph_match_value(m, "x"), ph_rw_initializer(rw, "conv_bn_w", w2),
-                       ph_rw_initializer(rw, "conv_bn_b", ph_tensor_from_f64(ph_tensor_dtype(w), 1, one, B))};
-    ph_node *conv = ph_rw_node(rw, "Conv", 3, in, 1);
-    if (!conv || ph_node_copy_attrs(conv, ph_match_node(m, "c")) < 0)
-        return PH_ENOMEM;
-    return ph_rw_replace(rw, ph_match_value(m, "y"), ph_node_output(conv, 0)) ? PH_ENOMEM : 1;
+    ph_rw_bind(rw, "w2", ph_rw_initializer(rw, "conv_bn_w", w2));
+    ph_rw_bind(rw, "b2", ph_rw_initializer(rw, "conv_bn_b", ph_tensor_from_f64(ph_tensor_dtype(w), 1, one, B)));
+    return 1;
 }
 
 static const ph_rule rules[] = {
     {"conv_bn",
      "c = Conv(x, w:const:floating, b?:const:rank=1)\n"
      "y = BatchNormalization(c, s:const:rank=1, t:const:rank=1, mean:const:rank=1, var:const:rank=1)"
-     " {training_mode?=0}",
+     " {training_mode(0)=0}\n"
+     "=>\n"
+     "y = Conv(x, w2, b2) like c",
      NULL, fold},
     {0}};
 

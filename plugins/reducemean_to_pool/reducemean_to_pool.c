@@ -1,7 +1,5 @@
-/* reducemean_to_pool - ReduceMean over the spatial axes -> global pooling.
- *
- * Icraft ConvertMean2AvgpoolPass (seed 004): a mean over H, W of a 4-D
- * input, or over D of a 3-D (N, C, D) input, is an average pool.
+/* reducemean_to_pool - a mean over H, W of a 4-D input, or over D of a 3-D
+ * (N, C, D) input, is an average pool.
  *
  * Requires: a default-domain ReduceMean whose input has a float, float16 or
  *   double dtype and a known rank r >= 3, with constant axes (attribute
@@ -11,10 +9,10 @@
  * Changes: r = 3: AveragePool(kernel_shape [D]), which with stride 1 and no
  *   padding averages the whole axis; r >= 4: GlobalAveragePool.  keepdims 0
  *   adds a Squeeze of axes 2..r-1 (axes an input from opset 13).  The axes
- *   operand goes when nothing else reads it.  Main graph and every
- *   If/Loop/Scan body.
+ *   operand goes when nothing else reads it; the last new node takes the name.
  * Exact: fp (the same mean, summed in another order).
  */
+
 #include <passhost/passhost.h>
 
 #define MAXR 16
@@ -34,33 +32,22 @@ static int spatial_mean(const ph_match *m, const ph_params *params)
 
 static int to_pool(ph_rewriter *rw, const ph_match *m)
 {
-    ph_value *x = ph_match_value(m, "x"), *y = ph_match_value(m, "y");
+    ph_value *x = ph_match_value(m, "x");
     int64_t r = ph_value_rank(x), d = ph_value_dim(x, 2), axes[MAXR];
     ph_node *pool = ph_rw_node(rw, r == 3 ? "AveragePool" : "GlobalAveragePool", 1, &x, 1);
-    if (!pool || (r == 3 && ph_node_set_attr_ints(pool, "kernel_shape", 1, &d)))
-        return PH_ENOMEM;
+    if (r == 3)
+        ph_node_set_attr_ints(pool, "kernel_shape", 1, &d);
     ph_value *out = ph_node_output(pool, 0);
-    if (!ph_node_attr_int(ph_match_root(m), "keepdims", 1)) {
-        for (int64_t i = 2; i < r; i++)
-            axes[i - 2] = i;
-        int64_t n = r - 2;
-        int64_t opset = ph_rw_opset(rw);
-        ph_value *in[2] = {out, NULL};
-        if (ph_op_axes_is_input(PH_OP_Squeeze, opset) > 0 &&
-            !(in[1] = ph_rw_initializer(rw, "squeeze_axes", ph_tensor_new(PH_DT_INT64, 1, &n, axes))))
-            return PH_ENOMEM;
-        ph_node *sq = ph_rw_node(rw, "Squeeze", in[1] ? 2 : 1, in, 1);
-        if (!sq || (!in[1] && ph_node_set_attr_ints(sq, "axes", (size_t)n, axes)))
-            return PH_ENOMEM;
-        out = ph_node_output(sq, 0);
-    }
-    if (ph_value_copy_type(out, y))
-        return PH_ENOMEM;
-    return ph_rw_replace(rw, y, out) ? PH_ENOMEM : 1;
+    for (int64_t i = 2; i < r; i++)
+        axes[i - 2] = i;
+    if (!ph_match_int(m, "keep", 1))
+        out = ph_rw_axes_op(rw, "Squeeze", out, (size_t)r - 2, axes);
+    return ph_rw_replace_root(rw, out);
 }
 
 static const ph_rule rules[] = {
-    {"reducemean_to_pool", "y = ReduceMean(x:float32|float16|double, axes?)", spatial_mean, to_pool},
+    {"reducemean_to_pool", "y = ReduceMean(x:float32|float16|double, axes?) {keepdims(1)=$keep}", spatial_mean,
+     to_pool},
     {0}};
 
 PH_PASS_DEFINE(

@@ -1,30 +1,18 @@
 /* transpose_to_depth_to_space - a pixel shuffle written as Reshape +
- * Transpose + Reshape becomes DepthToSpace (or SpaceToDepth) (seed 004
- * table 4-2, ConvertTranspose2PixelShufflePass).
+ * Transpose + Reshape becomes DepthToSpace (or SpaceToDepth).
  *
- * Requires: Reshape(x, s1) -> Transpose -> Reshape(., s2), the middle
- *   values read by nothing else and no graph outputs, s1 and s2 constant
- *   (initializer, Constant or shape constant), x [N, C, H, W] with C, H, W
- *   known numbers > 0, and the shapes (as inferred or declared) and the
- *   exact permutation of one of these, N provably the same dim throughout:
+ * Requires: s1 and s2 constant (initializer, Constant or shape constant), x
+ *   [N, C, H, W] with C, H, W known numbers > 0, and the shapes (as inferred
+ *   or declared) that go with the permutation, N provably the same dim:
  *     DCR: [N, b, b, C/b^2, H, W], perm [0,3,4,1,5,2], y [N, C/b^2, H*b, W*b]
- *     CRD: [N, C/b^2, b, b, H, W], perm [0,1,4,2,5,3], y likewise
- *          (DepthToSpace has mode CRD only from opset 11)
+ *     CRD: [N, C/b^2, b, b, H, W], perm [0,1,4,2,5,3], y likewise (opset 11)
  *     S2D: [N, C, H/b, b, W/b, b], perm [0,3,5,1,2,4], y [N, C*b^2, H/b, W/b]
- *   Any other permutation or shape is another operator: left alone.
- * Changes: the three nodes become DepthToSpace(x) {blocksize = b, mode}
- *   or SpaceToDepth(x) {blocksize = b}; s1 and s2 go when nothing else
- *   reads them.  Main graph and every If/Loop/Scan body.
+ * Changes: the three nodes become DepthToSpace(x) {blocksize = b, mode (from
+ *   opset 11)} or SpaceToDepth(x) {blocksize = b}, named as the last Reshape;
+ *   s1 and s2 go when nothing else reads them.
  * Exact: yes; the same elements move to the same places.
  */
-#include <string.h>
-
 #include <passhost/passhost.h>
-
-enum { DCR, CRD, S2D, KINDS };
-
-static const int64_t perms[KINDS][6] = {{0, 3, 4, 1, 5, 2}, {0, 1, 4, 2, 5, 3}, {0, 3, 5, 1, 2, 4}};
-static const int b_at[KINDS] = {1, 2, 3}; /* where the view has the block size */
 
 /* 1 if dims 1.. of v are want[1..n) and dim 0 is x's dim 0. */
 static int dims_are(const ph_value *v, const ph_value *x, int n, const int64_t *want)
@@ -37,49 +25,41 @@ static int dims_are(const ph_value *v, const ph_value *x, int n, const int64_t *
     return 1;
 }
 
-static int to_depth_to_space(ph_rewriter *rw, const ph_match *m)
+static int shuffle(ph_rewriter *rw, const ph_match *m)
 {
     ph_value *x = ph_match_value(m, "x"), *r = ph_match_value(m, "r"), *y = ph_match_value(m, "y");
-    int64_t opset = ph_rw_opset(rw), perm[6], tmp[8];
+    int64_t C = ph_value_dim(x, 1), H = ph_value_dim(x, 2), W = ph_value_dim(x, 3), perm[6], tmp[8];
     const char *sym[8];
-    int64_t C = ph_value_dim(x, 1), H = ph_value_dim(x, 2), W = ph_value_dim(x, 3);
-    if (ph_value_rank(x) != 4 || C <= 0 || H <= 0 || W <= 0 || ph_value_rank(r) != 6 ||
-        ph_node_transpose_perm(ph_match_node(m, "t"), perm, 6) != 6 ||
+    if (ph_node_transpose_perm(ph_match_node(m, "t"), perm, 6) != 6)
+        return 0;
+    int s2d = perm[2] == 5, crd = perm[1] == 1; /* else DCR */
+    int64_t b = ph_value_dim(r, s2d ? 3 : crd ? 2 : 1);
+    if (C <= 0 || H <= 0 || W <= 0 || b < 1 || (s2d ? H % b || W % b : C % (b * b)) ||
         ph_value_const_ints(ph_match_value(m, "s1"), tmp, sym, 8) < 0 ||
         ph_value_const_ints(ph_match_value(m, "s2"), tmp, sym, 8) < 0)
         return 0;
-    int kind = 0;
-    while (kind < KINDS && memcmp(perm, perms[kind], sizeof perm))
-        kind++;
-    if (kind == KINDS)
+    int64_t c = C / (b * b), *view = s2d ? (int64_t[]){0, C, H / b, b, W / b, b}
+                                         : crd ? (int64_t[]){0, c, b, b, H, W} : (int64_t[]){0, b, b, c, H, W};
+    if (!dims_are(r, x, 6, view) ||
+        !dims_are(y, x, 4, s2d ? (int64_t[]){0, C * b * b, H / b, W / b} : (int64_t[]){0, c, H * b, W * b}))
         return 0;
-    int64_t b = ph_value_dim(r, b_at[kind]), c = C / (b > 0 ? b * b : 1);
-    if (b < 1 || (kind == CRD && opset < 11))
-        return 0;
-    int ok;
-    if (kind == S2D)
-        ok = H % b == 0 && W % b == 0 && dims_are(r, x, 6, (int64_t[]){0, C, H / b, b, W / b, b}) &&
-             dims_are(y, x, 4, (int64_t[]){0, C * b * b, H / b, W / b});
-    else
-        ok = C % (b * b) == 0 &&
-             dims_are(r, x, 6, kind == DCR ? (int64_t[]){0, b, b, c, H, W} : (int64_t[]){0, c, b, b, H, W}) &&
-             dims_are(y, x, 4, (int64_t[]){0, c, H * b, W * b});
-    if (!ok)
-        return 0;
-    ph_node *n = ph_rw_node(rw, kind == S2D ? "SpaceToDepth" : "DepthToSpace", 1, &x, 1);
-    if (!n || ph_node_set_attr_int(n, "blocksize", b) < 0 ||
-        (kind != S2D && opset >= 11 && ph_node_set_attr_string(n, "mode", kind == DCR ? "DCR" : "CRD") < 0) ||
-        ph_value_copy_type(ph_node_output(n, 0), y))
-        return PH_ENOMEM;
-    return ph_rw_replace(rw, y, ph_node_output(n, 0)) ? PH_ENOMEM : 1;
+    ph_rw_bind_int(rw, "b", b);
+    if (!s2d && ph_rw_opset(rw) >= 11)
+        ph_rw_bind_string(rw, "mode", crd ? "CRD" : "DCR");
+    return 1;
 }
 
-static const ph_rule rules[] = {{"pixel_shuffle",
-                                 "r = Reshape(x, s1)\n"
-                                 "t = Transpose(r)\n"
-                                 "y = Reshape(t, s2)",
-                                 NULL, to_depth_to_space},
-                                {0}};
+static const ph_rule rules[] = {
+    {"depth_to_space",
+     "r = Reshape(x:rank=4, s1)\n"
+     "( t = Transpose(r:rank=6) {perm=[0,3,4,1,5,2]} | opset >= 11; t = Transpose(r:rank=6) {perm=[0,1,4,2,5,3]} )\n"
+     "y = Reshape(t, s2)\n=>\ny = DepthToSpace(x) {blocksize=$b, mode=$mode}",
+     NULL, shuffle},
+    {"space_to_depth",
+     "r = Reshape(x:rank=4, s1)\nt = Transpose(r:rank=6) {perm=[0,3,5,1,2,4]}\ny = Reshape(t, s2)\n"
+     "=>\ny = SpaceToDepth(x) {blocksize=$b}",
+     NULL, shuffle},
+    {0}};
 
 PH_PASS_DEFINE(
     .name = "transpose_to_depth_to_space",

@@ -8,7 +8,10 @@
  * of one pack and emptied after.  Everything in the tree is malloc'd, so the
  * IR may add and free messages with the system allocator.
  *
- * Internal symbols are prefixed phi_ and hidden (-fvisibility=hidden).
+ * Internal symbols are hidden (-fvisibility=hidden) and prefixed with the
+ * folder that defines them: ir_ (this header and sdk/src/ir/), onnx_,
+ * infer_, eval_ and pat_ (pattern/); const/, pass/, ops/ and testing/
+ * define none.  Public functions are ph_ (the headers of passhost/).
  */
 #ifndef PASSHOST_SDK_INTERNAL_H
 #define PASSHOST_SDK_INTERNAL_H
@@ -17,53 +20,54 @@
 #include <stddef.h>
 
 #include "onnx/onnx.pb-c.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 /* ----------------------------------------------------------- string map */
 
 /* Open-addressing map from NUL-terminated keys (borrowed: the caller keeps
  * each key alive while it is in the map) to pointers. */
-typedef struct phi_map_entry {
+typedef struct ir_map_entry {
     uint64_t hash;   /* of the key: compared before the strings */
     const char *key; /* NULL: empty slot */
     void *val;
-} phi_map_entry;
+} ir_map_entry;
 
-typedef struct phi_map {
-    phi_map_entry *slots; /* one array: a probe touches one cache line */
+typedef struct ir_map {
+    ir_map_entry *slots; /* one array: a probe touches one cache line */
     size_t cap;   /* power of two, or 0 */
     size_t count; /* live entries */
     size_t used;  /* live + tombstones */
-} phi_map;
+} ir_map;
 
-void phi_map_free(phi_map *m);
-void *phi_map_get(const phi_map *m, const char *key);
+void ir_map_free(ir_map *m);
+void *ir_map_get(const ir_map *m, const char *key);
 /* Insert or overwrite; PH_ENOMEM on failure. */
-int phi_map_put(phi_map *m, const char *key, void *val);
+int ir_map_put(ir_map *m, const char *key, void *val);
 /* Insert key only if absent (one probe): 0, PH_EEXIST or PH_ENOMEM. */
-int phi_map_add(phi_map *m, const char *key, void *val);
+int ir_map_add(ir_map *m, const char *key, void *val);
 /* Remove key if present and mapped to val (val NULL: any). */
-void phi_map_del(phi_map *m, const char *key, const void *val);
+void ir_map_del(ir_map *m, const char *key, const void *val);
 /* One-probe access for maps whose values are updated in place: the entry
  * of key, or NULL; the entry of key, inserted with a NULL value when absent
  * (*created says so; the caller then may point e->key at its own copy of
  * the same string), or NULL when out of memory; and removal of an entry. */
-phi_map_entry *phi_map_lookup(const phi_map *m, const char *key);
-phi_map_entry *phi_map_upsert(phi_map *m, const char *key, int *created);
-void phi_map_remove(phi_map *m, phi_map_entry *e);
+ir_map_entry *ir_map_lookup(const ir_map *m, const char *key);
+ir_map_entry *ir_map_upsert(ir_map *m, const char *key, int *created);
+void ir_map_remove(ir_map *m, ir_map_entry *e);
 
 /* --------------------------------------------------------------- arrays */
 
 /* Grow *arr (of elem bytes each) so it can hold need elements. */
-int phi_grow(void **arr, size_t *cap, size_t need, size_t elem);
+int ir_grow(void **arr, size_t *cap, size_t need, size_t elem);
 
 /* ------------------------------------------------------- checked products */
 
 /* *out = a * b; 1 when the product overflows int64 (*out is then
  * unspecified), else 0.  Every product of dims in the SDK (tensors, shape
- * inference, the evaluator) goes through this or phi_dims_numel, so a shape
+ * inference, the evaluator) goes through this or ir_dims_numel, so a shape
  * such as [2^62, 2^62] is an error, never undefined behaviour. */
-static inline int phi_mul_ovf(int64_t a, int64_t b, int64_t *out)
+static inline int ir_mul_ovf(int64_t a, int64_t b, int64_t *out)
 {
     return __builtin_mul_overflow(a, b, out);
 }
@@ -71,40 +75,40 @@ static inline int phi_mul_ovf(int64_t a, int64_t b, int64_t *out)
 /* The element count of n dims: -1 when a dim is negative or the product of
  * the non-zero dims does not fit in int64 (so every stride of such a shape
  * fits too, even when a zero dim makes the count 0). */
-int64_t phi_dims_numel(const int64_t *dims, size_t n);
+int64_t ir_dims_numel(const int64_t *dims, size_t n);
 
 /* ------------------------------------------------------------- mappings */
 
-typedef struct phi_mapping {
-    struct phi_mapping *next;
+typedef struct ir_mapping {
+    struct ir_mapping *next;
     char *path; /* owned */
     const uint8_t *data;
     size_t size;
     uint64_t dev, ino; /* of the file mapped (a save never replaces it) */
-} phi_mapping;
+} ir_mapping;
 
 /* Map a whole file read-only.  NULL with err set on failure. */
-phi_mapping *phi_map_file(const char *path, ph_error *err);
+ir_mapping *ir_map_file(const char *path, ph_error *err);
 /* Copy size bytes into an in-memory file and map it; name is used in
  * messages.  NULL with err set on failure. */
-phi_mapping *phi_map_memory(const void *data, size_t size, const char *name, ph_error *err);
-void phi_unmap_file(phi_mapping *m);
+ir_mapping *ir_map_memory(const void *data, size_t size, const char *name, ph_error *err);
+void ir_unmap_file(ir_mapping *m);
 
 /* ---------------------------------------------------------------- tensor */
 
-typedef enum phi_storage {
-    PHI_DATA_NONE = 0,     /* no data read yet (typed fields not converted) */
-    PHI_DATA_MAPPED = 1,   /* data points into a file mapping; saved as raw_data */
-    PHI_DATA_OWNED = 2,    /* data is owned_data; saved as raw_data */
-    PHI_DATA_PROTO_RAW = 3,/* data is proto->raw_data itself */
-    PHI_DATA_TYPED = 4     /* data converted from typed fields into owned_data;
+typedef enum ir_storage {
+    IR_DATA_NONE = 0,     /* no data read yet (typed fields not converted) */
+    IR_DATA_MAPPED = 1,   /* data points into a file mapping; saved as raw_data */
+    IR_DATA_OWNED = 2,    /* data is owned_data; saved as raw_data */
+    IR_DATA_PROTO_RAW = 3,/* data is proto->raw_data itself */
+    IR_DATA_TYPED = 4     /* data converted from typed fields into owned_data;
                               the proto's typed fields are what gets saved */
-} phi_storage;
+} ir_storage;
 
 struct ph_tensor {
     Onnx__TensorProto *proto; /* owned unless borrowed */
     int borrowed;             /* proto belongs to an attribute */
-    phi_storage storage;
+    ir_storage storage;
     int external;             /* proto says data_location EXTERNAL */
     const uint8_t *data;
     size_t nbytes;
@@ -113,30 +117,30 @@ struct ph_tensor {
 
 /* Wrap a proto (taking ownership unless borrowed) and read its data: typed
  * fields are converted lazily, raw_data is used in place. */
-ph_tensor *phi_tensor_wrap(Onnx__TensorProto *p, int borrowed);
+ph_tensor *ir_tensor_wrap(Onnx__TensorProto *p, int borrowed);
 /* Point the tensor's data at bytes held elsewhere (a mapping). */
-int phi_tensor_attach(ph_tensor *t, const uint8_t *data, size_t nbytes, ph_error *err,
+int ir_tensor_attach(ph_tensor *t, const uint8_t *data, size_t nbytes, ph_error *err,
                       const char *what);
 /* A new tensor of dtype and shape whose bytes are uninitialized (for
  * kernels that write every element).  NULL on OOM or a bad shape. */
-ph_tensor *phi_tensor_alloc(int dtype, size_t rank, const int64_t *dims);
-/* Writable bytes of a tensor made by ph_tensor_new or phi_tensor_alloc
+ph_tensor *ir_tensor_alloc(int dtype, size_t rank, const int64_t *dims);
+/* Writable bytes of a tensor made by ph_tensor_new or ir_tensor_alloc
  * (NULL for any other tensor). */
-void *phi_tensor_mut(ph_tensor *t);
+void *ir_tensor_mut(ph_tensor *t);
 /* IEEE half and bfloat16 conversions (round to nearest even). */
-float phi_half_to_float(uint16_t h);
-uint16_t phi_float_to_half(float f);
-float phi_bf16_to_float(uint16_t h);
-uint16_t phi_float_to_bf16(float f);
+float ir_half_to_float(uint16_t h);
+uint16_t ir_float_to_half(float f);
+float ir_bf16_to_float(uint16_t h);
+uint16_t ir_float_to_bf16(float f);
 /* Bytes the tensor's dtype and dims call for (0 for strings/unknown). */
-size_t phi_tensor_expected_bytes(const Onnx__TensorProto *p, int *ok);
+size_t ir_tensor_expected_bytes(const Onnx__TensorProto *p, int *ok);
 /* Check a TensorProto as the loader reads it: a known data_type, no
  * negative dim, an element count that fits, exactly one place for the data
  * (raw_data, the typed field the dtype calls for, or external data) holding
  * exactly the elements the shape needs.  raw_elsewhere: the raw bytes were
  * taken out of the proto (held in a mapping) and number raw_len.  0, or
  * PH_EPARSE with "WHAT: reason" in err. */
-int phi_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_len, const char *what,
+int ir_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_len, const char *what,
                      ph_error *err);
 
 /* ------------------------------------------------------------ observers */
@@ -145,7 +149,7 @@ int phi_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_l
  * worklist) registers a table of callbacks on the model; the IR calls them
  * and knows nothing of who listens.  Every callback may be NULL, and each
  * must cost O(1): they run inside every mutation. */
-typedef struct phi_observer_ops {
+typedef struct ir_observer_ops {
     /* n was created, or one of its inputs, attributes or its op changed */
     void (*node_changed)(void *self, ph_node *n);
     /* an input of n that read `old` now reads `repl` (ph_value_replace);
@@ -159,33 +163,33 @@ typedef struct phi_observer_ops {
     /* v's known type changed */
     void (*type_changed)(void *self, ph_value *v);
     void (*model_freed)(void *self, ph_model *m);
-} phi_observer_ops;
+} ir_observer_ops;
 
-#define PHI_MAX_OBSERVERS 4
+#define IR_MAX_OBSERVERS 4
 
-typedef struct phi_observer {
-    const phi_observer_ops *ops;
+typedef struct ir_observer {
+    const ir_observer_ops *ops;
     void *self;
-} phi_observer;
+} ir_observer;
 
 /* ----------------------------------------------------------------- graph */
 
 /* Intrusive doubly-linked list link (shape inference's dirty-node list). */
-typedef struct phi_dlink {
-    struct phi_dlink *prev, *next; /* both NULL when not linked */
-} phi_dlink;
+typedef struct ir_dlink {
+    struct ir_dlink *prev, *next; /* both NULL when not linked */
+} ir_dlink;
 
-typedef struct phi_use {
+typedef struct ir_use {
     ph_node *node;
     uint32_t index; /* input slot */
-} phi_use;
+} ir_use;
 
 struct ph_value {
     char *name; /* owned */
     ph_graph *graph;
     ph_node *producer;
     uint32_t out_index;
-    phi_use *uses;
+    ir_use *uses;
     size_t n_uses, cap_uses;
     ph_tensor *tensor; /* initializer data, owned */
     size_t init_pos;   /* index in graph->inits while an initializer */
@@ -200,20 +204,20 @@ struct ph_value {
     char **dim_params; /* owned, rank entries (NULL each when none) */
     ph_value *grave_next;
     /* shape inference (infer_core.c) */
-    struct phi_vinfer *infer; /* owned: cached interned type + partial constant */
+    struct infer_value *infer; /* owned: cached interned type + partial constant */
     int infer_fresh;          /* infer's cached type matches; cleared by the type setters */
 };
 
-typedef struct phi_subgraph {
+typedef struct ir_subgraph {
     Onnx__AttributeProto *attr; /* the attribute holding it (owned by node proto) */
     size_t graphs_index;        /* for GRAPHS attributes; 0 for GRAPH */
     ph_graph *graph;            /* owned */
-} phi_subgraph;
+} ir_subgraph;
 
-typedef struct phi_attr_tensor {
+typedef struct ir_attr_tensor {
     Onnx__AttributeProto *attr;
     ph_tensor *tensor; /* borrowed-proto wrapper, owned */
-} phi_attr_tensor;
+} ir_attr_tensor;
 
 struct ph_node {
     /* first cache line: what the rewrite driver and the matcher read of
@@ -233,9 +237,9 @@ struct ph_node {
     Onnx__NodeProto *proto; /* owned; input/output arrays empty between saves */
     uint32_t *use_pos; /* use_pos[i]: index of this slot's entry in inputs[i]->uses */
     size_t cap_inputs;
-    phi_subgraph *subgraphs;
+    ir_subgraph *subgraphs;
     size_t n_subgraphs;
-    phi_attr_tensor *attr_tensors;
+    ir_attr_tensor *attr_tensors;
     size_t n_attr_tensors;
     size_t mark; /* scratch for toposort/verify */
     ph_node *grave_next;
@@ -246,17 +250,17 @@ struct ph_node {
     uint64_t op_seq;      /* when it was linked into its op's index (the model's count then) */
     size_t log_pos;       /* 1 + index of its entry in the change log, or 0 */
     uint64_t walk_mark;   /* scratch of the rewrite driver: walks */
-    phi_dlink infer_link; /* in the model's list of nodes to re-infer */
+    ir_dlink infer_link; /* in the model's list of nodes to re-infer */
     double infer_pos;     /* topological position for incremental inference (0: not yet known) */
 };
 
-typedef struct phi_output {
+typedef struct ir_output {
     ph_value *value;
     Onnx__ValueInfoProto *vi; /* owned */
-} phi_output;
+} ir_output;
 
-/* The op-type index's lists as arrays (phi_op_nodes). */
-struct phi_op_snap {
+/* The op-type index's lists as arrays (ir_op_nodes). */
+struct ir_op_snap {
     ph_node **nodes[PH_OP__COUNT]; /* owned */
     size_t n[PH_OP__COUNT], cap[PH_OP__COUNT];
     unsigned char fresh[PH_OP__COUNT]; /* nodes[op] is the list as it is */
@@ -271,7 +275,7 @@ struct ph_graph {
     ph_value **inputs;
     Onnx__ValueInfoProto **input_vi; /* owned, parallel to inputs */
     size_t n_inputs, cap_inputs;
-    phi_output *outputs;
+    ir_output *outputs;
     size_t n_outputs, cap_outputs;
     ph_value **inits; /* may hold NULL holes until compacted */
     size_t n_inits, cap_inits;
@@ -280,8 +284,8 @@ struct ph_graph {
     size_t n_value_info, cap_value_info;
     ph_node **op_first, **op_last; /* owned, PH_OP__COUNT each: the op-type
                                       index, NULL until the first node */
-    struct phi_op_snap *op_snap;   /* owned: the index's lists as arrays
-                                      (phi_op_nodes), NULL until asked */
+    struct ir_op_snap *op_snap;   /* owned: the index's lists as arrays
+                                      (ir_op_nodes), NULL until asked */
     uint32_t wl_rank;              /* scratch of the rewrite driver: 0 for the
                                       main graph, bodies in visiting order */
 };
@@ -289,12 +293,12 @@ struct ph_graph {
 struct ph_model {
     Onnx__ModelProto *proto; /* owned tree; graph arrays emptied */
     ph_graph *graph;
-    phi_map value_names; /* every value name in every graph */
-    phi_map node_names;  /* every node name (value: count of nodes, as a
+    ir_map value_names; /* every value name in every graph */
+    ir_map node_names;  /* every node name (value: count of nodes, as a
                             pointer); keys are owned copies.  Built on the
                             first request for a new unique name */
     int node_names_ready;
-    phi_mapping *mappings;
+    ir_mapping *mappings;
     ph_node *grave_nodes;
     size_t n_grave_nodes;
     ph_value *grave_values;
@@ -303,8 +307,8 @@ struct ph_model {
     uint64_t name_counter;
     char *source_path; /* owned: file the model was loaded from, or NULL */
     uint64_t source_dev, source_ino;
-    struct phi_infer_state *infer; /* owned: shape inference state, NULL until first inference */
-    struct phi_changelog *changes; /* owned: the rewrite driver's change log, or NULL */
+    struct infer_state *infer; /* owned: shape inference state, NULL until first inference */
+    struct pat_changelog *changes; /* owned: the rewrite driver's change log, or NULL */
     uint64_t visit_epoch;          /* for ph_node.visit_mark and walk_mark */
     int order_dirty;               /* a node may read a value defined after it */
     int loaded_bodies;             /* the loader built a subgraph (If/Loop/Scan body) */
@@ -313,16 +317,16 @@ struct ph_model {
     uint64_t init_version;         /* see ph_model_initializers_version */
     uint64_t alloc_failures;       /* see ph_model_alloc_failures */
     size_t n_nodes_total;          /* nodes of every graph reachable from the main one */
-    phi_observer observers[PHI_MAX_OBSERVERS];
+    ir_observer observers[IR_MAX_OBSERVERS];
     int n_observers;
-    int *trap;                     /* see phi_note; NULL when none is set */
+    int *trap;                     /* see ir_note; NULL when none is set */
 };
 
 /* Sticky errors: while a trap is set (a rewrite in progress, or a pass run
  * through ph_ctx_run), the first failure of a setter of a node, an
  * attribute, a value's type or the opset imports is recorded there, so the
  * code that made the calls checks once, at the end.  Returns rc. */
-static inline int phi_note(ph_model *m, int rc)
+static inline int ir_note(ph_model *m, int rc)
 {
     if (rc < 0 && m && m->trap && !*m->trap)
         *m->trap = rc;
@@ -332,87 +336,88 @@ static inline int phi_note(ph_model *m, int rc)
 /* Record an allocation failure that the caller absorbs (a cache dropped,
  * a type or a shape left unknown): ph_model_alloc_failures counts them so
  * that the run fails instead of depending on memory.  m may be NULL. */
-void phi_alloc_failed(ph_model *m);
+void ir_alloc_failed(ph_model *m);
 
 /* ph_graph_verify, with the check that every name resolves to its value
  * (the map's consistency, which the loader builds itself) only when names. */
-int phi_graph_verify(const ph_graph *g, int names, ph_error *err);
+int ir_graph_verify(const ph_graph *g, int names, ph_error *err);
 
 /* Nodes of g and of the bodies of its nodes, by walking them. */
-size_t phi_graph_count_nodes(const ph_graph *g);
+size_t ir_graph_count_nodes(const ph_graph *g);
 
 /* Record that n now reads v: marks the model's node order dirty when v is
  * not defined before n (see ph_graph_toposort). */
-void phi_order_check(const ph_value *v, const ph_node *n);
+void ir_order_check(const ph_value *v, const ph_node *n);
 
 /* The op-type index: the first node of op in g (in order of insertion),
  * then n->op_next.  Nodes of other domains are all under PH_OP_UNKNOWN. */
-ph_node *phi_op_first(const ph_graph *g, ph_op op);
+ph_node *ir_op_first(const ph_graph *g, ph_op op);
 /* n's attribute called name, or NULL (borrowed from the node's proto). */
-const Onnx__AttributeProto *phi_node_find_attr(const ph_node *n, const char *name);
+const Onnx__AttributeProto *ir_node_find_attr(const ph_node *n, const char *name);
 /* The live nodes of op in g's index, in index order, as an array (*n of
  * them; borrowed: valid until a node of op is added to or removed from g).
  * Built from the list on the first request after such a change, so the
  * rule sets of a round scan an op's nodes from one array, which the
  * processor can fetch ahead, instead of chasing the list once per pass.
  * NULL without an index or when out of memory (counted). */
-ph_node *const *phi_op_nodes(ph_graph *g, ph_op op, size_t *n);
+ph_node *const *ir_op_nodes(ph_graph *g, ph_op op, size_t *n);
 
 /* The input arity ONNX's schema gives op at opset (ir/op_arity.c, made by
  * scripts/gen_op_arity.py): the least number of input slots and a mask of
  * the required slots (bit i: slot i may not be omitted).  0 when the table
  * has no schema for op at that opset (then both are 0), else 1. */
-int phi_op_arity(ph_op op, int64_t opset, unsigned *min_inputs, uint32_t *required);
+int ir_op_arity(ph_op op, int64_t opset, unsigned *min_inputs, uint32_t *required);
 
 /* The ph_op of an op type in a domain (NULL or "" or "ai.onnx": default). */
-ph_op phi_op_lookup(const char *domain, const char *op_type);
+ph_op ir_op_lookup(const char *domain, const char *op_type);
 
 /* The value of this graph named name (not of an enclosing one), or NULL.
  * Names are unique in the whole model: one map serves every graph. */
-ph_value *phi_graph_value(const ph_graph *g, const char *name);
+ph_value *ir_graph_value(const ph_graph *g, const char *name);
 
-/* Construction used by the loader and the builders. */
-ph_graph *phi_graph_new(ph_model *m, ph_node *parent, Onnx__GraphProto *gp);
-void phi_graph_free(ph_graph *g);
-ph_value *phi_value_new(ph_graph *g, const char *name);
-/* Build the IR of gp (its arrays are taken over).  0 or an error. */
-int phi_graph_build(ph_graph *g, ph_error *err);
-void phi_value_parse_type(ph_value *v, const Onnx__TypeProto *tp);
-Onnx__ValueInfoProto *phi_value_info_new(const ph_value *v);
+/* Construction used by the loader and the builders.  ir_model_alloc: a
+ * zeroed model (no proto, no graph) for the loader to fill; NULL on OOM. */
+ph_model *ir_model_alloc(void);
+ph_graph *ir_graph_new(ph_model *m, ph_node *parent, Onnx__GraphProto *gp);
+void ir_graph_free(ph_graph *g);
+ph_value *ir_value_new(ph_graph *g, const char *name);
+/* The node of np in g, np taken over (freed even on failure): the loader's
+ * builder (onnx/build.c) makes every node with it.  NULL with err set. */
+ph_node *ir_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err);
+void ir_value_parse_type(ph_value *v, const Onnx__TypeProto *tp);
+Onnx__ValueInfoProto *ir_value_info_new(const ph_value *v);
 /* Replace vi's type by v's known type (when v's type changed). */
-int phi_value_info_refresh(Onnx__ValueInfoProto *vi, const ph_value *v);
-int phi_add_use(ph_value *v, ph_node *n, uint32_t index);
-void phi_drop_use(ph_node *n, size_t index);
-int phi_in_scope(const ph_value *v, const ph_graph *g);
-char *phi_strdup(const char *s);
+int ir_value_info_refresh(Onnx__ValueInfoProto *vi, const ph_value *v);
+int ir_add_use(ph_value *v, ph_node *n, uint32_t index);
+void ir_drop_use(ph_node *n, size_t index);
+int ir_in_scope(const ph_value *v, const ph_graph *g);
+char *ir_strdup(const char *s);
 /* Normalize attribute strings so attr->s.data is NUL-terminated. */
-int phi_attr_normalize(Onnx__AttributeProto *a);
+int ir_attr_normalize(Onnx__AttributeProto *a);
 /* Free the nodes and values removed since the last collection. */
-void phi_model_collect(ph_model *m);
-/* phi_model_collect once removed nodes outnumber twice the live ones (and
+void ir_model_collect(ph_model *m);
+/* ir_model_collect once removed nodes outnumber twice the live ones (and
  * a few thousand): freeing is batched, and dead nodes never hold more than
  * twice the memory of the live graph. */
-void phi_model_collect_some(ph_model *m);
+void ir_model_collect_some(ph_model *m);
 /* Compact NULL holes out of g->inits. */
-void phi_graph_compact_inits(ph_graph *g);
-/* Register the subgraphs held by n's attributes (build their IR). */
-int phi_node_build_subgraphs(ph_node *n, ph_error *err);
+void ir_graph_compact_inits(ph_graph *g);
 
-/* Observers: see phi_observer_ops above.
- * Register (ops, self) on m; PH_ENOMEM when PHI_MAX_OBSERVERS are taken.
+/* Observers: see ir_observer_ops above.
+ * Register (ops, self) on m; PH_ENOMEM when IR_MAX_OBSERVERS are taken.
  * Registering the same pair twice is a no-op. */
-int phi_observer_add(ph_model *m, const phi_observer_ops *ops, void *self);
-void phi_observer_remove(ph_model *m, const phi_observer_ops *ops, void *self);
+int ir_observer_add(ph_model *m, const ir_observer_ops *ops, void *self);
+void ir_observer_remove(ph_model *m, const ir_observer_ops *ops, void *self);
 
 /* Called by the IR (the files of ir/) on each change. */
-void phi_notify_node_changed(ph_node *n);
-void phi_notify_input_replaced(ph_node *n, const ph_value *old, const ph_value *repl);
-void phi_notify_uses_changed(ph_value *v);
+void ir_notify_node_changed(ph_node *n);
+void ir_notify_input_replaced(ph_node *n, const ph_value *old, const ph_value *repl);
+void ir_notify_uses_changed(ph_value *v);
 /* the model is given: a freed node's or value's graph may be gone */
-void phi_notify_node_freed(ph_model *m, ph_node *n);
-void phi_notify_value_freed(ph_model *m, ph_value *v);
-void phi_notify_graph_freed(ph_graph *g);
-void phi_notify_type_changed(ph_value *v);
-void phi_notify_model_freed(ph_model *m);
+void ir_notify_node_freed(ph_model *m, ph_node *n);
+void ir_notify_value_freed(ph_model *m, ph_value *v);
+void ir_notify_graph_freed(ph_graph *g);
+void ir_notify_type_changed(ph_value *v);
+void ir_notify_model_freed(ph_model *m);
 
 #endif

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <passhost/host.h> /* ph_ctx_rewrite_count: a host call, to misbehave at a chosen rewrite */
 #include <passhost/passhost.h>
 
 static void tp_write_pid(void)

@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 #define ME_MAX_RANK 8

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 typedef struct pb {

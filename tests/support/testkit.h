@@ -20,6 +20,7 @@
 
 #include "config/loader.h"
 #include "mini_eval.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 /* Dims and perms inline: tk_input(g, "x", 2, TK_I64(3, 4)). */

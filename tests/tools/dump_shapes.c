@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 
 static void print_value(const ph_value *v)

@@ -164,22 +164,6 @@ PH_API int ph_const_is_per_channel(const ph_tensor *t, int out_rank, int axis, i
 PH_API int ph_const_channel_values(const ph_tensor *t, int out_rank, int axis, int64_t channels,
                                    double *out);
 
-/* ------------------------------------------------------ batch normalization */
-
-/* An inference BatchNormalization node `bn` as the per-channel affine map
- * y = x * scale[c] + shift[c], with scale = gamma / sqrt(var + epsilon) and
- * shift = beta - mean * scale, computed in double from its four constant
- * parameter inputs (each of shape [C]) and its epsilon attribute (default
- * 1e-5).  scale and shift: caller supplied, C entries each.  Only the
- * parameters are read: the caller checks training_mode, spatial, the input's
- * rank and that the extra outputs are unused.  Returns 0, or PH_EINVAL (bn
- * NULL or no BatchNormalization with 5 inputs, C < 1, a parameter not
- * constant or not of shape [C], a scale or shift that is not finite),
- * PH_ENOMEM, or the errors of ph_tensor_read_f64.  bn is borrowed.
- * (sdk/src/const/batchnorm.c; added for fuse_bn_matmul and
- * fold_transpose_bn_transpose.) */
-PH_API int ph_bn_affine(const ph_node *bn, int64_t C, double *scale, double *shift);
-
 /* ------------------------------------------------------- layout operands */
 
 /* A new tensor (caller owns it) holding constant t as an operand of rank

@@ -70,67 +70,6 @@ PH_API const char *ph_dtype_name(int dtype);
 
 /* ------------------------------------------------------------------ model */
 
-/* Load an ONNX model.  The file is opened read-only and never written; large
- * initializer data stays in a read-only mapping of the file (or of its
- * external-data files) until a pass replaces it.  On success *out is a new
- * model the caller frees with ph_model_free. */
-PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err);
-
-/* Load an ONNX model from size bytes at data, which are copied (the caller
- * keeps them and may free them on return); the copy is held the way a file
- * is mapped.  name stands for the model in messages (NULL: "<memory>").  A
- * model with external data is refused: it has no folder to find the data
- * in.  Otherwise as ph_model_load. */
-PH_API int ph_model_load_memory(const void *data, size_t size, const char *name, ph_model **out,
-                                ph_error *err);
-
-/* Write the model to path atomically: a temporary file in the same folder,
- * renamed over path only when complete.  Refuses to overwrite the file the
- * model was loaded from (or any of its external-data files).  Unmodelled
- * parts of the input survive unchanged.  ph_model_save_with(m, path, NULL,
- * err): a model that would pass protobuf's 2 GB limit gets its large
- * tensors written as external data (see ph_save_options). */
-PH_API int ph_model_save(ph_model *m, const char *path, ph_error *err);
-
-/* The protobuf limit: no ONNX file may be larger (2^31 - 1 bytes). */
-#define PH_PROTOBUF_LIMIT 2147483647ull
-
-/* How ph_model_save_with writes; a zero field takes its default.  The
- * caller owns the struct and sets size = sizeof(ph_save_options), so a
- * later SDK can add fields. */
-typedef struct ph_save_options {
-    size_t size;
-    /* External data (ONNX's own layout): when the model written whole would
-     * be larger than external_threshold bytes (default PH_PROTOBUF_LIMIT;
-     * at most that), every tensor of at least external_min_bytes (default
-     * 1024) that is raw bytes (initializers of every graph) goes to ONE data
-     * file beside the model, PATH.data, each at an offset that is a multiple
-     * of 4096, and the model names it with location = the data file's name,
-     * offset and length.  The data file is written under a temporary name
-     * and renamed into place before the model.  A smaller model is written
-     * whole, as before. */
-    uint64_t external_threshold;
-    uint64_t external_min_bytes;
-    /* Told of every temporary file the save makes, right after it is made
-     * (created = 1) and when it is gone (created = 0: renamed into place or
-     * removed), e.g. so a signal handler can remove it.  path is borrowed
-     * for the call.  NULL: not told. */
-    void (*temp_file)(void *user, const char *path, int created);
-    void *user;
-} ph_save_options;
-
-/* 1 when the file at path exists and is one m was loaded from or reads
- * external data from (compared by device and inode, so any name of it
- * counts: a hard link, a symbolic link), else 0. */
-PH_API int ph_model_reads_file(const ph_model *m, const char *path);
-
-/* ph_model_save with options (NULL: the defaults).  Errors: PH_EINVAL (bad
- * path, or the output is a file the model reads from), PH_EIO (cannot
- * write: the message says why; nothing is left behind), PH_ENOMEM, and
- * PH_EUNSUPPORTED when even with external data the model exceeds the
- * protobuf limit. */
-PH_API int ph_model_save_with(ph_model *m, const char *path, const ph_save_options *opts, ph_error *err);
-
 /* A new empty model (for builders and tests): ir_version 8, default-domain
  * opset `opset`.  Caller frees with ph_model_free; NULL when out of memory. */
 PH_API ph_model *ph_model_new(int64_t opset);
@@ -148,27 +87,12 @@ PH_API int64_t ph_model_opset(const ph_model *m, const char *domain);
 PH_API int ph_model_set_opset(ph_model *m, const char *domain, int64_t version);
 PH_API int64_t ph_model_ir_version(const ph_model *m);
 
-/* For hosts: free the nodes and values that passes removed.  Call between
- * passes, never while one runs.  ph_graph_toposort and ph_model_save free
- * them too once they outnumber twice the live nodes, so freeing is batched
- * and dead nodes never hold more than twice the live graph's memory. */
-PH_API void ph_model_collect(ph_model *m);
-
 /* A number that changes whenever an initializer of any graph is added or
  * removed, has its data replaced (ph_value_set_const), or becomes or stops
  * being a graph output: a pass that only looks at initializers compares it
  * with the one it saw last time (ph_ctx_pass_memo) to skip a call with
  * nothing new. */
 PH_API uint64_t ph_model_initializers_version(const ph_model *m);
-
-/* How many allocations failed in the SDK's work on this model without the
- * failure being returned to a caller: a type, a shape or a symbolic
- * dimension left unknown, a cache or index dropped, a rewrite's scratch
- * memory refused.  Each leaves a correct graph, but one that depends on
- * memory; the loader, shape inference and the pattern driver turn an
- * increase during their work into PH_ENOMEM, and a host compares the
- * count before and after each pass to fail the run the same way. */
-PH_API uint64_t ph_model_alloc_failures(const ph_model *m);
 
 /* Total nodes in the main graph and every subgraph. */
 PH_API size_t ph_model_node_count(const ph_model *m);
@@ -267,12 +191,6 @@ PH_API int ph_graph_toposort(ph_graph *g);
  * given the inputs its ONNX schema requires at the model's opset.  0, or
  * PH_EVERIFY with a message in err. */
 PH_API int ph_graph_verify(const ph_graph *g, ph_error *err);
-
-/* ph_graph_verify without checking the model's name table (that every name
- * resolves to its value), which only the SDK maintains and no pass can
- * break through this API: about a quarter of the time on large graphs.
- * What passhost runs before every save. */
-PH_API int ph_graph_verify_fast(const ph_graph *g, ph_error *err);
 
 /* A new value name or node name, unique in the model, built from hint.  The
  * returned string is owned by the model (valid until the model is freed). */

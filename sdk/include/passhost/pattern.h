@@ -27,6 +27,7 @@
  *               | dtypes | dtype=dtypes | dtype=$t | fits(name)
  *               | scalar=V | scalar~V | all=V | all~V    (V~: within tolerance;
  *                                                          V~+-T: absolute T)
+ *               | scalar=$v       (binds the value of a finite one-element constant)
  *   dtypes     := dtype {'|' dtype}    dtype := float32 | float16 | bfloat16
  *               | double | float64 | int8 ... uint64 | bool | string | floating
  *   attrs      := attr {',' attr}
@@ -69,6 +70,8 @@
  *    (one element within a relative 1e-4 of V; an absolute 1e-4 when V is
  *    0), scalar~V+-T (within T), all=V, all~V, all~V+-T (at least one
  *    element, every one of them).  Any numeric dtype; NaN never matches.
+ *    scalar=$v: a one-element constant whose value is finite, bound to the
+ *    variable v (a float: ph_match_float; a result attribute {eps=$v}).
  *  - Attributes: 'key=lit' present and equal; 'key?=lit' absent, or present
  *    and equal; 'key(d)=lit' the attribute, or d when absent (exporters
  *    leave attributes at their default out), compared; '!key' absent;
@@ -109,7 +112,7 @@
  * the callback runs first, computes, binds and may decline).  'x?' leaves
  * the input out when x is absent; trailing omitted inputs are dropped.
  * Attributes are literals, variables ('$eps': the pattern's, or bound by
- * the callback with ph_rw_bind_int/_float/_ints/_string; unbound: left out)
+ * the callback with ph_rw_bind_int/_float/_ints/_floats/_string; unbound: left out)
  * and '...c', every attribute of the matched node that makes c.  'like c'
  * makes the node a copy of c's (ph_rw_clone: attributes and name).  An
  * output named like a value the matched nodes make replaces that value and
@@ -154,8 +157,6 @@ extern "C" {
 typedef struct ph_pattern ph_pattern;
 typedef struct ph_match ph_match;
 typedef struct ph_rewriter ph_rewriter;
-typedef struct ph_ruleset ph_ruleset;
-typedef struct ph_worklist ph_worklist;
 typedef struct ph_params ph_params;
 typedef struct ph_ctx ph_ctx;
 
@@ -211,6 +212,9 @@ PH_API const char *ph_match_string(const ph_match *m, const char *name, const ch
 PH_API ptrdiff_t ph_match_ints(const ph_match *m, const char *name, const int64_t **vals);
 /* 1 when the variable is bound. */
 PH_API int ph_match_has(const ph_match *m, const char *name);
+/* 1 when the value bound to name is a graph output or has a reader
+ * outside the match (only possible for ':shared' values and leaves). */
+PH_API int ph_match_escapes(const ph_match *m, const char *name);
 /* State a condition hands to its rewrite: `size` bytes owned by the match,
  * zeroed at the first call after each new match, the same block for every
  * later call until the next match (so the check fills it, the rewrite
@@ -229,7 +233,8 @@ PH_API ph_graph *ph_rw_graph(const ph_rewriter *rw);
 
 /* A new node in the root's graph, just before the root, with n_out outputs
  * of fresh unique names (inputs may be NULL for omitted optional ones).  The
- * op may be "Op" or "Op@domain".  NULL on failure (the rewrite then fails). */
+ * op may be "Op" or "Op@domain" (the commit makes the model import a domain
+ * it lacks, version 1).  NULL on failure (the rewrite then fails). */
 PH_API ph_node *ph_rw_node(ph_rewriter *rw, const char *op, size_t n_in,
                            ph_value *const *inputs, size_t n_out);
 /* ph_rw_node with one output, returned directly (NULL on failure). */
@@ -249,6 +254,12 @@ PH_API ph_value *ph_rw_initializer(ph_rewriter *rw, const char *hint, ph_tensor 
  * rewrite commits.  Recorded now, applied at commit.  PH_EINVAL if old is
  * not an output of a matched node. */
 PH_API int ph_rw_replace(ph_rewriter *rw, ph_value *old, ph_value *with);
+/* Make this rewrite fail with code (a negative PH_E* code): it is not
+ * committed, nothing it built stays, and when the callback still returns 1
+ * the pass fails with code (as when a ph_rw_* call fails).  Returns code,
+ * for `return ph_rw_fail(rw, PH_EINVAL)`.  (For helpers that build through
+ * the rewriter, such as op_helpers.h's ph_rw_reshape.) */
+PH_API int ph_rw_fail(ph_rewriter *rw, int code);
 /* Scratch memory freed when this rewrite ends (committed or not).  NULL on
  * OOM. */
 PH_API void *ph_rw_alloc(ph_rewriter *rw, size_t size);
@@ -269,6 +280,7 @@ PH_API int ph_rw_bind_int(ph_rewriter *rw, const char *name, int64_t v);
 PH_API int ph_rw_bind_float(ph_rewriter *rw, const char *name, double v);
 PH_API int ph_rw_bind_string(ph_rewriter *rw, const char *name, const char *v);
 PH_API int ph_rw_bind_ints(ph_rewriter *rw, const char *name, size_t n, const int64_t *v);
+PH_API int ph_rw_bind_floats(ph_rewriter *rw, const char *name, size_t n, const float *v);
 
 /* A ready-made rewrite for eliminate passes: the root's first output is
  * replaced by the root's first input (a graph output keeps its name; when
@@ -293,84 +305,6 @@ typedef struct ph_rule {
     ph_rule_rewrite_fn rewrite; /* may be NULL when the pattern has a result */
 } ph_rule;
 
-/* Compile a rule table (borrowed: must outlive the set).  NULL with err
- * naming the rule, the pattern text and the position of the first error. */
-PH_API ph_ruleset *ph_ruleset_new(const ph_rule *rules, ph_error *err);
-PH_API void ph_ruleset_free(ph_ruleset *rs);
-/* Number of rules; greatest pattern depth. */
-PH_API size_t ph_ruleset_count(const ph_ruleset *rs);
-PH_API int ph_ruleset_depth(const ph_ruleset *rs);
-
-/* Apply the rules to g and every If/Loop/Scan body in it, one pass over the
- * candidates: each node of a root's op type, tried form by form, greatest
- * benefit first, then in table order (a match giving way to a larger one,
- * see above); the first that commits wins for that node.  The first call on
- * a model visits every node of the root op types (via the op-type index);
- * later calls visit only nodes within the patterns' depth downstream of what
- * changed since this rule set last ran on the model (any mutation through
- * ir.h, by any pass, is recorded).  Every rewrite is counted through
- * ph_ctx_rewrite_begin, so --max-rewrites stops it between two rewrites.
- * Returns the number of rewrites, or a negative PH_E* code. */
-PH_API int ph_ruleset_run(ph_ruleset *rs, ph_graph *g, const ph_params *params, ph_ctx *ctx);
-/* Forget what this rule set has seen: the next run visits every candidate. */
-PH_API void ph_ruleset_reset(ph_ruleset *rs);
-
-/* ---------------------------------------------------------------- worklist
- * For hosts: one worklist for the rule sets (passes) of a stage.  Its
- * members are the sets in pipeline order (borrowed; they must outlive it).
- * Before a member runs, the worklist looks once, for every member, at what
- * changed in the model since it last looked (any mutation through ir.h,
- * by any pass): it visits each node within reach downstream of a change
- * once, tries there the forms of every member anchored on the node's op,
- * and puts the node on the agenda of each member whose pattern matches.
- * The first look at a model visits every node of the members' root ops.
- * Running member i (ph_worklist_run) tries the nodes of its agenda, in the
- * order they were found, as ph_ruleset_run would, and numbers every
- * rewrite through ph_ctx_rewrite_begin.  So a stage costs about the same
- * with 50 rule passes as with 5, and each pass still runs at its place on
- * the graph the passes before it left.  A worklist may outlive the models
- * it ran on (a freed model is forgotten).  ph_ruleset_run is a worklist of
- * one member. */
-PH_API ph_worklist *ph_worklist_new(ph_ruleset *const *sets, size_t n, ph_error *err);
-PH_API void ph_worklist_free(ph_worklist *wl);
-PH_API size_t ph_worklist_count(const ph_worklist *wl);
-/* Run member `member` on g (the main graph; bodies included): the number
- * of rewrites, or a negative PH_E* code. */
-PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph_params *params, ph_ctx *ctx);
-
-/* ------------------------------------------------ sibling readers -> Split
- * (sdk/src/pattern/split_siblings.c; used by slices_to_split and
- * gathers_to_split.)  A pattern grows upward from one root; this groups the
- * sibling readers of one value instead. */
-
-/* A reader of x described as a piece of x: elements [start, start + len) of
- * axis `axis`, every other axis whole; squeeze: the reader's output lacks
- * that axis (len is then 1). */
-typedef struct ph_split_piece {
-    int axis;
-    int64_t start, len;
-    int squeeze;
-} ph_split_piece;
-
-/* Fill *piece and return 1 if node n (of the op walked, reading x as its
- * input 0; x's rank, `rank`, is known) is a piece of x; else return 0. */
-typedef int (*ph_split_piece_fn)(const ph_node *n, const ph_value *x, int rank, ph_split_piece *piece);
-
-/* In g and every If/Loop/Scan body: for each value x read as input 0 by
- * default-domain nodes of op `op` (with one output) of one graph, the
- * readers fn describes as pieces of x along one axis, when there are at
- * least two, x's dim on that axis is a known number, and ordered by start
- * they cover the axis exactly (contiguous, disjoint, from 0 to the dim, each
- * len >= 1), are replaced by one Split of x on that axis (sizes an input
- * from opset 13, an attribute before) and a Squeeze after each squeezed
- * piece (axes likewise); graph outputs keep their names, and the readers and
- * the operands only they used are pruned.  Readers fn refuses, or of
- * another axis, are left as they are.  Each rewrite is asked for with
- * ph_ctx_rewrite_begin (the walk stops when refused).  Cost: the nodes of
- * op and the uses of their input 0, each once.  Returns the number of
- * rewrites, or a negative PH_E* code. */
-PH_API int ph_graph_siblings_to_split(ph_graph *g, ph_op op, ph_split_piece_fn fn, ph_ctx *ctx);
-
 /* ------------------------------------------------ placing new nodes
  * (sdk/src/pattern/rw_place.c; added for add_tree_to_chain.) */
 
@@ -386,24 +320,18 @@ PH_API int ph_graph_siblings_to_split(ph_graph *g, ph_op op, ph_split_piece_fn f
 PH_API ph_node *ph_rw_node_after(ph_rewriter *rw, ph_node *after, const char *op, size_t n_in,
                                  ph_value *const *inputs, size_t n_out);
 
-/* ------------------------------------------------ layout ops, constant operands
- * (sdk/src/pattern/rw_shape_ops.c; added for conv_after_gap_to_gemm,
- * conv_to_matmul, conv1d_to_conv2d and conv3d_to_conv2d.)  Each builds one
- * new default-domain node through the rewriter, its constant operands as new
- * int64 initializers, in the form the model's default-domain opset wants;
- * the output value is returned (its type is not set).  NULL on failure (the
- * rewrite then fails).  Arrays borrowed. */
+/* ------------------------------------------------ constants of a shape
+ * (sdk/src/pattern/rw_const.c; added for fuse_layernorm and
+ * fuse_skip_layernorm.) */
 
-/* Reshape(x, shape[0..rank)) (entries as Reshape reads them: 0 copies the
- * input's dim, -1 is inferred).  Opset >= 5. */
-PH_API ph_value *ph_rw_reshape(ph_rewriter *rw, ph_value *x, size_t rank, const int64_t *shape);
-/* op "Squeeze" or "Unsqueeze" of x on axes[0..n), n >= 1: an input from
- * opset 13, the "axes" attribute before. */
-PH_API ph_value *ph_rw_axes_op(ph_rewriter *rw, const char *op, ph_value *x, size_t n, const int64_t *axes);
-/* Slice of x on n axes: inputs from opset 10 (steps may be NULL: omitted);
- * attributes before, where steps must be NULL or all 1. */
-PH_API ph_value *ph_rw_slice(ph_rewriter *rw, ph_value *x, size_t n, const int64_t *starts, const int64_t *ends,
-                             const int64_t *axes, const int64_t *steps);
+/* A new initializer of `dtype` and shape dims[0..rank) (named from hint):
+ * the constant of `from` broadcast to that shape (numpy's rule; leading
+ * dims of size 1 beyond rank are dropped), or every element `fill` when
+ * from is NULL; `from` itself when its constant already has that dtype and
+ * shape.  Computed in double, rounded once.  NULL on failure (from not
+ * constant, a shape that does not broadcast: the rewrite then fails). */
+PH_API ph_value *ph_rw_constant(ph_rewriter *rw, const char *hint, ph_value *from, int dtype, size_t rank,
+                                const int64_t *dims, double fill);
 
 #ifdef __cplusplus
 }

@@ -159,16 +159,6 @@ PH_API double ph_params_float(const ph_params *p, const char *name);
 PH_API int ph_params_bool(const ph_params *p, const char *name);
 PH_API const char *ph_params_string(const ph_params *p, const char *name);
 
-/* For hosts: a parameter set holding the defaults of a pass's table (which
- * is borrowed and must outlive the set).  Caller frees with ph_params_free.
- * NULL when out of memory or a default does not parse (err says which). */
-PH_API ph_params *ph_params_new(const ph_param_def *table, ph_error *err);
-PH_API void ph_params_free(ph_params *p);
-/* For hosts: set a declared parameter from INI text ("12", "0.5", "true",
- * "no", ...).  PH_ENOTFOUND for an undeclared name, PH_EINVAL for a value
- * that does not parse as the declared type; err says which. */
-PH_API int ph_params_set(ph_params *p, const char *name, const char *text, ph_error *err);
-
 /* ---------------------------------------------------------------- context */
 
 typedef enum ph_log_level {
@@ -181,28 +171,9 @@ typedef enum ph_log_level {
 /* Receives every message; user is the pointer given to ph_ctx_new. */
 typedef void (*ph_log_fn)(void *user, ph_log_level level, const char *pass, const char *message);
 
-/* For hosts: a context that logs through fn (stderr when NULL).  Caller frees
- * with ph_ctx_free.  NULL when out of memory. */
-PH_API ph_ctx *ph_ctx_new(ph_log_fn fn, void *user);
-PH_API void ph_ctx_free(ph_ctx *ctx);
-/* For hosts: the pass now running (copied), its target ("" when none). */
-PH_API void ph_ctx_begin_pass(ph_ctx *ctx, const char *pass_name, const char *target);
-/* For hosts: free the scratch memory of the pass that just ran. */
-PH_API void ph_ctx_end_pass(ph_ctx *ctx);
-/* For hosts: the last message given to ph_ctx_error, "" if none. */
-PH_API const char *ph_ctx_last_error(const ph_ctx *ctx);
-/* For hosts: from now on record in ctx the first failure of a setter on
- * g's model (attributes, names, domains, inputs, types, opset imports:
- * passhost/pattern.h lists them); NULL stops.  ph_ctx_begin_pass clears
- * what was recorded. */
-PH_API void ph_ctx_watch(ph_ctx *ctx, ph_graph *g);
-/* For hosts: run(g, params, ctx) with ph_ctx_watch on g: a pass that
- * returns success after a setter failed fails with that failure (a
- * message says so), so a pass may make its calls and check once at the
- * end, or not at all.  run's result otherwise. */
-PH_API int ph_ctx_run(ph_ctx *ctx, ph_graph *g, ph_pass_run_fn run, const ph_params *params);
 /* For passes: the first failure of a setter since the pass began (0:
- * none), when the host watches (ph_ctx_run; passhost always does). */
+ * none), when the host watches (ph_ctx_run in passhost/host.h; passhost
+ * always does). */
 PH_API int ph_ctx_status(const ph_ctx *ctx);
 
 /* For passes: log a message tagged with the pass name. */
@@ -218,25 +189,7 @@ PH_API void *ph_ctx_alloc(ph_ctx *ctx, size_t size);
  * run (0 at its first call), e.g. the ph_model_initializers_version it
  * last saw.  Owned by the context; NULL when out of memory. */
 PH_API uint64_t *ph_ctx_pass_memo(ph_ctx *ctx);
-/* For hosts: how many of the context's allocations (ph_ctx_alloc,
- * ph_ctx_pass_memo) failed.  A pass may take a NULL memo for "no memo" and
- * still be right, but the run would then depend on memory: the host fails
- * it when the count grows during a pass (see ph_model_alloc_failures). */
-PH_API uint64_t ph_ctx_alloc_failures(const ph_ctx *ctx);
-
 /* -------------------------------------------------------- numbered rewrites */
-
-/* What the host learns of one rewrite (strings borrowed for the call). */
-typedef struct ph_rewrite_info {
-    const char *pass;     /* the pass that made it */
-    uint64_t index;       /* global index in the run, from 1 */
-    uint64_t pass_index;  /* index within this call of the pass, from 1 */
-    const char *matched;  /* nodes it matched, ", "-separated; "" if not told */
-    const char *removed;  /* nodes it removed; NULL if not told */
-    const char *added;    /* nodes it added; NULL if not told */
-} ph_rewrite_info;
-
-typedef void (*ph_rewrite_hook)(void *user, const ph_rewrite_info *info);
 
 /* For passes: ask before each rewrite.  1: go ahead, the rewrite now has
  * the next global index; 0: the run's budget (--max-rewrites) is used up,
@@ -252,27 +205,6 @@ PH_API int ph_ctx_rewrite_allowed(const ph_ctx *ctx);
  * ph_ctx_rewrite_begin/end (--print-changes, --dump-dir, --bisect), so a
  * pass in a hot loop can skip formatting them (and pass NULL). */
 PH_API int ph_ctx_wants_names(const ph_ctx *ctx);
-
-/* For hosts: allow only `limit` rewrites in the run (< 0: no limit). */
-PH_API void ph_ctx_set_rewrite_limit(ph_ctx *ctx, int64_t limit);
-/* For hosts: rewrites numbered so far in the run. */
-PH_API uint64_t ph_ctx_rewrite_count(const ph_ctx *ctx);
-/* For hosts: rewrites numbered since ph_ctx_begin_pass. */
-PH_API uint64_t ph_ctx_pass_rewrites(const ph_ctx *ctx);
-/* For hosts: number n rewrites a pass reported without asking (a pass that
- * does not call ph_ctx_rewrite_begin), so the numbering stays whole. */
-PH_API void ph_ctx_count_rewrites(ph_ctx *ctx, uint64_t n);
-/* For hosts: fn is called once per rewrite, when it is complete (at
- * ph_ctx_rewrite_end, the next begin, or the end of the pass). */
-PH_API void ph_ctx_set_rewrite_hook(ph_ctx *ctx, ph_rewrite_hook fn, void *user);
-/* For hosts: fn(user, index, pass_index) is called once per rewrite when it
- * is complete, as the rewrite hook is (before it), but learns only the
- * rewrite's global index and its index within the pass call: setting it
- * does not make ph_ctx_wants_names() true, so passes format no names for
- * it.  For a host that only follows progress (passhost's supervisor).
- * NULL removes it. */
-typedef void (*ph_count_hook)(void *user, uint64_t index, uint64_t pass_index);
-PH_API void ph_ctx_set_count_hook(ph_ctx *ctx, ph_count_hook fn, void *user);
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,7 @@
 
 #include "passhost/error.h"
 #include "passhost/ir.h"
+#include "passhost/host.h"
 #include "passhost/plugin.h"
 #include "passhost/target.h"
 

@@ -96,8 +96,8 @@ static uint32_t round_to_format(double d, int ebits, int mbits)
 
 PH_API uint16_t ph_f64_to_f16_bits(double d) { return (uint16_t)round_to_format(d, 5, 10); }
 PH_API uint16_t ph_f64_to_bf16_bits(double d) { return (uint16_t)round_to_format(d, 8, 7); }
-PH_API double ph_f16_bits_to_f64(uint16_t h) { return phi_half_to_float(h); }
-PH_API double ph_bf16_bits_to_f64(uint16_t h) { return phi_bf16_to_float(h); }
+PH_API double ph_f16_bits_to_f64(uint16_t h) { return ir_half_to_float(h); }
+PH_API double ph_bf16_bits_to_f64(uint16_t h) { return ir_bf16_to_float(h); }
 
 static float f64_to_f32(double d)
 {
@@ -115,8 +115,8 @@ static double elem_f64(const unsigned char *data, int dt, size_t k)
     switch (dt) {
     case PH_DT_FLOAT: { float v; memcpy(&v, data + 4 * k, 4); return v; }
     case PH_DT_DOUBLE: { double v; memcpy(&v, data + 8 * k, 8); return v; }
-    case PH_DT_FLOAT16: { uint16_t v; memcpy(&v, data + 2 * k, 2); return phi_half_to_float(v); }
-    case PH_DT_BFLOAT16: { uint16_t v; memcpy(&v, data + 2 * k, 2); return phi_bf16_to_float(v); }
+    case PH_DT_FLOAT16: { uint16_t v; memcpy(&v, data + 2 * k, 2); return ir_half_to_float(v); }
+    case PH_DT_BFLOAT16: { uint16_t v; memcpy(&v, data + 2 * k, 2); return ir_bf16_to_float(v); }
     case PH_DT_INT8: { int8_t v; memcpy(&v, data + k, 1); return v; }
     case PH_DT_UINT8: return data[k];
     case PH_DT_BOOL: return data[k] != 0;
@@ -181,7 +181,7 @@ PH_API int ph_shape_broadcasts_to(size_t t_rank, const int64_t *t_dims, size_t r
 /* Element count of a shape: 0, or PH_EINVAL when it overflows. */
 static int shape_numel(size_t rank, const int64_t *dims, size_t *out)
 {
-    int64_t n = phi_dims_numel(dims, rank);
+    int64_t n = ir_dims_numel(dims, rank);
     if (n < 0 || (uint64_t)n > SIZE_MAX / sizeof(double))
         return PH_EINVAL;
     *out = (size_t)n;
@@ -322,8 +322,8 @@ PH_API ph_tensor *ph_tensor_from_f64(int dtype, size_t rank, const int64_t *dims
     size_t n;
     if (shape_numel(rank, dims, &n) || (n && !vals))
         return NULL;
-    ph_tensor *t = phi_tensor_alloc(dtype, rank, dims);
-    unsigned char *buf = t ? phi_tensor_mut(t) : NULL;
+    ph_tensor *t = ir_tensor_alloc(dtype, rank, dims);
+    unsigned char *buf = t ? ir_tensor_mut(t) : NULL;
     if (!buf) {
         ph_tensor_free(t);
         return NULL;
@@ -437,7 +437,7 @@ PH_API int ph_value_set_const(ph_value *v, ph_tensor *t)
         ph_tensor_free(old);
     }
     for (size_t i = 0; i < v->n_uses; i++)
-        phi_notify_node_changed(v->uses[i].node);
+        ir_notify_node_changed(v->uses[i].node);
     return 0;
 }
 

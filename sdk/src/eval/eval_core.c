@@ -39,7 +39,7 @@
 
 typedef struct step {
     const ph_node *node;
-    const phi_kernel_entry *k;
+    const eval_kernel_entry *k;
     size_t n_in, n_out, n_free;
     size_t *in;   /* slot per input, NO_SLOT when omitted */
     size_t *out;  /* slot per output, NO_SLOT when omitted */
@@ -59,14 +59,14 @@ struct ph_eval {
     int float64;  /* the float64 reference mode (ph_eval_options) */
 };
 
-static const phi_kernel_entry *find_kernel(ph_op op)
+static const eval_kernel_entry *find_kernel(ph_op op)
 {
     if (op == PH_OP_UNKNOWN)
         return NULL;
-    for (const phi_kernel_entry *k = phi_kernels_light; k->op != PH_OP_UNKNOWN; k++)
+    for (const eval_kernel_entry *k = eval_kernels_light; k->op != PH_OP_UNKNOWN; k++)
         if (k->op == op && k->fn)
             return k;
-    for (const phi_kernel_entry *k = phi_kernels_heavy; k->op != PH_OP_UNKNOWN; k++)
+    for (const eval_kernel_entry *k = eval_kernels_heavy; k->op != PH_OP_UNKNOWN; k++)
         if (k->op == op && k->fn)
             return k;
     return NULL;
@@ -93,24 +93,24 @@ static ph_tensor *convert_tensor(const ph_tensor *t, int to)
     const void *src = ph_tensor_data(t);
     if (!src)
         return NULL;
-    ph_tensor *r = phi_tensor_alloc(to, ph_tensor_rank(t), ph_tensor_dims(t));
+    ph_tensor *r = ir_tensor_alloc(to, ph_tensor_rank(t), ph_tensor_dims(t));
     if (!r)
         return NULL;
     int from = ph_tensor_dtype(t);
     size_t n = (size_t)ph_tensor_numel(t);
     if (to == PH_DT_FLOAT) { /* the source may be misaligned */
-        float *d = phi_tensor_mut(r);
+        float *d = ir_tensor_mut(r);
         const unsigned char *s = src;
         for (size_t i = 0; i < n; i++) {
             uint16_t h;
             memcpy(&h, s + 2 * i, 2);
-            d[i] = from == PH_DT_FLOAT16 ? phi_half_to_float(h) : phi_bf16_to_float(h);
+            d[i] = from == PH_DT_FLOAT16 ? ir_half_to_float(h) : ir_bf16_to_float(h);
         }
     } else {
-        uint16_t *d = phi_tensor_mut(r);
+        uint16_t *d = ir_tensor_mut(r);
         const float *s = src;
         for (size_t i = 0; i < n; i++)
-            d[i] = to == PH_DT_FLOAT16 ? phi_float_to_half(s[i]) : phi_float_to_bf16(s[i]);
+            d[i] = to == PH_DT_FLOAT16 ? ir_float_to_half(s[i]) : ir_float_to_bf16(s[i]);
     }
     return r;
 }
@@ -123,10 +123,10 @@ static ph_tensor *to_double(const ph_tensor *t)
 {
     ph_tensor *aligned = misaligned(t) ? ph_tensor_clone(t) : NULL;
     const ph_tensor *src = aligned ? aligned : t;
-    ph_tensor *r = ph_tensor_data(src) ? phi_tensor_alloc(PH_DT_DOUBLE, ph_tensor_rank(src), ph_tensor_dims(src))
+    ph_tensor *r = ph_tensor_data(src) ? ir_tensor_alloc(PH_DT_DOUBLE, ph_tensor_rank(src), ph_tensor_dims(src))
                                        : NULL;
     if (r)
-        phi_convert(phi_tensor_mut(r), PH_DT_DOUBLE, ph_tensor_data(src), ph_tensor_dtype(src),
+        eval_convert(ir_tensor_mut(r), PH_DT_DOUBLE, ph_tensor_data(src), ph_tensor_dtype(src),
                     (size_t)ph_tensor_numel(src));
     ph_tensor_free(aligned);
     return r;
@@ -141,7 +141,7 @@ static int cast_keeps_double(const ph_node *n, const ph_tensor *const *in, size_
         return 0;
     int to = (int)ph_node_attr_int(n, "to", PH_DT_UNDEFINED), from = ph_tensor_dtype(in[0]);
     return (is_float_type(to) || to == PH_DT_DOUBLE) &&
-           (phi_dt_numeric(from) || from == PH_DT_BOOL || is_float_type(from));
+           (eval_dt_numeric(from) || from == PH_DT_BOOL || is_float_type(from));
 }
 
 static void free_outputs(ph_tensor **out, size_t n)
@@ -155,7 +155,7 @@ static void free_outputs(ph_tensor **out, size_t n)
 /* Run kernel k on node n.  On failure every output is NULL and err holds the
  * kernel's message prefixed with the node name and op.  float64: the
  * reference mode (outputs of float types are promoted to double). */
-static int run_kernel(const phi_kernel_entry *k, const ph_node *n, int64_t opset, int float64,
+static int run_kernel(const eval_kernel_entry *k, const ph_node *n, int64_t opset, int float64,
                       const ph_tensor *const *in, size_t n_in, ph_tensor **out, size_t n_out,
                       ph_error *err)
 {
@@ -192,7 +192,7 @@ static int run_kernel(const phi_kernel_entry *k, const ph_node *n, int64_t opset
             cin[i] = tmp[i];
         }
     }
-    phi_kargs a = {n, opset, cin, n_in, out, n_out, wanted, &kerr, n_in && in[0] ? half : 0, float64};
+    eval_kargs a = {n, opset, cin, n_in, out, n_out, wanted, &kerr, n_in && in[0] ? half : 0, float64};
     if (float64 && cast_keeps_double(n, cin, n_in)) {
         if (n_out > 0 && wanted[0] && !(out[0] = to_double(cin[0])))
             rc = ph_error_set(&kerr, PH_ENOMEM, "out of memory");
@@ -257,7 +257,7 @@ static int unsupported(const ph_node *n, ph_error *err)
 PH_API int ph_eval_node(const ph_node *n, int64_t opset, const ph_tensor *const *inputs,
                         ph_tensor **outputs, ph_error *err)
 {
-    const phi_kernel_entry *k = find_kernel(ph_node_op(n));
+    const eval_kernel_entry *k = find_kernel(ph_node_op(n));
     if (!k)
         return unsupported(n, err);
     return run_kernel(k, n, opset, 0, inputs, ph_node_input_count(n), outputs, ph_node_output_count(n), err);
@@ -280,22 +280,22 @@ PH_API void ph_eval_free(ph_eval *e)
     free(e);
 }
 
-static size_t slot_of(const phi_map *m, const ph_value *v)
+static size_t slot_of(const ir_map *m, const ph_value *v)
 {
-    void *p = phi_map_get(m, ph_value_name(v));
+    void *p = ir_map_get(m, ph_value_name(v));
     return p ? (size_t)(uintptr_t)p - 1 : NO_SLOT;
 }
 
-static int add_slot(phi_map *m, const ph_value *v, size_t *count)
+static int add_slot(ir_map *m, const ph_value *v, size_t *count)
 {
-    if (phi_map_get(m, ph_value_name(v)))
+    if (ir_map_get(m, ph_value_name(v)))
         return 0;
     (*count)++;
-    return phi_map_put(m, ph_value_name(v), (void *)(uintptr_t)*count);
+    return ir_map_put(m, ph_value_name(v), (void *)(uintptr_t)*count);
 }
 
 /* Assign slots and kernels; fill steps' in/out arrays; compute last uses. */
-static int plan(ph_eval *e, phi_map *slots, ph_error *err)
+static int plan(ph_eval *e, ir_map *slots, ph_error *err)
 {
     const ph_graph *g = e->g;
     size_t ns = 0, pool_need = 0;
@@ -427,10 +427,10 @@ PH_API int ph_eval_new_with(const ph_graph *g, const ph_eval_options *opts, ph_e
     e->in_slot = malloc((e->n_inputs ? e->n_inputs : 1) * sizeof *e->in_slot);
     e->out_slot = malloc((e->n_outputs ? e->n_outputs : 1) * sizeof *e->out_slot);
     e->steps = calloc(e->n_steps ? e->n_steps : 1, sizeof *e->steps);
-    phi_map slots = {0};
+    ir_map slots = {0};
     int rc = e->in_slot && e->out_slot && e->steps ? plan(e, &slots, err)
                                                    : ph_error_set(err, PH_ENOMEM, "out of memory");
-    phi_map_free(&slots);
+    ir_map_free(&slots);
     if (rc) {
         ph_eval_free(e);
         return rc;

@@ -2,7 +2,7 @@
  * operator kernels.
  *
  * A kernel computes one node: it reads the node's attributes, checks its
- * inputs, and fills a->out[i] with new tensors (phi_tensor_alloc) for every
+ * inputs, and fills a->out[i] with new tensors (ir_tensor_alloc) for every
  * non-omitted output.  On anything it does not support (a dtype, an
  * attribute value, a mode) it returns PH_EUNSUPPORTED with a message naming
  * the op and what was not supported: never a wrong answer.  Bad inputs (shapes
@@ -32,7 +32,7 @@
 #include "internal.h"
 #include "passhost/eval.h"
 
-typedef struct phi_kargs {
+typedef struct eval_kargs {
     const ph_node *node;          /* attributes come from here */
     int64_t opset;                /* default-domain opset of the model */
     const ph_tensor *const *in;   /* NULL for omitted optional inputs */
@@ -43,22 +43,22 @@ typedef struct phi_kargs {
     ph_error *err;
     int half;                     /* PH_DT_FLOAT16/BFLOAT16: input 0 had it and was converted to float; else 0 */
     int float64;                  /* the float64 reference mode: see below */
-} phi_kargs;
+} eval_kargs;
 
-typedef int (*phi_kernel_fn)(phi_kargs *a);
+typedef int (*eval_kernel_fn)(eval_kargs *a);
 
-typedef struct phi_kernel_entry {
+typedef struct eval_kernel_entry {
     ph_op op;          /* PH_OP_UNKNOWN ends a table */
-    phi_kernel_fn fn;
+    eval_kernel_fn fn;
     int native_half;   /* 1: the kernel handles float16/bfloat16 itself */
-} phi_kernel_entry;
+} eval_kernel_entry;
 
 /* Elementwise, activation, logic, shape and data-movement ops, reductions,
  * Cast, Constant*, Range, Pad, TopK, NonZero, DepthToSpace, SpaceToDepth
  * (sdk/src/eval_ops_*.c). */
-extern const phi_kernel_entry phi_kernels_light[];
+extern const eval_kernel_entry eval_kernels_light[];
 /* MatMul, Gemm, Conv, ConvTranspose, pooling, normalizations, Resize, Einsum
  * (sdk/src/eval_nn_*.c). */
-extern const phi_kernel_entry phi_kernels_heavy[];
+extern const eval_kernel_entry eval_kernels_heavy[];
 
 #endif

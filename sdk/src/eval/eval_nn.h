@@ -16,46 +16,46 @@
 #include "eval_kernels.h"
 
 /* Spatial ranks above this are refused by Conv, pooling and Resize. */
-#define PHI_NN_MAX_RANK 8
+#define EVAL_NN_MAX_RANK 8
 
 /* C = alpha * A(MxK) * B(KxN) + beta * C.  beta == 0: C is only written
  * (whatever it held, NaN included, is ignored).  Cache-blocked and packed;
  * uses an AVX/FMA micro-kernel when the CPU has one.  0 or PH_ENOMEM. */
-int phi_sgemm(size_t M, size_t N, size_t K, float alpha,
+int eval_sgemm(size_t M, size_t N, size_t K, float alpha,
               const float *A, ptrdiff_t rsa, ptrdiff_t csa,
               const float *B, ptrdiff_t rsb, ptrdiff_t csb,
               float beta, float *C, ptrdiff_t ldc);
 
 /* The same for float64 (a simpler, blocked loop nest; no allocation). */
-void phi_dgemm(size_t M, size_t N, size_t K, double alpha,
+void eval_dgemm(size_t M, size_t N, size_t K, double alpha,
                const double *A, ptrdiff_t rsa, ptrdiff_t csa,
                const double *B, ptrdiff_t rsb, ptrdiff_t csb,
                double beta, double *C, ptrdiff_t ldc);
 
 /* y[0..n) += w * x[0..n) (x and y do not overlap). */
-void phi_saxpy(size_t n, float w, const float *x, float *y);
+void eval_saxpy(size_t n, float w, const float *x, float *y);
 
 /* Product of dims[0..n), or -1 if it overflows int64. */
-int64_t phi_nn_prod(const int64_t *dims, size_t n);
+int64_t eval_nn_prod(const int64_t *dims, size_t n);
 
 /* Largest spatial dim, kernel, stride, dilation or pad the Conv and pool
  * kernels take: with every operand below 2^30 no output-size formula
  * ((k - 1) * d + 1, (out - 1) * s + dk, ...) can overflow int64. */
-#define PHI_NN_DIM_MAX ((int64_t)1 << 30)
+#define EVAL_NN_DIM_MAX ((int64_t)1 << 30)
 
 /* Kernels (eval_kernels.h contract). */
-int phi_k_matmul(phi_kargs *a);
-int phi_k_gemm(phi_kargs *a);
-int phi_k_conv(phi_kargs *a);
-int phi_k_conv_transpose(phi_kargs *a);
-int phi_k_average_pool(phi_kargs *a);
-int phi_k_max_pool(phi_kargs *a);
-int phi_k_global_average_pool(phi_kargs *a);
-int phi_k_global_max_pool(phi_kargs *a);
-int phi_k_batch_norm(phi_kargs *a);
-int phi_k_instance_norm(phi_kargs *a);
-int phi_k_layer_norm(phi_kargs *a);
-int phi_k_resize(phi_kargs *a);
-int phi_k_einsum(phi_kargs *a);
+int eval_k_matmul(eval_kargs *a);
+int eval_k_gemm(eval_kargs *a);
+int eval_k_conv(eval_kargs *a);
+int eval_k_conv_transpose(eval_kargs *a);
+int eval_k_average_pool(eval_kargs *a);
+int eval_k_max_pool(eval_kargs *a);
+int eval_k_global_average_pool(eval_kargs *a);
+int eval_k_global_max_pool(eval_kargs *a);
+int eval_k_batch_norm(eval_kargs *a);
+int eval_k_instance_norm(eval_kargs *a);
+int eval_k_layer_norm(eval_kargs *a);
+int eval_k_resize(eval_kargs *a);
+int eval_k_einsum(eval_kargs *a);
 
 #endif

@@ -19,7 +19,7 @@
 
 #include "eval_nn.h"
 
-#define R PHI_NN_MAX_RANK
+#define R EVAL_NN_MAX_RANK
 
 typedef struct geom {
     size_t nd;
@@ -29,7 +29,7 @@ typedef struct geom {
 } geom;
 
 /* Read an ints attribute of exactly n values into dst, or fill dflt. */
-static int get_ints(phi_kargs *a, const char *op, const char *name, size_t n, int64_t dflt,
+static int get_ints(eval_kargs *a, const char *op, const char *name, size_t n, int64_t dflt,
                     int64_t *dst)
 {
     const int64_t *v;
@@ -53,7 +53,7 @@ static int64_t ceil_div(int64_t a, int64_t b)
 
 /* Common attribute reading for Conv/ConvTranspose: nd, strides, dilations,
  * explicit pads and kernel shape from W (dims from index 2). */
-static int read_common(phi_kargs *a, const char *op, const ph_tensor *x, const ph_tensor *w, geom *g)
+static int read_common(eval_kargs *a, const char *op, const ph_tensor *x, const ph_tensor *w, geom *g)
 {
     size_t rank = ph_tensor_rank(x);
     if (rank < 3 || rank - 2 > R || ph_tensor_rank(w) != rank)
@@ -84,14 +84,14 @@ static int read_common(phi_kargs *a, const char *op, const ph_tensor *x, const p
         if (g->s[i] < 1 || g->d[i] < 1 || pads[i] < 0 || pads[g->nd + i] < 0 || g->k[i] < 1)
             return ph_error_set(a->err, PH_EINVAL, "%s: bad strides, dilations, pads or kernel", op);
         /* bounded, so no output-size formula below can overflow */
-        if (g->in[i] > PHI_NN_DIM_MAX || g->k[i] > PHI_NN_DIM_MAX || g->s[i] > PHI_NN_DIM_MAX ||
-            g->d[i] > PHI_NN_DIM_MAX || pads[i] > PHI_NN_DIM_MAX || pads[g->nd + i] > PHI_NN_DIM_MAX)
+        if (g->in[i] > EVAL_NN_DIM_MAX || g->k[i] > EVAL_NN_DIM_MAX || g->s[i] > EVAL_NN_DIM_MAX ||
+            g->d[i] > EVAL_NN_DIM_MAX || pads[i] > EVAL_NN_DIM_MAX || pads[g->nd + i] > EVAL_NN_DIM_MAX)
             return ph_error_set(a->err, PH_EUNSUPPORTED, "%s: a spatial dim, stride, dilation or pad above 2^30", op);
         g->pb[i] = pads[i];
         g->pe[i] = pads[g->nd + i];
     }
-    g->k_sp = phi_nn_prod(g->k, g->nd);
-    g->in_sp = phi_nn_prod(g->in, g->nd);
+    g->k_sp = eval_nn_prod(g->k, g->nd);
+    g->in_sp = eval_nn_prod(g->in, g->nd);
     return 0;
 }
 
@@ -105,7 +105,7 @@ static int read_common(phi_kargs *a, const char *op, const ph_tensor *x, const p
         if (lo > ol) lo = ol;                                                                 \
         if (hi > ol) hi = ol;                                                                 \
         if (hi < lo) hi = lo;                                                                 \
-        int64_t rows = phi_nn_prod(g->out, L), o[R] = {0};                                   \
+        int64_t rows = eval_nn_prod(g->out, L), o[R] = {0};                                   \
         for (int64_t r = 0; r < rows; r++, dst += ol) {                                       \
             int64_t base = 0, ok = 1;                                                         \
             for (size_t j = 0; j < L; j++) {                                                  \
@@ -144,7 +144,7 @@ DEF_IM2COL(im2col_d, double)
         if (lo > il) lo = il;                                                                 \
         if (hi > il) hi = il;                                                                 \
         if (hi < lo) hi = lo;                                                                 \
-        int64_t rows = phi_nn_prod(g->in, L), i[R] = {0};                                    \
+        int64_t rows = eval_nn_prod(g->in, L), i[R] = {0};                                    \
         for (int64_t r = 0; r < rows; r++, src += il) {                                       \
             int64_t base = 0, ok = 1;                                                         \
             for (size_t j = 0; j < L; j++) {                                                  \
@@ -195,7 +195,7 @@ static void depthwise2d(const float *x, const float *w, float bias, float *y, co
                 if (hi > OW)
                     hi = OW;
                 if (sw == 1 && lo < hi) {
-                    phi_saxpy((size_t)(hi - lo), wv, xr + (off + lo), yr + lo);
+                    eval_saxpy((size_t)(hi - lo), wv, xr + (off + lo), yr + lo);
                 } else {
                     for (int64_t q = lo; q < hi; q++)
                         yr[q] += wv * xr[off + q * sw];
@@ -205,7 +205,7 @@ static void depthwise2d(const float *x, const float *w, float bias, float *y, co
     }
 }
 
-int phi_k_conv(phi_kargs *a)
+int eval_k_conv(eval_kargs *a)
 {
     const char *op = "Conv";
     const ph_tensor *x = a->in[0], *w = a->n_in > 1 ? a->in[1] : NULL;
@@ -253,10 +253,10 @@ int phi_k_conv(phi_kargs *a)
         if (g.out[i] < 1 && g.in[i] > 0)
             return ph_error_set(a->err, PH_EINVAL, "Conv: kernel larger than padded input");
     }
-    g.out_sp = phi_nn_prod(g.out, g.nd);
+    g.out_sp = eval_nn_prod(g.out, g.nd);
     int64_t odims[R + 2] = {g.N, g.M};
     memcpy(odims + 2, g.out, g.nd * sizeof *odims);
-    ph_tensor *out = phi_tensor_alloc(dt, g.nd + 2, odims);
+    ph_tensor *out = ir_tensor_alloc(dt, g.nd + 2, odims);
     if (!out)
         return ph_error_set(a->err, PH_ENOMEM, "Conv: out of memory");
     a->out[0] = out;
@@ -264,7 +264,7 @@ int phi_k_conv(phi_kargs *a)
         return 0;
     size_t es = ph_dtype_size(dt);
     const char *xp = ph_tensor_data(x), *wp = ph_tensor_data(w), *bp = b ? ph_tensor_data(b) : NULL;
-    char *yp = phi_tensor_mut(out);
+    char *yp = ir_tensor_mut(out);
     int64_t Kg = g.Cg * g.k_sp;
     int pointwise = 1;
     for (size_t i = 0; i < g.nd; i++)
@@ -316,11 +316,11 @@ int phi_k_conv(phi_kargs *a)
                         ((double *)yg)[m * g.out_sp + q] = ((const double *)bp)[gi * g.Mg + m];
                 }
             if (dt == PH_DT_FLOAT)
-                rc = phi_sgemm((size_t)g.Mg, (size_t)g.out_sp, (size_t)Kg, 1.0f, (const float *)wg,
+                rc = eval_sgemm((size_t)g.Mg, (size_t)g.out_sp, (size_t)Kg, 1.0f, (const float *)wg,
                                (ptrdiff_t)Kg, 1, B, (ptrdiff_t)g.out_sp, 1, bp ? 1.0f : 0.0f,
                                (float *)yg, (ptrdiff_t)g.out_sp);
             else
-                phi_dgemm((size_t)g.Mg, (size_t)g.out_sp, (size_t)Kg, 1.0, (const double *)wg,
+                eval_dgemm((size_t)g.Mg, (size_t)g.out_sp, (size_t)Kg, 1.0, (const double *)wg,
                           (ptrdiff_t)Kg, 1, B, (ptrdiff_t)g.out_sp, 1, bp ? 1.0 : 0.0,
                           (double *)yg, (ptrdiff_t)g.out_sp);
         }
@@ -334,7 +334,7 @@ int phi_k_conv(phi_kargs *a)
     return 0;
 }
 
-int phi_k_conv_transpose(phi_kargs *a)
+int eval_k_conv_transpose(eval_kargs *a)
 {
     const char *op = "ConvTranspose";
     const ph_tensor *x = a->in[0], *w = a->n_in > 1 ? a->in[1] : NULL;
@@ -373,7 +373,7 @@ int phi_k_conv_transpose(phi_kargs *a)
     if (!same && strcmp(ap, "NOTSET") && strcmp(ap, "VALID"))
         return ph_error_set(a->err, PH_EUNSUPPORTED, "ConvTranspose: auto_pad %s not supported", ap);
     for (size_t i = 0; i < g.nd; i++) {
-        if (opad[i] < 0 || opad[i] > PHI_NN_DIM_MAX || (nos >= 0 && (oshape[i] < 0 || oshape[i] > PHI_NN_DIM_MAX)))
+        if (opad[i] < 0 || opad[i] > EVAL_NN_DIM_MAX || (nos >= 0 && (oshape[i] < 0 || oshape[i] > EVAL_NN_DIM_MAX)))
             return ph_error_set(a->err, PH_EINVAL, "ConvTranspose: output_padding or output_shape negative or above 2^30");
         int64_t dk = (g.k[i] - 1) * g.d[i] + 1;
         int64_t full = g.s[i] * (g.in[i] - 1) + opad[i] + dk;
@@ -399,10 +399,10 @@ int phi_k_conv_transpose(phi_kargs *a)
         if (g.out[i] < 0)
             return ph_error_set(a->err, PH_EINVAL, "ConvTranspose: negative output size");
     }
-    g.out_sp = phi_nn_prod(g.out, g.nd);
+    g.out_sp = eval_nn_prod(g.out, g.nd);
     int64_t odims[R + 2] = {g.N, g.M};
     memcpy(odims + 2, g.out, g.nd * sizeof *odims);
-    ph_tensor *out = phi_tensor_alloc(dt, g.nd + 2, odims);
+    ph_tensor *out = ir_tensor_alloc(dt, g.nd + 2, odims);
     if (!out)
         return ph_error_set(a->err, PH_ENOMEM, "ConvTranspose: out of memory");
     a->out[0] = out;
@@ -410,7 +410,7 @@ int phi_k_conv_transpose(phi_kargs *a)
         return 0;
     size_t es = ph_dtype_size(dt);
     const char *xp = ph_tensor_data(x), *wp = ph_tensor_data(w), *bp = b ? ph_tensor_data(b) : NULL;
-    char *yp = phi_tensor_mut(out);
+    char *yp = ir_tensor_mut(out);
     int64_t rows = g.Mg * g.k_sp;
     void *col = malloc((size_t)(rows ? rows : 1) * (size_t)(g.in_sp ? g.in_sp : 1) * es);
     if (!col) {
@@ -434,11 +434,11 @@ int phi_k_conv_transpose(phi_kargs *a)
             if (g.in_sp == 0)
                 continue;
             if (dt == PH_DT_FLOAT)
-                rc = phi_sgemm((size_t)rows, (size_t)g.in_sp, (size_t)g.Cg, 1.0f, (const float *)wg, 1,
+                rc = eval_sgemm((size_t)rows, (size_t)g.in_sp, (size_t)g.Cg, 1.0f, (const float *)wg, 1,
                                (ptrdiff_t)rows, (const float *)xg, (ptrdiff_t)g.in_sp, 1, 0.0f,
                                col, (ptrdiff_t)g.in_sp);
             else
-                phi_dgemm((size_t)rows, (size_t)g.in_sp, (size_t)g.Cg, 1.0, (const double *)wg, 1,
+                eval_dgemm((size_t)rows, (size_t)g.in_sp, (size_t)g.Cg, 1.0, (const double *)wg, 1,
                           (ptrdiff_t)rows, (const double *)xg, (ptrdiff_t)g.in_sp, 1, 0.0, col,
                           (ptrdiff_t)g.in_sp);
             int64_t kk[R] = {0};

@@ -26,7 +26,7 @@ typedef struct eop {
 } eop;
 
 typedef struct ectx {
-    phi_kargs *a;
+    eval_kargs *a;
     int dt;
     size_t es;
     int64_t size[NLAB]; /* broadcast size of each label, -1 unused */
@@ -42,7 +42,7 @@ static void eop_free(eop *o)
 
 static int64_t eop_numel(const eop *o)
 {
-    return phi_nn_prod(o->dim, o->n);
+    return eval_nn_prod(o->dim, o->n);
 }
 
 static int find_lab(const eop *o, int lab)
@@ -56,7 +56,7 @@ static int find_lab(const eop *o, int lab)
 static void *alloc_elems(const ectx *c, int64_t n)
 {
     int64_t bytes;
-    if (n < 0 || phi_mul_ovf(n > 0 ? n : 1, (int64_t)c->es, &bytes))
+    if (n < 0 || ir_mul_ovf(n > 0 ? n : 1, (int64_t)c->es, &bytes))
         return NULL; /* a shape too large to count: reported as out of memory */
     return malloc((size_t)bytes);
 }
@@ -206,7 +206,7 @@ static int contract(const ectx *c, const eop *x, const eop *y, const unsigned ch
     for (size_t i = 0; i < r->n; i++)
         r->dim[i] = c->size[r->lab[i]];
     int64_t bm, bmn;
-    r->data = phi_mul_ovf(B, M, &bm) || phi_mul_ovf(bm, N, &bmn) ? NULL : alloc_elems(c, bmn);
+    r->data = ir_mul_ovf(B, M, &bm) || ir_mul_ovf(bm, N, &bmn) ? NULL : alloc_elems(c, bmn);
     if (!r->data) {
         rc = PH_ENOMEM;
         goto done;
@@ -214,11 +214,11 @@ static int contract(const ectx *c, const eop *x, const eop *y, const unsigned ch
     for (int64_t b = 0; b < B && rc == 0; b++) {
         size_t xo = (size_t)(b * M * K), yo = (size_t)(b * K * N), ro = (size_t)(b * M * N);
         if (c->es == 4)
-            rc = phi_sgemm((size_t)M, (size_t)N, (size_t)K, 1.0f, (float *)xp.data + xo, (ptrdiff_t)K, 1,
+            rc = eval_sgemm((size_t)M, (size_t)N, (size_t)K, 1.0f, (float *)xp.data + xo, (ptrdiff_t)K, 1,
                            (float *)yp.data + yo, (ptrdiff_t)N, 1, 0.0f, (float *)r->data + ro,
                            (ptrdiff_t)N);
         else
-            phi_dgemm((size_t)M, (size_t)N, (size_t)K, 1.0, (double *)xp.data + xo, (ptrdiff_t)K, 1,
+            eval_dgemm((size_t)M, (size_t)N, (size_t)K, 1.0, (double *)xp.data + xo, (ptrdiff_t)K, 1,
                       (double *)yp.data + yo, (ptrdiff_t)N, 1, 0.0, (double *)r->data + ro,
                       (ptrdiff_t)N);
     }
@@ -258,7 +258,7 @@ static int parse_term(const char *s, size_t len, int *lab, size_t *n, int *ell)
     return 0;
 }
 
-int phi_k_einsum(phi_kargs *a)
+int eval_k_einsum(eval_kargs *a)
 {
     const char *eq = ph_node_attr_string(a->node, "equation", NULL);
     if (!eq)
@@ -400,12 +400,12 @@ int phi_k_einsum(phi_kargs *a)
     eop_free(&cur);
     if (rc)
         return ph_error_set(a->err, rc, "Einsum: %s", rc == PH_ENOMEM ? "out of memory" : "failed");
-    ph_tensor *y = phi_tensor_alloc(c.dt, on, fin.dim);
+    ph_tensor *y = ir_tensor_alloc(c.dt, on, fin.dim);
     if (!y) {
         eop_free(&fin);
         return ph_error_set(a->err, PH_ENOMEM, "Einsum: out of memory");
     }
-    memcpy(phi_tensor_mut(y), fin.data, (size_t)ph_tensor_numel(y) * c.es);
+    memcpy(ir_tensor_mut(y), fin.data, (size_t)ph_tensor_numel(y) * c.es);
     eop_free(&fin);
     a->out[0] = y;
     return 0;

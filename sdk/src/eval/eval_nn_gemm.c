@@ -178,7 +178,7 @@ static void scale_c(float *C, ptrdiff_t ldc, size_t M, size_t N, float beta)
     }
 }
 
-int phi_sgemm(size_t M, size_t N, size_t K, float alpha,
+int eval_sgemm(size_t M, size_t N, size_t K, float alpha,
               const float *A, ptrdiff_t rsa, ptrdiff_t csa,
               const float *B, ptrdiff_t rsb, ptrdiff_t csb,
               float beta, float *C, ptrdiff_t ldc)
@@ -234,7 +234,7 @@ int phi_sgemm(size_t M, size_t N, size_t K, float alpha,
     return 0;
 }
 
-void phi_dgemm(size_t M, size_t N, size_t K, double alpha,
+void eval_dgemm(size_t M, size_t N, size_t K, double alpha,
                const double *A, ptrdiff_t rsa, ptrdiff_t csa,
                const double *B, ptrdiff_t rsb, ptrdiff_t csb,
                double beta, double *C, ptrdiff_t ldc)
@@ -268,9 +268,9 @@ void phi_dgemm(size_t M, size_t N, size_t K, double alpha,
     }
 }
 
-int64_t phi_nn_prod(const int64_t *dims, size_t n)
+int64_t eval_nn_prod(const int64_t *dims, size_t n)
 {
-    return phi_dims_numel(dims, n);
+    return ir_dims_numel(dims, n);
 }
 
 /* y[0..n) += w * x[0..n): the inner loop of direct convolutions.  Written
@@ -297,7 +297,7 @@ static void saxpy_avx(size_t n, float w, const float *restrict x, float *restric
         y[i] += w * x[i];
 }
 #endif
-void phi_saxpy(size_t n, float w, const float *restrict x, float *restrict y)
+void eval_saxpy(size_t n, float w, const float *restrict x, float *restrict y)
 {
 #ifdef HAVE_AVX_KERNEL
     if (n >= 16 && cpu_has_avx_fma()) {
@@ -317,7 +317,7 @@ void phi_saxpy(size_t n, float w, const float *restrict x, float *restrict y)
         y[i] += w * x[i];
 }
 #else
-void phi_saxpy(size_t n, float w, const float *x, float *y)
+void eval_saxpy(size_t n, float w, const float *x, float *y)
 {
     for (size_t i = 0; i < n; i++)
         y[i] += w * x[i];
@@ -348,10 +348,10 @@ static int matmul_one(int dt, size_t M, size_t N, size_t K, const void *A, const
 {
     switch (dt) {
     case PH_DT_FLOAT:
-        return phi_sgemm(M, N, K, 1.0f, A, (ptrdiff_t)K, 1, B, (ptrdiff_t)N, 1, 0.0f, C,
+        return eval_sgemm(M, N, K, 1.0f, A, (ptrdiff_t)K, 1, B, (ptrdiff_t)N, 1, 0.0f, C,
                          (ptrdiff_t)N);
     case PH_DT_DOUBLE:
-        phi_dgemm(M, N, K, 1.0, A, (ptrdiff_t)K, 1, B, (ptrdiff_t)N, 1, 0.0, C, (ptrdiff_t)N);
+        eval_dgemm(M, N, K, 1.0, A, (ptrdiff_t)K, 1, B, (ptrdiff_t)N, 1, 0.0, C, (ptrdiff_t)N);
         return 0;
     case PH_DT_INT32: imatmul_i32(M, N, K, A, B, C); return 0;
     case PH_DT_INT64: imatmul_i64(M, N, K, A, B, C); return 0;
@@ -361,7 +361,7 @@ static int matmul_one(int dt, size_t M, size_t N, size_t K, const void *A, const
     }
 }
 
-int phi_k_matmul(phi_kargs *a)
+int eval_k_matmul(eval_kargs *a)
 {
     const ph_tensor *ta = a->in[0], *tb = a->n_in > 1 ? a->in[1] : NULL;
     if (!ta || !tb)
@@ -385,8 +385,8 @@ int phi_k_matmul(phi_kargs *a)
                             (long long)K, (long long)Kb);
     size_t ba = ra > 2 ? ra - 2 : 0, bb = rb > 2 ? rb - 2 : 0;
     size_t nb = ba > bb ? ba : bb;
-    int64_t bdims[PHI_NN_MAX_RANK * 4], sa[PHI_NN_MAX_RANK * 4], sb[PHI_NN_MAX_RANK * 4];
-    if (nb > PHI_NN_MAX_RANK * 4)
+    int64_t bdims[EVAL_NN_MAX_RANK * 4], sa[EVAL_NN_MAX_RANK * 4], sb[EVAL_NN_MAX_RANK * 4];
+    if (nb > EVAL_NN_MAX_RANK * 4)
         return ph_error_set(a->err, PH_EUNSUPPORTED, "MatMul: rank too large");
     /* broadcast batch dims; sa/sb: batch strides in matrices (0 = broadcast) */
     int64_t stride_a = 1, stride_b = 1;
@@ -402,7 +402,7 @@ int phi_k_matmul(phi_kargs *a)
         stride_a *= x;
         stride_b *= y;
     }
-    int64_t odims[PHI_NN_MAX_RANK * 4 + 2];
+    int64_t odims[EVAL_NN_MAX_RANK * 4 + 2];
     size_t orank = 0;
     for (size_t k = 0; k < nb; k++)
         odims[orank++] = bdims[k];
@@ -410,19 +410,19 @@ int phi_k_matmul(phi_kargs *a)
         odims[orank++] = M;
     if (rb > 1)
         odims[orank++] = N;
-    ph_tensor *out = phi_tensor_alloc(dt, orank, odims);
+    ph_tensor *out = ir_tensor_alloc(dt, orank, odims);
     if (!out)
         return ph_error_set(a->err, PH_ENOMEM, "MatMul: out of memory");
-    int64_t nbatch = phi_nn_prod(bdims, nb);
+    int64_t nbatch = eval_nn_prod(bdims, nb);
     size_t es = ph_dtype_size(dt);
     const char *pa = ph_tensor_data(ta), *pb = ph_tensor_data(tb);
-    char *pc = phi_tensor_mut(out);
+    char *pc = ir_tensor_mut(out);
     int rc = 0;
     if (stride_b == 1 && nbatch > 1 && stride_a == nbatch) {
         /* B shared by every batch, A not broadcast: one tall product */
         rc = matmul_one(dt, (size_t)(nbatch * M), (size_t)N, (size_t)K, pa, pb, pc);
     } else {
-        int64_t idx[PHI_NN_MAX_RANK * 4] = {0};
+        int64_t idx[EVAL_NN_MAX_RANK * 4] = {0};
         for (int64_t bi = 0; bi < nbatch && rc == 0; bi++) {
             int64_t oa = 0, ob = 0;
             for (size_t k = 0; k < nb; k++) {
@@ -448,7 +448,7 @@ int phi_k_matmul(phi_kargs *a)
 
 /* --------------------------------------------------------------- Gemm */
 
-int phi_k_gemm(phi_kargs *a)
+int eval_k_gemm(eval_kargs *a)
 {
     const ph_tensor *ta = a->in[0], *tb = a->n_in > 1 ? a->in[1] : NULL;
     const ph_tensor *tc = a->n_in > 2 ? a->in[2] : NULL;
@@ -488,7 +488,7 @@ int phi_k_gemm(phi_kargs *a)
                                 (long long)M, (long long)N);
     }
     int64_t odims[2] = {M, N};
-    ph_tensor *out = phi_tensor_alloc(dt, 2, odims);
+    ph_tensor *out = ir_tensor_alloc(dt, 2, odims);
     if (!out)
         return ph_error_set(a->err, PH_ENOMEM, "Gemm: out of memory");
     int use_c = tc && beta != 0.0;
@@ -496,20 +496,20 @@ int phi_k_gemm(phi_kargs *a)
     ptrdiff_t rsb = transB ? 1 : (ptrdiff_t)N, csb = transB ? (ptrdiff_t)K : 1;
     int rc = 0;
     if (dt == PH_DT_FLOAT) {
-        float *y = phi_tensor_mut(out);
+        float *y = ir_tensor_mut(out);
         const float *c = tc ? ph_tensor_data(tc) : NULL;
         for (int64_t i = 0; use_c && i < M; i++)
             for (int64_t j = 0; j < N; j++)
                 y[i * N + j] = (float)beta * c[(cm == 1 ? 0 : i) * cn + (cn == 1 ? 0 : j)];
-        rc = phi_sgemm((size_t)M, (size_t)N, (size_t)K, (float)alpha, ph_tensor_data(ta), rsa, csa,
+        rc = eval_sgemm((size_t)M, (size_t)N, (size_t)K, (float)alpha, ph_tensor_data(ta), rsa, csa,
                        ph_tensor_data(tb), rsb, csb, use_c ? 1.0f : 0.0f, y, (ptrdiff_t)N);
     } else {
-        double *y = phi_tensor_mut(out);
+        double *y = ir_tensor_mut(out);
         const double *c = tc ? ph_tensor_data(tc) : NULL;
         for (int64_t i = 0; use_c && i < M; i++)
             for (int64_t j = 0; j < N; j++)
                 y[i * N + j] = beta * c[(cm == 1 ? 0 : i) * cn + (cn == 1 ? 0 : j)];
-        phi_dgemm((size_t)M, (size_t)N, (size_t)K, alpha, ph_tensor_data(ta), rsa, csa,
+        eval_dgemm((size_t)M, (size_t)N, (size_t)K, alpha, ph_tensor_data(ta), rsa, csa,
                   ph_tensor_data(tb), rsb, csb, use_c ? 1.0 : 0.0, y, (ptrdiff_t)N);
     }
     if (rc) {

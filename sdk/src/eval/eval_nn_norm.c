@@ -26,9 +26,9 @@ static double getd(const ph_tensor *t, int64_t i)
 static void putd(ph_tensor *t, int64_t i, double v)
 {
     if (ph_tensor_dtype(t) == PH_DT_FLOAT)
-        ((float *)phi_tensor_mut(t))[i] = (float)v;
+        ((float *)ir_tensor_mut(t))[i] = (float)v;
     else
-        ((double *)phi_tensor_mut(t))[i] = v;
+        ((double *)ir_tensor_mut(t))[i] = v;
 }
 
 static int is_fp(int dt)
@@ -38,7 +38,7 @@ static int is_fp(int dt)
 
 /* Check that t (may be NULL when optional) is a 1-D vector of n elements of
  * a float type. */
-static int check_vec(phi_kargs *a, const char *op, const char *what, const ph_tensor *t, int64_t n,
+static int check_vec(eval_kargs *a, const char *op, const char *what, const ph_tensor *t, int64_t n,
                      int optional)
 {
     if (!t)
@@ -51,7 +51,7 @@ static int check_vec(phi_kargs *a, const char *op, const char *what, const ph_te
     return 0;
 }
 
-int phi_k_batch_norm(phi_kargs *a)
+int eval_k_batch_norm(eval_kargs *a)
 {
     const char *op = "BatchNormalization";
     const ph_tensor *x = a->in[0];
@@ -69,7 +69,7 @@ int phi_k_batch_norm(phi_kargs *a)
     if (rank < 1)
         return ph_error_set(a->err, PH_EINVAL, "%s: X must have rank >= 1", op);
     const int64_t *xd = ph_tensor_dims(x);
-    int64_t C = rank > 1 ? xd[1] : 1, N = xd[0], sp = rank > 2 ? phi_nn_prod(xd + 2, rank - 2) : 1;
+    int64_t C = rank > 1 ? xd[1] : 1, N = xd[0], sp = rank > 2 ? eval_nn_prod(xd + 2, rank - 2) : 1;
     static const char *const names[] = {"", "scale", "B", "input_mean", "input_var"};
     for (int i = 1; i < 5; i++) {
         int rc = check_vec(a, op, names[i], a->in[i], C, 0);
@@ -78,7 +78,7 @@ int phi_k_batch_norm(phi_kargs *a)
     }
     double eps = ph_node_attr_float(a->node, "epsilon", 1e-5f);
     double *mul = malloc((size_t)(C ? C : 1) * 2 * sizeof *mul);
-    ph_tensor *y = mul ? phi_tensor_alloc(dt, rank, xd) : NULL;
+    ph_tensor *y = mul ? ir_tensor_alloc(dt, rank, xd) : NULL;
     if (!y) {
         free(mul);
         return ph_error_set(a->err, PH_ENOMEM, "%s: out of memory", op);
@@ -93,13 +93,13 @@ int phi_k_batch_norm(phi_kargs *a)
             int64_t base = (n * C + c) * sp;
             if (dt == PH_DT_FLOAT) {
                 const float *xp = (const float *)ph_tensor_data(x) + base;
-                float *yp = (float *)phi_tensor_mut(y) + base;
+                float *yp = (float *)ir_tensor_mut(y) + base;
                 float m = (float)mul[c], b = (float)add[c];
                 for (int64_t i = 0; i < sp; i++)
                     yp[i] = xp[i] * m + b;
             } else {
                 const double *xp = (const double *)ph_tensor_data(x) + base;
-                double *yp = (double *)phi_tensor_mut(y) + base;
+                double *yp = (double *)ir_tensor_mut(y) + base;
                 for (int64_t i = 0; i < sp; i++)
                     yp[i] = xp[i] * mul[c] + add[c];
             }
@@ -124,7 +124,7 @@ static void stats(const ph_tensor *x, int64_t off, int64_t n, double eps, double
     *inv = 1.0 / sqrt((n ? s2 / (double)n : 0) + eps);
 }
 
-int phi_k_instance_norm(phi_kargs *a)
+int eval_k_instance_norm(eval_kargs *a)
 {
     const char *op = "InstanceNormalization";
     const ph_tensor *x = a->in[0];
@@ -137,12 +137,12 @@ int phi_k_instance_norm(phi_kargs *a)
     if (rank < 3)
         return ph_error_set(a->err, PH_EINVAL, "%s: input must have rank >= 3", op);
     const int64_t *xd = ph_tensor_dims(x);
-    int64_t N = xd[0], C = xd[1], sp = phi_nn_prod(xd + 2, rank - 2);
+    int64_t N = xd[0], C = xd[1], sp = eval_nn_prod(xd + 2, rank - 2);
     int rc;
     if ((rc = check_vec(a, op, "scale", a->in[1], C, 0)) || (rc = check_vec(a, op, "B", a->in[2], C, 0)))
         return rc;
     double eps = ph_node_attr_float(a->node, "epsilon", 1e-5f);
-    ph_tensor *y = phi_tensor_alloc(dt, rank, xd);
+    ph_tensor *y = ir_tensor_alloc(dt, rank, xd);
     if (!y)
         return ph_error_set(a->err, PH_ENOMEM, "%s: out of memory", op);
     for (int64_t n = 0; n < N; n++)
@@ -176,7 +176,7 @@ static int64_t bcast_index(int64_t i, const int64_t *nshape, size_t nr, const in
     return off;
 }
 
-int phi_k_layer_norm(phi_kargs *a)
+int eval_k_layer_norm(eval_kargs *a)
 {
     const char *op = "LayerNormalization";
     const ph_tensor *x = a->in[0], *sc = a->n_in > 1 ? a->in[1] : NULL;
@@ -199,7 +199,7 @@ int phi_k_layer_norm(phi_kargs *a)
     const int64_t *xd = ph_tensor_dims(x);
     size_t nr = (size_t)(rank - axis);
     const int64_t *nshape = xd + axis;
-    int64_t outer = phi_nn_prod(xd, (size_t)axis), inner = phi_nn_prod(nshape, nr);
+    int64_t outer = eval_nn_prod(xd, (size_t)axis), inner = eval_nn_prod(nshape, nr);
     const ph_tensor *par[2] = {sc, bt};
     for (int p = 0; p < 2; p++) {
         if (!par[p])
@@ -214,18 +214,18 @@ int phi_k_layer_norm(phi_kargs *a)
                                     p ? "B" : "Scale");
     }
     double eps = ph_node_attr_float(a->node, "epsilon", 1e-5f);
-    int64_t sdims[PHI_NN_MAX_RANK * 4];
-    if (rank > PHI_NN_MAX_RANK * 4)
+    int64_t sdims[EVAL_NN_MAX_RANK * 4];
+    if (rank > EVAL_NN_MAX_RANK * 4)
         return ph_error_set(a->err, PH_EUNSUPPORTED, "%s: rank too large", op);
     for (int64_t i = 0; i < rank; i++)
         sdims[i] = i < axis ? xd[i] : 1;
     int stat_dt = stash == 11 || dt == PH_DT_DOUBLE ? PH_DT_DOUBLE : PH_DT_FLOAT;
-    ph_tensor *y = phi_tensor_alloc(dt, (size_t)rank, xd), *mt = NULL, *it = NULL;
+    ph_tensor *y = ir_tensor_alloc(dt, (size_t)rank, xd), *mt = NULL, *it = NULL;
     int want_m = a->n_out > 1 && (!a->out_wanted || a->out_wanted[1]);
     int want_i = a->n_out > 2 && (!a->out_wanted || a->out_wanted[2]);
-    if (y && want_m && !(mt = phi_tensor_alloc(stat_dt, (size_t)rank, sdims)))
+    if (y && want_m && !(mt = ir_tensor_alloc(stat_dt, (size_t)rank, sdims)))
         goto oom;
-    if (y && want_i && !(it = phi_tensor_alloc(stat_dt, (size_t)rank, sdims)))
+    if (y && want_i && !(it = ir_tensor_alloc(stat_dt, (size_t)rank, sdims)))
         goto oom;
     if (!y)
         goto oom;

@@ -18,7 +18,7 @@
 
 #include "eval_nn.h"
 
-#define R PHI_NN_MAX_RANK
+#define R EVAL_NN_MAX_RANK
 
 typedef struct pgeom {
     size_t nd;
@@ -32,7 +32,7 @@ static int64_t ceil_div(int64_t a, int64_t b)
     return a >= 0 ? (a + b - 1) / b : -((-a) / b);
 }
 
-static int ints_attr(phi_kargs *a, const char *op, const char *name, size_t n, int64_t dflt,
+static int ints_attr(eval_kargs *a, const char *op, const char *name, size_t n, int64_t dflt,
                      int64_t *dst, int required)
 {
     const int64_t *v;
@@ -51,7 +51,7 @@ static int ints_attr(phi_kargs *a, const char *op, const char *name, size_t n, i
     return 0;
 }
 
-static int pool_geom(phi_kargs *a, const char *op, const ph_tensor *x, pgeom *g)
+static int pool_geom(eval_kargs *a, const char *op, const ph_tensor *x, pgeom *g)
 {
     size_t rank = ph_tensor_rank(x);
     if (rank < 3 || rank - 2 > R)
@@ -78,8 +78,8 @@ static int pool_geom(phi_kargs *a, const char *op, const ph_tensor *x, pgeom *g)
         if (g->k[i] < 1 || g->s[i] < 1 || g->d[i] < 1 || pads[i] < 0 || pads[g->nd + i] < 0)
             return ph_error_set(a->err, PH_EINVAL, "%s: bad kernel_shape, strides, dilations or pads", op);
         /* bounded, so no output-size formula below can overflow */
-        if (g->in[i] > PHI_NN_DIM_MAX || g->k[i] > PHI_NN_DIM_MAX || g->s[i] > PHI_NN_DIM_MAX ||
-            g->d[i] > PHI_NN_DIM_MAX || pads[i] > PHI_NN_DIM_MAX || pads[g->nd + i] > PHI_NN_DIM_MAX)
+        if (g->in[i] > EVAL_NN_DIM_MAX || g->k[i] > EVAL_NN_DIM_MAX || g->s[i] > EVAL_NN_DIM_MAX ||
+            g->d[i] > EVAL_NN_DIM_MAX || pads[i] > EVAL_NN_DIM_MAX || pads[g->nd + i] > EVAL_NN_DIM_MAX)
             return ph_error_set(a->err, PH_EUNSUPPORTED, "%s: a spatial dim, kernel, stride, dilation or pad above 2^30", op);
         int64_t dk = (g->k[i] - 1) * g->d[i] + 1;
         if (same) {
@@ -104,9 +104,9 @@ static int pool_geom(phi_kargs *a, const char *op, const ph_tensor *x, pgeom *g)
         if (ceil_mode && (g->out[i] - 1) * g->s[i] >= g->in[i] + g->pb[i])
             g->out[i]--;
     }
-    g->in_sp = phi_nn_prod(g->in, g->nd);
-    g->out_sp = phi_nn_prod(g->out, g->nd);
-    g->k_sp = phi_nn_prod(g->k, g->nd);
+    g->in_sp = eval_nn_prod(g->in, g->nd);
+    g->out_sp = eval_nn_prod(g->out, g->nd);
+    g->k_sp = eval_nn_prod(g->k, g->nd);
     return 0;
 }
 
@@ -114,7 +114,7 @@ static ph_tensor *alloc_out(int dt, const pgeom *g)
 {
     int64_t od[R + 2] = {g->N, g->C};
     memcpy(od + 2, g->out, g->nd * sizeof *od);
-    return phi_tensor_alloc(dt, g->nd + 2, od);
+    return ir_tensor_alloc(dt, g->nd + 2, od);
 }
 
 /* Walk every (output position, kernel tap) of one plane: calls BODY with
@@ -162,7 +162,7 @@ static ph_tensor *alloc_out(int dt, const pgeom *g)
 DEF_AVG(avg_f, float)
 DEF_AVG(avg_d, double)
 
-int phi_k_average_pool(phi_kargs *a)
+int eval_k_average_pool(eval_kargs *a)
 {
     const ph_tensor *x = a->in[0];
     if (!x)
@@ -181,9 +181,9 @@ int phi_k_average_pool(phi_kargs *a)
     int inc = ph_node_attr_int(a->node, "count_include_pad", 0) != 0;
     if (ph_tensor_numel(y) > 0) {
         if (dt == PH_DT_FLOAT)
-            avg_f(ph_tensor_data(x), phi_tensor_mut(y), &g, inc);
+            avg_f(ph_tensor_data(x), ir_tensor_mut(y), &g, inc);
         else
-            avg_d(ph_tensor_data(x), phi_tensor_mut(y), &g, inc);
+            avg_d(ph_tensor_data(x), ir_tensor_mut(y), &g, inc);
     }
     a->out[0] = y;
     return 0;
@@ -224,7 +224,7 @@ DEF_MAX(max_d, double, -INFINITY)
 DEF_MAX(max_i8, int8_t, INT8_MIN)
 DEF_MAX(max_u8, uint8_t, 0)
 
-int phi_k_max_pool(phi_kargs *a)
+int eval_k_max_pool(eval_kargs *a)
 {
     const ph_tensor *x = a->in[0];
     if (!x)
@@ -251,10 +251,10 @@ int phi_k_max_pool(phi_kargs *a)
     }
     if (!y)
         return ph_error_set(a->err, PH_ENOMEM, "MaxPool: out of memory");
-    int64_t *ip = ind ? phi_tensor_mut(ind) : NULL;
+    int64_t *ip = ind ? ir_tensor_mut(ind) : NULL;
     if (ph_tensor_numel(y) > 0) {
         const void *xp = ph_tensor_data(x);
-        void *yp = phi_tensor_mut(y);
+        void *yp = ir_tensor_mut(y);
         switch (dt) {
         case PH_DT_FLOAT: max_f(xp, yp, ip, &g, (int)order); break;
         case PH_DT_DOUBLE: max_d(xp, yp, ip, &g, (int)order); break;
@@ -269,7 +269,7 @@ int phi_k_max_pool(phi_kargs *a)
 }
 
 /* Global pools: reduce every (n, c) plane to one value. */
-static int global_pool(phi_kargs *a, const char *op, int is_max)
+static int global_pool(eval_kargs *a, const char *op, int is_max)
 {
     const ph_tensor *x = a->in[0];
     if (!x)
@@ -285,10 +285,10 @@ static int global_pool(phi_kargs *a, const char *op, int is_max)
     int64_t od[R + 2];
     for (size_t i = 0; i < rank; i++)
         od[i] = i < 2 ? xd[i] : 1;
-    int64_t planes = xd[0] * xd[1], sp = phi_nn_prod(xd + 2, rank - 2);
+    int64_t planes = xd[0] * xd[1], sp = eval_nn_prod(xd + 2, rank - 2);
     if (sp == 0 && planes > 0)
         return ph_error_set(a->err, PH_EINVAL, "%s: empty spatial extent", op);
-    ph_tensor *y = phi_tensor_alloc(dt, rank, od);
+    ph_tensor *y = ir_tensor_alloc(dt, rank, od);
     if (!y)
         return ph_error_set(a->err, PH_ENOMEM, "%s: out of memory", op);
     for (int64_t p = 0; p < planes; p++) {
@@ -301,7 +301,7 @@ static int global_pool(phi_kargs *a, const char *op, int is_max)
                     m = xp[i];
                 s += xp[i];
             }
-            ((float *)phi_tensor_mut(y))[p] = is_max ? m : (float)(s / (double)sp);
+            ((float *)ir_tensor_mut(y))[p] = is_max ? m : (float)(s / (double)sp);
         } else {
             const double *xp = (const double *)ph_tensor_data(x) + p * sp;
             double m = xp[0], s = 0;
@@ -310,19 +310,19 @@ static int global_pool(phi_kargs *a, const char *op, int is_max)
                     m = xp[i];
                 s += xp[i];
             }
-            ((double *)phi_tensor_mut(y))[p] = is_max ? m : s / (double)sp;
+            ((double *)ir_tensor_mut(y))[p] = is_max ? m : s / (double)sp;
         }
     }
     a->out[0] = y;
     return 0;
 }
 
-int phi_k_global_average_pool(phi_kargs *a)
+int eval_k_global_average_pool(eval_kargs *a)
 {
     return global_pool(a, "GlobalAveragePool", 0);
 }
 
-int phi_k_global_max_pool(phi_kargs *a)
+int eval_k_global_max_pool(eval_kargs *a)
 {
     return global_pool(a, "GlobalMaxPool", 1);
 }

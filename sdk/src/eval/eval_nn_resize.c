@@ -19,7 +19,7 @@
 
 #include "eval_nn.h"
 
-#define MAXR (PHI_NN_MAX_RANK + 2)
+#define MAXR (EVAL_NN_MAX_RANK + 2)
 
 enum { NEAREST, LINEAR, CUBIC };
 
@@ -130,7 +130,7 @@ static int read_floats(const ph_tensor *t, size_t n, float *dst)
     return 1;
 }
 
-int phi_k_resize(phi_kargs *a)
+int eval_k_resize(eval_kargs *a)
 {
     const char *op = "Resize";
     const ph_tensor *x = a->in[0];
@@ -246,7 +246,7 @@ int phi_k_resize(phi_kargs *a)
             scales[ax] = keep ? common : (float)odims[ax] / (float)xd[ax];
         }
     }
-    ph_tensor *y = phi_tensor_alloc(dt, rank, odims);
+    ph_tensor *y = ir_tensor_alloc(dt, rank, odims);
     if (!y)
         return ph_error_set(a->err, PH_ENOMEM, "Resize: out of memory");
     a->out[0] = y;
@@ -287,7 +287,7 @@ int phi_k_resize(phi_kargs *a)
     }
     if (rc == 0) {
         const char *xp = ph_tensor_data(x);
-        char *yp = phi_tensor_mut(y);
+        char *yp = ir_tensor_mut(y);
         int64_t o[MAXR] = {0};
         for (int64_t q = 0; q < total; q++) {
             int out_of = 0;

@@ -70,7 +70,7 @@ FLOATS(SAME, sub, a - b) INTS(SAME, sub, WRAP(T_, (uint64_t)a - (uint64_t)b))
 FLOATS(SAME, mul, a * b) INTS(SAME, mul, WRAP(T_, (uint64_t)a * (uint64_t)b))
 FLOATS(SAME, div, a / b)
 INTS(SAME, div, b == 0 ? (bad = 1, 0) : (IS_SIGNED(T_) && b == (T_)-1) ? WRAP(T_, 0 - (uint64_t)a) : a / b)
-FLOATS(SAME, mod, fmod(a, b)) /* fmod=1: checked in phi_k_binary */
+FLOATS(SAME, mod, fmod(a, b)) /* fmod=1: checked in eval_k_binary */
 INTS(SAME, mod, b == 0 ? (bad = 1, 0) : (IS_SIGNED(T_) && b == (T_)-1) ? 0
      : (fm || (a % b == 0) || ((a % b < 0) == (b < 0))) ? a % b : a % b + b)
 FLOATS(SAME, pow, pow(a, b))
@@ -126,77 +126,77 @@ static const bop bops[] = {
 };
 
 /* x op y with broadcasting into a new tensor *res. */
-static int apply(phi_kargs *a, bfn f, int odt, const ph_tensor *x, const ph_tensor *y, int fm,
+static int apply(eval_kargs *a, bfn f, int odt, const ph_tensor *x, const ph_tensor *y, int fm,
                  ph_tensor **res)
 {
     const ph_tensor *ts[2] = {x, y};
-    phi_bcast b;
-    int rc = phi_bcast_init(a, &b, 2, ts);
+    eval_bcast b;
+    int rc = eval_bcast_init(a, &b, 2, ts);
     if (rc)
         return rc;
-    ph_tensor *r = phi_tensor_alloc(odt, b.out_rank, b.out_dims);
+    ph_tensor *r = ir_tensor_alloc(odt, b.out_rank, b.out_dims);
     if (!r)
-        return phi_kfail(a, PH_ENOMEM, "out of memory");
+        return eval_kfail(a, PH_ENOMEM, "out of memory");
     const char *xd = ph_tensor_data(x), *yd = ph_tensor_data(y);
-    char *od = phi_tensor_mut(r);
+    char *od = ir_tensor_mut(r);
     size_t xs = ph_dtype_size(ph_tensor_dtype(x)), os = ph_dtype_size(odt);
     int64_t row = b.dims[b.rank - 1], bad = 0;
     if (b.numel > 0) {
-        phi_bc_it it;
-        phi_bc_begin(&b, &it);
+        eval_bc_it it;
+        eval_bc_begin(&b, &it);
         do
             bad |= f(od + (size_t)it.out * os, xd + (size_t)it.off[0] * xs, b.st[0][b.rank - 1],
                      yd + (size_t)it.off[1] * xs, b.st[1][b.rank - 1], row, fm);
-        while (phi_bc_next(&b, &it));
+        while (eval_bc_next(&b, &it));
     }
     if (bad) {
         ph_tensor_free(r);
-        return phi_kfail(a, PH_EINVAL, "integer division by zero");
+        return eval_kfail(a, PH_EINVAL, "integer division by zero");
     }
     *res = r;
     return 0;
 }
 
 /* Pow with an exponent of another dtype, or integer bases: via double. */
-static int pow_generic(phi_kargs *a, const ph_tensor *x, const ph_tensor *y)
+static int pow_generic(eval_kargs *a, const ph_tensor *x, const ph_tensor *y)
 {
     int xdt = ph_tensor_dtype(x), ydt = ph_tensor_dtype(y);
-    if (!phi_dt_float(xdt) && xdt != PH_DT_INT32 && xdt != PH_DT_INT64)
-        return phi_kbad_dtype(a, "base", xdt);
-    if (!phi_dt_numeric(ydt))
-        return phi_kbad_dtype(a, "exponent", ydt);
+    if (!eval_dt_float(xdt) && xdt != PH_DT_INT32 && xdt != PH_DT_INT64)
+        return eval_kbad_dtype(a, "base", xdt);
+    if (!eval_dt_numeric(ydt))
+        return eval_kbad_dtype(a, "exponent", ydt);
     const ph_tensor *ts[2] = {x, y};
-    phi_bcast b;
-    int rc = phi_bcast_init(a, &b, 2, ts);
+    eval_bcast b;
+    int rc = eval_bcast_init(a, &b, 2, ts);
     void *o;
-    if (rc || (rc = phi_out(a, 0, xdt, b.out_rank, b.out_dims, &o)) != 0 || !o || b.numel == 0)
+    if (rc || (rc = eval_out(a, 0, xdt, b.out_rank, b.out_dims, &o)) != 0 || !o || b.numel == 0)
         return rc;
     const void *xd = ph_tensor_data(x), *yd = ph_tensor_data(y);
     int64_t row = b.dims[b.rank - 1], sx = b.st[0][b.rank - 1], sy = b.st[1][b.rank - 1];
-    phi_bc_it it;
-    phi_bc_begin(&b, &it);
+    eval_bc_it it;
+    eval_bc_begin(&b, &it);
     do
         for (int64_t i = 0; i < row; i++)
-            phi_store_f64(o, xdt, (size_t)(it.out + i),
-                          pow(phi_load_f64(xd, xdt, (size_t)(it.off[0] + i * sx)),
-                              phi_load_f64(yd, ydt, (size_t)(it.off[1] + i * sy))));
-    while (phi_bc_next(&b, &it));
+            eval_store_f64(o, xdt, (size_t)(it.out + i),
+                          pow(eval_load_f64(xd, xdt, (size_t)(it.off[0] + i * sx)),
+                              eval_load_f64(yd, ydt, (size_t)(it.off[1] + i * sy))));
+    while (eval_bc_next(&b, &it));
     return 0;
 }
 
 /* PRelu: the slope broadcasts to X's shape (unidirectional). */
-static int slope_fits(phi_kargs *a, const ph_tensor *x, const ph_tensor *s)
+static int slope_fits(eval_kargs *a, const ph_tensor *x, const ph_tensor *s)
 {
     size_t rx = ph_tensor_rank(x), rs = ph_tensor_rank(s);
     for (size_t i = 0; i < rs; i++) {
         int64_t ds = ph_tensor_dim(s, rs - 1 - i);
         if (i >= rx || (ds != 1 && ds != ph_tensor_dim(x, rx - 1 - i)))
-            return phi_kfail(a, PH_EINVAL, "slope does not broadcast to the shape of X");
+            return eval_kfail(a, PH_EINVAL, "slope does not broadcast to the shape of X");
     }
     return 0;
 }
 
-int phi_k_binary(phi_kargs *a)
+int eval_k_binary(eval_kargs *a)
 {
     ph_op op = ph_node_op(a->node);
     const bop *p = NULL;
@@ -204,41 +204,41 @@ int phi_k_binary(phi_kargs *a)
         if (bops[i].op == op)
             p = &bops[i];
     if (!p)
-        return phi_kfail(a, PH_EUNSUPPORTED, "no binary kernel");
+        return eval_kfail(a, PH_EUNSUPPORTED, "no binary kernel");
     int variadic = op == PH_OP_Sum || op == PH_OP_Mean || op == PH_OP_Max || op == PH_OP_Min;
     size_t n = variadic ? a->n_in : 2;
     if (n == 0)
-        return phi_kfail(a, PH_EINVAL, "needs at least one input");
+        return eval_kfail(a, PH_EINVAL, "needs at least one input");
     const ph_tensor *t0;
-    int rc = phi_need(a, 0, &t0, NULL);
+    int rc = eval_need(a, 0, &t0, NULL);
     if (rc)
         return rc;
     int dt = ph_tensor_dtype(t0);
     for (size_t k = 1; k < n; k++) {
         const ph_tensor *t;
-        if ((rc = phi_need(a, k, &t, NULL)) != 0)
+        if ((rc = eval_need(a, k, &t, NULL)) != 0)
             return rc;
         if (ph_tensor_dtype(t) != dt) {
             if (op == PH_OP_Pow)
                 return pow_generic(a, t0, t);
-            return phi_kfail(a, PH_EINVAL, "input %zu has dtype %s, input 0 has %s", k,
+            return eval_kfail(a, PH_EINVAL, "input %zu has dtype %s, input 0 has %s", k,
                              ph_dtype_name(ph_tensor_dtype(t)), ph_dtype_name(dt));
         }
     }
-    if (op == PH_OP_Pow && phi_dt_int(dt))
+    if (op == PH_OP_Pow && eval_dt_int(dt))
         return pow_generic(a, t0, a->in[1]);
     bfn f = dt >= 0 && dt <= PH_DT_BFLOAT16 ? p->fn[dt] : NULL;
     if (!f)
-        return phi_kbad_dtype(a, "input", dt);
+        return eval_kbad_dtype(a, "input", dt);
     int fm = (int)ph_node_attr_int(a->node, "fmod", 0);
-    if (op == PH_OP_Mod && !fm && phi_dt_float(dt))
-        return phi_kfail(a, PH_EINVAL, "fmod must be 1 for floating-point inputs");
+    if (op == PH_OP_Mod && !fm && eval_dt_float(dt))
+        return eval_kfail(a, PH_EINVAL, "fmod must be 1 for floating-point inputs");
     if (op == PH_OP_PRelu && (rc = slope_fits(a, t0, a->in[1])) != 0)
         return rc;
     ph_tensor *acc = NULL;
     if (n == 1) {
         if (!(acc = ph_tensor_clone(t0)))
-            return phi_kfail(a, PH_ENOMEM, "out of memory");
+            return eval_kfail(a, PH_ENOMEM, "out of memory");
     }
     for (size_t k = 1; k < n; k++) {
         ph_tensor *r;
@@ -250,11 +250,11 @@ int phi_k_binary(phi_kargs *a)
     }
     if (op == PH_OP_Mean) {
         size_t cnt = (size_t)ph_tensor_numel(acc);
-        void *d = phi_tensor_mut(acc);
+        void *d = ir_tensor_mut(acc);
         for (size_t i = 0; i < cnt; i++)
-            phi_store_f64(d, dt, i, phi_load_f64(d, dt, i) / (double)n);
+            eval_store_f64(d, dt, i, eval_load_f64(d, dt, i) / (double)n);
     }
-    if (phi_wanted(a, 0))
+    if (eval_wanted(a, 0))
         a->out[0] = acc;
     else
         ph_tensor_free(acc);
@@ -264,18 +264,18 @@ int phi_k_binary(phi_kargs *a)
 /* BitShift: uints only, direction from the attribute. */
 static const bfn shl_fns[PH_DT_BFLOAT16 + 1] = {INT_FNS(shl)}, shr_fns[PH_DT_BFLOAT16 + 1] = {INT_FNS(shr)};
 
-int phi_k_bitshift(phi_kargs *a)
+int eval_k_bitshift(eval_kargs *a)
 {
     const ph_tensor *x, *y;
-    int rc = phi_need(a, 0, &x, NULL);
-    if (rc || (rc = phi_need(a, 1, &y, NULL)) != 0)
+    int rc = eval_need(a, 0, &x, NULL);
+    if (rc || (rc = eval_need(a, 1, &y, NULL)) != 0)
         return rc;
     int dt = ph_tensor_dtype(x);
-    if (!phi_dt_uint(dt) || ph_tensor_dtype(y) != dt)
-        return phi_kbad_dtype(a, "input", dt);
+    if (!eval_dt_uint(dt) || ph_tensor_dtype(y) != dt)
+        return eval_kbad_dtype(a, "input", dt);
     const char *dir = ph_node_attr_string(a->node, "direction", "");
     if (strcmp(dir, "LEFT") && strcmp(dir, "RIGHT"))
-        return phi_kfail(a, PH_EINVAL, "direction must be LEFT or RIGHT, not '%s'", dir);
+        return eval_kfail(a, PH_EINVAL, "direction must be LEFT or RIGHT, not '%s'", dir);
     ph_tensor *r;
     if ((rc = apply(a, (dir[0] == 'L' ? shl_fns : shr_fns)[dt], dt, x, y, 0, &r)) != 0)
         return rc;
@@ -284,33 +284,33 @@ int phi_k_bitshift(phi_kargs *a)
 }
 
 /* Where(cond, x, y): any element type, copied by size. */
-int phi_k_where(phi_kargs *a)
+int eval_k_where(eval_kargs *a)
 {
     const ph_tensor *ts[3];
     for (size_t k = 0; k < 3; k++) {
-        int rc = phi_need(a, k, &ts[k], NULL);
+        int rc = eval_need(a, k, &ts[k], NULL);
         if (rc)
             return rc;
     }
     int dt = ph_tensor_dtype(ts[1]);
     if (ph_tensor_dtype(ts[0]) != PH_DT_BOOL)
-        return phi_kbad_dtype(a, "condition", ph_tensor_dtype(ts[0]));
+        return eval_kbad_dtype(a, "condition", ph_tensor_dtype(ts[0]));
     if (ph_tensor_dtype(ts[2]) != dt)
-        return phi_kfail(a, PH_EINVAL, "X is %s but Y is %s", ph_dtype_name(dt),
+        return eval_kfail(a, PH_EINVAL, "X is %s but Y is %s", ph_dtype_name(dt),
                          ph_dtype_name(ph_tensor_dtype(ts[2])));
     size_t es = ph_dtype_size(dt);
     if (!es)
-        return phi_kbad_dtype(a, "input", dt);
-    phi_bcast b;
-    int rc = phi_bcast_init(a, &b, 3, ts);
+        return eval_kbad_dtype(a, "input", dt);
+    eval_bcast b;
+    int rc = eval_bcast_init(a, &b, 3, ts);
     char *o;
-    if (rc || (rc = phi_out(a, 0, dt, b.out_rank, b.out_dims, (void **)&o)) != 0 || !o || !b.numel)
+    if (rc || (rc = eval_out(a, 0, dt, b.out_rank, b.out_dims, (void **)&o)) != 0 || !o || !b.numel)
         return rc;
     const uint8_t *c = ph_tensor_data(ts[0]);
     const char *x = ph_tensor_data(ts[1]), *y = ph_tensor_data(ts[2]);
     size_t r = b.rank - 1;
-    phi_bc_it it;
-    phi_bc_begin(&b, &it);
+    eval_bc_it it;
+    eval_bc_begin(&b, &it);
     do
         for (int64_t i = 0; i < b.dims[r]; i++) {
             int64_t ci = it.off[0] + i * b.st[0][r];
@@ -318,6 +318,6 @@ int phi_k_where(phi_kargs *a)
                                     : y + (size_t)(it.off[2] + i * b.st[2][r]) * es;
             memcpy(o + (size_t)(it.out + i) * es, src, es);
         }
-    while (phi_bc_next(&b, &it));
+    while (eval_bc_next(&b, &it));
     return 0;
 }

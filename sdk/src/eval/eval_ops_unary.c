@@ -111,7 +111,7 @@ static const uop uops[] = {
 };
 
 /* Clip bounds: attributes before opset 11, optional scalar inputs after. */
-static int clip_bounds(phi_kargs *a, int dt, uprm *p)
+static int clip_bounds(eval_kargs *a, int dt, uprm *p)
 {
     p->alpha = -INFINITY;
     p->beta = INFINITY;
@@ -120,30 +120,30 @@ static int clip_bounds(phi_kargs *a, int dt, uprm *p)
     if (a->opset < 11) {
         p->alpha = ph_node_attr_float(a->node, "min", -INFINITY);
         p->beta = ph_node_attr_float(a->node, "max", INFINITY);
-        p->lo = phi_f64_to_i64(p->alpha);
-        p->hi = phi_f64_to_i64(p->beta);
+        p->lo = eval_f64_to_i64(p->alpha);
+        p->hi = eval_f64_to_i64(p->beta);
         return 0;
     }
     for (size_t k = 1; k <= 2; k++) {
-        const ph_tensor *t = phi_in(a, k);
+        const ph_tensor *t = eval_in(a, k);
         if (!t)
             continue;
         const void *d;
-        int rc = phi_need(a, k, &t, &d);
+        int rc = eval_need(a, k, &t, &d);
         if (rc)
             return rc;
         if (ph_tensor_numel(t) != 1)
-            return phi_kfail(a, PH_EINVAL, "%s must be a scalar", k == 1 ? "min" : "max");
+            return eval_kfail(a, PH_EINVAL, "%s must be a scalar", k == 1 ? "min" : "max");
         if (ph_tensor_dtype(t) != dt)
-            return phi_kfail(a, PH_EINVAL, "%s has dtype %s, input has %s", k == 1 ? "min" : "max",
+            return eval_kfail(a, PH_EINVAL, "%s has dtype %s, input has %s", k == 1 ? "min" : "max",
                              ph_dtype_name(ph_tensor_dtype(t)), ph_dtype_name(dt));
-        *(k == 1 ? &p->alpha : &p->beta) = phi_load_f64(d, dt, 0);
-        *(k == 1 ? &p->lo : &p->hi) = phi_load_i64(d, dt, 0);
+        *(k == 1 ? &p->alpha : &p->beta) = eval_load_f64(d, dt, 0);
+        *(k == 1 ? &p->lo : &p->hi) = eval_load_i64(d, dt, 0);
     }
     return 0;
 }
 
-static int prm_of(phi_kargs *a, int dt, uprm *p)
+static int prm_of(eval_kargs *a, int dt, uprm *p)
 {
     const ph_node *n = a->node;
     p->alpha = p->beta = 0;
@@ -168,7 +168,7 @@ static int prm_of(phi_kargs *a, int dt, uprm *p)
     case PH_OP_Gelu: {
         const char *m = ph_node_attr_string(n, "approximate", "none");
         if (strcmp(m, "none") && strcmp(m, "tanh"))
-            return phi_kfail(a, PH_EUNSUPPORTED, "approximate='%s' is not supported", m);
+            return eval_kfail(a, PH_EUNSUPPORTED, "approximate='%s' is not supported", m);
         p->approx = m[0] == 't';
         break;
     }
@@ -182,7 +182,7 @@ static int prm_of(phi_kargs *a, int dt, uprm *p)
 static void int_unary(ph_op op, void *o, const void *x, int dt, size_t n, const uprm *p)
 {
     for (size_t i = 0; i < n; i++) {
-        int64_t v = phi_load_i64(x, dt, i), r;
+        int64_t v = eval_load_i64(x, dt, i), r;
         switch (op) {
         case PH_OP_Neg: r = (int64_t)(0 - (uint64_t)v); break;
         case PH_OP_Abs: r = v < 0 ? (int64_t)(0 - (uint64_t)v) : v; break;
@@ -190,11 +190,11 @@ static void int_unary(ph_op op, void *o, const void *x, int dt, size_t n, const 
         case PH_OP_Sign: r = (v > 0) - (v < 0); break;
         default: r = v < p->lo ? p->lo : v; r = r > p->hi ? p->hi : r; break; /* Clip */
         }
-        phi_store_i64(o, dt, i, r);
+        eval_store_i64(o, dt, i, r);
     }
 }
 
-int phi_k_unary(phi_kargs *a)
+int eval_k_unary(eval_kargs *a)
 {
     ph_op op = ph_node_op(a->node);
     const uop *u = NULL;
@@ -203,19 +203,19 @@ int phi_k_unary(phi_kargs *a)
             u = &uops[i];
     const ph_tensor *x;
     const void *xd;
-    int rc = phi_need(a, 0, &x, &xd);
+    int rc = eval_need(a, 0, &x, &xd);
     if (rc || !u)
-        return rc ? rc : phi_kfail(a, PH_EUNSUPPORTED, "no unary kernel");
+        return rc ? rc : eval_kfail(a, PH_EUNSUPPORTED, "no unary kernel");
     int dt = ph_tensor_dtype(x), odt = dt == PH_DT_FLOAT && a->half ? a->half : dt;
     /* the float64 reference mode computes in double what the spec allows in float */
     int promoted = a->float64 && dt == PH_DT_DOUBLE && (u->types & (1u << PH_DT_FLOAT));
     if (odt < 0 || odt > PH_DT_BFLOAT16 || (!(u->types & (1u << odt)) && !promoted))
-        return phi_kbad_dtype(a, "input", dt);
+        return eval_kbad_dtype(a, "input", dt);
     uprm p;
     if ((rc = prm_of(a, dt, &p)) != 0)
         return rc;
     void *o;
-    if ((rc = phi_out(a, 0, dt, ph_tensor_rank(x), ph_tensor_dims(x), &o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, dt, ph_tensor_rank(x), ph_tensor_dims(x), &o)) != 0 || !o)
         return rc;
     size_t n = (size_t)ph_tensor_numel(x);
     if (dt == PH_DT_FLOAT)
@@ -228,21 +228,21 @@ int phi_k_unary(phi_kargs *a)
 }
 
 /* Not (bool), IsNaN and IsInf (float -> bool). */
-int phi_k_predicate(phi_kargs *a)
+int eval_k_predicate(eval_kargs *a)
 {
     ph_op op = ph_node_op(a->node);
     const ph_tensor *x;
     const void *xd;
-    int rc = phi_need(a, 0, &x, &xd);
+    int rc = eval_need(a, 0, &x, &xd);
     if (rc)
         return rc;
     int dt = ph_tensor_dtype(x);
-    if (op == PH_OP_Not ? dt != PH_DT_BOOL : !phi_dt_float(dt))
-        return phi_kbad_dtype(a, "input", dt);
+    if (op == PH_OP_Not ? dt != PH_DT_BOOL : !eval_dt_float(dt))
+        return eval_kbad_dtype(a, "input", dt);
     if (op == PH_OP_IsInf && a->half && a->opset < 20) /* halves from opset 20 */
-        return phi_kbad_dtype(a, "input", dt);
+        return eval_kbad_dtype(a, "input", dt);
     uint8_t *o;
-    if ((rc = phi_out(a, 0, PH_DT_BOOL, ph_tensor_rank(x), ph_tensor_dims(x), (void **)&o)) != 0 || !o)
+    if ((rc = eval_out(a, 0, PH_DT_BOOL, ph_tensor_rank(x), ph_tensor_dims(x), (void **)&o)) != 0 || !o)
         return rc;
     size_t n = (size_t)ph_tensor_numel(x);
     int neg = (int)ph_node_attr_int(a->node, "detect_negative", 1);
@@ -252,7 +252,7 @@ int phi_k_predicate(phi_kargs *a)
             o[i] = !((const uint8_t *)xd)[i];
             continue;
         }
-        double v = phi_load_f64(xd, dt, i);
+        double v = eval_load_f64(xd, dt, i);
         o[i] = op == PH_OP_IsNaN ? v != v : (isinf(v) && (v > 0 ? pos : neg));
     }
     return 0;

@@ -10,7 +10,7 @@
 
 /* ------------------------------------------------------------ errors */
 
-int phi_kfail(phi_kargs *a, int code, const char *fmt, ...)
+int eval_kfail(eval_kargs *a, int code, const char *fmt, ...)
 {
     if (a->err) {
         va_list ap;
@@ -22,23 +22,23 @@ int phi_kfail(phi_kargs *a, int code, const char *fmt, ...)
     return code;
 }
 
-int phi_kbad_dtype(phi_kargs *a, const char *what, int dtype)
+int eval_kbad_dtype(eval_kargs *a, const char *what, int dtype)
 {
     if (dtype == PH_DT_FLOAT && a->half)
         dtype = a->half;
-    return phi_kfail(a, PH_EUNSUPPORTED, "%s dtype %s is not supported", what, ph_dtype_name(dtype));
+    return eval_kfail(a, PH_EUNSUPPORTED, "%s dtype %s is not supported", what, ph_dtype_name(dtype));
 }
 
 /* ------------------------------------------------------------ inputs/outputs */
 
-int phi_need(phi_kargs *a, size_t i, const ph_tensor **t, const void **data)
+int eval_need(eval_kargs *a, size_t i, const ph_tensor **t, const void **data)
 {
-    const ph_tensor *x = phi_in(a, i);
+    const ph_tensor *x = eval_in(a, i);
     if (!x)
-        return phi_kfail(a, PH_EINVAL, "input %zu is required", i);
+        return eval_kfail(a, PH_EINVAL, "input %zu is required", i);
     const void *d = ph_tensor_data(x);
     if (!d)
-        return phi_kfail(a, PH_EUNSUPPORTED, "input %zu has no readable data (dtype %s)", i,
+        return eval_kfail(a, PH_EUNSUPPORTED, "input %zu has no readable data (dtype %s)", i,
                          ph_dtype_name(ph_tensor_dtype(x)));
     *t = x;
     if (data)
@@ -46,25 +46,25 @@ int phi_need(phi_kargs *a, size_t i, const ph_tensor **t, const void **data)
     return 0;
 }
 
-int phi_out(phi_kargs *a, size_t i, int dtype, size_t rank, const int64_t *dims, void **data)
+int eval_out(eval_kargs *a, size_t i, int dtype, size_t rank, const int64_t *dims, void **data)
 {
     *data = NULL;
-    if (!phi_wanted(a, i))
+    if (!eval_wanted(a, i))
         return 0;
-    int64_t bytes, numel = phi_dims_numel(dims, rank);
-    if (numel < 0 || phi_mul_ovf(numel, (int64_t)ph_dtype_size(dtype), &bytes))
-        return phi_kfail(a, PH_EUNSUPPORTED, "output %zu: its shape has a negative dim or too many elements", i);
-    ph_tensor *t = phi_tensor_alloc(dtype, rank, dims);
+    int64_t bytes, numel = ir_dims_numel(dims, rank);
+    if (numel < 0 || ir_mul_ovf(numel, (int64_t)ph_dtype_size(dtype), &bytes))
+        return eval_kfail(a, PH_EUNSUPPORTED, "output %zu: its shape has a negative dim or too many elements", i);
+    ph_tensor *t = ir_tensor_alloc(dtype, rank, dims);
     if (!t)
-        return phi_kfail(a, PH_ENOMEM, "out of memory allocating output %zu", i);
+        return eval_kfail(a, PH_ENOMEM, "out of memory allocating output %zu", i);
     a->out[i] = t;
-    *data = phi_tensor_mut(t);
+    *data = ir_tensor_mut(t);
     return 0;
 }
 
 /* ------------------------------------------------------------ dtypes */
 
-int64_t phi_f64_to_i64(double v)
+int64_t eval_f64_to_i64(double v)
 {
     if (v != v)
         return 0;
@@ -78,25 +78,25 @@ int64_t phi_f64_to_i64(double v)
 static uint64_t f64_to_u64(double v)
 {
     if (v != v || v <= 0)
-        return v <= -1 ? (uint64_t)phi_f64_to_i64(v) : 0; /* negative: wrap like C casts via int64 */
+        return v <= -1 ? (uint64_t)eval_f64_to_i64(v) : 0; /* negative: wrap like C casts via int64 */
     if (v >= 18446744073709551615.0)
         return UINT64_MAX;
     return (uint64_t)v;
 }
 
-double phi_load_f64(const void *p, int dt, size_t i)
+double eval_load_f64(const void *p, int dt, size_t i)
 {
     switch (dt) {
     case PH_DT_FLOAT: return ((const float *)p)[i];
     case PH_DT_DOUBLE: return ((const double *)p)[i];
-    case PH_DT_FLOAT16: return phi_half_to_float(((const uint16_t *)p)[i]);
-    case PH_DT_BFLOAT16: return phi_bf16_to_float(((const uint16_t *)p)[i]);
+    case PH_DT_FLOAT16: return ir_half_to_float(((const uint16_t *)p)[i]);
+    case PH_DT_BFLOAT16: return ir_bf16_to_float(((const uint16_t *)p)[i]);
     case PH_DT_UINT64: return (double)((const uint64_t *)p)[i];
-    default: return (double)phi_load_i64(p, dt, i);
+    default: return (double)eval_load_i64(p, dt, i);
     }
 }
 
-int64_t phi_load_i64(const void *p, int dt, size_t i)
+int64_t eval_load_i64(const void *p, int dt, size_t i)
 {
     switch (dt) {
     case PH_DT_INT8: return ((const int8_t *)p)[i];
@@ -108,11 +108,11 @@ int64_t phi_load_i64(const void *p, int dt, size_t i)
     case PH_DT_UINT32: return ((const uint32_t *)p)[i];
     case PH_DT_UINT64: return (int64_t)((const uint64_t *)p)[i];
     case PH_DT_BOOL: return ((const uint8_t *)p)[i] != 0;
-    default: return phi_f64_to_i64(phi_load_f64(p, dt, i));
+    default: return eval_f64_to_i64(eval_load_f64(p, dt, i));
     }
 }
 
-void phi_store_i64(void *p, int dt, size_t i, int64_t v)
+void eval_store_i64(void *p, int dt, size_t i, int64_t v)
 {
     switch (dt) {
     case PH_DT_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
@@ -124,78 +124,78 @@ void phi_store_i64(void *p, int dt, size_t i, int64_t v)
     case PH_DT_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
     case PH_DT_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
     case PH_DT_BOOL: ((uint8_t *)p)[i] = v != 0; break;
-    default: phi_store_f64(p, dt, i, (double)v); break;
+    default: eval_store_f64(p, dt, i, (double)v); break;
     }
 }
 
-void phi_store_f64(void *p, int dt, size_t i, double v)
+void eval_store_f64(void *p, int dt, size_t i, double v)
 {
     switch (dt) {
     case PH_DT_FLOAT: ((float *)p)[i] = (float)v; break;
     case PH_DT_DOUBLE: ((double *)p)[i] = v; break;
-    case PH_DT_FLOAT16: ((uint16_t *)p)[i] = phi_float_to_half((float)v); break;
-    case PH_DT_BFLOAT16: ((uint16_t *)p)[i] = phi_float_to_bf16((float)v); break;
+    case PH_DT_FLOAT16: ((uint16_t *)p)[i] = ir_float_to_half((float)v); break;
+    case PH_DT_BFLOAT16: ((uint16_t *)p)[i] = ir_float_to_bf16((float)v); break;
     case PH_DT_BOOL: ((uint8_t *)p)[i] = v != 0; break;
     case PH_DT_UINT64: ((uint64_t *)p)[i] = f64_to_u64(v); break;
-    default: phi_store_i64(p, dt, i, phi_f64_to_i64(v)); break;
+    default: eval_store_i64(p, dt, i, eval_f64_to_i64(v)); break;
     }
 }
 
-static int exact_int(int dt) { return phi_dt_int(dt) || dt == PH_DT_BOOL; }
+static int exact_int(int dt) { return eval_dt_int(dt) || dt == PH_DT_BOOL; }
 
-void phi_convert(void *dst, int ddt, const void *src, int sdt, size_t n)
+void eval_convert(void *dst, int ddt, const void *src, int sdt, size_t n)
 {
     if (ddt == sdt) {
         memcpy(dst, src, n * ph_dtype_size(sdt));
     } else if (sdt == PH_DT_FLOAT && ddt == PH_DT_FLOAT16) {
         for (size_t i = 0; i < n; i++)
-            ((uint16_t *)dst)[i] = phi_float_to_half(((const float *)src)[i]);
+            ((uint16_t *)dst)[i] = ir_float_to_half(((const float *)src)[i]);
     } else if (sdt == PH_DT_FLOAT16 && ddt == PH_DT_FLOAT) {
         for (size_t i = 0; i < n; i++)
-            ((float *)dst)[i] = phi_half_to_float(((const uint16_t *)src)[i]);
+            ((float *)dst)[i] = ir_half_to_float(((const uint16_t *)src)[i]);
     } else if (ddt == PH_DT_BOOL && !exact_int(sdt)) {
         for (size_t i = 0; i < n; i++)
-            ((uint8_t *)dst)[i] = phi_load_f64(src, sdt, i) != 0;
+            ((uint8_t *)dst)[i] = eval_load_f64(src, sdt, i) != 0;
     } else if (exact_int(sdt) && exact_int(ddt)) {
         for (size_t i = 0; i < n; i++)
-            phi_store_i64(dst, ddt, i, phi_load_i64(src, sdt, i));
+            eval_store_i64(dst, ddt, i, eval_load_i64(src, sdt, i));
     } else {
         for (size_t i = 0; i < n; i++)
-            phi_store_f64(dst, ddt, i, phi_load_f64(src, sdt, i));
+            eval_store_f64(dst, ddt, i, eval_load_f64(src, sdt, i));
     }
 }
 
 /* ------------------------------------------------------------ small int lists */
 
-int phi_small_ints(phi_kargs *a, const ph_tensor *t, const char *what, int64_t *buf, size_t cap,
+int eval_small_ints(eval_kargs *a, const ph_tensor *t, const char *what, int64_t *buf, size_t cap,
                    size_t *n)
 {
     int dt = ph_tensor_dtype(t);
     if (dt != PH_DT_INT64 && dt != PH_DT_INT32)
-        return phi_kbad_dtype(a, what, dt);
+        return eval_kbad_dtype(a, what, dt);
     int64_t cnt = ph_tensor_numel(t);
     if (cnt < 0 || (size_t)cnt > cap)
-        return phi_kfail(a, PH_EUNSUPPORTED, "%s has %lld elements, at most %zu supported", what,
+        return eval_kfail(a, PH_EUNSUPPORTED, "%s has %lld elements, at most %zu supported", what,
                          (long long)cnt, cap);
     const void *d = ph_tensor_data(t);
     if (!d && cnt)
-        return phi_kfail(a, PH_EUNSUPPORTED, "%s has no readable data", what);
+        return eval_kfail(a, PH_EUNSUPPORTED, "%s has no readable data", what);
     for (int64_t i = 0; i < cnt; i++)
-        buf[i] = phi_load_i64(d, dt, (size_t)i);
+        buf[i] = eval_load_i64(d, dt, (size_t)i);
     *n = (size_t)cnt;
     return 0;
 }
 
-int phi_axis(phi_kargs *a, int64_t axis, size_t rank, size_t *out)
+int eval_axis(eval_kargs *a, int64_t axis, size_t rank, size_t *out)
 {
     int64_t r = (int64_t)rank;
     if (axis < -r || axis >= r)
-        return phi_kfail(a, PH_EINVAL, "axis %lld is out of range for rank %zu", (long long)axis, rank);
+        return eval_kfail(a, PH_EINVAL, "axis %lld is out of range for rank %zu", (long long)axis, rank);
     *out = (size_t)(axis < 0 ? axis + r : axis);
     return 0;
 }
 
-void phi_strides(size_t rank, const int64_t *dims, int64_t *st)
+void eval_strides(size_t rank, const int64_t *dims, int64_t *st)
 {
     int64_t s = 1;
     for (size_t i = rank; i-- > 0;) {
@@ -204,24 +204,24 @@ void phi_strides(size_t rank, const int64_t *dims, int64_t *st)
     }
 }
 
-int64_t phi_numel(size_t rank, const int64_t *dims)
+int64_t eval_numel(size_t rank, const int64_t *dims)
 {
-    return phi_dims_numel(dims, rank);
+    return ir_dims_numel(dims, rank);
 }
 
 /* ------------------------------------------------------------ broadcasting */
 
-int phi_bcast_init(phi_kargs *a, phi_bcast *b, size_t n, const ph_tensor *const *ts)
+int eval_bcast_init(eval_kargs *a, eval_bcast *b, size_t n, const ph_tensor *const *ts)
 {
     size_t r = 0;
     for (size_t k = 0; k < n; k++)
         if (ph_tensor_rank(ts[k]) > r)
             r = ph_tensor_rank(ts[k]);
-    if (r > PHI_MAX_RANK)
-        return phi_kfail(a, PH_EUNSUPPORTED, "rank %zu is above the supported %d", r, PHI_MAX_RANK);
+    if (r > EVAL_MAX_RANK)
+        return eval_kfail(a, PH_EUNSUPPORTED, "rank %zu is above the supported %d", r, EVAL_MAX_RANK);
     b->out_rank = r;
     b->n_in = n;
-    int64_t full_st[3][PHI_MAX_RANK];
+    int64_t full_st[3][EVAL_MAX_RANK];
     for (size_t i = 0; i < r; i++) {
         int64_t d = 1;
         for (size_t k = 0; k < n; k++) {
@@ -230,7 +230,7 @@ int phi_bcast_init(phi_kargs *a, phi_bcast *b, size_t n, const ph_tensor *const 
             if (dk == d || dk == 1)
                 continue;
             if (d != 1)
-                return phi_kfail(a, PH_EINVAL, "shapes do not broadcast: dim %zu is %lld and %lld", i,
+                return eval_kfail(a, PH_EINVAL, "shapes do not broadcast: dim %zu is %lld and %lld", i,
                                  (long long)d, (long long)dk);
             d = dk;
         }
@@ -245,9 +245,9 @@ int phi_bcast_init(phi_kargs *a, phi_bcast *b, size_t n, const ph_tensor *const 
             s *= dk;
         }
     }
-    b->numel = phi_numel(r, b->out_dims);
+    b->numel = eval_numel(r, b->out_dims);
     if (b->numel < 0)
-        return phi_kfail(a, PH_EUNSUPPORTED, "the broadcast shape has more elements than int64 counts");
+        return eval_kfail(a, PH_EUNSUPPORTED, "the broadcast shape has more elements than int64 counts");
     /* collapse: drop dims of size 1, merge neighbours that stay contiguous */
     size_t m = 0;
     for (size_t i = 0; i < r; i++) {
@@ -280,12 +280,12 @@ int phi_bcast_init(phi_kargs *a, phi_bcast *b, size_t n, const ph_tensor *const 
     return 0;
 }
 
-void phi_bc_begin(const phi_bcast *b, phi_bc_it *it)
+void eval_bc_begin(const eval_bcast *b, eval_bc_it *it)
 {
     memset(it, 0, sizeof *it);
 }
 
-int phi_bc_next(const phi_bcast *b, phi_bc_it *it)
+int eval_bc_next(const eval_bcast *b, eval_bc_it *it)
 {
     it->out += b->dims[b->rank - 1];
     for (size_t i = b->rank - 1; i-- > 0;) {
@@ -318,10 +318,10 @@ static void copy_row(char *d, const char *s, size_t es, int64_t n, int64_t st)
     }
 }
 
-void phi_copy_strided(void *dst, const void *src, size_t es, size_t rank, const int64_t *dims,
+void eval_copy_strided(void *dst, const void *src, size_t es, size_t rank, const int64_t *dims,
                       const int64_t *st)
 {
-    int64_t d[2 * PHI_MAX_RANK], s[2 * PHI_MAX_RANK], idx[2 * PHI_MAX_RANK] = {0};
+    int64_t d[2 * EVAL_MAX_RANK], s[2 * EVAL_MAX_RANK], idx[2 * EVAL_MAX_RANK] = {0};
     size_t m = 0;
     for (size_t i = 0; i < rank; i++) {
         if (dims[i] == 0)

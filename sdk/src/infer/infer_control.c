@@ -13,7 +13,7 @@
 
 #include "infer.h"
 
-static void join_shape(const phi_shape *a, const phi_shape *b, phi_shape *o)
+static void join_shape(const infer_shape *a, const infer_shape *b, infer_shape *o)
 {
     o->dtype = a->dtype ? a->dtype : b->dtype;
     if (a->rank < 0 || b->rank < 0 || a->rank != b->rank) {
@@ -22,28 +22,28 @@ static void join_shape(const phi_shape *a, const phi_shape *b, phi_shape *o)
     }
     o->rank = a->rank;
     for (int i = 0; i < a->rank; i++)
-        o->d[i] = phi_dim_join(a->d[i], b->d[i]);
+        o->d[i] = infer_dim_join(a->d[i], b->d[i]);
 }
 
 /* Give body input v the type s unless the model declares one. */
-static int set_body_input(phi_ictx *c, ph_value *v, const phi_shape *s)
+static int set_body_input(infer_ictx *c, ph_value *v, const infer_shape *s)
 {
-    phi_shape cur;
-    phi_read_type(c->st, v, &cur);
+    infer_shape cur;
+    infer_read_type(c->st, v, &cur);
     int by_infer = v->infer && v->infer_fresh && v->infer->by_infer;
     if (!by_infer && cur.rank >= 0 && cur.dtype)
         return 0;
-    int r = phi_write_type(c->st, v, s, NULL, c->n, c->err);
+    int r = infer_write_type(c->st, v, s, NULL, c->n, c->err);
     return r < 0 ? r : 0;
 }
 
-static int infer_body(phi_ictx *c, ph_graph *g)
+static int infer_body(infer_ictx *c, ph_graph *g)
 {
-    int rc = phi_infer_graph(c->st, g, c->err);
+    int rc = c->infer_graph(c->st, g, c->err);
     return rc;
 }
 
-static int infer_if(phi_ictx *c)
+static int infer_if(infer_ictx *c)
 {
     ph_graph *t = ph_node_attr_graph(c->n, "then_branch"), *e = ph_node_attr_graph(c->n, "else_branch");
     if (!t || !e)
@@ -55,39 +55,39 @@ static int infer_if(phi_ictx *c)
         return rc;
     size_t nt = ph_graph_output_count(t), ne = ph_graph_output_count(e);
     if (nt != ne || nt != c->nout)
-        return phi_fail(c, "branches have %zu and %zu outputs for %zu node outputs", nt, ne, c->nout);
+        return infer_fail(c, "branches have %zu and %zu outputs for %zu node outputs", nt, ne, c->nout);
     for (size_t i = 0; i < c->nout; i++) {
-        phi_shape a, b;
-        phi_read_type(c->st, ph_graph_output(t, i), &a);
-        phi_read_type(c->st, ph_graph_output(e, i), &b);
+        infer_shape a, b;
+        infer_read_type(c->st, ph_graph_output(t, i), &a);
+        infer_read_type(c->st, ph_graph_output(e, i), &b);
         if (a.dtype && b.dtype && a.dtype != b.dtype)
-            return phi_fail(c, "output %zu is %s in then_branch but %s in else_branch", i, ph_dtype_name(a.dtype),
+            return infer_fail(c, "output %zu is %s in then_branch but %s in else_branch", i, ph_dtype_name(a.dtype),
                             ph_dtype_name(b.dtype));
         join_shape(&a, &b, &c->out[i]);
     }
     return 0;
 }
 
-static int infer_loop(phi_ictx *c)
+static int infer_loop(infer_ictx *c)
 {
     ph_graph *body = ph_node_attr_graph(c->n, "body");
     if (!body)
         return 0;
     size_t nin = ph_graph_input_count(body), nbo = ph_graph_output_count(body);
     if (nin < 2 || nin - 2 + 2 > c->nin || nbo < 1 + (nin - 2))
-        return phi_fail(c, "body has %zu inputs and %zu outputs for %zu node inputs", nin, nbo, c->nin);
+        return infer_fail(c, "body has %zu inputs and %zu outputs for %zu node inputs", nin, nbo, c->nin);
     size_t n_carried = nin - 2, n_scan = nbo - 1 - n_carried;
     if (c->nout != n_carried + n_scan)
-        return phi_fail(c, "%zu outputs, the body gives %zu", c->nout, n_carried + n_scan);
-    phi_shape s;
-    phi_shape_set(&s, PH_DT_INT64, 0, NULL);
+        return infer_fail(c, "%zu outputs, the body gives %zu", c->nout, n_carried + n_scan);
+    infer_shape s;
+    infer_shape_set(&s, PH_DT_INT64, 0, NULL);
     if (set_body_input(c, ph_graph_input(body, 0), &s))
         return PH_EVERIFY;
-    phi_shape_set(&s, PH_DT_BOOL, 0, NULL);
+    infer_shape_set(&s, PH_DT_BOOL, 0, NULL);
     if (set_body_input(c, ph_graph_input(body, 1), &s))
         return PH_EVERIFY;
     for (size_t i = 0; i < n_carried; i++)
-        if (set_body_input(c, ph_graph_input(body, 2 + i), phi_in(c, 2 + i)))
+        if (set_body_input(c, ph_graph_input(body, 2 + i), infer_in(c, 2 + i)))
             return PH_EVERIFY;
     for (int round = 0; round < 4; round++) {
         int rc = infer_body(c, body);
@@ -95,13 +95,13 @@ static int infer_loop(phi_ictx *c)
             return rc;
         int widened = 0;
         for (size_t i = 0; i < n_carried; i++) {
-            phi_shape in, out, j;
+            infer_shape in, out, j;
             ph_value *bi = ph_graph_input(body, 2 + i);
-            phi_read_type(c->st, bi, &in);
-            phi_read_type(c->st, ph_graph_output(body, 1 + i), &out);
+            infer_read_type(c->st, bi, &in);
+            infer_read_type(c->st, ph_graph_output(body, 1 + i), &out);
             join_shape(&in, &out, &j);
-            if (!phi_shape_eq(&j, &in) && bi->infer && bi->infer->by_infer) {
-                int r = phi_write_type(c->st, bi, &j, NULL, c->n, c->err);
+            if (!infer_shape_eq(&j, &in) && bi->infer && bi->infer->by_infer) {
+                int r = infer_write_type(c->st, bi, &j, NULL, c->n, c->err);
                 if (r < 0)
                     return r;
                 widened = 1;
@@ -111,27 +111,27 @@ static int infer_loop(phi_ictx *c)
             break;
     }
     for (size_t i = 0; i < n_carried; i++) {
-        phi_shape out;
-        phi_read_type(c->st, ph_graph_output(body, 1 + i), &out);
-        join_shape(phi_in(c, 2 + i), &out, &c->out[i]);
+        infer_shape out;
+        infer_read_type(c->st, ph_graph_output(body, 1 + i), &out);
+        join_shape(infer_in(c, 2 + i), &out, &c->out[i]);
         if (!c->out[i].dtype)
             c->out[i].dtype = out.dtype;
     }
     for (size_t k = 0; k < n_scan; k++) {
-        phi_shape out;
-        phi_read_type(c->st, ph_graph_output(body, 1 + n_carried + k), &out);
-        phi_shape *o = &c->out[n_carried + k];
+        infer_shape out;
+        infer_read_type(c->st, ph_graph_output(body, 1 + n_carried + k), &out);
+        infer_shape *o = &c->out[n_carried + k];
         o->dtype = out.dtype;
-        if (out.rank < 0 || out.rank + 1 > PHI_MAXRANK)
+        if (out.rank < 0 || out.rank + 1 > INFER_MAXRANK)
             continue;
         o->rank = out.rank + 1;
-        o->d[0] = PHI_DIM_UNK;
+        o->d[0] = INFER_DIM_UNK;
         memcpy(o->d + 1, out.d, (size_t)out.rank * sizeof *o->d);
     }
     return 0;
 }
 
-static int infer_scan(phi_ictx *c)
+static int infer_scan(infer_ictx *c)
 {
     ph_graph *body = ph_node_attr_graph(c->n, "body");
     if (!body || c->opset < 9)
@@ -139,24 +139,24 @@ static int infer_scan(phi_ictx *c)
     int64_t m = ph_node_attr_int(c->n, "num_scan_inputs", 0);
     size_t nin = ph_graph_input_count(body), nbo = ph_graph_output_count(body);
     if (m < 0 || (size_t)m > c->nin || nin != c->nin)
-        return phi_fail(c, "body has %zu inputs for %zu node inputs", nin, c->nin);
+        return infer_fail(c, "body has %zu inputs for %zu node inputs", nin, c->nin);
     size_t n_state = c->nin - (size_t)m;
     if (nbo < n_state || c->nout != nbo)
-        return phi_fail(c, "body has %zu outputs for %zu node outputs", nbo, c->nout);
+        return infer_fail(c, "body has %zu outputs for %zu node outputs", nbo, c->nout);
     const int64_t *in_axes = NULL, *out_axes = NULL;
     ptrdiff_t nia = ph_node_attr_ints(c->n, "scan_input_axes", &in_axes);
     ptrdiff_t noa = ph_node_attr_ints(c->n, "scan_output_axes", &out_axes);
-    phi_dim seq = PHI_DIM_UNK;
+    infer_dim seq = INFER_DIM_UNK;
     for (size_t i = 0; i < n_state; i++)
-        if (set_body_input(c, ph_graph_input(body, i), phi_in(c, i)))
+        if (set_body_input(c, ph_graph_input(body, i), infer_in(c, i)))
             return PH_EVERIFY;
     for (size_t j = 0; j < (size_t)m; j++) {
-        const phi_shape *x = phi_in(c, n_state + j);
-        phi_shape s = *x;
+        const infer_shape *x = infer_in(c, n_state + j);
+        infer_shape s = *x;
         if (x->rank >= 1) {
-            int ax = phi_inf_axis(nia > (ptrdiff_t)j ? in_axes[j] : 0, x->rank);
+            int ax = infer_inf_axis(nia > (ptrdiff_t)j ? in_axes[j] : 0, x->rank);
             if (ax < 0)
-                return phi_fail(c, "scan_input_axes out of range");
+                return infer_fail(c, "scan_input_axes out of range");
             if (j == 0)
                 seq = x->d[ax];
             for (int k = ax; k < x->rank - 1; k++)
@@ -172,20 +172,20 @@ static int infer_scan(phi_ictx *c)
     if (rc)
         return rc;
     for (size_t i = 0; i < nbo; i++) {
-        phi_shape out;
-        phi_read_type(c->st, ph_graph_output(body, i), &out);
+        infer_shape out;
+        infer_read_type(c->st, ph_graph_output(body, i), &out);
         if (i < n_state) {
             c->out[i] = out;
             continue;
         }
-        phi_shape *o = &c->out[i];
+        infer_shape *o = &c->out[i];
         o->dtype = out.dtype;
-        if (out.rank < 0 || out.rank + 1 > PHI_MAXRANK)
+        if (out.rank < 0 || out.rank + 1 > INFER_MAXRANK)
             continue;
         size_t k = i - n_state;
-        int ax = phi_inf_axis(noa > (ptrdiff_t)k ? out_axes[k] : 0, out.rank + 1);
+        int ax = infer_inf_axis(noa > (ptrdiff_t)k ? out_axes[k] : 0, out.rank + 1);
         if (ax < 0)
-            return phi_fail(c, "scan_output_axes out of range");
+            return infer_fail(c, "scan_output_axes out of range");
         o->rank = out.rank + 1;
         for (int d = 0, s = 0; d < o->rank; d++)
             o->d[d] = d == ax ? seq : out.d[s++];
@@ -193,7 +193,7 @@ static int infer_scan(phi_ictx *c)
     return 0;
 }
 
-phi_infer_fn phi_infer_control_fn(ph_op op)
+infer_fn infer_control_fn(ph_op op)
 {
     switch (op) {
     case PH_OP_If: return infer_if;

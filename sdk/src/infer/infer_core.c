@@ -1,18 +1,21 @@
 /* sdk/src/infer/infer_core.c - the shape inference driver.
  *
  * Full inference walks each graph's nodes in order and asks the operator's
- * family table (infer_*.c) for the output types, which are merged with any
+ * table (infer_table.c) for the output types, which are merged with any
  * declared type and written with the ir.h setters only when they changed.
  *
- * Incremental inference: inference observes the model (phi_observer_add);
+ * Incremental inference: inference observes the model (ir_observer_add);
  * the IR's change notifications call infer_touch, which
  * queues the node (its main-graph ancestor, for a node inside a body) on the
  * model's dirty list in O(1).  ph_graph_update_shapes drains the list,
  * re-inferring a queued node's queued producers first, and queues the
  * consumers of every output whose type or shape constant changed.
  *
- * Also here: symbols, shape helpers shared by the families, constant-input
- * helpers, and the public queries of shape.h.
+ * The files of infer/ call downward only: infer_util.c (the helpers) <- the
+ * family files (infer_const.c first, the others use its shape-constant
+ * arithmetic) <- infer_table.c (op -> family) <- this driver.  The control
+ * family infers bodies through infer_ictx.infer_graph, which the driver sets.
+ * infer_query.c holds the public queries of shape.h.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -23,14 +26,14 @@
 
 /* ================================================================ state */
 
-static const phi_observer_ops infer_observer;
+static const ir_observer_ops infer_observer;
 
-static struct phi_infer_state *state_get(ph_model *m)
+static struct infer_state *state_get(ph_model *m)
 {
     if (!m->infer) {
-        if (phi_observer_add(m, &infer_observer, NULL))
+        if (ir_observer_add(m, &infer_observer, NULL))
             return NULL;
-        struct phi_infer_state *st = calloc(1, sizeof *st);
+        struct infer_state *st = calloc(1, sizeof *st);
         if (!st)
             return NULL;
         st->dirty.prev = st->dirty.next = &st->dirty;
@@ -39,7 +42,7 @@ static struct phi_infer_state *state_get(ph_model *m)
     return m->infer;
 }
 
-static void link_unlink(phi_dlink *l)
+static void link_unlink(ir_dlink *l)
 {
     if (!l->next)
         return;
@@ -50,16 +53,16 @@ static void link_unlink(phi_dlink *l)
 
 #define NODE_OF_LINK(l) ((ph_node *)((char *)(l)-offsetof(ph_node, infer_link)))
 
-void phi_infer_touch(ph_node *n)
+void infer_touch(ph_node *n)
 {
     if (!n || !n->graph)
         return;
     while (n->graph->parent)
         n = n->graph->parent;
-    struct phi_infer_state *st = n->graph->model->infer;
+    struct infer_state *st = n->graph->model->infer;
     if (!st || !st->inferred || n->infer_link.next)
         return;
-    phi_dlink *l = &n->infer_link;
+    ir_dlink *l = &n->infer_link;
     l->prev = st->dirty.prev;
     l->next = &st->dirty;
     st->dirty.prev->next = l;
@@ -68,7 +71,7 @@ void phi_infer_touch(ph_node *n)
 
 static void infer_node_freed(void *self, ph_node *n) { link_unlink(&n->infer_link); }
 
-static void vinfer_free(struct phi_vinfer *vi)
+static void vinfer_free(struct infer_value *vi)
 {
     if (!vi)
         return;
@@ -88,10 +91,10 @@ static void infer_graph_freed(void *self, ph_graph *g)
     ph_model *m = g->model;
     if (g->parent || !m || m->graph != g || !m->infer)
         return;
-    struct phi_infer_state *st = m->infer;
+    struct infer_state *st = m->infer;
     while (st->dirty.next != &st->dirty)
         link_unlink(st->dirty.next);
-    phi_map_free(&st->sym_ids);
+    ir_map_free(&st->sym_ids);
     for (size_t i = 0; i < st->n_syms; i++)
         free(st->sym_names[i]);
     free(st->sym_names);
@@ -99,7 +102,7 @@ static void infer_graph_freed(void *self, ph_graph *g)
     m->infer = NULL;
 }
 
-static void infer_node_changed(void *self, ph_node *n) { phi_infer_touch(n); }
+static void infer_node_changed(void *self, ph_node *n) { infer_touch(n); }
 
 /* 1 when inference of a reader sees nothing different in repl than in old:
  * both computed by a node other than Constant (no initializer, no value a
@@ -115,7 +118,7 @@ static int infers_alike(const ph_value *old, const ph_value *repl)
         if (!v[k]->producer || v[k]->producer->op == PH_OP_Constant || v[k]->tensor || v[k]->is_input ||
             !v[k]->infer || !v[k]->infer_fresh || v[k]->infer->pc_n >= 0)
             return 0;
-    const phi_shape *a = &old->infer->shape, *b = &repl->infer->shape;
+    const infer_shape *a = &old->infer->shape, *b = &repl->infer->shape;
     if (a->dtype != b->dtype || a->rank != b->rank || a->rank < 0 || a->dtype == PH_DT_UNDEFINED)
         return 0;
     for (int i = 0; i < a->rank; i++)
@@ -127,562 +130,35 @@ static int infers_alike(const ph_value *old, const ph_value *repl)
 static void infer_input_replaced(void *self, ph_node *n, const ph_value *old, const ph_value *repl)
 {
     if (!infers_alike(old, repl))
-        phi_infer_touch(n);
+        infer_touch(n);
 }
 
 /* Stateless (self is NULL): the state lives in the model, and values keep
  * their cached types until they are freed, even after the state is gone. */
-static const phi_observer_ops infer_observer = {
+static const ir_observer_ops infer_observer = {
     .node_changed = infer_node_changed,
     .input_replaced = infer_input_replaced,
     .node_freed = infer_node_freed,
     .value_freed = infer_value_freed,
     .graph_freed = infer_graph_freed,
 };
-
-/* ============================================================== symbols */
-
-phi_dim phi_sym(struct phi_infer_state *st, const char *name)
-{
-    uintptr_t id = (uintptr_t)phi_map_get(&st->sym_ids, name);
-    if (id)
-        return -1 - (phi_dim)id;
-    char *s = phi_strdup(name);
-    if (!s || phi_grow((void **)&st->sym_names, &st->cap_syms, st->n_syms + 1, sizeof *st->sym_names)) {
-        free(s);
-        return PHI_DIM_UNK;
-    }
-    st->sym_names[st->n_syms++] = s;
-    id = st->n_syms;
-    if (phi_map_put(&st->sym_ids, s, (void *)id)) {
-        st->n_syms--;
-        free(s);
-        return PHI_DIM_UNK;
-    }
-    return -1 - (phi_dim)id;
-}
-
-const char *phi_sym_name(const struct phi_infer_state *st, phi_dim d)
-{
-    size_t id = (size_t)(-1 - d);
-    return d <= -2 && id <= st->n_syms ? st->sym_names[id - 1] : NULL;
-}
-
-/* ============================================================== shapes */
-
-void phi_shape_unknown(phi_shape *s)
-{
-    s->dtype = PH_DT_UNDEFINED;
-    s->rank = -1;
-}
-
-void phi_shape_set(phi_shape *s, int dtype, int rank, const phi_dim *d)
-{
-    s->dtype = dtype;
-    s->rank = rank > PHI_MAXRANK ? -1 : rank;
-    for (int i = 0; i < s->rank; i++)
-        s->d[i] = d ? d[i] : PHI_DIM_UNK;
-}
-
-int phi_shape_eq(const phi_shape *a, const phi_shape *b)
-{
-    if (a->dtype != b->dtype || a->rank != b->rank)
-        return 0;
-    for (int i = 0; i < a->rank; i++)
-        if (a->d[i] != b->d[i])
-            return 0;
-    return 1;
-}
-
-const char *phi_shape_str(const struct phi_infer_state *st, const phi_shape *s, char *buf, size_t size)
-{
-    size_t k = (size_t)snprintf(buf, size, "%s", s->dtype ? ph_dtype_name(s->dtype) : "?");
-    if (s->rank < 0) {
-        if (k < size)
-            snprintf(buf + k, size - k, "[...]");
-        return buf;
-    }
-    for (int i = 0; i < s->rank && k < size; i++) {
-        const char *sep = i ? "," : "[";
-        if (s->d[i] >= 0)
-            k += (size_t)snprintf(buf + k, size - k, "%s%lld", sep, (long long)s->d[i]);
-        else if (phi_is_sym(s->d[i]))
-            k += (size_t)snprintf(buf + k, size - k, "%s%s", sep, phi_sym_name(st, s->d[i]));
-        else
-            k += (size_t)snprintf(buf + k, size - k, "%s?", sep);
-    }
-    if (k < size)
-        snprintf(buf + k, size - k, s->rank ? "]" : "[]");
-    return buf;
-}
-
-int64_t phi_shape_numel(const phi_shape *s)
-{
-    if (s->rank < 0)
-        return -1;
-    for (int i = 0; i < s->rank; i++)
-        if (s->d[i] < 0)
-            return -1;
-    return phi_dims_numel(s->d, (size_t)s->rank); /* -1 when it overflows */
-}
-
-int phi_inf_axis(int64_t a, int rank)
-{
-    if (a < 0)
-        a += rank;
-    return a >= 0 && a < rank ? (int)a : -1;
-}
-
-int phi_fail(phi_ictx *c, const char *fmt, ...)
-{
-    char msg[400];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return ph_error_set(c->err, PH_EVERIFY, "node '%s' (%s): %s", ph_node_name(c->n), ph_node_op_type(c->n), msg);
-}
-
-int phi_broadcast(phi_ictx *c, const phi_shape *a, const phi_shape *b, phi_shape *out)
-{
-    if (a->rank < 0 || b->rank < 0) {
-        out->rank = -1;
-        return 0;
-    }
-    int r = a->rank > b->rank ? a->rank : b->rank;
-    phi_shape res;
-    res.rank = r;
-    for (int i = 0; i < r; i++) {
-        int ia = i - (r - a->rank), ib = i - (r - b->rank);
-        phi_dim da = ia >= 0 ? a->d[ia] : 1, db = ib >= 0 ? b->d[ib] : 1;
-        phi_dim d;
-        if (da == db)
-            d = da;
-        else if (da == 1)
-            d = db;
-        else if (db == 1)
-            d = da;
-        else if (da >= 0 && db >= 0) {
-            char sa[160], sb[160];
-            return phi_fail(c, "inputs of shape %s and %s cannot broadcast (dim %d: %lld vs %lld)",
-                            phi_shape_str(c->st, a, sa, sizeof sa), phi_shape_str(c->st, b, sb, sizeof sb), i,
-                            (long long)da, (long long)db);
-        } else if (da > 1)
-            d = da;
-        else if (db > 1)
-            d = db;
-        else
-            d = PHI_DIM_UNK;
-        res.d[i] = d;
-    }
-    out->rank = r;
-    memcpy(out->d, res.d, (size_t)r * sizeof *res.d);
-    return 0;
-}
-
-phi_dim phi_dim_merge(phi_dim a, phi_dim b, int *clash)
-{
-    if (a == b)
-        return a;
-    if (a >= 0 && b >= 0) {
-        if (clash)
-            *clash = 1;
-        return a;
-    }
-    if (a >= 0)
-        return a;
-    if (b >= 0)
-        return b;
-    if (a == PHI_DIM_UNK)
-        return b;
-    return a;
-}
-
-phi_dim phi_dim_join(phi_dim a, phi_dim b) { return a == b ? a : PHI_DIM_UNK; }
-
-phi_dim phi_dim_mul(phi_dim a, phi_dim b)
-{
-    int64_t p;
-    if (a >= 0 && b >= 0)
-        return phi_mul_ovf(a, b, &p) ? PHI_DIM_UNK : p;
-    if (a == 0 || b == 0)
-        return 0;
-    if (a == 1)
-        return b;
-    if (b == 1)
-        return a;
-    return PHI_DIM_UNK;
-}
-
-phi_dim phi_dim_add(phi_dim a, phi_dim b)
-{
-    int64_t s;
-    if (a >= 0 && b >= 0)
-        return __builtin_add_overflow(a, b, &s) ? PHI_DIM_UNK : s;
-    if (a == 0)
-        return b;
-    if (b == 0)
-        return a;
-    return PHI_DIM_UNK;
-}
-
-/* ======================================================= value types */
-
-static struct phi_vinfer *vinfer_get(ph_value *v)
-{
-    if (!v->infer) {
-        v->infer = calloc(1, sizeof *v->infer);
-        if (v->infer)
-            v->infer->pc_n = -1;
-        else
-            phi_alloc_failed(v->graph ? v->graph->model : NULL);
-    }
-    return v->infer;
-}
-
-void phi_read_type(struct phi_infer_state *st, ph_value *v, phi_shape *s)
-{
-    if (v->infer && v->infer_fresh) {
-        *s = v->infer->shape;
-        return;
-    }
-    s->dtype = v->dtype;
-    s->rank = v->rank > PHI_MAXRANK ? -1 : v->rank;
-    for (int i = 0; i < s->rank; i++) {
-        if (v->dims[i] >= 0)
-            s->d[i] = v->dims[i];
-        else if (v->dim_params && v->dim_params[i] && v->dim_params[i][0]) {
-            if ((s->d[i] = phi_sym(st, v->dim_params[i])) == PHI_DIM_UNK)
-                phi_alloc_failed(v->graph ? v->graph->model : NULL);
-        } else
-            s->d[i] = PHI_DIM_UNK;
-    }
-    struct phi_vinfer *vi = vinfer_get(v);
-    if (vi) {
-        vi->shape = *s;
-        vi->decl = *s;
-        vi->has_decl = s->dtype || s->rank >= 0;
-        vi->by_infer = 0;
-        v->infer_fresh = 1;
-    }
-}
-
-void phi_value_pc(const ph_value *v, phi_pc *pc)
-{
-    pc->n = -1;
-    if (!v || !v->infer || v->infer->pc_n < 0)
-        return;
-    pc->n = v->infer->pc_n;
-    memcpy(pc->v, v->infer->pc_v, (size_t)pc->n * sizeof *pc->v);
-    memcpy(pc->k, v->infer->pc_k, (size_t)pc->n * sizeof *pc->k);
-}
-
-static int pc_same(const struct phi_vinfer *vi, const phi_pc *pc)
-{
-    int n = pc ? pc->n : -1;
-    int have = vi ? vi->pc_n : -1;
-    if (n != have)
-        return 0;
-    if (n <= 0)
-        return 1;
-    return memcmp(vi->pc_v, pc->v, (size_t)n * sizeof *pc->v) == 0 &&
-           memcmp(vi->pc_k, pc->k, (size_t)n * sizeof *pc->k) == 0;
-}
-
-static int pc_store(struct phi_vinfer *vi, const phi_pc *pc)
-{
-    free(vi->pc_v);
-    free(vi->pc_k);
-    vi->pc_v = NULL;
-    vi->pc_k = NULL;
-    vi->pc_n = -1;
-    if (!pc || pc->n < 0)
-        return 0;
-    size_t n = (size_t)pc->n;
-    vi->pc_v = malloc((n ? n : 1) * sizeof *vi->pc_v);
-    vi->pc_k = malloc(n ? n : 1);
-    if (!vi->pc_v || !vi->pc_k)
-        return PH_ENOMEM;
-    memcpy(vi->pc_v, pc->v, n * sizeof *pc->v);
-    memcpy(vi->pc_k, pc->k, n);
-    vi->pc_n = pc->n;
-    return 0;
-}
-
-static int store_type(struct phi_infer_state *st, ph_value *v, const phi_shape *s)
-{
-    int64_t dims[PHI_MAXRANK];
-    for (int i = 0; i < s->rank; i++)
-        dims[i] = s->d[i] >= 0 ? s->d[i] : -1;
-    int rc = ph_value_set_type(v, s->dtype, s->rank, dims);
-    for (int i = 0; !rc && i < s->rank; i++)
-        if (phi_is_sym(s->d[i]))
-            rc = ph_value_set_dim_param(v, i, phi_sym_name(st, s->d[i]));
-    return rc;
-}
-
-int phi_write_type(struct phi_infer_state *st, ph_value *v, const phi_shape *sin, const phi_pc *pc,
-                   const ph_node *n, ph_error *err)
-{
-    phi_shape cur, s = *sin;
-    phi_read_type(st, v, &cur);
-    struct phi_vinfer *vi = v->infer;
-    /* Merge with the declared type: on the first inference of any value,
-     * and always for graph outputs (their declared type is the interface). */
-    int first = !(vi && v->infer_fresh && vi->by_infer);
-    phi_shape decl = cur;
-    int declared = first ? (cur.dtype || cur.rank >= 0) : (v->n_output_refs && vi->has_decl);
-    if (!first)
-        decl = vi->decl;
-    if (declared) {
-        phi_shape cur_saved = cur;
-        cur = decl;
-        char a[200], b[200];
-        int bad = (s.dtype && cur.dtype && s.dtype != cur.dtype) ||
-                  (s.rank >= 0 && cur.rank >= 0 && s.rank != cur.rank);
-        for (int i = 0; !bad && s.rank >= 0 && i < s.rank && cur.rank >= 0; i++)
-            if (s.d[i] >= 0 && cur.d[i] >= 0 && s.d[i] != cur.d[i])
-                bad = 1;
-        if (bad)
-            return ph_error_set(err, PH_EVERIFY, "node '%s' (%s): output '%s' is declared %s but inferred as %s",
-                                ph_node_name(n), ph_node_op_type(n), v->name, phi_shape_str(st, &cur, a, sizeof a),
-                                phi_shape_str(st, sin, b, sizeof b));
-        if (!s.dtype)
-            s.dtype = cur.dtype;
-        if (s.rank < 0) {
-            s.rank = cur.rank;
-            memcpy(s.d, cur.d, sizeof s.d);
-        } else if (cur.rank >= 0) {
-            for (int i = 0; i < s.rank; i++) {
-                if (s.d[i] >= 0)
-                    continue;
-                if (cur.d[i] >= 0 || s.d[i] == PHI_DIM_UNK || v->n_output_refs)
-                    s.d[i] = cur.d[i] == PHI_DIM_UNK ? s.d[i] : cur.d[i];
-            }
-        }
-        cur = cur_saved;
-    }
-    int same = phi_shape_eq(&s, &cur) && pc_same(vi, pc);
-    if (same) {
-        if (vi)
-            vi->by_infer = 1;
-        return 0;
-    }
-    if (!phi_shape_eq(&s, &cur) && store_type(st, v, &s))
-        return ph_error_set(err, PH_ENOMEM, "out of memory");
-    vi = vinfer_get(v);
-    if (!vi || pc_store(vi, pc))
-        return ph_error_set(err, PH_ENOMEM, "out of memory");
-    vi->shape = s;
-    vi->by_infer = 1;
-    v->infer_fresh = 1;
-    st->stats.values_changed++;
-    phi_notify_type_changed(v); /* also when only the shape constant changed */
-    return 1;
-}
-
-/* ==================================================== constant inputs */
-
-const ph_tensor *phi_in_tensor(phi_ictx *c, size_t i)
-{
-    const ph_value *v = i < c->nin ? c->n->inputs[i] : NULL;
-    if (!v)
-        return NULL;
-    const ph_tensor *t = ph_value_const(v);
-    if (t)
-        return t;
-    if (v->producer && v->producer->op == PH_OP_Constant)
-        return ph_node_attr_tensor(v->producer, "value");
-    return NULL;
-}
-
-static int dtype_is_int(int dt)
-{
-    switch (dt) {
-    case PH_DT_INT8: case PH_DT_INT16: case PH_DT_INT32: case PH_DT_INT64:
-    case PH_DT_UINT8: case PH_DT_UINT16: case PH_DT_UINT32: case PH_DT_UINT64: case PH_DT_BOOL:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-/* Element k of a tensor's data (which may be unaligned: raw bytes mapped
- * from the file), as int64 or double. */
-#define LOAD(T, data, k) (memcpy(&tmp_##T, (const char *)(data) + (k) * sizeof(T), sizeof(T)), tmp_##T)
-
-static int64_t tensor_int_at(const void *data, int dt, size_t k)
-{
-    int8_t tmp_int8_t;
-    int16_t tmp_int16_t;
-    int32_t tmp_int32_t;
-    int64_t tmp_int64_t;
-    uint8_t tmp_uint8_t;
-    uint16_t tmp_uint16_t;
-    uint32_t tmp_uint32_t;
-    uint64_t tmp_uint64_t;
-    switch (dt) {
-    case PH_DT_INT8: return LOAD(int8_t, data, k);
-    case PH_DT_INT16: return LOAD(int16_t, data, k);
-    case PH_DT_INT32: return LOAD(int32_t, data, k);
-    case PH_DT_INT64: return LOAD(int64_t, data, k);
-    case PH_DT_UINT8: case PH_DT_BOOL: return LOAD(uint8_t, data, k);
-    case PH_DT_UINT16: return LOAD(uint16_t, data, k);
-    case PH_DT_UINT32: return LOAD(uint32_t, data, k);
-    case PH_DT_UINT64: return (int64_t)LOAD(uint64_t, data, k);
-    default: return 0;
-    }
-}
-
-static double tensor_double_at(const void *data, int dt, size_t k)
-{
-    float tmp_float;
-    double tmp_double;
-    uint16_t tmp_uint16_t;
-    switch (dt) {
-    case PH_DT_FLOAT: return LOAD(float, data, k);
-    case PH_DT_DOUBLE: return LOAD(double, data, k);
-    case PH_DT_FLOAT16: return phi_half_to_float(LOAD(uint16_t, data, k));
-    case PH_DT_BFLOAT16: return phi_bf16_to_float(LOAD(uint16_t, data, k));
-    default: return (double)tensor_int_at(data, dt, k);
-    }
-}
-#undef LOAD
-
-int phi_pc_from_tensor(const ph_tensor *t, phi_pc *pc)
-{
-    pc->n = -1;
-    if (!t || !dtype_is_int(ph_tensor_dtype(t)) || ph_tensor_rank(t) > 1)
-        return 0;
-    int64_t numel = ph_tensor_numel(t);
-    const void *data = ph_tensor_data(t);
-    if (numel < 0 || numel > PHI_PC_MAX || (!data && numel))
-        return 0;
-    pc->n = (int)numel;
-    for (int64_t k = 0; k < numel; k++) {
-        pc->v[k] = tensor_int_at(data, ph_tensor_dtype(t), (size_t)k);
-        pc->k[k] = PHI_PC_NUM;
-    }
-    return 1;
-}
-
-const phi_pc *phi_in_pc(phi_ictx *c, size_t i)
-{
-    const ph_value *v = i < c->nin ? c->n->inputs[i] : NULL;
-    if (!v)
-        return NULL;
-    phi_pc *pc = &c->in_pc_buf[i < 6 ? i : 5];
-    phi_value_pc(v, pc);
-    if (pc->n >= 0)
-        return pc;
-    if (phi_pc_from_tensor(phi_in_tensor(c, i), pc))
-        return pc;
-    return NULL;
-}
-
-int phi_in_ints(phi_ictx *c, size_t i, int64_t *out, int max)
-{
-    const phi_pc *pc = phi_in_pc(c, i);
-    if (!pc || pc->n > max)
-        return -1;
-    for (int k = 0; k < pc->n; k++) {
-        if (pc->k[k] != PHI_PC_NUM)
-            return -1;
-        out[k] = pc->v[k];
-    }
-    return pc->n;
-}
-
-int phi_in_doubles(phi_ictx *c, size_t i, double *out, int max)
-{
-    const ph_tensor *t = phi_in_tensor(c, i);
-    if (t) {
-        int64_t numel = ph_tensor_numel(t);
-        const void *data = ph_tensor_data(t);
-        if (numel < 0 || numel > max || (!data && numel) || !ph_dtype_size(ph_tensor_dtype(t)))
-            return -1;
-        for (int64_t k = 0; k < numel; k++)
-            out[k] = tensor_double_at(data, ph_tensor_dtype(t), (size_t)k);
-        return (int)numel;
-    }
-    const ph_value *v = i < c->nin ? c->n->inputs[i] : NULL;
-    if (v && v->producer && v->producer->op == PH_OP_Constant) {
-        const ph_node *p = v->producer;
-        const float *fs;
-        ptrdiff_t nf = ph_node_attr_floats(p, "value_floats", &fs);
-        if (nf >= 0 && nf <= max) {
-            for (ptrdiff_t k = 0; k < nf; k++)
-                out[k] = fs[k];
-            return (int)nf;
-        }
-        if (ph_node_attr_type(p, "value_float") == PH_ATTR_FLOAT && max >= 1) {
-            out[0] = ph_node_attr_float(p, "value_float", 0);
-            return 1;
-        }
-    }
-    int64_t iv[PHI_PC_MAX];
-    int k = phi_in_ints(c, i, iv, max < PHI_PC_MAX ? max : PHI_PC_MAX);
-    for (int j = 0; j < k; j++)
-        out[j] = (double)iv[j];
-    return k;
-}
-
-int phi_ints_attr_or_input(phi_ictx *c, const char *attr, size_t in_idx, int64_t from_opset, int64_t *out,
-                           int max)
-{
-    const int64_t *vals;
-    ptrdiff_t k = attr ? ph_node_attr_ints(c->n, attr, &vals) : -1;
-    if (k >= 0 && (c->opset < from_opset || !phi_has_in(c, in_idx))) {
-        if (k > max)
-            return -2;
-        if (k > 0) /* an empty list may come with no array */
-            memcpy(out, vals, (size_t)k * sizeof *out);
-        return (int)k;
-    }
-    if (in_idx == (size_t)-1 || !phi_has_in(c, in_idx))
-        return -1;
-    int r = phi_in_ints(c, in_idx, out, max);
-    return r >= 0 ? r : -2;
-}
-
-phi_pc *phi_out_pc(phi_ictx *c, size_t i)
-{
-    if (i >= c->nout)
-        return NULL;
-    if (!c->out_pc[i] && !(c->out_pc[i] = malloc(sizeof(phi_pc))))
-        phi_alloc_failed(c->n->graph->model);
-    if (c->out_pc[i])
-        c->out_pc[i]->n = 0;
-    return c->out_pc[i];
-}
-
-/* =========================================================== dispatch */
-
-static phi_infer_fn op_fn(ph_op op)
-{
-    phi_infer_fn f;
-    if ((f = phi_infer_elementwise_fn(op)) || (f = phi_infer_shape_fn(op)) || (f = phi_infer_nn_fn(op)) ||
-        (f = phi_infer_reduce_fn(op)) || (f = phi_infer_control_fn(op)) || (f = phi_infer_const_fn(op)))
-        return f;
-    return NULL;
-}
-
 /* Infer one node.  Returns 1 if an output changed, 0 if not, <0 on error. */
-static int infer_node(struct phi_infer_state *st, ph_node *n, int64_t opset, ph_error *err)
+static int infer_node(struct infer_state *st, ph_node *n, int64_t opset, ph_error *err)
 {
-    phi_infer_fn fn = op_fn(n->op);
+    infer_fn fn = infer_op_fn(n->op);
     st->stats.nodes_inferred++;
     if (!fn) {
         st->stats.nodes_unknown++;
         return 0;
     }
-    phi_shape in_small[6], out_small[4];
-    phi_pc *pc_small[4] = {0};
-    phi_ictx c;
+    infer_shape in_small[6], out_small[4];
+    infer_pc *pc_small[4] = {0};
+    infer_ictx c;
     c.st = st;
     c.n = n;
     c.opset = opset;
     c.err = err;
+    c.infer_graph = infer_graph;
     c.nin = n->n_inputs;
     c.nout = n->n_outputs;
     c.in = c.nin <= 6 ? in_small : malloc(c.nin * sizeof *c.in);
@@ -695,12 +171,12 @@ static int infer_node(struct phi_infer_state *st, ph_node *n, int64_t opset, ph_
     }
     for (size_t i = 0; i < c.nin; i++) {
         if (n->inputs[i])
-            phi_read_type(st, n->inputs[i], &c.in[i]);
+            infer_read_type(st, n->inputs[i], &c.in[i]);
         else
-            phi_shape_unknown(&c.in[i]);
+            infer_shape_unknown(&c.in[i]);
     }
     for (size_t i = 0; i < c.nout; i++)
-        phi_shape_unknown(&c.out[i]);
+        infer_shape_unknown(&c.out[i]);
     rc = fn(&c);
     if (rc < 0)
         goto done;
@@ -713,7 +189,7 @@ static int infer_node(struct phi_infer_state *st, ph_node *n, int64_t opset, ph_
             free(c.out_pc[i]);
             c.out_pc[i] = NULL;
         }
-        int r = phi_write_type(st, v, &c.out[i], c.out_pc[i], n, err);
+        int r = infer_write_type(st, v, &c.out[i], c.out_pc[i], n, err);
         if (r < 0) {
             rc = r;
             goto done;
@@ -733,7 +209,7 @@ done:
     return rc;
 }
 
-int phi_infer_graph(struct phi_infer_state *st, ph_graph *g, ph_error *err)
+int infer_graph(struct infer_state *st, ph_graph *g, ph_error *err)
 {
     int64_t opset = ph_model_opset(g->model, "");
     for (ph_node *n = g->first; n; n = n->next) {
@@ -772,7 +248,7 @@ PH_API int ph_graph_update_shapes(ph_graph *g, ph_error *err)
 
 static int infer_shapes(ph_graph *g, ph_error *err)
 {
-    struct phi_infer_state *st = state_get(g->model);
+    struct infer_state *st = state_get(g->model);
     if (!st)
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     memset(&st->stats, 0, sizeof st->stats);
@@ -781,7 +257,7 @@ static int infer_shapes(ph_graph *g, ph_error *err)
         for (ph_node *n = g->first; n; n = n->next)
             n->infer_pos = ++pos;
     }
-    int rc = phi_infer_graph(st, g, err);
+    int rc = infer_graph(st, g, err);
     if (!g->parent) {
         while (st->dirty.next != &st->dirty)
             link_unlink(st->dirty.next);
@@ -803,7 +279,7 @@ typedef struct heap {
 
 static int heap_push(heap *h, ph_node *x)
 {
-    if (phi_grow((void **)&h->a, &h->cap, h->n + 1, sizeof *h->a))
+    if (ir_grow((void **)&h->a, &h->cap, h->n + 1, sizeof *h->a))
         return PH_ENOMEM;
     size_t i = h->n++;
     while (i && h->a[(i - 1) / 2]->infer_pos > x->infer_pos) {
@@ -860,7 +336,7 @@ static int ensure_pos(ph_node *n, ph_node ***stack, size_t *cap)
     if (n->infer_pos > 0)
         return 0;
     size_t ns = 0;
-    if (phi_grow((void **)stack, cap, 1, sizeof **stack))
+    if (ir_grow((void **)stack, cap, 1, sizeof **stack))
         return PH_ENOMEM;
     (*stack)[ns++] = n;
     while (ns) {
@@ -868,7 +344,7 @@ static int ensure_pos(ph_node *n, ph_node ***stack, size_t *cap)
         const ph_node *miss;
         double p = pos_above_producers(top, &miss);
         if (miss) {
-            if (phi_grow((void **)stack, cap, ns + 1, sizeof **stack))
+            if (ir_grow((void **)stack, cap, ns + 1, sizeof **stack))
                 return PH_ENOMEM;
             (*stack)[ns++] = (ph_node *)miss;
             continue;
@@ -879,9 +355,9 @@ static int ensure_pos(ph_node *n, ph_node ***stack, size_t *cap)
     return 0;
 }
 
-static void link_tail(struct phi_infer_state *st, ph_node *n)
+static void link_tail(struct infer_state *st, ph_node *n)
 {
-    phi_dlink *l = &n->infer_link;
+    ir_dlink *l = &n->infer_link;
     l->prev = st->dirty.prev;
     l->next = &st->dirty;
     st->dirty.prev->next = l;
@@ -891,7 +367,7 @@ static void link_tail(struct phi_infer_state *st, ph_node *n)
 static int update_shapes(ph_graph *g, ph_error *err)
 {
     ph_model *m = g->model;
-    struct phi_infer_state *st = m->infer;
+    struct infer_state *st = m->infer;
     if (!st || !st->inferred)
         return infer_shapes(m->graph, err);
     memset(&st->stats, 0, sizeof st->stats);
@@ -901,7 +377,7 @@ static int update_shapes(ph_graph *g, ph_error *err)
     size_t cap = 0;
     int rc = 0;
     /* queued nodes stay on the dirty list (it marks them) until popped */
-    for (phi_dlink *l = st->dirty.next; l != &st->dirty && !rc; l = l->next) {
+    for (ir_dlink *l = st->dirty.next; l != &st->dirty && !rc; l = l->next) {
         ph_node *n = NODE_OF_LINK(l);
         rc = ensure_pos(n, &stack, &cap);
         if (!rc)
@@ -926,7 +402,7 @@ static int update_shapes(ph_graph *g, ph_error *err)
         int r = infer_node(st, n, opset, err);
         if (r < 0) {
             rc = r;
-            phi_infer_touch(n); /* retry next time */
+            infer_touch(n); /* retry next time */
             break;
         }
         if (!r)
@@ -954,7 +430,6 @@ static int update_shapes(ph_graph *g, ph_error *err)
         st->inferred = 0;
     return rc;
 }
-
 /* ========================================================= public API */
 
 PH_API int ph_graph_set_input_shape(ph_graph *g, const char *input_name, int rank, const int64_t *dims,
@@ -986,7 +461,7 @@ PH_API int ph_graph_set_input_shape(ph_graph *g, const char *input_name, int ran
             nd[i] = dims[i];
         } else {
             nd[i] = decl;
-            if (decl < 0 && v->rank >= 0 && v->dim_params[i] && !(params[i] = phi_strdup(v->dim_params[i]))) {
+            if (decl < 0 && v->rank >= 0 && v->dim_params[i] && !(params[i] = ir_strdup(v->dim_params[i]))) {
                 for (int k = 0; k < i; k++)
                     free(params[k]);
                 return ph_error_set(err, PH_ENOMEM, "out of memory");
@@ -1008,147 +483,7 @@ PH_API int ph_graph_set_input_shape(ph_graph *g, const char *input_name, int ran
 PH_API void ph_value_mark_changed(ph_value *v)
 {
     for (size_t u = 0; u < v->n_uses; u++)
-        phi_infer_touch(v->uses[u].node);
+        infer_touch(v->uses[u].node);
 }
 
-PH_API void ph_node_mark_changed(ph_node *n) { phi_infer_touch(n); }
-
-PH_API int ph_value_shape_known(const ph_value *v)
-{
-    if (!v || v->rank < 0)
-        return 0;
-    for (int i = 0; i < v->rank; i++)
-        if (v->dims[i] < 0)
-            return 0;
-    return 1;
-}
-
-static int dim_eq(const ph_value *a, int i, const ph_value *b, int j)
-{
-    if (a->dims[i] >= 0 || b->dims[j] >= 0)
-        return a->dims[i] == b->dims[j];
-    const char *pa = a->dim_params[i], *pb = b->dim_params[j];
-    return pa && pb && *pa && strcmp(pa, pb) == 0;
-}
-
-PH_API int ph_value_same_shape(const ph_value *a, const ph_value *b)
-{
-    if (!a || !b || a->rank < 0 || a->rank != b->rank)
-        return 0;
-    for (int i = 0; i < a->rank; i++)
-        if (!dim_eq(a, i, b, i))
-            return 0;
-    return 1;
-}
-
-PH_API int ph_value_dim_equal(const ph_value *a, int i, const ph_value *b, int j)
-{
-    if (!a || !b || a->rank < 0 || b->rank < 0)
-        return 0;
-    if (i < 0)
-        i += a->rank;
-    if (j < 0)
-        j += b->rank;
-    if (i < 0 || i >= a->rank || j < 0 || j >= b->rank)
-        return 0;
-    return dim_eq(a, i, b, j);
-}
-
-PH_API int64_t ph_value_numel(const ph_value *v)
-{
-    if (!ph_value_shape_known(v))
-        return -1;
-    return phi_dims_numel(v->dims, (size_t)v->rank); /* -1 when it overflows */
-}
-
-/* The tracked shape constant of v: inferred, or from a constant tensor. */
-static const struct phi_vinfer *tracked(const ph_value *v)
-{
-    return v && v->infer && v->infer->pc_n >= 0 ? v->infer : NULL;
-}
-
-PH_API ptrdiff_t ph_value_shape_const_len(const ph_value *v)
-{
-    const struct phi_vinfer *vi = tracked(v);
-    return vi ? vi->pc_n : -1;
-}
-
-PH_API ph_shape_const_kind ph_value_shape_const_at(const ph_value *v, size_t i, int64_t *val, const char **param)
-{
-    const struct phi_vinfer *vi = tracked(v);
-    if (!vi || i >= (size_t)vi->pc_n)
-        return PH_SC_UNKNOWN;
-    if (vi->pc_k[i] == PHI_PC_NUM) {
-        if (val)
-            *val = vi->pc_v[i];
-        return PH_SC_KNOWN;
-    }
-    if (vi->pc_k[i] == PHI_PC_SYM && v->graph->model->infer) {
-        if (param)
-            *param = phi_sym_name(v->graph->model->infer, vi->pc_v[i]);
-        return PH_SC_SYMBOLIC;
-    }
-    return PH_SC_UNKNOWN;
-}
-
-PH_API ptrdiff_t ph_value_shape_const(const ph_value *v, const int64_t **vals)
-{
-    const struct phi_vinfer *vi = tracked(v);
-    if (!vi)
-        return -1;
-    for (int i = 0; i < vi->pc_n; i++)
-        if (vi->pc_k[i] != PHI_PC_NUM)
-            return -1;
-    if (vals)
-        *vals = vi->pc_v;
-    return vi->pc_n;
-}
-
-PH_API void ph_model_infer_stats(const ph_model *m, ph_infer_stats *out)
-{
-    if (m->infer)
-        *out = m->infer->stats;
-    else
-        memset(out, 0, sizeof *out);
-}
-
-static int write_vi(ph_graph *g, phi_map *have, ph_value *v)
-{
-    if (!v || v->dead || (!v->dtype && v->rank < 0) || v->n_output_refs || v->is_input)
-        return 0;
-    Onnx__ValueInfoProto *vi = phi_map_get(have, v->name);
-    if (vi)
-        return phi_value_info_refresh(vi, v) ? PH_ENOMEM : 1;
-    if (phi_grow((void **)&g->value_info, &g->cap_value_info, g->n_value_info + 1, sizeof *g->value_info))
-        return PH_ENOMEM;
-    vi = phi_value_info_new(v);
-    if (!vi)
-        return PH_ENOMEM;
-    g->value_info[g->n_value_info++] = vi;
-    return phi_map_put(have, vi->name, vi) ? PH_ENOMEM : 1;
-}
-
-PH_API int ph_graph_write_value_info(ph_graph *g, ph_error *err)
-{
-    phi_map have = {0};
-    int count = 0, rc = 0;
-    for (size_t i = 0; i < g->n_value_info && !rc; i++)
-        if (g->value_info[i]->name)
-            rc = phi_map_put(&have, g->value_info[i]->name, g->value_info[i]);
-    for (ph_node *n = g->first; n && rc >= 0; n = n->next) {
-        if (n->removed)
-            continue;
-        for (size_t i = 0; i < n->n_outputs && rc >= 0; i++) {
-            rc = write_vi(g, &have, n->outputs[i]);
-            count += rc > 0;
-        }
-        for (size_t s = 0; s < n->n_subgraphs && rc >= 0; s++) {
-            rc = ph_graph_write_value_info(n->subgraphs[s].graph, err);
-            count += rc > 0 ? rc : 0;
-        }
-    }
-    phi_map_free(&have);
-    if (rc < 0)
-        return rc == PH_ENOMEM ? ph_error_set(err, PH_ENOMEM, "out of memory") : rc;
-    return count;
-}
+PH_API void ph_node_mark_changed(ph_node *n) { infer_touch(n); }

@@ -6,63 +6,63 @@
  * numpy-style (an error naming the node when two static dims > 1 differ),
  * comparisons and logic give bool, Where broadcasts three inputs.  Integer
  * results computed from shape constants are propagated by
- * phi_pc_elementwise (infer_const.c).
+ * infer_pc_elementwise (infer_const.c).
  */
 #include "infer.h"
 
-static int same_as_input(phi_ictx *c)
+static int same_as_input(infer_ictx *c)
 {
-    c->out[0] = *phi_in(c, 0);
-    return phi_pc_elementwise(c);
+    c->out[0] = *infer_in(c, 0);
+    return infer_pc_elementwise(c);
 }
 
-static int unary_bool(phi_ictx *c)
+static int unary_bool(infer_ictx *c)
 {
-    c->out[0] = *phi_in(c, 0);
+    c->out[0] = *infer_in(c, 0);
     c->out[0].dtype = PH_DT_BOOL;
-    return phi_pc_elementwise(c);
+    return infer_pc_elementwise(c);
 }
 
-static int infer_dropout(phi_ictx *c)
+static int infer_dropout(infer_ictx *c)
 {
-    c->out[0] = *phi_in(c, 0);
+    c->out[0] = *infer_in(c, 0);
     if (c->nout > 1) {
-        c->out[1] = *phi_in(c, 0);
+        c->out[1] = *infer_in(c, 0);
         c->out[1].dtype = PH_DT_BOOL;
     }
     return 0;
 }
 
-static int infer_cast(phi_ictx *c)
+static int infer_cast(infer_ictx *c)
 {
-    c->out[0] = *phi_in(c, 0);
+    c->out[0] = *infer_in(c, 0);
     c->out[0].dtype = (int)ph_node_attr_int(c->n, "to", PH_DT_UNDEFINED);
-    return phi_pc_elementwise(c);
+    return infer_pc_elementwise(c);
 }
 
-static int infer_cast_like(phi_ictx *c)
+static int infer_cast_like(infer_ictx *c)
 {
-    c->out[0] = *phi_in(c, 0);
-    c->out[0].dtype = phi_in(c, 1)->dtype;
-    return phi_pc_elementwise(c);
+    c->out[0] = *infer_in(c, 0);
+    c->out[0].dtype = infer_in(c, 1)->dtype;
+    return infer_pc_elementwise(c);
 }
 
 /* EyeLike, RandomNormalLike, RandomUniformLike, Bernoulli: input shape, dtype attr or input's. */
-static int infer_like(phi_ictx *c)
+static int infer_like(infer_ictx *c)
 {
-    c->out[0] = *phi_in(c, 0);
-    c->out[0].dtype = (int)ph_node_attr_int(c->n, "dtype", phi_in(c, 0)->dtype);
+    c->out[0] = *infer_in(c, 0);
+    c->out[0].dtype = (int)ph_node_attr_int(c->n, "dtype", infer_in(c, 0)->dtype);
     return 0;
 }
 
 /* Broadcast every input; dtype from input `dt_from` (or bool when -1). */
-static int broadcast_all(phi_ictx *c, int first, int dt_from)
+static int broadcast_all(infer_ictx *c, int first, int dt_from)
 {
-    phi_shape s = *phi_in(c, (size_t)first);
+    infer_shape s = *infer_in(c, (size_t)first);
     for (size_t i = (size_t)first + 1; i < c->nin; i++) {
-        if (!phi_has_in(c, i))
+        if (!infer_has_in(c, i))
             continue;
-        int rc = phi_broadcast(c, &s, phi_in(c, i), &s);
+        int rc = infer_broadcast(c, &s, infer_in(c, i), &s);
         if (rc)
             return rc;
     }
@@ -72,29 +72,29 @@ static int broadcast_all(phi_ictx *c, int first, int dt_from)
         c->out[0].dtype = PH_DT_BOOL;
     else
         for (size_t i = (size_t)dt_from; i < c->nin && !c->out[0].dtype; i++)
-            c->out[0].dtype = phi_in(c, i)->dtype;
-    return phi_pc_elementwise(c);
+            c->out[0].dtype = infer_in(c, i)->dtype;
+    return infer_pc_elementwise(c);
 }
 
-static int infer_binary(phi_ictx *c) { return broadcast_all(c, 0, 0); }
-static int infer_compare(phi_ictx *c) { return broadcast_all(c, 0, -1); }
+static int infer_binary(infer_ictx *c) { return broadcast_all(c, 0, 0); }
+static int infer_compare(infer_ictx *c) { return broadcast_all(c, 0, -1); }
 
-static int infer_where(phi_ictx *c)
+static int infer_where(infer_ictx *c)
 {
     int rc = broadcast_all(c, 0, 1);
     if (!rc && !c->out[0].dtype)
-        c->out[0].dtype = phi_in(c, 2)->dtype;
+        c->out[0].dtype = infer_in(c, 2)->dtype;
     return rc;
 }
 
 /* PRelu: slope broadcasts to X (unidirectionally); the output is X's shape. */
-static int infer_prelu(phi_ictx *c)
+static int infer_prelu(infer_ictx *c)
 {
-    phi_shape s;
-    int rc = phi_broadcast(c, phi_in(c, 0), phi_in(c, 1), &s);
+    infer_shape s;
+    int rc = infer_broadcast(c, infer_in(c, 0), infer_in(c, 1), &s);
     if (rc)
         return rc;
-    c->out[0] = *phi_in(c, 0);
+    c->out[0] = *infer_in(c, 0);
     if (c->out[0].rank < 0 && s.rank >= 0) {
         c->out[0].rank = s.rank;
         for (int i = 0; i < s.rank; i++)
@@ -103,7 +103,7 @@ static int infer_prelu(phi_ictx *c)
     return 0;
 }
 
-phi_infer_fn phi_infer_elementwise_fn(ph_op op)
+infer_fn infer_elementwise_fn(ph_op op)
 {
     switch (op) {
     case PH_OP_Abs: case PH_OP_Acos: case PH_OP_Acosh: case PH_OP_Asin: case PH_OP_Asinh: case PH_OP_Atan:

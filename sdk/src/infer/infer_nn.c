@@ -16,14 +16,14 @@
 
 /* ------------------------------------------------------------- MatMul */
 
-static int matmul_shape(phi_ictx *c, const phi_shape *a0, const phi_shape *b0, phi_shape *o)
+static int matmul_shape(infer_ictx *c, const infer_shape *a0, const infer_shape *b0, infer_shape *o)
 {
     o->rank = -1;
     if (a0->rank < 0 || b0->rank < 0)
         return 0;
     if (a0->rank == 0 || b0->rank == 0)
-        return phi_fail(c, "MatMul inputs must have rank >= 1");
-    phi_shape a = *a0, b = *b0;
+        return infer_fail(c, "MatMul inputs must have rank >= 1");
+    infer_shape a = *a0, b = *b0;
     int a1 = a.rank == 1, b1 = b.rank == 1;
     if (a1) {
         a.rank = 2;
@@ -35,14 +35,14 @@ static int matmul_shape(phi_ictx *c, const phi_shape *a0, const phi_shape *b0, p
         b.d[1] = 1;
     }
     int clash = 0;
-    phi_dim ka = a.d[a.rank - 1], kb = b.d[b.rank - 2];
-    phi_dim_merge(ka, kb, &clash);
+    infer_dim ka = a.d[a.rank - 1], kb = b.d[b.rank - 2];
+    infer_dim_merge(ka, kb, &clash);
     if (clash)
-        return phi_fail(c, "inner dims differ: %lld vs %lld", (long long)ka, (long long)kb);
-    phi_shape ba = a, bb = b, bo;
+        return infer_fail(c, "inner dims differ: %lld vs %lld", (long long)ka, (long long)kb);
+    infer_shape ba = a, bb = b, bo;
     ba.rank -= 2;
     bb.rank -= 2;
-    int rc = phi_broadcast(c, &ba, &bb, &bo);
+    int rc = infer_broadcast(c, &ba, &bb, &bo);
     if (rc)
         return rc;
     int r = bo.rank;
@@ -56,44 +56,44 @@ static int matmul_shape(phi_ictx *c, const phi_shape *a0, const phi_shape *b0, p
     return 0;
 }
 
-static int infer_matmul(phi_ictx *c)
+static int infer_matmul(infer_ictx *c)
 {
-    c->out[0].dtype = phi_in(c, 0)->dtype;
-    return matmul_shape(c, phi_in(c, 0), phi_in(c, 1), &c->out[0]);
+    c->out[0].dtype = infer_in(c, 0)->dtype;
+    return matmul_shape(c, infer_in(c, 0), infer_in(c, 1), &c->out[0]);
 }
 
-static int infer_matmul_integer(phi_ictx *c)
+static int infer_matmul_integer(infer_ictx *c)
 {
     int rc = infer_matmul(c);
     c->out[0].dtype = PH_DT_INT32;
     return rc;
 }
 
-static int infer_qlinear_matmul(phi_ictx *c)
+static int infer_qlinear_matmul(infer_ictx *c)
 {
-    c->out[0].dtype = phi_in(c, 7)->dtype ? phi_in(c, 7)->dtype : PH_DT_UINT8;
-    return matmul_shape(c, phi_in(c, 0), phi_in(c, 3), &c->out[0]);
+    c->out[0].dtype = infer_in(c, 7)->dtype ? infer_in(c, 7)->dtype : PH_DT_UINT8;
+    return matmul_shape(c, infer_in(c, 0), infer_in(c, 3), &c->out[0]);
 }
 
-static int infer_gemm(phi_ictx *c)
+static int infer_gemm(infer_ictx *c)
 {
-    const phi_shape *a = phi_in(c, 0), *b = phi_in(c, 1);
+    const infer_shape *a = infer_in(c, 0), *b = infer_in(c, 1);
     c->out[0].dtype = a->dtype;
     if (a->rank < 0 || b->rank < 0)
         return 0;
     if (a->rank != 2 || b->rank != 2)
-        return phi_fail(c, "inputs must have rank 2 (have %d and %d)", a->rank, b->rank);
+        return infer_fail(c, "inputs must have rank 2 (have %d and %d)", a->rank, b->rank);
     int ta = ph_node_attr_int(c->n, "transA", 0) != 0, tb = ph_node_attr_int(c->n, "transB", 0) != 0;
-    phi_dim m = a->d[ta ? 1 : 0], ka = a->d[ta ? 0 : 1], kb = b->d[tb ? 1 : 0], n = b->d[tb ? 0 : 1];
+    infer_dim m = a->d[ta ? 1 : 0], ka = a->d[ta ? 0 : 1], kb = b->d[tb ? 1 : 0], n = b->d[tb ? 0 : 1];
     int clash = 0;
-    phi_dim_merge(ka, kb, &clash);
+    infer_dim_merge(ka, kb, &clash);
     if (clash)
-        return phi_fail(c, "inner dims differ: %lld vs %lld", (long long)ka, (long long)kb);
-    phi_dim d[2] = {m, n};
-    phi_shape_set(&c->out[0], a->dtype, 2, d);
-    if (phi_has_in(c, 2)) {
-        phi_shape tmp;
-        int rc = phi_broadcast(c, &c->out[0], phi_in(c, 2), &tmp);
+        return infer_fail(c, "inner dims differ: %lld vs %lld", (long long)ka, (long long)kb);
+    infer_dim d[2] = {m, n};
+    infer_shape_set(&c->out[0], a->dtype, 2, d);
+    if (infer_has_in(c, 2)) {
+        infer_shape tmp;
+        int rc = infer_broadcast(c, &c->out[0], infer_in(c, 2), &tmp);
         if (rc)
             return rc;
     }
@@ -109,12 +109,12 @@ static int infer_gemm(phi_ictx *c)
 
 typedef struct winattrs {
     int nsp;
-    int64_t k[PHI_MAXRANK], s[PHI_MAXRANK], dl[PHI_MAXRANK], pads[2 * PHI_MAXRANK];
+    int64_t k[INFER_MAXRANK], s[INFER_MAXRANK], dl[INFER_MAXRANK], pads[2 * INFER_MAXRANK];
     const char *auto_pad;
     int ceil_mode;
 } winattrs;
 
-static int read_win(phi_ictx *c, int nsp, const phi_shape *w, winattrs *wa)
+static int read_win(infer_ictx *c, int nsp, const infer_shape *w, winattrs *wa)
 {
     const int64_t *v;
     ptrdiff_t n;
@@ -123,7 +123,7 @@ static int read_win(phi_ictx *c, int nsp, const phi_shape *w, winattrs *wa)
     for (int i = 0; i < nsp; i++)
         wa->k[i] = n == nsp ? v[i] : (w && w->rank == nsp + 2 ? w->d[i + 2] : -1);
     if (n >= 0 && n != nsp)
-        return phi_fail(c, "kernel_shape has %td entries for %d spatial dims", n, nsp);
+        return infer_fail(c, "kernel_shape has %td entries for %d spatial dims", n, nsp);
     n = ph_node_attr_ints(c->n, "strides", &v);
     for (int i = 0; i < nsp; i++)
         wa->s[i] = n == nsp ? v[i] : 1;
@@ -132,33 +132,33 @@ static int read_win(phi_ictx *c, int nsp, const phi_shape *w, winattrs *wa)
         wa->dl[i] = n == nsp ? v[i] : 1;
     n = ph_node_attr_ints(c->n, "pads", &v);
     if (n >= 0 && n != 2 * nsp)
-        return phi_fail(c, "pads has %td entries for %d spatial dims", n, nsp);
+        return infer_fail(c, "pads has %td entries for %d spatial dims", n, nsp);
     for (int i = 0; i < 2 * nsp; i++)
         wa->pads[i] = n == 2 * nsp ? v[i] : 0;
     wa->auto_pad = ph_node_attr_string(c->n, "auto_pad", "NOTSET");
     wa->ceil_mode = (int)ph_node_attr_int(c->n, "ceil_mode", 0);
     for (int i = 0; i < nsp; i++)
         if (wa->s[i] <= 0 || wa->dl[i] <= 0)
-            return phi_fail(c, "strides and dilations must be positive");
+            return infer_fail(c, "strides and dilations must be positive");
     for (int i = 0; i < nsp; i++) /* bounded, so the output-size formulas cannot overflow */
         if (wa->k[i] > WIN_MAX || wa->s[i] > WIN_MAX || wa->dl[i] > WIN_MAX || wa->pads[i] > WIN_MAX ||
             wa->pads[i + nsp] > WIN_MAX || wa->pads[i] < -WIN_MAX || wa->pads[i + nsp] < -WIN_MAX)
-            return phi_fail(c, "a kernel dim, stride, dilation or pad beyond 2^30");
+            return infer_fail(c, "a kernel dim, stride, dilation or pad beyond 2^30");
     return 0;
 }
 
-static phi_dim win_out(const winattrs *wa, int i, phi_dim d)
+static infer_dim win_out(const winattrs *wa, int i, infer_dim d)
 {
     int same = strcmp(wa->auto_pad, "SAME_UPPER") == 0 || strcmp(wa->auto_pad, "SAME_LOWER") == 0;
     int valid = strcmp(wa->auto_pad, "VALID") == 0;
     int64_t pb = valid || same ? 0 : wa->pads[i], pe = valid || same ? 0 : wa->pads[i + wa->nsp];
     int64_t k = wa->k[i], s = wa->s[i], ek = k >= 0 ? (k - 1) * wa->dl[i] + 1 : -1;
     if (d < 0)
-        return (s == 1 && (same || (ek >= 1 && pb + pe == ek - 1))) ? d : PHI_DIM_UNK;
+        return (s == 1 && (same || (ek >= 1 && pb + pe == ek - 1))) ? d : INFER_DIM_UNK;
     if (same)
         return (d + s - 1) / s;
     if (ek < 0)
-        return PHI_DIM_UNK;
+        return INFER_DIM_UNK;
     int64_t span = d + pb + pe - ek;
     if (span < 0)
         return -2; /* invalid: caller reports */
@@ -168,17 +168,17 @@ static phi_dim win_out(const winattrs *wa, int i, phi_dim d)
     return o;
 }
 
-static int conv_like(phi_ictx *c, int pool, int transpose)
+static int conv_like(infer_ictx *c, int pool, int transpose)
 {
-    const phi_shape *x = phi_in(c, 0), *w = pool ? NULL : phi_in(c, 1);
-    phi_shape *o = &c->out[0];
+    const infer_shape *x = infer_in(c, 0), *w = pool ? NULL : infer_in(c, 1);
+    infer_shape *o = &c->out[0];
     o->dtype = x->dtype;
     if (x->rank < 0)
         return 0;
     if (x->rank < 3)
-        return phi_fail(c, "input must have rank >= 3, has %d", x->rank);
+        return infer_fail(c, "input must have rank >= 3, has %d", x->rank);
     if (w && w->rank >= 0 && w->rank != x->rank)
-        return phi_fail(c, "weight rank %d differs from input rank %d", w->rank, x->rank);
+        return infer_fail(c, "weight rank %d differs from input rank %d", w->rank, x->rank);
     int nsp = x->rank - 2;
     winattrs wa;
     int rc = read_win(c, nsp, w, &wa);
@@ -190,29 +190,29 @@ static int conv_like(phi_ictx *c, int pool, int transpose)
     if (pool) {
         o->d[1] = x->d[1];
     } else if (!transpose) {
-        o->d[1] = w->rank >= 0 ? w->d[0] : PHI_DIM_UNK;
+        o->d[1] = w->rank >= 0 ? w->d[0] : INFER_DIM_UNK;
         int64_t wc;
-        if (w->rank >= 0 && w->d[1] >= 0 && x->d[1] >= 0 && (phi_mul_ovf(w->d[1], group, &wc) || wc != x->d[1]))
-            return phi_fail(c, "input has %lld channels, weight expects %lld x group %lld", (long long)x->d[1],
+        if (w->rank >= 0 && w->d[1] >= 0 && x->d[1] >= 0 && (ir_mul_ovf(w->d[1], group, &wc) || wc != x->d[1]))
+            return infer_fail(c, "input has %lld channels, weight expects %lld x group %lld", (long long)x->d[1],
                             (long long)w->d[1], (long long)group);
     } else {
-        o->d[1] = w->rank >= 0 ? phi_dim_mul(w->d[1], group) : PHI_DIM_UNK;
+        o->d[1] = w->rank >= 0 ? infer_dim_mul(w->d[1], group) : INFER_DIM_UNK;
         if (w->rank >= 0 && w->d[0] >= 0 && x->d[1] >= 0 && w->d[0] != x->d[1])
-            return phi_fail(c, "input has %lld channels, weight has %lld", (long long)x->d[1], (long long)w->d[0]);
+            return infer_fail(c, "input has %lld channels, weight has %lld", (long long)x->d[1], (long long)w->d[0]);
     }
     const int64_t *os, *op;
     ptrdiff_t nos = transpose ? ph_node_attr_ints(c->n, "output_shape", &os) : -1;
     ptrdiff_t nop = transpose ? ph_node_attr_ints(c->n, "output_padding", &op) : -1;
     for (int i = 0; i < nsp; i++) {
-        phi_dim d = x->d[i + 2], r;
+        infer_dim d = x->d[i + 2], r;
         if (d > WIN_MAX) {
-            r = PHI_DIM_UNK;
+            r = INFER_DIM_UNK;
         } else if (transpose) {
             int same = strncmp(wa.auto_pad, "SAME", 4) == 0;
             if (nos >= nsp)
                 r = os[nos - nsp + i];
             else if (d < 0 || wa.k[i] < 0 || (nop == nsp && (op[i] < 0 || op[i] > WIN_MAX)))
-                r = PHI_DIM_UNK;
+                r = INFER_DIM_UNK;
             else if (same)
                 r = d * wa.s[i];
             else
@@ -221,7 +221,7 @@ static int conv_like(phi_ictx *c, int pool, int transpose)
         } else {
             r = win_out(&wa, i, d);
             if (r == -2)
-                return phi_fail(c, "window larger than padded input on spatial dim %d", i);
+                return infer_fail(c, "window larger than padded input on spatial dim %d", i);
         }
         o->d[i + 2] = r;
     }
@@ -232,37 +232,37 @@ static int conv_like(phi_ictx *c, int pool, int transpose)
     return 0;
 }
 
-static int infer_conv(phi_ictx *c) { return conv_like(c, 0, 0); }
-static int infer_conv_transpose(phi_ictx *c) { return conv_like(c, 0, 1); }
-static int infer_pool(phi_ictx *c) { return conv_like(c, 1, 0); }
+static int infer_conv(infer_ictx *c) { return conv_like(c, 0, 0); }
+static int infer_conv_transpose(infer_ictx *c) { return conv_like(c, 0, 1); }
+static int infer_pool(infer_ictx *c) { return conv_like(c, 1, 0); }
 
-static int infer_conv_integer(phi_ictx *c)
+static int infer_conv_integer(infer_ictx *c)
 {
     int rc = conv_like(c, 0, 0);
     c->out[0].dtype = PH_DT_INT32;
     return rc;
 }
 
-static int infer_qlinear_conv(phi_ictx *c)
+static int infer_qlinear_conv(infer_ictx *c)
 {
     /* x, x_scale, x_zp, w, ...: view it as Conv(x, w) */
-    phi_shape w = *phi_in(c, 3);
-    phi_shape save = c->in[1];
+    infer_shape w = *infer_in(c, 3);
+    infer_shape save = c->in[1];
     c->in[1] = w;
     int rc = conv_like(c, 0, 0);
     c->in[1] = save;
-    c->out[0].dtype = phi_in(c, 7)->dtype ? phi_in(c, 7)->dtype : PH_DT_UINT8;
+    c->out[0].dtype = infer_in(c, 7)->dtype ? infer_in(c, 7)->dtype : PH_DT_UINT8;
     return rc;
 }
 
-static int infer_global_pool(phi_ictx *c)
+static int infer_global_pool(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     c->out[0] = *x;
     if (x->rank < 0)
         return 0;
     if (x->rank < 2)
-        return phi_fail(c, "input must have rank >= 2");
+        return infer_fail(c, "input must have rank >= 2");
     for (int i = 2; i < x->rank; i++)
         c->out[0].d[i] = 1;
     return 0;
@@ -270,32 +270,32 @@ static int infer_global_pool(phi_ictx *c)
 
 /* ------------------------------------------------------ normalizations */
 
-static int infer_batchnorm(phi_ictx *c)
+static int infer_batchnorm(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     c->out[0] = *x;
-    phi_dim ch = x->rank >= 2 ? x->d[1] : PHI_DIM_UNK;
+    infer_dim ch = x->rank >= 2 ? x->d[1] : INFER_DIM_UNK;
     for (size_t i = 1; i < c->nout; i++) {
-        phi_shape_set(&c->out[i], phi_in(c, 3)->dtype ? phi_in(c, 3)->dtype : x->dtype, 1, &ch);
+        infer_shape_set(&c->out[i], infer_in(c, 3)->dtype ? infer_in(c, 3)->dtype : x->dtype, 1, &ch);
     }
     for (size_t i = 1; i < 5 && i < c->nin; i++) {
-        const phi_shape *p = phi_in(c, i);
+        const infer_shape *p = infer_in(c, i);
         if (p->rank == 1 && p->d[0] >= 0 && ch >= 0 && p->d[0] != ch)
-            return phi_fail(c, "input %zu has %lld entries for %lld channels", i, (long long)p->d[0],
+            return infer_fail(c, "input %zu has %lld entries for %lld channels", i, (long long)p->d[0],
                             (long long)ch);
     }
     return 0;
 }
 
-static int infer_same_norm(phi_ictx *c)
+static int infer_same_norm(infer_ictx *c)
 {
-    c->out[0] = *phi_in(c, 0);
+    c->out[0] = *infer_in(c, 0);
     return 0;
 }
 
-static int infer_layernorm(phi_ictx *c)
+static int infer_layernorm(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     c->out[0] = *x;
     if (c->nout < 2)
         return 0;
@@ -305,9 +305,9 @@ static int infer_layernorm(phi_ictx *c)
         c->out[i].dtype = stash;
         if (x->rank < 0)
             continue;
-        int axis = phi_inf_axis(ph_node_attr_int(c->n, "axis", -1), x->rank);
+        int axis = infer_inf_axis(ph_node_attr_int(c->n, "axis", -1), x->rank);
         if (axis < 0)
-            return phi_fail(c, "axis out of range");
+            return infer_fail(c, "axis out of range");
         for (int k = axis; k < x->rank; k++)
             c->out[i].d[k] = 1;
     }
@@ -316,10 +316,10 @@ static int infer_layernorm(phi_ictx *c)
 
 /* -------------------------------------------------------------- Resize */
 
-static int infer_resize(phi_ictx *c)
+static int infer_resize(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
-    phi_shape *o = &c->out[0];
+    const infer_shape *x = infer_in(c, 0);
+    infer_shape *o = &c->out[0];
     *o = *x;
     if (x->rank < 0)
         return 0;
@@ -329,7 +329,7 @@ static int infer_resize(phi_ictx *c)
         scales_in = 1;
     else
         scales_in = 2, sizes_in = 3;
-    int64_t axes[PHI_MAXRANK];
+    int64_t axes[INFER_MAXRANK];
     const int64_t *av;
     ptrdiff_t na = ph_node_attr_ints(c->n, "axes", &av);
     if (na < 0) {
@@ -338,49 +338,49 @@ static int infer_resize(phi_ictx *c)
             axes[k] = k;
     } else {
         if (na > r)
-            return phi_fail(c, "too many axes");
+            return infer_fail(c, "too many axes");
         for (ptrdiff_t k = 0; k < na; k++)
-            if ((axes[k] = phi_inf_axis(av[k], r)) < 0)
-                return phi_fail(c, "axis out of range");
+            if ((axes[k] = infer_inf_axis(av[k], r)) < 0)
+                return infer_fail(c, "axis out of range");
     }
     const char *policy = ph_node_attr_string(c->n, "keep_aspect_ratio_policy", "stretch");
     /* sizes (a shape constant, possibly symbolic) */
-    if (sizes_in != (size_t)-1 && phi_has_in(c, sizes_in)) {
-        phi_shape sz;
-        phi_dims_from_shape_input(c, sizes_in, &sz);
+    if (sizes_in != (size_t)-1 && infer_has_in(c, sizes_in)) {
+        infer_shape sz;
+        infer_dims_from_shape_input(c, sizes_in, &sz);
         if (sz.rank >= 0 && sz.rank != na)
-            return phi_fail(c, "sizes has %d entries for %td axes", sz.rank, na);
+            return infer_fail(c, "sizes has %d entries for %td axes", sz.rank, na);
         int stretch = strcmp(policy, "stretch") == 0;
         for (ptrdiff_t k = 0; k < na; k++)
-            o->d[axes[k]] = sz.rank >= 0 && stretch ? sz.d[k] : PHI_DIM_UNK;
-        if (sz.rank >= 0 || phi_in(c, sizes_in)->rank != 1 || phi_in(c, sizes_in)->d[0] != 0)
+            o->d[axes[k]] = sz.rank >= 0 && stretch ? sz.d[k] : INFER_DIM_UNK;
+        if (sz.rank >= 0 || infer_in(c, sizes_in)->rank != 1 || infer_in(c, sizes_in)->d[0] != 0)
             return 0;
     }
-    double sc[PHI_MAXRANK];
+    double sc[INFER_MAXRANK];
     int ns;
     if (c->n->op == PH_OP_Upsample && c->opset < 9) {
         const float *fv;
         ptrdiff_t nf = ph_node_attr_floats(c->n, "scales", &fv);
-        ns = nf >= 0 && nf <= PHI_MAXRANK ? (int)nf : -1;
+        ns = nf >= 0 && nf <= INFER_MAXRANK ? (int)nf : -1;
         for (int k = 0; k < ns; k++)
             sc[k] = fv[k];
     } else {
-        ns = phi_has_in(c, scales_in) ? phi_in_doubles(c, scales_in, sc, PHI_MAXRANK) : -1;
+        ns = infer_has_in(c, scales_in) ? infer_in_doubles(c, scales_in, sc, INFER_MAXRANK) : -1;
     }
     if (ns < 0 || (ns != na && ns != 0)) {
         if (ns > 0)
-            return phi_fail(c, "scales has %d entries for %td axes", ns, na);
+            return infer_fail(c, "scales has %d entries for %td axes", ns, na);
         for (ptrdiff_t k = 0; k < na; k++)
-            o->d[axes[k]] = PHI_DIM_UNK;
+            o->d[axes[k]] = INFER_DIM_UNK;
         return 0;
     }
     for (int k = 0; k < ns; k++) {
-        phi_dim d = x->d[axes[k]];
+        infer_dim d = x->d[axes[k]];
         if (sc[k] == 1.0)
             o->d[axes[k]] = d;
         else {
             double v = d >= 0 ? floor((double)d * sc[k] + 1e-9) : -1;
-            o->d[axes[k]] = v >= 0 && v < 4.6e18 ? (phi_dim)v : PHI_DIM_UNK; /* no out-of-range conversion */
+            o->d[axes[k]] = v >= 0 && v < 4.6e18 ? (infer_dim)v : INFER_DIM_UNK; /* no out-of-range conversion */
         }
     }
     return 0;
@@ -388,17 +388,17 @@ static int infer_resize(phi_ictx *c)
 
 /* -------------------------------------------------------------- Einsum */
 
-static int infer_einsum(phi_ictx *c)
+static int infer_einsum(infer_ictx *c)
 {
     const char *eq = ph_node_attr_string(c->n, "equation", NULL);
-    c->out[0].dtype = phi_in(c, 0)->dtype;
+    c->out[0].dtype = infer_in(c, 0)->dtype;
     if (!eq)
-        return phi_fail(c, "missing equation");
-    phi_dim letter[128];
+        return infer_fail(c, "missing equation");
+    infer_dim letter[128];
     int count[128] = {0};
     for (int i = 0; i < 128; i++)
-        letter[i] = PHI_DIM_UNK;
-    phi_shape ell = {0, 0, {0}};
+        letter[i] = INFER_DIM_UNK;
+    infer_shape ell = {0, 0, {0}};
     int have_ell = 0;
     const char *p = eq;
     size_t term = 0;
@@ -409,45 +409,45 @@ static int infer_einsum(phi_ictx *c)
         while (*p && *p != ',' && !(p[0] == '-' && p[1] == '>')) {
             if (*p == '.') {
                 if (strncmp(p, "...", 3))
-                    return phi_fail(c, "bad equation '%s'", eq);
+                    return infer_fail(c, "bad equation '%s'", eq);
                 ell_at = nl;
                 p += 3;
                 continue;
             }
             if ((unsigned char)*p >= 128)
-                return phi_fail(c, "bad label");
+                return infer_fail(c, "bad label");
             if (*p != ' ' && nl < 64)
                 labels[nl++] = *p;
             p++;
         }
         if (term >= c->nin)
-            return phi_fail(c, "equation has more terms than inputs");
-        const phi_shape *s = phi_in(c, term);
+            return infer_fail(c, "equation has more terms than inputs");
+        const infer_shape *s = infer_in(c, term);
         if (s->rank < 0) {
             all_known = 0;
         } else {
             int ne = s->rank - nl;
             if (ne < 0 || (ell_at < 0 && ne))
-                return phi_fail(c, "term %zu has %d labels for rank %d", term, nl, s->rank);
+                return infer_fail(c, "term %zu has %d labels for rank %d", term, nl, s->rank);
             int k = 0;
             for (int i = 0; i < nl; i++) {
                 if (i == ell_at)
                     k += ne;
                 unsigned char l = (unsigned char)labels[i];
                 if (l >= 128)
-                    return phi_fail(c, "bad label");
+                    return infer_fail(c, "bad label");
                 int clash = 0;
-                letter[l] = count[l] ? phi_dim_merge(letter[l], s->d[k], &clash) : s->d[k];
+                letter[l] = count[l] ? infer_dim_merge(letter[l], s->d[k], &clash) : s->d[k];
                 if (clash)
-                    return phi_fail(c, "label '%c' has dims %lld and %lld", l, (long long)letter[l],
+                    return infer_fail(c, "label '%c' has dims %lld and %lld", l, (long long)letter[l],
                                     (long long)s->d[k]);
                 k++;
             }
             if (ell_at >= 0) {
-                phi_shape e = {0, ne, {0}};
+                infer_shape e = {0, ne, {0}};
                 for (int i = 0; i < ne; i++)
                     e.d[i] = s->d[ell_at + i];
-                int rc = phi_broadcast(c, have_ell ? &ell : &e, &e, &ell);
+                int rc = infer_broadcast(c, have_ell ? &ell : &e, &e, &ell);
                 if (rc)
                     return rc;
                 have_ell = 1;
@@ -459,7 +459,7 @@ static int infer_einsum(phi_ictx *c)
         if (*p == ',')
             p++;
     }
-    phi_shape *o = &c->out[0];
+    infer_shape *o = &c->out[0];
     o->rank = 0;
     if (p[0] == '-') {
         p += 2;
@@ -468,15 +468,15 @@ static int infer_einsum(phi_ictx *c)
                 continue;
             if (*p == '.') {
                 if (strncmp(p, "...", 3))
-                    return phi_fail(c, "bad equation '%s'", eq);
+                    return infer_fail(c, "bad equation '%s'", eq);
                 if (!all_known)
                     return o->rank = -1, 0;
-                for (int i = 0; i < ell.rank && o->rank < PHI_MAXRANK; i++)
+                for (int i = 0; i < ell.rank && o->rank < INFER_MAXRANK; i++)
                     o->d[o->rank++] = ell.d[i];
                 p += 2;
                 continue;
             }
-            if (o->rank >= PHI_MAXRANK)
+            if (o->rank >= INFER_MAXRANK)
                 return o->rank = -1, 0;
             o->d[o->rank++] = letter[(unsigned char)*p & 127];
         }
@@ -486,7 +486,7 @@ static int infer_einsum(phi_ictx *c)
         for (int i = 0; i < ell.rank; i++)
             o->d[o->rank++] = ell.d[i];
         for (int l = 0; l < 128; l++)
-            if (count[l] == 1 && o->rank < PHI_MAXRANK)
+            if (count[l] == 1 && o->rank < INFER_MAXRANK)
                 o->d[o->rank++] = letter[l];
     }
     return 0;
@@ -494,54 +494,54 @@ static int infer_einsum(phi_ictx *c)
 
 /* -------------------------------------------------------- quantization */
 
-static int infer_quantize(phi_ictx *c)
+static int infer_quantize(infer_ictx *c)
 {
-    c->out[0] = *phi_in(c, 0);
+    c->out[0] = *infer_in(c, 0);
     int dt = (int)ph_node_attr_int(c->n, "output_dtype", 0);
     if (!dt)
-        dt = phi_has_in(c, 2) ? phi_in(c, 2)->dtype : PH_DT_UINT8;
+        dt = infer_has_in(c, 2) ? infer_in(c, 2)->dtype : PH_DT_UINT8;
     c->out[0].dtype = dt;
     return 0;
 }
 
-static int infer_dequantize(phi_ictx *c)
+static int infer_dequantize(infer_ictx *c)
 {
-    c->out[0] = *phi_in(c, 0);
-    c->out[0].dtype = c->opset >= 19 && phi_in(c, 1)->dtype ? phi_in(c, 1)->dtype : PH_DT_FLOAT;
+    c->out[0] = *infer_in(c, 0);
+    c->out[0].dtype = c->opset >= 19 && infer_in(c, 1)->dtype ? infer_in(c, 1)->dtype : PH_DT_FLOAT;
     return 0;
 }
 
-static int infer_dynamic_quantize(phi_ictx *c)
+static int infer_dynamic_quantize(infer_ictx *c)
 {
-    c->out[0] = *phi_in(c, 0);
+    c->out[0] = *infer_in(c, 0);
     c->out[0].dtype = PH_DT_UINT8;
     if (c->nout > 1)
-        phi_shape_set(&c->out[1], PH_DT_FLOAT, 0, NULL);
+        infer_shape_set(&c->out[1], PH_DT_FLOAT, 0, NULL);
     if (c->nout > 2)
-        phi_shape_set(&c->out[2], PH_DT_UINT8, 0, NULL);
+        infer_shape_set(&c->out[2], PH_DT_UINT8, 0, NULL);
     return 0;
 }
 
 /* --------------------------------------------------------- recurrent */
 
-static int infer_rnn(phi_ictx *c)
+static int infer_rnn(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     int dt = x->dtype;
     const char *dir = ph_node_attr_string(c->n, "direction", "forward");
-    phi_dim nd = strcmp(dir, "bidirectional") == 0 ? 2 : 1;
-    phi_dim h = ph_node_attr_int(c->n, "hidden_size", -1);
+    infer_dim nd = strcmp(dir, "bidirectional") == 0 ? 2 : 1;
+    infer_dim h = ph_node_attr_int(c->n, "hidden_size", -1);
     int layout = (int)ph_node_attr_int(c->n, "layout", 0);
-    phi_dim seq = PHI_DIM_UNK, batch = PHI_DIM_UNK;
+    infer_dim seq = INFER_DIM_UNK, batch = INFER_DIM_UNK;
     if (x->rank == 3) {
         seq = x->d[layout ? 1 : 0];
         batch = x->d[layout ? 0 : 1];
     }
-    if (h < 0 && phi_in(c, 2)->rank == 3)
-        h = phi_in(c, 2)->d[2];
+    if (h < 0 && infer_in(c, 2)->rank == 3)
+        h = infer_in(c, 2)->d[2];
     if (h < 0)
-        h = PHI_DIM_UNK;
-    phi_dim y[4], yh[3];
+        h = INFER_DIM_UNK;
+    infer_dim y[4], yh[3];
     if (!layout) {
         y[0] = seq, y[1] = nd, y[2] = batch, y[3] = h;
         yh[0] = nd, yh[1] = batch, yh[2] = h;
@@ -550,38 +550,38 @@ static int infer_rnn(phi_ictx *c)
         yh[0] = batch, yh[1] = nd, yh[2] = h;
     }
     if (c->nout > 0)
-        phi_shape_set(&c->out[0], dt, 4, y);
+        infer_shape_set(&c->out[0], dt, 4, y);
     for (size_t i = 1; i < c->nout && i < 3; i++)
-        phi_shape_set(&c->out[i], dt, 3, yh);
+        infer_shape_set(&c->out[i], dt, 3, yh);
     return 0;
 }
 
 /* ------------------------------------------------------------- others */
 
-static int infer_nms(phi_ictx *c)
+static int infer_nms(infer_ictx *c)
 {
-    phi_dim d[2] = {PHI_DIM_UNK, 3};
-    phi_shape_set(&c->out[0], PH_DT_INT64, 2, d);
+    infer_dim d[2] = {INFER_DIM_UNK, 3};
+    infer_shape_set(&c->out[0], PH_DT_INT64, 2, d);
     return 0;
 }
 
-static int infer_roialign(phi_ictx *c)
+static int infer_roialign(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0), *rois = phi_in(c, 1);
-    phi_dim d[4] = {rois->rank == 2 ? rois->d[0] : PHI_DIM_UNK, x->rank == 4 ? x->d[1] : PHI_DIM_UNK,
+    const infer_shape *x = infer_in(c, 0), *rois = infer_in(c, 1);
+    infer_dim d[4] = {rois->rank == 2 ? rois->d[0] : INFER_DIM_UNK, x->rank == 4 ? x->d[1] : INFER_DIM_UNK,
                     ph_node_attr_int(c->n, "output_height", 1), ph_node_attr_int(c->n, "output_width", 1)};
-    phi_shape_set(&c->out[0], x->dtype, 4, d);
+    infer_shape_set(&c->out[0], x->dtype, 4, d);
     return 0;
 }
 
-static int infer_gridsample(phi_ictx *c)
+static int infer_gridsample(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0), *g = phi_in(c, 1);
+    const infer_shape *x = infer_in(c, 0), *g = infer_in(c, 1);
     c->out[0].dtype = x->dtype;
     if (x->rank < 0 || g->rank < 0)
         return 0;
     if (g->rank != x->rank)
-        return phi_fail(c, "grid rank %d differs from input rank %d", g->rank, x->rank);
+        return infer_fail(c, "grid rank %d differs from input rank %d", g->rank, x->rank);
     c->out[0].rank = x->rank;
     c->out[0].d[0] = x->d[0];
     c->out[0].d[1] = x->d[1];
@@ -590,7 +590,7 @@ static int infer_gridsample(phi_ictx *c)
     return 0;
 }
 
-phi_infer_fn phi_infer_nn_fn(ph_op op)
+infer_fn infer_nn_fn(ph_op op)
 {
     switch (op) {
     case PH_OP_MatMul: return infer_matmul;

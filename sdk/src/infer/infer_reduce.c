@@ -8,26 +8,26 @@
  */
 #include "infer.h"
 
-static int infer_reduce(phi_ictx *c)
+static int infer_reduce(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     c->out[0].dtype = x->dtype;
     if (x->rank < 0)
         return 0;
     int keep = ph_node_attr_int(c->n, "keepdims", 1) != 0;
-    int64_t axes[PHI_MAXRANK];
+    int64_t axes[INFER_MAXRANK];
     int from = c->n->op == PH_OP_ReduceSum ? 13 : 18;
-    int na = phi_ints_attr_or_input(c, "axes", 1, from, axes, PHI_MAXRANK);
+    int na = infer_ints_attr_or_input(c, "axes", 1, from, axes, INFER_MAXRANK);
     if (na == -2) {
         /* axes not known: with keepdims the rank stays */
         if (keep) {
             c->out[0].rank = x->rank;
             for (int k = 0; k < x->rank; k++)
-                c->out[0].d[k] = PHI_DIM_UNK;
+                c->out[0].d[k] = INFER_DIM_UNK;
         }
         return 0;
     }
-    int red[PHI_MAXRANK] = {0};
+    int red[INFER_MAXRANK] = {0};
     if (na <= 0) {
         if (na == 0 && ph_node_attr_int(c->n, "noop_with_empty_axes", 0)) {
             c->out[0] = *x;
@@ -37,9 +37,9 @@ static int infer_reduce(phi_ictx *c)
             red[k] = 1;
     } else {
         for (int i = 0; i < na; i++) {
-            int ax = phi_inf_axis(axes[i], x->rank);
+            int ax = infer_inf_axis(axes[i], x->rank);
             if (ax < 0)
-                return phi_fail(c, "axis %lld out of range for rank %d", (long long)axes[i], x->rank);
+                return infer_fail(c, "axis %lld out of range for rank %d", (long long)axes[i], x->rank);
             red[ax] = 1;
         }
     }
@@ -54,16 +54,16 @@ static int infer_reduce(phi_ictx *c)
     return 0;
 }
 
-static int infer_argmax(phi_ictx *c)
+static int infer_argmax(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     c->out[0].dtype = PH_DT_INT64;
     if (x->rank < 0)
         return 0;
     int keep = ph_node_attr_int(c->n, "keepdims", 1) != 0;
-    int ax = phi_inf_axis(ph_node_attr_int(c->n, "axis", 0), x->rank);
+    int ax = infer_inf_axis(ph_node_attr_int(c->n, "axis", 0), x->rank);
     if (ax < 0)
-        return phi_fail(c, "axis out of range for rank %d", x->rank);
+        return infer_fail(c, "axis out of range for rank %d", x->rank);
     int r = 0;
     for (int k = 0; k < x->rank; k++) {
         if (k != ax)
@@ -75,9 +75,9 @@ static int infer_argmax(phi_ictx *c)
     return 0;
 }
 
-static int infer_topk(phi_ictx *c)
+static int infer_topk(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     c->out[0] = *x;
     if (c->nout > 1) {
         c->out[1] = *x;
@@ -85,28 +85,28 @@ static int infer_topk(phi_ictx *c)
     }
     if (x->rank < 0)
         return 0;
-    int ax = phi_inf_axis(ph_node_attr_int(c->n, "axis", -1), x->rank);
+    int ax = infer_inf_axis(ph_node_attr_int(c->n, "axis", -1), x->rank);
     if (ax < 0)
-        return phi_fail(c, "axis out of range for rank %d", x->rank);
-    phi_dim k = PHI_DIM_UNK;
+        return infer_fail(c, "axis out of range for rank %d", x->rank);
+    infer_dim k = INFER_DIM_UNK;
     int64_t kv;
     if (c->opset < 10 && ph_node_attr_type(c->n, "k") == PH_ATTR_INT) {
         k = ph_node_attr_int(c->n, "k", -1);
-    } else if (phi_in_ints(c, 1, &kv, 1) == 1) {
+    } else if (infer_in_ints(c, 1, &kv, 1) == 1) {
         k = kv;
     } else {
-        const phi_pc *p = phi_in_pc(c, 1);
+        const infer_pc *p = infer_in_pc(c, 1);
         if (p && p->n == 1)
-            k = phi_pc_dim(p, 0);
+            k = infer_pc_dim(p, 0);
     }
     if (k >= 0 && x->d[ax] >= 0 && k > x->d[ax])
-        return phi_fail(c, "K = %lld exceeds the axis length %lld", (long long)k, (long long)x->d[ax]);
+        return infer_fail(c, "K = %lld exceeds the axis length %lld", (long long)k, (long long)x->d[ax]);
     for (size_t i = 0; i < c->nout && i < 2; i++)
         c->out[i].d[ax] = k;
     return 0;
 }
 
-phi_infer_fn phi_infer_reduce_fn(ph_op op)
+infer_fn infer_reduce_fn(ph_op op)
 {
     switch (op) {
     case PH_OP_ReduceMean: case PH_OP_ReduceSum: case PH_OP_ReduceMax: case PH_OP_ReduceMin:

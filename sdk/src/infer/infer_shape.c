@@ -17,20 +17,20 @@
 #include "infer.h"
 
 
-static int out_pc_copy(phi_ictx *c, size_t out, const phi_pc *src)
+static int out_pc_copy(infer_ictx *c, size_t out, const infer_pc *src)
 {
-    phi_pc *o = src ? phi_out_pc(c, out) : NULL;
+    infer_pc *o = src ? infer_out_pc(c, out) : NULL;
     if (o)
         *o = *src;
     return 0;
 }
 
-static int infer_shape_op(phi_ictx *c)
+static int infer_shape_op(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     c->out[0].dtype = PH_DT_INT64;
     c->out[0].rank = 1;
-    c->out[0].d[0] = PHI_DIM_UNK;
+    c->out[0].d[0] = INFER_DIM_UNK;
     if (x->rank < 0)
         return 0;
     int64_t r = x->rank;
@@ -43,44 +43,44 @@ static int infer_shape_op(phi_ictx *c)
     e = e < 0 ? 0 : e > r ? r : e;
     int64_t len = e > s ? e - s : 0;
     c->out[0].d[0] = len;
-    phi_pc *o = phi_out_pc(c, 0);
+    infer_pc *o = infer_out_pc(c, 0);
     if (o) {
         o->n = (int)len;
         for (int64_t k = 0; k < len; k++)
-            phi_pc_put_dim(o, (int)k, x->d[s + k]);
+            infer_pc_put_dim(o, (int)k, x->d[s + k]);
     }
     return 0;
 }
 
-static int infer_size(phi_ictx *c)
+static int infer_size(infer_ictx *c)
 {
-    phi_shape_set(&c->out[0], PH_DT_INT64, 0, NULL);
-    int64_t n = phi_shape_numel(phi_in(c, 0));
-    const phi_shape *x = phi_in(c, 0);
-    phi_pc *o = phi_out_pc(c, 0);
+    infer_shape_set(&c->out[0], PH_DT_INT64, 0, NULL);
+    int64_t n = infer_shape_numel(infer_in(c, 0));
+    const infer_shape *x = infer_in(c, 0);
+    infer_pc *o = infer_out_pc(c, 0);
     if (o) {
         o->n = 1;
-        o->k[0] = PHI_PC_UNK;
+        o->k[0] = INFER_PC_UNK;
         o->v[0] = 0;
         if (n >= 0)
-            o->v[0] = n, o->k[0] = PHI_PC_NUM;
-        else if (x->rank == 1 && phi_is_sym(x->d[0]))
-            phi_pc_put_dim(o, 0, x->d[0]);
+            o->v[0] = n, o->k[0] = INFER_PC_NUM;
+        else if (x->rank == 1 && infer_is_sym(x->d[0]))
+            infer_pc_put_dim(o, 0, x->d[0]);
     }
     return 0;
 }
 
-static int infer_gather(phi_ictx *c)
+static int infer_gather(infer_ictx *c)
 {
-    const phi_shape *data = phi_in(c, 0), *idx = phi_in(c, 1);
+    const infer_shape *data = infer_in(c, 0), *idx = infer_in(c, 1);
     c->out[0].dtype = data->dtype;
     if (data->rank < 0 || idx->rank < 0)
         return 0;
-    int axis = phi_inf_axis(ph_node_attr_int(c->n, "axis", 0), data->rank);
+    int axis = infer_inf_axis(ph_node_attr_int(c->n, "axis", 0), data->rank);
     if (axis < 0)
-        return phi_fail(c, "axis out of range for rank %d", data->rank);
+        return infer_fail(c, "axis out of range for rank %d", data->rank);
     int r = data->rank - 1 + idx->rank;
-    if (r > PHI_MAXRANK)
+    if (r > INFER_MAXRANK)
         return 0;
     int k = 0;
     for (int i = 0; i < axis; i++)
@@ -91,46 +91,46 @@ static int infer_gather(phi_ictx *c)
         c->out[0].d[k++] = data->d[i];
     c->out[0].rank = r;
     /* shape constants: gather entries of a tracked vector */
-    const phi_pc *dp = data->rank == 1 ? phi_in_pc(c, 0) : NULL;
+    const infer_pc *dp = data->rank == 1 ? infer_in_pc(c, 0) : NULL;
     if (!dp)
         return 0;
-    phi_pc dcopy = *dp;
-    int64_t iv[PHI_PC_MAX];
-    int ni = phi_in_ints(c, 1, iv, PHI_PC_MAX);
+    infer_pc dcopy = *dp;
+    int64_t iv[INFER_PC_MAX];
+    int ni = infer_in_ints(c, 1, iv, INFER_PC_MAX);
     if (ni < 0 || idx->rank > 1)
         return 0;
-    phi_pc *o = phi_out_pc(c, 0);
+    infer_pc *o = infer_out_pc(c, 0);
     if (!o)
         return 0;
     o->n = ni;
     for (int j = 0; j < ni; j++) {
         int64_t at = iv[j] < 0 ? iv[j] + dcopy.n : iv[j];
         if (at < 0 || at >= dcopy.n)
-            return phi_fail(c, "index %lld out of range for %d elements", (long long)iv[j], dcopy.n);
+            return infer_fail(c, "index %lld out of range for %d elements", (long long)iv[j], dcopy.n);
         o->v[j] = dcopy.v[at];
         o->k[j] = dcopy.k[at];
     }
     return 0;
 }
 
-static int infer_gather_elements(phi_ictx *c)
+static int infer_gather_elements(infer_ictx *c)
 {
-    c->out[0] = *phi_in(c, 1);
-    c->out[0].dtype = phi_in(c, 0)->dtype;
+    c->out[0] = *infer_in(c, 1);
+    c->out[0].dtype = infer_in(c, 0)->dtype;
     return 0;
 }
 
-static int infer_gather_nd(phi_ictx *c)
+static int infer_gather_nd(infer_ictx *c)
 {
-    const phi_shape *data = phi_in(c, 0), *idx = phi_in(c, 1);
+    const infer_shape *data = infer_in(c, 0), *idx = infer_in(c, 1);
     c->out[0].dtype = data->dtype;
     int64_t b = ph_node_attr_int(c->n, "batch_dims", 0);
     if (data->rank < 0 || idx->rank < 1 || idx->d[idx->rank - 1] < 0)
         return 0;
     int64_t last = idx->d[idx->rank - 1];
     int r = idx->rank - 1 + data->rank - (int)b - (int)last;
-    if (r < 0 || r > PHI_MAXRANK || b + last > data->rank)
-        return phi_fail(c, "indices last dim %lld too large for data rank %d", (long long)last, data->rank);
+    if (r < 0 || r > INFER_MAXRANK || b + last > data->rank)
+        return infer_fail(c, "indices last dim %lld too large for data rank %d", (long long)last, data->rank);
     int k = 0;
     for (int i = 0; i < idx->rank - 1; i++)
         c->out[0].d[k++] = idx->d[i];
@@ -140,43 +140,43 @@ static int infer_gather_nd(phi_ictx *c)
     return 0;
 }
 
-static int infer_concat(phi_ictx *c)
+static int infer_concat(infer_ictx *c)
 {
-    phi_shape *o = &c->out[0];
+    infer_shape *o = &c->out[0];
     int rank = -1;
     for (size_t i = 0; i < c->nin; i++) {
         if (!o->dtype)
-            o->dtype = phi_in(c, i)->dtype;
-        if (phi_in(c, i)->rank >= 0) {
-            if (rank >= 0 && phi_in(c, i)->rank != rank)
-                return phi_fail(c, "inputs have ranks %d and %d", rank, phi_in(c, i)->rank);
-            rank = phi_in(c, i)->rank;
+            o->dtype = infer_in(c, i)->dtype;
+        if (infer_in(c, i)->rank >= 0) {
+            if (rank >= 0 && infer_in(c, i)->rank != rank)
+                return infer_fail(c, "inputs have ranks %d and %d", rank, infer_in(c, i)->rank);
+            rank = infer_in(c, i)->rank;
         }
     }
     if (rank < 0)
         return 0;
-    int axis = phi_inf_axis(ph_node_attr_int(c->n, "axis", 0), rank);
+    int axis = infer_inf_axis(ph_node_attr_int(c->n, "axis", 0), rank);
     if (axis < 0)
-        return phi_fail(c, "axis out of range for rank %d", rank);
+        return infer_fail(c, "axis out of range for rank %d", rank);
     o->rank = rank;
     for (int k = 0; k < rank; k++)
-        o->d[k] = k == axis ? 0 : PHI_DIM_UNK;
+        o->d[k] = k == axis ? 0 : INFER_DIM_UNK;
     int first = 1;
     for (size_t i = 0; i < c->nin; i++) {
-        const phi_shape *s = phi_in(c, i);
+        const infer_shape *s = infer_in(c, i);
         if (s->rank < 0) {
-            o->d[axis] = PHI_DIM_UNK;
+            o->d[axis] = INFER_DIM_UNK;
             continue;
         }
         for (int k = 0; k < rank; k++) {
             if (k == axis) {
-                o->d[k] = first ? s->d[k] : phi_dim_add(o->d[k], s->d[k]);
+                o->d[k] = first ? s->d[k] : infer_dim_add(o->d[k], s->d[k]);
                 continue;
             }
             int clash = 0;
-            o->d[k] = first ? s->d[k] : phi_dim_merge(o->d[k], s->d[k], &clash);
+            o->d[k] = first ? s->d[k] : infer_dim_merge(o->d[k], s->d[k], &clash);
             if (clash)
-                return phi_fail(c, "input %zu has dim %d = %lld, an earlier input %lld", i, k, (long long)s->d[k],
+                return infer_fail(c, "input %zu has dim %d = %lld, an earlier input %lld", i, k, (long long)s->d[k],
                                 (long long)o->d[k]);
         }
         first = 0;
@@ -184,11 +184,11 @@ static int infer_concat(phi_ictx *c)
     /* shape constants */
     if (rank != 1)
         return 0;
-    phi_pc acc;
+    infer_pc acc;
     acc.n = 0;
     for (size_t i = 0; i < c->nin; i++) {
-        const phi_pc *p = phi_in_pc(c, i);
-        if (!p || acc.n + p->n > PHI_PC_MAX)
+        const infer_pc *p = infer_in_pc(c, i);
+        if (!p || acc.n + p->n > INFER_PC_MAX)
             return 0;
         memcpy(acc.v + acc.n, p->v, (size_t)p->n * sizeof *p->v);
         memcpy(acc.k + acc.n, p->k, (size_t)p->n);
@@ -197,21 +197,21 @@ static int infer_concat(phi_ictx *c)
     return out_pc_copy(c, 0, &acc);
 }
 
-static int infer_split(phi_ictx *c)
+static int infer_split(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     size_t nout = c->nout;
     for (size_t i = 0; i < nout; i++) {
         c->out[i] = *x;
     }
     if (x->rank < 0 || !nout)
         return 0;
-    int axis = phi_inf_axis(ph_node_attr_int(c->n, "axis", 0), x->rank);
+    int axis = infer_inf_axis(ph_node_attr_int(c->n, "axis", 0), x->rank);
     if (axis < 0)
-        return phi_fail(c, "axis out of range for rank %d", x->rank);
+        return infer_fail(c, "axis out of range for rank %d", x->rank);
     int64_t sizes[256];
-    int ns = nout <= 256 ? phi_ints_attr_or_input(c, "split", 1, 13, sizes, 256) : -2;
-    phi_dim d = x->d[axis];
+    int ns = nout <= 256 ? infer_ints_attr_or_input(c, "split", 1, 13, sizes, 256) : -2;
+    infer_dim d = x->d[axis];
     if (ns == -1) {
         if (d >= 0) {
             int64_t chunk = (d + (int64_t)nout - 1) / (int64_t)nout;
@@ -222,23 +222,23 @@ static int infer_split(phi_ictx *c)
             ns = (int)nout;
         }
     } else if (ns >= 0 && (size_t)ns != nout) {
-        return phi_fail(c, "split has %d sizes for %zu outputs", ns, nout);
+        return infer_fail(c, "split has %d sizes for %zu outputs", ns, nout);
     }
     int64_t total = 0;
     for (size_t i = 0; i < nout; i++) {
-        c->out[i].d[axis] = ns >= 0 ? sizes[i] : (nout == 1 ? d : PHI_DIM_UNK);
+        c->out[i].d[axis] = ns >= 0 ? sizes[i] : (nout == 1 ? d : INFER_DIM_UNK);
         if (ns >= 0)
             total += sizes[i];
     }
     if (ns >= 0 && d >= 0 && total != d)
-        return phi_fail(c, "split sizes sum to %lld, the axis has %lld", (long long)total, (long long)d);
+        return infer_fail(c, "split sizes sum to %lld, the axis has %lld", (long long)total, (long long)d);
     /* shape constants */
-    const phi_pc *p = x->rank == 1 && ns >= 0 ? phi_in_pc(c, 0) : NULL;
+    const infer_pc *p = x->rank == 1 && ns >= 0 ? infer_in_pc(c, 0) : NULL;
     if (p && total == p->n) {
-        phi_pc src = *p;
+        infer_pc src = *p;
         int at = 0;
         for (size_t i = 0; i < nout; i++) {
-            phi_pc *o = phi_out_pc(c, i);
+            infer_pc *o = infer_out_pc(c, i);
             if (!o)
                 return 0;
             o->n = (int)sizes[i];
@@ -256,48 +256,48 @@ static int64_t slice_len(int64_t d, int64_t s, int64_t e, int64_t st, int64_t *s
     return ph_slice_length(d, s, e, st, start_out); /* the one copy of the Slice rules */
 }
 
-static int infer_slice(phi_ictx *c)
+static int infer_slice(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     c->out[0] = *x;
     if (x->rank < 0)
         return 0;
-    int64_t starts[PHI_MAXRANK], ends[PHI_MAXRANK], axes[PHI_MAXRANK], steps[PHI_MAXRANK];
+    int64_t starts[INFER_MAXRANK], ends[INFER_MAXRANK], axes[INFER_MAXRANK], steps[INFER_MAXRANK];
     int ns, ne, na, nst;
     int r = x->rank;
     /* symbolic ends equal to the dim count as "to the end" */
-    int end_is_dim[PHI_MAXRANK] = {0};
+    int end_is_dim[INFER_MAXRANK] = {0};
     if (c->opset < 10) {
-        ns = phi_ints_attr_or_input(c, "starts", (size_t)-1, 0, starts, PHI_MAXRANK);
-        ne = phi_ints_attr_or_input(c, "ends", (size_t)-1, 0, ends, PHI_MAXRANK);
-        na = phi_ints_attr_or_input(c, "axes", (size_t)-1, 0, axes, PHI_MAXRANK);
+        ns = infer_ints_attr_or_input(c, "starts", (size_t)-1, 0, starts, INFER_MAXRANK);
+        ne = infer_ints_attr_or_input(c, "ends", (size_t)-1, 0, ends, INFER_MAXRANK);
+        na = infer_ints_attr_or_input(c, "axes", (size_t)-1, 0, axes, INFER_MAXRANK);
         nst = -1;
     } else {
-        ns = phi_in_ints(c, 1, starts, PHI_MAXRANK);
-        ne = phi_in_ints(c, 2, ends, PHI_MAXRANK);
+        ns = infer_in_ints(c, 1, starts, INFER_MAXRANK);
+        ne = infer_in_ints(c, 2, ends, INFER_MAXRANK);
         if (ne < 0) {
-            const phi_pc *pe = phi_in_pc(c, 2);
-            if (pe && pe->n <= PHI_MAXRANK) {
+            const infer_pc *pe = infer_in_pc(c, 2);
+            if (pe && pe->n <= INFER_MAXRANK) {
                 ne = pe->n;
                 for (int k = 0; k < ne; k++) {
                     ends[k] = pe->v[k];
-                    if (pe->k[k] == PHI_PC_SYM)
+                    if (pe->k[k] == INFER_PC_SYM)
                         end_is_dim[k] = 1;
-                    else if (pe->k[k] != PHI_PC_NUM)
+                    else if (pe->k[k] != INFER_PC_NUM)
                         end_is_dim[k] = -1;
                 }
             }
         }
-        na = phi_has_in(c, 3) ? phi_in_ints(c, 3, axes, PHI_MAXRANK) : -1;
-        nst = phi_has_in(c, 4) ? phi_in_ints(c, 4, steps, PHI_MAXRANK) : -1;
-        if (phi_has_in(c, 3) && na < 0)
+        na = infer_has_in(c, 3) ? infer_in_ints(c, 3, axes, INFER_MAXRANK) : -1;
+        nst = infer_has_in(c, 4) ? infer_in_ints(c, 4, steps, INFER_MAXRANK) : -1;
+        if (infer_has_in(c, 3) && na < 0)
             na = -2;
-        if (phi_has_in(c, 4) && nst < 0)
+        if (infer_has_in(c, 4) && nst < 0)
             nst = -2;
     }
     if (na == -2 || ns < 0) {
         for (int k = 0; k < r; k++)
-            c->out[0].d[k] = PHI_DIM_UNK;
+            c->out[0].d[k] = INFER_DIM_UNK;
         return 0;
     }
     int cnt = ns;
@@ -305,23 +305,23 @@ static int infer_slice(phi_ictx *c)
         for (int k = 0; k < cnt; k++)
             axes[k] = k;
     else if (na != cnt)
-        return phi_fail(c, "%d starts but %d axes", cnt, na);
+        return infer_fail(c, "%d starts but %d axes", cnt, na);
     for (int k = 0; k < cnt; k++) {
-        int ax = phi_inf_axis(axes[k], r);
+        int ax = infer_inf_axis(axes[k], r);
         if (ax < 0)
-            return phi_fail(c, "axis %lld out of range for rank %d", (long long)axes[k], r);
+            return infer_fail(c, "axis %lld out of range for rank %d", (long long)axes[k], r);
         int64_t st = nst >= 0 && k < nst ? steps[k] : (nst == -2 ? 0 : 1);
         if (nst >= 0 && st == 0)
-            return phi_fail(c, "step is 0");
-        phi_dim d = x->d[ax];
+            return infer_fail(c, "step is 0");
+        infer_dim d = x->d[ax];
         if (ne < 0 || k >= ne || st == 0 || end_is_dim[k] == -1) {
-            c->out[0].d[ax] = PHI_DIM_UNK;
+            c->out[0].d[ax] = INFER_DIM_UNK;
             continue;
         }
         int64_t e = ends[k];
         if (end_is_dim[k]) {
             if (ends[k] != d) {
-                c->out[0].d[ax] = PHI_DIM_UNK;
+                c->out[0].d[ax] = INFER_DIM_UNK;
                 continue;
             }
             e = INT64_MAX;
@@ -332,16 +332,16 @@ static int infer_slice(phi_ictx *c)
         } else if (starts[k] == 0 && st == 1 && e >= (int64_t)INT32_MAX) {
             c->out[0].d[ax] = d; /* the whole axis */
         } else {
-            c->out[0].d[ax] = PHI_DIM_UNK;
+            c->out[0].d[ax] = INFER_DIM_UNK;
         }
     }
     /* shape constants: slicing a tracked vector */
-    const phi_pc *p = r == 1 && cnt == 1 && ne == 1 && !end_is_dim[0] ? phi_in_pc(c, 0) : NULL;
+    const infer_pc *p = r == 1 && cnt == 1 && ne == 1 && !end_is_dim[0] ? infer_in_pc(c, 0) : NULL;
     if (p) {
-        phi_pc src = *p;
+        infer_pc src = *p;
         int64_t st = nst >= 1 ? steps[0] : 1, s0;
         int64_t len = slice_len(src.n, starts[0], ends[0], st, &s0);
-        phi_pc *o = phi_out_pc(c, 0);
+        infer_pc *o = infer_out_pc(c, 0);
         if (o) {
             o->n = (int)len;
             for (int64_t j = 0; j < len; j++) {
@@ -356,67 +356,67 @@ static int infer_slice(phi_ictx *c)
 /* Product of dims as (known factor, symbols, unknown count). */
 typedef struct prodinfo {
     int64_t known;
-    phi_dim syms[PHI_MAXRANK];
+    infer_dim syms[INFER_MAXRANK];
     int nsyms, unknown;
     int overflow; /* the known factor does not fit in int64 */
 } prodinfo;
 
-static void prod_add(prodinfo *p, phi_dim d)
+static void prod_add(prodinfo *p, infer_dim d)
 {
     if (d >= 0)
-        p->overflow |= phi_mul_ovf(p->known, d, &p->known);
-    else if (phi_is_sym(d))
+        p->overflow |= ir_mul_ovf(p->known, d, &p->known);
+    else if (infer_is_sym(d))
         p->syms[p->nsyms++] = d;
     else
         p->unknown++;
 }
 
-static int infer_reshape(phi_ictx *c)
+static int infer_reshape(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
-    phi_shape *o = &c->out[0];
+    const infer_shape *x = infer_in(c, 0);
+    infer_shape *o = &c->out[0];
     o->dtype = x->dtype;
-    phi_shape tgt;
-    int64_t attr_shape[PHI_MAXRANK];
-    int na = c->opset < 5 ? phi_ints_attr_or_input(c, "shape", (size_t)-1, 0, attr_shape, PHI_MAXRANK) : -1;
-    phi_pc pc;
+    infer_shape tgt;
+    int64_t attr_shape[INFER_MAXRANK];
+    int na = c->opset < 5 ? infer_ints_attr_or_input(c, "shape", (size_t)-1, 0, attr_shape, INFER_MAXRANK) : -1;
+    infer_pc pc;
     if (na >= 0) {
         pc.n = na;
         for (int k = 0; k < na; k++)
-            pc.v[k] = attr_shape[k], pc.k[k] = PHI_PC_NUM;
+            pc.v[k] = attr_shape[k], pc.k[k] = INFER_PC_NUM;
     } else {
-        const phi_pc *p = phi_in_pc(c, 1);
+        const infer_pc *p = infer_in_pc(c, 1);
         if (p)
             pc = *p;
         else
             pc.n = -1;
     }
-    if (pc.n < 0 || pc.n > PHI_MAXRANK) {
-        phi_dims_from_shape_input(c, 1, &tgt);
+    if (pc.n < 0 || pc.n > INFER_MAXRANK) {
+        infer_dims_from_shape_input(c, 1, &tgt);
         o->rank = tgt.rank;
         for (int k = 0; k < o->rank; k++)
-            o->d[k] = PHI_DIM_UNK;
+            o->d[k] = INFER_DIM_UNK;
         return 0;
     }
     int allowzero = (int)ph_node_attr_int(c->n, "allowzero", 0);
     int minus = -1;
     o->rank = pc.n;
     for (int k = 0; k < pc.n; k++) {
-        if (pc.k[k] == PHI_PC_SYM) {
+        if (pc.k[k] == INFER_PC_SYM) {
             o->d[k] = pc.v[k];
-        } else if (pc.k[k] != PHI_PC_NUM) {
-            o->d[k] = PHI_DIM_UNK;
+        } else if (pc.k[k] != INFER_PC_NUM) {
+            o->d[k] = INFER_DIM_UNK;
         } else if (pc.v[k] == -1) {
             if (minus >= 0)
-                return phi_fail(c, "more than one -1 in the target shape");
+                return infer_fail(c, "more than one -1 in the target shape");
             minus = k;
-            o->d[k] = PHI_DIM_UNK;
+            o->d[k] = INFER_DIM_UNK;
         } else if (pc.v[k] == 0 && !allowzero) {
             if (x->rank >= 0 && k >= x->rank)
-                return phi_fail(c, "target dim %d is 0 (copy) but the input has rank %d", k, x->rank);
-            o->d[k] = x->rank >= 0 ? x->d[k] : PHI_DIM_UNK;
+                return infer_fail(c, "target dim %d is 0 (copy) but the input has rank %d", k, x->rank);
+            o->d[k] = x->rank >= 0 ? x->d[k] : INFER_DIM_UNK;
         } else if (pc.v[k] < 0) {
-            return phi_fail(c, "invalid target dim %lld", (long long)pc.v[k]);
+            return infer_fail(c, "invalid target dim %lld", (long long)pc.v[k]);
         } else {
             o->d[k] = pc.v[k];
         }
@@ -430,7 +430,7 @@ static int infer_reshape(phi_ictx *c)
         if (k != minus)
             prod_add(&out, o->d[k]);
     if (in.overflow || out.overflow)
-        return phi_fail(c, "the %s shape has more elements than int64 counts", in.overflow ? "input" : "target");
+        return infer_fail(c, "the %s shape has more elements than int64 counts", in.overflow ? "input" : "target");
     if (!in.unknown && !out.unknown) {
         /* cancel common symbols */
         for (int i = 0; i < out.nsyms; i++)
@@ -444,58 +444,58 @@ static int infer_reshape(phi_ictx *c)
         if (!out.nsyms && minus >= 0) {
             if (!in.nsyms) {
                 if (out.known == 0 || in.known % out.known)
-                    return phi_fail(c, "cannot reshape %lld elements into a shape with %lld per -1 step",
+                    return infer_fail(c, "cannot reshape %lld elements into a shape with %lld per -1 step",
                                     (long long)in.known, (long long)out.known);
                 o->d[minus] = in.known / out.known;
             } else if (in.nsyms == 1 && in.known == out.known) {
                 o->d[minus] = in.syms[0];
             }
         } else if (!out.nsyms && !in.nsyms && minus < 0 && in.known != out.known) {
-            return phi_fail(c, "cannot reshape %lld elements into %lld", (long long)in.known,
+            return infer_fail(c, "cannot reshape %lld elements into %lld", (long long)in.known,
                             (long long)out.known);
         }
     }
     /* a tracked vector keeps its entries through a reshape to [n] or [] */
-    const phi_pc *xp = x->rank <= 1 ? phi_in_pc(c, 0) : NULL;
-    if (xp && o->rank <= 1 && phi_shape_numel(o) == xp->n)
+    const infer_pc *xp = x->rank <= 1 ? infer_in_pc(c, 0) : NULL;
+    if (xp && o->rank <= 1 && infer_shape_numel(o) == xp->n)
         out_pc_copy(c, 0, xp);
     return 0;
 }
 
-static int infer_flatten(phi_ictx *c)
+static int infer_flatten(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     c->out[0].dtype = x->dtype;
     c->out[0].rank = 2;
-    c->out[0].d[0] = c->out[0].d[1] = PHI_DIM_UNK;
+    c->out[0].d[0] = c->out[0].d[1] = INFER_DIM_UNK;
     if (x->rank < 0)
         return 0;
     int64_t a = ph_node_attr_int(c->n, "axis", 1);
     if (a < 0)
         a += x->rank;
     if (a < 0 || a > x->rank)
-        return phi_fail(c, "axis out of range for rank %d", x->rank);
-    phi_dim p0 = 1, p1 = 1;
+        return infer_fail(c, "axis out of range for rank %d", x->rank);
+    infer_dim p0 = 1, p1 = 1;
     for (int k = 0; k < x->rank; k++) {
         if (k < a)
-            p0 = phi_dim_mul(p0, x->d[k]);
+            p0 = infer_dim_mul(p0, x->d[k]);
         else
-            p1 = phi_dim_mul(p1, x->d[k]);
+            p1 = infer_dim_mul(p1, x->d[k]);
     }
     c->out[0].d[0] = p0;
     c->out[0].d[1] = p1;
     return 0;
 }
 
-static int infer_squeeze(phi_ictx *c)
+static int infer_squeeze(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     c->out[0].dtype = x->dtype;
-    int64_t axes[PHI_MAXRANK];
-    int na = phi_ints_attr_or_input(c, "axes", 1, 13, axes, PHI_MAXRANK);
+    int64_t axes[INFER_MAXRANK];
+    int na = infer_ints_attr_or_input(c, "axes", 1, 13, axes, INFER_MAXRANK);
     if (x->rank < 0 || na == -2)
         return 0;
-    int drop[PHI_MAXRANK] = {0};
+    int drop[INFER_MAXRANK] = {0};
     if (na < 0) {
         for (int k = 0; k < x->rank; k++) {
             if (x->d[k] < 0)
@@ -504,11 +504,11 @@ static int infer_squeeze(phi_ictx *c)
         }
     } else {
         for (int i = 0; i < na; i++) {
-            int ax = phi_inf_axis(axes[i], x->rank);
+            int ax = infer_inf_axis(axes[i], x->rank);
             if (ax < 0)
-                return phi_fail(c, "axis %lld out of range for rank %d", (long long)axes[i], x->rank);
+                return infer_fail(c, "axis %lld out of range for rank %d", (long long)axes[i], x->rank);
             if (x->d[ax] >= 0 && x->d[ax] != 1)
-                return phi_fail(c, "cannot squeeze dim %d of size %lld", ax, (long long)x->d[ax]);
+                return infer_fail(c, "cannot squeeze dim %d of size %lld", ax, (long long)x->d[ax]);
             drop[ax] = 1;
         }
     }
@@ -517,49 +517,49 @@ static int infer_squeeze(phi_ictx *c)
         if (!drop[i])
             c->out[0].d[k++] = x->d[i];
     c->out[0].rank = k;
-    return out_pc_copy(c, 0, k <= 1 ? phi_in_pc(c, 0) : NULL);
+    return out_pc_copy(c, 0, k <= 1 ? infer_in_pc(c, 0) : NULL);
 }
 
-static int infer_unsqueeze(phi_ictx *c)
+static int infer_unsqueeze(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     c->out[0].dtype = x->dtype;
-    int64_t axes[PHI_MAXRANK];
-    int na = phi_ints_attr_or_input(c, "axes", 1, 13, axes, PHI_MAXRANK);
+    int64_t axes[INFER_MAXRANK];
+    int na = infer_ints_attr_or_input(c, "axes", 1, 13, axes, INFER_MAXRANK);
     if (x->rank < 0 || na < 0)
         return 0;
     int r = x->rank + na;
-    if (r > PHI_MAXRANK)
+    if (r > INFER_MAXRANK)
         return 0;
-    int ins[PHI_MAXRANK] = {0};
+    int ins[INFER_MAXRANK] = {0};
     for (int i = 0; i < na; i++) {
-        int ax = phi_inf_axis(axes[i], r);
+        int ax = infer_inf_axis(axes[i], r);
         if (ax < 0 || ins[ax])
-            return phi_fail(c, "bad axis %lld for output rank %d", (long long)axes[i], r);
+            return infer_fail(c, "bad axis %lld for output rank %d", (long long)axes[i], r);
         ins[ax] = 1;
     }
     int k = 0;
     for (int i = 0; i < r; i++)
         c->out[0].d[i] = ins[i] ? 1 : x->d[k++];
     c->out[0].rank = r;
-    return out_pc_copy(c, 0, r <= 1 ? phi_in_pc(c, 0) : NULL);
+    return out_pc_copy(c, 0, r <= 1 ? infer_in_pc(c, 0) : NULL);
 }
 
-static int infer_transpose(phi_ictx *c)
+static int infer_transpose(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     c->out[0].dtype = x->dtype;
     if (x->rank < 0)
         return 0;
     const int64_t *perm;
     ptrdiff_t np = ph_node_attr_ints(c->n, "perm", &perm);
     if (np >= 0 && np != x->rank)
-        return phi_fail(c, "perm has %td entries for rank %d", np, x->rank);
-    int seen[PHI_MAXRANK] = {0};
+        return infer_fail(c, "perm has %td entries for rank %d", np, x->rank);
+    int seen[INFER_MAXRANK] = {0};
     for (int i = 0; i < x->rank; i++) {
         int64_t p = np >= 0 ? perm[i] : x->rank - 1 - i;
         if (p < 0 || p >= x->rank || seen[p])
-            return phi_fail(c, "perm is not a permutation of 0..%d", x->rank - 1);
+            return infer_fail(c, "perm is not a permutation of 0..%d", x->rank - 1);
         seen[p] = 1;
         c->out[0].d[i] = x->d[p];
     }
@@ -567,43 +567,43 @@ static int infer_transpose(phi_ictx *c)
     return 0;
 }
 
-static int infer_expand(phi_ictx *c)
+static int infer_expand(infer_ictx *c)
 {
-    phi_shape tgt;
-    phi_dims_from_shape_input(c, 1, &tgt);
-    c->out[0].dtype = phi_in(c, 0)->dtype;
-    int rc = phi_broadcast(c, phi_in(c, 0), &tgt, &c->out[0]);
+    infer_shape tgt;
+    infer_dims_from_shape_input(c, 1, &tgt);
+    c->out[0].dtype = infer_in(c, 0)->dtype;
+    int rc = infer_broadcast(c, infer_in(c, 0), &tgt, &c->out[0]);
     return rc;
 }
 
-static int infer_tile(phi_ictx *c)
+static int infer_tile(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     c->out[0] = *x;
     if (x->rank < 0)
         return 0;
-    int64_t rep[PHI_MAXRANK];
-    int nr = phi_in_ints(c, 1, rep, PHI_MAXRANK);
+    int64_t rep[INFER_MAXRANK];
+    int nr = infer_in_ints(c, 1, rep, INFER_MAXRANK);
     if (nr >= 0 && nr != x->rank)
-        return phi_fail(c, "repeats has %d entries for rank %d", nr, x->rank);
+        return infer_fail(c, "repeats has %d entries for rank %d", nr, x->rank);
     for (int k = 0; k < x->rank; k++)
-        c->out[0].d[k] = nr >= 0 ? phi_dim_mul(x->d[k], rep[k]) : PHI_DIM_UNK;
+        c->out[0].d[k] = nr >= 0 ? infer_dim_mul(x->d[k], rep[k]) : INFER_DIM_UNK;
     return 0;
 }
 
-static int infer_pad(phi_ictx *c)
+static int infer_pad(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     c->out[0] = *x;
     if (x->rank < 0)
         return 0;
     int r = x->rank;
-    int64_t pads[2 * PHI_MAXRANK], axes[PHI_MAXRANK];
-    int np = phi_ints_attr_or_input(c, c->opset < 11 ? "pads" : NULL, 1, 11, pads, 2 * PHI_MAXRANK);
-    int na = phi_has_in(c, 3) ? phi_in_ints(c, 3, axes, PHI_MAXRANK) : -1;
-    if (np < 0 || (phi_has_in(c, 3) && na < 0)) {
+    int64_t pads[2 * INFER_MAXRANK], axes[INFER_MAXRANK];
+    int np = infer_ints_attr_or_input(c, c->opset < 11 ? "pads" : NULL, 1, 11, pads, 2 * INFER_MAXRANK);
+    int na = infer_has_in(c, 3) ? infer_in_ints(c, 3, axes, INFER_MAXRANK) : -1;
+    if (np < 0 || (infer_has_in(c, 3) && na < 0)) {
         for (int k = 0; k < r; k++)
-            c->out[0].d[k] = PHI_DIM_UNK;
+            c->out[0].d[k] = INFER_DIM_UNK;
         return 0;
     }
     if (na < 0) {
@@ -612,71 +612,71 @@ static int infer_pad(phi_ictx *c)
             axes[k] = k;
     }
     if (np != 2 * na)
-        return phi_fail(c, "%d pads for %d axes", np, na);
+        return infer_fail(c, "%d pads for %d axes", np, na);
     for (int i = 0; i < na; i++) {
-        int ax = phi_inf_axis(axes[i], r);
+        int ax = infer_inf_axis(axes[i], r);
         if (ax < 0)
-            return phi_fail(c, "axis out of range");
-        phi_dim d = phi_dim_add(phi_dim_add(x->d[ax], pads[i]), pads[i + na]);
+            return infer_fail(c, "axis out of range");
+        infer_dim d = infer_dim_add(infer_dim_add(x->d[ax], pads[i]), pads[i + na]);
         if (x->d[ax] >= 0 && d < 0)
-            return phi_fail(c, "pads make dim %d negative", ax);
+            return infer_fail(c, "pads make dim %d negative", ax);
         int64_t both;
         c->out[0].d[ax] = !__builtin_add_overflow(pads[i], pads[i + na], &both) && both == 0 ? x->d[ax] : d;
     }
     return 0;
 }
 
-static int infer_depth_space(phi_ictx *c)
+static int infer_depth_space(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     c->out[0].dtype = x->dtype;
     if (x->rank < 0)
         return 0;
     if (x->rank != 4)
-        return phi_fail(c, "input must have rank 4, has %d", x->rank);
+        return infer_fail(c, "input must have rank 4, has %d", x->rank);
     int64_t b = ph_node_attr_int(c->n, "blocksize", 0);
     if (b <= 0 || b > ((int64_t)1 << 30)) /* b * b must not overflow */
-        return phi_fail(c, "blocksize must be positive and at most 2^30");
-    phi_shape *o = &c->out[0];
+        return infer_fail(c, "blocksize must be positive and at most 2^30");
+    infer_shape *o = &c->out[0];
     o->rank = 4;
     o->d[0] = x->d[0];
     if (c->n->op == PH_OP_DepthToSpace) {
         if (x->d[1] >= 0 && x->d[1] % (b * b))
-            return phi_fail(c, "channels %lld not divisible by blocksize^2", (long long)x->d[1]);
-        o->d[1] = x->d[1] >= 0 ? x->d[1] / (b * b) : PHI_DIM_UNK;
-        o->d[2] = phi_dim_mul(x->d[2], b);
-        o->d[3] = phi_dim_mul(x->d[3], b);
+            return infer_fail(c, "channels %lld not divisible by blocksize^2", (long long)x->d[1]);
+        o->d[1] = x->d[1] >= 0 ? x->d[1] / (b * b) : INFER_DIM_UNK;
+        o->d[2] = infer_dim_mul(x->d[2], b);
+        o->d[3] = infer_dim_mul(x->d[3], b);
     } else {
-        o->d[1] = phi_dim_mul(x->d[1], b * b);
+        o->d[1] = infer_dim_mul(x->d[1], b * b);
         for (int k = 2; k < 4; k++) {
             if (x->d[k] >= 0 && x->d[k] % b)
-                return phi_fail(c, "dim %d (%lld) not divisible by blocksize", k, (long long)x->d[k]);
-            o->d[k] = x->d[k] >= 0 ? x->d[k] / b : (b == 1 ? x->d[k] : PHI_DIM_UNK);
+                return infer_fail(c, "dim %d (%lld) not divisible by blocksize", k, (long long)x->d[k]);
+            o->d[k] = x->d[k] >= 0 ? x->d[k] / b : (b == 1 ? x->d[k] : INFER_DIM_UNK);
         }
     }
     return 0;
 }
 
-static int infer_nonzero(phi_ictx *c)
+static int infer_nonzero(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
-    phi_dim d[2] = {x->rank >= 0 ? x->rank : PHI_DIM_UNK, PHI_DIM_UNK};
-    phi_shape_set(&c->out[0], PH_DT_INT64, 2, d);
+    const infer_shape *x = infer_in(c, 0);
+    infer_dim d[2] = {x->rank >= 0 ? x->rank : INFER_DIM_UNK, INFER_DIM_UNK};
+    infer_shape_set(&c->out[0], PH_DT_INT64, 2, d);
     return 0;
 }
 
-static int infer_onehot(phi_ictx *c)
+static int infer_onehot(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
-    c->out[0].dtype = phi_in(c, 2)->dtype;
-    if (x->rank < 0 || x->rank + 1 > PHI_MAXRANK)
+    const infer_shape *x = infer_in(c, 0);
+    c->out[0].dtype = infer_in(c, 2)->dtype;
+    if (x->rank < 0 || x->rank + 1 > INFER_MAXRANK)
         return 0;
     int r = x->rank + 1;
-    int axis = phi_inf_axis(ph_node_attr_int(c->n, "axis", -1), r);
+    int axis = infer_inf_axis(ph_node_attr_int(c->n, "axis", -1), r);
     if (axis < 0)
-        return phi_fail(c, "axis out of range for rank %d", r);
+        return infer_fail(c, "axis out of range for rank %d", r);
     double depth;
-    phi_dim dd = phi_in_doubles(c, 1, &depth, 1) == 1 ? (phi_dim)depth : PHI_DIM_UNK;
+    infer_dim dd = infer_in_doubles(c, 1, &depth, 1) == 1 ? (infer_dim)depth : INFER_DIM_UNK;
     int k = 0;
     for (int i = 0; i < r; i++)
         c->out[0].d[i] = i == axis ? dd : x->d[k++];
@@ -684,23 +684,23 @@ static int infer_onehot(phi_ictx *c)
     return 0;
 }
 
-static int infer_compress(phi_ictx *c)
+static int infer_compress(infer_ictx *c)
 {
-    const phi_shape *x = phi_in(c, 0);
+    const infer_shape *x = infer_in(c, 0);
     c->out[0] = *x;
     if (ph_node_attr_type(c->n, "axis") != PH_ATTR_INT || x->rank < 0) {
         c->out[0].rank = 1;
-        c->out[0].d[0] = PHI_DIM_UNK;
+        c->out[0].d[0] = INFER_DIM_UNK;
         return 0;
     }
-    int ax = phi_inf_axis(ph_node_attr_int(c->n, "axis", 0), x->rank);
+    int ax = infer_inf_axis(ph_node_attr_int(c->n, "axis", 0), x->rank);
     if (ax < 0)
-        return phi_fail(c, "axis out of range");
-    c->out[0].d[ax] = PHI_DIM_UNK;
+        return infer_fail(c, "axis out of range");
+    c->out[0].d[ax] = INFER_DIM_UNK;
     return 0;
 }
 
-phi_infer_fn phi_infer_shape_fn(ph_op op)
+infer_fn infer_shape_fn(ph_op op)
 {
     switch (op) {
     case PH_OP_Shape: return infer_shape_op;

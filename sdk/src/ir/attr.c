@@ -22,12 +22,12 @@ static attr_t *find_attr(const ph_node *n, const char *name, size_t *pos)
     return NULL;
 }
 
-const Onnx__AttributeProto *phi_node_find_attr(const ph_node *n, const char *name)
+const Onnx__AttributeProto *ir_node_find_attr(const ph_node *n, const char *name)
 {
     return find_attr(n, name, NULL);
 }
 
-int phi_attr_normalize(attr_t *a)
+int ir_attr_normalize(attr_t *a)
 {
     if (a->has_s) {
         uint8_t *d = realloc(a->s.data, a->s.len + 1);
@@ -125,18 +125,18 @@ PH_API const ph_tensor *ph_node_attr_tensor(const ph_node *n, const char *name)
     /* First access: wrap the attribute's tensor (the node caches the wrapper). */
     ph_node *m = (ph_node *)n;
     size_t cap = m->n_attr_tensors;
-    phi_attr_tensor *arr = realloc(m->attr_tensors, (cap + 1) * sizeof *arr);
+    ir_attr_tensor *arr = realloc(m->attr_tensors, (cap + 1) * sizeof *arr);
     if (!arr) {
-        phi_alloc_failed(n->graph ? n->graph->model : NULL); /* NULL would read as "no tensor" */
+        ir_alloc_failed(n->graph ? n->graph->model : NULL); /* NULL would read as "no tensor" */
         return NULL;
     }
     m->attr_tensors = arr;
-    ph_tensor *t = phi_tensor_wrap(a->t, 1);
+    ph_tensor *t = ir_tensor_wrap(a->t, 1);
     if (!t) {
-        phi_alloc_failed(n->graph ? n->graph->model : NULL);
+        ir_alloc_failed(n->graph ? n->graph->model : NULL);
         return NULL;
     }
-    arr[m->n_attr_tensors++] = (phi_attr_tensor){(attr_t *)a, t};
+    arr[m->n_attr_tensors++] = (ir_attr_tensor){(attr_t *)a, t};
     return t;
 }
 
@@ -171,14 +171,14 @@ static attr_t *new_attr(ph_node *n, const char *name, Onnx__AttributeProto__Attr
     if (!a)
         return NULL;
     onnx__attribute_proto__init(a);
-    a->name = phi_strdup(name);
+    a->name = ir_strdup(name);
     a->has_type = 1;
     a->type = type;
     if (!a->name) {
         free(a);
         return NULL;
     }
-    phi_notify_node_changed(n);
+    ir_notify_node_changed(n);
     Onnx__NodeProto *p = n->proto;
     if (old) {
         drop_attr_tensor(n, old);
@@ -210,7 +210,7 @@ PH_API int ph_node_set_attr_int(ph_node *n, const char *name, int64_t v)
 {
     if (!n || !name)
         return PH_EINVAL;
-    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_attr_int_(n, name, v));
+    return ir_note(n->graph ? n->graph->model : NULL, ph_node_set_attr_int_(n, name, v));
 }
 
 static int ph_node_set_attr_float_(ph_node *n, const char *name, float v)
@@ -227,7 +227,7 @@ PH_API int ph_node_set_attr_float(ph_node *n, const char *name, float v)
 {
     if (!n || !name)
         return PH_EINVAL;
-    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_attr_float_(n, name, v));
+    return ir_note(n->graph ? n->graph->model : NULL, ph_node_set_attr_float_(n, name, v));
 }
 
 static int ph_node_set_attr_string_(ph_node *n, const char *name, const char *v)
@@ -252,7 +252,7 @@ PH_API int ph_node_set_attr_string(ph_node *n, const char *name, const char *v)
 {
     if (!n || !name || !v)
         return PH_EINVAL;
-    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_attr_string_(n, name, v));
+    return ir_note(n->graph ? n->graph->model : NULL, ph_node_set_attr_string_(n, name, v));
 }
 
 static int ph_node_set_attr_ints_(ph_node *n, const char *name, size_t count, const int64_t *v)
@@ -276,7 +276,7 @@ PH_API int ph_node_set_attr_ints(ph_node *n, const char *name, size_t count, con
 {
     if (!n || !name || (count && !v))
         return PH_EINVAL;
-    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_attr_ints_(n, name, count, v));
+    return ir_note(n->graph ? n->graph->model : NULL, ph_node_set_attr_ints_(n, name, count, v));
 }
 
 static int ph_node_set_attr_floats_(ph_node *n, const char *name, size_t count, const float *v)
@@ -300,7 +300,7 @@ PH_API int ph_node_set_attr_floats(ph_node *n, const char *name, size_t count, c
 {
     if (!n || !name || (count && !v))
         return PH_EINVAL;
-    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_attr_floats_(n, name, count, v));
+    return ir_note(n->graph ? n->graph->model : NULL, ph_node_set_attr_floats_(n, name, count, v));
 }
 
 PH_API int ph_node_set_attr_tensor(ph_node *n, const char *name, ph_tensor *t)
@@ -312,7 +312,7 @@ PH_API int ph_node_set_attr_tensor(ph_node *n, const char *name, ph_tensor *t)
         return PH_EINVAL;
     }
     Onnx__TensorProto *p = t->proto;
-    if (t->storage != PHI_DATA_PROTO_RAW && t->storage != PHI_DATA_TYPED) {
+    if (t->storage != IR_DATA_PROTO_RAW && t->storage != IR_DATA_TYPED) {
         uint8_t *copy = malloc(t->nbytes ? t->nbytes : 1);
         if (!copy) {
             ph_tensor_free(t);
@@ -325,7 +325,7 @@ PH_API int ph_node_set_attr_tensor(ph_node *n, const char *name, ph_tensor *t)
         free(t->owned_data);
         t->owned_data = NULL;
         t->data = copy;
-        t->storage = PHI_DATA_PROTO_RAW;
+        t->storage = IR_DATA_PROTO_RAW;
     }
     attr_t *a = new_attr(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR);
     if (!a) {
@@ -335,14 +335,14 @@ PH_API int ph_node_set_attr_tensor(ph_node *n, const char *name, ph_tensor *t)
     a->t = p;
     t->borrowed = 1;
     /* keep the wrapper as this attribute's cached tensor */
-    phi_attr_tensor *arr = realloc(n->attr_tensors, (n->n_attr_tensors + 1) * sizeof *arr);
+    ir_attr_tensor *arr = realloc(n->attr_tensors, (n->n_attr_tensors + 1) * sizeof *arr);
     if (!arr) {
         free(t->owned_data);
         free(t);
         return 0;
     }
     n->attr_tensors = arr;
-    arr[n->n_attr_tensors++] = (phi_attr_tensor){a, t};
+    arr[n->n_attr_tensors++] = (ir_attr_tensor){a, t};
     return 0;
 }
 
@@ -355,13 +355,13 @@ static int copy_attr(ph_node *dst, const attr_t *src)
     protobuf_c_message_pack(&src->base, buf);
     attr_t *a = onnx__attribute_proto__unpack(NULL, size, buf);
     free(buf);
-    if (!a || phi_attr_normalize(a)) {
+    if (!a || ir_attr_normalize(a)) {
         if (a)
             protobuf_c_message_free_unpacked(&a->base, NULL);
         return PH_ENOMEM;
     }
     size_t pos;
-    phi_notify_node_changed(dst);
+    ir_notify_node_changed(dst);
     attr_t *old = find_attr(dst, src->name, &pos);
     Onnx__NodeProto *p = dst->proto;
     if (old) {
@@ -398,7 +398,7 @@ PH_API int ph_node_copy_attrs(ph_node *dst, const ph_node *src)
 {
     if (!dst || !src)
         return PH_EINVAL;
-    return phi_note(dst->graph ? dst->graph->model : NULL, ph_node_copy_attrs_(dst, src));
+    return ir_note(dst->graph ? dst->graph->model : NULL, ph_node_copy_attrs_(dst, src));
 }
 
 PH_API int ph_node_remove_attr(ph_node *n, const char *name)
@@ -412,7 +412,7 @@ PH_API int ph_node_remove_attr(ph_node *n, const char *name)
             return PH_EBUSY;
     drop_attr_tensor(n, a);
     protobuf_c_message_free_unpacked(&a->base, NULL);
-    phi_notify_node_changed(n);
+    ir_notify_node_changed(n);
     Onnx__NodeProto *p = n->proto;
     memmove(p->attribute + pos, p->attribute + pos + 1, (p->n_attribute - pos - 1) * sizeof *p->attribute);
     p->n_attribute--;
@@ -425,7 +425,7 @@ PH_API ph_graph *ph_node_add_subgraph(ph_node *n, const char *name)
         n->graph->model->order_dirty = 1; /* its body may read values defined later */
     if (!name || !*name || find_attr(n, name, NULL))
         return NULL;
-    phi_subgraph *subs = realloc(n->subgraphs, (n->n_subgraphs + 1) * sizeof *subs);
+    ir_subgraph *subs = realloc(n->subgraphs, (n->n_subgraphs + 1) * sizeof *subs);
     if (!subs)
         return NULL;
     n->subgraphs = subs;
@@ -436,56 +436,19 @@ PH_API ph_graph *ph_node_add_subgraph(ph_node *n, const char *name)
     char gname[256];
     snprintf(gname, sizeof gname, "%s_%s", ph_node_name(n), name);
     const char *uname = ph_graph_unique_name(n->graph, gname);
-    gp->name = uname ? phi_strdup(uname) : NULL;
+    gp->name = uname ? ir_strdup(uname) : NULL;
     attr_t *a = gp->name ? new_attr(n, name, ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH) : NULL;
     if (!a) {
         protobuf_c_message_free_unpacked(&gp->base, NULL);
         return NULL;
     }
     a->g = gp; /* the attribute owns the proto shell, the node the IR graph */
-    ph_graph *sub = phi_graph_new(n->graph->model, n, gp);
+    ph_graph *sub = ir_graph_new(n->graph->model, n, gp);
     if (!sub) {
         ph_node_remove_attr(n, name);
         return NULL;
     }
-    n->subgraphs[n->n_subgraphs++] = (phi_subgraph){a, 0, sub};
-    phi_notify_node_changed(n);
+    n->subgraphs[n->n_subgraphs++] = (ir_subgraph){a, 0, sub};
+    ir_notify_node_changed(n);
     return sub;
-}
-
-/* Build the IR of every GRAPH/GRAPHS attribute of n. */
-int phi_node_build_subgraphs(ph_node *n, ph_error *err)
-{
-    Onnx__NodeProto *p = n->proto;
-    size_t count = 0;
-    for (size_t i = 0; i < p->n_attribute; i++) {
-        attr_t *a = p->attribute[i];
-        int rc = phi_attr_normalize(a);
-        if (rc)
-            return ph_error_set(err, rc, "out of memory");
-        if (a->g)
-            count++;
-        count += a->n_graphs;
-    }
-    if (!count)
-        return 0;
-    if (n->graph->model)
-        n->graph->model->loaded_bodies = 1;
-    n->subgraphs = calloc(count, sizeof *n->subgraphs);
-    if (!n->subgraphs)
-        return ph_error_set(err, PH_ENOMEM, "out of memory");
-    for (size_t i = 0; i < p->n_attribute; i++) {
-        attr_t *a = p->attribute[i];
-        for (size_t k = 0; k < (a->g ? 1 : 0) + a->n_graphs; k++) {
-            Onnx__GraphProto *gp = a->g && k == 0 ? a->g : a->graphs[k - (a->g ? 1 : 0)];
-            ph_graph *sub = phi_graph_new(n->graph->model, n, gp);
-            if (!sub)
-                return ph_error_set(err, PH_ENOMEM, "out of memory");
-            n->subgraphs[n->n_subgraphs++] = (phi_subgraph){a, k, sub};
-            int rc = phi_graph_build(sub, err);
-            if (rc)
-                return rc;
-        }
-    }
-    return 0;
 }

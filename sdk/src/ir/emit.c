@@ -1,8 +1,7 @@
 /* sdk/src/ir/emit.c - small helpers for passes that emit operators of other
  * domains (e.g. ONNX Runtime's com.microsoft contrib operators): shape
  * inference does not know those operators, so their outputs keep only the
- * type a pass gives them, and the model must import their domain.
- * Also the "Transpose swaps the last two dims" test that MatMul folds ask. */
+ * type a pass gives them, and the model must import their domain. */
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -36,7 +35,7 @@ PH_API int ph_value_copy_type(ph_value *dst, const ph_value *src)
 {
     if (!dst || !src)
         return PH_EINVAL;
-    return phi_note(dst && dst->graph ? dst->graph->model : NULL, ph_value_copy_type_(dst, src));
+    return ir_note(dst && dst->graph ? dst->graph->model : NULL, ph_value_copy_type_(dst, src));
 }
 
 static int ph_model_require_opset_(ph_model *m, const char *domain, int64_t version)
@@ -51,17 +50,5 @@ PH_API int ph_model_require_opset(ph_model *m, const char *domain, int64_t versi
 {
     if (!m)
         return PH_EINVAL;
-    return phi_note(m, ph_model_require_opset_(m, domain, version));
-}
-
-PH_API int ph_node_transpose_swap_rank(const ph_node *t)
-{
-    int64_t perm[64];
-    int r = ph_node_transpose_perm(t, perm, sizeof perm / sizeof perm[0]);
-    if (r < 2)
-        return -1;
-    for (int i = 0; i < r - 2; i++)
-        if (perm[i] != i)
-            return -1;
-    return perm[r - 2] == r - 1 && perm[r - 1] == r - 2 ? r : -1;
+    return ir_note(m, ph_model_require_opset_(m, domain, version));
 }

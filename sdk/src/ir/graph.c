@@ -11,33 +11,33 @@
 
 /* ------------------------------------------------------------------ uses */
 
-int phi_add_use(ph_value *v, ph_node *n, uint32_t index)
+int ir_add_use(ph_value *v, ph_node *n, uint32_t index)
 {
-    if (phi_grow((void **)&v->uses, &v->cap_uses, v->n_uses + 1, sizeof *v->uses))
+    if (ir_grow((void **)&v->uses, &v->cap_uses, v->n_uses + 1, sizeof *v->uses))
         return PH_ENOMEM;
-    v->uses[v->n_uses] = (phi_use){n, index};
+    v->uses[v->n_uses] = (ir_use){n, index};
     n->use_pos[index] = (uint32_t)v->n_uses;
     v->n_uses++;
-    phi_notify_uses_changed(v);
+    ir_notify_uses_changed(v);
     return 0;
 }
 
 /* Drop the use entry of n's input slot `index` (the slot keeps its pointer). */
-void phi_drop_use(ph_node *n, size_t index)
+void ir_drop_use(ph_node *n, size_t index)
 {
     ph_value *v = n->inputs[index];
     if (!v)
         return;
     size_t pos = n->use_pos[index];
-    phi_use last = v->uses[--v->n_uses];
+    ir_use last = v->uses[--v->n_uses];
     if (pos != v->n_uses) {
         v->uses[pos] = last;
         last.node->use_pos[last.index] = (uint32_t)pos;
     }
-    phi_notify_uses_changed(v);
+    ir_notify_uses_changed(v);
 }
 
-int phi_in_scope(const ph_value *v, const ph_graph *g)
+int ir_in_scope(const ph_value *v, const ph_graph *g)
 {
     for (; g; g = g->parent ? g->parent->graph : NULL)
         if (v->graph == g)
@@ -47,17 +47,17 @@ int phi_in_scope(const ph_value *v, const ph_graph *g)
 
 /* ---------------------------------------------------------------- values */
 
-ph_value *phi_value_new(ph_graph *g, const char *name)
+ph_value *ir_value_new(ph_graph *g, const char *name)
 {
     ph_model *m = g->model;
     ph_value *v = calloc(1, sizeof *v);
-    if (!v || !(v->name = phi_strdup(name))) {
+    if (!v || !(v->name = ir_strdup(name))) {
         free(v);
         return NULL;
     }
     v->graph = g;
     v->rank = -1;
-    if (phi_map_add(&m->value_names, v->name, v)) { /* taken, or out of memory */
+    if (ir_map_add(&m->value_names, v->name, v)) { /* taken, or out of memory */
         free(v->name);
         free(v);
         return NULL;
@@ -65,9 +65,9 @@ ph_value *phi_value_new(ph_graph *g, const char *name)
     return v;
 }
 
-ph_value *phi_graph_value(const ph_graph *g, const char *name)
+ph_value *ir_graph_value(const ph_graph *g, const char *name)
 {
-    ph_value *v = phi_map_get(&g->model->value_names, name);
+    ph_value *v = ir_map_get(&g->model->value_names, name);
     return v && v->graph == g ? v : NULL;
 }
 
@@ -85,7 +85,7 @@ static void value_clear_type(ph_value *v)
 /* m: the model v belonged to (v's graph may be gone already) */
 static void value_free(ph_model *m, ph_value *v)
 {
-    phi_notify_value_freed(m, v);
+    ir_notify_value_freed(m, v);
     value_clear_type(v);
     ph_tensor_free(v->tensor);
     free(v->uses);
@@ -97,13 +97,13 @@ static void value_free(ph_model *m, ph_value *v)
 static void value_bury(ph_value *v)
 {
     ph_model *m = v->graph->model;
-    phi_map_del(&m->value_names, v->name, v);
+    ir_map_del(&m->value_names, v->name, v);
     v->dead = 1;
     v->grave_next = m->grave_values;
     m->grave_values = v;
 }
 
-void phi_value_parse_type(ph_value *v, const Onnx__TypeProto *tp)
+void ir_value_parse_type(ph_value *v, const Onnx__TypeProto *tp)
 {
     if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
         return;
@@ -120,7 +120,7 @@ void phi_value_parse_type(ph_value *v, const Onnx__TypeProto *tp)
         free(v->dim_params);
         v->dims = NULL;
         v->dim_params = NULL;
-        phi_alloc_failed(v->graph ? v->graph->model : NULL);
+        ir_alloc_failed(v->graph ? v->graph->model : NULL);
         return;
     }
     v->rank = (int)r;
@@ -130,13 +130,13 @@ void phi_value_parse_type(ph_value *v, const Onnx__TypeProto *tp)
         if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
             v->dims[i] = d->dim_value;
         else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param &&
-                 !(v->dim_params[i] = phi_strdup(d->dim_param)))
-            phi_alloc_failed(v->graph ? v->graph->model : NULL);
+                 !(v->dim_params[i] = ir_strdup(d->dim_param)))
+            ir_alloc_failed(v->graph ? v->graph->model : NULL);
     }
 }
 
 /* A ValueInfoProto describing v's known type (used for new graph inputs). */
-Onnx__ValueInfoProto *phi_value_info_new(const ph_value *v)
+Onnx__ValueInfoProto *ir_value_info_new(const ph_value *v)
 {
     Onnx__ValueInfoProto *vi = malloc(sizeof *vi);
     Onnx__TypeProto *tp = malloc(sizeof *tp);
@@ -147,7 +147,7 @@ Onnx__ValueInfoProto *phi_value_info_new(const ph_value *v)
     onnx__value_info_proto__init(vi);
     onnx__type_proto__init(tp);
     onnx__type_proto__tensor__init(tt);
-    vi->name = phi_strdup(v->name);
+    vi->name = ir_strdup(v->name);
     vi->type = tp;
     tp->value_case = ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE;
     tp->tensor_type = tt;
@@ -172,7 +172,7 @@ Onnx__ValueInfoProto *phi_value_info_new(const ph_value *v)
                 d->dim_value = v->dims[i];
             } else if (v->dim_params[i]) {
                 d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
-                if (!(d->dim_param = phi_strdup(v->dim_params[i])))
+                if (!(d->dim_param = ir_strdup(v->dim_params[i])))
                     goto fail_tree;
             }
         }
@@ -191,9 +191,9 @@ fail:
     return NULL;
 }
 
-int phi_value_info_refresh(Onnx__ValueInfoProto *vi, const ph_value *v)
+int ir_value_info_refresh(Onnx__ValueInfoProto *vi, const ph_value *v)
 {
-    Onnx__ValueInfoProto *fresh = phi_value_info_new(v);
+    Onnx__ValueInfoProto *fresh = ir_value_info_new(v);
     if (!fresh)
         return PH_ENOMEM;
     Onnx__TypeProto *t = vi->type;
@@ -205,7 +205,7 @@ int phi_value_info_refresh(Onnx__ValueInfoProto *vi, const ph_value *v)
 
 /* ---------------------------------------------------------------- graphs */
 
-ph_graph *phi_graph_new(ph_model *m, ph_node *parent, Onnx__GraphProto *gp)
+ph_graph *ir_graph_new(ph_model *m, ph_node *parent, Onnx__GraphProto *gp)
 {
     ph_graph *g = calloc(1, sizeof *g);
     if (!g)
@@ -218,7 +218,7 @@ ph_graph *phi_graph_new(ph_model *m, ph_node *parent, Onnx__GraphProto *gp)
 
 static void node_free(ph_model *m, ph_node *n);
 
-void phi_graph_free(ph_graph *g)
+void ir_graph_free(ph_graph *g)
 {
     if (!g)
         return;
@@ -252,7 +252,7 @@ void phi_graph_free(ph_graph *g)
         for (int op = 0; op < PH_OP__COUNT; op++)
             free(g->op_snap->nodes[op]);
     free(g->op_snap);
-    phi_notify_graph_freed(g);
+    ir_notify_graph_freed(g);
     free(g);
 }
 
@@ -284,7 +284,7 @@ PH_API ph_value *ph_graph_output(const ph_graph *g, size_t i)
     return i < g->n_outputs ? g->outputs[i].value : NULL;
 }
 
-void phi_graph_compact_inits(ph_graph *g)
+void ir_graph_compact_inits(ph_graph *g)
 {
     if (!g->inits_holes)
         return;
@@ -300,32 +300,32 @@ void phi_graph_compact_inits(ph_graph *g)
 
 PH_API size_t ph_graph_initializer_count(const ph_graph *g)
 {
-    phi_graph_compact_inits((ph_graph *)g);
+    ir_graph_compact_inits((ph_graph *)g);
     return g->n_inits;
 }
 
 PH_API ph_value *ph_graph_initializer(const ph_graph *g, size_t i)
 {
-    phi_graph_compact_inits((ph_graph *)g);
+    ir_graph_compact_inits((ph_graph *)g);
     return i < g->n_inits ? g->inits[i] : NULL;
 }
 
 PH_API ph_value *ph_graph_find_value(const ph_graph *g, const char *name)
 {
-    ph_value *v = phi_map_get(&g->model->value_names, name);
-    return v && phi_in_scope(v, g) ? v : NULL;
+    ph_value *v = ir_map_get(&g->model->value_names, name);
+    return v && ir_in_scope(v, g) ? v : NULL;
 }
 
 /* hint, or hint__N, that neither map holds (b may be NULL), into buf.
  * Returns 0, or -1 when hint does not fit. */
-static int unique_into(ph_model *m, const phi_map *a, const phi_map *b, const char *hint, char *buf,
+static int unique_into(ph_model *m, const ir_map *a, const ir_map *b, const char *hint, char *buf,
                        size_t size)
 {
     size_t len = strlen(hint);
     if (len + 24 > size)
         return -1;
     memcpy(buf, hint, len + 1);
-    while (phi_map_get(a, buf) || (b && phi_map_get(b, buf))) {
+    while (ir_map_get(a, buf) || (b && ir_map_get(b, buf))) {
         /* hint__N without snprintf: this runs for every node a pass creates */
         char digits[24];
         int k = 0;
@@ -350,7 +350,7 @@ PH_API const char *ph_graph_unique_name(ph_graph *g, const char *hint)
         hint = "v";
     size_t len = strlen(hint) + 24;
     char *s = malloc(len);
-    if (!s || phi_grow((void **)&m->strings, &m->cap_strings, m->n_strings + 1, sizeof *m->strings)) {
+    if (!s || ir_grow((void **)&m->strings, &m->cap_strings, m->n_strings + 1, sizeof *m->strings)) {
         free(s);
         return NULL;
     }
@@ -363,14 +363,14 @@ PH_API const char *ph_graph_unique_name(ph_graph *g, const char *hint)
 PH_API ph_value *ph_graph_add_input(ph_graph *g, const char *name, int dtype, int rank,
                                     const int64_t *dims)
 {
-    if (phi_grow((void **)&g->inputs, &g->cap_inputs, g->n_inputs + 1, sizeof *g->inputs))
+    if (ir_grow((void **)&g->inputs, &g->cap_inputs, g->n_inputs + 1, sizeof *g->inputs))
         return NULL;
     size_t cap = g->cap_inputs;
     void *p = realloc(g->input_vi, cap * sizeof *g->input_vi);
     if (!p)
         return NULL;
     g->input_vi = p;
-    ph_value *v = phi_value_new(g, name);
+    ph_value *v = ir_value_new(g, name);
     if (!v)
         return NULL;
     v->is_input = 1;
@@ -378,7 +378,7 @@ PH_API ph_value *ph_graph_add_input(ph_graph *g, const char *name, int dtype, in
         value_bury(v);
         return NULL;
     }
-    Onnx__ValueInfoProto *vi = phi_value_info_new(v);
+    Onnx__ValueInfoProto *vi = ir_value_info_new(v);
     if (!vi) {
         value_bury(v);
         return NULL;
@@ -390,18 +390,18 @@ PH_API ph_value *ph_graph_add_input(ph_graph *g, const char *name, int dtype, in
 
 PH_API int ph_graph_add_output(ph_graph *g, ph_value *v)
 {
-    if (!v || !phi_in_scope(v, g))
+    if (!v || !ir_in_scope(v, g))
         return PH_EINVAL;
-    if (phi_grow((void **)&g->outputs, &g->cap_outputs, g->n_outputs + 1, sizeof *g->outputs))
+    if (ir_grow((void **)&g->outputs, &g->cap_outputs, g->n_outputs + 1, sizeof *g->outputs))
         return PH_ENOMEM;
-    Onnx__ValueInfoProto *vi = phi_value_info_new(v);
+    Onnx__ValueInfoProto *vi = ir_value_info_new(v);
     if (!vi)
         return PH_ENOMEM;
-    g->outputs[g->n_outputs++] = (phi_output){v, vi};
+    g->outputs[g->n_outputs++] = (ir_output){v, vi};
     v->n_output_refs++;
     if (v->tensor)
         g->model->init_version++;
-    phi_notify_uses_changed(v);
+    ir_notify_uses_changed(v);
     return 0;
 }
 
@@ -415,10 +415,10 @@ PH_API ph_value *ph_graph_add_initializer(ph_graph *g, const char *name, ph_tens
     }
     /* a value name: unique among values (node names are another namespace) */
     unique_into(g->model, &g->model->value_names, NULL, name && *name ? name : "v", uname, need);
-    ph_value *v = phi_value_new(g, uname);
+    ph_value *v = ir_value_new(g, uname);
     if (uname != stack)
         free(uname);
-    if (!v || phi_grow((void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits)) {
+    if (!v || ir_grow((void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits)) {
         if (v)
             value_bury(v);
         ph_tensor_free(t);
@@ -510,16 +510,16 @@ static void node_link_before(ph_graph *g, ph_node *n, ph_node *before)
     g->n_nodes++;
 }
 
-size_t phi_graph_count_nodes(const ph_graph *g)
+size_t ir_graph_count_nodes(const ph_graph *g)
 {
     size_t c = g->n_nodes;
     for (const ph_node *n = g->first; n; n = n->next)
         for (size_t s = 0; s < n->n_subgraphs; s++)
-            c += phi_graph_count_nodes(n->subgraphs[s].graph);
+            c += ir_graph_count_nodes(n->subgraphs[s].graph);
     return c;
 }
 
-void phi_order_check(const ph_value *v, const ph_node *n)
+void ir_order_check(const ph_value *v, const ph_node *n)
 {
     if (!v || !v->producer || !n->graph || !n->graph->model)
         return;
@@ -544,8 +544,8 @@ static void opidx_add(ph_graph *g, ph_node *n)
             free(g->op_first);
             free(g->op_last);
             g->op_first = g->op_last = NULL;
-            phi_alloc_failed(g->model);
-            return; /* the index is only an accelerator: phi_op_first says so */
+            ir_alloc_failed(g->model);
+            return; /* the index is only an accelerator: ir_op_first says so */
         }
         for (ph_node *k = g->first; k; k = k->next) /* nodes linked meanwhile */
             if (k != n && !k->removed)
@@ -586,21 +586,21 @@ static void opidx_del(ph_graph *g, ph_node *n)
         g->model->op_count[n->op]--;
 }
 
-ph_node *const *phi_op_nodes(ph_graph *g, ph_op op, size_t *n)
+ph_node *const *ir_op_nodes(ph_graph *g, ph_op op, size_t *n)
 {
     *n = 0;
     if (!g->op_first)
         return NULL;
     if (!g->op_snap && !(g->op_snap = calloc(1, sizeof *g->op_snap))) {
-        phi_alloc_failed(g->model);
+        ir_alloc_failed(g->model);
         return NULL;
     }
-    struct phi_op_snap *s = g->op_snap;
+    struct ir_op_snap *s = g->op_snap;
     if (!s->fresh[op]) {
         size_t k = 0;
         for (ph_node *x = g->op_first[op]; x; x = x->op_next) {
-            if (phi_grow((void **)&s->nodes[op], &s->cap[op], k + 1, sizeof *s->nodes[op])) {
-                phi_alloc_failed(g->model);
+            if (ir_grow((void **)&s->nodes[op], &s->cap[op], k + 1, sizeof *s->nodes[op])) {
+                ir_alloc_failed(g->model);
                 return NULL;
             }
             s->nodes[op][k++] = x;
@@ -612,7 +612,7 @@ ph_node *const *phi_op_nodes(ph_graph *g, ph_op op, size_t *n)
     return s->nodes[op];
 }
 
-ph_node *phi_op_first(const ph_graph *g, ph_op op)
+ph_node *ir_op_first(const ph_graph *g, ph_op op)
 {
     if (!g->op_first) /* no index (out of memory): callers fall back to the node list */
         return NULL;
@@ -627,15 +627,15 @@ static void node_names_add(ph_model *m, const char *name)
     if (!name || !*name || !m->node_names_ready)
         return;
     int created;
-    phi_map_entry *e = phi_map_upsert(&m->node_names, name, &created);
+    ir_map_entry *e = ir_map_upsert(&m->node_names, name, &created);
     if (!e) {
-        phi_alloc_failed(m); /* only unique-name generation would be less sure */
+        ir_alloc_failed(m); /* only unique-name generation would be less sure */
         return;
     }
-    if (created && !(e->key = phi_strdup(name))) {
+    if (created && !(e->key = ir_strdup(name))) {
         e->key = name;
-        phi_map_remove(&m->node_names, e);
-        phi_alloc_failed(m);
+        ir_map_remove(&m->node_names, e);
+        ir_alloc_failed(m);
         return;
     }
     e->val = (void *)((uintptr_t)e->val + 1);
@@ -645,7 +645,7 @@ static void node_names_del(ph_model *m, const char *name)
 {
     if (!name || !*name || !m->node_names_ready)
         return;
-    phi_map_entry *e = phi_map_lookup(&m->node_names, name);
+    ir_map_entry *e = ir_map_lookup(&m->node_names, name);
     if (!e)
         return;
     if ((uintptr_t)e->val > 1) {
@@ -653,7 +653,7 @@ static void node_names_del(ph_model *m, const char *name)
         return;
     }
     free((char *)e->key);
-    phi_map_remove(&m->node_names, e);
+    ir_map_remove(&m->node_names, e);
 }
 
 static void node_names_add_graph(ph_model *m, const ph_graph *g)
@@ -680,7 +680,7 @@ static void graph_drop_all_uses(ph_graph *g)
 {
     for (ph_node *n = g->first; n; n = n->next) {
         for (size_t i = 0; i < n->n_inputs; i++) {
-            phi_drop_use(n, i);
+            ir_drop_use(n, i);
             n->inputs[i] = NULL;
         }
         for (size_t s = 0; s < n->n_subgraphs; s++)
@@ -692,9 +692,9 @@ static void graph_drop_all_uses(ph_graph *g)
  * the body it was in may be gone with its If/Loop/Scan: never read n->graph. */
 static void node_free(ph_model *m, ph_node *n)
 {
-    phi_notify_node_freed(m, n);
+    ir_notify_node_freed(m, n);
     for (size_t s = 0; s < n->n_subgraphs; s++)
-        phi_graph_free(n->subgraphs[s].graph);
+        ir_graph_free(n->subgraphs[s].graph);
     for (size_t i = 0; i < n->n_attr_tensors; i++)
         ph_tensor_free(n->attr_tensors[i].tensor);
     for (size_t i = 0; i < n->n_outputs; i++)
@@ -731,7 +731,7 @@ static ph_node *node_alloc(Onnx__NodeProto *proto, size_t n_in, size_t n_out)
     return n;
 }
 
-ph_op phi_op_lookup(const char *domain, const char *op_type)
+ph_op ir_op_lookup(const char *domain, const char *op_type)
 {
     if (domain && *domain && strcmp(domain, "ai.onnx") != 0)
         return PH_OP_UNKNOWN;
@@ -758,8 +758,7 @@ ph_op phi_op_lookup(const char *domain, const char *op_type)
 
 /* Used by the loader: a node for proto (taken over), outputs created, inputs
  * not yet resolved.  Appended to g. */
-ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err);
-ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err)
+ph_node *ir_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err)
 {
     ph_node *n = node_alloc(np, np->n_input, np->n_output);
     if (!n) {
@@ -767,7 +766,7 @@ ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err)
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;
     }
-    n->op = phi_op_lookup(np->domain, np->op_type ? np->op_type : "");
+    n->op = ir_op_lookup(np->domain, np->op_type ? np->op_type : "");
     node_link_before(g, n, NULL);
     opidx_add(g, n);
     node_names_add(g->model, np->name);
@@ -776,9 +775,9 @@ ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err)
         const char *name = np->output[i];
         if (!name[0])
             continue; /* omitted optional output */
-        ph_value *v = phi_value_new(g, name);
+        ph_value *v = ir_value_new(g, name);
         if (!v) {
-            if (phi_map_get(&g->model->value_names, name))
+            if (ir_map_get(&g->model->value_names, name))
                 return ph_error_set(err, PH_EPARSE, "node '%s' (%s): output '%s' is already defined (not SSA)",
                                     np->name ? np->name : "", np->op_type ? np->op_type : "", name), NULL;
             ph_error_set(err, PH_ENOMEM, "out of memory");
@@ -795,7 +794,7 @@ PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type
                                ph_value *const *inputs, size_t n_out)
 {
     for (size_t i = 0; i < n_in; i++)
-        if (inputs[i] && (inputs[i]->dead || !phi_in_scope(inputs[i], g)))
+        if (inputs[i] && (inputs[i]->dead || !ir_in_scope(inputs[i], g)))
             return NULL;
     Onnx__NodeProto *np = malloc(sizeof *np);
     if (!np)
@@ -806,20 +805,20 @@ PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type
     char name[160];
     node_names_ensure(g->model);
     int named = unique_into(g->model, &g->model->node_names, NULL, op_type, name, sizeof name) == 0;
-    np->op_type = phi_strdup(op_type);
-    np->name = named ? phi_strdup(name) : NULL;
+    np->op_type = ir_strdup(op_type);
+    np->name = named ? ir_strdup(name) : NULL;
     ph_node *n = np->op_type && np->name ? node_alloc(np, n_in, n_out) : NULL;
     if (!n) {
         protobuf_c_message_free_unpacked(&np->base, NULL);
         return NULL;
     }
     n->graph = g;
-    n->op = phi_op_lookup(NULL, op_type);
+    n->op = ir_op_lookup(NULL, op_type);
     for (size_t i = 0; i < n_out; i++) {
         char hint[192], vn[224];
         snprintf(hint, sizeof hint, "%s_out%zu", np->name, i);
         int ok = unique_into(g->model, &g->model->value_names, NULL, hint, vn, sizeof vn) == 0;
-        ph_value *v = ok ? phi_value_new(g, vn) : NULL;
+        ph_value *v = ok ? ir_value_new(g, vn) : NULL;
         if (!v) {
             for (size_t k = 0; k < i; k++)
                 value_bury(n->outputs[k]);
@@ -833,11 +832,11 @@ PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type
     n->n_outputs = n_out;
     for (size_t i = 0; i < n_in; i++) {
         n->inputs[i] = inputs[i];
-        if (inputs[i] && phi_add_use(inputs[i], n, (uint32_t)i)) {
+        if (inputs[i] && ir_add_use(inputs[i], n, (uint32_t)i)) {
             n->inputs[i] = NULL;
             n->n_inputs = i;
             for (size_t k = 0; k < i; k++)
-                phi_drop_use(n, k);
+                ir_drop_use(n, k);
             for (size_t k = 0; k < n_out; k++)
                 value_bury(n->outputs[k]);
             n->n_outputs = 0;
@@ -849,9 +848,9 @@ PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type
     node_link_before(g, n, before);
     opidx_add(g, n);
     for (size_t i = 0; i < n_in; i++)
-        phi_order_check(inputs[i], n);
+        ir_order_check(inputs[i], n);
     node_names_add(g->model, np->name);
-    phi_notify_node_changed(n);
+    ir_notify_node_changed(n);
     return n;
 }
 
@@ -873,7 +872,7 @@ PH_API int ph_node_remove(ph_node *n)
         return PH_EBUSY;
     ph_model *m = n->graph->model;
     for (size_t i = 0; i < n->n_inputs; i++) {
-        phi_drop_use(n, i);
+        ir_drop_use(n, i);
         n->inputs[i] = NULL;
     }
     for (size_t s = 0; s < n->n_subgraphs; s++)
@@ -884,7 +883,7 @@ PH_API int ph_node_remove(ph_node *n)
     node_names_del(m, n->proto->name);
     opidx_del(n->graph, n);
     for (size_t s = 0; s < n->n_subgraphs; s++) /* its bodies are no longer counted */
-        count_nodes(n->graph, -(ptrdiff_t)phi_graph_count_nodes(n->subgraphs[s].graph));
+        count_nodes(n->graph, -(ptrdiff_t)ir_graph_count_nodes(n->subgraphs[s].graph));
     node_unlink(n);
     n->removed = 1;
     n->grave_next = m->grave_nodes;
@@ -923,7 +922,7 @@ PH_API const char *ph_node_name(const ph_node *n)
 
 static int set_string(char **field, const char *s)
 {
-    char *d = phi_strdup(s);
+    char *d = ir_strdup(s);
     if (!d)
         return PH_ENOMEM;
     free(*field);
@@ -936,10 +935,10 @@ static int ph_node_set_op_type_(ph_node *n, const char *op_type)
     int rc = set_string(&n->proto->op_type, op_type);
     if (!rc && !n->removed) {
         opidx_del(n->graph, n);
-        n->op = phi_op_lookup(n->proto->domain, op_type);
+        n->op = ir_op_lookup(n->proto->domain, op_type);
         opidx_add(n->graph, n);
     }
-    phi_notify_node_changed(n);
+    ir_notify_node_changed(n);
     return rc;
 }
 
@@ -947,7 +946,7 @@ PH_API int ph_node_set_op_type(ph_node *n, const char *op_type)
 {
     if (!n || !op_type)
         return PH_EINVAL;
-    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_op_type_(n, op_type));
+    return ir_note(n->graph ? n->graph->model : NULL, ph_node_set_op_type_(n, op_type));
 }
 
 static int ph_node_set_domain_(ph_node *n, const char *domain)
@@ -962,10 +961,10 @@ static int ph_node_set_domain_(ph_node *n, const char *domain)
     }
     if (!rc && !n->removed) {
         opidx_del(n->graph, n);
-        n->op = phi_op_lookup(n->proto->domain, ph_node_op_type(n));
+        n->op = ir_op_lookup(n->proto->domain, ph_node_op_type(n));
         opidx_add(n->graph, n);
     }
-    phi_notify_node_changed(n);
+    ir_notify_node_changed(n);
     return rc;
 }
 
@@ -973,13 +972,13 @@ PH_API int ph_node_set_domain(ph_node *n, const char *domain)
 {
     if (!n)
         return PH_EINVAL;
-    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_domain_(n, domain));
+    return ir_note(n->graph ? n->graph->model : NULL, ph_node_set_domain_(n, domain));
 }
 
 static int ph_node_set_name_(ph_node *n, const char *name)
 {
     ph_model *m = n->graph->model;
-    char *d = phi_strdup(name);
+    char *d = ir_strdup(name);
     if (!d)
         return PH_ENOMEM;
     node_names_del(m, n->proto->name);
@@ -998,7 +997,7 @@ PH_API int ph_node_set_name(ph_node *n, const char *name)
 {
     if (!n || !name)
         return PH_EINVAL;
-    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_name_(n, name));
+    return ir_note(n->graph ? n->graph->model : NULL, ph_node_set_name_(n, name));
 }
 
 PH_API size_t ph_node_input_count(const ph_node *n) { return n->n_inputs; }
@@ -1017,7 +1016,7 @@ static int node_reserve_inputs(ph_node *n, size_t need)
     if (need <= n->cap_inputs)
         return 0;
     size_t cap = n->cap_inputs;
-    if (phi_grow((void **)&n->inputs, &cap, need, sizeof *n->inputs))
+    if (ir_grow((void **)&n->inputs, &cap, need, sizeof *n->inputs))
         return PH_ENOMEM;
     uint32_t *p = realloc(n->use_pos, cap * sizeof *p);
     if (!p)
@@ -1031,7 +1030,7 @@ static int ph_node_set_input_(ph_node *n, size_t i, ph_value *v)
 {
     if (i > n->n_inputs || n->removed)
         return PH_EINVAL;
-    if (v && (v->dead || !phi_in_scope(v, n->graph)))
+    if (v && (v->dead || !ir_in_scope(v, n->graph)))
         return PH_EINVAL;
     if (i == n->n_inputs) {
         if (node_reserve_inputs(n, i + 1))
@@ -1041,17 +1040,17 @@ static int ph_node_set_input_(ph_node *n, size_t i, ph_value *v)
     }
     if (n->inputs[i] == v)
         return 0;
-    phi_notify_node_changed(n);
+    ir_notify_node_changed(n);
     ph_value *old = n->inputs[i];
-    phi_drop_use(n, i);
+    ir_drop_use(n, i);
     n->inputs[i] = v;
-    if (v && phi_add_use(v, n, (uint32_t)i)) {
+    if (v && ir_add_use(v, n, (uint32_t)i)) {
         n->inputs[i] = old;
         if (old)
-            phi_add_use(old, n, (uint32_t)i); /* cannot fail: we just freed a slot */
+            ir_add_use(old, n, (uint32_t)i); /* cannot fail: we just freed a slot */
         return PH_ENOMEM;
     }
-    phi_order_check(v, n);
+    ir_order_check(v, n);
     return 0;
 }
 
@@ -1059,15 +1058,15 @@ PH_API int ph_node_set_input(ph_node *n, size_t i, ph_value *v)
 {
     if (!n)
         return PH_EINVAL;
-    return phi_note(n->graph ? n->graph->model : NULL, ph_node_set_input_(n, i, v));
+    return ir_note(n->graph ? n->graph->model : NULL, ph_node_set_input_(n, i, v));
 }
 
 PH_API int ph_node_remove_input(ph_node *n, size_t i)
 {
     if (i >= n->n_inputs)
         return PH_EINVAL;
-    phi_notify_node_changed(n);
-    phi_drop_use(n, i);
+    ir_notify_node_changed(n);
+    ir_drop_use(n, i);
     for (size_t k = i + 1; k < n->n_inputs; k++) {
         ph_value *v = n->inputs[k];
         n->inputs[k - 1] = v;
@@ -1113,7 +1112,7 @@ PH_API int ph_value_can_replace(const ph_value *old, const ph_value *repl)
     if (!old || !repl || old == repl || old->dead || repl->dead)
         return 0;
     for (size_t i = 0; i < old->n_uses; i++)
-        if (!phi_in_scope(repl, old->uses[i].node->graph))
+        if (!ir_in_scope(repl, old->uses[i].node->graph))
             return 0;
     if (old->n_output_refs) {
         if (old->is_input || !old->producer) /* renaming it would change the interface */
@@ -1132,12 +1131,12 @@ PH_API int ph_value_can_replace(const ph_value *old, const ph_value *repl)
 static int swap_names(ph_value *a, ph_value *b)
 {
     ph_model *m = a->graph->model;
-    phi_map_del(&m->value_names, a->name, a);
-    phi_map_del(&m->value_names, b->name, b);
+    ir_map_del(&m->value_names, a->name, a);
+    ir_map_del(&m->value_names, b->name, b);
     char *t = a->name;
     a->name = b->name;
     b->name = t;
-    if (phi_map_put(&m->value_names, a->name, a) || phi_map_put(&m->value_names, b->name, b))
+    if (ir_map_put(&m->value_names, a->name, a) || ir_map_put(&m->value_names, b->name, b))
         return PH_ENOMEM;
     return 0;
 }
@@ -1146,17 +1145,17 @@ PH_API int ph_value_replace(ph_value *old, ph_value *repl)
 {
     if (!ph_value_can_replace(old, repl))
         return old == repl ? 0 : PH_EBUSY;
-    if (phi_grow((void **)&repl->uses, &repl->cap_uses, repl->n_uses + old->n_uses, sizeof *repl->uses))
+    if (ir_grow((void **)&repl->uses, &repl->cap_uses, repl->n_uses + old->n_uses, sizeof *repl->uses))
         return PH_ENOMEM;
     while (old->n_uses) {
-        phi_use u = old->uses[old->n_uses - 1];
+        ir_use u = old->uses[old->n_uses - 1];
         old->n_uses--;
         u.node->inputs[u.index] = repl;
-        phi_add_use(repl, u.node, u.index); /* capacity reserved above */
-        phi_order_check(repl, u.node);
-        phi_notify_input_replaced(u.node, old, repl);
+        ir_add_use(repl, u.node, u.index); /* capacity reserved above */
+        ir_order_check(repl, u.node);
+        ir_notify_input_replaced(u.node, old, repl);
     }
-    phi_notify_uses_changed(old);
+    ir_notify_uses_changed(old);
     if (old->n_output_refs) {
         /* The output slot keeps its name: repl takes old's name. */
         int rc = swap_names(old, repl);
@@ -1170,8 +1169,8 @@ PH_API int ph_value_replace(ph_value *old, ph_value *repl)
         old->n_output_refs = 0;
         if (repl->tensor || old->tensor)
             g->model->init_version++;
-        phi_notify_uses_changed(old);
-        phi_notify_uses_changed(repl);
+        ir_notify_uses_changed(old);
+        ir_notify_uses_changed(repl);
         /* the slot's declared type is the one the name had */
         if (repl->rank < 0 && old->rank >= 0) {
             ph_value_set_type(repl, old->dtype, old->rank, old->dims);
@@ -1205,7 +1204,7 @@ static int ph_value_set_type_(ph_value *v, int dtype, int rank, const int64_t *d
     value_clear_type(v);
     v->type_dirty = 1;
     v->infer_fresh = 0;
-    phi_notify_type_changed(v);
+    ir_notify_type_changed(v);
     v->dtype = dtype;
     if (rank < 0)
         return 0;
@@ -1217,7 +1216,7 @@ static int ph_value_set_type_(ph_value *v, int dtype, int rank, const int64_t *d
         free(v->dim_params);
         v->dims = NULL;
         v->dim_params = NULL;
-        phi_alloc_failed(v->graph ? v->graph->model : NULL);
+        ir_alloc_failed(v->graph ? v->graph->model : NULL);
         return PH_ENOMEM;
     }
     for (size_t i = 0; i < r; i++)
@@ -1230,23 +1229,23 @@ PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *di
 {
     if (!v)
         return PH_EINVAL;
-    return phi_note(v->graph ? v->graph->model : NULL, ph_value_set_type_(v, dtype, rank, dims));
+    return ir_note(v->graph ? v->graph->model : NULL, ph_value_set_type_(v, dtype, rank, dims));
 }
 
 static int ph_value_set_dim_param_(ph_value *v, int i, const char *param)
 {
     if (i < 0 || i >= v->rank)
         return PH_EINVAL;
-    char *d = param ? phi_strdup(param) : NULL;
+    char *d = param ? ir_strdup(param) : NULL;
     if (param && !d) {
-        phi_alloc_failed(v->graph ? v->graph->model : NULL); /* callers may go on without it */
+        ir_alloc_failed(v->graph ? v->graph->model : NULL); /* callers may go on without it */
         return PH_ENOMEM;
     }
     free(v->dim_params[i]);
     v->dim_params[i] = d;
     v->type_dirty = 1;
     v->infer_fresh = 0;
-    phi_notify_type_changed(v);
+    ir_notify_type_changed(v);
     if (d)
         v->dims[i] = -1;
     return 0;
@@ -1256,7 +1255,7 @@ PH_API int ph_value_set_dim_param(ph_value *v, int i, const char *param)
 {
     if (!v)
         return PH_EINVAL;
-    return phi_note(v->graph ? v->graph->model : NULL, ph_value_set_dim_param_(v, i, param));
+    return ir_note(v->graph ? v->graph->model : NULL, ph_value_set_dim_param_(v, i, param));
 }
 
 /* ----------------------------------------------------------- dead code */
@@ -1279,8 +1278,8 @@ PH_API int ph_value_prune(ph_value *start)
     size_t n = 0, cap = 0;
     int removed = 0;
     ph_model *m = start->graph ? start->graph->model : NULL;
-    if (phi_grow((void **)&work, &cap, 1, sizeof *work)) {
-        phi_alloc_failed(m); /* callers may go on with dead nodes left */
+    if (ir_grow((void **)&work, &cap, 1, sizeof *work)) {
+        ir_alloc_failed(m); /* callers may go on with dead nodes left */
         return PH_ENOMEM;
     }
     work[n++] = start;
@@ -1295,9 +1294,9 @@ PH_API int ph_value_prune(ph_value *start)
         ph_node *p = v->producer;
         if (p->removed || !outputs_dead(p))
             continue;
-        if (phi_grow((void **)&work, &cap, n + p->n_inputs, sizeof *work)) {
+        if (ir_grow((void **)&work, &cap, n + p->n_inputs, sizeof *work)) {
             free(work);
-            phi_alloc_failed(m);
+            ir_alloc_failed(m);
             return PH_ENOMEM;
         }
         for (size_t i = 0; i < p->n_inputs; i++)
@@ -1355,7 +1354,7 @@ PH_API int ph_graph_remove_dead(ph_graph *g) { return ph_graph_remove_dead_gated
 
 /* ----------------------------------------------------------- collection */
 
-void phi_model_collect(ph_model *m)
+void ir_model_collect(ph_model *m)
 {
     while (m->grave_nodes) {
         ph_node *n = m->grave_nodes;
@@ -1370,19 +1369,19 @@ void phi_model_collect(ph_model *m)
     }
 }
 
-void phi_model_collect_some(ph_model *m)
+void ir_model_collect_some(ph_model *m)
 {
     if (m && m->n_grave_nodes > 2 * m->n_nodes_total + 4096)
-        phi_model_collect(m);
+        ir_model_collect(m);
 }
 
-PH_API void ph_model_collect(ph_model *m) { phi_model_collect(m); }
+PH_API void ph_model_collect(ph_model *m) { ir_model_collect(m); }
 
 PH_API uint64_t ph_model_initializers_version(const ph_model *m) { return m->init_version; }
 
 PH_API uint64_t ph_model_alloc_failures(const ph_model *m) { return m ? m->alloc_failures : 0; }
 
-void phi_alloc_failed(ph_model *m)
+void ir_alloc_failed(ph_model *m)
 {
     if (m)
         m->alloc_failures++;
@@ -1491,7 +1490,7 @@ static void push_dep(ph_node *dep, void *ctx)
     if (dep->mark == 1) /* on the path being expanded: a back edge */
         st->unsorted = 2;
     if (dep->mark == 0) {
-        if (phi_grow((void **)&st->stack, &st->cap, st->n + 1, sizeof *st->stack)) {
+        if (ir_grow((void **)&st->stack, &st->cap, st->n + 1, sizeof *st->stack)) {
             st->oom = 1;
             return;
         }
@@ -1503,9 +1502,9 @@ static int toposort_graph(ph_graph *g);
 
 PH_API int ph_graph_toposort(ph_graph *g)
 {
-    phi_model_collect_some(g->model);
+    ir_model_collect_some(g->model);
     /* Every mutation that could put a reader before what it reads marks the
-     * model (phi_order_check); with no mark the order still holds. */
+     * model (ir_order_check); with no mark the order still holds. */
     if (g->model && !g->model->order_dirty)
         return 0;
     int rc = toposort_graph(g);

@@ -17,7 +17,7 @@ PH_API int ph_graph_input_to_initializer(ph_value *v, ph_tensor *t)
         ph_tensor_free(t);
         return PH_EINVAL;
     }
-    if (!v->tensor && phi_grow((void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits)) {
+    if (!v->tensor && ir_grow((void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits)) {
         ph_tensor_free(t);
         return PH_ENOMEM;
     }
@@ -41,7 +41,7 @@ PH_API int ph_graph_input_to_initializer(ph_value *v, ph_tensor *t)
     v->is_input = 0;
     g->model->init_version++;
     for (size_t i = 0; i < v->n_uses; i++)
-        phi_notify_node_changed(v->uses[i].node);
-    phi_notify_uses_changed(v);
+        ir_notify_node_changed(v->uses[i].node);
+    ir_notify_uses_changed(v);
     return 0;
 }

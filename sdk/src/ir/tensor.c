@@ -12,7 +12,7 @@
 
 #include "internal.h"
 
-size_t phi_tensor_expected_bytes(const Onnx__TensorProto *p, int *ok)
+size_t ir_tensor_expected_bytes(const Onnx__TensorProto *p, int *ok)
 {
     size_t es = ph_dtype_size(p->data_type), n = 1;
     *ok = es != 0;
@@ -35,7 +35,7 @@ size_t phi_tensor_expected_bytes(const Onnx__TensorProto *p, int *ok)
     return n * es;
 }
 
-int64_t phi_dims_numel(const int64_t *dims, size_t n)
+int64_t ir_dims_numel(const int64_t *dims, size_t n)
 {
     int64_t p = 1;
     int zero = 0;
@@ -44,7 +44,7 @@ int64_t phi_dims_numel(const int64_t *dims, size_t n)
             return -1;
         if (dims[i] == 0)
             zero = 1;
-        else if (phi_mul_ovf(p, dims[i], &p))
+        else if (ir_mul_ovf(p, dims[i], &p))
             return -1;
     }
     return zero ? 0 : p;
@@ -87,7 +87,7 @@ static void shape_text(const Onnx__TensorProto *p, char *buf, size_t size)
         snprintf(buf + k, size - k, "]");
 }
 
-int phi_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_len, const char *what,
+int ir_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_len, const char *what,
                      ph_error *err)
 {
     char shape[160];
@@ -100,10 +100,10 @@ int phi_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_l
         if (p->dims[i] < 0)
             return ph_error_set(err, PH_EPARSE, "%s: negative dim %lld in shape %s", what,
                                 (long long)p->dims[i], shape);
-    int64_t numel = phi_dims_numel(p->dims, p->n_dims);
+    int64_t numel = ir_dims_numel(p->dims, p->n_dims);
     size_t es = ph_dtype_size(p->data_type);
     int64_t bytes;
-    if (numel < 0 || (es && phi_mul_ovf(numel, (int64_t)es, &bytes)) || (uint64_t)numel > SIZE_MAX / (es ? es : 1))
+    if (numel < 0 || (es && ir_mul_ovf(numel, (int64_t)es, &bytes)) || (uint64_t)numel > SIZE_MAX / (es ? es : 1))
         return ph_error_set(err, PH_EPARSE, "%s: the element count of shape %s overflows", what, shape);
     size_t counts[F_COUNT] = {0};
     counts[F_FLOAT] = p->n_float_data;
@@ -148,7 +148,7 @@ int phi_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_l
     return 0;
 }
 
-ph_tensor *phi_tensor_wrap(Onnx__TensorProto *p, int borrowed)
+ph_tensor *ir_tensor_wrap(Onnx__TensorProto *p, int borrowed)
 {
     ph_tensor *t = calloc(1, sizeof *t);
     if (!t)
@@ -157,22 +157,22 @@ ph_tensor *phi_tensor_wrap(Onnx__TensorProto *p, int borrowed)
     t->borrowed = borrowed;
     t->external = p->has_data_location && p->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
     if (p->has_raw_data) {
-        t->storage = PHI_DATA_PROTO_RAW;
+        t->storage = IR_DATA_PROTO_RAW;
         t->data = p->raw_data.data;
         t->nbytes = p->raw_data.len;
     }
     return t;
 }
 
-int phi_tensor_attach(ph_tensor *t, const uint8_t *data, size_t nbytes, ph_error *err,
+int ir_tensor_attach(ph_tensor *t, const uint8_t *data, size_t nbytes, ph_error *err,
                       const char *what)
 {
     int ok;
-    size_t want = phi_tensor_expected_bytes(t->proto, &ok);
+    size_t want = ir_tensor_expected_bytes(t->proto, &ok);
     if (ok && want != nbytes)
         return ph_error_set(err, PH_EPARSE, "%s: tensor data has %zu bytes, its dtype and shape need %zu",
                             what, nbytes, want);
-    t->storage = PHI_DATA_MAPPED;
+    t->storage = IR_DATA_MAPPED;
     t->data = data;
     t->nbytes = nbytes;
     return 0;
@@ -183,7 +183,7 @@ static int convert_typed(ph_tensor *t)
 {
     const Onnx__TensorProto *p = t->proto;
     int ok;
-    size_t nbytes = phi_tensor_expected_bytes(p, &ok);
+    size_t nbytes = ir_tensor_expected_bytes(p, &ok);
     if (!ok)
         return PH_EUNSUPPORTED;
     size_t es = ph_dtype_size(p->data_type), n = es ? nbytes / es : 0;
@@ -249,7 +249,7 @@ static int convert_typed(ph_tensor *t)
     t->owned_data = buf;
     t->data = buf;
     t->nbytes = nbytes;
-    t->storage = PHI_DATA_TYPED;
+    t->storage = IR_DATA_TYPED;
     return 0;
 }
 
@@ -280,7 +280,7 @@ PH_API ph_tensor *ph_tensor_new(int dtype, size_t rank, const int64_t *dims, con
     return tensor_make(dtype, rank, dims, data, 1);
 }
 
-ph_tensor *phi_tensor_alloc(int dtype, size_t rank, const int64_t *dims)
+ph_tensor *ir_tensor_alloc(int dtype, size_t rank, const int64_t *dims)
 {
     return tensor_make(dtype, rank, dims, NULL, 0);
 }
@@ -293,9 +293,9 @@ PH_API ph_tensor *ph_tensor_new_uninit(int dtype, size_t rank, const int64_t *di
     return t;
 }
 
-void *phi_tensor_mut(ph_tensor *t)
+void *ir_tensor_mut(ph_tensor *t)
 {
-    return t->storage == PHI_DATA_OWNED ? t->owned_data : NULL;
+    return t->storage == IR_DATA_OWNED ? t->owned_data : NULL;
 }
 
 static ph_tensor *tensor_make(int dtype, size_t rank, const int64_t *dims, const void *data, int zero)
@@ -316,9 +316,9 @@ static ph_tensor *tensor_make(int dtype, size_t rank, const int64_t *dims, const
         p->n_dims = rank;
     }
     int ok;
-    size_t nbytes = phi_tensor_expected_bytes(p, &ok);
-    ok = ok && phi_dims_numel(dims, rank) >= 0; /* every stride of the shape fits in int64 */
-    ph_tensor *t = ok ? phi_tensor_wrap(p, 0) : NULL;
+    size_t nbytes = ir_tensor_expected_bytes(p, &ok);
+    ok = ok && ir_dims_numel(dims, rank) >= 0; /* every stride of the shape fits in int64 */
+    ph_tensor *t = ok ? ir_tensor_wrap(p, 0) : NULL;
     void *buf = t ? malloc(nbytes ? nbytes : 1) : NULL;
     if (!buf) {
         free(t);
@@ -333,7 +333,7 @@ static ph_tensor *tensor_make(int dtype, size_t rank, const int64_t *dims, const
     t->owned_data = buf;
     t->data = buf;
     t->nbytes = nbytes;
-    t->storage = PHI_DATA_OWNED;
+    t->storage = IR_DATA_OWNED;
     return t;
 }
 
@@ -350,7 +350,7 @@ PH_API void ph_tensor_free(ph_tensor *t)
     if (!t)
         return;
     if (!t->borrowed) {
-        if (t->storage == PHI_DATA_MAPPED || t->storage == PHI_DATA_OWNED) {
+        if (t->storage == IR_DATA_MAPPED || t->storage == IR_DATA_OWNED) {
             /* never let the proto free bytes it does not own */
             t->proto->has_raw_data = 0;
             t->proto->raw_data.data = NULL;
@@ -373,24 +373,24 @@ PH_API int64_t ph_tensor_dim(const ph_tensor *t, size_t i)
 
 PH_API int64_t ph_tensor_numel(const ph_tensor *t)
 {
-    return phi_dims_numel(t->proto->dims, t->proto->n_dims);
+    return ir_dims_numel(t->proto->dims, t->proto->n_dims);
 }
 
 PH_API size_t ph_tensor_nbytes(const ph_tensor *t)
 {
     int ok;
-    return phi_tensor_expected_bytes(t->proto, &ok);
+    return ir_tensor_expected_bytes(t->proto, &ok);
 }
 
 PH_API const void *ph_tensor_data(const ph_tensor *t)
 {
     ph_tensor *m = (ph_tensor *)t; /* lazy conversion is not a visible change */
-    if (m->storage == PHI_DATA_NONE && !m->external && convert_typed(m) != 0)
+    if (m->storage == IR_DATA_NONE && !m->external && convert_typed(m) != 0)
         return NULL;
-    if (m->storage == PHI_DATA_NONE)
+    if (m->storage == IR_DATA_NONE)
         return NULL;
     int ok;
-    size_t want = phi_tensor_expected_bytes(m->proto, &ok);
+    size_t want = ir_tensor_expected_bytes(m->proto, &ok);
     if (!ok || want != m->nbytes)
         return NULL;
     return m->data ? m->data : (const void *)"";
@@ -411,7 +411,7 @@ PH_API int ph_tensor_equal(const ph_tensor *a, const ph_tensor *b)
 
 /* ------------------------------------------------------ half precision */
 
-float phi_half_to_float(uint16_t h)
+float ir_half_to_float(uint16_t h)
 {
     uint32_t sign = (uint32_t)(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff, bits;
     if (exp == 0) {
@@ -436,7 +436,7 @@ float phi_half_to_float(uint16_t h)
     return f;
 }
 
-uint16_t phi_float_to_half(float f)
+uint16_t ir_float_to_half(float f)
 {
     uint32_t x;
     memcpy(&x, &f, 4);
@@ -463,7 +463,7 @@ uint16_t phi_float_to_half(float f)
     return (uint16_t)half;
 }
 
-float phi_bf16_to_float(uint16_t h)
+float ir_bf16_to_float(uint16_t h)
 {
     uint32_t bits = (uint32_t)h << 16;
     float f;
@@ -471,7 +471,7 @@ float phi_bf16_to_float(uint16_t h)
     return f;
 }
 
-uint16_t phi_float_to_bf16(float f)
+uint16_t ir_float_to_bf16(float f)
 {
     uint32_t x;
     memcpy(&x, &f, 4);

@@ -133,7 +133,7 @@ PH_API const char *ph_dtype_name(int dtype)
 
 /* ------------------------------------------------------------------ misc */
 
-char *phi_strdup(const char *s)
+char *ir_strdup(const char *s)
 {
     size_t n = strlen(s) + 1;
     char *d = malloc(n);
@@ -142,7 +142,7 @@ char *phi_strdup(const char *s)
     return d;
 }
 
-int phi_grow(void **arr, size_t *cap, size_t need, size_t elem)
+int ir_grow(void **arr, size_t *cap, size_t need, size_t elem)
 {
     if (need <= *cap)
         return 0;
@@ -159,7 +159,7 @@ int phi_grow(void **arr, size_t *cap, size_t need, size_t elem)
 
 /* ------------------------------------------------------------ string map */
 
-static const char phi_tombstone[1];
+static const char ir_tombstone[1];
 
 static uint64_t hash_str(const char *s)
 {
@@ -175,23 +175,23 @@ static uint64_t hash_str(const char *s)
     return h ^ (h >> 33);
 }
 
-void phi_map_free(phi_map *m)
+void ir_map_free(ir_map *m)
 {
     free(m->slots);
     memset(m, 0, sizeof *m);
 }
 
 /* The slot holding key (found = 1), or where to insert it. */
-static size_t map_find(const phi_map *m, const char *key, uint64_t h, int *found)
+static size_t map_find(const ir_map *m, const char *key, uint64_t h, int *found)
 {
     size_t mask = m->cap - 1, i = h & mask, tomb = (size_t)-1;
     for (;;) {
-        const phi_map_entry *e = &m->slots[i];
+        const ir_map_entry *e = &m->slots[i];
         if (!e->key) {
             *found = 0;
             return tomb != (size_t)-1 ? tomb : i;
         }
-        if (e->key == phi_tombstone) {
+        if (e->key == ir_tombstone) {
             if (tomb == (size_t)-1)
                 tomb = i;
         } else if (e->hash == h && strcmp(e->key, key) == 0) {
@@ -202,7 +202,7 @@ static size_t map_find(const phi_map *m, const char *key, uint64_t h, int *found
     }
 }
 
-void *phi_map_get(const phi_map *m, const char *key)
+void *ir_map_get(const ir_map *m, const char *key)
 {
     if (!m->cap)
         return NULL;
@@ -211,15 +211,15 @@ void *phi_map_get(const phi_map *m, const char *key)
     return found ? m->slots[i].val : NULL;
 }
 
-static int map_rehash(phi_map *m, size_t ncap)
+static int map_rehash(ir_map *m, size_t ncap)
 {
-    phi_map_entry *slots = calloc(ncap, sizeof *slots);
+    ir_map_entry *slots = calloc(ncap, sizeof *slots);
     if (!slots)
         return PH_ENOMEM;
     size_t count = 0;
     for (size_t i = 0; i < m->cap; i++) {
-        const phi_map_entry *e = &m->slots[i];
-        if (e->key && e->key != phi_tombstone) {
+        const ir_map_entry *e = &m->slots[i];
+        if (e->key && e->key != ir_tombstone) {
             size_t j = e->hash & (ncap - 1); /* keys are distinct: just probe for a hole */
             while (slots[j].key)
                 j = (j + 1) & (ncap - 1);
@@ -236,7 +236,7 @@ static int map_rehash(phi_map *m, size_t ncap)
 
 /* Room for one more key: at most half full (tombstones count), so probe
  * runs stay short; about a quarter full after growing. */
-static int map_reserve(phi_map *m)
+static int map_reserve(ir_map *m)
 {
     if ((m->used + 1) * 2 < m->cap)
         return 0;
@@ -246,14 +246,14 @@ static int map_reserve(phi_map *m)
     return map_rehash(m, ncap);
 }
 
-int phi_map_put(phi_map *m, const char *key, void *val)
+int ir_map_put(ir_map *m, const char *key, void *val)
 {
     if (map_reserve(m))
         return PH_ENOMEM;
     int found;
     uint64_t h = hash_str(key);
     size_t i = map_find(m, key, h, &found);
-    phi_map_entry *e = &m->slots[i];
+    ir_map_entry *e = &m->slots[i];
     if (!found) {
         if (!e->key)
             m->used++;
@@ -265,7 +265,7 @@ int phi_map_put(phi_map *m, const char *key, void *val)
     return 0;
 }
 
-int phi_map_add(phi_map *m, const char *key, void *val)
+int ir_map_add(ir_map *m, const char *key, void *val)
 {
     if (map_reserve(m))
         return PH_ENOMEM;
@@ -274,7 +274,7 @@ int phi_map_add(phi_map *m, const char *key, void *val)
     size_t i = map_find(m, key, h, &found);
     if (found)
         return PH_EEXIST;
-    phi_map_entry *e = &m->slots[i];
+    ir_map_entry *e = &m->slots[i];
     if (!e->key)
         m->used++;
     m->count++;
@@ -284,7 +284,7 @@ int phi_map_add(phi_map *m, const char *key, void *val)
     return 0;
 }
 
-phi_map_entry *phi_map_lookup(const phi_map *m, const char *key)
+ir_map_entry *ir_map_lookup(const ir_map *m, const char *key)
 {
     if (!m->cap)
         return NULL;
@@ -293,14 +293,14 @@ phi_map_entry *phi_map_lookup(const phi_map *m, const char *key)
     return found ? &m->slots[i] : NULL;
 }
 
-phi_map_entry *phi_map_upsert(phi_map *m, const char *key, int *created)
+ir_map_entry *ir_map_upsert(ir_map *m, const char *key, int *created)
 {
     if (map_reserve(m))
         return NULL;
     int found;
     uint64_t h = hash_str(key);
     size_t i = map_find(m, key, h, &found);
-    phi_map_entry *e = &m->slots[i];
+    ir_map_entry *e = &m->slots[i];
     *created = !found;
     if (!found) {
         if (!e->key)
@@ -313,18 +313,18 @@ phi_map_entry *phi_map_upsert(phi_map *m, const char *key, int *created)
     return e;
 }
 
-void phi_map_remove(phi_map *m, phi_map_entry *e)
+void ir_map_remove(ir_map *m, ir_map_entry *e)
 {
     size_t i = (size_t)(e - m->slots);
     int last = !m->slots[(i + 1) & (m->cap - 1)].key;
-    e->key = last ? NULL : phi_tombstone;
+    e->key = last ? NULL : ir_tombstone;
     e->val = NULL;
     m->count--;
     if (last)
         m->used--;
 }
 
-void phi_map_del(phi_map *m, const char *key, const void *val)
+void ir_map_del(ir_map *m, const char *key, const void *val)
 {
     if (!m->cap)
         return;
@@ -333,7 +333,7 @@ void phi_map_del(phi_map *m, const char *key, const void *val)
     if (found && (!val || m->slots[i].val == val)) {
         /* a slot whose successor is empty ends no probe run: empty it */
         int last = !m->slots[(i + 1) & (m->cap - 1)].key;
-        m->slots[i].key = last ? NULL : phi_tombstone;
+        m->slots[i].key = last ? NULL : ir_tombstone;
         m->slots[i].val = NULL;
         m->count--;
         if (last)
@@ -345,7 +345,7 @@ void phi_map_del(phi_map *m, const char *key, const void *val)
 
 /* Map the file open on fd (closed here in every case); path is for the
  * messages and the mapping's name. */
-static phi_mapping *map_fd(int fd, const char *path, ph_error *err)
+static ir_mapping *map_fd(int fd, const char *path, ph_error *err)
 {
     struct stat st;
     if (fstat(fd, &st) != 0) {
@@ -358,8 +358,8 @@ static phi_mapping *map_fd(int fd, const char *path, ph_error *err)
         close(fd);
         return NULL;
     }
-    phi_mapping *m = calloc(1, sizeof *m);
-    if (!m || !(m->path = phi_strdup(path))) {
+    ir_mapping *m = calloc(1, sizeof *m);
+    if (!m || !(m->path = ir_strdup(path))) {
         free(m);
         close(fd);
         ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
@@ -384,7 +384,7 @@ static phi_mapping *map_fd(int fd, const char *path, ph_error *err)
     return m;
 }
 
-phi_mapping *phi_map_file(const char *path, ph_error *err)
+ir_mapping *ir_map_file(const char *path, ph_error *err)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
@@ -398,7 +398,7 @@ phi_mapping *phi_map_file(const char *path, ph_error *err)
  * file: the save may drop pages of a mapping it has written out
  * (MADV_DONTNEED), which a file-backed mapping reads again and anonymous
  * memory would lose. */
-phi_mapping *phi_map_memory(const void *data, size_t size, const char *name, ph_error *err)
+ir_mapping *ir_map_memory(const void *data, size_t size, const char *name, ph_error *err)
 {
     int fd = memfd_create("passhost-model", MFD_CLOEXEC);
     if (fd < 0) {
@@ -422,7 +422,7 @@ phi_mapping *phi_map_memory(const void *data, size_t size, const char *name, ph_
     return map_fd(fd, name, err);
 }
 
-void phi_unmap_file(phi_mapping *m)
+void ir_unmap_file(ir_mapping *m)
 {
     if (!m)
         return;

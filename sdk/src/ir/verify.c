@@ -22,7 +22,7 @@ typedef struct vctx {
 /* v is not the value its name resolves to (when names are checked) */
 static int name_wrong(const vctx *c, const ph_graph *g, const ph_value *v)
 {
-    return c->names && phi_graph_value(g, v->name) != v;
+    return c->names && ir_graph_value(g, v->name) != v;
 }
 
 static int fail(vctx *c, const ph_graph *g, const ph_node *n, const char *what, const char *detail)
@@ -37,7 +37,7 @@ static int fail(vctx *c, const ph_graph *g, const ph_node *n, const char *what, 
 static int check_value_uses(vctx *c, const ph_graph *g, const ph_value *v)
 {
     for (size_t i = 0; i < v->n_uses; i++) {
-        const phi_use *u = &v->uses[i];
+        const ir_use *u = &v->uses[i];
         if (!u->node || u->node->removed)
             return fail(c, g, NULL, "a value is used by a removed node", v->name);
         if (u->index >= u->node->n_inputs || u->node->inputs[u->index] != v || u->node->use_pos[u->index] != i)
@@ -91,7 +91,7 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
         return fail(c, g, n, "node has no op_type", NULL);
     unsigned need;
     uint32_t required;
-    if (n->op != PH_OP_UNKNOWN && phi_op_arity(n->op, c->opset, &need, &required)) {
+    if (n->op != PH_OP_UNKNOWN && ir_op_arity(n->op, c->opset, &need, &required)) {
         char what[96];
         if (n->n_inputs < need) {
             snprintf(what, sizeof what, "%zu inputs, the operator needs at least %u at opset %lld", n->n_inputs,
@@ -110,7 +110,7 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
             continue;
         if (v->dead)
             return fail(c, g, n, "input is a removed value", v->name);
-        if (!phi_in_scope(v, g))
+        if (!ir_in_scope(v, g))
             return fail(c, g, n, "input is not in scope", v->name);
         if (v->n_uses <= n->use_pos[i] || v->uses[n->use_pos[i]].node != n || v->uses[n->use_pos[i]].index != i)
             return fail(c, g, n, "input slot missing from the value's use list", v->name);
@@ -198,7 +198,7 @@ static int verify_graph(vctx *c, const ph_graph *g)
             return fail(c, g, NULL, "graph output count of a value is wrong", v->name);
         if (!v || v->dead)
             return fail(c, g, NULL, "graph output reads a removed value", v ? v->name : "");
-        if (!phi_in_scope(v, g))
+        if (!ir_in_scope(v, g))
             return fail(c, g, NULL, "graph output is not in scope", v->name);
         if (v->producer && v->producer->removed)
             return fail(c, g, NULL, "graph output is produced by a removed node", v->name);
@@ -206,12 +206,12 @@ static int verify_graph(vctx *c, const ph_graph *g)
     return 0;
 }
 
-int phi_graph_verify(const ph_graph *g, int names, ph_error *err)
+int ir_graph_verify(const ph_graph *g, int names, ph_error *err)
 {
     vctx c = {err, 0, names, g->model ? ph_model_opset(g->model, "") : -1};
     int rc = verify_graph(&c, g);
     if (!rc && g->model && g->model->graph == g) {
-        size_t walked = phi_graph_count_nodes(g);
+        size_t walked = ir_graph_count_nodes(g);
         if (walked != g->model->n_nodes_total)
             return ph_error_set(err, PH_EVERIFY, "the model counts %zu nodes but has %zu",
                                 g->model->n_nodes_total, walked);
@@ -219,5 +219,5 @@ int phi_graph_verify(const ph_graph *g, int names, ph_error *err)
     return rc;
 }
 
-PH_API int ph_graph_verify(const ph_graph *g, ph_error *err) { return phi_graph_verify(g, 1, err); }
-PH_API int ph_graph_verify_fast(const ph_graph *g, ph_error *err) { return phi_graph_verify(g, 0, err); }
+PH_API int ph_graph_verify(const ph_graph *g, ph_error *err) { return ir_graph_verify(g, 1, err); }
+PH_API int ph_graph_verify_fast(const ph_graph *g, ph_error *err) { return ir_graph_verify(g, 0, err); }

@@ -53,7 +53,7 @@ typedef struct save_state {
 /* Set the field at addr (size bytes) to *val, remembering the old bytes. */
 static void set_field(save_state *st, void *addr, const void *val, size_t size)
 {
-    if (st->oom || phi_grow((void **)&st->undo, &st->cap_undo, st->n_undo + 1, sizeof *st->undo)) {
+    if (st->oom || ir_grow((void **)&st->undo, &st->cap_undo, st->n_undo + 1, sizeof *st->undo)) {
         st->oom = 1;
         return;
     }
@@ -76,7 +76,7 @@ static void set_field(save_state *st, void *addr, const void *val, size_t size)
 
 static void *tmp_alloc(save_state *st, size_t size)
 {
-    if (st->oom || phi_grow((void **)&st->tmp, &st->cap_tmp, st->n_tmp + 1, sizeof *st->tmp)) {
+    if (st->oom || ir_grow((void **)&st->tmp, &st->cap_tmp, st->n_tmp + 1, sizeof *st->tmp)) {
         st->oom = 1;
         return NULL;
     }
@@ -146,7 +146,7 @@ static void sync_tensor(save_state *st, ph_value *v)
     ph_tensor *t = v->tensor;
     Onnx__TensorProto *p = t->proto;
     SET(st, p->name, v->name);
-    if (t->storage == PHI_DATA_MAPPED || t->storage == PHI_DATA_OWNED) {
+    if (t->storage == IR_DATA_MAPPED || t->storage == IR_DATA_OWNED) {
         ProtobufCBinaryData raw = {t->nbytes, (uint8_t *)t->data};
         SET(st, p->has_raw_data, 1);
         SET(st, p->raw_data, raw);
@@ -159,7 +159,7 @@ static void sync_tensor(save_state *st, ph_value *v)
     if (p->has_raw_data) {
         st->raw_bytes += p->raw_data.len;
         if (p->raw_data.len >= st->min_ext && p->raw_data.len > 0) {
-            if (phi_grow((void **)&st->ext, &st->cap_ext, st->n_ext + 1, sizeof *st->ext))
+            if (ir_grow((void **)&st->ext, &st->cap_ext, st->n_ext + 1, sizeof *st->ext))
                 st->oom = 1;
             else
                 st->ext[st->n_ext++] = (ext_item){p, p->raw_data.data, p->raw_data.len, 0};
@@ -170,7 +170,7 @@ static void sync_tensor(save_state *st, ph_value *v)
 static void sync_graph(save_state *st, ph_graph *g)
 {
     Onnx__GraphProto *gp = g->proto;
-    phi_graph_compact_inits(g);
+    ir_graph_compact_inits(g);
     Onnx__NodeProto **nodes = tmp_alloc(st, g->n_nodes * sizeof *nodes);
     Onnx__TensorProto **inits = tmp_alloc(st, g->n_inits * sizeof *inits);
     Onnx__ValueInfoProto **ins = tmp_alloc(st, g->n_inputs * sizeof *ins);
@@ -198,7 +198,7 @@ static void sync_graph(save_state *st, ph_graph *g)
     SET(st, gp->n_initializer, g->n_inits);
     for (size_t i = 0; i < g->n_inputs; i++) {
         ins[i] = g->input_vi[i];
-        if (g->inputs[i]->type_dirty && phi_value_info_refresh(ins[i], g->inputs[i]))
+        if (g->inputs[i]->type_dirty && ir_value_info_refresh(ins[i], g->inputs[i]))
             st->oom = 1;
         SET(st, ins[i]->name, g->inputs[i]->name);
     }
@@ -207,7 +207,7 @@ static void sync_graph(save_state *st, ph_graph *g)
     for (size_t i = 0; i < g->n_outputs; i++) {
         outs[i] = g->outputs[i].vi;
         if (g->outputs[i].value->type_dirty && g->outputs[i].value->rank >= 0 &&
-            phi_value_info_refresh(outs[i], g->outputs[i].value))
+            ir_value_info_refresh(outs[i], g->outputs[i].value))
             st->oom = 1;
         SET(st, outs[i]->name, g->outputs[i].value->name);
     }
@@ -217,7 +217,7 @@ static void sync_graph(save_state *st, ph_graph *g)
     k = 0;
     for (size_t i = 0; i < g->n_value_info; i++) {
         Onnx__ValueInfoProto *vi = g->value_info[i];
-        if (vi->name && phi_graph_value(g, vi->name))
+        if (vi->name && ir_graph_value(g, vi->name))
             vis[k++] = vi;
     }
     SET(st, gp->value_info, vis);
@@ -242,7 +242,7 @@ typedef struct file_writer {
  * process hold all of it.  Anything not inside a mapping is left alone. */
 static void release_mapped(const ph_model *m, const uint8_t *p, size_t len)
 {
-    for (const phi_mapping *map = m ? m->mappings : NULL; map; map = map->next) {
+    for (const ir_mapping *map = m ? m->mappings : NULL; map; map = map->next) {
         if (!map->data || p < map->data || len > map->size || p > map->data + map->size - len)
             continue;
         uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
@@ -262,7 +262,7 @@ static void release_mapped(const ph_model *m, const uint8_t *p, size_t len)
 static void populate_mapped(const ph_model *m, const uint8_t *p, size_t len)
 {
 #ifdef MADV_POPULATE_READ
-    for (const phi_mapping *map = m ? m->mappings : NULL; map; map = map->next) {
+    for (const ir_mapping *map = m ? m->mappings : NULL; map; map = map->next) {
         if (!map->data || p < map->data || len > map->size || p > map->data + map->size - len)
             continue;
         uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
@@ -407,7 +407,7 @@ PH_API int ph_model_reads_file(const ph_model *m, const char *path)
         return 0;
     if (m->source_path && (uint64_t)st.st_dev == m->source_dev && (uint64_t)st.st_ino == m->source_ino)
         return 1;
-    for (const phi_mapping *map = m->mappings; map; map = map->next)
+    for (const ir_mapping *map = m->mappings; map; map = map->next)
         if ((uint64_t)st.st_dev == map->dev && (uint64_t)st.st_ino == map->ino)
             return 1;
     return 0;
@@ -487,7 +487,7 @@ PH_API int ph_model_save_with(ph_model *m, const char *path, const ph_save_optio
         return ph_error_set(err, PH_EINVAL, "%s: path too long", path);
     if (ph_model_reads_file(m, path))
         return ph_error_set(err, PH_EINVAL, "%s: refusing to overwrite the input model", path);
-    phi_model_collect_some(m); /* removed nodes are not in the graph: no need to free them first */
+    ir_model_collect_some(m); /* removed nodes are not in the graph: no need to free them first */
 
     temp_file tm = {.fd = -1}, td = {.fd = -1};
     if (temp_make(&tm, path, o) != 0)

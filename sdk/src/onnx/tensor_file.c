@@ -58,9 +58,9 @@ static void format_shape(char *buf, size_t size, size_t rank, const int64_t *dim
 PH_API ph_tensor *ph_tensor_load_raw(const char *path, int dtype, size_t rank, const int64_t *dims,
                                      ph_error *err)
 {
-    int64_t n = dims || !rank ? phi_dims_numel(dims, rank) : -1, want = -1;
+    int64_t n = dims || !rank ? ir_dims_numel(dims, rank) : -1, want = -1;
     size_t es = ph_dtype_size(dtype);
-    if (n < 0 || !es || phi_mul_ovf(n, (int64_t)es, &want)) {
+    if (n < 0 || !es || ir_mul_ovf(n, (int64_t)es, &want)) {
         ph_error_set(err, PH_EINVAL, "%s: a raw file needs a fixed-size dtype and a static shape", path);
         return NULL;
     }
@@ -99,7 +99,7 @@ PH_API ph_tensor *ph_tensor_load_pb(const char *path, char **name, ph_error *err
     }
     char what[600];
     snprintf(what, sizeof what, "%s", path);
-    if (phi_tensor_check(tp, 0, 0, what, err)) {
+    if (ir_tensor_check(tp, 0, 0, what, err)) {
         protobuf_c_message_free_unpacked(&tp->base, NULL);
         return NULL;
     }
@@ -109,7 +109,7 @@ PH_API ph_tensor *ph_tensor_load_pb(const char *path, char **name, ph_error *err
         return NULL;
     }
     char *copy = name && tp->name && tp->name[0] ? strdup(tp->name) : NULL;
-    ph_tensor *t = phi_tensor_wrap(tp, 0);
+    ph_tensor *t = ir_tensor_wrap(tp, 0);
     if (!t || (name && tp->name && tp->name[0] && !copy)) {
         ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
         free(copy);
@@ -288,9 +288,9 @@ PH_API ph_tensor *ph_tensor_load_npy(const char *path, ph_error *err)
         if (start > len)
             bad_header(err, path, "the .npy file is truncated in its header");
         else if (parse_dict((const char *)buf + start - hlen, (const char *)buf + start, &h, path, err) == 0) {
-            int64_t n = phi_dims_numel(h.dims, h.rank), want = -1;
+            int64_t n = ir_dims_numel(h.dims, h.rank), want = -1;
             size_t es = ph_dtype_size(h.dtype);
-            if (n < 0 || phi_mul_ovf(n, (int64_t)es, &want))
+            if (n < 0 || ir_mul_ovf(n, (int64_t)es, &want))
                 want = -1;
             if (want < 0 || (uint64_t)want != (uint64_t)(len - start)) {
                 char shape[256];

@@ -162,8 +162,8 @@ PH_API uint64_t *ph_ctx_pass_memo(ph_ctx *ctx)
     for (size_t i = 0; i < ctx->n_memos; i++)
         if (strcmp(ctx->memos[i].pass, ctx->pass) == 0)
             return &ctx->memos[i].word;
-    char *name = phi_strdup(ctx->pass);
-    if (!name || phi_grow((void **)&ctx->memos, &ctx->cap_memos, ctx->n_memos + 1, sizeof *ctx->memos)) {
+    char *name = ir_strdup(ctx->pass);
+    if (!name || ir_grow((void **)&ctx->memos, &ctx->cap_memos, ctx->n_memos + 1, sizeof *ctx->memos)) {
         free(name);
         ctx->alloc_failures++;
         return NULL;
@@ -175,7 +175,7 @@ PH_API uint64_t *ph_ctx_pass_memo(ph_ctx *ctx)
 PH_API void *ph_ctx_alloc(ph_ctx *ctx, size_t size)
 {
     void *p = NULL;
-    if (!phi_grow((void **)&ctx->scratch, &ctx->cap_scratch, ctx->n_scratch + 1, sizeof *ctx->scratch) &&
+    if (!ir_grow((void **)&ctx->scratch, &ctx->cap_scratch, ctx->n_scratch + 1, sizeof *ctx->scratch) &&
         (p = calloc(1, size ? size : 1)))
         ctx->scratch[ctx->n_scratch++] = p;
     else
@@ -188,7 +188,7 @@ PH_API void *ph_ctx_alloc(ph_ctx *ctx, size_t size)
 static void set_str(char **dst, const char *s)
 {
     free(*dst);
-    *dst = s ? phi_strdup(s) : NULL; /* NULL on OOM too: reported as "not told" */
+    *dst = s ? ir_strdup(s) : NULL; /* NULL on OOM too: reported as "not told" */
 }
 
 static void flush_rewrite(ph_ctx *ctx)

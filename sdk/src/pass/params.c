@@ -55,7 +55,7 @@ static int parse_value(param_value *pv, const char *text, ph_error *err)
         return ph_error_set(err, PH_EINVAL, "parameter '%s' wants true or false, got '%s'", d->name, text);
     }
     case PH_PARAM_STRING: {
-        char *s = phi_strdup(text);
+        char *s = ir_strdup(text);
         if (!s)
             return ph_error_set(err, PH_ENOMEM, "out of memory");
         free(pv->s);

@@ -1,7 +1,7 @@
 /* sdk/src/pattern/changelog.c - what changed in a model since a reader
  * last looked, and the nodes worklists hold between two runs.
  *
- * The driver observes the model (phi_observer_add) and logs the nodes
+ * The driver observes the model (ir_observer_add) and logs the nodes
  * touched by any mutation (created, inputs/attributes/op changed, an
  * output's uses or type changed).  A worklist remembers how far it read.
  * A node appears in the log at most once after the last point a reader
@@ -24,7 +24,7 @@ static void log_touch(ph_node *n)
 {
     if (!n || !n->graph || !n->graph->model)
         return;
-    struct phi_changelog *log = n->graph->model->changes;
+    struct pat_changelog *log = n->graph->model->changes;
     if (!log)
         return;
     if (n->log_pos) {
@@ -35,8 +35,8 @@ static void log_touch(ph_node *n)
             log->items[at] = NULL;
         }
     }
-    if (phi_grow((void **)&log->items, &log->cap, log->n + 1, sizeof *log->items)) {
-        phi_alloc_failed(n->graph->model); /* the next run scans everything */
+    if (ir_grow((void **)&log->items, &log->cap, log->n + 1, sizeof *log->items)) {
+        ir_alloc_failed(n->graph->model); /* the next run scans everything */
         if (!log->lost)
             log->lost = log->n + 1;
         n->log_pos = 0;
@@ -64,7 +64,7 @@ static void on_type_changed(void *self, ph_value *v)
 
 static void on_node_freed(void *self, ph_node *n)
 {
-    struct phi_changelog *log = self; /* never n->graph: it may be gone */
+    struct pat_changelog *log = self; /* never n->graph: it may be gone */
     if (log && n->log_pos && n->log_pos - 1 < log->n && log->items[n->log_pos - 1] == n)
         log->items[n->log_pos - 1] = NULL;
     if (log && n->held_pos && n->held_pos - 1 < log->n_held && log->held[n->held_pos - 1] == n)
@@ -75,7 +75,7 @@ static void on_node_freed(void *self, ph_node *n)
 
 static void on_model_freed(void *self, ph_model *m)
 {
-    struct phi_changelog *log = m->changes;
+    struct pat_changelog *log = m->changes;
     if (!log)
         return;
     for (size_t i = 0; i < log->n_attached; i++)
@@ -87,7 +87,7 @@ static void on_model_freed(void *self, ph_model *m)
     m->changes = NULL;
 }
 
-static const phi_observer_ops log_observer = {
+static const ir_observer_ops log_observer = {
     .node_changed = on_node_changed,
     .uses_changed = on_uses_changed,
     .type_changed = on_type_changed,
@@ -95,14 +95,14 @@ static const phi_observer_ops log_observer = {
     .model_freed = on_model_freed,
 };
 
-struct phi_changelog *pat_log_get(ph_model *m)
+struct pat_changelog *pat_log_get(ph_model *m)
 {
     if (m->changes)
         return m->changes;
-    struct phi_changelog *log = calloc(1, sizeof *log);
-    if (!log || phi_observer_add(m, &log_observer, log)) {
+    struct pat_changelog *log = calloc(1, sizeof *log);
+    if (!log || ir_observer_add(m, &log_observer, log)) {
         free(log);
-        phi_alloc_failed(m);
+        ir_alloc_failed(m);
         return NULL;
     }
     struct timespec ts;
@@ -112,14 +112,14 @@ struct phi_changelog *pat_log_get(ph_model *m)
     return log;
 }
 
-int pat_log_hold(struct phi_changelog *log, ph_node *n, uint32_t *index)
+int pat_log_hold(struct pat_changelog *log, ph_node *n, uint32_t *index)
 {
     if (n->held_pos && n->held_pos - 1 < log->n_held && log->held[n->held_pos - 1] == n) {
         *index = n->held_pos - 1;
         return 0;
     }
     if (log->n_held >= UINT32_MAX - 1 ||
-        phi_grow((void **)&log->held, &log->cap_held, log->n_held + 1, sizeof *log->held))
+        ir_grow((void **)&log->held, &log->cap_held, log->n_held + 1, sizeof *log->held))
         return PH_ENOMEM;
     log->held[log->n_held++] = n;
     n->held_pos = (uint32_t)log->n_held;
@@ -127,18 +127,18 @@ int pat_log_hold(struct phi_changelog *log, ph_node *n, uint32_t *index)
     return 0;
 }
 
-int pat_log_attach(struct phi_changelog *log, ph_worklist *wl)
+int pat_log_attach(struct pat_changelog *log, ph_worklist *wl)
 {
     for (size_t i = 0; i < log->n_attached; i++)
         if (log->attached[i] == wl)
             return 0;
-    if (phi_grow((void **)&log->attached, &log->cap_attached, log->n_attached + 1, sizeof *log->attached))
+    if (ir_grow((void **)&log->attached, &log->cap_attached, log->n_attached + 1, sizeof *log->attached))
         return PH_ENOMEM;
     log->attached[log->n_attached++] = wl;
     return 0;
 }
 
-void pat_log_detach(struct phi_changelog *log, ph_worklist *wl)
+void pat_log_detach(struct pat_changelog *log, ph_worklist *wl)
 {
     for (size_t i = 0; i < log->n_attached; i++)
         if (log->attached[i] == wl) {
@@ -148,7 +148,7 @@ void pat_log_detach(struct phi_changelog *log, ph_worklist *wl)
     pat_log_release(log);
 }
 
-void pat_log_release(struct phi_changelog *log)
+void pat_log_release(struct pat_changelog *log)
 {
     for (size_t i = 0; i < log->n_attached; i++)
         if (pat_worklist_pending(log->attached[i]))

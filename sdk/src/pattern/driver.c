@@ -43,7 +43,7 @@ struct ph_worklist {
     int depth;              /* greatest member depth */
     /* what it has read of a model's change log */
     ph_model *model;
-    struct phi_changelog *log;
+    struct pat_changelog *log;
     uint64_t birth;
     size_t pos;
     wl_agenda *agenda;      /* one per member */
@@ -167,7 +167,7 @@ static int is_pending(const ph_worklist *wl, uint32_t idx, size_t member)
 
 static uint32_t held_index(const ph_worklist *wl, const ph_node *n)
 {
-    const struct phi_changelog *log = wl->log;
+    const struct pat_changelog *log = wl->log;
     return n->held_pos && n->held_pos - 1 < log->n_held && log->held[n->held_pos - 1] == n ? n->held_pos - 1
                                                                                             : UINT32_MAX;
 }
@@ -192,7 +192,7 @@ static int push(ph_worklist *wl, size_t member, ph_node *n)
     uint64_t *bits = &wl->pending[idx * wl->words + member / 64];
     if ((*bits >> (member % 64)) & 1)
         return 0;
-    if (phi_grow((void **)&a->idx, &a->cap, a->n + 1, sizeof *a->idx))
+    if (ir_grow((void **)&a->idx, &a->cap, a->n + 1, sizeof *a->idx))
         return PH_ENOMEM;
     *bits |= (uint64_t)1 << (member % 64);
     a->idx[a->n++] = idx;
@@ -231,7 +231,7 @@ static int look_all(ph_worklist *wl, ph_graph *g)
         if (!wl->anchor[op])
             continue;
         size_t k;
-        ph_node *const *arr = phi_op_nodes(g, (ph_op)op, &k);
+        ph_node *const *arr = ir_op_nodes(g, (ph_op)op, &k);
         if (!arr) { /* out of memory (counted): the list itself */
             for (ph_node *n = g->op_first[op]; n && !rc; n = n->op_next)
                 rc = classify(wl, n, 0);
@@ -258,14 +258,14 @@ static int look_all(ph_worklist *wl, ph_graph *g)
 static int reach(ph_worklist *wl, ph_node *start, uint64_t base)
 {
     size_t head = 0, tail = 0;
-    if (phi_grow((void **)&wl->queue, &wl->cap_queue, 1, sizeof *wl->queue))
+    if (ir_grow((void **)&wl->queue, &wl->cap_queue, 1, sizeof *wl->queue))
         return PH_ENOMEM;
     if (start->walk_mark >= base && start->walk_mark == base)
         return 0; /* already walked from distance 0 */
     int seen = start->walk_mark > base && start->walk_mark < base + 256;
     start->walk_mark = base;
     if (!seen) {
-        if (phi_grow((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
+        if (ir_grow((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
             return PH_ENOMEM;
         wl->reached[wl->n_reached++] = start;
     }
@@ -284,11 +284,11 @@ static int reach(ph_worklist *wl, ph_node *start, uint64_t base)
                     continue;
                 c->walk_mark = base + d + 1;
                 if (!known) {
-                    if (phi_grow((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
+                    if (ir_grow((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
                         return PH_ENOMEM;
                     wl->reached[wl->n_reached++] = c;
                 }
-                if (phi_grow((void **)&wl->queue, &wl->cap_queue, tail + 1, sizeof *wl->queue))
+                if (ir_grow((void **)&wl->queue, &wl->cap_queue, tail + 1, sizeof *wl->queue))
                     return PH_ENOMEM;
                 wl->queue[tail++] = c;
             }
@@ -302,7 +302,7 @@ static int reach(ph_worklist *wl, ph_node *start, uint64_t base)
 static int look(ph_worklist *wl, ph_graph *g)
 {
     ph_model *m = g->model;
-    struct phi_changelog *log = pat_log_get(m);
+    struct pat_changelog *log = pat_log_get(m);
     if (!log) {
         forget(wl);
         return PH_ENOMEM;
@@ -441,7 +441,7 @@ typedef struct later {
 static int join_later(ph_worklist *wl, size_t member, size_t *from, const ph_node *cur, uint64_t seq0,
                       uint64_t epoch, later *extra)
 {
-    struct phi_changelog *log = wl->log;
+    struct pat_changelog *log = wl->log;
     ph_ruleset *rs = wl->sets[member];
     int depth = ph_ruleset_depth(rs);
     for (; *from < log->n; (*from)++) {
@@ -451,7 +451,7 @@ static int join_later(ph_worklist *wl, size_t member, size_t *from, const ph_nod
         uint64_t walk = ++e->graph->model->visit_epoch;
         size_t head = 0, tail = 0, level_end = 1;
         int hops = 0;
-        if (phi_grow((void **)&wl->queue, &wl->cap_queue, 1, sizeof *wl->queue))
+        if (ir_grow((void **)&wl->queue, &wl->cap_queue, 1, sizeof *wl->queue))
             return PH_ENOMEM;
         wl->queue[tail++] = e;
         e->walk_mark = walk;
@@ -460,7 +460,7 @@ static int join_later(ph_worklist *wl, size_t member, size_t *from, const ph_nod
             if (!n->removed && n->visit_mark != epoch && n->op_seq <= seq0 && pat_ruleset_anchored(rs, n->op) &&
                 scan_before(cur, n)) {
                 n->visit_mark = epoch;
-                if (phi_grow((void **)&extra->v, &extra->cap, extra->n + 1, sizeof *extra->v))
+                if (ir_grow((void **)&extra->v, &extra->cap, extra->n + 1, sizeof *extra->v))
                     return PH_ENOMEM;
                 size_t at = extra->n++;
                 while (at > extra->head && scan_before(n, extra->v[at - 1])) {
@@ -477,7 +477,7 @@ static int join_later(ph_worklist *wl, size_t member, size_t *from, const ph_nod
                         if (c->walk_mark == walk)
                             continue;
                         c->walk_mark = walk;
-                        if (phi_grow((void **)&wl->queue, &wl->cap_queue, tail + 1, sizeof *wl->queue))
+                        if (ir_grow((void **)&wl->queue, &wl->cap_queue, tail + 1, sizeof *wl->queue))
                             return PH_ENOMEM;
                         wl->queue[tail++] = c;
                     }
@@ -504,7 +504,7 @@ PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph
     wl_agenda *a = &wl->agenda[member];
     uint64_t epoch = ++m->visit_epoch;
     size_t n_cands = 0;
-    if (a->n && phi_grow((void **)&wl->cands, &wl->cap_cands, a->n, sizeof *wl->cands)) {
+    if (a->n && ir_grow((void **)&wl->cands, &wl->cap_cands, a->n, sizeof *wl->cands)) {
         forget(wl);
         return ctx ? ph_ctx_error(ctx, PH_ENOMEM, "out of memory") : PH_ENOMEM;
     }

@@ -110,7 +110,7 @@ void pat_lit_val(const pat_lit *l, pat_val *out)
  * patterns do not compare (tensors, graphs, strings lists). */
 static int attr_val(const ph_node *n, const char *key, pat_val *out)
 {
-    const Onnx__AttributeProto *a = phi_node_find_attr(n, key);
+    const Onnx__AttributeProto *a = ir_node_find_attr(n, key);
     memset(out, 0, sizeof *out);
     if (!a)
         return 0;
@@ -276,7 +276,7 @@ static int value_ok(const pat_cons *c, const ph_tensor *t, ph_model *model)
         return ph_tensor_all_equal(t, c->v) == 1;
     double *x = malloc((size_t)n * sizeof *x);
     if (!x) {
-        phi_alloc_failed(model); /* counted: the run fails rather than miss a match */
+        ir_alloc_failed(model); /* counted: the run fails rather than miss a match */
         return 0;
     }
     int ok = !ph_tensor_read_f64(t, ph_tensor_rank(t), ph_tensor_dims(t), x);
@@ -291,8 +291,10 @@ static int value_ok(const pat_cons *c, const ph_tensor *t, ph_model *model)
 static int fits(const ph_value *v, const ph_value *x)
 {
     const ph_tensor *t = ph_value_const(v);
-    int r = ph_value_rank(x), vr = t ? (int)ph_tensor_rank(t) : ph_value_rank(v);
-    if (!x || r < 0 || vr < 0 || vr > r)
+    int r = x ? ph_value_rank(x) : -1, vr = t ? (int)ph_tensor_rank(t) : ph_value_rank(v);
+    if (vr == 0)
+        return 1; /* a scalar widens nothing, whatever x is */
+    if (r < 0 || vr < 0 || vr > r)
         return 0;
     for (int i = 1; i <= vr; i++) {
         int64_t d = t ? ph_tensor_dim(t, (size_t)(vr - i)) : ph_value_dim(v, vr - i);
@@ -320,6 +322,12 @@ static int check_cons(ph_match *m, const pat_cons *c, const ph_value *v, const p
     case PAT_DTYPE_VAR: {
         pat_val d = {.kind = PAT_LIT_INT, .i = ph_value_dtype(v), .f = ph_value_dtype(v)};
         return d.i > 0 && var_bind(m, c->ref, &d);
+    }
+    case PAT_SCALAR_VAR: {
+        pat_val x = {.kind = PAT_LIT_FLOAT};
+        t = ph_value_const(v);
+        return t && ph_tensor_numel(t) == 1 && !ph_tensor_read_f64(t, ph_tensor_rank(t), ph_tensor_dims(t), &x.f) &&
+               isfinite(x.f) && var_bind(m, c->ref, &x);
     }
     case PAT_FITS:
         return 1; /* at the end, when every value is bound */
@@ -457,12 +465,60 @@ static int deferred_ok(const ph_match *m, const pat_form *f)
     return 1;
 }
 
+/* A negative statement's arguments against c's inputs (swapped when swap). */
+static int nac_args(ph_match *m, const pat_stmt *s, ph_node *c, int swap)
+{
+    for (int j = 0; j < s->n_args; j++) {
+        const pat_arg *a = &s->args[swap && j < 2 ? 1 - j : j];
+        ph_value *v = c->inputs[j];
+        if (!v || (a->slot >= 0 && m->vals[a->slot] != v))
+            return 0;
+        for (int k = 0; k < a->n_cons; k++)
+            if (!check_cons(m, &a->cons[k], v, c))
+                return 0;
+    }
+    return 1;
+}
+
+/* 1 when a reader outside the match of the first value negative statement
+ * s names matches s. */
+static int nac_hit(ph_match *m, const pat_stmt *s, const ph_graph *g)
+{
+    const ph_value *v = NULL;
+    for (int j = 0; j < s->n_args && !v; j++)
+        v = s->args[j].slot >= 0 ? m->vals[s->args[j].slot] : NULL;
+    for (size_t u = 0; v && u < v->n_uses; u++) {
+        ph_node *c = v->uses[u].node;
+        if (c->removed || c->graph != g || c->n_inputs != (size_t)s->n_args || !pat_op_matches(s, c) ||
+            pat_match_has(m, c))
+            continue;
+        int vmark = m->n_vtrail, hit = 1;
+        for (int a = 0; a < s->n_attrs && hit; a++)
+            hit = check_attr(m, &s->attrs[a], c);
+        if (hit) {
+            hit = nac_args(m, s, c, 0);
+            if (!hit && s->n_args >= 2 && pat_is_commutative(c->op)) {
+                var_unbind_to(m, vmark);
+                hit = nac_args(m, s, c, 1);
+            }
+        }
+        var_unbind_to(m, vmark);
+        if (hit)
+            return 1;
+    }
+    return 0;
+}
+
 /* Match statements i, i-1, ..., 0; at the end the interior rules, so a
  * refusal backtracks into the other order of a commutative operator. */
 static int match_from(ph_match *m, const pat_form *f, int i, const ph_graph *g)
 {
-    if (i < 0)
+    if (i < 0) {
+        for (int k = 0; k < f->n_nacs; k++)
+            if (nac_hit(m, &f->nacs[k], g))
+                return 0;
         return (!f->deferred || deferred_ok(m, f)) && interior_ok(m, f);
+    }
     const pat_stmt *s = &f->stmts[i];
     ph_node *n = m->nodes[i];
     if (!n) {
@@ -729,6 +785,19 @@ PH_API ptrdiff_t ph_match_ints(const ph_match *m, const char *name, const int64_
 }
 
 PH_API int ph_match_has(const ph_match *m, const char *name) { return var_of(m, name) != NULL; }
+
+PH_API int ph_match_escapes(const ph_match *m, const char *name)
+{
+    const ph_value *v = ph_match_value(m, name);
+    if (!v)
+        return 0;
+    if (v->n_output_refs)
+        return 1;
+    for (size_t u = 0; u < v->n_uses; u++)
+        if (!pat_match_has(m, v->uses[u].node))
+            return 1;
+    return 0;
+}
 
 PH_API void *ph_match_state(const ph_match *m, size_t size)
 {

@@ -232,7 +232,7 @@ static int slot_get(parser *ps, const char *name)
     int i = pat_slot(f, name);
     if (i >= 0)
         return i;
-    char *dup = phi_strdup(name);
+    char *dup = ir_strdup(name);
     int n = f->n_slots;
     char **slot = dup ? grow1(ps, (void **)&f->names, &f->n_slots, sizeof *f->names) : NULL;
     if (!slot) {
@@ -271,7 +271,7 @@ static int var_get(parser *ps)
     int i = pat_var(f, name);
     if (i >= 0)
         return i;
-    char *dup = phi_strdup(name);
+    char *dup = ir_strdup(name);
     char **v = dup ? grow1(ps, (void **)&f->vars, &f->n_vars, sizeof *f->vars) : NULL;
     if (!v) {
         free(dup);
@@ -488,6 +488,12 @@ static int constraint(parser *ps, pat_arg *a)
         c->kind = PAT_CONST;
     } else if (strcmp(word, "scalar") == 0 || strcmp(word, "all") == 0) {
         int all = word[0] == 'a';
+        skip(ps);
+        if (!all && peek(ps) == '=' && ps->s + 1 < ps->end && ps->s[1] == '$') {
+            ps->s += 2;
+            c->kind = PAT_SCALAR_VAR;
+            return (c->ref = var_get(ps)) < 0 ? -1 : 0;
+        }
         int r = value_test(ps, c);
         if (r < 0)
             return -1;
@@ -591,7 +597,7 @@ static int attribute(parser *ps, pat_stmt *st)
     int absent = accept(ps, '!');
     if (ident(ps, key, sizeof key, "an attribute name"))
         return -1;
-    if (!(a->key = phi_strdup(key)))
+    if (!(a->key = ir_strdup(key)))
         return oom(ps);
     if (absent) {
         a->op = PAT_OP_ABSENT;
@@ -652,11 +658,11 @@ static int op_alternative(parser *ps, pat_stmt *st)
     pat_op *o = grow1(ps, (void **)&st->ops, &st->n_ops, sizeof *st->ops);
     if (!o)
         return -1;
-    o->op_type = phi_strdup(name);
-    o->domain = phi_strdup(domain);
+    o->op_type = ir_strdup(name);
+    o->domain = ir_strdup(domain);
     if (!o->op_type || !o->domain)
         return oom(ps);
-    o->op = phi_op_lookup(domain, name);
+    o->op = ir_op_lookup(domain, name);
     return 0;
 }
 
@@ -766,6 +772,55 @@ static int pattern_statement(parser *ps)
         if (expect(ps, ')'))
             return -1;
     }
+    if (accept(ps, '{') && !accept(ps, '}')) {
+        do {
+            if (attribute(ps, st))
+                return -1;
+        } while (accept(ps, ','));
+        if (expect(ps, '}'))
+            return -1;
+    }
+    return 0;
+}
+
+/* '!' ops '(' args ')' ['{' attrs '}']: a negative statement.  The form
+ * matches only when no node outside the match that reads the value its
+ * first named argument binds matches the statement.  Its arguments are '_'
+ * or values of the pattern (bound before it). */
+static int negative_statement(parser *ps)
+{
+    pat_form *f = ps->f;
+    pat_stmt *st = grow1(ps, (void **)&f->nacs, &f->n_nacs, sizeof *f->nacs);
+    if (!st)
+        return -1;
+    st->variadic_slot = -1;
+    do {
+        if (op_alternative(ps, st))
+            return -1;
+    } while (accept(ps, '|'));
+    if (expect(ps, '('))
+        return -1;
+    int named = 0;
+    if (!accept(ps, ')')) {
+        do {
+            skip(ps);
+            const char *at = ps->s;
+            if (argument(ps, st, f->n_stmts + 1))
+                return -1;
+            if (st->variadic_slot >= 0)
+                return fail_at(ps, at, "a negative statement takes no variadic input");
+            const pat_arg *a = &st->args[st->n_args - 1];
+            if (a->slot >= 0 && !slot_in_pattern(f, a->slot))
+                return fail_at(ps, at, "a negative statement reads values the statements before it bind, or '_'");
+            if (a->optional)
+                return fail_at(ps, at, "a negative statement has no optional input");
+            named |= a->slot >= 0;
+        } while (accept(ps, ','));
+        if (expect(ps, ')'))
+            return -1;
+    }
+    if (!named)
+        return fail(ps, "a negative statement reads at least one value of the pattern");
     if (accept(ps, '{') && !accept(ps, '}')) {
         do {
             if (attribute(ps, st))
@@ -914,7 +969,7 @@ static int result_statement(parser *ps)
             char key[64];
             if (ident(ps, key, sizeof key, "an attribute name or '...name'") || expect(ps, '='))
                 return -1;
-            if (!(a->key = phi_strdup(key)))
+            if (!(a->key = ir_strdup(key)))
                 return oom(ps);
             if (accept(ps, '$')) {
                 if ((a->var = var_get(ps)) < 0)
@@ -967,7 +1022,7 @@ static int directive(parser *ps)
         return -1;
     if (!strcmp(domain, "ai.onnx"))
         domain[0] = 0;
-    return (g->domain = phi_strdup(domain)) ? 1 : oom(ps);
+    return (g->domain = ir_strdup(domain)) ? 1 : oom(ps);
 }
 
 /* One range: a directive, '=>' or a statement. */
@@ -984,8 +1039,12 @@ static int item(parser *ps)
     int d = directive(ps);
     if (d < 0)
         return -1;
-    if (!d && (ps->in_result ? result_statement(ps) : pattern_statement(ps)))
+    if (!d && !ps->in_result && accept(ps, '!')) {
+        if (negative_statement(ps))
+            return -1;
+    } else if (!d && (ps->in_result ? result_statement(ps) : pattern_statement(ps))) {
         return -1;
+    }
     skip(ps);
     if (peek(ps))
         return fail(ps, "expected ';' or a new line after a statement");
@@ -1242,30 +1301,36 @@ static int check_groups(parser *ps, const sblk *b, int in_group)
 
 /* ------------------------------------------------------------------ parse */
 
+static void stmt_free(pat_stmt *st)
+{
+    for (int i = 0; i < st->n_ops; i++) {
+        free(st->ops[i].op_type);
+        free(st->ops[i].domain);
+    }
+    for (int i = 0; i < st->n_args; i++) {
+        for (int c = 0; c < st->args[i].n_cons; c++)
+            free(st->args[i].cons[c].dims);
+        free(st->args[i].cons);
+    }
+    for (int i = 0; i < st->n_attrs; i++) {
+        free(st->attrs[i].key);
+        pat_lit_free(&st->attrs[i].dflt);
+        pat_lit_free(&st->attrs[i].rhs);
+    }
+    free(st->ops);
+    free(st->outs);
+    free(st->shared);
+    free(st->args);
+    free(st->attrs);
+}
+
 static void form_free(pat_form *f)
 {
-    for (int s = 0; s < f->n_stmts; s++) {
-        pat_stmt *st = &f->stmts[s];
-        for (int i = 0; i < st->n_ops; i++) {
-            free(st->ops[i].op_type);
-            free(st->ops[i].domain);
-        }
-        for (int i = 0; i < st->n_args; i++) {
-            for (int c = 0; c < st->args[i].n_cons; c++)
-                free(st->args[i].cons[c].dims);
-            free(st->args[i].cons);
-        }
-        for (int i = 0; i < st->n_attrs; i++) {
-            free(st->attrs[i].key);
-            pat_lit_free(&st->attrs[i].dflt);
-            pat_lit_free(&st->attrs[i].rhs);
-        }
-        free(st->ops);
-        free(st->outs);
-        free(st->shared);
-        free(st->args);
-        free(st->attrs);
-    }
+    for (int s = 0; s < f->n_nacs; s++)
+        stmt_free(&f->nacs[s]);
+    free(f->nacs);
+    for (int s = 0; s < f->n_stmts; s++)
+        stmt_free(&f->stmts[s]);
     free(f->stmts);
     for (int r = 0; r < f->n_result; r++) {
         pat_rstmt *rs = &f->result[r];
@@ -1303,7 +1368,7 @@ PH_API ph_pattern *ph_pattern_parse(const char *text, ph_error *err)
         return NULL;
     }
     ph_pattern *p = calloc(1, sizeof *p);
-    if (!p || !(p->text = phi_strdup(text))) {
+    if (!p || !(p->text = ir_strdup(text))) {
         free(p);
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;

@@ -21,7 +21,8 @@ enum pat_cons_kind {
     PAT_PERCHANNEL,
     PAT_VALUE,      /* scalar= / scalar~ / all= / all~ */
     PAT_FITS,       /* fits(x): broadcasts to x's shape without widening it */
-    PAT_DTYPE_VAR   /* dtype=$t: the known dtype, bound to variable t */
+    PAT_DTYPE_VAR,  /* dtype=$t: the known dtype, bound to variable t */
+    PAT_SCALAR_VAR  /* scalar=$v: a finite one-element constant, its value bound to v */
 };
 
 #define PAT_ANY_DIM INT64_MIN /* '*' in shape=[...] */
@@ -34,7 +35,7 @@ typedef struct pat_cons {
     double v;           /* PAT_VALUE: the value */
     double tol;         /* PAT_VALUE: < 0 exact; else the tolerance */
     int rel;            /* PAT_VALUE: the tolerance is relative to |v| */
-    int ref;            /* PAT_FITS: slot; PAT_DTYPE_VAR: variable */
+    int ref;            /* PAT_FITS: slot; PAT_DTYPE_VAR, PAT_SCALAR_VAR: variable */
 } pat_cons;
 
 typedef struct pat_arg {
@@ -135,6 +136,8 @@ typedef struct pat_form {
     int *slot_rstmt;    /* owned: result statement making the slot, or -1 */
     pat_stmt *stmts;    /* owned */
     int n_stmts;
+    pat_stmt *nacs;     /* owned: '!Op(...)': no reader of the values they name may match */
+    int n_nacs;
     int depth;
     char **vars;        /* owned: '$' variable names (without '$') */
     int n_vars;
@@ -246,7 +249,7 @@ int pat_rewrite(ph_graph *g, const ph_match *m, ph_rule_rewrite_fn fn, const ph_
                 ph_ctx *ctx, int *stop);
 /* ------------------------------------------------ change log (changelog.c) */
 
-struct phi_changelog {
+struct pat_changelog {
     ph_node **items; /* NULL holes where a node was logged again or freed */
     size_t n, cap;
     size_t sealed;   /* entries below this were taken by a reader */
@@ -260,15 +263,15 @@ struct phi_changelog {
 
 /* The model's change log, made (and observing) on first use; NULL when out
  * of memory (counted). */
-struct phi_changelog *pat_log_get(ph_model *m);
+struct pat_changelog *pat_log_get(ph_model *m);
 /* The held-table index of n (an existing entry, or a new one).  0 or
  * PH_ENOMEM. */
-int pat_log_hold(struct phi_changelog *log, ph_node *n, uint32_t *index);
+int pat_log_hold(struct pat_changelog *log, ph_node *n, uint32_t *index);
 /* A worklist starts or stops reading the log; on release (after a run) the
  * held table is emptied when no attached worklist has anything pending. */
-int pat_log_attach(struct phi_changelog *log, ph_worklist *wl);
-void pat_log_detach(struct phi_changelog *log, ph_worklist *wl);
-void pat_log_release(struct phi_changelog *log);
+int pat_log_attach(struct pat_changelog *log, ph_worklist *wl);
+void pat_log_detach(struct pat_changelog *log, ph_worklist *wl);
+void pat_log_release(struct pat_changelog *log);
 
 /* ------------------------------------------------- worklists (driver.c) */
 

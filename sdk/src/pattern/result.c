@@ -69,23 +69,6 @@ static int set_attr(ph_node *n, const char *key, const pat_val *v)
     }
 }
 
-static int add_domain(ph_rewriter *rw, const char *op)
-{
-    const char *at = strchr(op, '@');
-    if (!at || !at[1] || !strcmp(at + 1, "ai.onnx"))
-        return 0;
-    for (size_t i = 0; i < rw->n_domains; i++)
-        if (!strcmp(rw->domains[i], at + 1))
-            return 0;
-    char *d = phi_strdup(at + 1);
-    if (!d || phi_grow((void **)&rw->domains, &rw->cap_domains, rw->n_domains + 1, sizeof *rw->domains)) {
-        free(d);
-        return PH_ENOMEM;
-    }
-    rw->domains[rw->n_domains++] = d;
-    return 0;
-}
-
 static int build_stmt(ph_rewriter *rw, const pat_form *f, const pat_rstmt *r, ph_value **local)
 {
     const ph_match *m = rw->m;
@@ -117,7 +100,7 @@ static int build_stmt(ph_rewriter *rw, const pat_form *f, const pat_rstmt *r, ph
         n = ph_rw_node(rw, r->op, n_in, in, (size_t)r->n_outs);
     if (!n)
         return PH_EINVAL;
-    int rc = add_domain(rw, r->op);
+    int rc = 0;
     for (int a = 0; a < r->n_attrs && !rc; a++) {
         const pat_rattr *ra = &r->attrs[a];
         pat_val v;

@@ -18,7 +18,7 @@
 
 static int push(void ***arr, size_t *n, size_t *cap, void *item)
 {
-    if (phi_grow((void **)arr, cap, *n + 1, sizeof **arr))
+    if (ir_grow((void **)arr, cap, *n + 1, sizeof **arr))
         return PH_ENOMEM;
     (*arr)[(*n)++] = item;
     return 0;
@@ -39,6 +39,24 @@ PH_API int ph_rw_status(const ph_rewriter *rw) { return rw->failed; }
 PH_API int ph_rw_done(const ph_rewriter *rw) { return rw->failed ? rw->failed : 1; }
 PH_API int64_t ph_rw_opset(const ph_rewriter *rw) { return ph_model_opset(rw->g->model, ""); }
 
+/* Remember the domain of op ("Op@domain") for the commit to import. */
+static int add_domain(ph_rewriter *rw, const char *op)
+{
+    const char *at = strchr(op, '@');
+    if (!at || !at[1] || !strcmp(at + 1, "ai.onnx"))
+        return 0;
+    for (size_t i = 0; i < rw->n_domains; i++)
+        if (!strcmp(rw->domains[i], at + 1))
+            return 0;
+    char *d = ir_strdup(at + 1);
+    if (!d || ir_grow((void **)&rw->domains, &rw->cap_domains, rw->n_domains + 1, sizeof *rw->domains)) {
+        free(d);
+        return PH_ENOMEM;
+    }
+    rw->domains[rw->n_domains++] = d;
+    return 0;
+}
+
 PH_API ph_node *ph_rw_node(ph_rewriter *rw, const char *op, size_t n_in, ph_value *const *inputs,
                            size_t n_out)
 {
@@ -52,7 +70,7 @@ PH_API ph_node *ph_rw_node(ph_rewriter *rw, const char *op, size_t n_in, ph_valu
     memcpy(type, op, len);
     type[len] = 0;
     ph_node *n = ph_node_create(rw->g, ph_match_root(rw->m), type, n_in, inputs, n_out);
-    if (n && at && at[1] && ph_node_set_domain(n, at + 1) < 0) {
+    if (n && at && at[1] && (ph_node_set_domain(n, at + 1) < 0 || add_domain(rw, op) < 0)) {
         ph_node_remove(n);
         n = NULL;
     }
@@ -82,6 +100,13 @@ PH_API ph_node *ph_rw_clone(ph_rewriter *rw, const ph_node *like, const char *op
     if (n && (note(rw, ph_node_copy_attrs(n, like)) < 0 || note(rw, ph_node_set_name(n, ph_node_name(like))) < 0))
         return NULL;
     return n;
+}
+
+PH_API int ph_rw_fail(ph_rewriter *rw, int code)
+{
+    if (!rw->failed)
+        rw->failed = code < 0 ? code : PH_EINVAL;
+    return code;
 }
 
 PH_API ph_value *ph_rw_op(ph_rewriter *rw, const char *op, size_t n_in, ph_value *const *inputs)
@@ -140,7 +165,7 @@ PH_API void *ph_rw_alloc(ph_rewriter *rw, size_t size)
     if (!p || push(&rw->scratch, &rw->n_scratch, &rw->cap_scratch, p)) {
         free(p);
         note(rw, PH_ENOMEM);
-        phi_alloc_failed(rw->g->model); /* a rewrite that cannot be made must not look inapplicable */
+        ir_alloc_failed(rw->g->model); /* a rewrite that cannot be made must not look inapplicable */
         return NULL;
     }
     return p;
@@ -154,7 +179,7 @@ PH_API int ph_rw_bind(ph_rewriter *rw, const char *name, ph_value *v)
     int slot = name ? pat_slot(f, name) : -1;
     if (slot < 0 || !v)
         return note(rw, PH_EINVAL);
-    if (phi_grow((void **)&rw->binds, &rw->cap_binds, rw->n_binds + 1, sizeof *rw->binds))
+    if (ir_grow((void **)&rw->binds, &rw->cap_binds, rw->n_binds + 1, sizeof *rw->binds))
         return note(rw, PH_ENOMEM);
     rw->binds[rw->n_binds++] = (pat_bound){slot, v};
     return 0;
@@ -164,8 +189,8 @@ static int vbind(ph_rewriter *rw, const char *name, const pat_lit *lit)
 {
     if (name && name[0] == '$')
         name++;
-    char *dup = name ? phi_strdup(name) : NULL;
-    if (!dup || phi_grow((void **)&rw->vbinds, &rw->cap_vbinds, rw->n_vbinds + 1, sizeof *rw->vbinds)) {
+    char *dup = name ? ir_strdup(name) : NULL;
+    if (!dup || ir_grow((void **)&rw->vbinds, &rw->cap_vbinds, rw->n_vbinds + 1, sizeof *rw->vbinds)) {
         free(dup);
         return note(rw, name ? PH_ENOMEM : PH_EINVAL);
     }
@@ -185,7 +210,7 @@ PH_API int ph_rw_bind_float(ph_rewriter *rw, const char *name, double v)
 
 PH_API int ph_rw_bind_string(ph_rewriter *rw, const char *name, const char *v)
 {
-    char *s = v ? phi_strdup(v) : NULL;
+    char *s = v ? ir_strdup(v) : NULL;
     if (!s)
         return note(rw, v ? PH_ENOMEM : PH_EINVAL);
     int rc = vbind(rw, name, &(pat_lit){.kind = PAT_LIT_STRING, .s = s});
@@ -204,6 +229,21 @@ PH_API int ph_rw_bind_ints(ph_rewriter *rw, const char *name, size_t n, const in
     if (n)
         memcpy(d, v, n * sizeof *d);
     int rc = vbind(rw, name, &(pat_lit){.kind = PAT_LIT_INTS, .ints = d, .n = n});
+    if (rc)
+        free(d);
+    return rc;
+}
+
+PH_API int ph_rw_bind_floats(ph_rewriter *rw, const char *name, size_t n, const float *v)
+{
+    double *d = malloc((n ? n : 1) * sizeof *d);
+    if (!d || (n && !v)) {
+        free(d);
+        return note(rw, d ? PH_EINVAL : PH_ENOMEM);
+    }
+    for (size_t i = 0; i < n; i++)
+        d[i] = v[i];
+    int rc = vbind(rw, name, &(pat_lit){.kind = PAT_LIT_FLOATS, .floats = d, .n = n});
     if (rc)
         free(d);
     return rc;
@@ -240,6 +280,30 @@ static void names(char *buf, size_t size, ph_node *const *nodes, size_t n, int o
     }
 }
 
+/* A fusion's node keeps the name of the node it replaces, which is what
+ * the user's tools (profiles, quantization overrides) know it by: when the
+ * root went, the created node that makes the root's first output's
+ * replacement takes the root's name, unless the rewrite already named a
+ * node after a matched one (ph_rw_clone, a result's 'like'). */
+static void keep_root_name(ph_rewriter *rw, ph_node *root, const char *name)
+{
+    ph_value *y = ph_node_output(root, 0), *with = NULL;
+    if (!ph_node_is_removed(root) || !name[0])
+        return;
+    for (size_t i = 0; i < rw->n_repl && !with; i += 2)
+        with = rw->repl[i] == y ? rw->repl[i + 1] : NULL;
+    ph_node *p = with ? ph_value_producer(with) : NULL;
+    int created = 0;
+    for (size_t i = 0; i < rw->n_created; i++) {
+        created |= rw->created[i] == p;
+        for (size_t k = 0; k < ph_match_node_count(rw->m); k++)
+            if (!strcmp(ph_node_name(rw->created[i]), ph_node_name(ph_match_node_at(rw->m, k))))
+                return;
+    }
+    if (created && ph_node_set_name(p, name) < 0)
+        ir_alloc_failed(rw->g->model); /* counted: the output must not depend on memory */
+}
+
 static int commit(ph_rewriter *rw, int *stop)
 {
     for (size_t i = 0; i < rw->n_repl; i += 2)
@@ -253,6 +317,8 @@ static int commit(ph_rewriter *rw, int *stop)
         *stop = 1;
         return 0;
     }
+    ph_node *root = ph_match_root(rw->m);
+    char *root_name = ir_strdup(ph_node_name(root));
     size_t n_nodes = ph_match_node_count(rw->m);
     ph_node *matched_nodes[64];
     if (n_nodes > 64)
@@ -261,8 +327,10 @@ static int commit(ph_rewriter *rw, int *stop)
         matched_nodes[i] = ph_match_node_at(rw->m, i);
     for (size_t i = 0; i < rw->n_repl; i += 2) {
         int rc = ph_value_replace(rw->repl[i], rw->repl[i + 1]);
-        if (rc < 0)
+        if (rc < 0) {
+            free(root_name);
             return rc; /* only out of memory gets here after can_replace */
+        }
     }
     for (size_t i = 0; i < rw->n_repl; i += 2) /* out of memory is counted (ph_model_alloc_failures) */
         ph_value_prune(rw->repl[i]);
@@ -285,9 +353,14 @@ static int commit(ph_rewriter *rw, int *stop)
                     }
         }
     }
+    if (root_name)
+        keep_root_name(rw, root, root_name);
+    else
+        ir_alloc_failed(rw->g->model);
+    free(root_name);
     for (size_t i = 0; i < rw->n_domains; i++) /* a result's ops of other domains */
         if (ph_model_require_opset(rw->g->model, rw->domains[i], 1) < 0)
-            phi_alloc_failed(rw->g->model);
+            ir_alloc_failed(rw->g->model);
     if (named) {
         char removed[512], added[512];
         names(removed, sizeof removed, matched_nodes, n_nodes, 1);

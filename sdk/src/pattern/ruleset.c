@@ -303,7 +303,7 @@ static ph_node **downstream(ph_node *n, int hops, size_t *count)
     ph_model *model = n->graph->model;
     uint64_t walk = ++model->visit_epoch;
     if (!q) {
-        phi_alloc_failed(model);
+        ir_alloc_failed(model);
         return NULL;
     }
     q[k++] = n;
@@ -318,9 +318,9 @@ static ph_node **downstream(ph_node *n, int hops, size_t *count)
                     if (c->walk_mark == walk || c->graph != n->graph)
                         continue;
                     c->walk_mark = walk;
-                    if (k == cap && phi_grow((void **)&q, &cap, k + 1, sizeof *q)) {
+                    if (k == cap && ir_grow((void **)&q, &cap, k + 1, sizeof *q)) {
                         free(q);
-                        phi_alloc_failed(model);
+                        ir_alloc_failed(model);
                         return NULL;
                     }
                     q[k++] = c;

@@ -139,7 +139,7 @@ static void check_supported(checker *c, const ph_node *n, const char *op)
         return;
     const char *except = ph_target_value(c->t, "ops_except");
     size_t len = strlen(op);
-    if (except && phi_target_list_has(except, op, len)) {
+    if (except && tgt_list_has(except, op, len)) {
         report(c, n, ph_node_name(n), op, "ops_except", op, except);
         return;
     }
@@ -165,8 +165,8 @@ static void check_value_types(checker *c, const ph_node *n, const char *op)
             continue;
         int dt = ph_value_dtype(v), r = ph_value_rank(v);
         if (k < n_out && dtypes && !dtype_done && dt != PH_DT_UNDEFINED) {
-            const char *name = phi_target_dtype_name(dt);
-            if (!phi_target_list_has(dtypes, name, strlen(name))) {
+            const char *name = tgt_dtype_name(dt);
+            if (!tgt_list_has(dtypes, name, strlen(name))) {
                 report(c, n, ph_node_name(n), op, dkey, name, dtypes);
                 dtype_done = 1;
             }
@@ -238,14 +238,14 @@ static void check_broadcast(checker *c, const ph_node *n, const char *op)
 static void check_noop(checker *c, const ph_node *n, const char *op)
 {
     const char *noop = ph_target_value(c->t, "noop_ops");
-    if (!noop || !*noop || !phi_target_list_has(noop, op, strlen(op)) || !ph_node_input_count(n))
+    if (!noop || !*noop || !tgt_list_has(noop, op, strlen(op)) || !ph_node_input_count(n))
         return;
     const ph_node *p = ph_value_producer(ph_node_input(n, 0));
     if (!p)
         return;
     char pop[200];
     op_name(p, pop, sizeof pop);
-    if (!phi_target_list_has(noop, pop, strlen(pop)))
+    if (!tgt_list_has(noop, pop, strlen(pop)))
         return;
     char value[300];
     snprintf(value, sizeof value, "after %s %s", pop, ph_node_name(p));
@@ -403,11 +403,11 @@ static void check_resize(checker *c, const ph_node *n, const char *op)
     snprintf(dotted, sizeof dotted, "%s.modes", op);
     const char *modes = ph_target_value(c->t, dotted);
     const char *mode = ph_node_attr_string(n, "mode", "nearest");
-    if (modes && !phi_target_list_has(modes, mode, strlen(mode)))
+    if (modes && !tgt_list_has(modes, mode, strlen(mode)))
         report(c, n, ph_node_name(n), op, dotted, mode, modes);
     const char *ctms = ph_target_value(c->t, "Resize.coordinate_transformation_modes");
     const char *ctm = ph_node_attr_string(n, "coordinate_transformation_mode", "half_pixel");
-    if (ph_node_op(n) == PH_OP_Resize && ctms && !phi_target_list_has(ctms, ctm, strlen(ctm)))
+    if (ph_node_op(n) == PH_OP_Resize && ctms && !tgt_list_has(ctms, ctm, strlen(ctm)))
         report(c, n, ph_node_name(n), op, "Resize.coordinate_transformation_modes", ctm, ctms);
 }
 
@@ -421,7 +421,7 @@ static void check_split(checker *c, const ph_node *n, const char *op)
     char pos[32], neg[32];
     snprintf(pos, sizeof pos, "%lld", axis < 0 && r > 0 ? axis + r : axis);
     snprintf(neg, sizeof neg, "%lld", axis >= 0 && r > 0 ? axis - r : axis);
-    if (phi_target_list_has(axes, pos, strlen(pos)) || phi_target_list_has(axes, neg, strlen(neg)))
+    if (tgt_list_has(axes, pos, strlen(pos)) || tgt_list_has(axes, neg, strlen(neg)))
         return;
     report(c, n, ph_node_name(n), op, "Split.axes", pos, axes);
 }
@@ -452,7 +452,7 @@ static void check_topk(checker *c, const ph_node *n, const char *op)
     const ph_value *idx = ph_node_output(n, 1);
     if (!idx)
         return;
-    int dt = phi_target_dtype(want, strlen(want));
+    int dt = tgt_dtype(want, strlen(want));
     /* fixed: every use of the indices is a Cast to the target's dtype */
     int fixed = ph_value_graph_output_count(idx) == 0;
     for (size_t i = 0; i < ph_value_use_count(idx) && fixed; i++) {
@@ -544,8 +544,8 @@ static void check_inputs(checker *c, ph_graph *g)
             continue;
         int dt = ph_value_dtype(v), r = ph_value_rank(v);
         if (dtypes && dt != PH_DT_UNDEFINED) {
-            const char *name = phi_target_dtype_name(dt);
-            if (!phi_target_list_has(dtypes, name, strlen(name)))
+            const char *name = tgt_dtype_name(dt);
+            if (!tgt_list_has(dtypes, name, strlen(name)))
                 report(c, NULL, ph_value_name(v), "(input)", "dtypes", name, dtypes);
         }
         if (max_rank && r > atoll(max_rank)) {

@@ -23,32 +23,32 @@
 /* Section "": [target]; "opset": [target.opset] (any domain as key); "*":
  * every operator section; else the operators ('|'-separated) that have
  * the key. */
-static const phi_target_key key_table[] = {
-    {"", "name", PHI_TK_NAME, NULL},
-    {"", "summary", PHI_TK_TEXT, NULL},
-    {"", "dtypes", PHI_TK_DTYPES, NULL},
-    {"", "max_rank", PHI_TK_INT, NULL},
-    {"", "broadcast", PHI_TK_BROADCAST, NULL},
-    {"", "static_shapes", PHI_TK_BOOL, NULL},
-    {"", "domains", PHI_TK_DOMAINS, NULL},
-    {"", "ops", PHI_TK_OPS, NULL},
-    {"", "ops_except", PHI_TK_OPS, NULL},
-    {"", "noop_ops", PHI_TK_OPS, NULL},
-    {"*", "max_rank", PHI_TK_INT, NULL},
-    {"*", "dtypes", PHI_TK_DTYPES, NULL},
-    {CONV_OPS "|" POOL_OPS, "max_kernel", PHI_TK_INT, NULL},
-    {CONV_OPS "|" POOL_OPS, "max_kernel_area", PHI_TK_INT, NULL},
-    {CONV_OPS "|" POOL_OPS, "max_stride", PHI_TK_INT, NULL},
-    {CONV_OPS "|" POOL_OPS, "max_pad", PHI_TK_INT, NULL},
-    {CONV_OPS "|MaxPool", "max_dilation", PHI_TK_INT, NULL},
-    {"AveragePool", "count_include_pad", PHI_TK_BOOL, NULL},
-    {"Resize|Upsample", "max_scale", PHI_TK_INT, NULL},
-    {"Resize|Upsample", "modes", PHI_TK_WORDS, "nearest,linear,cubic"},
-    {"Resize", "coordinate_transformation_modes", PHI_TK_WORDS,
+static const tgt_key key_table[] = {
+    {"", "name", TGT_NAME, NULL},
+    {"", "summary", TGT_TEXT, NULL},
+    {"", "dtypes", TGT_DTYPES, NULL},
+    {"", "max_rank", TGT_INT, NULL},
+    {"", "broadcast", TGT_BROADCAST, NULL},
+    {"", "static_shapes", TGT_BOOL, NULL},
+    {"", "domains", TGT_DOMAINS, NULL},
+    {"", "ops", TGT_OPS, NULL},
+    {"", "ops_except", TGT_OPS, NULL},
+    {"", "noop_ops", TGT_OPS, NULL},
+    {"*", "max_rank", TGT_INT, NULL},
+    {"*", "dtypes", TGT_DTYPES, NULL},
+    {CONV_OPS "|" POOL_OPS, "max_kernel", TGT_INT, NULL},
+    {CONV_OPS "|" POOL_OPS, "max_kernel_area", TGT_INT, NULL},
+    {CONV_OPS "|" POOL_OPS, "max_stride", TGT_INT, NULL},
+    {CONV_OPS "|" POOL_OPS, "max_pad", TGT_INT, NULL},
+    {CONV_OPS "|MaxPool", "max_dilation", TGT_INT, NULL},
+    {"AveragePool", "count_include_pad", TGT_BOOL, NULL},
+    {"Resize|Upsample", "max_scale", TGT_INT, NULL},
+    {"Resize|Upsample", "modes", TGT_WORDS, "nearest,linear,cubic"},
+    {"Resize", "coordinate_transformation_modes", TGT_WORDS,
      "half_pixel,half_pixel_symmetric,pytorch_half_pixel,align_corners,asymmetric,tf_crop_and_resize"},
-    {"Split", "axes", PHI_TK_INTS, NULL},
-    {"Expand", "max_broadcast_dims", PHI_TK_INT, NULL},
-    {"TopK", "index_dtype", PHI_TK_DTYPE, NULL},
+    {"Split", "axes", TGT_INTS, NULL},
+    {"Expand", "max_broadcast_dims", TGT_INT, NULL},
+    {"TopK", "index_dtype", TGT_DTYPE, NULL},
 };
 enum { N_KEYS = sizeof key_table / sizeof key_table[0] };
 
@@ -66,10 +66,10 @@ static int in_bar_list(const char *list, const char *op)
 }
 
 /* The definition of key in an operator section op, or NULL. */
-static const phi_target_key *op_key(const char *op, const char *key)
+static const tgt_key *op_key(const char *op, const char *key)
 {
     for (size_t i = 0; i < N_KEYS; i++) {
-        const phi_target_key *k = &key_table[i];
+        const tgt_key *k = &key_table[i];
         if (strcmp(k->key, key) || !*k->section || !strcmp(k->section, "opset"))
             continue;
         if (!strcmp(k->section, "*") || in_bar_list(k->section, op))
@@ -78,7 +78,7 @@ static const phi_target_key *op_key(const char *op, const char *key)
     return NULL;
 }
 
-static const phi_target_key *target_key(const char *key)
+static const tgt_key *target_key(const char *key)
 {
     for (size_t i = 0; i < N_KEYS; i++)
         if (!*key_table[i].section && !strcmp(key_table[i].key, key))
@@ -86,7 +86,7 @@ static const phi_target_key *target_key(const char *key)
     return NULL;
 }
 
-static const phi_target_key range_key = {"opset", "", PHI_TK_RANGE, NULL};
+static const tgt_key range_key = {"opset", "", TGT_RANGE, NULL};
 
 /* The names a key of this section could have been, into names[] (at most
  * max); how many. */
@@ -94,7 +94,7 @@ static size_t keys_of(const char *op, const char **names, size_t max)
 {
     size_t n = 0;
     for (size_t i = 0; i < N_KEYS && n < max; i++) {
-        const phi_target_key *k = &key_table[i];
+        const tgt_key *k = &key_table[i];
         int here = op ? *k->section && strcmp(k->section, "opset") &&
                             (!strcmp(k->section, "*") || in_bar_list(k->section, op))
                       : !*k->section;
@@ -164,7 +164,7 @@ static int check_op_name(const char *s, size_t n, const char *what, ph_error *er
     }
     char name[128];
     snprintf(name, sizeof name, "%.*s", (int)op_len, s);
-    if (phi_op_lookup("", name) != PH_OP_UNKNOWN)
+    if (ir_op_lookup("", name) != PH_OP_UNKNOWN)
         return 0;
     char near[200];
     ph_close_names_text(name, op_names, N_OP_NAMES, near, sizeof near);
@@ -188,7 +188,7 @@ static const struct {
 };
 enum { N_DTYPE_NAMES = sizeof dtype_names / sizeof dtype_names[0] };
 
-int phi_target_dtype(const char *name, size_t n)
+int tgt_dtype(const char *name, size_t n)
 {
     for (size_t i = 0; i < N_DTYPE_NAMES; i++)
         if (strlen(dtype_names[i].name) == n && strncmp(dtype_names[i].name, name, n) == 0)
@@ -196,7 +196,7 @@ int phi_target_dtype(const char *name, size_t n)
     return PH_DT_UNDEFINED;
 }
 
-const char *phi_target_dtype_name(int dtype)
+const char *tgt_dtype_name(int dtype)
 {
     for (size_t i = 0; i < N_DTYPE_NAMES; i++)
         if (dtype_names[i].dtype == dtype)
@@ -215,7 +215,7 @@ static void put(out_text *o, const char *s, size_t n)
 {
     if (o->oom)
         return;
-    if (phi_grow((void **)&o->s, &o->cap, o->len + n + 1, 1) < 0) {
+    if (ir_grow((void **)&o->s, &o->cap, o->len + n + 1, 1) < 0) {
         o->oom = 1;
         return;
     }
@@ -284,7 +284,7 @@ static int each_item(const char *text, item_fn fn, void *user)
 }
 
 typedef struct norm {
-    const phi_target_key *k;
+    const tgt_key *k;
     const char *what; /* "[target] dtypes" for messages */
     out_text out;
     ph_error *err;
@@ -295,8 +295,8 @@ static int norm_item(void *user, const char *s, size_t n)
     norm *nm = user;
     long long v = 0;
     switch (nm->k->kind) {
-    case PHI_TK_DTYPES: {
-        int dt = phi_target_dtype(s, n);
+    case TGT_DTYPES: {
+        int dt = tgt_dtype(s, n);
         if (!dt) {
             const char *names[N_DTYPE_NAMES];
             for (size_t i = 0; i < N_DTYPE_NAMES; i++)
@@ -308,29 +308,29 @@ static int norm_item(void *user, const char *s, size_t n)
                                 *near ? " (did you mean " : " (float32, float16, int8, int32, int64, ...)", near,
                                 *near ? "?)" : "");
         }
-        const char *name = phi_target_dtype_name(dt);
+        const char *name = tgt_dtype_name(dt);
         put_item(&nm->out, name, strlen(name));
         return 0;
     }
-    case PHI_TK_OPS:
+    case TGT_OPS:
         if (check_op_name(s, n, nm->what, nm->err))
             return PH_EINVAL;
         put_item(&nm->out, s, n);
         return 0;
-    case PHI_TK_DOMAINS:
+    case TGT_DOMAINS:
         if (!is_domain(s, n))
             return ph_error_set(nm->err, PH_EINVAL, "%s: '%.*s' is not a domain name (ai.onnx, com.microsoft, ...)",
                                 nm->what, (int)n, s);
         put_item(&nm->out, s, n);
         return 0;
-    case PHI_TK_INTS:
+    case TGT_INTS:
         if (!parse_int(s, n, -1000000, 1000000, &v))
             return ph_error_set(nm->err, PH_EINVAL, "%s: '%.*s' is not a whole number", nm->what, (int)n, s);
         char num[32];
         snprintf(num, sizeof num, "%lld", v);
         put_item(&nm->out, num, strlen(num));
         return 0;
-    case PHI_TK_WORDS: {
+    case TGT_WORDS: {
         char word[64];
         snprintf(word, sizeof word, "%.*s", (int)n, s);
         const char *names[16];
@@ -344,7 +344,7 @@ static int norm_item(void *user, const char *s, size_t n)
             p += len + (p[len] == ',');
             count++;
         }
-        char *copy = phi_strdup(nm->k->words);
+        char *copy = ir_strdup(nm->k->words);
         if (!copy)
             return PH_ENOMEM;
         count = 0;
@@ -363,58 +363,58 @@ static int norm_item(void *user, const char *s, size_t n)
 }
 
 /* The normalized text of value for key k (caller frees), or NULL with err. */
-static char *normalize(const phi_target_key *k, const char *what, const char *value, ph_error *err)
+static char *normalize(const tgt_key *k, const char *what, const char *value, ph_error *err)
 {
     long long v = 0, lo = 1, hi = 1000;
     int b = 0;
     char buf[64];
     switch (k->kind) {
-    case PHI_TK_TEXT:
-        return phi_strdup(value);
-    case PHI_TK_NAME:
+    case TGT_TEXT:
+        return ir_strdup(value);
+    case TGT_NAME:
         if (!*value || !islower((unsigned char)value[0]))
             goto bad_name;
         for (const char *c = value; *c; c++)
             if (!(islower((unsigned char)*c) || isdigit((unsigned char)*c) || *c == '_' || *c == '-' || *c == '.'))
                 goto bad_name;
-        return phi_strdup(value);
+        return ir_strdup(value);
     bad_name:
         ph_error_set(err, PH_EINVAL, "%s: '%s' is not a profile name (lowercase letters, digits, '_', '-', '.')",
                      what, value);
         return NULL;
-    case PHI_TK_INT:
+    case TGT_INT:
         if (!parse_int(value, strlen(value), 0, 1000000000, &v)) {
             ph_error_set(err, PH_EINVAL, "%s: '%s' is not a whole number from 0 to 1000000000", what, value);
             return NULL;
         }
         snprintf(buf, sizeof buf, "%lld", v);
-        return phi_strdup(buf);
-    case PHI_TK_BOOL:
+        return ir_strdup(buf);
+    case TGT_BOOL:
         if (!parse_bool(value, &b)) {
             ph_error_set(err, PH_EINVAL, "%s: '%s' is not a bool (true/false, yes/no, on/off, 1/0)", what, value);
             return NULL;
         }
-        return phi_strdup(b ? "true" : "false");
-    case PHI_TK_BROADCAST:
+        return ir_strdup(b ? "true" : "false");
+    case TGT_BROADCAST:
         if (!strcasecmp(value, "same_rank"))
-            return phi_strdup("same_rank");
+            return ir_strdup("same_rank");
         if (!parse_bool(value, &b)) {
             ph_error_set(err, PH_EINVAL, "%s: '%s' is not yes, no or same_rank", what, value);
             return NULL;
         }
-        return phi_strdup(b ? "yes" : "no");
-    case PHI_TK_DTYPE: {
+        return ir_strdup(b ? "yes" : "no");
+    case TGT_DTYPE: {
         size_t n = strlen(value);
         while (n && isspace((unsigned char)value[n - 1]))
             n--;
-        int dt = phi_target_dtype(value, n);
+        int dt = tgt_dtype(value, n);
         if (!dt) {
             ph_error_set(err, PH_EINVAL, "%s: '%s' is no dtype (int32, int64, float32, ...)", what, value);
             return NULL;
         }
-        return phi_strdup(phi_target_dtype_name(dt));
+        return ir_strdup(tgt_dtype_name(dt));
     }
-    case PHI_TK_RANGE: {
+    case TGT_RANGE: {
         const char *dots = strstr(value, "..");
         size_t n = strlen(value);
         int ok = 1;
@@ -445,7 +445,7 @@ static char *normalize(const phi_target_key *k, const char *what, const char *va
             snprintf(buf, sizeof buf, "%lld..", lo);
         else
             snprintf(buf, sizeof buf, "%lld..%lld", lo, hi);
-        return phi_strdup(buf);
+        return ir_strdup(buf);
     }
     default: {
         norm nm = {.k = k, .what = what, .err = err};
@@ -456,11 +456,11 @@ static char *normalize(const phi_target_key *k, const char *what, const char *va
             free(nm.out.s);
             return NULL;
         }
-        if (!nm.out.s && k->kind != PHI_TK_OPS) {
+        if (!nm.out.s && k->kind != TGT_OPS) {
             ph_error_set(err, PH_EINVAL, "%s: an empty list", what);
             return NULL;
         }
-        return nm.out.s ? nm.out.s : phi_strdup("");
+        return nm.out.s ? nm.out.s : ir_strdup("");
     }
     }
 }
@@ -518,7 +518,7 @@ static int split_key(const char *dotted, char *section, size_t size, const char 
 }
 
 /* The definition of key in section, or NULL with err (PH_ENOTFOUND). */
-static const phi_target_key *lookup(const char *section, const char *key, ph_error *err)
+static const tgt_key *lookup(const char *section, const char *key, ph_error *err)
 {
     if (!strcmp(section, "opset")) {
         if (!is_domain(key, strlen(key))) {
@@ -529,7 +529,7 @@ static const phi_target_key *lookup(const char *section, const char *key, ph_err
         return &range_key;
     }
     if (!*section) {
-        const phi_target_key *k = target_key(key);
+        const tgt_key *k = target_key(key);
         if (!k) {
             const char *names[N_KEYS];
             size_t n = keys_of(NULL, names, N_KEYS);
@@ -553,7 +553,7 @@ static const phi_target_key *lookup(const char *section, const char *key, ph_err
             ph_error_set(err, PH_ENOTFOUND, "unknown section %s", e.message);
         return NULL;
     }
-    const phi_target_key *k = op_key(section, key);
+    const tgt_key *k = op_key(section, key);
     if (!k) {
         const char *names[N_KEYS];
         size_t n = keys_of(section, names, N_KEYS);
@@ -580,7 +580,7 @@ PH_API int ph_target_set(ph_target *t, const char *section, const char *key, con
 {
     if (!t || !section || !key || !value)
         return ph_error_set(err, PH_EINVAL, "ph_target_set: NULL argument");
-    const phi_target_key *k = lookup(section, key, err);
+    const tgt_key *k = lookup(section, key, err);
     if (!k)
         return PH_ENOTFOUND;
     char what[200];
@@ -603,8 +603,8 @@ PH_API int ph_target_set(ph_target *t, const char *section, const char *key, con
         return 0;
     }
     size_t cap = t->cap;
-    if (phi_grow((void **)&t->keys, &cap, t->count + 1, sizeof *t->keys) < 0 ||
-        phi_grow((void **)&t->values, &t->cap, t->count + 1, sizeof *t->values) < 0) {
+    if (ir_grow((void **)&t->keys, &cap, t->count + 1, sizeof *t->keys) < 0 ||
+        ir_grow((void **)&t->values, &t->cap, t->count + 1, sizeof *t->values) < 0) {
         free(dotted);
         free(norm_value);
         return ph_error_set(err, PH_ENOMEM, "out of memory");
@@ -654,7 +654,7 @@ PH_API int ph_target_constrains(const ph_target *t, const char *key)
 }
 
 /* 1 when the ", "-separated list has item (n bytes). */
-int phi_target_list_has(const char *list, const char *item, size_t n)
+int tgt_list_has(const char *list, const char *item, size_t n)
 {
     for (const char *p = list; p && *p;) {
         size_t len = strcspn(p, ",");
@@ -677,12 +677,12 @@ PH_API int ph_target_supports_op(const ph_target *t, const char *domain, const c
     size_t len = n > 0 && (size_t)n < sizeof name ? (size_t)n : strlen(op_type);
     const char *domains = ph_target_value(t, "domains"), *ops = ph_target_value(t, "ops"),
                *except = ph_target_value(t, "ops_except");
-    if (except && phi_target_list_has(except, name, len))
+    if (except && tgt_list_has(except, name, len))
         return 0;
     if (!domains && !ops)
         return 1;
     const char *dname = *dom ? dom : "ai.onnx";
-    if (domains && phi_target_list_has(domains, dname, strlen(dname)))
+    if (domains && tgt_list_has(domains, dname, strlen(dname)))
         return 1;
-    return ops && phi_target_list_has(ops, name, len);
+    return ops && tgt_list_has(ops, name, len);
 }

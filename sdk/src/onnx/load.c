@@ -1,4 +1,5 @@
-/* sdk/src/onnx/model.c - models: create, load, build the IR, free.
+/* sdk/src/onnx/load.c - loading a model: map the file, unpack it, build the
+ * IR (build.c), attach the initializers' data.
  *
  * Loading never copies initializer bytes.  The file is mapped read-only and
  * walked at the protobuf wire level; a "skeleton" copy of it without the
@@ -12,9 +13,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "internal.h"
-
-ph_node *phi_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err);
+#include "build.h"
 
 /* ---------------------------------------------------------- wire format */
 
@@ -25,7 +24,7 @@ typedef struct wbuf {
 
 static int wbuf_put(wbuf *b, const void *p, size_t len)
 {
-    if (phi_grow((void **)&b->d, &b->cap, b->n + len, 1))
+    if (ir_grow((void **)&b->d, &b->cap, b->n + len, 1))
         return PH_ENOMEM;
     memcpy(b->d + b->n, p, len);
     b->n += len;
@@ -111,6 +110,45 @@ static int next_field(const uint8_t **p, const uint8_t *end, wire_field *f)
     return 0;
 }
 
+/* The ModelProto fields a model file starts with: number and wire type. */
+static int model_field_ok(uint64_t num, int type)
+{
+    switch (num) {
+    case 1: case 5: /* ir_version, model_version */
+        return type == 0;
+    case 2: case 3: case 4: case 6: case 7: case 8: case 14: case 20: case 25:
+        return type == 2; /* strings, graph, opset_import, metadata_props, training_info, functions */
+    }
+    return 0;
+}
+
+PH_API int ph_model_sniff(const void *data, size_t n, uint64_t file_size)
+{
+    const uint8_t *p = data, *end = p + n;
+    int fields = 0;
+    if (!data || n == 0 || file_size < n)
+        return 0;
+    while (p < end && fields < 32) {
+        uint64_t tag, v;
+        if (read_varint(&p, end, &tag))
+            return fields > 0 && n < file_size; /* cut by the end of what was read */
+        if (!model_field_ok(tag >> 3, (int)(tag & 7)))
+            return 0;
+        if (read_varint(&p, end, &v))
+            return fields > 0 && n < file_size;
+        if ((tag & 7) == 2) {
+            uint64_t offset = (uint64_t)(p - (const uint8_t *)data);
+            if (v > file_size - offset)
+                return 0;
+            if (v >= (uint64_t)(end - p))
+                return 1; /* longer than what was read, inside the file */
+            p += v;
+        }
+        fields++;
+    }
+    return fields > 0;
+}
+
 typedef struct raw_ref {
     const uint8_t *data;
     size_t len;
@@ -152,7 +190,7 @@ static int skel_tensor(skeleton *s, const wire_field *tf, wbuf *out, const char 
             return ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
         }
     }
-    int rc = phi_grow((void **)&s->refs, &s->cap_refs, s->n_refs + 1, sizeof *s->refs);
+    int rc = ir_grow((void **)&s->refs, &s->cap_refs, s->n_refs + 1, sizeof *s->refs);
     if (!rc)
         s->refs[s->n_refs++] = ref;
     if (!rc)
@@ -216,314 +254,6 @@ static int skel_model(skeleton *s, const uint8_t *data, size_t size, const char 
         if (rc)
             return rc;
     }
-    return 0;
-}
-
-/* ------------------------------------------------------------ IR build */
-
-/* Take over graph input vi (freed here on failure). */
-static int take_input(ph_graph *g, Onnx__ValueInfoProto *vi, ph_error *err);
-static int take_input_checked(ph_graph *g, Onnx__ValueInfoProto *vi, ph_error *err)
-{
-    int rc = take_input(g, vi, err);
-    if (rc)
-        protobuf_c_message_free_unpacked(&vi->base, NULL);
-    return rc;
-}
-
-static int take_input(ph_graph *g, Onnx__ValueInfoProto *vi, ph_error *err)
-{
-    const char *name = vi->name ? vi->name : "";
-    if (!*name)
-        return ph_error_set(err, PH_EPARSE, "graph '%s': an input has no name", ph_graph_name(g));
-    if (phi_grow((void **)&g->inputs, &g->cap_inputs, g->n_inputs + 1, sizeof *g->inputs))
-        return ph_error_set(err, PH_ENOMEM, "out of memory");
-    void *p = realloc(g->input_vi, g->cap_inputs * sizeof *g->input_vi);
-    if (!p)
-        return ph_error_set(err, PH_ENOMEM, "out of memory");
-    g->input_vi = p;
-    ph_value *v = phi_value_new(g, name);
-    if (!v)
-        return ph_error_set(err, PH_EPARSE, "graph '%s': input '%s' is defined twice", ph_graph_name(g), name);
-    v->is_input = 1;
-    phi_value_parse_type(v, vi->type);
-    g->inputs[g->n_inputs] = v;
-    g->input_vi[g->n_inputs++] = vi;
-    return 0;
-}
-
-static int take_initializer(ph_graph *g, Onnx__TensorProto *tp, const raw_ref *ref, ph_error *err)
-{
-    const char *name = tp->name ? tp->name : "";
-    if (!*name) {
-        protobuf_c_message_free_unpacked(&tp->base, NULL);
-        return ph_error_set(err, PH_EPARSE, "graph '%s': an initializer has no name", ph_graph_name(g));
-    }
-    ph_tensor *t = phi_tensor_wrap(tp, 0);
-    if (!t) {
-        protobuf_c_message_free_unpacked(&tp->base, NULL);
-        return ph_error_set(err, PH_ENOMEM, "out of memory");
-    }
-    /* room first: a value made below and then not stored would leak */
-    if (phi_grow((void **)&g->inits, &g->cap_inits, g->n_inits + 1, sizeof *g->inits)) {
-        ph_tensor_free(t);
-        return ph_error_set(err, PH_ENOMEM, "out of memory");
-    }
-    ph_value *v = phi_graph_value(g, name);
-    /* name lives in tp, which ph_tensor_free frees: report first */
-    if (v && (!v->is_input || v->tensor)) {
-        int rc = ph_error_set(err, PH_EPARSE, "graph '%s': initializer '%s' is defined twice", ph_graph_name(g), name);
-        ph_tensor_free(t);
-        return rc;
-    }
-    if (!v && !(v = phi_value_new(g, name))) {
-        int rc = ph_error_set(err, PH_EPARSE, "graph '%s': initializer '%s' clashes with another value name",
-                              ph_graph_name(g), name);
-        ph_tensor_free(t);
-        return rc;
-    }
-    v->tensor = t;
-    v->init_pos = g->n_inits;
-    g->inits[g->n_inits++] = v;
-    if (v->rank < 0 || !v->dtype) {
-        ph_value_set_type(v, tp->data_type, (int)tp->n_dims, tp->dims);
-        v->type_dirty = 0; /* what the file says, not an edit */
-    }
-    if (ref && ref->present) {
-        char what[300];
-        snprintf(what, sizeof what, "initializer '%s'", name);
-        return phi_tensor_attach(t, ref->data, ref->len, err, what);
-    }
-    return 0; /* the data is checked once the model is built (check_tensors) */
-}
-
-static int resolve_inputs(ph_node *n, ph_error *err)
-{
-    Onnx__NodeProto *np = n->proto;
-    for (size_t i = 0; i < np->n_input; i++) {
-        const char *name = np->input[i];
-        n->inputs[i] = NULL;
-        n->n_inputs = i + 1;
-        if (!name[0])
-            continue;
-        ph_value *v = ph_graph_find_value(n->graph, name);
-        if (!v)
-            return ph_error_set(err, PH_EPARSE, "node '%s' (%s): input '%s' is not defined", ph_node_name(n),
-                                ph_node_op_type(n), name);
-        n->inputs[i] = v;
-        if (phi_add_use(v, n, (uint32_t)i))
-            return ph_error_set(err, PH_ENOMEM, "out of memory");
-    }
-    /* the names now live in the values: drop the copies */
-    for (size_t i = 0; i < np->n_input; i++)
-        free(np->input[i]);
-    for (size_t i = 0; i < np->n_output; i++)
-        free(np->output[i]);
-    free(np->input);
-    free(np->output);
-    np->input = np->output = NULL;
-    np->n_input = np->n_output = 0;
-    return 0;
-}
-
-int phi_graph_build(ph_graph *g, ph_error *err)
-{
-    Onnx__GraphProto *gp = g->proto;
-    int rc = 0;
-    /* take the arrays over */
-    Onnx__NodeProto **nodes = gp->node;
-    size_t n_nodes = gp->n_node;
-    Onnx__TensorProto **inits = gp->initializer;
-    size_t n_inits = gp->n_initializer;
-    Onnx__ValueInfoProto **ins = gp->input, **outs = gp->output;
-    size_t n_ins = gp->n_input, n_outs = gp->n_output;
-    g->value_info = gp->value_info;
-    g->n_value_info = g->cap_value_info = gp->n_value_info;
-    gp->node = NULL;
-    gp->initializer = NULL;
-    gp->input = gp->output = gp->value_info = NULL;
-    gp->n_node = gp->n_initializer = gp->n_input = gp->n_output = gp->n_value_info = 0;
-
-    size_t i = 0;
-    for (i = 0; i < n_ins && !rc; i++)
-        rc = take_input_checked(g, ins[i], err);
-    for (; i < n_ins; i++)
-        protobuf_c_message_free_unpacked(&ins[i]->base, NULL);
-    free(ins);
-
-    for (i = 0; i < n_inits && !rc; i++)
-        rc = take_initializer(g, inits[i], NULL, err);
-    for (; i < n_inits; i++)
-        protobuf_c_message_free_unpacked(&inits[i]->base, NULL);
-    free(inits);
-
-    /* nodes: outputs first (a model may list nodes out of order), then inputs */
-    ph_node *first_new = NULL;
-    for (i = 0; i < n_nodes && !rc; i++) {
-        ph_node *n = phi_node_from_proto(g, nodes[i], err); /* owns nodes[i] even on failure */
-        if (!n) {
-            rc = err && err->code ? err->code : PH_ENOMEM;
-            i++;
-            break;
-        }
-        if (!first_new)
-            first_new = n;
-    }
-    for (; i < n_nodes; i++)
-        protobuf_c_message_free_unpacked(&nodes[i]->base, NULL);
-    free(nodes);
-    for (ph_node *n = first_new; n && !rc; n = n->next)
-        rc = resolve_inputs(n, err);
-    for (ph_node *n = first_new; n && !rc; n = n->next)
-        rc = phi_node_build_subgraphs(n, err);
-
-    for (i = 0; i < n_outs; i++) {
-        Onnx__ValueInfoProto *vi = outs[i];
-        if (rc) {
-            protobuf_c_message_free_unpacked(&vi->base, NULL);
-            continue;
-        }
-        ph_value *v = vi->name ? ph_graph_find_value(g, vi->name) : NULL;
-        if (!v || phi_grow((void **)&g->outputs, &g->cap_outputs, g->n_outputs + 1, sizeof *g->outputs)) {
-            rc = ph_error_set(err, PH_EPARSE, "graph '%s': output '%s' is not produced by any node, input or initializer",
-                              ph_graph_name(g), vi->name ? vi->name : "");
-            protobuf_c_message_free_unpacked(&vi->base, NULL);
-            continue;
-        }
-        g->outputs[g->n_outputs++] = (phi_output){v, vi};
-        v->n_output_refs++;
-        if (v->rank < 0 || !v->dtype)
-            phi_value_parse_type(v, vi->type);
-    }
-    free(outs);
-    for (i = 0; i < g->n_value_info && !rc; i++) {
-        const Onnx__ValueInfoProto *vi = g->value_info[i];
-        ph_value *v = vi->name ? phi_graph_value(g, vi->name) : NULL;
-        if (v && v->rank < 0 && !v->dtype)
-            phi_value_parse_type(v, vi->type);
-    }
-    if (!rc && ph_graph_toposort(g) != 0)
-        rc = ph_error_set(err, PH_EPARSE, "graph '%s': the nodes form a cycle", ph_graph_name(g));
-    return rc;
-}
-
-/* ----------------------------------------------------------- the model */
-
-static ph_model *model_alloc(void)
-{
-    return calloc(1, sizeof(ph_model));
-}
-
-PH_API ph_model *ph_model_new(int64_t opset)
-{
-    ph_model *m = model_alloc();
-    Onnx__ModelProto *mp = malloc(sizeof *mp);
-    Onnx__GraphProto *gp = malloc(sizeof *gp);
-    Onnx__OperatorSetIdProto *op = malloc(sizeof *op);
-    Onnx__OperatorSetIdProto **ops = malloc(sizeof *ops);
-    if (!m || !mp || !gp || !op || !ops) {
-        free(m);
-        free(mp);
-        free(gp);
-        free(op);
-        free(ops);
-        return NULL;
-    }
-    onnx__model_proto__init(mp);
-    onnx__graph_proto__init(gp);
-    onnx__operator_set_id_proto__init(op);
-    mp->has_ir_version = 1;
-    mp->ir_version = 8;
-    mp->producer_name = phi_strdup("passhost");
-    op->has_version = 1;
-    op->version = opset;
-    ops[0] = op;
-    mp->opset_import = ops;
-    mp->n_opset_import = 1;
-    gp->name = phi_strdup("main");
-    mp->graph = gp;
-    m->proto = mp;
-    m->graph = phi_graph_new(m, NULL, gp);
-    if (!m->graph || !mp->producer_name || !gp->name) {
-        ph_model_free(m);
-        return NULL;
-    }
-    return m;
-}
-
-PH_API void ph_model_free(ph_model *m)
-{
-    if (!m)
-        return;
-    phi_model_collect(m);
-    phi_graph_free(m->graph);
-    phi_notify_model_freed(m);
-    if (m->proto)
-        protobuf_c_message_free_unpacked(&m->proto->base, NULL);
-    while (m->mappings) {
-        phi_mapping *next = m->mappings->next;
-        phi_unmap_file(m->mappings);
-        m->mappings = next;
-    }
-    for (size_t i = 0; i < m->n_strings; i++)
-        free(m->strings[i]);
-    free(m->strings);
-    phi_map_free(&m->value_names);
-    for (size_t i = 0; i < m->node_names.cap; i++) /* owned keys */
-        if (m->node_names.slots[i].key && m->node_names.slots[i].val)
-            free((char *)m->node_names.slots[i].key);
-    phi_map_free(&m->node_names);
-    free(m->source_path);
-    free(m);
-}
-
-PH_API ph_graph *ph_model_graph(ph_model *m) { return m->graph; }
-PH_API int64_t ph_model_ir_version(const ph_model *m) { return m->proto->ir_version; }
-
-PH_API size_t ph_model_node_count(const ph_model *m) { return m->n_nodes_total; }
-
-static int is_default_domain(const char *d) { return !d || !*d || strcmp(d, "ai.onnx") == 0; }
-
-PH_API int64_t ph_model_opset(const ph_model *m, const char *domain)
-{
-    for (size_t i = 0; i < m->proto->n_opset_import; i++) {
-        const Onnx__OperatorSetIdProto *op = m->proto->opset_import[i];
-        const char *d = op->domain ? op->domain : "";
-        if (is_default_domain(domain) ? is_default_domain(d) : strcmp(d, domain) == 0)
-            return op->version;
-    }
-    return -1;
-}
-
-PH_API int ph_model_set_opset(ph_model *m, const char *domain, int64_t version)
-{
-    Onnx__ModelProto *mp = m->proto;
-    for (size_t i = 0; i < mp->n_opset_import; i++) {
-        Onnx__OperatorSetIdProto *op = mp->opset_import[i];
-        const char *d = op->domain ? op->domain : "";
-        if (is_default_domain(domain) ? is_default_domain(d) : strcmp(d, domain) == 0) {
-            op->has_version = 1;
-            op->version = version;
-            return 0;
-        }
-    }
-    Onnx__OperatorSetIdProto *op = malloc(sizeof *op);
-    Onnx__OperatorSetIdProto **arr = realloc(mp->opset_import, (mp->n_opset_import + 1) * sizeof *arr);
-    if (!op || !arr) {
-        free(op);
-        if (arr)
-            mp->opset_import = arr;
-        return PH_ENOMEM;
-    }
-    mp->opset_import = arr;
-    onnx__operator_set_id_proto__init(op);
-    if (!is_default_domain(domain) && !(op->domain = phi_strdup(domain))) {
-        free(op);
-        return PH_ENOMEM;
-    }
-    op->has_version = 1;
-    op->version = version;
-    arr[mp->n_opset_import++] = op;
     return 0;
 }
 
@@ -594,19 +324,19 @@ static int attach_external(ph_model *m, ph_tensor *t, const char *model_dir, ph_
     if (strncmp(real, real_dir, dl) != 0 || (real[dl] != '/' && strcmp(real_dir, "/") != 0))
         return ph_error_set(err, PH_EPARSE, "initializer '%s': external data location '%s' leads outside the model's "
                             "folder (to %s); refused", name, loc, real);
-    phi_mapping *map = m->mappings;
+    ir_mapping *map = m->mappings;
     for (; map; map = map->next)
         if (strcmp(map->path, real) == 0)
             break;
     if (!map) {
-        if (!(map = phi_map_file(real, err)))
+        if (!(map = ir_map_file(real, err)))
             return err ? err->code : PH_EIO;
         map->next = m->mappings;
         m->mappings = map;
     }
     uint64_t off = 0, len;
     int ok;
-    len = phi_tensor_expected_bytes(tp, &ok);
+    len = ir_tensor_expected_bytes(tp, &ok);
     if (off_s && parse_u64(off_s, &off))
         return ph_error_set(err, PH_EPARSE, "initializer '%s': bad external data offset '%s'", name, off_s);
     if (len_s && parse_u64(len_s, &len))
@@ -616,7 +346,7 @@ static int attach_external(ph_model *m, ph_tensor *t, const char *model_dir, ph_
                             name, (unsigned long long)off, (unsigned long long)len, loc, map->size);
     char what[300];
     snprintf(what, sizeof what, "initializer '%s'", name);
-    return phi_tensor_attach(t, map->data + off, (size_t)len, err, what);
+    return ir_tensor_attach(t, map->data + off, (size_t)len, err, what);
 }
 
 /* Check every tensor the model holds but the main graph's initializers
@@ -631,7 +361,7 @@ static int check_tensors(const ph_graph *g, int inits, ph_error *err)
             continue;
         snprintf(what, sizeof what, "not a valid ONNX model: graph '%s': initializer '%s'", ph_graph_name(g),
                  v->name);
-        if (phi_tensor_check(v->tensor->proto, 0, 0, what, err))
+        if (ir_tensor_check(v->tensor->proto, 0, 0, what, err))
             return PH_EPARSE;
     }
     for (const ph_node *n = g->first; n; n = n->next) {
@@ -644,7 +374,7 @@ static int check_tensors(const ph_graph *g, int inits, ph_error *err)
                 snprintf(what, sizeof what, "not a valid ONNX model: node '%s' (%s): attribute '%s'", ph_node_name(n),
                          ph_node_op_type(n),
                          ap->name ? ap->name : "");
-                if (phi_tensor_check(tp, 0, 0, what, err))
+                if (ir_tensor_check(tp, 0, 0, what, err))
                     return PH_EPARSE;
             }
         }
@@ -691,10 +421,10 @@ static int has_field_zero(const ProtobufCMessage *m)
 /* Build a model from the mapping (owned from here on).  path names the
  * model in messages; dir is the folder of external data, NULL when the
  * model has no file (loaded from memory). */
-static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_model **out, ph_error *err)
+static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_model **out, ph_error *err)
 {
     if (map->size == 0) {
-        phi_unmap_file(map);
+        ir_unmap_file(map);
         return ph_error_set(err, PH_EPARSE, "%s: empty file, not an ONNX model", path);
     }
     skeleton s = {0};
@@ -702,7 +432,7 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
     if (rc) {
         free(s.buf.d);
         free(s.refs);
-        phi_unmap_file(map);
+        ir_unmap_file(map);
         return rc;
     }
     Onnx__ModelProto *mp = s.buf.n ? onnx__model_proto__unpack(NULL, s.buf.n, s.buf.d)
@@ -715,14 +445,14 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
         if (mp)
             protobuf_c_message_free_unpacked(&mp->base, NULL);
         free(s.refs);
-        phi_unmap_file(map);
+        ir_unmap_file(map);
         return ph_error_set(err, PH_EPARSE, why, path);
     }
-    ph_model *m = model_alloc();
+    ph_model *m = ir_model_alloc();
     if (!m) {
         protobuf_c_message_free_unpacked(&mp->base, NULL);
         free(s.refs);
-        phi_unmap_file(map);
+        ir_unmap_file(map);
         return ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
     }
     m->proto = mp;
@@ -732,8 +462,8 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
         m->source_dev = st.st_dev;
         m->source_ino = st.st_ino;
     }
-    m->source_path = dir ? phi_strdup(path) : NULL;
-    m->graph = phi_graph_new(m, NULL, mp->graph);
+    m->source_path = dir ? ir_strdup(path) : NULL;
+    m->graph = ir_graph_new(m, NULL, mp->graph);
     if (!m->graph || (dir && !m->source_path)) {
         ph_model_free(m);
         free(s.refs);
@@ -754,8 +484,8 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
     }
     if (n_inits)
         memcpy(init_protos, mp->graph->initializer, n_inits * sizeof *init_protos);
-    rc = phi_graph_build(m->graph, err);
-    m->n_nodes_total = phi_graph_count_nodes(m->graph);
+    rc = onnx_graph_build(m->graph, err);
+    m->n_nodes_total = ir_graph_count_nodes(m->graph);
     m->order_dirty = 1; /* the file's order is checked by the first toposort */
     m->init_version++;
     /* attach mapped raw data and external data to the main graph's initializers */
@@ -766,12 +496,12 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
         int mapped = s.buf.n && k < s.n_refs && s.refs[k].present;
         char what[300];
         snprintf(what, sizeof what, "not a valid ONNX model: initializer '%s'", v->name);
-        rc = phi_tensor_check(t->proto, mapped, mapped ? s.refs[k].len : 0, what, err);
+        rc = ir_tensor_check(t->proto, mapped, mapped ? s.refs[k].len : 0, what, err);
         snprintf(what, sizeof what, "initializer '%s'", v->name);
         if (rc || (k < n_inits && t->proto != init_protos[k]))
             continue;
         if (mapped)
-            rc = phi_tensor_attach(t, s.refs[k].data, s.refs[k].len, err, what);
+            rc = ir_tensor_attach(t, s.refs[k].data, s.refs[k].len, err, what);
         else if (t->external)
             rc = attach_external(m, t, dir, err);
     }
@@ -781,7 +511,7 @@ static int load_mapping(phi_mapping *map, const char *path, const char *dir, ph_
     free(s.refs);
     /* what loaded must also hold together (e.g. no attribute without a name) */
     ph_error verr = {0};
-    if (!rc && phi_graph_verify(m->graph, 0, &verr) != 0) /* names: resolved by the build */
+    if (!rc && ir_graph_verify(m->graph, 0, &verr) != 0) /* names: resolved by the build */
         rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: %.400s", verr.message);
     if (!rc && m->alloc_failures) /* e.g. a declared type that could not be kept */
         rc = ph_error_set(err, PH_ENOMEM, "out of memory");
@@ -809,7 +539,7 @@ PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err)
     *out = NULL;
     if (err)
         err->code = 0, err->message[0] = 0;
-    phi_mapping *map = phi_map_file(path, err);
+    ir_mapping *map = ir_map_file(path, err);
     if (!map)
         return err ? err->code : PH_EIO;
     char dir[PATH_MAX];
@@ -831,7 +561,7 @@ PH_API int ph_model_load_memory(const void *data, size_t size, const char *name,
         name = "<memory>";
     if (size == 0)
         return ph_error_set(err, PH_EPARSE, "%s: empty, not an ONNX model", name);
-    phi_mapping *map = phi_map_memory(data, size, name, err);
+    ir_mapping *map = ir_map_memory(data, size, name, err);
     if (!map)
         return err ? err->code : PH_EIO;
     return load_mapping(map, name, NULL, out, err);

@@ -1,7 +1,6 @@
-/* sdk/src/ir/elementwise.c - which operators are elementwise with no axis
- * (see ph_node_is_elementwise in shape.h). */
-#include "internal.h"
-#include "passhost/shape.h"
+/* sdk/src/ops/elementwise.c - which operators are elementwise with no axis
+ * (see ph_node_is_elementwise in op_helpers.h). */
+#include "passhost/passhost.h"
 
 PH_API int ph_node_is_elementwise(const ph_node *n)
 {

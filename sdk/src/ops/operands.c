@@ -1,22 +1,25 @@
-/* sdk/src/const/operands.c - reading constant operands the way passes need them:
+/* sdk/src/ops/operands.c - reading constant operands the way passes need them:
  * small integer vectors (shapes, axes, pads, Slice parameters) from an
  * initializer, a Constant node or a shape constant of shape inference, and
- * the ONNX Slice rules in one place (see shape.h). */
+ * a Slice's parameters (see op_helpers.h; ph_slice_length, the Slice rule
+ * shape inference and the evaluator share, is infer/infer_util.c's). */
 #include <string.h>
 
-#include "internal.h"
-#include "passhost/shape.h"
+#include "passhost/passhost.h"
 
-/* A 0-D or 1-D int32/int64 tensor as numbers; count or -1. */
+/* A 0-D or 1-D int32/int64 tensor as numbers: the count, PH_ENOTFOUND when
+ * t is no such tensor, PH_ERANGE when it has more than max elements. */
 static ptrdiff_t tensor_ints(const ph_tensor *t, int64_t *out, size_t max)
 {
     if (!t || ph_tensor_rank(t) > 1)
-        return -1;
+        return PH_ENOTFOUND;
     int dt = ph_tensor_dtype(t);
     int64_t n = ph_tensor_numel(t);
     const unsigned char *d = ph_tensor_data(t);
-    if ((dt != PH_DT_INT64 && dt != PH_DT_INT32) || n < 0 || (uint64_t)n > max || (n && !d))
-        return -1;
+    if ((dt != PH_DT_INT64 && dt != PH_DT_INT32) || n < 0 || (n && !d))
+        return PH_ENOTFOUND;
+    if ((uint64_t)n > max)
+        return PH_ERANGE;
     for (int64_t k = 0; k < n; k++) {
         if (dt == PH_DT_INT64) {
             memcpy(&out[k], d + 8 * k, 8);
@@ -32,21 +35,24 @@ static ptrdiff_t tensor_ints(const ph_tensor *t, int64_t *out, size_t max)
 PH_API ptrdiff_t ph_value_const_ints(const ph_value *v, int64_t *out, const char **sym, size_t max)
 {
     if (!v)
-        return -1;
+        return PH_ENOTFOUND;
     if (sym)
         for (size_t k = 0; k < max; k++)
             sym[k] = NULL;
-    ptrdiff_t n = tensor_ints(ph_value_const(v), out, max);
-    if (n >= 0)
-        return n;
-    const ph_node *p = v->producer;
-    if (p && p->op == PH_OP_Constant && (n = tensor_ints(ph_node_attr_tensor(p, "value"), out, max)) >= 0)
-        return n;
-    if (v->is_input)
-        return -1;
+    const ph_tensor *t = ph_value_const(v);
+    const ph_node *p = ph_value_producer(v);
+    if (!t && p && ph_node_op(p) == PH_OP_Constant)
+        t = ph_node_attr_tensor(p, "value");
+    ptrdiff_t n = tensor_ints(t, out, max);
+    if (n != PH_ENOTFOUND)
+        return n; /* the count, or PH_ERANGE */
+    if (ph_value_is_graph_input(v))
+        return PH_ENOTFOUND;
     ptrdiff_t len = ph_value_shape_const_len(v);
-    if (len < 0 || (size_t)len > max)
-        return -1;
+    if (len < 0)
+        return PH_ENOTFOUND;
+    if ((size_t)len > max)
+        return PH_ERANGE;
     for (ptrdiff_t k = 0; k < len; k++) {
         const char *param = NULL;
         switch (ph_value_shape_const_at(v, (size_t)k, &out[k], &param)) {
@@ -54,12 +60,12 @@ PH_API ptrdiff_t ph_value_const_ints(const ph_value *v, int64_t *out, const char
             break;
         case PH_SC_SYMBOLIC:
             if (!sym || !param || !param[0])
-                return -1;
+                return PH_ENOTFOUND;
             sym[k] = param;
             out[k] = 0;
             break;
         default:
-            return -1;
+            return PH_ENOTFOUND;
         }
     }
     return len;
@@ -88,65 +94,48 @@ PH_API int ph_conv_adds_no_padding(const ph_node *conv, const ph_tensor *w)
     return 1;
 }
 
-PH_API int64_t ph_slice_length(int64_t dim, int64_t start, int64_t end, int64_t step, int64_t *first)
-{
-    int64_t s = start, e = end, d = dim;
-    if (s < 0)
-        s += d;
-    if (e < 0)
-        e += d;
-    if (step > 0) {
-        s = s < 0 ? 0 : s > d ? d : s;
-        e = e < 0 ? 0 : e > d ? d : e;
-        if (first)
-            *first = s;
-        return e > s ? (e - s - 1) / step + 1 : 0;
-    }
-    s = s < 0 ? 0 : s > d - 1 ? d - 1 : s;
-    e = e < -1 ? -1 : e > d - 1 ? d - 1 : e;
-    if (first)
-        *first = s;
-    if (step == 0)
-        return 0; /* invalid: the callers report it */
-    int64_t back = step == INT64_MIN ? INT64_MAX : -step; /* never a negation that overflows */
-    return d > 0 && s > e ? (s - e - 1) / back + 1 : 0; /* an empty axis stays empty */
-}
-
 PH_API int ph_node_slice_params(const ph_node *n, int rank, ph_slice_params *s)
 {
     memset(s, 0, sizeof *s);
-    if (n->op != PH_OP_Slice || rank < 0 || rank > PH_SLICE_MAX)
-        return -1;
-    int64_t opset = ph_model_opset(n->graph->model, "");
+    if (ph_node_op(n) != PH_OP_Slice)
+        return PH_ENOTFOUND;
+    if (rank < 0 || rank > PH_SLICE_MAX)
+        return PH_EINVAL;
+    int64_t opset = ph_model_opset(ph_graph_model(ph_node_graph(n)), "");
     ptrdiff_t na = -1, nst = -1;
     if (opset > 0 && opset < 10) { /* starts, ends and axes are attributes */
         const int64_t *v;
         ptrdiff_t k = ph_node_attr_ints(n, "starts", &v);
         if (k < 0 || k > PH_SLICE_MAX)
-            return -1;
+            return k < 0 ? PH_ENOTFOUND : PH_EINVAL;
         s->n = (int)k;
         memcpy(s->start, v, (size_t)k * sizeof *v);
         if (ph_node_attr_ints(n, "ends", &v) != k)
-            return -1;
+            return PH_EINVAL;
         memcpy(s->end, v, (size_t)k * sizeof *v);
         if ((na = ph_node_attr_ints(n, "axes", &v)) >= 0) {
             if (na != k)
-                return -1;
+                return PH_EINVAL;
             memcpy(s->axis, v, (size_t)k * sizeof *v);
         }
     } else {
-        if (n->n_inputs < 3 || !n->inputs[1] || !n->inputs[2])
-            return -1;
-        ptrdiff_t k = ph_value_const_ints(n->inputs[1], s->start, NULL, PH_SLICE_MAX);
-        if (k < 0 || ph_value_const_ints(n->inputs[2], s->end, s->end_sym, PH_SLICE_MAX) != k)
-            return -1;
+        size_t n_in = ph_node_input_count(n);
+        const ph_value *starts = n_in > 1 ? ph_node_input(n, 1) : NULL;
+        const ph_value *ends = n_in > 2 ? ph_node_input(n, 2) : NULL;
+        if (!starts || !ends)
+            return PH_EINVAL;
+        ptrdiff_t k = ph_value_const_ints(starts, s->start, NULL, PH_SLICE_MAX);
+        if (k < 0)
+            return PH_ENOTFOUND;
+        if (ph_value_const_ints(ends, s->end, s->end_sym, PH_SLICE_MAX) != k)
+            return PH_ENOTFOUND;
         s->n = (int)k;
-        const ph_value *ax = n->n_inputs > 3 ? n->inputs[3] : NULL;
-        const ph_value *st = n->n_inputs > 4 ? n->inputs[4] : NULL;
+        const ph_value *ax = n_in > 3 ? ph_node_input(n, 3) : NULL;
+        const ph_value *st = n_in > 4 ? ph_node_input(n, 4) : NULL;
         if (ax && (na = ph_value_const_ints(ax, s->axis, NULL, PH_SLICE_MAX)) != k)
-            return -1;
+            return PH_ENOTFOUND;
         if (st && (nst = ph_value_const_ints(st, s->step, NULL, PH_SLICE_MAX)) != k)
-            return -1;
+            return PH_ENOTFOUND;
     }
     unsigned char seen[PH_SLICE_MAX] = {0};
     for (int k = 0; k < s->n; k++) {
@@ -154,12 +143,12 @@ PH_API int ph_node_slice_params(const ph_node *n, int rank, ph_slice_params *s)
         if (a < 0)
             a += rank;
         if (a < 0 || a >= rank || seen[a]++)
-            return -1;
+            return PH_EINVAL;
         s->axis[k] = a;
         if (nst < 0)
             s->step[k] = 1;
         if (s->step[k] == 0)
-            return -1;
+            return PH_EINVAL;
     }
     return 0;
 }

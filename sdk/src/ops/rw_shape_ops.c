@@ -1,14 +1,13 @@
-/* sdk/src/pattern/rw_shape_ops.c - a rewrite's Reshape, Squeeze/Unsqueeze and
+/* sdk/src/ops/rw_shape_ops.c - a rewrite's Reshape, Squeeze/Unsqueeze and
  * Slice with constant operands, in the form the model's default-domain opset
- * wants (see ph_rw_reshape in pattern.h).  Added for
+ * wants (see ph_rw_reshape in op_helpers.h).  Added for
  * conv_after_gap_to_gemm, conv_to_matmul, conv1d_to_conv2d and
  * conv3d_to_conv2d. */
 #include <string.h>
 
-#include "pattern.h"
-#include "passhost/shape.h"
+#include "passhost/passhost.h"
 
-static int64_t rw_opset(const ph_rewriter *rw) { return ph_model_opset(ph_graph_model(rw->g), ""); }
+static int64_t rw_opset(const ph_rewriter *rw) { return ph_model_opset(ph_graph_model(ph_rw_graph(rw)), ""); }
 
 static ph_value *ints_init(ph_rewriter *rw, const char *hint, size_t n, const int64_t *vals)
 {
@@ -19,7 +18,7 @@ static ph_value *ints_init(ph_rewriter *rw, const char *hint, size_t n, const in
 PH_API ph_value *ph_rw_reshape(ph_rewriter *rw, ph_value *x, size_t rank, const int64_t *shape)
 {
     if (rw_opset(rw) < 5) {
-        rw->failed = PH_EINVAL;
+        ph_rw_fail(rw, PH_EINVAL);
         return NULL;
     }
     ph_value *in[2] = {x, ints_init(rw, "reshape_shape", rank, shape)};
@@ -30,7 +29,7 @@ PH_API ph_value *ph_rw_axes_op(ph_rewriter *rw, const char *op, ph_value *x, siz
 {
     int is_sq = !strcmp(op, "Squeeze");
     if ((!is_sq && strcmp(op, "Unsqueeze")) || n == 0) {
-        rw->failed = PH_EINVAL;
+        ph_rw_fail(rw, PH_EINVAL);
         return NULL;
     }
     if (ph_op_axes_is_input(PH_OP_Squeeze, rw_opset(rw)) > 0) {
@@ -39,7 +38,7 @@ PH_API ph_value *ph_rw_axes_op(ph_rewriter *rw, const char *op, ph_value *x, siz
     }
     ph_node *node = ph_rw_node(rw, op, 1, &x, 1);
     if (node && ph_node_set_attr_ints(node, "axes", n, axes) < 0) {
-        rw->failed = PH_ENOMEM;
+        ph_rw_fail(rw, PH_ENOMEM);
         return NULL;
     }
     return node ? ph_node_output(node, 0) : NULL;
@@ -57,14 +56,14 @@ PH_API ph_value *ph_rw_slice(ph_rewriter *rw, ph_value *x, size_t n, const int64
     }
     for (size_t i = 0; steps && i < n; i++)
         if (steps[i] != 1) {
-            rw->failed = PH_EINVAL; /* no steps before opset 10 */
+            ph_rw_fail(rw, PH_EINVAL); /* no steps before opset 10 */
             return NULL;
         }
     ph_node *node = ph_rw_node(rw, "Slice", 1, &x, 1);
     if (node && (ph_node_set_attr_ints(node, "starts", n, starts) < 0 ||
                  ph_node_set_attr_ints(node, "ends", n, ends) < 0 ||
                  ph_node_set_attr_ints(node, "axes", n, axes) < 0)) {
-        rw->failed = PH_ENOMEM;
+        ph_rw_fail(rw, PH_ENOMEM);
         return NULL;
     }
     return node ? ph_node_output(node, 0) : NULL;

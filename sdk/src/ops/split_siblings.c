@@ -1,5 +1,5 @@
-/* sdk/src/pattern/split_siblings.c - sibling readers of one value that
- * partition one of its axes -> one Split (see pattern.h).
+/* sdk/src/ops/split_siblings.c - sibling readers of one value that
+ * partition one of its axes -> one Split (see op_helpers.h).
  *
  * The walk visits the nodes of one op through the op-type index.  The first
  * node seen reading a value x in a graph handles every reader of x there
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "passhost/passhost.h"
 
 typedef struct seen_key {
     const void *x, *g;
@@ -187,8 +187,14 @@ static int visit(ph_node *n, void *user)
         if (dim < 0 || pr.p.start < 0 || pr.p.len < 1 || pr.p.start + pr.p.len > dim ||
             (pr.p.squeeze && pr.p.len != 1))
             continue;
-        if (phi_grow((void **)&w->pieces, &w->cap_pieces, w->n_pieces + 1, sizeof *w->pieces))
-            return PH_ENOMEM;
+        if (w->n_pieces == w->cap_pieces) {
+            size_t cap = w->cap_pieces ? 2 * w->cap_pieces : 8;
+            piece_ref *grown = realloc(w->pieces, cap * sizeof *grown);
+            if (!grown)
+                return PH_ENOMEM;
+            w->pieces = grown;
+            w->cap_pieces = cap;
+        }
         w->pieces[w->n_pieces++] = pr;
     }
     if (w->n_pieces > 1)

@@ -1,4 +1,4 @@
-/* sdk/src/pass/testing.c - the C test API for plugin authors (testing.h):
+/* sdk/src/testing/testing.c - the C test API for plugin authors (testing.h):
  * load a plugin, run a pass like the host, and compare the model's outputs
  * before and after it with the SDK evaluator. */
 #include <dlfcn.h>
@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "passhost/passhost.h"
 #include "passhost/testing.h"
 
 /* Every field of ABI 1.0, up to and including run, must be there. */

@@ -1,5 +1,5 @@
-/* sdk/src/const/batchnorm.c - an inference BatchNormalization read as a
- * per-channel affine map (constant.h, ph_bn_affine). */
+/* sdk/src/ops/batchnorm.c - an inference BatchNormalization read as a
+ * per-channel affine map (op_helpers.h, ph_bn_affine). */
 #include <math.h>
 #include <stdlib.h>
 
