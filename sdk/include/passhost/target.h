@@ -25,6 +25,9 @@
  * "false", lists as "a, b, c", opset ranges "11..17" ("11.." and "..17"
  * for open ends).
  *
+ * Hosts give a context its profile and take the violations passes report
+ * with ph_ctx_set_profile and ph_ctx_set_violation_hook (host.h).
+ *
  * Ownership: a ph_target is owned by whoever made it (ph_target_free);
  * strings it returns are borrowed until it changes or is freed; strings
  * passed in are copied.  Nothing here keeps global state.
@@ -122,16 +125,10 @@ PH_API int ph_target_check(const ph_target *t, ph_model *m, ph_violation_fn fn, 
 
 /* -------------------------------------------------------- in a pass's context */
 
-/* For hosts: the adapt stage's profile (borrowed; must outlive its use;
- * NULL: none).  ph_ctx_target gives its name. */
-PH_API void ph_ctx_set_profile(ph_ctx *ctx, const ph_target *t);
 /* For passes: the adapt stage's profile, NULL in the optimize stage or
  * when the run has none.  Borrowed for the call of the pass. */
 PH_API const ph_target *ph_ctx_profile(const ph_ctx *ctx);
 
-/* For hosts: fn receives every violation a pass reports (ph_ctx_violation)
- * during the calls that follow; NULL stops. */
-PH_API void ph_ctx_set_violation_hook(ph_ctx *ctx, ph_violation_fn fn, void *user);
 /* For passes: report a violation to the host (a check that rewrites
  * nothing, check_target_constraints).  Without a hook it is logged as a
  * warning.  0, or the hook's negative code. */
