@@ -163,6 +163,10 @@ static void check_value_types(checker *c, const ph_node *n, const char *op)
         const ph_value *v = k < n_out ? ph_node_output(n, k) : ph_node_input(n, k - n_out);
         if (!v || (k >= n_out && is_constant(v)))
             continue;
+        /* TopK's indices are int64 by definition: TopK.index_dtype, when
+         * the profile sets it, is the constraint on them */
+        if (k == 1 && ph_node_op(n) == PH_OP_TopK && ph_target_value(c->t, "TopK.index_dtype"))
+            continue;
         int dt = ph_value_dtype(v), r = ph_value_rank(v);
         if (k < n_out && dtypes && !dtype_done && dt != PH_DT_UNDEFINED) {
             const char *name = tgt_dtype_name(dt);
