@@ -13,6 +13,8 @@
 #   BENCH_SIZES="..."  node counts of the linearity check (default: NODES/4,
 #                      NODES/2, NODES)
 #   BENCH_CALLGRIND=0  skip the instruction counts (valgrind), ~20 s of the run
+#   BENCH_STAGE_NODES=1000000 node count of the graph the stage with twice
+#                      the rule passes runs on
 #
 # Prints figures only.  A slow or large result never fails the script; it exits
 # non-zero only when a program it runs fails or crashes.
@@ -332,6 +334,21 @@ for n in $NODES $((NODES * 10)); do
             "$(kv "$rest" ns_per_node)" "$(kv "$rest" matches_or_rewrites)"
     done <"$DIR/pattern.out"
 done
+
+# ------------------------------------------- twice the rule passes
+# The goal "the default stage no slower with twice the passes": every
+# pattern pass compiled a second time under another name (NAME_2), which
+# the worklist runs beside the original, on a graph of STAGE_NODES nodes.
+STAGE_NODES=${BENCH_STAGE_NODES:-1000000}
+echo
+echo "== the optimize stage with the default passes and with every rule pass twice (bench/stage_passes.sh),"
+echo "   $STAGE_NODES-node graph, alternated runs ($REPS of each); stage = passhost's 'stage optimize' time"
+f="$DIR/nodes_$STAGE_NODES.onnx"
+[ -f "$f" ] || "$GEN" nodes "$f" "$STAGE_NODES" 2>/dev/null || fail "gen_big_model nodes $STAGE_NODES"
+if [ -f "$f" ]; then
+    CC=$CC sh bench/stage_passes.sh "$f" "$REPS" "$BUILD" || fail "stage_passes.sh"
+    rm -f "$f"
+fi
 
 [ $failed -eq 0 ] || exit 1
 exit 0

@@ -34,7 +34,7 @@ static const char *plugdir;
 static void setup(void)
 {
     static const char *const plugins[] = {"tp_seventh_scales", "tp_unnumbered", "tp_wrong_math",
-                                          NULL};
+                                          "tp_rule_seventh", NULL};
     tmpdir = tk_tmpdir_make("bisect");
     plugdir = tk_tmpdir_plugins(plugins);
     unsetenv("PASSHOST_PLUGIN_PATH");
@@ -308,6 +308,33 @@ START_TEST(max_rewrites_applies_exactly_n)
 }
 END_TEST
 
+/* The same through a rule pass: the stage's worklist numbers its rewrites,
+ * stops it between two of them, and bisect names the one that broke. */
+START_TEST(rule_pass_rewrites_numbered_limited_and_bisected)
+{
+    const char *in = build_model("relus.onnx", 12, 0);
+    const char *out = tk_tpath("out.onnx");
+    tk_cli_result r = TK_CLI("-i", in, "-o", out, "--plugin-dir", plugdir, NO_DEFAULTS, "--set",
+                             "optimize.pass_on=tp_rule_seventh", "--max-rewrites", "3", "--print-changes");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.err, "--max-rewrites 3: 3 rewrites applied") != NULL, "%s", r.err);
+    ck_assert_int_eq(lines_starting(r.err, "rewrite "), 3);
+    ck_assert_msg(strstr(r.err, "rewrite 1 [tp_rule_seventh #1]: relu_0") != NULL, "%s", r.err);
+    ck_assert_msg(strstr(r.err, "rewrite 3 [tp_rule_seventh #3]: relu_2") != NULL, "%s", r.err);
+    tk_cli_free(&r);
+    ck_assert_int_eq(count_op(out, PH_OP_Max), 3);
+    ck_assert_int_eq(count_op(out, PH_OP_Relu), 9);
+
+    r = TK_CLI("-i", in, "--plugin-dir", plugdir, NO_DEFAULTS, "--set", "optimize.pass_on=tp_rule_seventh",
+               "--bisect", "-q");
+    ck_assert_msg(r.status == HOST_EXIT_MISMATCH, "exit %d: %s", r.status, r.err);
+    ck_assert_msg(strstr(r.err, "rewrite 7 of 12") && strstr(r.err, "pass tp_rule_seventh") &&
+                  strstr(r.err, "#7 of its call") && strstr(r.err, "matched relu_6"),
+                  "%s", r.err);
+    tk_cli_free(&r);
+}
+END_TEST
+
 START_TEST(unnumbered_pass_is_numbered_and_stopped_per_call)
 {
     const char *in = build_model("mixed.onnx", 12, 5);
@@ -541,6 +568,7 @@ static Suite *suite(void)
     tcase_add_test(tc, bisect_with_an_unnumbered_pass_names_its_call);
     tcase_add_test(tc, max_rewrites_zero_is_a_round_trip);
     tcase_add_test(tc, max_rewrites_applies_exactly_n);
+    tcase_add_test(tc, rule_pass_rewrites_numbered_limited_and_bisected);
     tcase_add_test(tc, unnumbered_pass_is_numbered_and_stopped_per_call);
     tcase_add_test(tc, unnumbered_pass_in_the_runner);
     tcase_add_test(tc, print_changes_one_line_per_rewrite);

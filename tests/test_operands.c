@@ -108,6 +108,35 @@ START_TEST(helpers_answer_no_without_minus_one)
 }
 END_TEST
 
+/* The type of a transposed value: dims and their symbolic names move with
+ * the perm; a rank that does not fit leaves the value as it is. */
+START_TEST(type_of_a_transposed_value)
+{
+    ph_model *m = ph_model_new(13);
+    ph_graph *g = ph_model_graph(m);
+    int64_t xd[] = {2, -1, 4}, perm[] = {2, 0, 1};
+    ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT16, 3, xd);
+    ck_assert_int_eq(ph_value_set_dim_param(x, 1, "seq"), 0);
+    ph_node *t = ph_node_create(g, NULL, "Transpose", 1, &x, 1);
+    ph_value *y = ph_node_output(t, 0);
+    ck_assert_int_eq(ph_value_set_type_transposed(y, x, 3, perm), 0);
+    ck_assert_int_eq(ph_value_dtype(y), PH_DT_FLOAT16);
+    ck_assert_int_eq(ph_value_rank(y), 3);
+    ck_assert_int_eq(ph_value_dim(y, 0), 4);
+    ck_assert_int_eq(ph_value_dim(y, 1), 2);
+    ck_assert_int_eq(ph_value_dim(y, 2), -1);
+    ck_assert_str_eq(ph_value_dim_param(y, 2), "seq");
+    ck_assert_ptr_null(ph_value_dim_param(y, 0));
+    ph_node *t2 = ph_node_create(g, NULL, "Transpose", 1, &x, 1);
+    ph_value *z = ph_node_output(t2, 0);
+    ck_assert_int_eq(ph_value_set_type_transposed(z, x, 2, perm), 0); /* x has rank 3: z keeps no type */
+    ck_assert_int_eq(ph_value_rank(z), -1);
+    ck_assert_int_eq(ph_value_set_type_transposed(NULL, x, 3, perm), PH_EINVAL);
+    ck_assert_int_eq(ph_value_set_type_transposed(z, x, 3, NULL), PH_EINVAL);
+    ph_model_free(m);
+}
+END_TEST
+
 START_TEST(slice_params)
 {
     ph_model *m = ph_model_new(13);
@@ -149,6 +178,7 @@ int main(void)
     tcase_add_test(tc, slice_length_follows_the_spec);
     tcase_add_test(tc, const_ints_from_every_kind_of_constant);
     tcase_add_test(tc, slice_params);
+    tcase_add_test(tc, type_of_a_transposed_value);
     tcase_add_test(tc, helpers_answer_no_without_minus_one);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -33,7 +33,7 @@ static void teardown(void)
 static const char *const all_plugins[] = {
     "tp_good", "tp_one_step", "tp_flip_a", "tp_flip_b", "tp_once", "tp_order_a", "tp_order_b",
     "tp_order_c", "tp_cycle_x", "tp_cycle_y", "tp_fail", "tp_make_cycle", "tp_break_graph",
-    NULL};
+    "tp_rule_flip_a", "tp_rule_flip_b", "tp_rule_break", NULL};
 
 static host_registry *load_plugins(void)
 {
@@ -191,6 +191,85 @@ START_TEST(oscillation_is_named)
 }
 END_TEST
 
+/* The same with rule passes, which the stage runs through one worklist:
+ * each pass's calls and rewrites are its own, the cap and the report as
+ * for passes that walk the graph themselves. */
+START_TEST(rule_passes_oscillate_through_the_worklist)
+{
+    host_registry *reg = load_plugins();
+    const char *sets[] = {"optimize.pass_on=tp_rule_flip_a,tp_rule_flip_b,tp_good", "optimize.max_iterations=6",
+                          NULL};
+    host_plan plan = build_plan(reg, sets);
+    ph_model *m = chain_model(1);
+    run_result r = run_optimize(m, &plan, 1);
+    ck_assert_msg(r.rc == 0, "%s", r.err.message);
+    ck_assert_int_eq(r.stats.rounds, 6);
+    ck_assert_int_eq(r.stats.hit_cap, 1);
+    ck_assert_uint_eq(stats_of(&r, "tp_rule_flip_a")->calls, 6);
+    ck_assert_uint_eq(stats_of(&r, "tp_rule_flip_b")->calls, 6);
+    ck_assert_int_eq(stats_of(&r, "tp_rule_flip_a")->rewrites, 6);
+    ck_assert_int_eq(stats_of(&r, "tp_rule_flip_b")->rewrites, 6);
+    ck_assert_ptr_nonnull(r.log);
+    ck_assert_msg(strstr(r.log, "warning") && strstr(r.log, "tp_rule_flip_a") && strstr(r.log, "tp_rule_flip_b"),
+                  "log: %s", r.log);
+    free_result(&r);
+    ph_model_free(m);
+    host_plan_free(&plan);
+
+    /* without the other: one rewrite, then a round that sees no change */
+    const char *one[] = {"optimize.pass_on=tp_rule_flip_a", NULL};
+    plan = build_plan(reg, one);
+    m = chain_model(1);
+    r = run_optimize(m, &plan, 1);
+    ck_assert_msg(r.rc == 0, "%s", r.err.message);
+    ck_assert_int_eq(r.stats.rounds, 2);
+    ck_assert_int_eq(r.stats.hit_cap, 0);
+    ck_assert_int_eq(stats_of(&r, "tp_rule_flip_a")->rewrites, 1);
+    ck_assert_str_eq(ph_node_op_type(ph_graph_first_node(ph_model_graph(m))), "Sigmoid");
+    free_result(&r);
+    ph_model_free(m);
+    host_plan_free(&plan);
+    host_registry_free(reg);
+}
+END_TEST
+
+static size_t count_op(ph_model *m, ph_op op)
+{
+    size_t n = 0;
+    for (ph_node *x = ph_graph_first_node(ph_model_graph(m)); x; x = ph_node_next(x))
+        n += ph_node_op(x) == op;
+    return n;
+}
+
+/* A default rule pass switched off with pass_off is not in the stage's
+ * worklist: the bundled eliminate_identity removes the chain's Identity
+ * nodes, and leaves them when off. */
+START_TEST(pass_off_takes_a_rule_pass_out)
+{
+    host_registry *reg = host_registry_new();
+    ph_error err = {0};
+    ck_assert_msg(host_registry_load_dir(reg, PH_BUILD_DIR "/plugins", &err) == 0, "%s", err.message);
+    const char *none[] = {NULL}, *off[] = {"optimize.pass_off=eliminate_identity", NULL};
+    for (int k = 0; k < 2; k++) {
+        host_plan plan = build_plan(reg, k ? off : none);
+        ph_model *m = chain_model(3);
+        run_result r = run_optimize(m, &plan, 1);
+        ck_assert_msg(r.rc == 0, "%s", r.err.message);
+        ck_assert_uint_eq(count_op(m, PH_OP_Identity), k ? 3 : 0);
+        int found = 0;
+        for (size_t i = 0; i < r.stats.count; i++)
+            found |= strcmp(r.stats.passes[i].name, "eliminate_identity") == 0;
+        ck_assert_int_eq(found, !k);
+        if (!k)
+            ck_assert_int_eq(stats_of(&r, "eliminate_identity")->rewrites, 3);
+        free_result(&r);
+        ph_model_free(m);
+        host_plan_free(&plan);
+    }
+    host_registry_free(reg);
+}
+END_TEST
+
 START_TEST(run_once_after_the_loop)
 {
     host_registry *reg = load_plugins();
@@ -319,6 +398,7 @@ END_TEST
 START_TEST(verify_each_names_the_pass)
 {
     expect_stage_error("tp_good,tp_break_graph", 1, "pass tp_break_graph: broke the graph");
+    expect_stage_error("tp_good,tp_rule_break", 1, "pass tp_rule_break: broke the graph");
 
     /* without --verify-each the runner does not look */
     host_registry *reg = load_plugins();
@@ -344,6 +424,8 @@ static Suite *suite(void)
     tcase_add_test(tc, fixpoint_in_expected_rounds);
     tcase_add_test(tc, cap_stops_a_slow_pass);
     tcase_add_test(tc, oscillation_is_named);
+    tcase_add_test(tc, rule_passes_oscillate_through_the_worklist);
+    tcase_add_test(tc, pass_off_takes_a_rule_pass_out);
     tcase_add_test(tc, run_once_after_the_loop);
     tcase_add_test(tc, empty_stage);
     tcase_add_test(tc, order_hints);

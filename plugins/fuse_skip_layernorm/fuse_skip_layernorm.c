@@ -11,14 +11,13 @@
  *     optional constant beta, or by the form exporters write below opset 17:
  *     ReduceMean (last axis, keepdims) / Sub / Pow 2 / ReduceMean / Add eps
  *     (>= 0) / Sqrt / Div, then optionally Mul gamma and/or Add beta
- *     (constants; the longest form wins); eps and the 2 one-element float32;
- *   - the values between s and the result read only inside the pattern.
+ *     (constants; the longest form wins); eps and the 2 one-element float32.
  *   s itself may have other readers or be a graph output: they then read
  *   SkipLayerNormalization's 4th output, input_skip_bias_sum (ORT >= 1.13).
  * Changes: the subgraph becomes SkipLayerNormalization(a, r, gamma, beta[,
  *   bias]) {epsilon = LayerNormalization's epsilon or eps} (no gamma: [H] of
  *   ones; no beta: omitted), named as the root; the model imports
- *   com.microsoft version 1.  Main graph and every If/Loop/Scan body.
+ *   com.microsoft version 1.
  * Exact: fp (ORT sums a + r (+ bias) and normalizes in one kernel; the order
  *   of the additions and of the variance computation may differ).
  */
@@ -55,7 +54,6 @@ static int fuse(ph_rewriter *rw, const ph_match *m)
     ph_node_set_attr_float(n, "epsilon", (float)ph_match_float(m, "eps", 1e-5));
     if (keep_sum && !ph_value_copy_type(ph_node_output(n, 3), s))
         ph_rw_replace(rw, s, ph_node_output(n, 3));
-    ph_model_require_opset(ph_graph_model(ph_rw_graph(rw)), "com.microsoft", 1);
     return ph_rw_replace_root(rw, ph_node_output(n, 0));
 }
 

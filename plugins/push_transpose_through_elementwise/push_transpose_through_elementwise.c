@@ -183,15 +183,7 @@ static int push(ph_rewriter *rw, const ph_match *m)
             return PH_ENOMEM;
     }
     ph_value *z = ph_node_output(op, 0);
-    if (ph_value_rank(y) == r) { /* the new value's type: y's dims, untransposed */
-        int64_t dims[MAX_RANK];
-        for (int i = 0; i < r; i++)
-            dims[pi.perm[i]] = ph_value_dim(y, i);
-        ph_value_set_type(z, ph_value_dtype(y), r, dims);
-        for (int i = 0; i < r; i++)
-            if (ph_value_dim_param(y, i))
-                ph_value_set_dim_param(z, (int)pi.perm[i], ph_value_dim_param(y, i));
-    }
+    ph_value_set_type_transposed(z, y, r, inv); /* the new value's type: y's, untransposed */
     ph_node *t = ph_rw_node(rw, "Transpose", 1, &z, 1);
     if (!t || ph_node_set_attr_ints(t, "perm", (size_t)r, pi.perm) < 0)
         return PH_ENOMEM;

@@ -174,17 +174,9 @@ static int is_identity(const int64_t *p, int r)
 /* y's type: x's transposed by r->perm (when x's rank is r->rank). */
 static int set_type(ph_value *y, const ph_value *x, const request *r)
 {
-    int64_t dims[MAX_RANK];
     if (ph_value_rank(x) != r->rank)
         return ph_value_set_type(y, ph_value_dtype(x), -1, NULL);
-    for (int i = 0; i < r->rank; i++)
-        dims[i] = ph_value_dim(x, (int)r->perm[i]);
-    if (ph_value_set_type(y, ph_value_dtype(x), r->rank, dims) < 0)
-        return PH_ENOMEM;
-    for (int i = 0; i < r->rank; i++)
-        if (ph_value_dim_param(x, (int)r->perm[i]))
-            ph_value_set_dim_param(y, i, ph_value_dim_param(x, (int)r->perm[i]));
-    return 0;
+    return ph_value_set_type_transposed(y, x, r->rank, r->perm) < 0 ? PH_ENOMEM : 0;
 }
 
 /* Give output v the permutation r->perm of its untransposed value: 1 if

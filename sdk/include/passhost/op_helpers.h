@@ -91,6 +91,12 @@ PH_API int ph_perm_keeps_order(int rank, const int64_t *dims, const int64_t *per
  * it); else 0.  For passes that fold such a Transpose into a MatMul
  * (fuse_gemm_activation). */
 PH_API int ph_node_transpose_swap_rank(const ph_node *t);
+/* Give v the type of Transpose(x) by perm[0..rank): x's dtype, and dim i
+ * x's dim perm[i] (a number, or a symbolic name).  When x's rank is not
+ * `rank` (or unknown), v is left as it is.  0, PH_EINVAL (no v, x or perm)
+ * or PH_ENOMEM.  For passes that build Transposes (demerge_transpose,
+ * push_transpose_through_elementwise, set_output_layout). */
+PH_API int ph_value_set_type_transposed(ph_value *v, const ph_value *x, int rank, const int64_t *perm);
 
 /* ------------------------------------------------------------ axes operands
  * (sdk/src/ops/axes.c; used by squeeze_to_reshape, stack_unstack_to_reshape,

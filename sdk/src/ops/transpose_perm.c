@@ -1,6 +1,6 @@
 /* sdk/src/ops/transpose_perm.c - a Transpose's permutation, whether a
- * permutation moves any element, and whether it swaps the last two dims
- * (layout passes: transpose_to_reshape, simplify_layout_chain,
+ * permutation moves any element, whether it swaps the last two dims, and
+ * the type of a transposed value (layout passes: transpose_to_reshape, simplify_layout_chain,
  * demerge_transpose; MatMul folds: fuse_gemm_activation).  See
  * op_helpers.h. */
 #include <stdint.h>
@@ -66,4 +66,20 @@ PH_API int ph_node_transpose_swap_rank(const ph_node *t)
         if (perm[i] != i)
             return 0;
     return perm[r - 2] == r - 1 && perm[r - 1] == r - 2 ? r : 0;
+}
+
+PH_API int ph_value_set_type_transposed(ph_value *v, const ph_value *x, int rank, const int64_t *perm)
+{
+    int64_t dims[64];
+    if (!v || !x || (rank > 0 && !perm) || rank > 64)
+        return PH_EINVAL;
+    if (ph_value_rank(x) != rank)
+        return 0;
+    for (int i = 0; i < rank; i++)
+        dims[i] = ph_value_dim(x, (int)perm[i]);
+    int rc = ph_value_set_type(v, ph_value_dtype(x), rank, dims);
+    for (int i = 0; !rc && i < rank; i++)
+        if (ph_value_dim_param(x, (int)perm[i]))
+            rc = ph_value_set_dim_param(v, i, ph_value_dim_param(x, (int)perm[i]));
+    return rc;
 }

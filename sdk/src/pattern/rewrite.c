@@ -219,34 +219,34 @@ PH_API int ph_rw_bind_string(ph_rewriter *rw, const char *name, const char *v)
     return rc;
 }
 
+/* Bind a list the caller copied into `copy` (owned by the binding from
+ * now on; freed here on failure); bad: the caller's list was NULL. */
+static int bind_list(ph_rewriter *rw, const char *name, const pat_lit *lit, void *copy, int bad)
+{
+    if (!copy || bad) {
+        free(copy);
+        return note(rw, copy ? PH_EINVAL : PH_ENOMEM);
+    }
+    int rc = vbind(rw, name, lit);
+    if (rc)
+        free(copy);
+    return rc;
+}
+
 PH_API int ph_rw_bind_ints(ph_rewriter *rw, const char *name, size_t n, const int64_t *v)
 {
     int64_t *d = malloc((n ? n : 1) * sizeof *d);
-    if (!d || (n && !v)) {
-        free(d);
-        return note(rw, d ? PH_EINVAL : PH_ENOMEM);
-    }
-    if (n)
+    if (d && n && v)
         memcpy(d, v, n * sizeof *d);
-    int rc = vbind(rw, name, &(pat_lit){.kind = PAT_LIT_INTS, .ints = d, .n = n});
-    if (rc)
-        free(d);
-    return rc;
+    return bind_list(rw, name, &(pat_lit){.kind = PAT_LIT_INTS, .ints = d, .n = n}, d, n && !v);
 }
 
 PH_API int ph_rw_bind_floats(ph_rewriter *rw, const char *name, size_t n, const float *v)
 {
     double *d = malloc((n ? n : 1) * sizeof *d);
-    if (!d || (n && !v)) {
-        free(d);
-        return note(rw, d ? PH_EINVAL : PH_ENOMEM);
-    }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; d && v && i < n; i++)
         d[i] = v[i];
-    int rc = vbind(rw, name, &(pat_lit){.kind = PAT_LIT_FLOATS, .floats = d, .n = n});
-    if (rc)
-        free(d);
-    return rc;
+    return bind_list(rw, name, &(pat_lit){.kind = PAT_LIT_FLOATS, .floats = d, .n = n}, d, n && !v);
 }
 
 /* ------------------------------------------------------- commit, rollback */
