@@ -42,6 +42,8 @@ START_TEST(pools_split)
     const int64_t *k;
     ck_assert_int_eq(ph_node_attr_ints(ph_node_next(ph_graph_first_node(g)), "kernel_shape", &k), 2);
     ck_assert(k[0] == 4 && k[1] == 4);
+    const ph_node *first = ph_node_next(ph_graph_first_node(g));
+    ck_assert_str_ne(ph_node_name(first), ph_node_name(ph_node_next(first))); /* node names stay unique */
     tk_assert_untouched(pass, m);
     ph_model_free(m);
     m = tk_model();

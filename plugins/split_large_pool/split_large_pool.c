@@ -16,7 +16,7 @@
  *   such factor is taken first).  At most 8 spatial axes and 16 steps.
  * Changes:  the pool becomes a chain of pools of the same op, step i with
  *   kernel = strides = the i-th factor of each axis (1 when an axis has no
- *   more).  Main graph and every If/Loop/Scan body.
+ *   more); the last step keeps the pool's name, the others get new ones.  Main graph and every If/Loop/Scan body.
  * Exact:    fp: MaxPool is exact; an AveragePool's mean of means is the
  *   mean, rounded differently.
  */
@@ -106,6 +106,8 @@ static int to_chain(ph_rewriter *rw, const ph_match *m)
         ph_node *step = ph_rw_clone(rw, root, NULL, 1, &cur);
         if (!step)
             break;
+        if (i + 1 < p->steps) /* the last step keeps the pool's name, the others their own */
+            ph_node_set_name(step, ph_graph_unique_name(ph_rw_graph(rw), ph_node_name(root)));
         ph_node_remove_attr(step, "pads");
         ph_node_remove_attr(step, "auto_pad");
         ph_node_set_attr_ints(step, "kernel_shape", (size_t)p->nsp, p->k[i]);
