@@ -92,55 +92,14 @@ int host_load_plugins(host_registry *reg, const char *plugin_dir, ph_error *err)
 
 /* ------------------------------------------------------------- pass names */
 
-static size_t edit_distance(const char *a, const char *b)
-{
-    size_t la = strlen(a), lb = strlen(b);
-    size_t *row = host_xcalloc(lb + 1, sizeof *row);
-    for (size_t j = 0; j <= lb; j++)
-        row[j] = j;
-    for (size_t i = 1; i <= la; i++) {
-        size_t diag = row[0];
-        row[0] = i;
-        for (size_t j = 1; j <= lb; j++) {
-            size_t up = row[j];
-            size_t best = diag + (a[i - 1] != b[j - 1]);
-            if (up + 1 < best)
-                best = up + 1;
-            if (row[j - 1] + 1 < best)
-                best = row[j - 1] + 1;
-            row[j] = best;
-            diag = up;
-        }
-    }
-    size_t d = row[lb];
-    free(row);
-    return d;
-}
-
 size_t host_close_passes(const host_registry *reg, const char *name, const char **out, size_t max)
 {
-    size_t limit = strlen(name) / 3 > 2 ? strlen(name) / 3 : 2;
-    size_t *dist = host_xcalloc(max + 1, sizeof *dist);
-    size_t count = 0;
-    for (size_t i = 0; i < host_registry_count(reg) && max; i++) {
-        const char *cand = host_registry_at(reg, i)->desc->name;
-        size_t d = edit_distance(name, cand);
-        if (d > limit)
-            continue;
-        size_t at = count; /* insertion sort by distance, stable */
-        while (at > 0 && dist[at - 1] > d)
-            at--;
-        if (at >= max)
-            continue;
-        size_t last = count < max ? count : max - 1;
-        for (size_t k = last; k > at; k--)
-            out[k] = out[k - 1], dist[k] = dist[k - 1];
-        out[at] = cand;
-        dist[at] = d;
-        if (count < max)
-            count++;
-    }
-    free(dist);
+    size_t n = host_registry_count(reg);
+    const char **names = host_xcalloc(n ? n : 1, sizeof *names);
+    for (size_t i = 0; i < n; i++)
+        names[i] = host_registry_at(reg, i)->desc->name;
+    size_t count = ph_close_names(name, names, n, out, max);
+    free(names);
     return count;
 }
 

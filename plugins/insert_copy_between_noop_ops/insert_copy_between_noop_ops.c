@@ -18,28 +18,13 @@
 
 #include <passhost/passhost.h>
 
-/* 1 when op is an item of the ", "-separated list. */
-static int listed(const char *list, const char *op)
-{
-    size_t n = strlen(op);
-    for (const char *p = list; p && *p;) {
-        size_t len = strcspn(p, ",");
-        if (len == n && !strncmp(p, op, n))
-            return 1;
-        p += len;
-        while (*p == ',' || *p == ' ')
-            p++;
-    }
-    return 0;
-}
-
 static int after_noop(const ph_match *m, const ph_params *params)
 {
     const char *list = ph_params_string(params, "noop_ops");
     const ph_node *n = ph_match_root(m);
     const ph_node *p = ph_value_producer(ph_match_value(m, "a"));
-    return p && !*ph_node_domain(n) && listed(list, ph_node_op_type(n)) && !*ph_node_domain(p) &&
-           listed(list, ph_node_op_type(p));
+    return p && !*ph_node_domain(n) && ph_target_list_has(list, ph_node_op_type(n)) && !*ph_node_domain(p) &&
+           ph_target_list_has(list, ph_node_op_type(p));
 }
 
 static int insert_copy(ph_rewriter *rw, const ph_match *m)

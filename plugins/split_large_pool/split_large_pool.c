@@ -33,21 +33,6 @@ typedef struct plan {
 } plan;
 
 /* Factors of k, each <= limit, largest first, into f; their count, or -1. */
-static int factor(int64_t k, int64_t limit, int64_t *f)
-{
-    int n = 0;
-    while (k > 1) {
-        int64_t d = limit < k ? limit : k;
-        while (d > 1 && k % d)
-            d--;
-        if (d <= 1 || n == MAX_STEPS)
-            return -1;
-        f[n++] = d;
-        k /= d;
-    }
-    return n;
-}
-
 static int ints_all(const ph_node *n, const char *name, int64_t want, int len)
 {
     const int64_t *v;
@@ -87,7 +72,7 @@ static int too_large(const ph_match *m, const ph_params *params)
         if (k[a] != s[a] || k[a] < 1 || d < 0 || d % k[a])
             return 0;
         over |= k[a] > limit;
-        int c = factor(k[a], limit, f);
+        int c = ph_factor_within(k[a], limit, f, MAX_STEPS);
         if (c < 0)
             return 0;
         for (int i = 0; i < MAX_STEPS; i++)

@@ -32,21 +32,6 @@ typedef struct plan {
     float s[MAX_STEPS][MAX_RANK];
 } plan;
 
-static int factor(int64_t k, int64_t limit, int64_t *f)
-{
-    int n = 0;
-    while (k > 1) {
-        int64_t d = limit < k ? limit : k;
-        while (d > 1 && k % d)
-            d--;
-        if (d <= 1 || n == MAX_STEPS)
-            return -1;
-        f[n++] = d;
-        k /= d;
-    }
-    return n;
-}
-
 static int floor_reads(const ph_node *n)
 {
     const char *ctm = ph_node_attr_string(n, "coordinate_transformation_mode", "half_pixel");
@@ -83,7 +68,7 @@ static int too_large(const ph_match *m, const ph_params *params)
         if ((double)s != sc[a] || s < 1 || ph_value_dim(x, a) < 0)
             return 0;
         over |= s > limit;
-        int c = factor(s, limit, f);
+        int c = ph_factor_within(s, limit, f, MAX_STEPS);
         if (c < 0)
             return 0;
         for (int i = 0; i < MAX_STEPS; i++)

@@ -30,20 +30,12 @@ typedef struct parts {
     int64_t size[MAX_PARTS];
 } parts;
 
+/* 1 when the axis v is an item of the list. */
 static int listed(const char *list, int64_t v)
 {
     char item[32];
     snprintf(item, sizeof item, "%lld", (long long)v);
-    size_t n = strlen(item);
-    for (const char *p = list; p && *p;) {
-        size_t len = strcspn(p, ",");
-        if (len == n && !strncmp(p, item, n))
-            return 1;
-        p += len;
-        while (*p == ',' || *p == ' ')
-            p++;
-    }
-    return 0;
+    return ph_target_list_has(list, item);
 }
 
 static int cut_elsewhere(const ph_match *m, const ph_params *params)

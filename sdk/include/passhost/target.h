@@ -87,6 +87,10 @@ PH_API int ph_target_constrains(const ph_target *t, const char *key);
 PH_API size_t ph_target_count(const ph_target *t);
 PH_API const char *ph_target_key_at(const ph_target *t, size_t i);
 
+/* 1 when the normalized list value (", "-separated, as ph_target_value
+ * gives it) has item, else 0 (also for a NULL list). */
+PH_API int ph_target_list_has(const char *list, const char *item);
+
 /* Whether the profile supports an operator (op_type of domain: "" or
  * "ai.onnx" is the default domain): [target] domains, ops and ops_except
  * (no such key: every operator).  1 or 0. */

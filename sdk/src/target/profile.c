@@ -667,6 +667,11 @@ int tgt_list_has(const char *list, const char *item, size_t n)
     return 0;
 }
 
+PH_API int ph_target_list_has(const char *list, const char *item)
+{
+    return item ? tgt_list_has(list, item, strlen(item)) : 0;
+}
+
 PH_API int ph_target_supports_op(const ph_target *t, const char *domain, const char *op_type)
 {
     if (!t || !op_type)
