@@ -8,6 +8,9 @@
 #                   (and the plain tree build/, whose library the Python test loads)
 #   make test-ort   run original and rewritten bundled models in ONNX Runtime and compare
 #   make test-zoo   the real-model table against ONNX Runtime's basic level (bench/zoo.py)
+#   make test-conformance  the ONNX backend conformance suite (libonnx-testdata): round
+#                   trip, evaluator, default stages and shape inference on every model
+#                   (tests/conformance/run_conformance.c; prints one table of counts)
 #   make install    PREFIX=/usr/local: binary, libraries, headers, plugins, passhost.pc,
 #                   the man page passhost(1), the docs (share/doc/passhost) and the
 #                   Python module (lib/python3/dist-packages/passhost: found by Debian's
@@ -26,6 +29,14 @@
 
 BUILD   ?= build
 PREFIX  ?= /usr/local
+# The one version of passhost: the program's --version, passhost.pc, the
+# man page and the embedding library's ph_pipeline_version all say it.
+VERSION := 0.1.0
+# The shared libraries follow the plugin ABI (sdk/include/passhost/plugin.h):
+# the real file libpasshost.so.MAJOR.MINOR, its soname link libpasshost.so.MAJOR
+# and the link for linking, libpasshost.so (the same for libpasshost-pipeline).
+ABI_MAJOR := $(shell sed -n 's/^\#define PH_ABI_MAJOR \([0-9]*\).*/\1/p' sdk/include/passhost/plugin.h)
+ABI_MINOR := $(shell sed -n 's/^\#define PH_ABI_MINOR \([0-9]*\).*/\1/p' sdk/include/passhost/plugin.h)
 SAN     ?= 0
 ONNX_PROTO ?= /usr/include/onnx/onnx.proto
 
@@ -35,7 +46,8 @@ CFLAGS_BASE := -std=c11 -D_GNU_SOURCE -g $(OPT) -Wall -Wextra -Wshadow -Wno-unus
 ifeq ($(SAN),1)
 SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 endif
-CFLAGS_ALL := $(CFLAGS_BASE) $(SANFLAGS) $(CFLAGS) -Isdk/include -I$(BUILD)/gen
+CFLAGS_ALL := $(CFLAGS_BASE) $(SANFLAGS) $(CFLAGS) -Isdk/include -I$(BUILD)/gen \
+              -DPASSHOST_VERSION='"$(VERSION)"'
 # The passhost program allocates with tcmalloc (libtcmalloc-minimal4): on a
 # million-node model load, passes and save take a quarter less time and
 # memory than with glibc's malloc.  The library itself leaves the choice to
@@ -66,6 +78,8 @@ HOST_SRC   := $(filter-out host/cli/main.c,$(sort $(wildcard host/*/*.c)))
 HOST_OBJ   := $(patsubst host/%.c,$(BUILD)/obj/host/%.o,$(HOST_SRC))
 PLUGINS    := $(notdir $(patsubst %/,%,$(sort $(dir $(wildcard plugins/*/*.c)))))
 PLUGIN_SO  := $(patsubst %,$(BUILD)/plugins/%.so,$(PLUGINS))
+# The default order of each stage, read from beside the passes (host/config/order.h)
+PIPELINE_FILE := $(BUILD)/plugins/pipeline.txt
 TEST_PLUGIN_SRC := $(sort $(wildcard tests/plugins/*.c))
 TEST_PLUGIN_SO  := $(patsubst tests/plugins/%.c,$(BUILD)/test-plugins/%.so,$(TEST_PLUGIN_SRC))
 TEST_SRC   := $(sort $(wildcard tests/test_*.c))
@@ -79,15 +93,17 @@ PYTHON_PKG := $(wildcard python/passhost/*.py)
 DOCS       := $(wildcard docs/*.md) docs/report.schema.json
 
 LIB        := $(BUILD)/lib/libpasshost.so
+LIB_REAL   := $(LIB).$(ABI_MAJOR).$(ABI_MINOR)
 HOSTLIB    := $(BUILD)/lib/libphhost.a
 PIPELINE_LIB := $(BUILD)/lib/libpasshost-pipeline.so
+PIPELINE_LIB_REAL := $(PIPELINE_LIB).$(ABI_MAJOR).$(ABI_MINOR)
 BIN        := $(BUILD)/bin/passhost
 GEN_H      := $(BUILD)/gen/onnx/onnx.pb-c.h
 
-.PHONY: all run test test-build test-ort test-zoo install clean bench bench-eval bench-off-passes check-layers
+.PHONY: all run test test-build test-ort test-zoo test-conformance install clean bench bench-eval bench-off-passes check-layers
 .DEFAULT_GOAL := all
 
-all: $(BIN) $(LIB) $(PIPELINE_LIB) $(PLUGIN_SO)
+all: $(BIN) $(LIB) $(PIPELINE_LIB) $(PLUGIN_SO) $(PIPELINE_FILE)
 
 # --- generated protobuf-c code from the installed ONNX schema -------------
 $(GEN_H): $(ONNX_PROTO)
@@ -104,10 +120,14 @@ $(BUILD)/obj/sdk/%.o: sdk/src/%.c $(HEADERS) $(wildcard sdk/src/*.h sdk/src/*/*.
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Isdk/src -fvisibility=hidden -c $< -o $@
 
-$(LIB): $(SDK_OBJ)
+$(LIB_REAL): $(SDK_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libpasshost.so.1 $(LDFLAGS_ALL) -o $@ $^ -lprotobuf-c -ldl -lm
-	ln -sf libpasshost.so $(BUILD)/lib/libpasshost.so.1
+	$(CC) -shared -Wl,-soname,libpasshost.so.$(ABI_MAJOR) $(LDFLAGS_ALL) -o $@ $^ -lprotobuf-c -ldl -lm
+
+# the usual chain: libpasshost.so -> libpasshost.so.1 -> libpasshost.so.1.1
+$(LIB): $(LIB_REAL)
+	ln -sf $(notdir $(LIB_REAL)) $(BUILD)/lib/libpasshost.so.$(ABI_MAJOR)
+	ln -sf libpasshost.so.$(ABI_MAJOR) $@
 
 # --- the host program ---------------------------------------------------------
 $(BUILD)/obj/host/%.o: host/%.c $(HEADERS) $(HOST_API_HEADERS) $(wildcard host/*/*.h)
@@ -126,11 +146,14 @@ $(BIN): $(BUILD)/obj/host/cli/main.o $(HOSTLIB) $(LIB)
 # The embedding library: the host's objects (all of the program but main.o)
 # as one shared library that exports only passhost/pipeline.h's functions
 # (host/embed/pipeline.map), beside libpasshost.so.
-$(PIPELINE_LIB): $(HOST_OBJ) $(LIB) host/embed/pipeline.map
+$(PIPELINE_LIB_REAL): $(HOST_OBJ) $(LIB) host/embed/pipeline.map
 	@mkdir -p $(dir $@)
-	$(CC) -shared -Wl,-soname,libpasshost-pipeline.so.1 -Wl,--version-script=host/embed/pipeline.map \
+	$(CC) -shared -Wl,-soname,libpasshost-pipeline.so.$(ABI_MAJOR) -Wl,--version-script=host/embed/pipeline.map \
 	  $(LDFLAGS_ALL) -o $@ $(HOST_OBJ) -L$(BUILD)/lib -lpasshost -linih -ldl -lm -Wl,-rpath,'$$ORIGIN'
-	ln -sf libpasshost-pipeline.so $(BUILD)/lib/libpasshost-pipeline.so.1
+
+$(PIPELINE_LIB): $(PIPELINE_LIB_REAL)
+	ln -sf $(notdir $(PIPELINE_LIB_REAL)) $(BUILD)/lib/libpasshost-pipeline.so.$(ABI_MAJOR)
+	ln -sf libpasshost-pipeline.so.$(ABI_MAJOR) $@
 
 # --- plugins: one folder, one .so ------------------------------------------------
 .SECONDEXPANSION:
@@ -138,6 +161,10 @@ $(BUILD)/plugins/%.so: $$(wildcard plugins/%/*.c) $$(wildcard plugins/%/*.h) $(H
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -shared -o $@ $(filter %.c,$^) -L$(BUILD)/lib -lpasshost -lm \
 	  -Wl,-rpath,'$$ORIGIN/../lib:$$ORIGIN/../..'
+
+$(PIPELINE_FILE): plugins/pipeline.txt
+	@mkdir -p $(dir $@)
+	cp $< $@
 
 $(BUILD)/test-plugins/%.so: tests/plugins/%.c $(HEADERS) $(LIB)
 	@mkdir -p $(dir $@)
@@ -206,6 +233,26 @@ test-zoo: all
 	  /usr/bin/python3 bench/zoo.py $(BUILD) $(BUILD)/zoo-models; \
 	else echo "test-zoo: skipped (python3-torch / python3-torchvision not installed)"; fi
 
+# The ONNX backend conformance suite (Debian's libonnx-testdata, installed by
+# scripts/deps.sh): every model's no-pass round trip, the evaluator against
+# the expected outputs, the default stages and the evaluator again, shape
+# inference against the expected dims, whether --verify passes with the
+# defaults, and the evaluator's float64 reference mode.  One table
+# of counts; fails on any failure not listed in tests/conformance/disputed.txt.
+CONFORMANCE_DATA ?= /usr/share/libonnx-testdata/data
+CONFORMANCE_JOBS ?= 2
+CONFORMANCE_BIN  := $(BUILD)/conformance/run_conformance
+$(CONFORMANCE_BIN): tests/conformance/run_conformance.c $(BUILD)/obj/gen/onnx.pb-c.o $(PIPELINE_LIB) $(LIB) \
+	  $(HEADERS) $(HOST_API_HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Ihost/embed/include -o $@ $< $(BUILD)/obj/gen/onnx.pb-c.o \
+	  -L$(BUILD)/lib -lpasshost-pipeline -lpasshost -lprotobuf-c -lm \
+	  -Wl,-rpath,'$(abspath $(BUILD))/lib' $(LDFLAGS_ALL)
+
+test-conformance: all $(CONFORMANCE_BIN)
+	$(CONFORMANCE_BIN) -j $(CONFORMANCE_JOBS) --disputed tests/conformance/disputed.txt \
+	  --list $(BUILD)/conformance/results.tsv $(CONFORMANCE_DATA)
+
 bench: all
 	scripts/bench.sh
 
@@ -228,18 +275,24 @@ run: all
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/passhost/plugins \
 	  $(DESTDIR)$(PREFIX)/include/passhost $(DESTDIR)$(PREFIX)/lib/pkgconfig
-	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/libpasshost.so
-	ln -sf libpasshost.so $(DESTDIR)$(PREFIX)/lib/libpasshost.so.1
-	install -m 755 $(PIPELINE_LIB) $(DESTDIR)$(PREFIX)/lib/libpasshost-pipeline.so
-	ln -sf libpasshost-pipeline.so $(DESTDIR)$(PREFIX)/lib/libpasshost-pipeline.so.1
+	for l in libpasshost libpasshost-pipeline; do \
+	  install -m 755 $(BUILD)/lib/$$l.so.$(ABI_MAJOR).$(ABI_MINOR) $(DESTDIR)$(PREFIX)/lib/ && \
+	  ln -sf $$l.so.$(ABI_MAJOR).$(ABI_MINOR) $(DESTDIR)$(PREFIX)/lib/$$l.so.$(ABI_MAJOR) && \
+	  ln -sf $$l.so.$(ABI_MAJOR) $(DESTDIR)$(PREFIX)/lib/$$l.so || exit 1; \
+	done
 	install -m 644 $(HEADERS) $(HOST_API_HEADERS) $(DESTDIR)$(PREFIX)/include/passhost/
 	install -d $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/passhost
 	install -m 644 $(PYTHON_PKG) $(DESTDIR)$(PREFIX)/lib/python3/dist-packages/passhost/
 	$(if $(PLUGIN_SO),install -m 755 $(PLUGIN_SO) $(DESTDIR)$(PREFIX)/lib/passhost/plugins/)
+	install -m 644 $(PIPELINE_FILE) $(DESTDIR)$(PREFIX)/lib/passhost/plugins/pipeline.txt
 	install -m 755 $(BIN) $(DESTDIR)$(PREFIX)/bin/passhost
-	sed -e 's|@PREFIX@|$(PREFIX)|g' passhost.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/passhost.pc
-	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/passhost
-	install -m 644 docs/passhost.1 $(DESTDIR)$(PREFIX)/share/man/man1/passhost.1
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' passhost.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/passhost.pc
+	install -d $(DESTDIR)$(PREFIX)/share/man/man1 $(DESTDIR)$(PREFIX)/share/doc/passhost \
+	  $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+	sed -e 's|"passhost [0-9.]*"|"passhost $(VERSION)"|' docs/passhost.1 \
+	  > $(DESTDIR)$(PREFIX)/share/man/man1/passhost.1
+	install -m 644 completion/passhost.bash $(DESTDIR)$(PREFIX)/share/bash-completion/completions/passhost
 	install -m 644 README.md $(DOCS) $(DESTDIR)$(PREFIX)/share/doc/passhost/
 
 clean:

@@ -27,8 +27,9 @@ For every ZOODIR/NAME.onnx (all of them when no NAME is given):
     optimizations disabled and basic;
   - with --target ort, passhost also runs with `--set adapt.target=ort` and
     the latency columns are those of that output.
-Prints a markdown table.  Exit 1 when a check fails: outputs differ beyond
-1e-4, --verify fails, passhost leaves more nodes than ORT's basic level, the optimize stage
+Prints a markdown table, then one line: "test-zoo: passed: ..." or
+"test-zoo: FAILED: ..." naming each model and check that failed.  Exit 1
+when a check fails: outputs differ beyond 1e-4, --verify fails, passhost leaves more nodes than ORT's basic level, the optimize stage
 needs more than 6 rounds to settle (its cap is 16), or passhost fails.  Node
 counts are the main graph's; "layout nodes" counts Transpose, Reshape,
 Flatten, Squeeze and Unsqueeze.
@@ -74,7 +75,7 @@ def ort_bench(model, level, save=None, runs=0, symbolic=1):
 
 
 def passhost(build, model, out, extra):
-    rc, text = run([os.path.join(build, "bin", "passhost"), "-i", model, "-o", out] + extra)
+    rc, text = run([os.path.join(build, "bin", "passhost"), "-v", "-i", model, "-o", out] + extra)
     if rc:
         raise RuntimeError(f"passhost {model}: exit {rc}\n{text}")
     fired = []
@@ -92,7 +93,7 @@ def passhost(build, model, out, extra):
 
 def verify(build, model, out):
     """passhost --verify: (ok, worst optimized error / budget, the outputs' lines)."""
-    rc, text = run([os.path.join(build, "bin", "passhost"), "-i", model, "-o", out, "--verify"])
+    rc, text = run([os.path.join(build, "bin", "passhost"), "-i", model, "-o", out, "--verify", "-v"])
     lines, worst = [], 0.0
     for m in re.finditer(r"^  output (\S+)\s+original error (\S+)\s+optimized error (\S+)\s+budget (\S+)",
                          text, re.M):
@@ -124,13 +125,18 @@ def main():
     work = os.path.join(build, "zoo")
     os.makedirs(work, exist_ok=True)
     failed = 0
-    rows, lat_rows, verify_rows = [], [], []
+    rows, lat_rows, verify_rows, failures = [], [], [], []
     for name in names:
         model = os.path.join(zoo, name + ".onnx")
         out = os.path.join(work, name + ".opt.onnx")
         ort_basic = os.path.join(work, name + ".ort_basic.onnx")
         # times: the best of REPEAT runs each (the machine may be busy)
-        fired, ms, rounds = passhost(build, model, out, [])
+        try:
+            fired, ms, rounds = passhost(build, model, out, [])
+        except RuntimeError as e:
+            failed += 1
+            failures.append(f"{name} (passhost failed: {str(e).splitlines()[0]})")
+            continue
         times = [ms] + [passhost(build, model, out, [])[1] for _ in range(REPEAT - 1)]
         ms, ms_work = min(t[0] for t in times), min(t[1] for t in times)
         basic = ort_bench(model, "basic", save=ort_basic)
@@ -139,13 +145,17 @@ def main():
         vok, worst, vlines = verify(build, model, os.path.join(work, name + ".verify.onnx"))
         verify_rows.append(f"| {name} | {'OK' if vok else 'FAIL'} | {worst:.2f} | {'<br>'.join(vlines)} |")
         rc, err = max_abs(model, out)
-        ok = rc == 0 and bool(vok)
+        ort_ok = rc == 0
+        ok = ort_ok and bool(vok)
         n0, n1, nb = nodes(model), nodes(out), nodes(ort_basic)
         l1, lb = layout_nodes(out), layout_nodes(ort_basic)
         # the stage must settle well under its cap (max_iterations, 16)
         settled = 0 < rounds <= MAX_ROUNDS
         if not ok or n1 > nb or not settled:
             failed += 1
+            why = [w for w, bad in (("outputs differ in ORT", not ort_ok), ("--verify failed", not vok), (f"{n1} nodes, ORT basic {nb}", n1 > nb),
+                                    (f"{rounds} rounds", not settled)) if bad]
+            failures.append(f"{name} ({', '.join(why)})")
         rows.append(f"| {name} | {n0} | {n1} | {nb} | {l1} / {lb} | {rounds}{'' if settled else ' FAIL'} | {ms_work:.0f} / {ms:.0f} "
                     f"| {basic['create_ms']:.0f} | {err}{'' if ok else ' FAIL'} | {', '.join(fired) or '-'} |")
         if latency:
@@ -157,6 +167,7 @@ def main():
                 if rc2:
                     failed += 1
                     err2 += " FAIL"
+                    failures.append(f"{name} (target {target}: outputs differ in ORT)")
             cells = []
             for m in (model, lat_model):
                 for level in ("disabled", "basic"):
@@ -178,6 +189,12 @@ def main():
               + (" max abs |" if target else ""))
         print("|---|---:|---:|---:|---:|" + ("---:|" if target else ""))
         print("\n".join(lat_rows))
+    print()
+    if failed:
+        print(f"test-zoo: FAILED: {failed} of {len(names)} model checks: {'; '.join(failures)}")
+    else:
+        print(f"test-zoo: passed: {len(names)} model{'' if len(names) == 1 else 's'}: outputs equal in ONNX Runtime, no more nodes than "
+              f"its basic level, settled in {MAX_ROUNDS} rounds or fewer")
     return 1 if failed else 0
 
 

@@ -139,10 +139,10 @@ run_cli() {
     sync
     t0=$(now_ns)
     if [ -n "$TIME" ]; then
-        $TIME -f '%M' -o "$DIR/cli.rss" "$CLI" -i "$1" -o "$DIR/cli.onnx" >"$DIR/cli.out" 2>"$DIR/cli.err"
+        $TIME -f '%M' -o "$DIR/cli.rss" "$CLI" -v -i "$1" -o "$DIR/cli.onnx" >"$DIR/cli.out" 2>"$DIR/cli.err"
         rc=$?
     else
-        "$CLI" -i "$1" -o "$DIR/cli.onnx" >"$DIR/cli.out" 2>"$DIR/cli.err"
+        "$CLI" -v -i "$1" -o "$DIR/cli.onnx" >"$DIR/cli.out" 2>"$DIR/cli.err"
         rc=$?
     fi
     t1=$(now_ns)

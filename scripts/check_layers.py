@@ -15,10 +15,11 @@ folders before it on its line.  The checks:
   calls     each object's undefined symbols (nm) that another object of the
             group defines must be defined in the same folder or a lower one;
             an object of a public folder may call only exported symbols
-            (PH_API: default visibility, readelf);
+            (PH_API: default visibility, readelf) of the other folders;
   includes  an #include "OTHER/..." naming a folder of the group must name
             the same folder or a lower one; a file of a public folder may
-            include only <...> and "passhost/..." headers.
+            include only <...> and "passhost/..." headers, and headers of
+            its own folder.
 
 A folder on disk (or in the build tree) that its line does not place, or a
 placed folder that is not there, is an error too.  Since the order is total,
@@ -119,7 +120,7 @@ def check_calls(group, objroot, srcroot, folders, public, problems):
         to_folder, to_src = defined[sym]
         if rank[to_folder] > rank[folder]:
             problems.append(f"{src} calls {sym} of {to_src}: {folder} is below {to_folder}")
-        elif folder in public and sym not in api:
+        elif folder in public and to_folder != folder and sym not in api:
             problems.append(f"{src} calls {sym} of {to_src}, which is internal: "
                             f"{folder} is built on the public API only")
     return len(where)
@@ -148,7 +149,8 @@ def check_includes(group, root, folders, public, problems):
                 first = inc.split('/', 1)[0]
                 if '/' in inc and first in rank and rank[first] > rank[folder]:
                     problems.append(f"{rel} includes \"{inc}\": {folder} is below {first}")
-                elif folder in public and quote == '"' and first != 'passhost':
+                elif (folder in public and quote == '"' and first != 'passhost' and
+                      not os.path.exists(os.path.join(os.path.dirname(path), inc))):
                     problems.append(f"{rel} includes \"{inc}\": {folder} is built on the "
                                     f"public API only (passhost/*.h)")
     for folder in folders:

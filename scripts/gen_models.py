@@ -14,6 +14,14 @@ What it makes (all deterministic: fixed seeds, no timestamps):
   tests/models/external_data.bin   ... this external data file (relative location)
   tests/models/unknown_fields.onnx model whose bytes carry fields unknown to onnx.proto
                                    in ModelProto, GraphProto and NodeProto
+  tests/models/speech_vad.onnx     onnx.helper graph shaped like a voice-activity
+                                   detector: Conv1d, LSTM with state in and out,
+                                   an If on the sample rate reading outer weights
+  tests/models/quantized_mlp.onnx  onnx.helper graph shaped like ONNX Runtime's
+                                   dynamic quantization: DynamicQuantizeLinear,
+                                   MatMulInteger, QuantizeLinear/DequantizeLinear
+  tests/models/ort_contrib.onnx    onnx.helper graph of the com.microsoft ops
+                                   passhost's target-ort passes emit
 
 How to run (from the repository root; needs Debian's python3-torch, python3-onnx,
 python3-numpy -- use the system interpreter, not a pyenv one):
@@ -527,6 +535,135 @@ def check_unknown_fields(path):
         assert marker in nb, "node lost its unknown field"
 
 
+# ---------------------------------------------------------------------------
+# 6. models of deployed shapes for the evaluator (ONNX Runtime reference data
+#    in tests/models/reference/, made by scripts/ort_reference.js)
+# ---------------------------------------------------------------------------
+
+def _weights(rng, name, shape, scale=0.5):
+    return numpy_helper.from_array((rng.standard_normal(shape) * scale).astype(np.float32), name)
+
+
+def _model(graph, opsets):
+    model = helper.make_model(graph, ir_version=8, opset_imports=opsets,
+                              producer_name=PRODUCER, producer_version=PRODUCER_VERSION)
+    return model.SerializeToString()
+
+
+def make_speech_vad():
+    """Conv1d + Relu over an audio chunk, an LSTM carrying its state between
+    calls (h and c in and out), and an If on the sample rate whose branches
+    read the classifier weights of the main graph (as Silero-style VADs)."""
+    F, I64 = TensorProto.FLOAT, TensorProto.INT64
+    rng = np.random.default_rng(11)
+    H = 16
+    inits = [_weights(rng, "conv_w", [4, 1, 8]), _weights(rng, "conv_b", [4]),
+             _weights(rng, "lstm_w", [1, 4 * H, 4]), _weights(rng, "lstm_r", [1, 4 * H, H], 0.3),
+             _weights(rng, "lstm_b", [1, 8 * H], 0.1), _weights(rng, "head_a", [H, 1]),
+             _weights(rng, "head_b", [H, 1]),
+             numpy_helper.from_array(np.array(5, np.int64), "rate_split"),
+             numpy_helper.from_array(np.array([1], np.int64), "axis1")]
+    branch = lambda name, w: helper.make_graph(  # noqa: E731
+        [helper.make_node("MatMul", ["h_last", w], [name + "_logit"]),
+         helper.make_node("Sigmoid", [name + "_logit"], [name + "_out"])],
+        name, [], [helper.make_tensor_value_info(name + "_out", F, [1, 1])])
+    nodes = [
+        helper.make_node("Conv", ["audio", "conv_w", "conv_b"], ["feat"], strides=[4]),
+        helper.make_node("Relu", ["feat"], ["feat_r"]),
+        helper.make_node("Transpose", ["feat_r"], ["seq"], perm=[2, 0, 1]),
+        helper.make_node("LSTM", ["seq", "lstm_w", "lstm_r", "lstm_b", "", "h0", "c0"],
+                         ["y", "hn", "cn"], hidden_size=H),
+        helper.make_node("Squeeze", ["hn", "axis1"], ["h_sq"]),
+        helper.make_node("Identity", ["h_sq"], ["h_last"]),
+        helper.make_node("Greater", ["sr", "rate_split"], ["wide"]),
+        helper.make_node("If", ["wide"], ["prob"], then_branch=branch("wide_band", "head_a"),
+                         else_branch=branch("narrow_band", "head_b")),
+    ]
+    graph = helper.make_graph(
+        nodes, "speech_vad",
+        [helper.make_tensor_value_info("audio", F, [1, 1, 64]),
+         helper.make_tensor_value_info("h0", F, [1, 1, H]),
+         helper.make_tensor_value_info("c0", F, [1, 1, H]),
+         helper.make_tensor_value_info("sr", I64, [])],
+        [helper.make_tensor_value_info("prob", F, [1, 1]),
+         helper.make_tensor_value_info("hn", F, [1, 1, H]),
+         helper.make_tensor_value_info("cn", F, [1, 1, H])],
+        initializer=inits)
+    return _model(graph, [helper.make_opsetid("", 13)])
+
+
+def make_quantized_mlp():
+    """x -> DynamicQuantizeLinear -> MatMulInteger with a uint8 weight and its
+    zero point -> Cast -> times both scales -> + bias -> Relu ->
+    QuantizeLinear / DequantizeLinear (a QDQ pair) -> MatMul with a weight
+    stored per axis as int8 and dequantized per output column."""
+    F, U8, I8 = TensorProto.FLOAT, TensorProto.UINT8, TensorProto.INT8
+    rng = np.random.default_rng(12)
+    inits = [numpy_helper.from_array(rng.integers(0, 256, (16, 8), dtype=np.uint8), "w1_q"),
+             numpy_helper.from_array(np.array(131, np.uint8), "w1_zp"),
+             numpy_helper.from_array(np.array(0.01, np.float32), "w1_scale"),
+             _weights(rng, "b1", [8], 0.1),
+             numpy_helper.from_array(np.array(0.02, np.float32), "act_scale"),
+             numpy_helper.from_array(np.array(10, np.uint8), "act_zp"),
+             numpy_helper.from_array(rng.integers(-127, 128, (8, 4), dtype=np.int8), "w2_q"),
+             numpy_helper.from_array(np.array([0.01, 0.02, 0.015, 0.005], np.float32), "w2_scale"),
+             numpy_helper.from_array(np.zeros(4, np.int8), "w2_zp")]
+    nodes = [
+        helper.make_node("DynamicQuantizeLinear", ["x"], ["x_q", "x_scale", "x_zp"]),
+        helper.make_node("MatMulInteger", ["x_q", "w1_q", "x_zp", "w1_zp"], ["acc"]),
+        helper.make_node("Cast", ["acc"], ["acc_f"], to=F),
+        helper.make_node("Mul", ["x_scale", "w1_scale"], ["scale"]),
+        helper.make_node("Mul", ["acc_f", "scale"], ["h_raw"]),
+        helper.make_node("Add", ["h_raw", "b1"], ["h_b"]),
+        helper.make_node("Relu", ["h_b"], ["h"]),
+        helper.make_node("QuantizeLinear", ["h", "act_scale", "act_zp"], ["h_q"]),
+        helper.make_node("DequantizeLinear", ["h_q", "act_scale", "act_zp"], ["h_dq"]),
+        helper.make_node("DequantizeLinear", ["w2_q", "w2_scale", "w2_zp"], ["w2"], axis=1),
+        helper.make_node("MatMul", ["h_dq", "w2"], ["y"]),
+    ]
+    graph = helper.make_graph(
+        nodes, "quantized_mlp", [helper.make_tensor_value_info("x", F, [2, 16])],
+        [helper.make_tensor_value_info("y", F, [2, 4])], initializer=inits)
+    return _model(graph, [helper.make_opsetid("", 13)])
+
+
+def make_ort_contrib():
+    """The com.microsoft ops of passhost's target-ort passes in one graph:
+    FusedConv (Relu), FusedGemm (LeakyRelu), SkipLayerNormalization with a
+    bias, FastGelu with a bias, FusedMatMul (transB, alpha) and Gelu."""
+    F, MS = TensorProto.FLOAT, "com.microsoft"
+    rng = np.random.default_rng(13)
+    inits = [_weights(rng, "cw", [4, 3, 3, 3]), _weights(rng, "cb", [4], 0.1),
+             _weights(rng, "gw", [4, 16]), _weights(rng, "gb", [16], 0.1),
+             numpy_helper.from_array(np.array([1, 2, 8], np.int64), "shape3"),
+             _weights(rng, "skip", [1, 2, 8]), _weights(rng, "gamma", [8], 1.0),
+             _weights(rng, "beta", [8], 0.1), _weights(rng, "sbias", [8], 0.1),
+             _weights(rng, "fbias", [8], 0.1), _weights(rng, "mw", [5, 8])]
+    nodes = [
+        helper.make_node("FusedConv", ["x", "cw", "cb"], ["c"], domain=MS, activation="Relu",
+                         pads=[1, 1, 1, 1]),
+        helper.make_node("GlobalAveragePool", ["c"], ["p"]),
+        helper.make_node("Flatten", ["p"], ["f"]),
+        helper.make_node("FusedGemm", ["f", "gw", "gb"], ["g"], domain=MS, activation="LeakyRelu",
+                         activation_alpha=0.1, alpha=1.0, beta=1.0),
+        helper.make_node("Reshape", ["g", "shape3"], ["g3"]),
+        helper.make_node("SkipLayerNormalization", ["g3", "skip", "gamma", "beta", "sbias"],
+                         ["ln", "", "", "sum"], domain=MS, epsilon=1e-5),
+        helper.make_node("FastGelu", ["ln", "fbias"], ["fg"], domain=MS),
+        helper.make_node("FusedMatMul", ["fg", "mw"], ["mm"], domain=MS, transB=1, alpha=0.5),
+        helper.make_node("Gelu", ["mm"], ["y"], domain=MS),
+    ]
+    # the types of the contrib ops' outputs, as the passes that emit them set
+    # them (shape inference knows no com.microsoft op)
+    vi = [helper.make_tensor_value_info(n, F, d) for n, d in
+          (("c", [1, 4, 6, 6]), ("g", [1, 16]), ("ln", [1, 2, 8]), ("fg", [1, 2, 8]), ("mm", [1, 2, 5]))]
+    graph = helper.make_graph(
+        nodes, "ort_contrib", [helper.make_tensor_value_info("x", F, [1, 3, 6, 6])],
+        [helper.make_tensor_value_info("y", F, [1, 2, 5]),
+         helper.make_tensor_value_info("sum", F, [1, 2, 8])], initializer=inits, value_info=vi)
+    return _model(graph, [helper.make_opsetid("", 13), helper.make_opsetid(MS, 1)])
+
+
 def main():
     os.makedirs(MODELS, exist_ok=True)
     os.makedirs(TEST_MODELS, exist_ok=True)
@@ -543,6 +680,9 @@ def main():
     write(os.path.join(TEST_MODELS, "external_data.onnx"), ext_model)
     write(os.path.join(TEST_MODELS, EXT_BIN), ext_blob)
     write(os.path.join(TEST_MODELS, "unknown_fields.onnx"), make_unknown_fields())
+    write(os.path.join(TEST_MODELS, "speech_vad.onnx"), make_speech_vad())
+    write(os.path.join(TEST_MODELS, "quantized_mlp.onnx"), make_quantized_mlp())
+    write(os.path.join(TEST_MODELS, "ort_contrib.onnx"), make_ort_contrib())
 
     for d in (MODELS, TEST_MODELS):
         check(os.path.join(d, "cnn_small.onnx"),
@@ -555,6 +695,9 @@ def main():
         assert t.data_location == TensorProto.DEFAULT and t.raw_data
     check(os.path.join(TEST_MODELS, "unknown_fields.onnx"), ("Relu", "Mul"))
     check_unknown_fields(os.path.join(TEST_MODELS, "unknown_fields.onnx"))
+    check(os.path.join(TEST_MODELS, "speech_vad.onnx"), ("LSTM", "If", "Conv"))
+    check(os.path.join(TEST_MODELS, "quantized_mlp.onnx"), ("DynamicQuantizeLinear", "MatMulInteger"))
+    check(os.path.join(TEST_MODELS, "ort_contrib.onnx"), ("FusedConv", "SkipLayerNormalization"))
     return 0
 
 

@@ -22,6 +22,11 @@ out=docs/passes.md
     echo "\`[pass.NAME]\`; **relations** are ordering hints (every stage runs its passes"
     echo "to a fixpoint, so order only decides which of two rewrites of one node wins)."
     echo
+    echo "The rows are in run order: the optimize stage's passes, then the adapt stage's,"
+    echo "as [\`plugins/pipeline.txt\`](../plugins/pipeline.txt) lists them (see"
+    echo "[config.md](config.md#which-passes-run-in-which-order)); the sections below are"
+    echo "in name order."
+    echo
     "$BUILD/bin/passhost" --list-passes --markdown --plugin-dir "$BUILD/plugins"
     for src in plugins/*/*.c; do
         name=$(basename "$(dirname "$src")")

@@ -3,7 +3,8 @@
 #
 #   scripts/test_ort.sh [BUILD]        (make test-ort: after make all, BUILD=build)
 #
-# For every models/*.onnx, and the torch exports of scripts/gen_torch_models.py
+# For every models/*.onnx, the models of scripts/gen_everyday_models.py, and
+# the torch exports of scripts/gen_torch_models.py
 # (when python3-torch is installed: torchvision ResNet-18 and MobileNetV2 with
 # BatchNormalization kept, a BERT-style encoder at opsets 17 and 13, a small
 # CNN with every Conv activation at opsets 13 and 10, an MLP with every Gemm
@@ -14,7 +15,10 @@
 #      found with passhost --list-passes; approx passes are skipped);
 #   3. once more with the ONNX Runtime target profile, configs/targets/ort.ini
 #      (adapt.target=ort: the com.microsoft fusions), printing the adapt
-#      stage's per-pass report so one sees which fusions fired;
+#      stage's per-pass report so one sees which fusions fired, and with
+#      --verify: passhost's own evaluator runs the com.microsoft ops of the
+#      result against the original (so its contrib kernels and ONNX
+#      Runtime's are both checked against the original model);
 # and for each rewrite scripts/ort_check.js compares the original with the
 # rewritten model in ONNX Runtime (optimizations off, 1 thread): 4 seeded runs,
 # symbolic dims 1 in runs 0 and 2 and 3 in runs 1 and 3 (a seq of 1 would
@@ -86,9 +90,9 @@ check() {
     rm -f "$out"
     echo "== $name ($tag): passhost -i $model -o $out $*"
     if [ "$tag" = ort ]; then
-        "$PASSHOST" -i "$model" -o "$out" "$@" >"$OUT/$name.$tag.report" 2>&1
+        "$PASSHOST" -v -i "$model" -o "$out" "$@" --verify >"$OUT/$name.$tag.report" 2>&1
         rc=$?
-        sed -n '/^stage adapt/,/^  total/p' "$OUT/$name.$tag.report"
+        sed -n '/^stage adapt/,/^  total/p; /^verify:/p' "$OUT/$name.$tag.report"
         [ $rc -eq 0 ] || cat "$OUT/$name.$tag.report"
     else
         "$PASSHOST" -q -i "$model" -o "$out" "$@"
@@ -99,8 +103,11 @@ check() {
         fail "$name ($tag): passhost exited $rc"
         return
     fi
-    # shellcheck disable=SC2086  # ORT_CHECK_ARGS is a list of options
-    node scripts/ort_check.js "$model" "$out" --runs 4 --symbolic 1,3 ${ORT_CHECK_ARGS:-}
+    # a model may need inputs of its own (MODEL.ortargs beside it: e.g. a
+    # fixed audio length and a batch of 1 for the VAD-like model)
+    own=$(cat "${model%.onnx}.ortargs" 2>/dev/null)
+    # shellcheck disable=SC2086  # ORT_CHECK_ARGS and own are lists of options
+    node scripts/ort_check.js "$model" "$out" --runs 4 --symbolic 1,3 $own ${ORT_CHECK_ARGS:-}
     rc=$?
     if [ $rc -eq 0 ]; then
         passed=$((passed + 1))
@@ -118,6 +125,15 @@ if /usr/bin/python3 scripts/gen_torch_models.py "$OUT/torch" 2>"$OUT/torch.log";
     models="$models $(ls "$OUT"/torch/*.onnx)"
 else
     echo "test_ort: no torch models ($(tail -n 1 "$OUT/torch.log")): bundled models only"
+fi
+# the shapes of real exports passhost met (scripts/gen_everyday_models.py):
+# If nodes with constant conditions, an out-of-order fp16 model, a Reshape
+# fed by a Shape chain, an If in a Loop body
+if /usr/bin/python3 scripts/gen_everyday_models.py "$OUT/everyday" >"$OUT/everyday.log" 2>&1; then
+    printf '%s\n' "--shape input:1x512 --symbolic 1" >"$OUT/everyday/vad_like.ortargs"
+    models="$models $(ls "$OUT"/everyday/*.onnx)"
+else
+    echo "test_ort: no everyday models ($(tail -n 1 "$OUT/everyday.log"))"
 fi
 for m in ${TEST_ORT_MODELS:-}; do
     [ -f "$m" ] || die "TEST_ORT_MODELS: $m not found"

@@ -144,7 +144,7 @@ def main():
         shutil.copy(os.path.join(SRC, "models", "cnn_small.onnx"), model)
         out = os.path.join(tmp, "out.onnx")
         rj = os.path.join(tmp, "r.json")
-        p = run(model, out, "--verify=2", "--verify-each", "--report-json", rj)
+        p = run(model, out, "--verify=2", "--verify-each", "-v", "--report-json", rj)
         rep = validate(rj)
         check(rep["status"] == {"exit_code": 0, "ok": True, "error": None}, "status")
         compare_with_text(p.stdout, rep)

@@ -52,19 +52,6 @@ static const char *model_as(const char *name, const char *as)
     return to;
 }
 
-/* Exit status of a shell command. */
-static int sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static int sh(const char *fmt, ...)
-{
-    char cmd[4096];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(cmd, sizeof cmd, fmt, ap);
-    va_end(ap);
-    int ws = system(cmd);
-    ck_assert_msg(ws != -1 && WIFEXITED(ws), "%s", cmd);
-    return WEXITSTATUS(ws);
-}
 
 static int same_file(const char *a, const char *b)
 {
@@ -162,7 +149,7 @@ START_TEST(passes_run_in_the_given_order)
     const char *in = model_as("cnn_small.onnx", "m.onnx");
     /* catalogue order is tp_good, tp_once, tp_one_step (file names) */
     tk_cli_result r = TK_CLI(in, tk_tpath("o.onnx"), "--plugin-dir", plugdir,
-                             "--passes=tp_one_step,tp_good", "--set", "adapt.no_integral=true");
+                             "--passes=tp_one_step,tp_good", "--set", "adapt.no_integral=true", "-v");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     const char *a = strstr(r.out, "  tp_one_step "), *b = strstr(r.out, "  tp_good ");
     ck_assert_msg(a && b && a < b, "%s", r.out);
@@ -171,7 +158,7 @@ START_TEST(passes_run_in_the_given_order)
     tk_cli_free(&r);
     /* and the other way round */
     r = TK_CLI(in, tk_tpath("o.onnx"), "--plugin-dir", plugdir, "--passes", "tp_good,tp_one_step",
-               "--set", "adapt.no_integral=true");
+               "--set", "adapt.no_integral=true", "-v");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     a = strstr(r.out, "  tp_one_step "), b = strstr(r.out, "  tp_good ");
     ck_assert_msg(a && b && b < a, "%s", r.out);
@@ -182,7 +169,7 @@ START_TEST(passes_run_in_the_given_order)
                "[optimize]\nno_integral = true\nkeep_order = true\npass_on = tp_one_step, tp_good\n"
                "[adapt]\nno_integral = true\n");
     fclose(f);
-    r = TK_CLI(tk_tpath("order.ini"));
+    r = TK_CLI(tk_tpath("order.ini"), "-v");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     a = strstr(r.out, "  tp_one_step "), b = strstr(r.out, "  tp_good ");
     ck_assert_msg(a && b && a < b, "%s", r.out);
@@ -221,18 +208,18 @@ START_TEST(skip_and_no_fold)
 {
     const char *in = model_as("cnn_small.onnx", "m.onnx");
     const char *out = tk_tpath("o.onnx");
-    tk_cli_result r = TK_CLI(in, out);
+    tk_cli_result r = TK_CLI(in, out, "-v");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     ck_assert_ptr_nonnull(line_with(r.out, "eliminate_identity "));
     ck_assert_ptr_nonnull(line_with(r.out, "constant_folding "));
     tk_cli_free(&r);
-    r = TK_CLI(in, out, "--skip=eliminate_identity", "--skip", "fuse_conv_bn,eliminate_nop_pool");
+    r = TK_CLI(in, out, "--skip=eliminate_identity", "--skip", "fuse_conv_bn,eliminate_nop_pool", "-v");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     ck_assert_ptr_null(line_with(r.out, "eliminate_identity "));
     ck_assert_ptr_null(line_with(r.out, "fuse_conv_bn "));
     ck_assert_ptr_nonnull(line_with(r.out, "constant_folding "));
     tk_cli_free(&r);
-    r = TK_CLI(in, out, "--no-fold");
+    r = TK_CLI(in, out, "--no-fold", "-v");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     ck_assert_ptr_null(line_with(r.out, "constant_folding "));
     ck_assert_ptr_null(line_with(r.out, "fold_constant_inputs "));
@@ -339,29 +326,29 @@ START_TEST(streams)
     tk_cli_result r = TK_CLI(in, tk_tpath("file.onnx"), "-q");
     ck_assert_msg(r.status == 0, "%s", r.err);
     tk_cli_free(&r);
-    ck_assert_int_eq(sh("'%s' '%s' - > '%s/piped.onnx' 2> '%s/err.txt'", bin, in, t, t), 0);
+    ck_assert_int_eq(tk_sh("'%s' '%s' - > '%s/piped.onnx' 2> '%s/err.txt'", bin, in, t, t), 0);
     ck_assert(same_file(tk_tpath("file.onnx"), tk_tpath("piped.onnx")));
     /* the report went to stderr */
     char *err = tk_slurp(tk_tpath("err.txt"), NULL);
     ck_assert_msg(strstr(err, "stage optimize") && strstr(err, "-> -:"), "%s", err);
     free(err);
     /* and from stdin */
-    ck_assert_int_eq(sh("'%s' -i - -o '%s/fromstdin.onnx' -q < '%s'", bin, t, in), 0);
+    ck_assert_int_eq(tk_sh("'%s' -i - -o '%s/fromstdin.onnx' -q < '%s'", bin, t, in), 0);
     ck_assert(same_file(tk_tpath("file.onnx"), tk_tpath("fromstdin.onnx")));
-    ck_assert_int_eq(sh("'%s' - - -q < '%s' > '%s/both.onnx'", bin, in, t), 0);
+    ck_assert_int_eq(tk_sh("'%s' - - -q < '%s' > '%s/both.onnx'", bin, in, t), 0);
     ck_assert(same_file(tk_tpath("file.onnx"), tk_tpath("both.onnx")));
     /* not a model on stdin: exit 3, nothing on stdout */
-    ck_assert_int_eq(sh("echo hello | '%s' - - > '%s/none.onnx' 2>/dev/null", bin, t), HOST_EXIT_MODEL);
+    ck_assert_int_eq(tk_sh("echo hello | '%s' - - > '%s/none.onnx' 2>/dev/null", bin, t), HOST_EXIT_MODEL);
     size_t len = 1;
     free(tk_slurp(tk_tpath("none.onnx"), &len));
     ck_assert_uint_eq(len, 0);
     /* a failed run writes nothing to stdout either */
-    ck_assert_int_eq(sh("'%s' '%s' - --passes=nosuch > '%s/none2.onnx' 2>/dev/null", bin, in, t),
+    ck_assert_int_eq(tk_sh("'%s' '%s' - --passes=nosuch > '%s/none2.onnx' 2>/dev/null", bin, in, t),
                      HOST_EXIT_CONFIG);
     free(tk_slurp(tk_tpath("none2.onnx"), &len));
     ck_assert_uint_eq(len, 0);
     /* stdout a terminal: refused */
-    ck_assert_int_eq(sh("script -qec \"'%s' '%s' -o -\" /dev/null > '%s/tty.txt' 2>&1", bin, in, t),
+    ck_assert_int_eq(tk_sh("script -qec \"'%s' '%s' -o -\" /dev/null > '%s/tty.txt' 2>&1", bin, in, t),
                      HOST_EXIT_USAGE);
     char *tty = tk_slurp(tk_tpath("tty.txt"), NULL);
     ck_assert_msg(strstr(tty, "stdout is a terminal"), "%s", tty);
@@ -405,7 +392,7 @@ START_TEST(inspect_table)
     }
     tk_cli_free(&r);
     /* on a terminal: its width, box rules */
-    ck_assert_int_eq(sh("COLUMNS=50 script -qec \"stty cols 50; '%s' --inspect '%s' '%s'\" /dev/null "
+    ck_assert_int_eq(tk_sh("COLUMNS=50 script -qec \"stty cols 50; '%s' --inspect '%s' '%s'\" /dev/null "
                         "> '%s/tty.txt'", bin, a, b, tmpdir), 0);
     char *tty = tk_slurp(tk_tpath("tty.txt"), NULL);
     ck_assert_msg(strstr(tty, "\xe2\x94\x80") != NULL, "no box rule on a terminal: %s", tty);
@@ -428,9 +415,9 @@ END_TEST
 START_TEST(report_tables_and_verdicts)
 {
     const char *in = model_as("cnn_small.onnx", "m.onnx");
-    tk_cli_result r = TK_CLI(in, tk_tpath("o.onnx"), "--verify=2", "--verify-each");
+    tk_cli_result r = TK_CLI(in, tk_tpath("o.onnx"), "--verify=2", "--verify-each", "-v");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-    /* the per-pass table says what its columns mean */
+    /* -v: the per-pass table says what its columns mean */
     ck_assert_msg(strstr(r.out, "node change") && strstr(r.out, "(checks between passes)") &&
                   strstr(r.out, "nodes added minus removed"), "%s", r.out);
     /* a pass that made no rewrite changed no node */
@@ -448,14 +435,31 @@ START_TEST(report_tables_and_verdicts)
     ck_assert_msg(strstr(v, ": OK (and the written file)\n") != NULL, "%s", v);
     ck_assert_msg(strstr(ve, "structure and outputs (2 runs") != NULL, "%s", ve);
     tk_cli_free(&r);
-    /* -q keeps the verdicts and nothing else */
+    /* the default: a few lines: each stage with the passes that changed the
+     * graph (not the others), the sizes, the verdicts, the summary line */
+    r = TK_CLI(in, tk_tpath("o.onnx"), "--verify=2", "--verify-each");
+    ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
+    ck_assert_msg(tk_line_count(r.out) <= 8, "%s", r.out);
+    const char *st = strstr(r.out, "stage optimize: "), *changed = strstr(r.out, " passes changed it");
+    const char *size = strstr(r.out, "\nsize "), *verdict = strstr(r.out, "\nverify: 2 runs");
+    ck_assert_msg(st == r.out && changed && size && verdict && size < verdict, "%s", r.out);
+    ck_assert_msg(strstr(r.out, "eliminate_identity 2 (-2 nodes)"), "%s", r.out);
+    ck_assert_msg(!strstr(r.out, "eliminate_nop_pad") && !strstr(r.out, "node change"), "%s", r.out);
+    ck_assert_msg(strstr(r.out, "initializers ") && strstr(r.out, " -> "), "%s", r.out);
+    last = strrchr(r.out, '\n');
+    while (last > r.out && last[-1] != '\n')
+        last--;
+    ck_assert_msg(strncmp(last, "passhost: ", 10) == 0, "%s", r.out);
+    tk_cli_free(&r);
+    /* -q: errors only; nothing at all on success */
     r = TK_CLI(in, tk_tpath("o.onnx"), "--verify=2", "--verify-each", "-q");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
-    ck_assert_int_eq(tk_line_count(r.out), 2);
-    ck_assert_msg(strncmp(r.out, "verify: 2 runs", 14) == 0 && strstr(r.out, "\nverify-each: "), "%s",
-                  r.out);
+    ck_assert_str_eq(r.out, "");
     ck_assert_str_eq(r.err, "");
     tk_cli_free(&r);
+    /* -q and -v contradict */
+    r = TK_CLI(in, tk_tpath("o.onnx"), "-q", "-v");
+    tk_expect_failure(&r, HOST_EXIT_USAGE, "-q and -v", NULL);
     /* no table with -q and no verification */
     r = TK_CLI(in, tk_tpath("o.onnx"), "-q");
     ck_assert_str_eq(r.out, "");
@@ -467,7 +471,7 @@ START_TEST(progress_line_on_a_terminal)
 {
     const char *in = model_as("cnn_small.onnx", "m.onnx");
     /* one call of 1.1 s: over a second, so the line shows on a terminal */
-    ck_assert_int_eq(sh("script -qec \"'%s' '%s' '%s/o.onnx' --plugin-dir '%s' --passes=tp_slow "
+    ck_assert_int_eq(tk_sh("script -qec \"'%s' '%s' '%s/o.onnx' --plugin-dir '%s' --passes=tp_slow "
                         "--set adapt.no_integral=true > /dev/null\" /dev/null > '%s/tty.txt'",
                         bin, in, tmpdir, plugdir, tmpdir), 0);
     char *tty = tk_slurp(tk_tpath("tty.txt"), NULL);
@@ -476,7 +480,7 @@ START_TEST(progress_line_on_a_terminal)
     ck_assert_msg(strstr(tty, "\r\033[K") != NULL, "the line is not erased: %s", tty);
     free(tty);
     /* -q: none */
-    ck_assert_int_eq(sh("script -qec \"'%s' '%s' '%s/o.onnx' -q --plugin-dir '%s' --passes=tp_slow "
+    ck_assert_int_eq(tk_sh("script -qec \"'%s' '%s' '%s/o.onnx' -q --plugin-dir '%s' --passes=tp_slow "
                         "--set adapt.no_integral=true\" /dev/null > '%s/tty.txt'",
                         bin, in, tmpdir, plugdir, tmpdir), 0);
     tty = tk_slurp(tk_tpath("tty.txt"), NULL);

@@ -240,8 +240,21 @@ START_TEST(long_line)
     host_config_free(cfg);
     /* a file that never ends a line is read no further than one line's
      * length (it once grew the line until memory ran out) */
+    char *endless = malloc(1 << 20);
+    ck_assert_ptr_nonnull(endless);
+    memset(endless, 'a', (1 << 20) - 1);
+    endless[(1 << 20) - 1] = 0;
+    char endless_path[600];
+    snprintf(endless_path, sizeof endless_path, "%s", write_file("endless.ini", endless));
+    free(endless);
+    char text2[800];
+    snprintf(text2, sizeof text2, "[optimize]\ncustom_config = %s\n", endless_path);
+    ck_assert_int_eq(parse_text(text2, &cfg, &err), HOST_EXIT_CONFIG);
+    ck_assert_msg(strstr(err.message, "endless.ini:1: line longer than") != NULL, "%s", err.message);
+    host_config_free(cfg);
+    /* an endless binary stream is refused at its first bytes */
     ck_assert_int_eq(parse_text("[optimize]\ncustom_config = /dev/zero\n", &cfg, &err), HOST_EXIT_CONFIG);
-    ck_assert_msg(strstr(err.message, "/dev/zero:1: line longer than") != NULL, "%s", err.message);
+    ck_assert_msg(strstr(err.message, "/dev/zero is not an INI file") != NULL, "%s", err.message);
     host_config_free(cfg);
 }
 END_TEST

@@ -12,165 +12,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "evalcase.h"
 #include "passhost/host.h"
 #include "passhost/passhost.h"
-
-#define D(...) ((const int64_t[]){__VA_ARGS__})
-#define V(...) ((const double[]){__VA_ARGS__})
-
-/* ------------------------------------------------------------ tensors of any dtype */
-
-static uint16_t to_half(float f) /* exact for the small values used here */
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000;
-    int32_t e = (int32_t)((x >> 23) & 0xff) - 127 + 15;
-    if ((x & 0x7fffffff) == 0)
-        return (uint16_t)sign;
-    return (uint16_t)(sign | ((uint32_t)e << 10) | ((x & 0x7fffff) >> 13));
-}
-static float from_half(uint16_t h)
-{
-    uint32_t e = (h >> 10) & 0x1f, m = h & 0x3ff, bits = (uint32_t)(h & 0x8000) << 16;
-    if (e)
-        bits |= ((e - 15 + 127) << 23) | (m << 13);
-    float f;
-    memcpy(&f, &bits, 4);
-    return f;
-}
-
-static void put(void *p, int dt, size_t i, double v)
-{
-    switch (dt) {
-    case PH_DT_FLOAT: ((float *)p)[i] = (float)v; break;
-    case PH_DT_DOUBLE: ((double *)p)[i] = v; break;
-    case PH_DT_FLOAT16: ((uint16_t *)p)[i] = to_half((float)v); break;
-    case PH_DT_BFLOAT16: { float f = (float)v; uint32_t b; memcpy(&b, &f, 4); ((uint16_t *)p)[i] = (uint16_t)(b >> 16); break; }
-    case PH_DT_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
-    case PH_DT_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
-    case PH_DT_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
-    case PH_DT_INT64: ((int64_t *)p)[i] = (int64_t)v; break;
-    case PH_DT_UINT8: case PH_DT_BOOL: ((uint8_t *)p)[i] = (uint8_t)v; break;
-    case PH_DT_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
-    case PH_DT_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
-    case PH_DT_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
-    default: ck_abort_msg("dtype %d", dt);
-    }
-}
-
-static double get(const void *p, int dt, size_t i)
-{
-    switch (dt) {
-    case PH_DT_FLOAT: return ((const float *)p)[i];
-    case PH_DT_DOUBLE: return ((const double *)p)[i];
-    case PH_DT_FLOAT16: return from_half(((const uint16_t *)p)[i]);
-    case PH_DT_BFLOAT16: { uint32_t b = (uint32_t)((const uint16_t *)p)[i] << 16; float f; memcpy(&f, &b, 4); return f; }
-    case PH_DT_INT8: return ((const int8_t *)p)[i];
-    case PH_DT_INT16: return ((const int16_t *)p)[i];
-    case PH_DT_INT32: return ((const int32_t *)p)[i];
-    case PH_DT_INT64: return (double)((const int64_t *)p)[i];
-    case PH_DT_UINT8: case PH_DT_BOOL: return ((const uint8_t *)p)[i];
-    case PH_DT_UINT16: return ((const uint16_t *)p)[i];
-    case PH_DT_UINT32: return ((const uint32_t *)p)[i];
-    case PH_DT_UINT64: return (double)((const uint64_t *)p)[i];
-    default: ck_abort_msg("dtype %d", dt); return 0;
-    }
-}
-
-/* A new tensor of dtype dt from double values (NULL vals: zeros). */
-static ph_tensor *T(int dt, size_t rank, const int64_t *dims, const double *vals)
-{
-    ph_tensor *t = ph_tensor_new(dt, rank, dims, NULL);
-    ck_assert_ptr_nonnull(t);
-    void *p = (void *)ph_tensor_data(t);
-    for (int64_t i = 0; vals && i < ph_tensor_numel(t); i++)
-        put(p, dt, (size_t)i, vals[i]);
-    return t;
-}
-#define TF(rank, dims, ...) T(PH_DT_FLOAT, rank, dims, V(__VA_ARGS__))
-#define TL(rank, dims, ...) T(PH_DT_INT64, rank, dims, V(__VA_ARGS__))
-
-/* Check dtype, shape and values (relative+absolute tolerance tol). */
-static void expect(const ph_tensor *t, int dt, size_t rank, const int64_t *dims, const double *vals, double tol)
-{
-    ck_assert_ptr_nonnull(t);
-    ck_assert_msg(ph_tensor_dtype(t) == dt, "dtype %s, expected %s", ph_dtype_name(ph_tensor_dtype(t)),
-                  ph_dtype_name(dt));
-    ck_assert_uint_eq(ph_tensor_rank(t), rank);
-    for (size_t i = 0; i < rank; i++)
-        ck_assert_msg(ph_tensor_dim(t, i) == dims[i], "dim %zu is %lld, expected %lld", i,
-                      (long long)ph_tensor_dim(t, i), (long long)dims[i]);
-    const void *p = ph_tensor_data(t);
-    for (int64_t i = 0; i < ph_tensor_numel(t); i++) {
-        double g = get(p, dt, (size_t)i), w = vals[i];
-        int ok = (isnan(w) && isnan(g)) || fabs(g - w) <= tol * (1 + fabs(w));
-        ck_assert_msg(ok, "element %lld is %.9g, expected %.9g", (long long)i, g, w);
-    }
-}
-
-/* ------------------------------------------------------------ one-node cases */
-
-typedef struct tc {
-    ph_model *m;
-    ph_node *n;
-    int64_t opset;
-    ph_tensor *in[8];
-    size_t n_in;
-    ph_tensor *out[4];
-    ph_error err;
-} tc;
-
-/* A model with one node `op`: its inputs are graph inputs shaped like the
- * given tensors (NULL: omitted), which tc takes ownership of. */
-static tc *mk(int64_t opset, const char *op, size_t n_out, size_t n_in, ...)
-{
-    tc *c = calloc(1, sizeof *c);
-    ck_assert_ptr_nonnull(c);
-    c->m = ph_model_new(opset);
-    c->opset = opset;
-    ph_graph *g = ph_model_graph(c->m);
-    ph_value *vals[8] = {0};
-    va_list ap;
-    va_start(ap, n_in);
-    for (size_t i = 0; i < n_in; i++) {
-        ph_tensor *t = va_arg(ap, ph_tensor *);
-        c->in[i] = t;
-        if (t) {
-            char name[32];
-            snprintf(name, sizeof name, "in%zu", i);
-            vals[i] = ph_graph_add_input(g, name, ph_tensor_dtype(t), (int)ph_tensor_rank(t), ph_tensor_dims(t));
-        }
-    }
-    va_end(ap);
-    c->n_in = n_in;
-    c->n = ph_node_create(g, NULL, op, n_in, vals, n_out);
-    ck_assert_ptr_nonnull(c->n);
-    return c;
-}
-
-static int run(tc *c)
-{
-    c->err.code = 0;
-    c->err.message[0] = 0;
-    return ph_eval_node(c->n, c->opset, (const ph_tensor *const *)c->in, c->out, &c->err);
-}
-
-static void run_ok(tc *c)
-{
-    int rc = run(c);
-    ck_assert_msg(rc == 0, "%s failed: %s", ph_node_op_type(c->n), c->err.message);
-}
-
-static void done(tc *c)
-{
-    for (size_t i = 0; i < 8; i++)
-        ph_tensor_free(c->in[i]);
-    for (size_t i = 0; i < 4; i++)
-        ph_tensor_free(c->out[i]);
-    ph_model_free(c->m);
-    free(c);
-}
 
 /* op(x) for a 1-D float input: check against expected values. */
 static void unary_f(const char *op, size_t n, const double *x, const double *want, double tol)
@@ -517,6 +361,20 @@ START_TEST(test_prelu_where)
     run_ok(c);
     expect(c->out[0], PH_DT_FLOAT, 2, D(2, 3), V(-0.1, 2, -0.9, 4, -1, 6), 1e-6);
     done(c);
+    /* opset 6: a 1-D slope of the channel count is per channel (dim 1), not
+       numpy-broadcast along the last dim; shape inference agrees */
+    c = mk(6, "PRelu", 1, 2, TF(3, D(1, 3, 2), -1, -2, -3, 4, -5, -6), TF(1, D(3), 0.1, 0.2, 0.3));
+    run_ok(c);
+    expect(c->out[0], PH_DT_FLOAT, 3, D(1, 3, 2), V(-0.1, -0.2, -0.6, 4, -1.5, -1.8), 1e-6);
+    ph_graph_add_output(ph_model_graph(c->m), ph_node_output(c->n, 0));
+    ck_assert_msg(ph_graph_infer_shapes(ph_model_graph(c->m), &c->err) == 0, "%s", c->err.message);
+    ck_assert_int_eq(ph_value_rank(ph_node_output(c->n, 0)), 3);
+    ck_assert_int_eq(ph_value_dim(ph_node_output(c->n, 0), 2), 2);
+    done(c);
+    /* opset 7: the same shapes do not broadcast */
+    c = mk(7, "PRelu", 1, 2, TF(3, D(1, 3, 2), -1, -2, -3, 4, -5, -6), TF(1, D(3), 0.1, 0.2, 0.3));
+    ck_assert_int_eq(run(c), PH_EINVAL);
+    done(c);
     /* spec where_example and a broadcast one; float16 goes through untouched */
     c = mk(16, "Where", 1, 3, T(PH_DT_BOOL, 2, D(2, 2), V(1, 0, 1, 1)), TF(2, D(2, 2), 1, 2, 3, 4),
            TF(2, D(2, 2), 9, 8, 7, 6));
@@ -632,8 +490,15 @@ START_TEST(test_identity_dropout_shape_size)
     expect(c->out[0], PH_DT_FLOAT, 1, D(3), V(1, 2, 3), 0);
     expect(c->out[1], PH_DT_BOOL, 1, D(3), V(1, 1, 1), 0);
     done(c);
-    c = mk(13, "Dropout", 1, 3, TF(1, D(1), 1), TF(0, NULL, 0.5), T(PH_DT_BOOL, 0, NULL, V(1)));
-    ck_assert_int_eq(run(c), PH_EUNSUPPORTED);
+    /* training mode: random (eval_ops_random.c); each element kept and
+       scaled by 1 / (1 - ratio), or zero, as the mask says */
+    c = mk(13, "Dropout", 2, 3, TF(1, D(8), 1, 1, 1, 1, 1, 1, 1, 1), TF(0, NULL, 0.5), T(PH_DT_BOOL, 0, NULL, V(1)));
+    run_ok(c);
+    for (size_t i = 0; i < 8; i++) {
+        float y = ((const float *)ph_tensor_data(c->out[0]))[i];
+        uint8_t k = ((const uint8_t *)ph_tensor_data(c->out[1]))[i];
+        ck_assert_msg(y == (k ? 2.0f : 0.0f), "element %zu: %g with mask %d", i, y, k);
+    }
     done(c);
     c = mk(13, "Shape", 1, 1, T(PH_DT_FLOAT, 3, D(2, 3, 4), NULL));
     run_ok(c);
@@ -1123,17 +988,17 @@ END_TEST
 
 START_TEST(test_unsupported_op)
 {
-    tc *c = mk(13, "LSTM", 1, 1, TF(1, D(1), 1));
+    tc *c = mk(13, "StringNormalizer", 1, 1, TF(1, D(1), 1));
     ck_assert(!ph_eval_supports(c->n));
     ck_assert_int_eq(run(c), PH_EUNSUPPORTED);
-    ck_assert_ptr_nonnull(strstr(c->err.message, "LSTM"));
+    ck_assert_ptr_nonnull(strstr(c->err.message, "StringNormalizer"));
     ph_graph *g = ph_model_graph(c->m);
     ph_graph_add_output(g, ph_node_output(c->n, 0));
     ph_eval *e = (ph_eval *)1;
     ph_error err = {0, ""};
     ck_assert_int_eq(ph_eval_new(g, &e, &err), PH_EUNSUPPORTED);
     ck_assert_ptr_null(e);
-    ck_assert_ptr_nonnull(strstr(err.message, "LSTM"));
+    ck_assert_ptr_nonnull(strstr(err.message, "StringNormalizer"));
     ck_assert_ptr_nonnull(strstr(err.message, ph_node_name(c->n)));
     done(c);
     c = mk(13, "Relu", 1, 1, TF(1, D(1), 1));

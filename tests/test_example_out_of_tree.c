@@ -16,7 +16,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 
+#include "passhost/plugin.h"
+#include "passrun.h"
 #include "testkit.h"
+#include "tmpdir.h"
 
 /* Environment for child makes: no jobserver or flags from an outer make. */
 #define CLEAN_ENV "env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL -u PASSHOST_PLUGIN_PATH "
@@ -117,6 +120,45 @@ START_TEST(builds_and_runs_against_installed_sdk)
     rc = run("pc.log", CLEAN_ENV "PKG_CONFIG_PATH='%s/prefix/lib/pkgconfig' pkg-config --libs passhost "
                        "| grep -q -- ' -lm'", tmp);
     ck_assert_msg(rc == 0, "pkg-config --libs passhost has no -lm: %s", log_tail("pc.log"));
+    /* one version: the program's, passhost.pc's and the man page's */
+    rc = run("pcversion.log", CLEAN_ENV "PKG_CONFIG_PATH='%s/prefix/lib/pkgconfig' pkg-config "
+                              "--modversion passhost", tmp);
+    ck_assert_msg(rc == 0, "pkg-config --modversion: %s", log_tail("pcversion.log"));
+    char pc_version[64];
+    snprintf(pc_version, sizeof pc_version, "%s", log_tail("pcversion.log"));
+    pc_version[strcspn(pc_version, "\n")] = 0;
+    rc = run("version.log", CLEAN_ENV "'%s/prefix/bin/passhost' --version", tmp);
+    char expect[128];
+    snprintf(expect, sizeof expect, "passhost %s (plugin ABI", pc_version);
+    ck_assert_msg(rc == 0 && strstr(log_tail("version.log"), expect), "passhost.pc says %s, --version: %s",
+                  pc_version, log_tail("version.log"));
+    char man[512];
+    snprintf(man, sizeof man, "%s/prefix/share/man/man1/passhost.1", tmp);
+    char *page = tk_slurp(man, NULL);
+    snprintf(expect, sizeof expect, "\"passhost %s\"", pc_version);
+    ck_assert_msg(page && strstr(page, expect), "the man page does not say %s", expect);
+    free(page);
+    /* the usual link chain: libpasshost.so -> .so.MAJOR -> .so.MAJOR.MINOR (the file) */
+    rc = run("links.log",
+             "cd '%s/prefix/lib' && for l in libpasshost libpasshost-pipeline; do "
+             "[ \"$(readlink $l.so)\" = $l.so.%d ] && [ \"$(readlink $l.so.%d)\" = $l.so.%d.%d ] && "
+             "[ -f $l.so.%d.%d ] && [ ! -L $l.so.%d.%d ] || exit 1; done",
+             tmp, PH_ABI_MAJOR, PH_ABI_MAJOR, PH_ABI_MAJOR, PH_ABI_MINOR, PH_ABI_MAJOR, PH_ABI_MINOR,
+             PH_ABI_MAJOR, PH_ABI_MINOR);
+    ck_assert_msg(rc == 0, "the library links are not libX.so -> libX.so.%d -> libX.so.%d.%d: %s",
+                  PH_ABI_MAJOR, PH_ABI_MAJOR, PH_ABI_MINOR, log_tail("links.log"));
+    ck_assert_msg(file_exists(tmp, "prefix/share/bash-completion/completions/passhost"),
+                  "no bash completion in %s", tmp);
+    /* a staged install (DESTDIR) used through pkg-config's sysroot, as
+     * docs/embedding.md says */
+    rc = run("destdir.log",
+             CLEAN_ENV "make -C '%s' --no-print-directory BUILD='%s' SAN=%d PREFIX=/usr "
+                       "DESTDIR='%s/stage' install && "
+                       "PKG_CONFIG_PATH= PKG_CONFIG_LIBDIR='%s/stage/usr/lib/pkgconfig' "
+                       "PKG_CONFIG_SYSROOT_DIR='%s/stage' pkg-config --cflags passhost | "
+                       "grep -q -- '-I%s/stage/usr/include'",
+             PH_SOURCE_DIR, PH_BUILD_DIR, TREE_SAN, tmp, tmp, tmp, tmp);
+    ck_assert_msg(rc == 0, "the DESTDIR install through pkg-config's sysroot: %s", log_tail("destdir.log"));
 
     /* 2. build the example in a folder of its own with only pkg-config */
     rc = run("copy.log", "mkdir -p '%s/ex' && cp '%s/examples/out_of_tree_pass/pass.c' "
@@ -132,7 +174,7 @@ START_TEST(builds_and_runs_against_installed_sdk)
     /* 3. run the installed passhost with the example switched on */
     ph_model *before = write_model();
     rc = run("run.log",
-             CLEAN_ENV "'%s/prefix/bin/passhost' -i '%s/model.onnx' -o '%s/out.onnx' "
+             CLEAN_ENV "'%s/prefix/bin/passhost' -v -i '%s/model.onnx' -o '%s/out.onnx' "
                        "--plugin-dir '%s/ex' --set optimize.pass_on=example_double_neg",
              tmp, tmp, tmp, tmp);
     ck_assert_msg(rc == 0, "passhost failed (%d), see %s:\n%s", rc, tmp, log_tail("run.log"));
@@ -151,13 +193,11 @@ START_TEST(builds_and_runs_against_installed_sdk)
     ck_assert_uint_eq(tk_count_op(ph_model_graph(after), PH_OP_Relu), 1);
     ck_assert_str_eq(ph_value_name(ph_graph_output(ph_model_graph(after), 0)),
                      ph_value_name(ph_graph_output(ph_model_graph(before), 0)));
-    me_tensor *want, *got;
-    size_t nw, ng;
-    tk_eval(before, 5, &want, &nw);
-    tk_eval(after, 5, &got, &ng);
-    tk_compare(want, nw, got, ng, PH_EXACT);
-    tk_free_outputs(want, nw);
-    tk_free_outputs(got, ng);
+    ph_tensor **want, **got;
+    size_t nw = tk_eval_model(before, 5, &want), ng = tk_eval_model(after, 5, &got);
+    tk_assert_same(want, nw, got, ng);
+    tk_free_outs(want, nw);
+    tk_free_outs(got, ng);
     ph_model_free(before);
     ph_model_free(after);
 

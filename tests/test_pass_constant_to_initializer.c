@@ -231,21 +231,31 @@ START_TEST(unused_constant_is_removed)
 }
 END_TEST
 
-/* Constants inside If bodies become initializers of their body; a main
- * graph Constant read from inside a body becomes a main-graph initializer
- * (outer scope); a Constant that is a body output stays.
+/* The If model of the tests below, as pb bytes, at the given ir_version
+ * and opset:
  *   main:  Constant k = [10,20,30]; If(flag) -> y
  *   then:  Constant c = [1,2,3]; Add(x, c) -> t; Add(t, k) -> then_out
- *   else:  Constant -> else_out */
-START_TEST(constants_in_if_bodies)
+ *   else:  Constant -> else_out
+ * body_init: c is an initializer of the then branch instead. */
+static void if_model(pb *model, int64_t ir_version, int64_t opset_version, int body_init)
 {
     const int64_t d[1] = {3};
-    pb then_g = {0}, else_g = {0}, attrs = {0}, graph = {0}, opset = {0}, model = {0}, ca = {0}, cb = {0}, ck = {0};
-    pb_ints_attr(&ca, "value_ints", 3, (const int64_t[]){1, 2, 3});
-    pb_node(&then_g, "Constant", NULL, NULL, "c", &ca);
+    pb then_g = {0}, else_g = {0}, attrs = {0}, graph = {0}, opset = {0}, ca = {0}, cb = {0}, ck = {0}, t = {0};
+    if (!body_init) {
+        pb_ints_attr(&ca, "value_ints", 3, (const int64_t[]){1, 2, 3});
+        pb_node(&then_g, "Constant", NULL, NULL, "c", &ca);
+    }
     pb_node(&then_g, "Add", "x", "c", "t", NULL);
     pb_node(&then_g, "Add", "t", "k", "then_out", NULL);
     pb_str(&then_g, 2, "then_branch");
+    if (body_init) { /* TensorProto: dims 1, data_type 2, int64_data 7, name 8 */
+        pb_int(&t, 1, 3);
+        pb_int(&t, 2, PH_DT_INT64);
+        for (int i = 1; i <= 3; i++)
+            pb_int(&t, 7, (uint64_t)i);
+        pb_str(&t, 8, "c");
+        pb_msg(&then_g, 5, &t);
+    }
     pb_value_info(&then_g, 12, "then_out", PH_DT_INT64, 1, d);
     pb_ints_attr(&cb, "value_ints", 3, (const int64_t[]){4, 5, 6});
     pb_node(&else_g, "Constant", NULL, NULL, "else_out", &cb);
@@ -261,10 +271,19 @@ START_TEST(constants_in_if_bodies)
     pb_value_info(&graph, 11, "flag", PH_DT_BOOL, 0, NULL);
     pb_value_info(&graph, 12, "y", PH_DT_INT64, 1, d);
     pb_str(&opset, 1, "");
-    pb_int(&opset, 2, 17);
-    pb_int(&model, 1, 8);
-    pb_msg(&model, 7, &graph);
-    pb_msg(&model, 8, &opset);
+    pb_int(&opset, 2, (uint64_t)opset_version);
+    pb_int(model, 1, (uint64_t)ir_version);
+    pb_msg(model, 7, &graph);
+    pb_msg(model, 8, &opset);
+}
+
+/* Constants inside If bodies become initializers of their body; a main
+ * graph Constant read from inside a body becomes a main-graph initializer
+ * (outer scope); a Constant that is a body output stays. */
+START_TEST(constants_in_if_bodies)
+{
+    pb model = {0};
+    if_model(&model, 8, 17, 0);
     ph_model *m = pb_load(&model);
 
     char ops[256];
@@ -289,22 +308,78 @@ START_TEST(constants_in_if_bodies)
     ck_assert_str_eq(ph_value_name(ph_graph_output(else_b, 0)), "else_out");
 
     /* the rewritten model saves and loads back with the same structure */
-    char path[] = "/tmp/ph_c2i_out_XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    unlink(path);
-    ph_error err = {0};
-    ck_assert_msg(ph_model_save(m, path, &err) == 0, "%s", err.message);
-    ph_model *back = NULL;
-    ck_assert_msg(ph_model_load(path, &back, &err) == 0, "%s", err.message);
-    unlink(path);
-    ck_assert_msg(ph_graph_verify(ph_model_graph(back), &err) == 0, "%s", err.message);
+    ph_model *back = tk_reload(m);
     ph_node *iff2 = tk_find_op(ph_model_graph(back), PH_OP_If);
     ck_assert_uint_eq(ph_graph_initializer_count(ph_node_attr_graph(iff2, "then_branch")), 1);
     ck_assert_uint_eq(ph_graph_initializer_count(ph_model_graph(back)), 1);
     ph_model_free(back);
     ph_model_free(m);
+}
+END_TEST
+
+/* ir_version 3: the initializers the pass adds are listed as graph inputs
+ * in the written file, a body's constant goes to the main graph (a body
+ * cannot list it), and the outputs stay bit-identical. */
+START_TEST(ir3_initializers_are_listed_as_inputs)
+{
+    pb model = {0};
+    if_model(&model, 3, 11, 0); /* ONNX then requires every initializer to be a graph input */
+    ph_model *m = pb_load(&model);
+    ph_graph *g = ph_model_graph(m);
+    ph_node *iff = tk_find_op(g, PH_OP_If);
+    ph_graph *then_b = ph_node_attr_graph(iff, "then_branch");
+    ck_assert_int_eq(tk_run_checked(pass, m, 3, NULL, NULL, NULL), 2);
+    ck_assert_uint_eq(ph_graph_initializer_count(then_b), 0);
+    ck_assert_uint_eq(ph_graph_initializer_count(g), 2);
+    ck_assert_uint_eq(ph_graph_input_count(g), 2); /* in memory: constants, not inputs */
+    ck_assert_ptr_nonnull(ph_value_const(ph_graph_initializer(g, 0)));
+
+    ph_model *back = tk_reload(m);
+    ph_graph *bg = ph_model_graph(back);
+    ck_assert_int_eq(ph_model_ir_version(back), 3);
+    ck_assert_uint_eq(ph_graph_initializer_count(bg), 2);
+    ck_assert_uint_eq(ph_graph_input_count(bg), 4); /* x, flag, then both initializers */
+    for (size_t i = 0; i < ph_graph_initializer_count(bg); i++)
+        ck_assert_msg(ph_value_is_graph_input(ph_graph_initializer(bg, i)), "initializer '%s' is no input",
+                      ph_value_name(ph_graph_initializer(bg, i)));
+    /* the file computes what the original did (the listed inputs default
+       to their initializers) */
+    ph_model *orig = pb_load(&model);
+    ph_tensor **a, **b;
+    size_t na = tk_eval_model(orig, 11, &a), nb = tk_eval_model(back, 11, &b);
+    tk_assert_same(a, na, b, nb);
+    tk_free_outs(a, na);
+    tk_free_outs(b, nb);
+    ph_model_free(orig);
+    ph_model_free(back);
+    ph_model_free(m);
+}
+END_TEST
+
+/* The verifier refuses a body initializer in a model of ir_version 3 (a
+ * body cannot list it as an input; the SDK never makes one). */
+START_TEST(ir3_body_initializer_is_refused)
+{
+    pb model = {0};
+    if_model(&model, 3, 11, 0);
+    ph_model *m = pb_load(&model);
+    ph_graph *then_b = ph_node_attr_graph(tk_find_op(ph_model_graph(m), PH_OP_If), "then_branch");
+    ph_error err = {0};
+    ck_assert_int_eq(ph_graph_verify(ph_model_graph(m), &err), 0);
+    const int64_t v = 5;
+    ck_assert_ptr_nonnull(ph_graph_add_initializer(then_b, "five", ph_tensor_new(PH_DT_INT64, 0, NULL, &v)));
+    /* the SDK put it in the main graph */
+    ck_assert_uint_eq(ph_graph_initializer_count(then_b), 0);
+    ck_assert_int_eq(ph_graph_verify(ph_model_graph(m), &err), 0);
+    ph_model_free(m);
+
+    /* a file with a body initializer at ir_version 3 is refused on load */
+    pb bad = {0};
+    if_model(&bad, 3, 11, 1);
+    ph_model *bm = NULL;
+    int rc = ph_model_load_memory(bad.data, bad.len, "bad.onnx", &bm, &err);
+    ck_assert_msg(rc != 0 && strstr(err.message, "ir_version < 4"), "rc %d: %s", rc, err.message);
+    ck_assert_ptr_null(bm);
 }
 END_TEST
 
@@ -339,6 +414,8 @@ int main(void)
     tcase_add_test(tc, unconvertible_constants_are_kept);
     tcase_add_test(tc, unused_constant_is_removed);
     tcase_add_test(tc, constants_in_if_bodies);
+    tcase_add_test(tc, ir3_initializers_are_listed_as_inputs);
+    tcase_add_test(tc, ir3_body_initializer_is_refused);
     tcase_add_test(tc, transformer_block_constants);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -82,12 +82,10 @@ START_TEST(copied_dims_become_zero)
 }
 END_TEST
 
-/* [batch*seq, 8] with allow_minus_one: the product is not a dim of x, so it
- * becomes -1. */
+/* [batch*seq, 8] with allow_minus_one (the default): the product is not a
+ * dim of x, so it becomes -1. */
 START_TEST(one_unknown_becomes_minus_one)
 {
-    static const char *const minus[] = {"allow_minus_one", "true", NULL};
-    pass->params = minus;
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
     ph_value *x = sym_input(g, "x", 3, TK_I64(-1, -1, 8), (const char *[]){"batch", "seq", NULL});
@@ -100,6 +98,28 @@ START_TEST(one_unknown_becomes_minus_one)
     ck_assert_int_eq(tk_pass_run_eval(pass, m, 2, 3, TK_I64(1, 2, 5)), 1);
     expect_target(tk_find_op(g, PH_OP_Reshape), 2, TK_I64(-1, 8));
     ck_assert_uint_eq(tk_count_op(g, PH_OP_Shape), 0);
+    ph_model_free(m);
+}
+END_TEST
+
+/* An OCR recognizer's x.reshape(b, c * h, w) on x [batch, 32, 2, width]:
+ * Shape -> Gather -> Unsqueeze -> Concat of batch, 64 and width, where
+ * width sits at another position than in x: [0, 64, -1] by default, and
+ * the chain goes. */
+START_TEST(crnn_reshape_chain_removed_by_default)
+{
+    char ops[256];
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = sym_input(g, "x", 4, TK_I64(-1, 32, 2, -1), (const char *[]){"batch", NULL, NULL, "width"});
+    ph_value *r = tk_op1(g, "Relu", x);
+    ph_value *shape = tk_op1(g, "Shape", r);
+    ph_value *parts[3] = {dim_of(g, shape, 0), tk_ints(g, "ch", 1, TK_I64(64)), dim_of(g, shape, 3)};
+    ph_node *re = tk_node(g, "Reshape", 2, (ph_value *[]){r, concat0(g, 3, parts)});
+    tk_output(g, tk_op1(g, "Neg", ph_node_output(re, 0)));
+    ck_assert_int_eq(tk_pass_run_eval(pass, m, 4, 2, TK_I64(1, 3)), 1);
+    expect_target(tk_find_op(g, PH_OP_Reshape), 3, TK_I64(0, 64, -1));
+    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Reshape,Neg");
     ph_model_free(m);
 }
 END_TEST
@@ -120,10 +140,12 @@ START_TEST(static_input_all_numbers)
 }
 END_TEST
 
-/* allow_minus_one = false (the default): the [batch*seq, 8] target stays
- * dynamic. */
+/* allow_minus_one = false (for models run on empty tensors): the
+ * [batch*seq, 8] target stays dynamic. */
 START_TEST(minus_one_not_allowed_kept)
 {
+    static const char *const no_minus[] = {"allow_minus_one", "false", NULL};
+    pass->params = no_minus;
     ph_model *m = tk_model();
     ph_graph *g = ph_model_graph(m);
     ph_value *x = sym_input(g, "x", 3, TK_I64(-1, -1, 8), (const char *[]){"batch", "seq", NULL});
@@ -267,6 +289,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, copied_dims_become_zero);
     tcase_add_test(tc, one_unknown_becomes_minus_one);
+    tcase_add_test(tc, crnn_reshape_chain_removed_by_default);
     tcase_add_test(tc, static_input_all_numbers);
     tcase_add_test(tc, shared_shape_graph_output_kept);
     tcase_add_test(tc, minus_one_not_allowed_kept);

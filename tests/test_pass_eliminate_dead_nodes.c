@@ -1,52 +1,45 @@
 /* tests/test_pass_eliminate_dead_nodes.c - the eliminate_dead_nodes pass. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
+static tk_pass *tkp; /* the If cases below build bodies with the IR and run through the test kit */
 
-static void setup(void) { pass = tk_pass_load("eliminate_dead_nodes"); }
+static void setup(void)
+{
+    pc_load("eliminate_dead_nodes");
+    tkp = tk_pass_load("eliminate_dead_nodes");
+}
 static void teardown(void)
 {
-    tk_pass_free(pass);
-    pass = NULL;
+    pc_unload();
+    tk_pass_free(tkp);
+    tkp = NULL;
 }
 
 /* x -> Relu -> Neg -> y; x -> Sin -> Cos (nobody reads it); x + w -> Add
  * (nobody reads it: w goes too); u an initializer nobody reads. */
 START_TEST(dead_chain_and_initializers_removed)
 {
-    char ops[256];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 3));
-    tk_output(g, tk_op1(g, "Neg", tk_op1(g, "Relu", x)));
-    tk_op1(g, "Cos", tk_op1(g, "Sin", x));
-    tk_op2(g, "Add", x, tk_init(g, "w", 2, TK_I64(2, 3), 1));
-    tk_init(g, "u", 1, TK_I64(4), 2);
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 1, 0, NULL), 5); /* Cos, Sin, Add, w, u */
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Neg");
-    ck_assert_uint_eq(ph_graph_initializer_count(g), 0);
-    tk_assert_untouched(pass, m); /* idempotent */
-    ph_model_free(m);
+    PC_CASE("x: float[2,3]; w: const float[2,3]; u: const float[4]\n"
+            "r = Relu(x); y = Neg(r)\ns = Sin(x); c = Cos(s)\na = Add(x, w)\nreturn y",
+            5, "r = Relu(x)\ny = Neg(r)"); /* Cos, Sin, Add, w, u */
 }
 END_TEST
 
 /* A long dead chain goes in one run, from its end backwards. */
 START_TEST(long_chain_removed_in_one_run)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 1, TK_I64(4));
-    tk_output(g, tk_op1(g, "Neg", x));
-    ph_value *v = x;
+    static char graph[4096];
+    int len = snprintf(graph, sizeof graph, "x: float[4]\ny = Neg(x)\nv0 = Identity(x)\n");
     for (int i = 0; i < 100; i++)
-        v = tk_op1(g, i % 2 ? "Relu" : "Abs", v);
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 2, 0, NULL), 100);
-    ck_assert_uint_eq(ph_graph_node_count(g), 1);
-    ph_model_free(m);
+        len += snprintf(graph + len, sizeof graph - (size_t)len, "v%d = %s(v%d)\n", i + 1, i % 2 ? "Relu" : "Abs", i);
+    snprintf(graph + len, sizeof graph - (size_t)len, "return y");
+    PC_CASE_OPTS(NULL, graph, 101, "y = Neg(x)");
 }
 END_TEST
 
@@ -54,18 +47,9 @@ END_TEST
  * read out of two, graph inputs nobody reads, initializers something reads. */
 START_TEST(live_nodes_left_alone)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 4));
-    tk_input(g, "unused_input", 1, TK_I64(3));
-    ph_node *split = ph_node_create(g, NULL, "Split", 1, &x, 2);
-    ck_assert_ptr_nonnull(split);
-    ck_assert_int_eq(ph_node_set_attr_int(split, "axis", 1), 0);
-    tk_output(g, tk_op1(g, "Neg", ph_node_output(split, 1))); /* output 0 unused */
-    tk_output(g, tk_op2(g, "Add", x, tk_init(g, "w", 2, TK_I64(2, 4), 3)));
-    tk_output(g, tk_op1(g, "Relu", x));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED("x: float[2,4]; unused_input: float[3]; w: const float[2,4]\n"
+                 "s0, s1 = Split(x) {axis=1}; n = Neg(s1)     # s0 unused\n"
+                 "a = Add(x, w); r = Relu(x)\nreturn n, a, r");
 }
 END_TEST
 
@@ -97,12 +81,12 @@ START_TEST(outer_values_read_by_bodies)
     tk_output(d_else, tk_op1(d_else, "Neg", x));
 
     /* the evaluator has no If: structure only */
-    ck_assert_int_eq(tk_pass_run(pass, m), 6); /* Exp, Cos, body_unused, q, the dead If, r */
+    ck_assert_int_eq(tk_pass_run(tkp, m), 6); /* Exp, Cos, body_unused, q, the dead If, r */
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Sin,If");
     ck_assert_str_eq(tk_ops(then_g, ops, sizeof ops), "Neg");
     ck_assert_uint_eq(ph_graph_initializer_count(then_g), 0);
     ck_assert_ptr_eq(ph_node_input(ph_graph_first_node(then_g), 0), p);
-    tk_assert_untouched(pass, m);
+    tk_assert_untouched(tkp, m);
     ph_model_free(m);
 }
 END_TEST
@@ -121,7 +105,7 @@ START_TEST(body_outputs_left_alone)
     tk_output(then_g, tk_op1(then_g, "Neg", tk_op1(then_g, "Sin", x)));
     tk_output(else_g, tk_op1(else_g, "Relu", x));
     tk_output(g, ph_node_output(iff, 0));
-    tk_assert_untouched(pass, m);
+    tk_assert_untouched(tkp, m);
     ph_model_free(m);
 }
 END_TEST

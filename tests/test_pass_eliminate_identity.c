@@ -6,15 +6,21 @@
 #include <unistd.h>
 
 #include "pbwire.h"
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
+static tk_pass *tkp; /* the model-file cases below run through the test kit */
 
-static void setup(void) { pass = tk_pass_load("eliminate_identity"); }
+static void setup(void)
+{
+    pc_load("eliminate_identity");
+    tkp = tk_pass_load("eliminate_identity");
+}
 static void teardown(void)
 {
-    tk_pass_free(pass);
-    pass = NULL;
+    pc_unload();
+    tk_pass_free(tkp);
+    tkp = NULL;
 }
 
 /* Identity nodes in g and its subgraphs. */
@@ -33,35 +39,14 @@ static size_t count_identity(const ph_graph *g)
 
 START_TEST(removes_identity_before_relu)
 {
-    char ops[256];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 3));
-    tk_output(g, tk_op1(g, "Relu", tk_op1(g, "Identity", x)));
-
-    ck_assert_int_eq(tk_pass_run_checked(pass, m, 1), 1);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu");
-    ck_assert_ptr_eq(ph_node_input(ph_graph_first_node(g), 0), x);
-    ck_assert_int_eq(tk_pass_run(pass, m), 0); /* fixpoint */
-    ph_model_free(m);
+    PC_CASE("x: float[2,3]\ni = Identity(x); y = Relu(i)\nreturn y", 1, "y = Relu(x)");
 }
 END_TEST
 
 START_TEST(removes_chain_and_fans_out)
 {
-    char ops[256];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(3, 4));
-    ph_value *i2 = tk_op1(g, "Identity", tk_op1(g, "Identity", x));
-    tk_output(g, tk_op1(g, "Relu", i2));
-    tk_output(g, tk_op1(g, "Neg", i2));
-    tk_output(g, tk_op2(g, "Add", i2, x));
-
-    ck_assert_int_eq(tk_pass_run_checked(pass, m, 2), 2);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Neg,Add");
-    ck_assert_uint_eq(ph_value_use_count(x), 4);
-    ph_model_free(m);
+    PC_CASE("x: float[3,4]\na = Identity(x); b = Identity(a)\np = Relu(b); q = Neg(b); r = Add(b, x)\nreturn p, q, r",
+            2, "p = Relu(x)\n--\nq = Neg(x)\n--\nr = Add(x, x)");
 }
 END_TEST
 
@@ -69,20 +54,14 @@ END_TEST
  * the producer's value takes over the output's name. */
 START_TEST(graph_output_keeps_its_name)
 {
-    char ops[256];
-    ph_model *m = tk_model();
+    const char *graph = "x: float[2,2]\nr = Relu(x); y = Identity(r)\nreturn y";
+    PC_CASE(graph, 1, "y = Relu(x)");
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text(graph, &err);
     ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 2));
-    ph_value *r = tk_op1(g, "Relu", x);
-    ph_value *y = tk_op1(g, "Identity", r);
-    tk_output(g, y);
-    char *name = strdup(ph_value_name(y));
-
-    ck_assert_int_eq(tk_pass_run_checked(pass, m, 3), 1);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu");
-    ck_assert_uint_eq(ph_graph_output_count(g), 1);
+    char *name = strdup(ph_value_name(ph_graph_output(g, 0)));
+    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
     ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
-    ck_assert_ptr_eq(ph_value_producer(ph_graph_output(g, 0)), ph_graph_first_node(g));
     free(name);
     ph_model_free(m);
 }
@@ -90,30 +69,24 @@ END_TEST
 
 START_TEST(graph_input_to_graph_output_is_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 2));
-    tk_output(g, tk_op1(g, "Identity", x));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED("x: float[2,2]\ny = Identity(x)\nreturn y");
 }
 END_TEST
 
 /* In the main graph an initializer can take over the output's name. */
 START_TEST(initializer_to_graph_output_takes_the_name)
 {
-    ph_model *m = tk_model();
+    const char *graph = "w: const float[2,2]\ny = Identity(w)\nreturn y";
+    PC_CASE(graph, 1, "");
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text(graph, &err);
     ph_graph *g = ph_model_graph(m);
-    ph_value *w = tk_init(g, "w", 2, TK_I64(2, 2), 7);
-    ph_value *o = tk_op1(g, "Identity", w);
-    tk_output(g, o);
-    char name[128];
-    snprintf(name, sizeof name, "%s", ph_value_name(o));
-    ck_assert_int_eq(tk_pass_run(pass, m), 1);
-    ck_assert_uint_eq(ph_graph_node_count(g), 0);
-    ck_assert_ptr_eq(ph_graph_output(g, 0), w);
+    char *name = strdup(ph_value_name(ph_graph_output(g, 0)));
+    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
+    ph_value *w = ph_graph_output(g, 0);
     ck_assert_str_eq(ph_value_name(w), name);
     ck_assert(ph_value_is_initializer(w));
+    free(name);
     ph_model_free(m);
 }
 END_TEST
@@ -121,28 +94,13 @@ END_TEST
 /* The Identity's input is itself a graph output: both names must stay. */
 START_TEST(graph_output_to_graph_output_is_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 2));
-    ph_value *r = tk_op1(g, "Relu", x);
-    tk_output(g, r);
-    tk_output(g, tk_op1(g, "Identity", r));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED("x: float[2,2]\nr = Relu(x); y = Identity(r)\nreturn r, y");
 }
 END_TEST
 
 START_TEST(other_domain_is_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 2));
-    ph_node *n = tk_node(g, "Identity", 1, &x);
-    ck_assert_int_eq(ph_model_set_opset(m, "com.example", 1), 0);
-    ck_assert_int_eq(ph_node_set_domain(n, "com.example"), 0);
-    tk_output(g, tk_op1(g, "Relu", ph_node_output(n, 0)));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED_UNCHECKED("x: float[2,2]\ni = Identity@com.example(x); y = Relu(i)\nreturn y");
 }
 END_TEST
 
@@ -234,7 +192,7 @@ START_TEST(removes_identity_inside_if_branches)
     ph_graph *g = ph_model_graph(m);
     ck_assert_uint_eq(count_identity(g), 2);
 
-    ck_assert_int_eq(tk_pass_run(pass, m), 2);
+    ck_assert_int_eq(tk_pass_run(tkp, m), 2);
     ck_assert_uint_eq(count_identity(g), 0);
     ph_graph *then_g = subgraph_named(g, "then_branch");
     ph_graph *else_g = subgraph_named(g, "else_branch");
@@ -259,7 +217,7 @@ START_TEST(loop_condition_identity_is_kept)
     int rc = ph_model_load(PH_SOURCE_DIR "/tests/models/control_flow.onnx", &m, &err);
     ck_assert_msg(rc == 0, "%s", err.message);
     ck_assert_uint_eq(count_identity(ph_model_graph(m)), 1);
-    tk_assert_untouched(pass, m);
+    tk_assert_untouched(tkp, m);
     ph_model_free(m);
 }
 END_TEST
@@ -273,7 +231,7 @@ START_TEST(cnn_identities_removed)
     ck_assert_msg(rc == 0, "%s", err.message);
     size_t nodes = ph_model_node_count(m);
     ck_assert_uint_eq(count_identity(ph_model_graph(m)), 2);
-    ck_assert_int_eq(tk_pass_run(pass, m), 2);
+    ck_assert_int_eq(tk_pass_run(tkp, m), 2);
     ck_assert_uint_eq(count_identity(ph_model_graph(m)), 0);
     ck_assert_uint_eq(ph_model_node_count(m), nodes - 2);
     ph_model_free(m);

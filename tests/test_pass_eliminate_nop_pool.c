@@ -258,120 +258,6 @@ START_TEST(cnn_nop_maxpool_removed)
 }
 END_TEST
 
-/* ---- mini_eval's pooling against hand-computed results, so the numeric
- * checks above rest on a checked evaluator. */
-
-/* Pool x = arange(h*w) as [1,1,h,w] with the node's attrs set by the caller;
- * returns the output (caller frees). */
-static me_tensor eval_pool(ph_model *m, ph_node *pool, int64_t h, int64_t w)
-{
-    (void)pool;
-    me_tensor x, y;
-    char err[512] = "";
-    ck_assert_int_eq(me_tensor_alloc(&x, 4, TK_I64(1, 1, h, w)), 0);
-    for (int64_t i = 0; i < h * w; i++)
-        x.data[i] = (float)i;
-    int rc = me_eval(ph_model_graph(m), &x, 1, &y, err, sizeof err);
-    ck_assert_msg(rc == 0, "%s", err);
-    me_tensor_free(&x);
-    return y;
-}
-
-static ph_node *single_pool(ph_model *m, const char *op, int64_t h, int64_t w, int64_t k)
-{
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 4, TK_I64(1, 1, h, w));
-    ph_node *pool = tk_node(g, op, 1, &x);
-    set_ints(pool, "kernel_shape", 2, TK_I64(k, k));
-    tk_output(g, ph_node_output(pool, 0));
-    return pool;
-}
-
-static void expect(const me_tensor *y, int64_t oh, int64_t ow, const float *want)
-{
-    ck_assert_int_eq(y->rank, 4);
-    ck_assert_int_eq(y->dims[2], oh);
-    ck_assert_int_eq(y->dims[3], ow);
-    for (int64_t i = 0; i < oh * ow; i++)
-        ck_assert_msg(y->data[i] == want[i], "element %lld: %g, want %g", (long long)i,
-                      (double)y->data[i], (double)want[i]);
-}
-
-START_TEST(eval_maxpool_stride2)
-{
-    ph_model *m = tk_model();
-    ph_node *p = single_pool(m, "MaxPool", 4, 4, 2);
-    set_ints(p, "strides", 2, TK_I64(2, 2));
-    me_tensor y = eval_pool(m, p, 4, 4);
-    expect(&y, 2, 2, (const float[]){5, 7, 13, 15});
-    me_tensor_free(&y);
-    ph_model_free(m);
-}
-END_TEST
-
-START_TEST(eval_maxpool_ceil_and_dilation)
-{
-    ph_model *m = tk_model();
-    ph_node *p = single_pool(m, "MaxPool", 5, 5, 2);
-    set_ints(p, "strides", 2, TK_I64(2, 2));
-    ck_assert_int_eq(ph_node_set_attr_int(p, "ceil_mode", 1), 0);
-    me_tensor y = eval_pool(m, p, 5, 5);
-    expect(&y, 3, 3, (const float[]){6, 8, 9, 16, 18, 19, 21, 23, 24});
-    me_tensor_free(&y);
-    ph_model_free(m);
-
-    m = tk_model();
-    p = single_pool(m, "MaxPool", 4, 4, 2);
-    set_ints(p, "dilations", 2, TK_I64(2, 2));
-    y = eval_pool(m, p, 4, 4);
-    expect(&y, 2, 2, (const float[]){10, 11, 14, 15});
-    me_tensor_free(&y);
-    ph_model_free(m);
-}
-END_TEST
-
-START_TEST(eval_averagepool_pads)
-{
-    /* 3x3 arange, kernel 3, pads 1: corners average the in-bounds values
-     * only, unless count_include_pad divides by the kernel size. */
-    ph_model *m = tk_model();
-    ph_node *p = single_pool(m, "AveragePool", 3, 3, 3);
-    set_ints(p, "pads", 4, TK_I64(1, 1, 1, 1));
-    me_tensor y = eval_pool(m, p, 3, 3);
-    expect(&y, 3, 3, (const float[]){2, 2.5f, 3, 3.5f, 4, 4.5f, 5, 5.5f, 6});
-    me_tensor_free(&y);
-    ck_assert_int_eq(ph_node_set_attr_int(p, "count_include_pad", 1), 0);
-    y = eval_pool(m, p, 3, 3);
-    ck_assert_float_eq(y.data[0], 8.0f / 9.0f);
-    ck_assert_float_eq(y.data[4], 4.0f);
-    me_tensor_free(&y);
-    ph_model_free(m);
-}
-END_TEST
-
-START_TEST(eval_refuses_unsupported)
-{
-    char err[512] = "";
-    me_tensor x, y;
-    ph_model *m = tk_model();
-    ph_node *p = single_pool(m, "MaxPool", 2, 2, 1);
-    ck_assert_int_eq(ph_node_set_attr_string(p, "auto_pad", "BOGUS"), 0);
-    ck_assert_int_eq(me_tensor_alloc(&x, 4, TK_I64(1, 1, 2, 2)), 0);
-    ck_assert_int_eq(me_eval(ph_model_graph(m), &x, 1, &y, err, sizeof err), -1);
-    ck_assert_ptr_nonnull(strstr(err, "auto_pad"));
-    ph_model_free(m);
-
-    m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *in = tk_input(g, "x", 4, TK_I64(1, 1, 2, 2));
-    tk_output(g, tk_op1(g, "Sigmoid", in));
-    ck_assert_int_eq(me_eval(g, &x, 1, &y, err, sizeof err), -1);
-    ck_assert_ptr_nonnull(strstr(err, "Sigmoid"));
-    me_tensor_free(&x);
-    ph_model_free(m);
-}
-END_TEST
-
 int main(void)
 {
     Suite *s = suite_create("pass_eliminate_nop_pool");
@@ -397,13 +283,6 @@ int main(void)
     tcase_add_test(tc, other_pools_kept);
     tcase_add_test(tc, cnn_nop_maxpool_removed);
     suite_add_tcase(s, tc);
-    TCase *te = tcase_create("mini_eval");
-    tcase_set_timeout(te, 60);
-    tcase_add_test(te, eval_maxpool_stride2);
-    tcase_add_test(te, eval_maxpool_ceil_and_dilation);
-    tcase_add_test(te, eval_averagepool_pads);
-    tcase_add_test(te, eval_refuses_unsupported);
-    suite_add_tcase(s, te);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

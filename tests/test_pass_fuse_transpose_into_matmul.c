@@ -341,111 +341,6 @@ START_TEST(runs_after_merge_consecutive_transpose)
 }
 END_TEST
 
-/* ---- mini_eval's MatMul, Gemm, Transpose and Add on hand-computed data */
-
-static void eval_with(ph_model *m, const me_tensor *in, size_t n_in, me_tensor *out)
-{
-    char err[512] = "";
-    int rc = me_eval(ph_model_graph(m), in, n_in, out, err, sizeof err);
-    ck_assert_msg(rc == 0, "%s", err);
-}
-
-static void arange(me_tensor *t, int rank, const int64_t *dims, float start)
-{
-    ck_assert_int_eq(me_tensor_alloc(t, rank, dims), 0);
-    for (int64_t i = 0; i < me_numel(t); i++)
-        t->data[i] = start + (float)i;
-}
-
-static void expect_data(const me_tensor *t, int64_t n, const float *want)
-{
-    ck_assert_int_eq(me_numel(t), n);
-    for (int64_t i = 0; i < n; i++)
-        ck_assert_msg(t->data[i] == want[i], "element %lld: %g, want %g", (long long)i,
-                      (double)t->data[i], (double)want[i]);
-}
-
-START_TEST(eval_matmul_broadcast_and_1d)
-{
-    /* a [2,2,3] x b [3,2] (batch broadcast), and v [3] x b -> [2] */
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *a = tk_input(g, "a", 3, TK_I64(2, 2, 3));
-    ph_value *b = tk_input(g, "b", 2, TK_I64(3, 2));
-    ph_value *v = tk_input(g, "v", 1, TK_I64(3));
-    tk_output(g, tk_op2(g, "MatMul", a, b));
-    tk_output(g, tk_op2(g, "MatMul", v, b));
-    me_tensor in[3], out[2];
-    arange(&in[0], 3, TK_I64(2, 2, 3), 0);
-    arange(&in[1], 2, TK_I64(3, 2), 0);
-    arange(&in[2], 1, TK_I64(3), 1);
-    eval_with(m, in, 3, out);
-    /* b = [[0,1],[2,3],[4,5]]; rows of a: [0,1,2] [3,4,5] [6,7,8] [9,10,11] */
-    ck_assert_int_eq(out[0].rank, 3);
-    expect_data(&out[0], 8, (const float[]){10, 13, 28, 40, 46, 67, 64, 94});
-    ck_assert_int_eq(out[1].rank, 1);
-    expect_data(&out[1], 2, (const float[]){16, 22});
-    for (int i = 0; i < 3; i++)
-        me_tensor_free(&in[i]);
-    me_tensor_free(&out[0]);
-    me_tensor_free(&out[1]);
-    ph_model_free(m);
-}
-END_TEST
-
-START_TEST(eval_gemm_transposes_and_c)
-{
-    /* A stored [3,2] with transA, B stored [2,3] with transB, C [2] row. */
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *in_v[3] = {tk_input(g, "a", 2, TK_I64(3, 2)), tk_input(g, "b", 2, TK_I64(2, 3)),
-                         tk_input(g, "c", 1, TK_I64(2))};
-    ph_node *gemm = tk_node(g, "Gemm", 3, in_v);
-    ck_assert_int_eq(ph_node_set_attr_int(gemm, "transA", 1), 0);
-    ck_assert_int_eq(ph_node_set_attr_int(gemm, "transB", 1), 0);
-    ck_assert_int_eq(ph_node_set_attr_float(gemm, "alpha", 2.0f), 0);
-    ck_assert_int_eq(ph_node_set_attr_float(gemm, "beta", 0.5f), 0);
-    tk_output(g, ph_node_output(gemm, 0));
-    me_tensor in[3], out;
-    arange(&in[0], 2, TK_I64(3, 2), 0); /* A' = [[0,2,4],[1,3,5]] */
-    arange(&in[1], 2, TK_I64(2, 3), 0); /* B' = [[0,3],[1,4],[2,5]] */
-    arange(&in[2], 1, TK_I64(2), 10);   /* C = [10, 11] */
-    eval_with(m, in, 3, &out);
-    /* A'B' = [[10,28],[13,40]]; 2*AB + 0.5*C */
-    expect_data(&out, 4, (const float[]){25, 61.5f, 31, 85.5f});
-    for (int i = 0; i < 3; i++)
-        me_tensor_free(&in[i]);
-    me_tensor_free(&out);
-    ph_model_free(m);
-}
-END_TEST
-
-START_TEST(eval_transpose_and_add)
-{
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 3, TK_I64(2, 3, 2));
-    ph_value *r = tk_input(g, "r", 2, TK_I64(1, 2));
-    tk_output(g, tk_transpose(g, x, 3, TK_I64(2, 0, 1)));
-    tk_output(g, tk_op2(g, "Add", x, r));
-    me_tensor in[2], out[2];
-    arange(&in[0], 3, TK_I64(2, 3, 2), 0);
-    arange(&in[1], 2, TK_I64(1, 2), 100);
-    eval_with(m, in, 2, out);
-    ck_assert_int_eq(out[0].dims[0], 2);
-    ck_assert_int_eq(out[0].dims[1], 2);
-    ck_assert_int_eq(out[0].dims[2], 3);
-    expect_data(&out[0], 12, (const float[]){0, 2, 4, 6, 8, 10, 1, 3, 5, 7, 9, 11});
-    expect_data(&out[1], 12,
-                (const float[]){100, 102, 102, 104, 104, 106, 106, 108, 108, 110, 110, 112});
-    for (int i = 0; i < 2; i++) {
-        me_tensor_free(&in[i]);
-        me_tensor_free(&out[i]);
-    }
-    ph_model_free(m);
-}
-END_TEST
-
 int main(void)
 {
     Suite *s = suite_create("pass_fuse_transpose_into_matmul");
@@ -472,12 +367,6 @@ int main(void)
     tcase_add_test(tc, transformer_folds_and_verifies);
     tcase_add_test(tc, runs_after_merge_consecutive_transpose);
     suite_add_tcase(s, tc);
-    TCase *te = tcase_create("mini_eval");
-    tcase_set_timeout(te, 60);
-    tcase_add_test(te, eval_matmul_broadcast_and_1d);
-    tcase_add_test(te, eval_gemm_transposes_and_c);
-    tcase_add_test(te, eval_transpose_and_add);
-    suite_add_tcase(s, te);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);

@@ -1,178 +1,130 @@
-/* tests/test_pass_reducemean_to_pool.c - reducemean_to_pool: ReduceMean over
- * the spatial axes becomes GlobalAveragePool (AveragePool for 3-D). */
-#include <check.h>
-#include <stdint.h>
+/* tests/test_pass_reducemean_to_pool.c - reducemean_to_pool: a ReduceMean
+ * over every spatial axis becomes GlobalAveragePool (rank 4 and up) or
+ * AveragePool (rank 3), with a Squeeze when keepdims is 0. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
+PASS_FIXTURE("reducemean_to_pool")
 
-static void setup(void)
+/* "y = ReduceMean(...)" with axes as the opset has them (an input from
+ * opset 18, an attribute before) and keepdims (< 0: absent); x is the
+ * graph input. */
+static const char *mean_graph(const char *x_decl, int64_t opset, const char *axes, int keep)
 {
-    pass = tk_pass_load("reducemean_to_pool");
-    pass->shapes = 1;
-}
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
-
-/* ReduceMean of x over axes (n = 0: none given), keepdims k (< 0: absent). */
-static ph_value *mean(ph_graph *g, ph_value *x, size_t n, const int64_t *axes, int keep, int64_t opset)
-{
-    ph_value *in[2] = {x, opset >= 18 && n ? tk_ints(g, "axes", n, axes) : NULL};
-    ph_node *node = tk_node(g, "ReduceMean", in[1] ? 2 : 1, in);
-    if (opset < 18 && n)
-        ph_node_set_attr_ints(node, "axes", n, axes);
+    static char buf[512];
+    char keepattr[32] = "";
+    int n_axes = 1;
+    for (const char *c = axes; *c; c++)
+        n_axes += *c == ',';
     if (keep >= 0)
-        ph_node_set_attr_int(node, "keepdims", keep);
-    return ph_node_output(node, 0);
+        snprintf(keepattr, sizeof keepattr, "%skeepdims=%d", opset >= 18 ? "" : ", ", keep);
+    if (opset >= 18)
+        snprintf(buf, sizeof buf, "opset %lld\n%s; ax: int64[%d] = [%s]\ny = ReduceMean(x, ax) {%s}\nn = Neg(y)\n"
+                 "return n", (long long)opset, x_decl, n_axes, axes, keepattr);
+    else
+        snprintf(buf, sizeof buf, "opset %lld\n%s\ny = ReduceMean(x) {axes=[%s]%s}\nn = Neg(y)\nreturn n",
+                 (long long)opset, x_decl, axes, keepattr);
+    return buf;
 }
+
+static const struct {
+    const char *x;
+    int keep;
+    int64_t opset;
+    const char *axes, *want;
+} means[] = {
+    {"x: float[2,3,7,5]", -1, 17, "2, 3", "y = GlobalAveragePool(x)\nn = Neg(y)"},
+    {"x: float[2,3,7,5]", 1, 13, "-1, -2", "y = GlobalAveragePool(x)\nn = Neg(y)"},
+    {"x: float[2,3,7,5]", 0, 17, "3, 2", "p = GlobalAveragePool(x)\ny = Squeeze(p, _:const)\nn = Neg(y)"},
+    {"x: float[2,3,7,5]", 0, 11, "2, 3", "p = GlobalAveragePool(x)\ny = Squeeze(p) {axes=[2,3]}\nn = Neg(y)"},
+    {"x: float[2,3,7]", 1, 17, "2", "y = AveragePool(x) {kernel_shape=[7]}\nn = Neg(y)"},
+    {"x: float[2,3,7]", 0, 17, "-1", "p = AveragePool(x) {kernel_shape=[7]}\ny = Squeeze(p, _:const)\nn = Neg(y)"},
+    {"x: float[2,3,7,5,2]", 1, 17, "2, 3, 4", "y = GlobalAveragePool(x)\nn = Neg(y)"},
+    {"x: float[2,3,7,5]", 1, 18, "2, 3", "y = GlobalAveragePool(x)\nn = Neg(y)"},
+    {"x: float[2,3,7,5]", 0, 18, "2, 3", "p = GlobalAveragePool(x)\ny = Squeeze(p, _:const)\nn = Neg(y)"},
+};
 
 START_TEST(spatial_means_become_pools)
 {
-    char ops[256];
-    static const struct {
-        int rank, keep;
-        int64_t opset, axes[3];
-        const char *ops;
-    } cases[] = {
-        {4, -1, 17, {2, 3}, "GlobalAveragePool,Neg"},
-        {4, 1, 13, {-1, -2}, "GlobalAveragePool,Neg"},
-        {4, 0, 17, {3, 2}, "GlobalAveragePool,Squeeze,Neg"},
-        {4, 0, 11, {2, 3}, "GlobalAveragePool,Squeeze,Neg"},
-        {3, 1, 17, {2}, "AveragePool,Neg"},
-        {3, 0, 17, {-1}, "AveragePool,Squeeze,Neg"},
-        {5, 1, 17, {2, 3, 4}, "GlobalAveragePool,Neg"},
-        {4, 1, 18, {2, 3}, "GlobalAveragePool,Neg"},
-        {4, 0, 18, {2, 3}, "GlobalAveragePool,Squeeze,Neg"},
-    };
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        ph_model *m = ph_model_new(cases[c].opset);
-        ph_graph *g = ph_model_graph(m);
-        ph_value *x = tk_input(g, "x", cases[c].rank, TK_I64(2, 3, 7, 5, 2));
-        ph_value *y = mean(g, x, (size_t)cases[c].rank - 2, cases[c].axes, cases[c].keep, cases[c].opset);
-        tk_neg_output(g, y);
-        ck_assert_int_eq(tk_pass_run_eval(pass, m, 10 + c, 0, NULL), 1);
-        ck_assert_str_eq(tk_ops(g, ops, sizeof ops), cases[c].ops);
-        if (cases[c].rank == 3) {
-            const int64_t *k;
-            ck_assert_int_eq(ph_node_attr_ints(tk_find_op(g, PH_OP_AveragePool), "kernel_shape", &k), 1);
-            ck_assert_int_eq(k[0], 7);
-        }
-        ph_node *sq = tk_find_op(g, PH_OP_Squeeze);
-        if (sq)
-            ck_assert_uint_eq(ph_node_input_count(sq), cases[c].opset >= 13 ? 2 : 1);
-        tk_assert_untouched(pass, m);
-        ph_model_free(m);
-    }
+    PC_CASE(mean_graph(means[_i].x, means[_i].opset, means[_i].axes, means[_i].keep), 1, means[_i].want);
 }
 END_TEST
 
 START_TEST(graph_output_keeps_its_name)
 {
-    ph_model *m = tk_model();
+    const char *graph = "x: float[1,2,3,3]\ny = ReduceMean(x) {axes=[2,3], keepdims=0}\nreturn y";
+    PC_CASE(graph, 1, "p = GlobalAveragePool(x)\ny = Squeeze(p, _:const)");
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text(graph, &err);
     ph_graph *g = ph_model_graph(m);
-    ph_value *y = mean(g, tk_input(g, "x", 4, TK_I64(1, 2, 3, 3)), 2, TK_I64(2, 3), 0, 17);
-    tk_output(g, y);
-    char *name = strdup(ph_value_name(y));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 3, 0, NULL), 1);
+    char *name = strdup(ph_value_name(ph_graph_output(g, 0)));
+    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
     ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
     free(name);
     ph_model_free(m);
 }
 END_TEST
 
+static const struct {
+    const char *why, *graph;
+    int unchecked;
+} alone[] = {
+    {"the channel axis too", "x: float[1,2,3,3]\ny = ReduceMean(x) {axes=[1,2,3]}\nn = Neg(y)\nreturn n", 0},
+    {"the channel axis and W (as many axes as spatial ones)",
+     "x: float[1,2,3,3]\ny = ReduceMean(x) {axes=[1,3]}\nn = Neg(y)\nreturn n", 0},
+    {"W only", "x: float[1,2,3,3]\ny = ReduceMean(x) {axes=[3]}\nn = Neg(y)\nreturn n", 0},
+    {"rank unknown", "x: float[*]\ny = ReduceMean(x) {axes=[2,3]}\nn = Neg(y)\nreturn n", 1},
+    {"3-D with D unknown", "x: float[1,2,?]\ny = ReduceMean(x) {axes=[2]}\nn = Neg(y)\nreturn n", 0},
+    {"an integer dtype", "x: int32[1,2,3,3]\ny = ReduceMean(x) {axes=[2,3]}\nn = Neg(y)\nreturn n", 0},
+    {"no axes: every axis", "x: float[1,2,3,3]\ny = ReduceMean(x)\nn = Neg(y)\nreturn n", 0},
+    {"opset 18, axes not constant",
+     "opset 18\nx: float[1,2,3,3]; ax: int64[2]\ny = ReduceMean(x, ax)\nn = Neg(y)\nreturn n", 1},
+    {"a 2-D mean", "x: float[2,3]\ny = ReduceMean(x) {axes=[1]}\nn = Neg(y)\nreturn n", 0},
+};
+
 START_TEST(left_alone)
 {
-    for (int variant = 0; variant < 8; variant++) {
-        ph_model *m = ph_model_new(variant == 6 ? 18 : 17);
-        ph_graph *g = ph_model_graph(m);
-        ph_value *x, *y;
-        switch (variant) {
-        case 0: /* the channel axis too */
-            x = tk_input(g, "x", 4, TK_I64(1, 2, 3, 3));
-            y = mean(g, x, 3, TK_I64(1, 2, 3), 1, 17);
-            break;
-        case 1: /* W only */
-            x = tk_input(g, "x", 4, TK_I64(1, 2, 3, 3));
-            y = mean(g, x, 1, TK_I64(3), 1, 17);
-            break;
-        case 2: /* rank unknown */
-            x = tk_input(g, "x", -1, NULL);
-            y = mean(g, x, 2, TK_I64(2, 3), 1, 17);
-            break;
-        case 3: /* 3-D with D unknown */
-            x = tk_input(g, "x", 3, TK_I64(1, 2, -1));
-            y = mean(g, x, 1, TK_I64(2), 1, 17);
-            break;
-        case 4: /* an integer dtype */
-            x = ph_graph_add_input(g, "x", PH_DT_INT32, 4, TK_I64(1, 2, 3, 3));
-            y = mean(g, x, 2, TK_I64(2, 3), 1, 17);
-            break;
-        case 5: /* no axes: every axis */
-            x = tk_input(g, "x", 4, TK_I64(1, 2, 3, 3));
-            y = mean(g, x, 0, NULL, 1, 17);
-            break;
-        case 6: { /* opset 18, axes not constant */
-            x = tk_input(g, "x", 4, TK_I64(1, 2, 3, 3));
-            ph_value *in[2] = {x, ph_graph_add_input(g, "axes", PH_DT_INT64, 1, TK_I64(2))};
-            y = ph_node_output(tk_node(g, "ReduceMean", 2, in), 0);
-            break;
-        }
-        default: /* a 2-D mean */
-            x = tk_input(g, "x", 2, TK_I64(2, 3));
-            y = mean(g, x, 1, TK_I64(1), 1, 17);
-            break;
-        }
-        tk_neg_output(g, y);
-        tk_assert_untouched(pass, m);
-        ph_model_free(m);
-    }
+    if (alone[_i].unchecked)
+        PC_UNTOUCHED_UNCHECKED(alone[_i].graph);
+    else
+        PC_UNTOUCHED(alone[_i].graph);
 }
 END_TEST
 
+/* The text has no subgraphs: the If is built with the IR calls. */
 START_TEST(inside_an_if_branch)
 {
-    ph_model *m = tk_model();
+    ph_graph *then_g, *else_g;
+    ph_model *m = pc_if_model("x: float[1,2,3,3]; cond: bool[]\ny = If(cond)\nreturn y", &then_g, &else_g);
     ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 4, TK_I64(1, 2, 3, 3));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = tk_node(g, "If", 1, &cond);
-    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
-    tk_output(then_g, mean(then_g, x, 2, TK_I64(2, 3), 1, 17));
-    tk_output(else_g, tk_op1(else_g, "Neg", mean(else_g, x, 2, TK_I64(-2, -1), 1, 17)));
-    tk_output(g, ph_node_output(iff, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 2);
-    ck_assert_uint_eq(tk_count_op(then_g, PH_OP_GlobalAveragePool), 1);
-    ck_assert_uint_eq(tk_count_op(else_g, PH_OP_GlobalAveragePool), 1);
-    ck_assert_uint_eq(tk_count_op(then_g, PH_OP_ReduceMean), 0);
-    tk_assert_untouched(pass, m);
+    ph_value *x = ph_graph_find_value(g, "x");
+    ph_node *a = tk_node(then_g, "ReduceMean", 1, &x), *b = tk_node(else_g, "ReduceMean", 1, &x);
+    ck_assert_int_eq(ph_node_set_attr_ints(a, "axes", 2, TK_I64(2, 3)), 0);
+    ck_assert_int_eq(ph_node_set_attr_ints(b, "axes", 2, TK_I64(-2, -1)), 0);
+    tk_output(then_g, ph_node_output(a, 0));
+    tk_output(else_g, tk_op1(else_g, "Neg", ph_node_output(b, 0)));
+    pc_run_structure(m, 2); /* the evaluator has no If: structure only */
+    PC_GRAPH_IS(then_g, "y = GlobalAveragePool(x)");
+    PC_GRAPH_IS(else_g, "p = GlobalAveragePool(x)\ny = Neg(p)");
     ph_model_free(m);
 }
 END_TEST
 
-static Suite *suite(void)
+int main(void)
 {
     Suite *s = suite_create("reducemean_to_pool");
     TCase *tc = tcase_create("core");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, spatial_means_become_pools);
+    tcase_add_loop_test(tc, spatial_means_become_pools, 0, (int)(sizeof means / sizeof *means));
     tcase_add_test(tc, graph_output_keeps_its_name);
-    tcase_add_test(tc, left_alone);
+    tcase_add_loop_test(tc, left_alone, 0, (int)(sizeof alone / sizeof *alone));
     tcase_add_test(tc, inside_an_if_branch);
     suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(suite());
+    SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

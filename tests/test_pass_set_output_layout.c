@@ -7,6 +7,7 @@
 
 #include <passhost/testing.h>
 
+#include "passrun.h"
 #include "testkit.h"
 
 static tk_pass *pass;
@@ -75,9 +76,8 @@ START_TEST(nhwc_output_keeps_its_name)
     char y_name[64], z_name[64];
     snprintf(y_name, sizeof y_name, "%s", ph_value_name(ph_graph_output(g, 0)));
     snprintf(z_name, sizeof z_name, "%s", ph_value_name(ph_graph_output(g, 1)));
-    me_tensor *before, *after;
-    size_t nb, na;
-    tk_eval(m, 1, &before, &nb);
+    ph_tensor **before, **after;
+    size_t nb = tk_eval_model(m, 1, &before), na;
     char spec[256];
     snprintf(spec, sizeof spec, " %s : nhwc ; 2:NC ", y_name); /* blanks, lower case, an index */
     ck_assert_int_eq(run_with(m, spec), 1);
@@ -94,16 +94,17 @@ START_TEST(nhwc_output_keeps_its_name)
     ck_assert_ptr_eq(ph_node_input(neg, 0), ph_node_input(t, 0));
     ck_assert_int_eq(ph_node_op(ph_value_producer(ph_node_input(t, 0))), PH_OP_Relu);
     /* the values: y is the old y in NHWC, the others unchanged */
-    tk_eval(m, 1, &after, &na);
+    na = tk_eval_model(m, 1, &after);
     ck_assert_uint_eq(na, 3);
-    ck_assert_int_eq(after[0].dims[3], 2);
+    ck_assert_int_eq(ph_tensor_dim(after[0], 3), 2);
+    const float *a0 = ph_tensor_data(after[0]), *b0 = ph_tensor_data(before[0]);
     for (int c = 0; c < 2; c++)
         for (int h = 0; h < 3; h++)
             for (int w = 0; w < 4; w++)
-                ck_assert(after[0].data[(h * 4 + w) * 2 + c] == before[0].data[(c * 3 + h) * 4 + w]);
-    tk_compare(before + 1, 2, after + 1, 2, PH_EXACT);
-    tk_free_outputs(before, nb);
-    tk_free_outputs(after, na);
+                ck_assert(a0[(h * 4 + w) * 2 + c] == b0[(c * 3 + h) * 4 + w]);
+    tk_assert_same(before + 1, 2, after + 1, 2);
+    tk_free_outs(before, nb);
+    tk_free_outs(after, na);
     /* a state, not a step: the same settings again change nothing */
     ck_assert_int_eq(run_with(m, spec), 0);
     /* another layout: the same Transpose, another perm; then back to NCHW */

@@ -1,178 +1,187 @@
 /* tests/test_pass_split_group_conv.c - split_group_conv: a grouped Conv
  * becomes Split + Conv per group + Concat. */
-#include <check.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
+PASS_FIXTURE("split_group_conv")
 
-static void setup(void)
+/* The expected result for `groups` groups of m output channels each:
+ * Split(x) (sizes an input from opset 13, an attribute before), one Conv
+ * {group=1} per group with its weight slice (and bias slice), Concat. */
+static const char *split_result(int groups, int64_t m, int bias, int split_input)
 {
-    pass = tk_pass_load("split_group_conv");
-    pass->shapes = 1;
-}
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
-
-/* Conv(x [.., C, ..], w [M, C/g, 3 (x nd)], b?) {group g, pads 1}; nd spatial dims. */
-static ph_node *group_conv(ph_graph *g, ph_value *x, int nd, int64_t C, int64_t M, int64_t group, int bias,
-                           const char *tag)
-{
-    char name[64];
-    snprintf(name, sizeof name, "%s_w", tag);
-    ph_value *in[3] = {x, tk_init(g, name, 2 + nd, TK_I64(M, C / group, 3, 3, 3), 3)};
-    snprintf(name, sizeof name, "%s_b", tag);
-    if (bias)
-        in[2] = tk_init(g, name, 1, TK_I64(M), 4);
-    ph_node *n = tk_node(g, "Conv", bias ? 3 : 2, in);
-    ph_node_set_attr_int(n, "group", group);
-    ph_node_set_attr_ints(n, "pads", 2 * (size_t)nd, TK_I64(1, 1, 1, 1, 1, 1));
-    return n;
+    static char buf[1024];
+    int len = snprintf(buf, sizeof buf, "s0");
+    for (int i = 1; i < groups; i++)
+        len += snprintf(buf + len, sizeof buf - (size_t)len, ", s%d", i);
+    len += snprintf(buf + len, sizeof buf - (size_t)len, " = Split(x%s) {axis=1}\n", split_input ? ", _:const" : "");
+    for (int i = 0; i < groups; i++)
+        len += snprintf(buf + len, sizeof buf - (size_t)len, "c%d = Conv(s%d, w%d:const:shape=[%lld,*,*]%s) {group=1}\n",
+                        i, i, i, (long long)m, bias ? ", _:const" : "");
+    len += snprintf(buf + len, sizeof buf - (size_t)len, "y = Concat(c0");
+    for (int i = 1; i < groups; i++)
+        len += snprintf(buf + len, sizeof buf - (size_t)len, ", c%d", i);
+    snprintf(buf + len, sizeof buf - (size_t)len, ") {axis=1}");
+    return buf;
 }
 
-START_TEST(splits)
+/* 2-D spatial weights: the pattern checks their first dim through a
+ * shape of rank 4. */
+static const char *split_result_2d(int groups, int64_t m, int bias, int split_input)
 {
-    for (int v = 0; v < 5; v++) {
-        ph_model *m = tk_model();
-        if (v == 1)
-            ph_model_set_opset(m, "", 11); /* Split sizes as an attribute */
-        ph_graph *g = ph_model_graph(m);
-        int nd = v == 2 ? 1 : 2;
-        int64_t group = v == 3 ? 4 : 2;
-        ph_value *x = tk_input(g, "x", 2 + nd, TK_I64(2, 8, 7, 6));
-        ph_node *conv = group_conv(g, x, nd, 8, 12, group, v != 4, "a");
-        if (v == 3) {
-            ph_node_set_attr_ints(conv, "strides", 2, TK_I64(2, 1));
-            ph_node_set_attr_ints(conv, "dilations", 2, TK_I64(1, 2));
+    static char out[1200];
+    const char *r = split_result(groups, m, bias, split_input);
+    size_t k = 0;
+    for (const char *c = r; *c && k + 4 < sizeof out; c++) {
+        out[k++] = *c;
+        if (c[0] == '*' && c[1] == ',' && c[2] == '*' && c[3] == ']') {
+            memcpy(out + k, ",*,*", 4);
+            k += 4;
+            c += 2;
         }
-        ph_value *y = ph_node_output(conv, 0);
-        tk_output(g, y);
-        char *name = strdup(ph_value_name(y));
-        ck_assert_int_eq(tk_pass_run_eval(pass, m, 3 + (uint64_t)v, 0, NULL), 1);
-        ck_assert_uint_eq(tk_count_op(g, PH_OP_Split), 1);
-        ck_assert_uint_eq(tk_count_op(g, PH_OP_Conv), (size_t)group);
-        ck_assert_uint_eq(tk_count_op(g, PH_OP_Concat), 1);
-        ph_node *c = tk_find_op(g, PH_OP_Conv);
-        ck_assert_int_eq(ph_node_attr_int(c, "group", 1), 1);
-        ck_assert_int_eq(ph_tensor_dim(ph_value_const(ph_node_input(c, 1)), 0), 12 / group);
-        ck_assert_uint_eq(ph_node_input_count(tk_find_op(g, PH_OP_Split)), v == 1 ? 1 : 2);
-        ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
-        free(name);
-        tk_assert_untouched(pass, m);
-        ph_model_free(m);
     }
+    out[k] = 0;
+    return out;
+}
+
+START_TEST(two_groups_with_bias)
+{
+    PC_CASE("x: float[2,8,7,6]; w: const float[12,4,3,3]; b: const float[12]\n"
+            "y = Conv(x, w, b) {group=2, pads=[1,1,1,1]}\nreturn y",
+            1, split_result_2d(2, 6, 1, 1));
+}
+END_TEST
+
+/* opset 11: Split sizes as an attribute */
+START_TEST(opset_11_split_attribute)
+{
+    PC_CASE("opset 11\nx: float[2,8,7,6]; w: const float[12,4,3,3]; b: const float[12]\n"
+            "y = Conv(x, w, b) {group=2, pads=[1,1,1,1]}\nreturn y",
+            1, split_result_2d(2, 6, 1, 0));
+}
+END_TEST
+
+START_TEST(one_spatial_dim)
+{
+    PC_CASE("x: float[2,8,7]; w: const float[12,4,3]; b: const float[12]\n"
+            "y = Conv(x, w, b) {group=2, pads=[1,1]}\nreturn y",
+            1, split_result(2, 6, 1, 1));
+}
+END_TEST
+
+START_TEST(four_groups_strides_and_dilations)
+{
+    PC_CASE("x: float[2,8,7,6]; w: const float[12,2,3,3]; b: const float[12]\n"
+            "y = Conv(x, w, b) {group=4, pads=[1,1,1,1], strides=[2,1], dilations=[1,2]}\nreturn y",
+            1, split_result_2d(4, 3, 1, 1));
+}
+END_TEST
+
+START_TEST(without_bias)
+{
+    PC_CASE("x: float[2,8,7,6]; w: const float[12,4,3,3]\n"
+            "y = Conv(x, w) {group=2, pads=[1,1,1,1]}\nreturn y",
+            1, split_result_2d(2, 6, 0, 1));
 }
 END_TEST
 
 START_TEST(depthwise_when_asked)
 {
-    const char *params[] = {"depthwise", "true", NULL};
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 4, TK_I64(-1, 3, 5, 5));
-    ck_assert_int_eq(ph_value_set_dim_param(x, 0, "N"), 0);
-    tk_output(g, tk_op1(g, "Relu", ph_node_output(group_conv(g, x, 2, 3, 6, 3, 1, "a"), 0)));
-    pass->params = params;
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 8, 2, TK_I64(1, 2)), 1);
-    ck_assert_uint_eq(tk_count_op(g, PH_OP_Conv), 3);
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    ph_test_options o = {.max_iterations = 4, .params = (const char *const[]){"depthwise=true", NULL},
+                         .sizes = (const int64_t[]){1, 2}, .n_sizes = 2};
+    PC_CASE_OPTS(&o,
+                 "x: float[N,3,5,5]; w: const float[6,1,3,3]; b: const float[6]\n"
+                 "c = Conv(x, w, b) {group=3, pads=[1,1,1,1]}; r = Relu(c)\nreturn r",
+                 1, "s0, s1, s2 = Split(x, _:const)\na = Conv(s0, _:const, _:const)\nb = Conv(s1, _:const, _:const)\n"
+                    "c = Conv(s2, _:const, _:const)\nd = Concat(a, b, c)\nr = Relu(d)");
 }
 END_TEST
 
-START_TEST(left_alone)
+START_TEST(group_1_left_alone)
 {
-    const char *few[] = {"max_groups", "2", NULL};
-    for (int v = 0; v < 6; v++) {
-        ph_model *m = tk_model();
-        ph_graph *g = ph_model_graph(m);
-        ph_value *x = tk_input(g, "x", 4, TK_I64(1, 8, 5, 5));
-        ph_node *conv = group_conv(g, x, 2, 8, 8, 2, 1, "a");
-        tk_output(g, ph_node_output(conv, 0));
-        pass->params = NULL;
-        switch (v) {
-        case 0: /* group 1 */
-            ph_node_set_input(conv, 1, tk_init(g, "w1", 4, TK_I64(8, 8, 3, 3), 9));
-            ph_node_set_attr_int(conv, "group", 1);
-            break;
-        case 1: /* the weight is not constant */
-            ph_node_set_input(conv, 1, tk_input(g, "w", 4, TK_I64(8, 4, 3, 3)));
-            break;
-        case 2: /* the bias is not constant */
-            ph_node_set_input(conv, 2, tk_input(g, "b", 1, TK_I64(8)));
-            break;
-        case 3: /* more groups than max_groups */
-            ph_node_set_input(conv, 1, tk_init(g, "w4", 4, TK_I64(8, 2, 3, 3), 9));
-            ph_node_set_attr_int(conv, "group", 4);
-            pass->params = few;
-            break;
-        case 4: { /* bfloat16 */
-            ph_value *xb = ph_graph_add_input(g, "xb", PH_DT_BFLOAT16, 4, TK_I64(1, 8, 5, 5));
-            uint16_t wv[8 * 4 * 9] = {0};
-            ph_value *in[2] = {xb, ph_graph_add_initializer(g, "wb", ph_tensor_new(PH_DT_BFLOAT16, 4, TK_I64(8, 4, 3, 3), wv))};
-            ph_node *cb = tk_node(g, "Conv", 2, in);
-            ph_node_set_attr_int(cb, "group", 2);
-            tk_output(g, ph_node_output(cb, 0));
-            ph_node_set_attr_int(conv, "group", 1);
-            ph_node_set_input(conv, 1, tk_init(g, "w1", 4, TK_I64(8, 8, 3, 3), 9));
-            break;
-        }
-        case 5: /* depthwise, not asked for */
-            ph_node_set_input(conv, 1, tk_init(g, "wd", 4, TK_I64(8, 1, 3, 3), 9));
-            ph_node_set_attr_int(conv, "group", 8);
-            break;
-        }
-        ck_assert_int_eq(ph_graph_toposort(g), 0);
-        tk_assert_untouched(pass, m);
-        ph_model_free(m);
-    }
+    PC_UNTOUCHED("x: float[1,8,5,5]; w: const float[8,8,3,3]; b: const float[8]\n"
+                 "y = Conv(x, w, b) {group=1, pads=[1,1,1,1]}\nreturn y");
 }
 END_TEST
 
+START_TEST(weight_not_constant_left_alone)
+{
+    PC_UNTOUCHED("x: float[1,8,5,5]; w: float[8,4,3,3]; b: const float[8]\n"
+                 "y = Conv(x, w, b) {group=2, pads=[1,1,1,1]}\nreturn y");
+}
+END_TEST
+
+START_TEST(bias_not_constant_left_alone)
+{
+    PC_UNTOUCHED("x: float[1,8,5,5]; w: const float[8,4,3,3]; b: float[8]\n"
+                 "y = Conv(x, w, b) {group=2, pads=[1,1,1,1]}\nreturn y");
+}
+END_TEST
+
+START_TEST(more_groups_than_max_groups_left_alone)
+{
+    ph_test_options o = {.max_iterations = 4, .params = (const char *const[]){"max_groups=2", NULL}};
+    PC_CASE_OPTS(&o, "x: float[1,8,5,5]; w: const float[8,2,3,3]; b: const float[8]\n"
+                     "y = Conv(x, w, b) {group=4, pads=[1,1,1,1]}\nreturn y",
+                 0, NULL);
+}
+END_TEST
+
+START_TEST(bfloat16_left_alone)
+{
+    PC_UNTOUCHED_UNCHECKED("x: bfloat16[1,8,5,5]; w: bfloat16[8,4,3,3] = [0]\ny = Conv(x, w) {group=2}\nreturn y");
+}
+END_TEST
+
+START_TEST(depthwise_not_asked_left_alone)
+{
+    PC_UNTOUCHED("x: float[1,8,5,5]; w: const float[8,1,3,3]; b: const float[8]\n"
+                 "y = Conv(x, w, b) {group=8, pads=[1,1,1,1]}\nreturn y");
+}
+END_TEST
+
+/* The text has no subgraphs: the If is built with the IR calls. */
 START_TEST(inside_an_if_branch)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 4, TK_I64(1, 4, 5, 5));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = tk_node(g, "If", 1, &cond);
-    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
-    tk_output(then_g, ph_node_output(group_conv(then_g, x, 2, 4, 4, 2, 1, "t"), 0));
-    tk_output(else_g, ph_node_output(group_conv(else_g, x, 2, 4, 4, 2, 0, "e"), 0));
-    tk_output(g, ph_node_output(iff, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 2); /* the evaluator has no If: structure only */
-    ck_assert_uint_eq(tk_count_op(then_g, PH_OP_Conv), 2);
-    ck_assert_uint_eq(tk_count_op(then_g, PH_OP_Split), 1);
-    ck_assert_uint_eq(tk_count_op(else_g, PH_OP_Conv), 2);
-    ck_assert_uint_eq(tk_count_op(else_g, PH_OP_Concat), 1);
-    tk_assert_untouched(pass, m);
+    ph_graph *body[2];
+    ph_model *m = pc_if_model("x: float[1,4,5,5]; cond: bool[]\ny = If(cond)\nreturn y", &body[0], &body[1]);
+    ph_value *x = ph_graph_find_value(ph_model_graph(m), "x");
+    for (int i = 0; i < 2; i++) { /* with a bias, without */
+        ph_value *in[3] = {x, tk_init(body[i], "w", 4, TK_I64(4, 2, 3, 3), 3), tk_init(body[i], "b", 1, TK_I64(4), 4)};
+        ph_node *c = tk_node(body[i], "Conv", i ? 2 : 3, in);
+        ck_assert_int_eq(ph_node_set_attr_int(c, "group", 2), 0);
+        tk_output(body[i], ph_node_output(c, 0));
+    }
+    pc_run_structure(m, 2); /* the evaluator has no If: structure only */
+    PC_GRAPH_IS(body[0], split_result_2d(2, 2, 1, 1));
+    PC_GRAPH_IS(body[1], split_result_2d(2, 2, 0, 1));
     ph_model_free(m);
 }
 END_TEST
 
-static Suite *suite(void)
+int main(void)
 {
     Suite *s = suite_create("split_group_conv");
     TCase *tc = tcase_create("core");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, splits);
+    tcase_add_test(tc, two_groups_with_bias);
+    tcase_add_test(tc, opset_11_split_attribute);
+    tcase_add_test(tc, one_spatial_dim);
+    tcase_add_test(tc, four_groups_strides_and_dilations);
+    tcase_add_test(tc, without_bias);
     tcase_add_test(tc, depthwise_when_asked);
-    tcase_add_test(tc, left_alone);
+    tcase_add_test(tc, group_1_left_alone);
+    tcase_add_test(tc, weight_not_constant_left_alone);
+    tcase_add_test(tc, bias_not_constant_left_alone);
+    tcase_add_test(tc, more_groups_than_max_groups_left_alone);
+    tcase_add_test(tc, bfloat16_left_alone);
+    tcase_add_test(tc, depthwise_not_asked_left_alone);
     tcase_add_test(tc, inside_an_if_branch);
     suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(suite());
+    SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

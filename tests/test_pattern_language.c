@@ -3,8 +3,8 @@
  * attribute variables, defaults and comparisons, dtype variables, tests on
  * constant values, fits(), opset guards, alternatives between statements,
  * state from a condition to its rewrite, declarative results, sticky
- * errors; each with the cases it must refuse, and parse errors that keep
- * their position. */
+ * errors, why a match fails (ph_pattern_explain); each with the cases it
+ * must refuse, and parse errors that keep their position. */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
@@ -344,6 +344,116 @@ START_TEST(opset_guards)
 }
 END_TEST
 
+/* ------------------------------------------------ why a match fails */
+
+/* ph_pattern_explain of text at root: its answer, the reason in why. */
+static int explain(const char *text, ph_node *root, char *why, size_t size)
+{
+    ph_pattern *p = parse_ok(text);
+    ph_match *mt = ph_match_new(p);
+    int r = ph_pattern_explain(p, root, mt, why, size);
+    ph_match_free(mt);
+    ph_pattern_free(p);
+    return r;
+}
+
+#define ASSERT_WHY(text, root, expect)                                                   \
+    do {                                                                                 \
+        char why_[600];                                                                  \
+        ck_assert_int_eq(explain(text, root, why_, sizeof why_), 0);                     \
+        ck_assert_msg(strstr(why_, expect) != NULL, "%s\n  says: %s\n  not: %s", text, why_, expect); \
+    } while (0)
+
+/* The reasons in the language's own words: attributes and their defaults,
+ * comparisons, variables bound elsewhere, constant values, fits(), dtype
+ * variables, guards, negative statements, and the form that got furthest. */
+START_TEST(explain_says_why_in_the_language)
+{
+    ph_model *m = tk_model(); /* opset 17 */
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 3));
+    ph_value *a = tk_op1(g, "LeakyRelu", x);
+    ph_value *b = tk_op1(g, "LeakyRelu", a);
+    tk_output(g, b);
+    ph_node *na = ph_value_producer(a), *nb = ph_value_producer(b);
+    ph_node_set_attr_float(na, "alpha", 0.25f);
+    ph_node_set_attr_float(nb, "alpha", 0.5f);
+    ph_node_set_attr_ints(na, "perm", 3, TK_I64(0, 2, 1));
+
+    ASSERT_WHY("y = LeakyRelu(x) {group=1}", na,
+               "statement 1 (LeakyRelu): attribute group is absent; the pattern wants group = 1 (exporters "
+               "leave out attributes at their default value: write group ?= 1 to accept that)");
+    ASSERT_WHY("y = LeakyRelu(x) {group(2)=1}", na, "attribute group is absent, its default 2; the pattern wants 1");
+    ASSERT_WHY("y = LeakyRelu(x) {alpha > 0.25}", na, "attribute alpha is 0.25; the pattern wants alpha > 0.25");
+    ASSERT_WHY("y = LeakyRelu(x) {perm all=0}", na, "attribute perm is [0, 2, 1]; the pattern wants perm all = 0");
+    ASSERT_WHY("y = LeakyRelu(x) {!alpha}", na, "attribute alpha is present (0.25); the pattern wants it absent");
+    ASSERT_WHY("a = LeakyRelu(x) {alpha=$v}\ny = LeakyRelu(a) {alpha=$v}", nb,
+               "statement 1 (LeakyRelu): attribute alpha is 0.25, but $v is 0.5 already in this match");
+
+    /* constants: the value, the shape, fits() */
+    ph_value *half = ph_graph_add_initializer(g, "half", ph_tensor_from_f64(PH_DT_FLOAT, 0, NULL, (double[]){0.5}));
+    ph_value *wide = ph_graph_add_initializer(
+        g, "wide", ph_tensor_from_f64(PH_DT_FLOAT, 3, TK_I64(1, 1, 3), (double[]){1, 2, 3}));
+    ph_value *yh = tk_op2(g, "Mul", x, half), *yw = tk_op2(g, "Mul", x, wide);
+    tk_output(g, yh);
+    tk_output(g, yw);
+    ASSERT_WHY("y = Mul(x, c:scalar=0.25)", ph_value_producer(yh),
+               "statement 1 (Mul): input 1 'half' fails ':scalar=0.25' (dtype float32, shape [], a constant of "
+               "value 0.5)");
+    ASSERT_WHY("y = Mul(x, c:const:fits(x))", ph_value_producer(yw),
+               "'wide' (statement 1, input 1: dtype float32, shape [1,1,3], a constant of 3 elements) fails "
+               "':fits(x)' ('x': dtype float32, shape [2,3], not a constant)");
+    ASSERT_WHY("y = Mul(x:float16|bfloat16, c)", ph_value_producer(yh),
+               "input 0 'x' fails ':float16|bfloat16' (dtype float32, shape [2,3], not a constant)");
+
+    /* a dtype variable bound by an attribute */
+    ph_value *c = tk_op1(g, "Cast", x);
+    tk_output(g, c);
+    ph_node_set_attr_int(ph_value_producer(c), "to", PH_DT_FLOAT16);
+    ASSERT_WHY("y = Cast(x:dtype=$t) {to=$t}", ph_value_producer(c),
+               "input 0 'x' has dtype float32, but $t is float16 already in this match");
+
+    /* guards */
+    ASSERT_WHY("opset >= 18\ny = Cast(x)", ph_value_producer(c),
+               "the guard opset >= 18 fails: the model's opset is 17");
+    ASSERT_WHY("opset@com.microsoft >= 1\ny = Cast(x)", ph_value_producer(c),
+               "the model's opset of com.microsoft is not imported");
+
+    /* a negative statement names the reader it excludes */
+    char label[200], expect[300];
+    snprintf(expect, sizeof expect, "node '%s' reads the match and is what the negative statement 1 (!LeakyRelu) "
+             "excludes", ph_node_label(nb, label, sizeof label));
+    ASSERT_WHY("y = LeakyRelu(x)\n!LeakyRelu(y)", na, expect);
+
+    /* several forms: the one that got furthest */
+    ph_value *n = tk_op1(g, "Neg", x);
+    ph_value *r = tk_op1(g, "Relu", n);
+    tk_output(g, r);
+    ph_node_set_attr_int(ph_value_producer(n), "k", 1);
+    ASSERT_WHY("( a = Neg(x) {!k} | t = Abs(x); a = Neg(t) )\ny = Relu(a)", ph_value_producer(r),
+               "form 2 of 2: statement 1 (Abs): 'x' is a graph input, not made by a node");
+
+    /* not a candidate; bad arguments */
+    char why[64] = "unchanged";
+    ck_assert_int_eq(explain("y = Relu(x)", na, why, sizeof why), -1);
+    ck_assert_str_eq(why, "");
+    ph_pattern *p = parse_ok("y = LeakyRelu(x)");
+    ph_match *mt = ph_match_new(p);
+    ck_assert_int_eq(ph_pattern_explain(p, na, mt, why, sizeof why), 1);
+    ck_assert_str_eq(why, "");
+    ck_assert_ptr_eq(ph_match_root(mt), na);
+    ck_assert_int_eq(ph_pattern_explain(p, na, mt, NULL, 8), PH_EINVAL);
+    ck_assert_int_eq(ph_pattern_explain(p, NULL, mt, why, sizeof why), PH_EINVAL);
+    /* a short buffer is cut, not overrun */
+    char small[12];
+    ck_assert_int_eq(explain("y = LeakyRelu(x) {group=1}", na, small, sizeof small), 0);
+    ck_assert_uint_eq(strlen(small), sizeof small - 1);
+    ph_match_free(mt);
+    ph_pattern_free(p);
+    ph_model_free(m);
+}
+END_TEST
+
 /* ----------------------------------------------- benefit: larger wins */
 
 static int rw_fuse_to_elu(ph_rewriter *rw, const ph_match *m)
@@ -644,6 +754,7 @@ Suite *pattern_language_suite(void)
     tcase_add_test(tc, dtype_variables);
     tcase_add_test(tc, constant_value_tests);
     tcase_add_test(tc, opset_guards);
+    tcase_add_test(tc, explain_says_why_in_the_language);
     tcase_add_test(tc, the_larger_match_wins);
     tcase_add_test(tc, condition_hands_state_to_rewrite);
     tcase_add_test(tc, declarative_results);

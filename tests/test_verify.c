@@ -253,7 +253,7 @@ START_TEST(exact_pass_that_changes_bits_is_named)
     free(readme);
     /* powers of two only: bit for bit, nothing to bisect */
     in = div_chain("pow2.onnx", 3, divs);
-    r = TK_CLI("-i", in, "-o", out, EXACT_DIV, "--verify-each", "-q");
+    r = TK_CLI("-i", in, "-o", out, EXACT_DIV, "--verify-each");
     ck_assert_msg(r.status == 0, "exit %d: %s", r.status, r.err);
     ck_assert_msg(strstr(r.out, "exact passes bit for bit) OK"), "%s", r.out);
     tk_cli_free(&r);
@@ -453,7 +453,7 @@ START_TEST(npy_folders_and_data_for_each_and_bisect)
     ck_assert_msg(ini && strstr(ini, "relu_data\"") && strstr(ini, "budget_factor = 4"), "%s", ini);
     free(ini);
     /* the reproducer's config verifies with the same data */
-    r = TK_CLI(tk_tpath("repro/config.ini"), "--max-rewrites", "6", "--verify", "-q");
+    r = TK_CLI(tk_tpath("repro/config.ini"), "--max-rewrites", "6", "--verify");
     ck_assert_msg(r.status == 0 && strstr(r.out, "1 data set"), "exit %d: %s%s", r.status, r.out, r.err);
     tk_cli_free(&r);
 }
@@ -624,6 +624,84 @@ START_TEST(ranges_from_the_consumers)
 }
 END_TEST
 
+/* Loss targets, Dropout ratios, sequence lengths, RoiAlign batch indices and
+ * Loop trip counts: the values the evaluator refuses otherwise. */
+START_TEST(ranges_of_losses_sequences_and_loops)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    /* 0 SoftmaxCrossEntropyLoss labels over 7 classes */
+    ph_value *sce[2] = {tk_init(g, "scores", 2, TK_I64(40, 7), 1), int_input(g, "labels", 1, TK_I64(40))};
+    tk_output(g, ph_node_output(tk_node(g, "SoftmaxCrossEntropyLoss", 2, sce), 0));
+    /* 1 NegativeLogLikelihoodLoss target over 5 classes */
+    ph_value *nll[2] = {tk_init(g, "logp", 3, TK_I64(20, 5, 2), 2), int_input(g, "target", 2, TK_I64(20, 2))};
+    tk_output(g, ph_node_output(tk_node(g, "NegativeLogLikelihoodLoss", 2, nll), 0));
+    /* 2 Dropout ratio */
+    ph_value *dr[3] = {tk_init(g, "x", 1, TK_I64(8), 3), tk_input(g, "ratio", 0, NULL), NULL};
+    ph_node *drop = ph_node_create(g, NULL, "Dropout", 2, dr, 1);
+    ck_assert_ptr_nonnull(drop);
+    tk_output(g, ph_node_output(drop, 0));
+    /* 3 ReverseSequence lengths, time axis 0 of 6 */
+    ph_value *rs[2] = {tk_init(g, "seq", 2, TK_I64(6, 40), 4), int_input(g, "lens", 1, TK_I64(40))};
+    ph_node *rev = tk_node(g, "ReverseSequence", 2, rs);
+    ck_assert_int_eq(ph_node_set_attr_int(rev, "batch_axis", 1), 0);
+    tk_output(g, ph_node_output(rev, 0));
+    /* 4 LSTM sequence_lens, 5 steps (layout 0: X is [T, batch, in]) */
+    ph_value *lstm_in[5] = {tk_init(g, "X", 3, TK_I64(5, 40, 4), 5), tk_init(g, "W", 3, TK_I64(1, 12, 4), 6),
+                            tk_init(g, "R", 3, TK_I64(1, 12, 3), 7), NULL,
+                            ph_graph_add_input(g, "slens", PH_DT_INT32, 1, TK_I64(40))};
+    ph_node *lstm = ph_node_create(g, NULL, "LSTM", 5, lstm_in, 2);
+    ck_assert_ptr_nonnull(lstm);
+    ck_assert_int_eq(ph_node_set_attr_int(lstm, "hidden_size", 3), 0);
+    tk_output(g, ph_node_output(lstm, 1));
+    /* 5 RoiAlign batch indices into a batch of 2 */
+    ph_value *ra[3] = {tk_init(g, "feat", 4, TK_I64(2, 3, 4, 4), 8), tk_init(g, "rois", 2, TK_I64(40, 4), 9),
+                       int_input(g, "bidx", 1, TK_I64(40))};
+    tk_output(g, ph_node_output(tk_node(g, "RoiAlign", 3, ra), 0));
+    host_input_sets s;
+    sets_of(m, NULL, &s);
+    int ratio_ok = val(&s, 2, 0) >= 0 && val(&s, 2, 0) < 0.9;
+    ck_assert_msg(ratio_ok, "ratio %g", val(&s, 2, 0));
+    for (size_t k = 0; k < 40; k++) {
+        ck_assert(val(&s, 0, k) >= 0 && val(&s, 0, k) < 7);
+        ck_assert(val(&s, 1, k) >= 0 && val(&s, 1, k) < 5);
+        ck_assert(val(&s, 3, k) >= 1 && val(&s, 3, k) <= 6);
+        ck_assert(val(&s, 4, k) >= 1 && val(&s, 4, k) <= 5);
+        ck_assert(val(&s, 5, k) >= 0 && val(&s, 5, k) < 2);
+    }
+    ck_assert(noted(&s, "labels: integers in [0, 7) (target of SoftmaxCrossEntropyLoss"));
+    ck_assert(noted(&s, "target: integers in [0, 5) (target of NegativeLogLikelihoodLoss"));
+    ck_assert(noted(&s, "ratio: values in [0, 0.9) (ratio of Dropout"));
+    ck_assert(noted(&s, "lens: integers in [1, 7) (sequence lengths of ReverseSequence"));
+    ck_assert(noted(&s, "slens: integers in [1, 6) (sequence lengths of LSTM"));
+    ck_assert(noted(&s, "bidx: integers in [0, 2) (indices of RoiAlign"));
+    host_input_sets_free(&s);
+    ph_model_free(m);
+}
+END_TEST
+
+/* Through the binary: ONNX's Loop test whose body slices a 5-element
+ * constant by the iteration number verifies with trip counts in [1, 4)
+ * (a count over 5 makes an empty slice the body's declared [1] refuses),
+ * and LSTM, QLinearConv and DynamicQuantizeLinear models run their float64
+ * reference (no fixed-tolerance fallback). */
+START_TEST(suite_models_verify_against_the_float64_reference)
+{
+    static const char *const models[] = {"test_loop11", "test_lstm_with_peepholes", "test_qlinearconv",
+                                         "test_dynamicquantizelinear", "test_if", "test_scan9_sum",
+                                         "test_sce_mean_weight_ii", "test_roialign_aligned_true"};
+    for (size_t i = 0; i < sizeof models / sizeof *models; i++) {
+        char in[512];
+        snprintf(in, sizeof in, "%s/%s/model.onnx", TESTDATA, models[i]);
+        tk_cli_result r = TK_CLI(in, tk_tpath("out.onnx"), "--verify");
+        ck_assert_msg(r.status == 0 && strstr(r.out, "error budget (float64 reference): OK") &&
+                          !strstr(r.out, "no float64 reference"),
+                      "%s: exit %d: %s%s", models[i], r.status, r.out, r.err);
+        tk_cli_free(&r);
+    }
+}
+END_TEST
+
 /* Through the binary: a Gather over 5 rows verifies (the old [0, 10) could
  * not), and a range that ignores the model fails in the evaluator. */
 START_TEST(gather_indices_verify)
@@ -700,6 +778,8 @@ static Suite *suite(void)
     tcase_add_test(tc, npy_folders_and_data_for_each_and_bisect);
     tcase_add_test(tc, config_keys);
     tcase_add_test(tc, ranges_from_the_consumers);
+    tcase_add_test(tc, ranges_of_losses_sequences_and_loops);
+    tcase_add_test(tc, suite_models_verify_against_the_float64_reference);
     tcase_add_test(tc, gather_indices_verify);
     tcase_add_test(tc, symbolic_dims_hint);
     tcase_add_test(tc, inputs_too_large_to_make);

@@ -71,7 +71,7 @@ def main():
         os.mkdir(d2)
         np.save(os.path.join(d2, "ids.npy"), ids[:1])
         np.save(os.path.join(d2, "x.npy"), x[:1])
-        p = run(m, out, "--verify-data", d, "--verify-data", d2, "-q")
+        p = run(m, out, "--verify-data", d, "--verify-data", d2)
         check("verify: 2 data sets" in p.stdout, p.stdout)
         # refused: a wrong dtype, Fortran order, a wrong expected output
         np.save(os.path.join(d2, "x.npy"), x[:1].astype(np.float64))

@@ -13,13 +13,13 @@
     X(HOST_EXIT_OK, 0, "success")                                                      \
     X(HOST_EXIT_USAGE, 1, "bad command line")                                          \
     X(HOST_EXIT_CONFIG, 2, "configuration error (INI syntax, key, value, pass name, "  \
-                           "pass parameter, input shape, custom_config, "             \
-                           "--max-rewrites number, --verify-data folder, "            \
-                           "--verify-range)")                                         \
+                           "pass parameter, input shape, custom_config, "              \
+                           "pipeline.txt, --max-rewrites number, --verify-data "       \
+                           "folder, --verify-range)")                                  \
     X(HOST_EXIT_MODEL, 3, "the input model cannot be loaded (or changed while read)")  \
     X(HOST_EXIT_PLUGIN, 4, "a pass plugin cannot be loaded")                           \
     X(HOST_EXIT_PASS, 5, "a pass failed or broke the graph, or order hints form a "    \
-                         "cycle")                                                      \
+                         "cycle or contradict pipeline.txt")                          \
     X(HOST_EXIT_OUTPUT, 6, "the output model cannot be written")                       \
     X(HOST_EXIT_MISMATCH, 7, "numeric verification: the rewritten model computes "         \
                              "different outputs (--verify, --verify-each, --bisect)")       \

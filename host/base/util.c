@@ -103,3 +103,25 @@ double host_now_ms(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
+
+void host_replace_text(char *buf, size_t size, const char *from, const char *to)
+{
+    size_t lf = strlen(from);
+    if (!lf || !size)
+        return;
+    char *out = host_xcalloc(size, 1), *hit;
+    size_t n = 0;
+    const char *p = buf;
+    while ((hit = strstr(p, from)) != NULL) {
+        size_t head = (size_t)(hit - p);
+        n += (size_t)snprintf(out + n, n < size ? size - n : 0, "%.*s%s", (int)head, p, to);
+        if (n >= size)
+            break;
+        p = hit + lf;
+    }
+    if (n < size)
+        snprintf(out + n, size - n, "%s", p);
+    memcpy(buf, out, size);
+    buf[size - 1] = 0;
+    free(out);
+}

@@ -33,6 +33,9 @@ char *host_path_resolve(const char *base, const char *path);
 
 /* Trim ASCII whitespace in place at both ends; returns the start. */
 char *host_trim(char *s);
+/* Replace every occurrence of `from` (not empty) in the NUL-terminated
+ * buf, of size bytes, by `to`, cutting what no longer fits. */
+void host_replace_text(char *buf, size_t size, const char *from, const char *to);
 
 /* Milliseconds on CLOCK_MONOTONIC. */
 double host_now_ms(void);

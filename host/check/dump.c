@@ -169,22 +169,7 @@ void host_snapshot_free(host_snapshot *s)
     free(s);
 }
 
-/* ------------------------------------------------------------ mermaid */
-
-/* text with the characters mermaid would read as markup escaped. */
-static void put_label(FILE *f, const char *text)
-{
-    for (const char *c = text; *c; c++) {
-        switch (*c) {
-        case '"': fputs("#quot;", f); break;
-        case '<': fputs("#lt;", f); break;
-        case '>': fputs("#gt;", f); break;
-        case '#': fputs("#35;", f); break;
-        case '\n': case '\r': fputc(' ', f); break;
-        default: fputc(*c, f);
-        }
-    }
-}
+/* ------------------------------------------------------------- region */
 
 typedef struct ptr_index {
     const ph_node *n;
@@ -218,73 +203,42 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-typedef struct drawn_values {
-    const ph_value *v[MAX_VALUES];
-    size_t n;
-    size_t skipped;
-} drawn_values;
-
-/* The id of value node v ("vK"), drawing it first; -1 when over the cap. */
-static long value_node(FILE *f, drawn_values *dv, const ph_value *v, int output)
+static size_t add_box(host_region *r, size_t *cap, host_region_box b)
 {
-    for (size_t k = 0; k < dv->n; k++)
-        if (dv->v[k] == v)
-            return (long)k;
-    if (dv->n == MAX_VALUES) {
-        dv->skipped++;
-        return -1;
-    }
-    dv->v[dv->n] = v;
-    fprintf(f, "  v%zu", dv->n);
-    /* graph inputs and outputs as stadiums, initializers as cylinders */
-    fputs(ph_value_is_initializer(v) && !ph_value_is_graph_input(v) && !output ? "[(\"" : "([\"", f);
-    put_label(f, ph_value_name(v));
-    if (output)
-        fputs(" (output)", f);
-    else if (ph_value_is_graph_input(v))
-        fputs(" (input)", f);
-    fputs(ph_value_is_initializer(v) && !ph_value_is_graph_input(v) && !output ? "\")]" : "\"])", f);
-    fputs(":::value\n", f);
-    return (long)dv->n++;
+    host_xgrow(&r->boxes, cap, r->n_boxes + 1, sizeof *r->boxes);
+    r->boxes[r->n_boxes] = b;
+    return r->n_boxes++;
 }
 
-static void draw_edges(FILE *f, ph_node **nodes, size_t n_nodes, const char *region,
-                       const char *focus, const ptr_index *idx, drawn_values *dv)
+static void add_edge(host_region *r, size_t *cap, size_t from, size_t to, const char *label)
 {
-    for (size_t j = 0; j < n_nodes; j++) {
-        if (!region[j])
-            continue;
-        ph_node *n = nodes[j];
-        for (size_t i = 0; i < ph_node_input_count(n); i++) {
-            const ph_value *v = ph_node_input(n, i);
-            if (!v)
-                continue;
-            size_t p = index_of(idx, n_nodes, ph_value_producer(v));
-            if (p != (size_t)-1 && region[p]) {
-                fprintf(f, "  n%zu -->|\"", p);
-                put_label(f, ph_value_name(v));
-                fprintf(f, "\"| n%zu\n", j);
-            } else if (focus[j] && p == (size_t)-1) { /* a graph input or initializer */
-                long k = value_node(f, dv, v, 0);
-                if (k >= 0)
-                    fprintf(f, "  v%ld --> n%zu\n", k, j);
-            }
-        }
-        if (!focus[j])
-            continue;
-        for (size_t o = 0; o < ph_node_output_count(n); o++) {
-            const ph_value *v = ph_node_output(n, o);
-            if (!v || !ph_value_graph_output_count(v))
-                continue;
-            long k = value_node(f, dv, v, 1);
-            if (k >= 0)
-                fprintf(f, "  n%zu --> v%ld\n", j, k);
-        }
+    host_xgrow(&r->edges, cap, r->n_edges + 1, sizeof *r->edges);
+    r->edges[r->n_edges++] = (host_region_edge){from, to, label ? host_xstrdup(label) : NULL};
+}
+
+/* The box of graph input, initializer or output v (drawing it first); -1
+ * when over the cap. */
+static long value_box(host_region *r, size_t *cap, const ph_value **drawn, size_t *n_drawn,
+                      size_t *first_box, const ph_value *v, int output)
+{
+    for (size_t k = 0; k < *n_drawn; k++)
+        if (drawn[k] == v)
+            return (long)first_box[k];
+    if (*n_drawn == MAX_VALUES) {
+        r->values_skipped++;
+        return -1;
     }
+    int kind = output ? HOST_BOX_OUTPUT
+               : ph_value_is_initializer(v) && !ph_value_is_graph_input(v) ? HOST_BOX_INITIALIZER
+                                                                           : HOST_BOX_INPUT;
+    size_t b = add_box(r, cap, (host_region_box){.name = host_xstrdup(ph_value_name(v)), .kind = kind});
+    drawn[*n_drawn] = v;
+    first_box[(*n_drawn)++] = b;
+    return (long)b;
 }
 
 /* The nodes of the current graph that are gone from the snapshot. */
-static void draw_removed(FILE *f, const host_snapshot *before, ph_node **nodes, size_t n_nodes)
+static void take_removed(host_region *r, const host_snapshot *before, ph_node **nodes, size_t n_nodes)
 {
     if (!before || !before->n)
         return;
@@ -292,33 +246,25 @@ static void draw_removed(FILE *f, const host_snapshot *before, ph_node **nodes, 
     for (size_t i = 0; i < n_nodes; i++)
         keys[i] = node_key(nodes[i]);
     qsort(keys, n_nodes, sizeof *keys, cmp_str);
-    size_t shown = 0, more = 0;
+    r->removed = host_xcalloc(MAX_REMOVED + 1, sizeof *r->removed);
     for (size_t i = 0; i < before->n; i++) {
         const char *key = before->e[i].key;
         if (n_nodes && bsearch(&key, keys, n_nodes, sizeof *keys, cmp_str))
             continue;
-        if (shown == MAX_REMOVED) {
-            more++;
+        if (r->n_removed == MAX_REMOVED) {
+            r->more_removed++;
             continue;
         }
-        if (!shown)
-            fputs("  subgraph gone [removed by the pass]\n", f);
-        fprintf(f, "    r%zu[\"", shown++);
-        put_label(f, key);
-        fputs("<br/>", f);
-        put_label(f, before->e[i].op);
-        fputs("\"]:::removed\n", f);
+        r->removed[r->n_removed++] = (host_region_box){.name = host_xstrdup(key),
+                                                       .op = host_xstrdup(before->e[i].op),
+                                                       .kind = HOST_BOX_NODE};
     }
-    if (more)
-        fprintf(f, "    rmore[\"... %zu more\"]:::removed\n", more);
-    if (shown)
-        fputs("  end\n", f);
     for (size_t i = 0; i < n_nodes; i++)
         free(keys[i]);
     free(keys);
 }
 
-char *host_dump_mermaid(ph_graph *g, const host_snapshot *before, const host_dump_call *call)
+host_region *host_region_take(ph_graph *g, const host_snapshot *before, const host_dump_call *call)
 {
     node_list l = {0};
     collect(g, &l);
@@ -328,9 +274,10 @@ char *host_dump_mermaid(ph_graph *g, const host_snapshot *before, const host_dum
     for (size_t i = 0; i < n; i++)
         idx[i] = (ptr_index){l.items[i], i};
     qsort(idx, n, sizeof *idx, cmp_ptr);
+    host_region *r = host_xcalloc(1, sizeof *r);
 
     /* focus: nodes the pass named, new nodes and changed nodes */
-    size_t n_focus = 0, focus_skipped = 0;
+    size_t n_focus = 0;
     for (size_t i = 0; i < n; i++) {
         char *key = node_key(l.items[i]);
         int hit = named(call, key);
@@ -342,12 +289,13 @@ char *host_dump_mermaid(ph_graph *g, const host_snapshot *before, const host_dum
         }
         free(key);
         if (hit && n_focus == MAX_FOCUS)
-            focus_skipped++;
+            r->not_drawn++;
         else if (hit)
             focus[i] = region[i] = 1, n_focus++;
     }
+    r->n_changed = n_focus + r->not_drawn;
     /* region: the focus and its direct producers and consumers */
-    size_t n_region = n_focus, region_skipped = 0;
+    size_t n_region = n_focus;
     for (size_t i = 0; i < n; i++) {
         if (!focus[i])
             continue;
@@ -358,7 +306,7 @@ char *host_dump_mermaid(ph_graph *g, const host_snapshot *before, const host_dum
             if (p == (size_t)-1 || region[p])
                 continue;
             if (n_region == MAX_REGION)
-                region_skipped++;
+                r->not_drawn++;
             else
                 region[p] = 1, n_region++;
         }
@@ -369,13 +317,107 @@ char *host_dump_mermaid(ph_graph *g, const host_snapshot *before, const host_dum
                 if (c == (size_t)-1 || region[c])
                     continue;
                 if (n_region == MAX_REGION)
-                    region_skipped++;
+                    r->not_drawn++;
                 else
                     region[c] = 1, n_region++;
             }
         }
     }
+    /* boxes for the region's nodes, in graph order, then edges and values */
+    size_t cap_boxes = 0, cap_edges = 0;
+    size_t *box_of = host_xcalloc(n + 1, sizeof *box_of);
+    for (size_t i = 0; i < n; i++) {
+        if (!region[i])
+            continue;
+        ph_node *x = l.items[i];
+        const char *name = ph_node_name(x);
+        ph_graph *xg = ph_node_graph(x);
+        box_of[i] = add_box(r, &cap_boxes,
+                            (host_region_box){.name = host_xstrdup(name ? name : ""),
+                                              .op = host_xstrdup(ph_node_op_type(x)),
+                                              .graph = ph_graph_parent(xg) ? host_xstrdup(ph_graph_name(xg)) : NULL,
+                                              .kind = HOST_BOX_NODE, .changed = focus[i]});
+    }
+    const ph_value *drawn[MAX_VALUES];
+    size_t first_box[MAX_VALUES], n_drawn = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (!region[j])
+            continue;
+        ph_node *x = l.items[j];
+        for (size_t i = 0; i < ph_node_input_count(x); i++) {
+            const ph_value *v = ph_node_input(x, i);
+            if (!v)
+                continue;
+            size_t p = index_of(idx, n, ph_value_producer(v));
+            if (p != (size_t)-1 && region[p]) {
+                add_edge(r, &cap_edges, box_of[p], box_of[j], ph_value_name(v));
+            } else if (focus[j] && p == (size_t)-1) { /* a graph input or initializer */
+                long k = value_box(r, &cap_boxes, drawn, &n_drawn, first_box, v, 0);
+                if (k >= 0)
+                    add_edge(r, &cap_edges, (size_t)k, box_of[j], NULL);
+            }
+        }
+        if (!focus[j])
+            continue;
+        for (size_t o = 0; o < ph_node_output_count(x); o++) {
+            const ph_value *v = ph_node_output(x, o);
+            if (!v || !ph_value_graph_output_count(v))
+                continue;
+            long k = value_box(r, &cap_boxes, drawn, &n_drawn, first_box, v, 1);
+            if (k >= 0)
+                add_edge(r, &cap_edges, box_of[j], (size_t)k, NULL);
+        }
+    }
+    take_removed(r, before, l.items, n);
+    free(box_of);
+    free(focus);
+    free(region);
+    free(idx);
+    free(l.items);
+    return r;
+}
 
+void host_region_free(host_region *r)
+{
+    if (!r)
+        return;
+    for (size_t i = 0; i < r->n_boxes; i++) {
+        free(r->boxes[i].name);
+        free(r->boxes[i].op);
+        free(r->boxes[i].graph);
+    }
+    for (size_t i = 0; i < r->n_edges; i++)
+        free(r->edges[i].label);
+    for (size_t i = 0; i < r->n_removed; i++) {
+        free(r->removed[i].name);
+        free(r->removed[i].op);
+    }
+    free(r->boxes);
+    free(r->edges);
+    free(r->removed);
+    free(r);
+}
+
+/* ------------------------------------------------------------ mermaid */
+
+/* text with the characters mermaid would read as markup escaped. */
+static void put_label(FILE *f, const char *text)
+{
+    for (const char *c = text; *c; c++) {
+        switch (*c) {
+        case '"': fputs("#quot;", f); break;
+        case '<': fputs("#lt;", f); break;
+        case '>': fputs("#gt;", f); break;
+        case '#': fputs("#35;", f); break;
+        case '\n': case '\r': fputc(' ', f); break;
+        default: fputc(*c, f);
+        }
+    }
+}
+
+char *host_dump_mermaid(ph_graph *g, const host_snapshot *before, const host_dump_call *call)
+{
+    host_region *r = host_region_take(g, before, call);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -386,40 +428,62 @@ char *host_dump_mermaid(ph_graph *g, const host_snapshot *before, const host_dum
     if (call->first <= call->last)
         fprintf(f, ": rewrites %llu..%llu", (unsigned long long)call->first,
                 (unsigned long long)call->last);
-    fprintf(f, "; %zu changed node%s", n_focus + focus_skipped, n_focus + focus_skipped == 1 ? "" : "s");
-    if (focus_skipped || region_skipped)
-        fprintf(f, " (%zu not drawn)", focus_skipped + region_skipped);
+    fprintf(f, "; %zu changed node%s", r->n_changed, r->n_changed == 1 ? "" : "s");
+    if (r->not_drawn)
+        fprintf(f, " (%zu not drawn)", r->not_drawn);
     fputc('\n', f);
-    for (size_t i = 0; i < n; i++) {
-        if (!region[i])
+    for (size_t i = 0; i < r->n_boxes; i++) {
+        const host_region_box *b = &r->boxes[i];
+        if (b->kind != HOST_BOX_NODE) {
+            int cyl = b->kind == HOST_BOX_INITIALIZER;
+            fprintf(f, "  b%zu%s", i, cyl ? "[(\"" : "([\"");
+            put_label(f, b->name);
+            fputs(b->kind == HOST_BOX_OUTPUT ? " (output)" : b->kind == HOST_BOX_INPUT ? " (input)" : "", f);
+            fprintf(f, "%s:::value\n", cyl ? "\")]" : "\"])");
             continue;
-        ph_node *x = l.items[i];
-        const char *name = ph_node_name(x);
-        fprintf(f, "  n%zu[\"", i);
-        if (name && *name) {
-            put_label(f, name);
+        }
+        fprintf(f, "  b%zu[\"", i);
+        if (b->name[0]) {
+            put_label(f, b->name);
             fputs("<br/>", f);
         }
-        put_label(f, ph_node_op_type(x));
-        if (ph_graph_parent(ph_node_graph(x))) {
+        put_label(f, b->op);
+        if (b->graph) {
             fputs(" in ", f);
-            put_label(f, ph_graph_name(ph_node_graph(x)));
+            put_label(f, b->graph);
         }
-        fprintf(f, "\"]%s\n", focus[i] ? ":::changed" : "");
+        fprintf(f, "\"]%s\n", b->changed ? ":::changed" : "");
     }
-    drawn_values dv = {.n = 0};
-    draw_edges(f, l.items, n, region, focus, idx, &dv);
-    if (dv.skipped)
-        fprintf(f, "  %%%% %zu more graph inputs, initializers and outputs not drawn\n", dv.skipped);
-    draw_removed(f, before, l.items, n);
+    for (size_t i = 0; i < r->n_edges; i++) {
+        const host_region_edge *e = &r->edges[i];
+        fprintf(f, "  b%zu -->", e->from);
+        if (e->label) {
+            fputs("|\"", f);
+            put_label(f, e->label);
+            fputs("\"|", f);
+        }
+        fprintf(f, " b%zu\n", e->to);
+    }
+    if (r->values_skipped)
+        fprintf(f, "  %%%% %zu more graph inputs, initializers and outputs not drawn\n", r->values_skipped);
+    if (r->n_removed) {
+        fputs("  subgraph gone [removed by the pass]\n", f);
+        for (size_t i = 0; i < r->n_removed; i++) {
+            fprintf(f, "    r%zu[\"", i);
+            put_label(f, r->removed[i].name);
+            fputs("<br/>", f);
+            put_label(f, r->removed[i].op);
+            fputs("\"]:::removed\n", f);
+        }
+        if (r->more_removed)
+            fprintf(f, "    rmore[\"... %zu more\"]:::removed\n", r->more_removed);
+        fputs("  end\n", f);
+    }
     fputs("  classDef changed fill:#fff3c4,stroke:#c90,stroke-width:2px\n"
           "  classDef removed fill:#eee,stroke:#999,stroke-dasharray:4 3,color:#666\n"
           "  classDef value fill:#e8f1ff,stroke:#69c\n", f);
     fclose(f);
-    free(focus);
-    free(region);
-    free(idx);
-    free(l.items);
+    host_region_free(r);
     return buf;
 }
 

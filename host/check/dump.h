@@ -43,7 +43,41 @@ typedef struct host_dump_call {
     size_t n_names;
 } host_dump_call;
 
-/* The mermaid text of what changed in g since `before` (caller frees). */
+/* What changed in g since `before`, as boxes and edges to draw (the
+ * mermaid file here, a diagram of --report-html): the changed nodes (at
+ * most 24), their direct producers and consumers (at most 60 nodes in all),
+ * the graph inputs, initializers and outputs the changed nodes touch (at
+ * most 24), and the nodes gone since the snapshot (at most 24 listed). */
+enum { HOST_BOX_NODE = 0, HOST_BOX_INPUT, HOST_BOX_INITIALIZER, HOST_BOX_OUTPUT };
+typedef struct host_region_box {
+    char *name;   /* owned: the node's name ("" for none) or the value's */
+    char *op;     /* owned: the node's op; NULL for a value */
+    char *graph;  /* owned: the body a node is in, NULL in the main graph */
+    int kind;     /* HOST_BOX_* */
+    int changed;  /* a node the pass made, changed or named */
+} host_region_box;
+typedef struct host_region_edge {
+    size_t from, to; /* box indices */
+    char *label;     /* owned: the value between two nodes, NULL from/to a value box */
+} host_region_edge;
+typedef struct host_region {
+    host_region_box *boxes;   /* owned; nodes in graph order, then values */
+    size_t n_boxes;
+    host_region_edge *edges;  /* owned */
+    size_t n_edges;
+    host_region_box *removed; /* owned: nodes gone (name is the node's key) */
+    size_t n_removed, more_removed;
+    size_t n_changed;         /* changed nodes, drawn or not */
+    size_t not_drawn;         /* changed and neighbouring nodes over the caps */
+    size_t values_skipped;
+} host_region;
+
+/* The region of what changed in g since `before` (caller frees with
+ * host_region_free). */
+host_region *host_region_take(ph_graph *g, const host_snapshot *before, const host_dump_call *call);
+void host_region_free(host_region *r);
+
+/* The mermaid text of the region (caller frees). */
 char *host_dump_mermaid(ph_graph *g, const host_snapshot *before, const host_dump_call *call);
 
 /* Create dir if it does not exist.  0 or HOST_EXIT_OUTPUT. */

@@ -128,5 +128,8 @@ const char *const *host_verify_input_notes(const host_verify *v, size_t *count);
  * (or max abs / max rel against the original with fixed tolerances); then,
  * always, one line per expected output of a data folder. */
 void host_verify_print(FILE *out, const host_verify *v, int checked);
+/* The same without the per-output lines (the default report: the notes on
+ * the inputs and the data folders' lines only). */
+void host_verify_print_notes(FILE *out, const host_verify *v, int checked);
 
 #endif

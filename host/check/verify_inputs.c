@@ -270,6 +270,24 @@ static void rule_of_use(input_rule *r, const ph_node *n, size_t k, int64_t len, 
         if (d >= 0)
             offer_list(r, RULE_FIXED, vals, (size_t)list_len, "split of Split '%s' (dim %lld)",
                        label(n), (long long)d);
+    } else if (k == 1 && (op == PH_OP_SoftmaxCrossEntropyLoss ||
+                          !strcmp(ph_node_op_type(n), "NegativeLogLikelihoodLoss"))) {
+        int64_t c = static_dim(x, 1);
+        offer_range(r, 0, c > 0 ? (double)c : 1, "target of %s '%s' (classes %lld)", ph_node_op_type(n),
+                    label(n), (long long)c);
+    } else if (k == 1 && op == PH_OP_Dropout) {
+        offer_range(r, 0, 0.9, "ratio of Dropout '%s'", label(n));
+    } else if ((k == 4 && (op == PH_OP_RNN || op == PH_OP_GRU || op == PH_OP_LSTM)) ||
+               (k == 1 && op == PH_OP_ReverseSequence)) {
+        int64_t axis = op == PH_OP_ReverseSequence ? ph_node_attr_int(n, "time_axis", 0)
+                                                   : ph_node_attr_int(n, "layout", 0) != 0;
+        int64_t t = static_dim(x, axis);
+        offer_range(r, 1, t > 0 ? (double)t + 1 : 2, "sequence lengths of %s '%s' (time dim %lld)",
+                    ph_node_op_type(n), label(n), (long long)t);
+    } else if (k == 0 && op == PH_OP_Loop) {
+        offer_range(r, 1, 4, "trip count of Loop '%s'", label(n));
+    } else if (k == 2 && op == PH_OP_RoiAlign) {
+        offer_index(r, n, x, 0);
     } else if (k == 1 && op == PH_OP_CumSum && !shaped) {
         int64_t zero = 0;
         offer_list(r, RULE_FIXED, &zero, 1, "axis of CumSum '%s'", label(n));

@@ -14,6 +14,7 @@
 #include "passhost/host.h"
 #include "passhost/plugin.h"
 #include "base/util.h"
+#include "config/pipeline_text.h"
 
 typedef enum { OPT_FLAG, OPT_VALUE, OPT_OPTIONAL } opt_kind; /* OPTIONAL: --opt or --opt=X */
 
@@ -28,7 +29,8 @@ static const opt_def options[] = {
     {NULL, "--set", OPT_VALUE},        {NULL, "--plugin-dir", OPT_VALUE},
     {NULL, "--list-passes", OPT_FLAG}, {NULL, "--verify-each", OPT_FLAG},
     {NULL, "--verify", OPT_OPTIONAL},  {NULL, "--shapes", OPT_FLAG},
-    {"-q", "--quiet", OPT_FLAG},       {"-h", "--help", OPT_FLAG},
+    {"-q", "--quiet", OPT_FLAG},       {"-v", "--verbose", OPT_FLAG},
+    {"-h", "--help", OPT_FLAG},
     {NULL, "--version", OPT_FLAG},     {NULL, "--max-rewrites", OPT_VALUE},
     {NULL, "--bisect", OPT_FLAG},      {NULL, "--bisect-out", OPT_VALUE},
     {NULL, "--print-changes", OPT_FLAG}, {NULL, "--dump-dir", OPT_VALUE},
@@ -36,11 +38,13 @@ static const opt_def options[] = {
     {NULL, "--passes", OPT_VALUE},     {NULL, "--skip", OPT_VALUE},
     {NULL, "--input-shape", OPT_VALUE}, {NULL, "--overwrite-input-shape", OPT_VALUE},
     {NULL, "--no-fold", OPT_FLAG},     {NULL, "--report-json", OPT_VALUE},
-    {NULL, "--report-html", OPT_VALUE}, {NULL, "--verify-atol", OPT_VALUE},
-    {NULL, "--verify-rtol", OPT_VALUE}, {NULL, "--verify-data", OPT_VALUE},
-    {NULL, "--verify-range", OPT_VALUE}, {NULL, "--target", OPT_VALUE},
-    {NULL, "--list-targets", OPT_FLAG}, {NULL, "--strict-target", OPT_FLAG},
-    {NULL, "--check-target", OPT_VALUE},
+    {NULL, "--report-html", OPT_VALUE}, {NULL, "--level", OPT_VALUE},
+    {NULL, "--inputs", OPT_VALUE},     {NULL, "--outputs", OPT_VALUE},
+    {NULL, "--trace-rule", OPT_VALUE}, {NULL, "--print-pipeline", OPT_FLAG},
+    {NULL, "--verify-atol", OPT_VALUE}, {NULL, "--verify-rtol", OPT_VALUE},
+    {NULL, "--verify-data", OPT_VALUE}, {NULL, "--verify-range", OPT_VALUE},
+    {NULL, "--target", OPT_VALUE},     {NULL, "--list-targets", OPT_FLAG},
+    {NULL, "--strict-target", OPT_FLAG}, {NULL, "--check-target", OPT_VALUE},
 };
 enum { N_OPTIONS = sizeof options / sizeof options[0] };
 
@@ -51,6 +55,7 @@ void host_cli_usage(FILE *out)
           "       passhost -i IN.onnx -o OUT.onnx [options]\n"
           "       passhost --inspect A.onnx [B.onnx ...]\n"
           "       passhost --list-passes [CONFIG.ini] [--plugin-dir DIR]\n"
+          "       passhost --print-pipeline [CONFIG.ini | IN.onnx OUT.onnx] [options]\n"
           "       passhost --list-targets\n"
           "       passhost --check-target PROFILE MODEL [--strict-target]\n"
           "\n"
@@ -64,6 +69,11 @@ void host_cli_usage(FILE *out)
           "                           stdout (the report then goes to stderr)\n"
           "  --passes=A,B,...         the optimize stage runs exactly these passes, in this\n"
           "                           order (no defaults; adapt is unchanged)\n"
+          "  --passes='optimize(A,B<KEY=VAL>),adapt<target=T>(C)'\n"
+          "                           each stage named runs exactly these passes, in this\n"
+          "                           order, with these parameters and stage keys\n"
+          "  --print-pipeline         print the passes this run would run, in order, as a\n"
+          "                           --passes= value that runs the same, and exit\n"
           "  --skip=A,B,...           switch these passes off in both stages (pass_off)\n"
           "  --input-shape NAME:1,3,224,224\n"
           "                           fix an input's dims (repeatable; replaces [model]\n"
@@ -79,6 +89,14 @@ void host_cli_usage(FILE *out)
           "                           (a name or a file); rewrites nothing\n"
           "  --no-fold                no constant folding (constant_folding,\n"
           "                           fold_constant_inputs off)\n"
+          "  --level LEVEL            run only passes that change results at most this much:\n"
+          "                           none (no pass), exact (bit-identical), fp (the default:\n"
+          "                           float rounding may differ), approx (results change by\n"
+          "                           design); both stages ([STAGE] level)\n"
+          "  -O0, -O1, -O2, -O3       --level none, exact, fp, approx\n"
+          "  --inputs A,B,...         cut the model to the part between these values and\n"
+          "  --outputs C,D,...        those (as onnx's extract_model), then optimize it;\n"
+          "                           either alone keeps the model's own outputs / inputs\n"
           "  --inspect                print a side-by-side summary of each model given\n"
           "                           (inputs, outputs, opsets, op types, weights) and exit\n"
           "  --report-json FILE       write the run's report as JSON (docs/report.schema.json)\n"
@@ -87,7 +105,7 @@ void host_cli_usage(FILE *out)
           "                           --set optimize.pass_off=eliminate_identity\n"
           "                           --set pass.NAME.PARAM=VALUE\n"
           "  --plugin-dir DIR         search DIR for passes first (overrides plugin_dir)\n"
-          "  --list-passes            print every pass found and exit\n"
+          "  --list-passes            print every pass found, in run order, and exit\n"
           "  --markdown               --list-passes as a markdown table (docs/passes.md)\n"
           "  --verify[=N]             run the original and the rewritten model on N (default:\n"
           "                           [verify] runs, 3) seeded random inputs, and the original\n"
@@ -115,11 +133,20 @@ void host_cli_usage(FILE *out)
           "  --dump-dir DIR           after each pass call that changed the graph, write\n"
           "                           DIR/NNN-STAGE-PASS.onnx and a mermaid picture of the\n"
           "                           region that changed, DIR/NNN-STAGE-PASS.mmd\n"
-          "  --shapes                 infer shapes, write them into value_info, run no passes\n",
+          "  --shapes                 infer shapes, write them into value_info, run no passes\n"
+          "  --trace-rule PASS[:RULE] try the rules of pattern pass PASS (or its rule RULE, a\n"
+          "                           name or number) at every candidate node of the model and\n"
+          "                           print, per node, the match or the statement and\n"
+          "                           constraint that failed; writes nothing\n",
           out);
     host_supervise_usage(out); /* --pass-timeout, --crash-out, ... */
-    fputs("  -q, --quiet              no report, no tables, no progress line and no info\n"
-          "                           messages (verify verdicts and warnings still print)\n"
+    fputs("  -q, --quiet              errors only: no report, no verdicts, no warnings, no\n"
+          "                           progress line\n"
+          "  -v, --verbose            the full report: every pass of each stage with its calls,\n"
+          "                           rewrites, time and node change, the input and output\n"
+          "                           side by side, times, each output's errors with --verify\n"
+          "                           (the default: the passes that changed the graph, sizes,\n"
+          "                           verdicts, one summary line)\n"
           "  -h, --help               this help\n"
           "  --version                print the version and the plugin ABI\n"
           "\n"
@@ -168,6 +195,8 @@ static void take_flag(host_cli *cli, const opt_def *o)
         cli->shapes_only = 1;
     else if (strcmp(n, "--quiet") == 0)
         cli->quiet = 1;
+    else if (strcmp(n, "--verbose") == 0)
+        cli->verbose = 1;
     else if (strcmp(n, "--bisect") == 0)
         cli->bisect = 1;
     else if (strcmp(n, "--print-changes") == 0)
@@ -180,6 +209,8 @@ static void take_flag(host_cli *cli, const opt_def *o)
         cli->list_targets = 1;
     else if (strcmp(n, "--strict-target") == 0)
         cli->strict_target = 1;
+    else if (strcmp(n, "--print-pipeline") == 0)
+        cli->print_pipeline = 1;
     else if (strcmp(n, "--help") == 0)
         cli->help = 1;
     else
@@ -208,13 +239,21 @@ static void take_value(host_cli *cli, const opt_def *o, const char *value)
     else if (strcmp(n, "--dump-dir") == 0)
         cli->dump_dir = value;
     else if (strcmp(n, "--passes") == 0)
-        cli->passes = value;
+        push(&cli->passes, &cli->passes_count, value); /* repeatable, like --skip */
     else if (strcmp(n, "--skip") == 0)
         push(&cli->skips, &cli->skip_count, value);
     else if (strcmp(n, "--report-json") == 0)
         cli->report_json = value;
     else if (strcmp(n, "--report-html") == 0)
         cli->report_html = value;
+    else if (strcmp(n, "--level") == 0)
+        cli->level = value, cli->level_option = "--level";
+    else if (strcmp(n, "--trace-rule") == 0)
+        cli->trace_rule = value;
+    else if (strcmp(n, "--inputs") == 0)
+        push(&cli->cut.inputs, &cli->cut.input_count, value);
+    else if (strcmp(n, "--outputs") == 0)
+        push(&cli->cut.outputs, &cli->cut.output_count, value);
     else if (strcmp(n, "--verify-atol") == 0)
         cli->verify_atol = value;
     else if (strcmp(n, "--verify-rtol") == 0)
@@ -290,6 +329,31 @@ static int parse_max_rewrites(host_cli *cli, const char *value, ph_error *err)
     return 0;
 }
 
+/* An unknown option: the close names, if any ("--verfy": "--verify"). */
+static int unknown_option(const char *arg, ph_error *err)
+{
+    const char *names[N_OPTIONS + 8];
+    size_t n = 0;
+    for (size_t i = 0; i < N_OPTIONS; i++)
+        names[n++] = options[i].longname;
+    for (size_t i = 0; host_supervise_option_name(i); i++)
+        names[n++] = host_supervise_option_name(i);
+    char word[128];
+    snprintf(word, sizeof word, "%.*s", (int)strcspn(arg, "="), arg); /* --verfy=2: --verfy */
+    const char *near[3];
+    size_t k = ph_close_names(word, names, n, near, 3);
+    if (!k)
+        return ph_error_set(err, HOST_EXIT_USAGE, "unknown option %s; see passhost --help", word);
+    char list[200] = "";
+    for (size_t i = 0; i < k; i++) {
+        size_t len = strlen(list);
+        snprintf(list + len, sizeof list - len, "%s%s", i == 0 ? "" : i + 1 == k ? " or " : ", ",
+                 near[i]);
+    }
+    return ph_error_set(err, HOST_EXIT_USAGE, "unknown option %s (did you mean %s?); see passhost --help",
+                        word, list);
+}
+
 /* One argument at argv[*i]; advances *i past a separate option value. */
 static int parse_arg(host_cli *cli, int argc, char **argv, int *i, int *only_files,
                      ph_error *err)
@@ -301,13 +365,21 @@ static int parse_arg(host_cli *cli, int argc, char **argv, int *i, int *only_fil
     }
     if (strcmp(arg, "--") == 0)
         return *only_files = 1, 0;
+    if (arg[1] == 'O' && arg[2] >= '0' && arg[2] <= '3' && !arg[3]) { /* -O0 .. -O3 */
+        if (cli->level_option)
+            return ph_error_set(err, HOST_EXIT_USAGE, "%s and %s: give one level", cli->level_option,
+                                arg);
+        cli->level = host_level_name(arg[2] - '0');
+        cli->level_option = arg;
+        return 0;
+    }
     const char *value;
     const opt_def *o = match_option(arg, &value);
     if (!o) {
         int rc = host_supervise_option(&cli->supervise, argc, argv, i, err); /* supervise.h */
         if (rc >= 0)
             return rc;
-        return ph_error_set(err, HOST_EXIT_USAGE, "unknown option %s; see passhost --help", arg);
+        return unknown_option(arg, err);
     }
     if (o->kind == OPT_OPTIONAL) { /* --verify[=N] */
         char *end = NULL;
@@ -332,6 +404,11 @@ static int parse_arg(host_cli *cli, int argc, char **argv, int *i, int *only_fil
     }
     if (strcmp(o->longname, "--max-rewrites") == 0)
         return parse_max_rewrites(cli, value, err);
+    if (strcmp(o->longname, "--level") == 0 && cli->level_option)
+        return ph_error_set(err, HOST_EXIT_USAGE, "%s and --level: give one level", cli->level_option);
+    if (strcmp(o->longname, "--level") == 0 && host_level_parse(value) < 0)
+        return ph_error_set(err, HOST_EXIT_USAGE,
+                            "--level %s: want none, exact, fp or approx (or -O0 .. -O3)", value);
     if (!*value)
         return ph_error_set(err, HOST_EXIT_USAGE, "%s: empty value", arg);
     if (strstr(o->longname, "input-shape")) {
@@ -353,7 +430,8 @@ static int sort_positional(host_cli *cli, ph_error *err)
         return 0;
     const char *first = cli->positional[0];
     host_file_kind kind = strcmp(first, "-") == 0 ? HOST_FILE_ONNX : host_sniff_file(first);
-    if (kind == HOST_FILE_ONNX || kind == HOST_FILE_OTHER) { /* a model (OTHER: let the loader say why) */
+    if (kind == HOST_FILE_ONNX || kind == HOST_FILE_OTHER || kind == HOST_FILE_EMPTY ||
+        kind == HOST_FILE_LFS) { /* a model (the others: the loader says why not) */
         if (n > 2)
             return ph_error_set(err, HOST_EXIT_USAGE,
                                 "too many arguments (%s ...): passhost IN.onnx OUT.onnx takes two "
@@ -379,7 +457,8 @@ static int sort_positional(host_cli *cli, ph_error *err)
         return ph_error_set(err, HOST_EXIT_USAGE,
                             "%s does not exist: passhost takes IN.onnx OUT.onnx (an existing "
                             "model first) or one CONFIG.ini, not %s as well", first, second);
-    if (host_sniff_file(second) == HOST_FILE_ONNX)
+    host_file_kind second_kind = host_sniff_file(second);
+    if (second_kind == HOST_FILE_ONNX || second_kind == HOST_FILE_EMPTY || second_kind == HOST_FILE_LFS)
         return ph_error_set(err, HOST_EXIT_USAGE,
                             "%s is a config file and %s a model: with CONFIG.ini give the models "
                             "in its [model] section or with -i/-o", first, second);
@@ -396,6 +475,25 @@ static int check_combinations(const host_cli *cli, ph_error *err)
                            : cli->dump_dir ? "--dump-dir"
                            : cli->print_changes ? "--print-changes" : NULL;
     const char *report = cli->report_json ? "--report-json" : cli->report_html ? "--report-html" : NULL;
+    if (cli->trace_rule && (cli->bisect || cli->list_passes || cli->inspect || cli->shapes_only ||
+                            report))
+        return ph_error_set(err, HOST_EXIT_USAGE, "--trace-rule only reads the model: drop %s",
+                            cli->bisect ? "--bisect" : cli->list_passes ? "--list-passes"
+                            : cli->inspect ? "--inspect" : cli->shapes_only ? "--shapes" : report);
+    if (cli->list_passes && (cli->input || cli->output))
+        return ph_error_set(err, HOST_EXIT_USAGE,
+                            "--list-passes lists the passes found and reads no model (%s): give "
+                            "CONFIG.ini or --plugin-dir DIR to choose where passes are searched",
+                            cli->input ? cli->input : cli->output);
+    if (cli->quiet && cli->verbose)
+        return ph_error_set(err, HOST_EXIT_USAGE, "-q and -v contradict each other: give one");
+    if (cli->inspect && (cli->cut.input_count || cli->cut.output_count))
+        return ph_error_set(err, HOST_EXIT_USAGE, "--inspect only reads models: drop --%s",
+                            cli->cut.input_count ? "inputs" : "outputs");
+    const char *pass_option = cli->passes_count ? "--passes" : cli->skip_count ? "--skip"
+                              : cli->no_fold ? "--no-fold" : cli->level ? cli->level_option : NULL;
+    if (cli->shapes_only && pass_option)
+        return ph_error_set(err, HOST_EXIT_USAGE, "--shapes runs no passes: drop %s", pass_option);
     if (cli->shapes_only && numbered)
         return ph_error_set(err, HOST_EXIT_USAGE, "--shapes runs no passes: drop %s", numbered);
     if (cli->bisect && cli->max_rewrites >= 0)
@@ -406,6 +504,12 @@ static int check_combinations(const host_cli *cli, ph_error *err)
                             "%s and --verify-each cannot be combined (--verify-each stops at the "
                             "first pass that breaks the outputs; %s finds the rewrite)",
                             numbered, numbered);
+    const char *other_mode = cli->list_passes ? "--list-passes" : cli->inspect ? "--inspect"
+                             : cli->bisect ? "--bisect" : cli->shapes_only ? "--shapes" : report;
+    if (cli->print_pipeline && other_mode)
+        return ph_error_set(err, HOST_EXIT_USAGE,
+                            "--print-pipeline prints what a run would do and runs nothing: drop %s",
+                            other_mode);
     if (report && (cli->bisect || cli->list_passes || cli->inspect))
         return ph_error_set(err, HOST_EXIT_USAGE, "%s reports a run: not with %s", report,
                             cli->bisect ? "--bisect" : cli->list_passes ? "--list-passes" : "--inspect");
@@ -466,7 +570,14 @@ void host_cli_free(host_cli *cli)
     free(cli->sets);
     free(cli->positional);
     free(cli->skips);
+    free(cli->passes);
+    cli->passes = NULL;
+    cli->passes_count = 0;
     free(cli->input_shapes);
+    free(cli->cut.inputs);
+    free(cli->cut.outputs);
+    cli->cut.inputs = cli->cut.outputs = NULL;
+    cli->cut.input_count = cli->cut.output_count = 0;
     free(cli->verify_data);
     free(cli->verify_ranges);
     cli->verify_data = cli->verify_ranges = NULL;
@@ -517,9 +628,47 @@ host_file_kind host_sniff_file(const char *path)
     if (got < 0)
         return HOST_FILE_OTHER;
     size_t n = (size_t)got;
+    if (n == 0)
+        return HOST_FILE_EMPTY;
     if (ph_model_sniff(buf, n, (uint64_t)st.st_size))
         return HOST_FILE_ONNX;
+    static const char lfs[] = "version https://git-lfs.github.com/spec/";
+    if (n >= sizeof lfs - 1 && memcmp(buf, lfs, sizeof lfs - 1) == 0)
+        return HOST_FILE_LFS;
     return looks_like_text(buf, n) ? HOST_FILE_TEXT : HOST_FILE_OTHER;
+}
+
+/* The first line of the text file that is not blank or a comment starts
+ * with '[': an INI file. */
+static int looks_like_ini(const char *path)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    int ini = 0;
+    while (f && fgets(line, sizeof line, f)) {
+        const char *p = line + strspn(line, " \t\r\n");
+        if (!*p || *p == ';' || *p == '#')
+            continue;
+        ini = *p == '[';
+        break;
+    }
+    if (f)
+        fclose(f);
+    return ini;
+}
+
+const char *host_file_not_a_model(const char *path)
+{
+    switch (host_sniff_file(path)) {
+    case HOST_FILE_EMPTY: return "an empty file, not an ONNX model";
+    case HOST_FILE_LFS:
+        return "a git-lfs pointer, not the model itself: run `git lfs pull` to fetch it";
+    case HOST_FILE_TEXT:
+        return looks_like_ini(path) ? "an INI file, not an ONNX model: give it as the configuration "
+                                      "(passhost CONFIG.ini) and the model with -i"
+                                    : "a text file, not an ONNX model";
+    default: return NULL;
+    }
 }
 
 /* ---------------------------------------------------------------- streams */
@@ -635,9 +784,11 @@ int host_cli_stream_output(const host_cli *cli, ph_error *err)
 
 static int need_models(const host_cli *cli, const host_config *cfg, ph_error *err)
 {
-    /* --bisect writes no output model, so it needs none */
-    const char *missing = !cfg->input ? "input" : !cfg->output && !cli->bisect ? "output" : NULL;
-    if (cli->list_passes || !missing)
+    /* --bisect and --trace-rule write no output model, so they need none */
+    const char *missing = !cfg->input                                       ? "input"
+                          : !cfg->output && !cli->bisect && !cli->trace_rule ? "output"
+                                                                              : NULL;
+    if (cli->list_passes || cli->print_pipeline || !missing)
         return 0;
     if (cli->config_path || cli->config_text)
         return ph_error_set(err, HOST_EXIT_CONFIG, "%s: [model] %s is not set (or give %s FILE)",
@@ -650,44 +801,6 @@ static int need_models(const host_cli *cli, const host_config *cfg, ph_error *er
     return ph_error_set(err, HOST_EXIT_USAGE,
                         "no %s model: give IN.onnx OUT.onnx, CONFIG.ini, or -i IN.onnx -o OUT.onnx "
                         "(passhost --help)", missing);
-}
-
-/* Append one item to a pass list of the config (which owns it). */
-static void list_add(host_list *l, const char *text, size_t len, const char *where)
-{
-    l->items = realloc(l->items, (l->count + 1) * sizeof *l->items);
-    if (!l->items)
-        abort();
-    l->items[l->count].text = host_xstrndup(text, len);
-    l->items[l->count].where = host_xstrdup(where);
-    l->count++;
-}
-
-/* Each ','- or ';'-separated name of text, trimmed, into l. */
-static void list_add_names(host_list *l, const char *text, const char *where)
-{
-    while (*text) {
-        size_t len = strcspn(text, ",;");
-        const char *a = text, *b = text + len;
-        while (a < b && (*a == ' ' || *a == '\t'))
-            a++;
-        while (b > a && (b[-1] == ' ' || b[-1] == '\t'))
-            b--;
-        if (b > a)
-            list_add(l, a, (size_t)(b - a), where);
-        text += len + (text[len] != '\0');
-    }
-}
-
-static void list_reset(host_list *l)
-{
-    for (size_t i = 0; i < l->count; i++) {
-        free(l->items[i].text);
-        free(l->items[i].where);
-    }
-    free(l->items);
-    l->items = NULL;
-    l->count = 0;
 }
 
 /* --verify-atol X: a number >= 0. */
@@ -712,9 +825,9 @@ static int apply_verify_options(const host_cli *cli, host_verify_config *vc, ph_
     if (!rc && cli->verify_rtol)
         rc = parse_tolerance("--verify-rtol", cli->verify_rtol, &vc->rtol, err);
     if (!rc && cli->verify_data_count) {
-        list_reset(&vc->data);
+        host_list_clear(&vc->data);
         for (size_t i = 0; i < cli->verify_data_count; i++)
-            list_add(&vc->data, cli->verify_data[i], strlen(cli->verify_data[i]), "--verify-data");
+            host_list_add(&vc->data, cli->verify_data[i], "--verify-data");
     }
     if (!rc && cli->verify_range_count) {
         char *spec = host_xstrdup("");
@@ -732,20 +845,30 @@ static int apply_verify_options(const host_cli *cli, host_verify_config *vc, ph_
 /* --passes, --skip, --no-fold and --input-shape into the config. */
 static int apply_conventions(const host_cli *cli, host_config *cfg, ph_error *err)
 {
-    if (cli->passes) {
-        host_stage_config *opt = &cfg->stage[HOST_STAGE_OPTIMIZE];
-        list_reset(&opt->pass_on);
-        list_add_names(&opt->pass_on, cli->passes, "--passes");
-        if (opt->pass_on.count == 0)
-            return ph_error_set(err, HOST_EXIT_USAGE, "--passes: no pass named (--passes=A,B,...)");
-        opt->no_integral = 1;
-        opt->keep_order = 1;
+    if (cli->passes_count) { /* repeated values are joined, as one list */
+        char *joined = host_xstrdup(cli->passes[0]);
+        for (size_t i = 1; i < cli->passes_count; i++) {
+            char *longer = host_xasprintf("%s,%s", joined, cli->passes[i]);
+            free(joined);
+            joined = longer;
+        }
+        int rc = host_pipeline_text_apply(cfg, joined, err);
+        free(joined);
+        if (rc)
+            return rc;
     }
+    for (int s = 0; s < HOST_STAGE_COUNT && cli->level; s++) {
+        cfg->stage[s].level = host_level_parse(cli->level);
+        free(cfg->stage[s].level_where);
+        cfg->stage[s].level_where = host_xstrdup(cli->level_option);
+    }
+    if (cli->level && host_level_parse(cli->level) == HOST_LEVEL_NONE && cli->passes_count)
+        return ph_error_set(err, HOST_EXIT_USAGE, "%s runs no pass: drop --passes", cli->level_option);
     for (int s = 0; s < HOST_STAGE_COUNT; s++) {
         for (size_t i = 0; i < cli->skip_count; i++)
-            list_add_names(&cfg->stage[s].pass_off, cli->skips[i], "--skip");
+            host_list_append(&cfg->stage[s].pass_off, cli->skips[i], "--skip");
         if (cli->no_fold)
-            list_add_names(&cfg->stage[s].pass_off, HOST_NO_FOLD_PASSES, HOST_WHERE_NO_FOLD);
+            host_list_append(&cfg->stage[s].pass_off, HOST_NO_FOLD_PASSES, HOST_WHERE_NO_FOLD);
     }
     if (cli->input_shape_count) {
         char *spec = host_xstrdup("");
@@ -782,11 +905,11 @@ int host_cli_config(host_cli *cli, host_config **out, ph_error *err)
             cfg->stage[HOST_STAGE_ADAPT].target = host_xstrdup(cli->target);
         }
     }
-    if (!rc && is_dash(cli->input) && !cli->list_passes)
+    if (!rc && is_dash(cli->input) && !cli->list_passes && !cli->print_pipeline)
         rc = read_stdin_model(cli, err);
     if (!rc && cli->input)
         rc = host_config_set_path(&cfg->input, cli->stdin_model ? cli->stdin_model : cli->input, err);
-    if (!rc && is_dash(cli->output) && !cli->list_passes) {
+    if (!rc && is_dash(cli->output) && !cli->list_passes && !cli->print_pipeline) {
         rc = make_stream_dir(cli, err);
         if (!rc)
             cli->stdout_model = host_xasprintf("%s/stdout.onnx", cli->stream_dir);

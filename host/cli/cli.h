@@ -21,6 +21,7 @@
 
 #include "base/version.h"
 #include "config/config.h"
+#include "io/cut.h"
 #include "supervise/supervise.h"
 
 typedef struct host_cli {
@@ -32,10 +33,14 @@ typedef struct host_cli {
     const char **sets;       /* --set values in order (array owned) */
     size_t set_count;
     int list_passes; /* 1: --list-passes, 2: with --markdown */
+    int print_pipeline; /* --print-pipeline: the plan as a --passes= value, no run */
     int verify_each;
     int verify_runs; /* --verify[=N]: 0 = off, else the number of input sets */
     int shapes_only; /* --shapes: infer shapes, write value_info, no passes */
-    int quiet;
+    int quiet;               /* -q: errors only */
+    int verbose;             /* -v: the full report */
+    int verdicts_only;       /* no report but the verify verdicts (the embedding
+                                library's default; not an option) */
     int help;
     int version;
     /* numbered rewrites */
@@ -50,7 +55,9 @@ typedef struct host_cli {
     const char **positional; /* arguments that are no option, in order (array owned) */
     size_t positional_count;
     int inspect;             /* --inspect: the summary table of each positional model */
-    const char *passes;      /* --passes=a,b,c: exactly these, in this order, in optimize */
+    const char **passes;     /* --passes=a,b,c values (array owned; repeatable, joined in
+                                order): exactly these, in this order, in optimize */
+    size_t passes_count;
     const char **skips;      /* --skip=a,b values (array owned): pass_off of both stages */
     size_t skip_count;
     const char **input_shapes; /* --input-shape NAME:1,3,224,224 values (array owned) */
@@ -60,6 +67,10 @@ typedef struct host_cli {
     int list_targets;        /* --list-targets */
     int strict_target;       /* --strict-target: a violation left is HOST_EXIT_TARGET */
     const char *check_target; /* --check-target PROFILE: check the model, change nothing */
+    host_cut cut;            /* --inputs, --outputs (io/cut.h; arrays owned) */
+    const char *trace_rule;  /* --trace-rule PASS[:RULE] (rule_trace.h), or NULL */
+    const char *level;       /* --level / -O<n>: "none", "exact", "fp" or "approx" (static) */
+    const char *level_option; /* the option that set it ("--level", "-O1"), or NULL */
     /* verification data and tolerances (into [verify]; each implies --verify
      * unless --verify-each or --bisect is given) */
     const char *verify_atol;   /* --verify-atol X */
@@ -90,9 +101,16 @@ typedef enum {
     HOST_FILE_MISSING = 0, /* cannot be opened */
     HOST_FILE_ONNX,        /* starts with ModelProto fields (ph_model_sniff, passhost/host.h) */
     HOST_FILE_TEXT,        /* printable text: an INI file */
-    HOST_FILE_OTHER        /* anything else (a damaged model, a folder, binary data) */
+    HOST_FILE_OTHER,       /* anything else (a damaged model, a folder, binary data) */
+    HOST_FILE_EMPTY,       /* no byte at all (a model whose download failed) */
+    HOST_FILE_LFS          /* a git-lfs pointer: text naming the model's real content */
 } host_file_kind;
 host_file_kind host_sniff_file(const char *path);
+
+/* What the file at path is when it failed to load as a model, as a phrase
+ * for the message ("a git-lfs pointer, not the model: run git lfs pull"),
+ * or NULL when it looks like a model (its own error says more). */
+const char *host_file_not_a_model(const char *path);
 
 /* The stream the report goes to: stdout, or stderr when the model itself
  * goes to stdout (`-o -`).  Borrowed. */
@@ -110,8 +128,8 @@ int host_cli_stream_output(const host_cli *cli, ph_error *err);
 /* The run configuration: INI file (if any), INI text (if any), then each --set, then -i/-o and
  * --plugin-dir (and the positional models), then --passes, --skip, --no-fold
  * and --input-shape, then the custom_config files.  `-i -` reads stdin
- * here (into cli's temporary folder, hence cli is not const).  Without --list-passes the
- * input and output models must be known.  *out is owned by the caller
+ * here (into cli's temporary folder, hence cli is not const).  Without --list-passes
+ * or --print-pipeline the input and output models must be known.  *out is owned by the caller
  * (host_config_free), NULL on error; returns 0 or a HOST_EXIT_* code. */
 int host_cli_config(host_cli *cli, host_config **out, ph_error *err);
 

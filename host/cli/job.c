@@ -12,7 +12,9 @@
 
 #include "run/bisect.h"
 #include "check/dump.h"
+#include "check/rule_trace.h"
 #include "base/exit.h"
+#include "io/cut.h"
 #include "io/model_io.h"
 #include "report/report_run.h"
 #include "io/shapes.h"
@@ -39,6 +41,7 @@ static int check_report_paths(host_job *j)
 int host_job_configure(host_job *j)
 {
     host_trace_init(&j->trace, j->tty);
+    host_trace_set_current(&j->trace);
     j->log.trace = &j->trace;
     FILE *log_stream = j->log.err;
     int rc = host_cli_config(&j->cli, &j->cfg, &j->err);
@@ -72,19 +75,36 @@ static int load_model(host_job *j)
 {
     const char *in = j->cfg->input, *out = j->cfg->output;
     /* --bisect writes no output model (and may have none); bytes are no file */
-    int rc = j->cli.bisect || j->input_data ? 0 : host_check_output(in, out, &j->err);
+    int rc = !out || j->cli.bisect || j->input_data ? 0 : host_check_output(in, out, &j->err);
+    host_trace_phase(&j->trace, "loading the model");
     if (!rc && j->input_data)
         rc = host_model_load_memory(j->input_data, j->input_size, in, j->cli.verify_each,
                                     &j->model, &j->sum.load_ms, &j->err);
     else if (!rc)
         rc = host_model_load(in, j->cli.verify_each, &j->model, &j->sum.load_ms, &j->err);
-    if (!rc && !j->cli.bisect) /* also no external-data file of the input under any name */
+    const char *what = rc == HOST_EXIT_MODEL && !j->input_data ? host_file_not_a_model(in) : NULL;
+    if (what) /* say what the file is instead of how its bytes fail to parse */
+        ph_error_set(&j->err, HOST_EXIT_MODEL, "%s: %s", j->cli.stdin_model ? "<stdin>" : in, what);
+    if (rc && j->cli.stdin_model) /* the model came from stdin: no temporary file's name */
+        host_replace_text(j->err.message, sizeof j->err.message, j->cli.stdin_model, "<stdin>");
+    if (!rc && out && !j->cli.bisect) /* also no external-data file of the input under any name */
         rc = host_model_check_output(j->model, out, &j->err);
     if (!rc)
         j->sum.nodes_loaded = ph_model_node_count(j->model);
+    size_t early = rc ? 0 : ph_model_load_reordered(j->model);
+    if (early) /* sorted by the loader, as ONNX Runtime sorts it */
+        host_log_msg(&j->log, PH_LOG_INFO, NULL,
+                     "%s lists its nodes out of order (%zu read a value listed after them): "
+                     "sorted", host_cli_input_name(&j->cli, j->cfg), early);
     if (!rc && want_tables(j))
         host_model_info_take(&j->before, j->model, host_cli_input_name(&j->cli, j->cfg),
                              j->input_data ? NULL : in);
+    size_t whole = 0, part = 0;
+    if (!rc)
+        rc = host_cut_model(j->model, &j->cli.cut, &whole, &part, &j->err);
+    if (!rc && (j->cli.cut.input_count || j->cli.cut.output_count))
+        host_log_msg(&j->log, PH_LOG_INFO, NULL,
+                     "--inputs/--outputs: the model cut to %zu of its %zu nodes", part, whole);
     return rc;
 }
 
@@ -104,6 +124,7 @@ static int prepare_verify(host_job *j)
     if (!j->cli.verify_runs && !j->cli.verify_each && !j->cli.bisect)
         return 0;
     host_verify_config vc = verify_config(j);
+    host_trace_phase(&j->trace, "verify: evaluating the original");
     int rc = host_verify_new(j->model, &vc, &j->verify, &j->err);
     if (rc == HOST_EXIT_NOVERIFY && !j->cli.verify_runs && !j->cli.bisect) {
         host_log_msg(&j->log, PH_LOG_WARN, NULL, "--verify-each checks structure only: %s",
@@ -126,7 +147,7 @@ static int bisect(host_job *j)
         return rc;
     host_bisect_job job = {.out_dir = j->cli.bisect_out, .print_changes = j->cli.print_changes,
                            .dump_dir = j->cli.dump_dir, .argc = j->cli.argc, .argv = j->cli.argv,
-                           .progress = host_supervise_progress(),
+                           .progress = host_supervise_progress(), .cut = &j->cli.cut,
                            .cfg = j->cfg, .plan = &j->plan, .log = &j->log,
                            .verify = j->verify, .vcfg = verify_config(j), .model = j->model,
                            .out = j->cli.quiet ? NULL : j->out};
@@ -174,7 +195,10 @@ static int run_stages(host_job *j)
                           .changes = j->cli.print_changes ? stderr : NULL,
                           .dump_dir = j->cli.dump_dir, .trace = &j->trace,
                           .violations = &j->violations,
+                          .regions = j->cli.report_html ? &j->regions : NULL,
                           .progress = host_supervise_progress()};
+    j->regions.max = HOST_REPORT_DIAGRAMS;
+    j->regions.max_nodes = HOST_REPORT_DIAGRAM_MAX_NODES;
     uint64_t rewrites = 0;
     j->stages_ran = 1;
     int rc = host_run_all(j->model, &j->plan, j->cli.max_rewrites, &opts, j->stats, &rewrites,
@@ -204,6 +228,7 @@ static int check_outputs(host_job *j)
 {
     if (!j->cli.verify_runs)
         return 0;
+    host_trace_phase(&j->trace, "verify: evaluating the result");
     int rc = host_verify_check(j->verify, j->model, &j->err);
     j->verify_checked = rc == 0 || rc == HOST_EXIT_MISMATCH; /* the report prints the figures */
     j->verify_ok = rc == 0;
@@ -229,6 +254,7 @@ static int check_written(host_job *j)
         return 0;
     ph_model *written = NULL;
     ph_error e = {0};
+    host_trace_phase(&j->trace, "verify: checking the written file");
     int rc = ph_model_load(j->cfg->output, &written, &e);
     if (rc)
         rc = ph_error_set(&j->err, HOST_EXIT_OUTPUT,
@@ -257,6 +283,7 @@ int host_job_run(host_job *j)
     if (passes && !rc) rc = host_plan_build(&j->plan, j->cfg, j->reg, &j->err);
     if (passes && !rc) host_supervise_plan(&j->plan); /* --skip-failing-passes */
     if (!rc) rc = load_model(j);
+    if (!rc) host_trace_phase(&j->trace, "inferring shapes");
     if (!rc) rc = host_apply_shapes(j->model, j->cfg, j->cli.shapes_only, &j->err);
     if (!rc) rc = prepare_verify(j);
     if (passes && !rc && j->cli.bisect)
@@ -265,9 +292,34 @@ int host_job_run(host_job *j)
     if (!rc) rc = write_shapes(j);
     if (!rc) rc = check_outputs(j);
     if (!rc) rc = check_before_save(j);
+    if (!rc) host_trace_phase(&j->trace, "saving the output");
     if (!rc) rc = host_supervise_save(j->model, j->cfg->output, &j->sum.save_ms, &j->err);
     if (!rc) rc = check_written(j);
     return rc;
+}
+
+int host_job_trace_rule(host_job *j)
+{
+    host_model_io_configure(j->cfg);
+    int rc = j->reg ? 0 : host_job_plugins(j);
+    if (!rc) rc = host_plan_build(&j->plan, j->cfg, j->reg, &j->err);
+    if (!rc) rc = load_model(j);
+    if (!rc) rc = host_apply_shapes(j->model, j->cfg, 0, &j->err);
+    host_trace_clear_line(&j->trace);
+    if (rc)
+        return rc;
+    /* the parameters the run would give the pass: its step's, if it runs */
+    const ph_params *params = NULL;
+    size_t len = strcspn(j->cli.trace_rule, ":");
+    for (int s = 0; s < HOST_STAGE_COUNT && !params; s++)
+        for (size_t i = 0; i < j->plan.stage[s].count && !params; i++) {
+            const host_step *st = &j->plan.stage[s].steps[i];
+            const char *name = st->plugin->desc->name;
+            if (strlen(name) == len && strncmp(name, j->cli.trace_rule, len) == 0)
+                params = st->params;
+        }
+    return host_trace_rule(j->out ? j->out : stdout, j->reg, j->cli.trace_rule, params, j->model,
+                           j->cli.stdin_model ? "<stdin>" : j->cfg->input, &j->err);
 }
 
 /* What the run learned, for the reports (borrowed from j). */
@@ -287,6 +339,7 @@ static host_run_record record(host_job *j, int rc)
                            .verify_each_note = j->verify_each_note,
                            .shapes_only = j->cli.shapes_only, .exit_code = rc,
                            .violations = j->violations.checked ? &j->violations : NULL,
+                           .regions = j->stages_ran ? &j->regions : NULL,
                            .error = rc ? j->err.message : NULL};
     return rec;
 }
@@ -305,9 +358,12 @@ int host_job_report(host_job *j, int rc)
     host_run_record rec = record(j, rc);
     host_trace_clear_line(&j->trace);
     if (j->out)
-        host_report_run_text(j->out, &rec, j->cli.quiet);
+        host_report_run_text(j->out, &rec, j->cli.quiet           ? HOST_REPORT_QUIET
+                                           : j->cli.verbose       ? HOST_REPORT_FULL
+                                           : j->cli.verdicts_only ? HOST_REPORT_VERDICTS
+                                                                  : HOST_REPORT_BRIEF);
     if (j->log.file)
-        host_report_run_text(j->log.file, &rec, 0);
+        host_report_run_text(j->log.file, &rec, HOST_REPORT_FULL);
     ph_error e = {0};
     int frc = 0;
     if (j->cli.report_json && j->report_paths_ok)
@@ -330,8 +386,10 @@ void host_job_free(host_job *j, int free_model)
     host_verify_free(j->verify);
     host_model_info_free(&j->before);
     host_model_info_free(&j->after);
+    host_trace_set_current(NULL);
     host_trace_free(&j->trace);
     host_violations_clear(&j->violations);
+    host_region_list_free(&j->regions);
     if (free_model)
         ph_model_free(j->model);
     j->model = NULL;

@@ -62,6 +62,7 @@ typedef struct host_job {
     host_run_summary sum;
     ph_error err;              /* the message of the failed step */
     host_trace trace;          /* every pass call, and the progress line */
+    host_region_list regions;  /* --report-html: the regions the first changing calls changed */
     host_model_info before;    /* the input as loaded (for the reports) */
     host_model_info after;     /* the result as saved */
     int stages_ran;            /* host_run_all was called: stats are filled */
@@ -88,6 +89,11 @@ int host_job_plugins(host_job *j);
 /* The pipeline from the plugins to the saved (and with --verify, checked)
  * output; with --bisect the bisection instead, setting j->bisected. */
 int host_job_run(host_job *j);
+
+/* --trace-rule: the plugins, the plan (for the pass's parameters), the
+ * model as the run would start from it, then the trace on j->out; nothing
+ * is written.  0 or an exit code. */
+int host_job_trace_rule(host_job *j);
 
 /* The report of the run (also of a failed one: what it got to), unless
  * --bisect ran: text to j->out (quiet with -q) and to the log file,

@@ -12,7 +12,8 @@
  * the same function the embedding library runs (passhost/pipeline.h), so
  * the program and the library cannot drift apart.  What only a program
  * does is here: --help, --version, --inspect (inspect.h), --list-passes,
- * --list-targets (profile.h),
+ * --list-targets and --check-target (profile.h), --print-pipeline
+ * (pipeline_text.h), --trace-rule,
  * the fork supervisor (supervise.h), the signal handlers (cleanup.h), `-o -`
  * and printing the one error line.
  *
@@ -30,6 +31,7 @@
 #include "check/target_report.h"
 #include "config/plan.h"
 #include "config/profile.h"
+#include "config/pipeline_text.h"
 #include "io/shapes.h"
 #include "base/exit.h"
 #include "base/util.h"
@@ -77,9 +79,9 @@ static int list_passes(host_job *j)
 {
     int rc = host_job_plugins(j);
     if (!rc && j->cli.list_passes == 2)
-        host_report_passes_markdown(stdout, j->reg);
+        rc = host_report_passes_markdown(stdout, j->reg, &j->err);
     else if (!rc)
-        host_report_passes(stdout, j->reg);
+        rc = host_report_passes(stdout, j->reg, &j->err);
     return rc;
 }
 
@@ -126,6 +128,27 @@ static int check_target(host_job *j)
     return rc;
 }
 
+/* --print-pipeline: the plan as a --passes= value, quoted for a shell. */
+static int print_pipeline(host_job *j)
+{
+    int rc = host_job_plugins(j);
+    if (!rc)
+        rc = host_plan_build(&j->plan, j->cfg, j->reg, &j->err);
+    if (rc)
+        return rc;
+    char *text = host_pipeline_text(&j->plan);
+    fputs("--passes='", stdout);
+    for (const char *c = text; *c; c++) {
+        if (*c == '\'')
+            fputs("'\\''", stdout); /* ' ends the quote, \' is one, ' opens again */
+        else
+            putchar(*c);
+    }
+    fputs("'\n", stdout);
+    free(text);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     host_job j;
@@ -144,7 +167,7 @@ int main(int argc, char **argv)
     j.out = host_cli_report_stream(&j.cli);
     j.tty = host_trace_terminal(j.cli.quiet);
     if (!rc) rc = host_job_configure(&j);
-    if (!rc && !j.cli.list_passes) { /* the rest runs in a worker process (supervise.h) */
+    if (!rc && !j.cli.list_passes && !j.cli.print_pipeline && !j.cli.trace_rule) { /* the rest runs in a worker process (supervise.h) */
         int code = host_supervise(&j.cli.supervise, j.cfg, &j.log);
         if (code >= 0) /* the supervisor: the run is over, its messages printed */
             return finish(&j, 0), code;
@@ -152,6 +175,10 @@ int main(int argc, char **argv)
     if (!rc) host_cleanup_install(host_supervise_finished); /* temporary files go with SIGINT/SIGTERM; SIGBUS of a shrunk input */
     if (!rc && j.cli.list_passes)
         return finish(&j, list_passes(&j));
+    if (!rc && j.cli.print_pipeline)
+        return finish(&j, print_pipeline(&j));
+    if (!rc && j.cli.trace_rule) /* reads the model only: in this process */
+        return finish(&j, host_job_trace_rule(&j));
     if (!rc) rc = host_job_run(&j);
     rc = host_job_report(&j, rc);
     if (!rc) rc = host_cli_stream_output(&j.cli, &j.err);

@@ -36,7 +36,7 @@ const char *host_stage_name(int stage)
 
 /* ------------------------------------------------------------ data basics */
 
-static void list_clear(host_list *l)
+void host_list_clear(host_list *l)
 {
     for (size_t i = 0; i < l->count; i++) {
         free(l->items[i].text);
@@ -47,8 +47,7 @@ static void list_clear(host_list *l)
     l->count = 0;
 }
 
-/* Append each ';'- or ','-separated, optionally quoted item of text. */
-static void list_append(host_list *l, const char *text, const char *where)
+void host_list_append(host_list *l, const char *text, const char *where)
 {
     char *copy = host_xstrdup(text);
     for (char *save = NULL, *tok = strtok_r(copy, ";,", &save); tok;
@@ -59,23 +58,27 @@ static void list_append(host_list *l, const char *text, const char *where)
             tok[n - 1] = '\0';
             tok = host_trim(tok + 1);
         }
-        if (!*tok)
-            continue;
-        l->items = realloc(l->items, (l->count + 1) * sizeof *l->items);
-        if (!l->items)
-            abort();
-        l->items[l->count].text = host_xstrdup(tok);
-        l->items[l->count].where = host_xstrdup(where);
-        l->count++;
+        if (*tok)
+            host_list_add(l, tok, where);
     }
     free(copy);
 }
 
-/* list_append, each new item a path resolved against base_dir. */
+void host_list_add(host_list *l, const char *text, const char *where)
+{
+    l->items = realloc(l->items, (l->count + 1) * sizeof *l->items);
+    if (!l->items)
+        abort();
+    l->items[l->count].text = host_xstrdup(text);
+    l->items[l->count].where = host_xstrdup(where);
+    l->count++;
+}
+
+/* host_list_append, each new item a path resolved against base_dir. */
 static void list_append_paths(host_list *l, const char *text, const char *where, const char *base_dir)
 {
     size_t first = l->count;
-    list_append(l, text, where);
+    host_list_append(l, text, where);
     for (size_t i = first; i < l->count; i++) {
         char *path = host_path_resolve(base_dir, l->items[i].text);
         free(l->items[i].text);
@@ -101,6 +104,7 @@ host_config *host_config_new(void)
     host_config *cfg = host_xcalloc(1, sizeof *cfg);
     for (int s = 0; s < HOST_STAGE_COUNT; s++) {
         cfg->stage[s].max_iterations = HOST_DEFAULT_MAX_ITERATIONS;
+        cfg->stage[s].level = HOST_LEVEL_FP;
         cfg->stage[s].target = host_xstrdup("");
     }
     cfg->infer_shapes = 1;
@@ -121,13 +125,14 @@ void host_config_free(host_config *cfg)
     free(cfg->log_path);
     free(cfg->input_shape);
     free(cfg->input_shape_range);
-    list_clear(&cfg->verify.data);
+    host_list_clear(&cfg->verify.data);
     free(cfg->verify.range);
     for (int s = 0; s < HOST_STAGE_COUNT; s++) {
         host_stage_config *st = &cfg->stage[s];
-        list_clear(&st->pass_on);
-        list_clear(&st->pass_off);
+        host_list_clear(&st->pass_on);
+        host_list_clear(&st->pass_off);
         free(st->allow_approximate_where);
+        free(st->level_where);
         free(st->custom_config);
         free(st->custom_config_where);
         free(st->target);
@@ -141,6 +146,21 @@ void host_config_free(host_config *cfg)
     }
     free(cfg->params);
     free(cfg);
+}
+
+static const char *const level_names[] = {"none", "exact", "fp", "approx"};
+
+const char *host_level_name(int level)
+{
+    return level >= 0 && level <= HOST_LEVEL_APPROX ? level_names[level] : "?";
+}
+
+int host_level_parse(const char *text)
+{
+    for (int i = 0; i <= HOST_LEVEL_APPROX; i++)
+        if (strcmp(text, level_names[i]) == 0)
+            return i;
+    return -1;
 }
 
 int host_parse_bool(const char *text, int *out)
@@ -166,14 +186,16 @@ int host_config_set_path(char **slot, const char *value, ph_error *err)
 
 /* ------------------------------------------------------- sections and keys */
 
-typedef enum { KEY_PATH, KEY_LIST, KEY_PATHS, KEY_BOOL, KEY_INT, KEY_TEXT, KEY_REAL, KEY_INT0, KEY_TARGET } key_kind;
+typedef enum {
+    KEY_PATH, KEY_LIST, KEY_PATHS, KEY_BOOL, KEY_INT, KEY_TEXT, KEY_REAL, KEY_INT0, KEY_LEVEL, KEY_TARGET
+} key_kind;
 
 /* Where a key's value goes. */
 typedef struct slot {
     key_kind kind;
     char **str;    /* KEY_PATH, KEY_TEXT */
     host_list *list; /* KEY_LIST, KEY_PATHS (a list of paths) */
-    int *num;      /* KEY_BOOL, KEY_INT, KEY_INT0 */
+    int *num;      /* KEY_BOOL, KEY_INT, KEY_INT0, KEY_LEVEL */
     double *real;  /* KEY_REAL */
     char **where;  /* optional: remembers where the key was set */
 } slot;
@@ -290,6 +312,8 @@ static int find_slot(host_config *cfg, int kind, const char *key, slot *out)
                out->where = &st->allow_approximate_where, 1;
     if (strcmp(key, "max_iterations") == 0)
         return out->kind = KEY_INT, out->num = &st->max_iterations, 1;
+    if (strcmp(key, "level") == 0)
+        return out->kind = KEY_LEVEL, out->num = &st->level, out->where = &st->level_where, 1;
     if (strcmp(key, "custom_config") == 0)
         return out->kind = KEY_PATH, out->str = &st->custom_config,
                out->where = &st->custom_config_where, 1;
@@ -308,9 +332,9 @@ static const char *keys_of(int kind)
         return "runs, seed, budget_factor, budget_ulps, atol, rtol, data, range";
     if (kind == HOST_STAGE_ADAPT)
         return "pass_on, pass_off, no_integral, keep_order, max_iterations, allow_approximate, "
-               "custom_config, target";
+               "level, custom_config, target";
     return "pass_on, pass_off, no_integral, keep_order, max_iterations, allow_approximate, "
-           "custom_config";
+           "level, custom_config";
 }
 
 static void add_param(host_config *cfg, const char *pass, const char *key, const char *value,
@@ -350,11 +374,11 @@ static int store(const slot *sl, const char *key, const char *value, const char 
         *sl->str = host_profile_is_path(value) ? host_path_resolve(base_dir, value) : host_xstrdup(value);
         break;
     case KEY_LIST:
-        list_clear(sl->list);
-        list_append(sl->list, value, where);
+        host_list_clear(sl->list);
+        host_list_append(sl->list, value, where);
         break;
     case KEY_PATHS:
-        list_clear(sl->list);
+        host_list_clear(sl->list);
         list_append_paths(sl->list, value, where, base_dir);
         break;
     case KEY_BOOL:
@@ -381,6 +405,13 @@ static int store(const slot *sl, const char *key, const char *value, const char 
                                 "%s: %s: '%s' is not a whole number from 0 to 2147483647", where,
                                 key, value);
         *sl->num = (int)n;
+        break;
+    case KEY_LEVEL:
+        if ((b = host_level_parse(value)) < 0)
+            return ph_error_set(err, HOST_EXIT_CONFIG,
+                                "%s: %s: '%s' is not a level (none, exact, fp or approx)", where,
+                                key, value);
+        *sl->num = b;
         break;
     case KEY_REAL: {
         errno = 0;
@@ -608,7 +639,7 @@ static int continue_key(ini_state *st, const char *section, const char *key, con
         return 0;
     }
     if (kind >= SEC_MODEL && find_slot(st->cfg, kind, key, &sl) && sl.kind == KEY_LIST) {
-        list_append(sl.list, value, where);
+        host_list_append(sl.list, value, where);
         return 0;
     }
     if (kind == SEC_VERIFY && find_slot(st->cfg, kind, key, &sl) && sl.kind == KEY_PATHS) {
@@ -690,6 +721,22 @@ static int parse_file(host_config *cfg, const char *path, int params_only, unsig
                                 opened_from, path, strerror(errno));
         return ph_error_set(err, HOST_EXIT_CONFIG, "%s: %s", path, strerror(errno));
     }
+    /* an INI file is text: binary bytes mean a model (or anything else)
+     * was given where a configuration belongs */
+    unsigned char head[512];
+    size_t got = fread(head, 1, sizeof head, f);
+    int binary = 0;
+    for (size_t i = 0; i < got && !binary; i++)
+        binary = (head[i] < 0x20 && head[i] != '\t' && head[i] != '\n' && head[i] != '\r' &&
+                  head[i] != '\f') || head[i] == 0x7f;
+    if (binary) {
+        fclose(f);
+        return ph_error_set(err, HOST_EXIT_CONFIG,
+                            "%s%s%s is not an INI file: it holds binary data (an ONNX model?)",
+                            opened_from ? opened_from : "", opened_from ? ": custom_config " : "",
+                            path);
+    }
+    rewind(f);
     char *dir = host_dirname(path);
     int rc = parse_stream(cfg, f, path, dir, params_only, stage_mask, priority, profile, target_line, err);
     free(dir);
@@ -780,6 +827,13 @@ int host_config_finish(host_config *cfg, ph_error *err)
 }
 
 /* ------------------------------------------------------------------- --set */
+
+int host_config_assign(host_config *cfg, const char *section, const char *key,
+                       const char *value, const char *where, unsigned stage_mask, ph_error *err)
+{
+    int rc = check_section(section, 0, where, err);
+    return rc ? rc : assign(cfg, section, key, value, where, NULL, stage_mask, HOST_PRIO_SET, err);
+}
 
 int host_config_set(host_config *cfg, const char *assignment, ph_error *err)
 {

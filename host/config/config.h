@@ -11,7 +11,7 @@
  *               input_shape_range, infer_shapes, write_shapes, pass_timeout_s,
  *               external_data_threshold, external_data_min_size
  *   [optimize]  pass_on, pass_off, no_integral, keep_order, max_iterations,
- *               allow_approximate, custom_config
+ *               allow_approximate, level, custom_config
  *   [adapt]     the same keys plus target
  *   [pass.NAME] KEY = VALUE parameters of pass NAME
  *   [target...] a target profile (docs/targets.md): a file holding one is
@@ -50,10 +50,31 @@ typedef struct host_list {
     size_t count;
 } host_list;
 
+/* Append each ';'- or ','-separated, optionally quoted, trimmed item of
+ * text (empty ones skipped), each with a copy of where. */
+void host_list_append(host_list *l, const char *text, const char *where);
+/* Append text as one item, as it is (a path may hold ',' or ';'). */
+void host_list_add(host_list *l, const char *text, const char *where);
+/* Free every item; the list is empty again. */
+void host_list_clear(host_list *l);
+
 /* --no-fold adds these to pass_off with this `where`; such an item only
  * applies when the pass is loaded (the plan ignores it otherwise). */
 #define HOST_NO_FOLD_PASSES "constant_folding,fold_constant_inputs"
 #define HOST_WHERE_NO_FOLD "--no-fold"
+
+/* [STAGE] level: the most a pass of the stage may change results, by its
+ * exactness (ph_exactness), like ONNX Runtime's optimization levels and a
+ * compiler's -O levels and fast-math: none runs no pass; exact only
+ * bit-exact passes; fp (the default) exact and fp passes; approx any pass,
+ * approx ones included (as allow_approximate = true).  Passes of the
+ * default list above the level are left out; one named in pass_on is an
+ * error.  -O0..-O3 stand for none, exact, fp, approx (docs/config.md). */
+enum { HOST_LEVEL_NONE = 0, HOST_LEVEL_EXACT = 1, HOST_LEVEL_FP = 2, HOST_LEVEL_APPROX = 3 };
+/* "none", "exact", "fp", "approx" */
+const char *host_level_name(int level);
+/* The level named text, or -1. */
+int host_level_parse(const char *text);
 
 typedef struct host_stage_config {
     host_list pass_on;
@@ -63,6 +84,8 @@ typedef struct host_stage_config {
     int max_iterations;
     int allow_approximate;
     char *allow_approximate_where; /* where it was set, NULL if never */
+    int level;                     /* HOST_LEVEL_* (default fp) */
+    char *level_where;             /* where it was set, NULL if never */
     char *custom_config;           /* resolved path, NULL if none */
     char *custom_config_where;
     char *target;                  /* "" when none; only [adapt] sets it */
@@ -168,6 +191,12 @@ int host_config_load_text(host_config *cfg, const char *text, const char *name, 
  * HOST_EXIT_USAGE when the text is not of that form, HOST_EXIT_CONFIG for an
  * unknown section or key or a bad value. */
 int host_config_set(host_config *cfg, const char *assignment, ph_error *err);
+
+/* Assign SECTION.KEY = VALUE as --set does (priority HOST_PRIO_SET), naming
+ * `where` in messages; a [pass.NAME] setting applies to the stages of
+ * stage_mask (1u << HOST_STAGE_*) only.  Errors as host_config_set. */
+int host_config_assign(host_config *cfg, const char *section, const char *key,
+                       const char *value, const char *where, unsigned stage_mask, ph_error *err);
 
 /* Replace a [model] path (for -i/-o and --plugin-dir); value is copied. */
 int host_config_set_path(char **slot, const char *value, ph_error *err);

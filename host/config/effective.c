@@ -17,14 +17,19 @@ static char *absolute(const char *path)
 }
 
 /* The shortest %g text of v that reads back as v. */
-static void put_double(FILE *f, const char *key, double v)
+static void shortest_double(char *buf, size_t size, double v)
 {
-    char buf[64];
     for (int prec = 6; prec <= 17; prec++) {
-        snprintf(buf, sizeof buf, "%.*g", prec, v);
+        snprintf(buf, size, "%.*g", prec, v);
         if (strtod(buf, NULL) == v)
             break;
     }
+}
+
+static void put_double(FILE *f, const char *key, double v)
+{
+    char buf[64];
+    shortest_double(buf, sizeof buf, v);
     fprintf(f, "%s = %s\n", key, buf);
 }
 
@@ -38,6 +43,25 @@ static void put_unset(FILE *f, const char *key)
     fprintf(f, "; %s = (not set)\n", key);
 }
 
+char *host_param_text(const ph_params *params, const ph_param_def *def)
+{
+    char buf[64];
+    switch (def->type) {
+    case PH_PARAM_INT:
+        return host_xasprintf("%lld", (long long)ph_params_int(params, def->name));
+    case PH_PARAM_FLOAT:
+        shortest_double(buf, sizeof buf, ph_params_float(params, def->name));
+        return host_xstrdup(buf);
+    case PH_PARAM_BOOL:
+        return host_xstrdup(ph_params_bool(params, def->name) ? "true" : "false");
+    case PH_PARAM_STRING: {
+        const char *s = ph_params_string(params, def->name);
+        return host_xstrdup(s ? s : "");
+    }
+    }
+    return host_xstrdup("");
+}
+
 /* "key = value" lines of every parameter of a step (caller frees). */
 static char *param_lines(const host_step *step)
 {
@@ -47,22 +71,12 @@ static char *param_lines(const host_step *step)
     if (!f)
         abort();
     for (const ph_param_def *p = step->plugin->desc->params; p && p->name; p++) {
-        switch (p->type) {
-        case PH_PARAM_INT:
-            fprintf(f, "%s = %lld\n", p->name, (long long)ph_params_int(step->params, p->name));
-            break;
-        case PH_PARAM_FLOAT:
-            put_double(f, p->name, ph_params_float(step->params, p->name));
-            break;
-        case PH_PARAM_BOOL:
-            fprintf(f, "%s = %s\n", p->name, ph_params_bool(step->params, p->name) ? "true" : "false");
-            break;
-        case PH_PARAM_STRING: {
-            const char *s = ph_params_string(step->params, p->name);
-            put_quoted(f, p->name, s ? s : "");
-            break;
-        }
-        }
+        char *text = host_param_text(step->params, p);
+        if (p->type == PH_PARAM_STRING)
+            put_quoted(f, p->name, text);
+        else
+            fprintf(f, "%s = %s\n", p->name, text);
+        free(text);
     }
     fclose(f);
     return buf;
@@ -94,6 +108,7 @@ static void write_stage(FILE *f, const host_config *cfg, const host_plan *plan, 
     fputs("pass_off =\n", f);
     fprintf(f, "max_iterations = %d\n", sp->max_iterations);
     fprintf(f, "allow_approximate = %s\n", sc->allow_approximate ? "true" : "false");
+    fprintf(f, "level = %s\n", host_level_name(sc->level));
     if (custom)
         put_quoted(f, "custom_config", custom);
     else

@@ -31,6 +31,10 @@ void host_effective_make(host_effective *e, const host_config *cfg, const host_p
                          const host_verify_config *vcfg, const char *output, const char *header);
 void host_effective_free(host_effective *e);
 
+/* The value of parameter def in params as INI text, without quotes: the
+ * shortest float that reads back the same, "true"/"false" (caller frees). */
+char *host_param_text(const ph_params *params, const ph_param_def *def);
+
 /* Write the custom_config files and the main file (as `name`) into dir.
  * 0 or HOST_EXIT_OUTPUT. */
 int host_effective_write(const host_effective *e, const char *dir, const char *name,

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "base/util.h"
+#include "order.h"
 #include "passhost/target.h"
 
 /* The host needs every field of ABI 1.0, up to and including run. */
@@ -51,6 +52,7 @@ struct host_registry {
     unsigned generation; /* bumped by every host_registry_load_dir */
     skipped_file *skipped; /* files of a folder scan that are no pass plugin */
     size_t n_skipped, cap_skipped;
+    char *pipeline_path; /* the first folder's pipeline.txt (order.h), or NULL */
 };
 
 host_registry *host_registry_new(void)
@@ -82,6 +84,7 @@ void host_registry_free(host_registry *r)
         free(r->skipped[i].message);
     }
     free(r->skipped);
+    free(r->pipeline_path);
     free(r);
 }
 
@@ -390,7 +393,20 @@ int host_registry_load_dir(host_registry *r, const char *dir, ph_error *err)
         free(names[i]);
     }
     free(names);
+    if (!rc && !r->pipeline_path) {
+        char *pipeline = host_xasprintf("%s/%s", dir, HOST_PIPELINE_FILE);
+        struct stat st;
+        if (stat(pipeline, &st) == 0 && S_ISREG(st.st_mode))
+            r->pipeline_path = pipeline;
+        else
+            free(pipeline);
+    }
     return rc;
+}
+
+const char *host_registry_pipeline_path(const host_registry *r)
+{
+    return r->pipeline_path;
 }
 
 const host_plugin *host_registry_find(const host_registry *r, const char *name)

@@ -1,5 +1,8 @@
 /* host/config/loader.h - finds pass plugins, dlopens them and checks their descriptors.
  *
+ * The order in which plugins are found decides nothing about the order in
+ * which they run (order.h): only which of two passes of one name is used.
+ *
  * A registry owns the dlopen handles of every plugin it loaded; descriptors
  * stay valid until host_registry_free.  Load errors are one line each, naming
  * the file: not loadable (with dlerror()), no entry symbol, ABI mismatch
@@ -43,8 +46,13 @@ int host_registry_load_file(host_registry *r, const char *path, ph_error *err);
 
 /* Load every *.so in dir, in name order.  Stops at the first error.  A file
  * without the entry symbol (a shared object that is no pass plugin) is
- * skipped and remembered: see host_registry_skipped. */
+ * skipped and remembered: see host_registry_skipped.  The first folder
+ * loaded that holds a pipeline.txt gives the registry its pipeline file
+ * (read when an order is asked for: order.h). */
 int host_registry_load_dir(host_registry *r, const char *dir, ph_error *err);
+
+/* The pipeline file of the first folder that had one, or NULL; borrowed. */
+const char *host_registry_pipeline_path(const host_registry *r);
 
 /* The files folder scans skipped, each as its one-line load message
  * (naming the file); borrowed, valid until the registry is freed. */

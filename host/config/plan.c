@@ -10,6 +10,7 @@
 
 #include "base/exit.h"
 #include "base/util.h"
+#include "order.h"
 #include "profile.h"
 
 /* ------------------------------------------------------------- plugin search */
@@ -151,11 +152,14 @@ static unsigned stage_bit(int stage)
 }
 
 /* 1 when the ';'/','-separated targets list is empty or names one of the
- * ';'-separated names (a profile's and its bases'). */
+ * ';'-separated names (a profile's and its bases'); "*" matches every
+ * profile, and nothing when there is none. */
 static int targets_match(const char *targets, const char *names)
 {
     if (!targets || !*targets)
         return 1;
+    if (!strcmp(targets, "*"))
+        return *names != '\0';
     char *copy = host_xstrdup(targets);
     int found = 0;
     for (char *save = NULL, *t = strtok_r(copy, ";,", &save); t && !found;
@@ -266,10 +270,46 @@ static int select_passes(int stage, const host_stage_config *sc, const host_prof
     return rc;
 }
 
+static const char *exactness_name(ph_exactness e)
+{
+    return e == PH_EXACT ? "exact" : e == PH_FP ? "fp" : "approx";
+}
+
+/* [STAGE] level (config.h): passes of the default list above it are left
+ * out; a pass named in pass_on above it is an error (an approx one at
+ * level fp is refuse_approx's). */
+static int apply_level(int stage, const host_stage_config *sc, const host_registry *reg, char *on,
+                       const char **why, ph_error *err)
+{
+    for (size_t i = 0; i < host_registry_count(reg); i++) {
+        const ph_pass_desc *d = host_registry_at(reg, i)->desc;
+        int need = d->exactness == PH_EXACT ? HOST_LEVEL_EXACT
+                   : d->exactness == PH_FP  ? HOST_LEVEL_FP
+                                            : HOST_LEVEL_APPROX;
+        if (!on[i] || need <= sc->level)
+            continue;
+        if (!why[i] || (need == HOST_LEVEL_APPROX && sc->level == HOST_LEVEL_FP)) {
+            on[i] = !why[i] ? 0 : on[i];
+            continue;
+        }
+        if (sc->level == HOST_LEVEL_NONE)
+            return ph_error_set(err, HOST_EXIT_CONFIG, "%s: pass %s: level none (%s) runs no pass in [%s]",
+                                why[i], d->name, sc->level_where ? sc->level_where : "[level]",
+                                host_stage_name(stage));
+        return ph_error_set(err, HOST_EXIT_CONFIG,
+                            "%s: pass %s is %s, above level %s (%s), which runs %s passes only in [%s]",
+                            why[i], d->name, exactness_name(d->exactness),
+                            host_level_name(sc->level), sc->level_where ? sc->level_where : "level",
+                            sc->level == HOST_LEVEL_EXACT ? "exact" : "exact and fp",
+                            host_stage_name(stage));
+    }
+    return 0;
+}
+
 static int refuse_approx(int stage, const host_stage_config *sc, const host_registry *reg,
                          const char *on, const char **why, ph_error *err)
 {
-    if (sc->allow_approximate)
+    if (sc->allow_approximate || sc->level >= HOST_LEVEL_APPROX)
         return 0;
     for (size_t i = 0; i < host_registry_count(reg); i++) {
         const ph_pass_desc *d = host_registry_at(reg, i)->desc;
@@ -277,7 +317,8 @@ static int refuse_approx(int stage, const host_stage_config *sc, const host_regi
             continue;
         return ph_error_set(err, HOST_EXIT_CONFIG,
                             "%s%spass %s changes results by design (approx); set "
-                            "allow_approximate = true in [%s] to run it",
+                            "allow_approximate = true (or level = approx) in [%s], or give "
+                            "--level approx, to run it",
                             why[i] ? why[i] : "", why[i] ? ": " : "", d->name,
                             host_stage_name(stage));
     }
@@ -285,64 +326,6 @@ static int refuse_approx(int stage, const host_stage_config *sc, const host_regi
 }
 
 /* --------------------------------------------------------------- ordering */
-
-static int in_list(const char *const *list, const char *name)
-{
-    for (size_t i = 0; list && list[i]; i++)
-        if (strcmp(list[i], name) == 0)
-            return 1;
-    return 0;
-}
-
-/* 1 when hints say a must run before b. */
-static int must_precede(const ph_pass_desc *a, const ph_pass_desc *b)
-{
-    return in_list(b->run_after, a->name) || in_list(a->run_before, b->name);
-}
-
-/* Stable topological order of steps[0..n) by the hints among them. */
-static int order_steps(host_step *steps, size_t n, int stage, ph_error *err)
-{
-    host_step *out = host_xcalloc(n, sizeof *out);
-    char *placed = host_xcalloc(n, 1);
-    size_t done = 0;
-    while (done < n) {
-        size_t pick = n;
-        for (size_t i = 0; i < n && pick == n; i++) {
-            if (placed[i])
-                continue;
-            int ready = 1;
-            for (size_t j = 0; j < n && ready; j++)
-                if (!placed[j] && j != i && must_precede(steps[j].plugin->desc, steps[i].plugin->desc))
-                    ready = 0;
-            if (ready)
-                pick = i;
-        }
-        if (pick == n)
-            break;
-        placed[pick] = 1;
-        out[done++] = steps[pick];
-    }
-    int rc = 0;
-    if (done < n) {
-        char names[400] = "";
-        for (size_t i = 0; i < n; i++) {
-            if (placed[i])
-                continue;
-            size_t len = strlen(names);
-            snprintf(names + len, sizeof names - len, "%s%s", len ? ", " : "",
-                     steps[i].plugin->desc->name);
-        }
-        rc = ph_error_set(err, HOST_EXIT_PASS,
-                          "stage %s: run_after/run_before hints form a cycle among: %s",
-                          host_stage_name(stage), names);
-    } else {
-        memcpy(steps, out, n * sizeof *out);
-    }
-    free(out);
-    free(placed);
-    return rc;
-}
 
 /* keep_order: the passes of pass_on in the order written (--passes=a,b,c).
  * Needs no_integral; a pass named twice is an error; order hints are not
@@ -352,8 +335,9 @@ static int given_order(host_stage_plan *sp, int stage, const host_stage_config *
 {
     if (!sc->no_integral)
         return ph_error_set(err, HOST_EXIT_CONFIG,
-                            "[%s] keep_order = true needs no_integral = true (the order of the "
-                            "passes on by default is not written anywhere)", host_stage_name(stage));
+                            "[%s] keep_order = true needs no_integral = true (keep_order runs "
+                            "exactly the passes pass_on lists, in that order)",
+                            host_stage_name(stage));
     sp->steps = host_xcalloc(sc->pass_on.count + 1, sizeof *sp->steps);
     for (size_t k = 0; k < sc->pass_on.count; k++) {
         const host_item *it = &sc->pass_on.items[k];
@@ -506,6 +490,7 @@ static int build_stage(host_stage_plan *sp, int stage, const host_config *cfg,
     const char **why = host_xcalloc(n, sizeof *why);
     sp->stage = stage;
     sp->max_iterations = sc->max_iterations;
+    sp->allow_approximate = sc->allow_approximate;
     int rc = 0;
     if (stage == HOST_STAGE_ADAPT && *sc->target)
         rc = host_profile_load(sc->target, &sp->profile, err);
@@ -529,15 +514,18 @@ static int build_stage(host_stage_plan *sp, int stage, const host_config *cfg,
     if (!rc)
         rc = select_passes(stage, sc, sp->profile, reg, on, why, err);
     if (!rc)
+        rc = apply_level(stage, sc, reg, on, why, err);
+    if (!rc)
         rc = refuse_approx(stage, sc, reg, on, why, err);
     if (!rc && sc->keep_order) {
         rc = given_order(sp, stage, sc, reg, on, err);
     } else if (!rc) {
-        sp->steps = host_xcalloc(n, sizeof *sp->steps);
-        for (size_t i = 0; i < n; i++)
-            if (on[i])
-                sp->steps[sp->count++].plugin = host_registry_at(reg, i);
-        rc = order_steps(sp->steps, sp->count, stage, err);
+        size_t *order = NULL, count = 0;
+        rc = host_stage_order(reg, stage, on, &order, &count, err);
+        sp->steps = host_xcalloc(count + 1, sizeof *sp->steps);
+        for (size_t k = 0; k < count; k++)
+            sp->steps[sp->count++].plugin = host_registry_at(reg, order[k]);
+        free(order);
     }
     for (size_t i = 0; i < sp->count && !rc; i++)
         rc = make_params(&sp->steps[i], stage, cfg, sp->profile, err);

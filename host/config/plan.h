@@ -4,9 +4,10 @@
  *
  * A stage's list is: the passes on by default whose stages include it and
  * whose targets are empty or name the stage's target (unless no_integral),
- * plus pass_on, minus pass_off; then ordered by catalogue order (the order
- * plugins were found) stable-sorted to honour run_after/run_before hints
- * among the listed passes; with keep_order (--passes), in pass_on's order.  Parameters: the pass's defaults, then the
+ * plus pass_on, minus pass_off; in the stage's run order (order.h: the
+ * pipeline file beside the passes, then the hints of passes it does not
+ * list), which does not depend on which passes are on; with keep_order
+ * (--passes), in pass_on's order.  Parameters: the pass's defaults, then the
  * [pass.NAME] settings by priority (file < custom_config < --set).
  *
  * The adapt stage's target ([adapt] target: a shipped profile's name or a
@@ -17,6 +18,11 @@
  * [target.passes] switch passes on or off and [target.pass.NAME] sets
  * parameters; pass_on, pass_off and [pass.NAME] of the config come after
  * (they override the profile).
+ *
+ * The stage runner, and anything that orders the work of a stage (a
+ * worklist shared by the rule passes of a stage), takes the order from
+ * host_stage_plan.steps: step i comes before step i + 1, in every round and
+ * among the run-once steps after the fixpoint.  Nothing else orders passes.
  */
 #ifndef PASSHOST_HOST_PLAN_H
 #define PASSHOST_HOST_PLAN_H
@@ -37,7 +43,8 @@ typedef struct host_stage_plan {
     char *target;       /* the profile's name; "" when none */
     struct host_profile *profile; /* owned: the adapt stage's target profile, NULL: none */
     int max_iterations;
-    host_step *steps;   /* owned array */
+    int allow_approximate; /* as configured (for --print-pipeline) */
+    host_step *steps;   /* owned array, in run order: step i before step i + 1 */
     size_t count;
 } host_stage_plan;
 
@@ -52,8 +59,9 @@ typedef struct host_plan {
 int host_load_plugins(host_registry *reg, const char *plugin_dir, ph_error *err);
 
 /* Build the plan (the registry must outlive it; the config need not).  0, or
- * HOST_EXIT_CONFIG (unknown pass, on+off, stage, approx, parameters) or
- * HOST_EXIT_PASS (order hints cycle), with a one-line message. */
+ * HOST_EXIT_CONFIG (unknown pass, on+off, stage, approx, parameters, the
+ * pipeline file) or HOST_EXIT_PASS (order hints contradict the pipeline
+ * file or form a cycle), with a one-line message. */
 int host_plan_build(host_plan *plan, const host_config *cfg, const host_registry *reg,
                     ph_error *err);
 void host_plan_free(host_plan *plan);

@@ -121,6 +121,8 @@ static const struct {
     {"--report-json", TAKES_VALUE}, {"--report-html", TAKES_VALUE},
     {"--no-fold", TAKES_NOTHING},   {"--verify-each", TAKES_NOTHING},
     {"--shapes", TAKES_NOTHING},    {"--verify", TAKES_EITHER},
+    {"--level", TAKES_VALUE},       {"--inputs", TAKES_VALUE},
+    {"--outputs", TAKES_VALUE},
     {"--verify-data", TAKES_VALUE}, {"--verify-range", TAKES_VALUE},
     {"--verify-atol", TAKES_VALUE}, {"--verify-rtol", TAKES_VALUE},
 };
@@ -300,7 +302,7 @@ static int read_output(const char *path, void **data, size_t *size, ph_error *er
     return 0;
 }
 
-/* The command line of a run: the options, then -q, -i and -o.  Owned array
+/* The command line of a run: the options, then -v (full report), -i and -o.  Owned array
  * of borrowed words (caller frees the array only). */
 static char **command_line(const ph_pipeline *p, const char *in, const char *out, int *argc)
 {
@@ -309,8 +311,8 @@ static char **command_line(const ph_pipeline *p, const char *in, const char *out
     argv[n++] = "passhost";
     for (size_t i = 0; i < p->count; i++)
         argv[n++] = p->words[i];
-    if (!p->full_report)
-        argv[n++] = "-q";
+    if (p->full_report)
+        argv[n++] = "-v";
     if (in)
         argv[n++] = "-i", argv[n++] = (char *)in;
     if (out)
@@ -325,6 +327,7 @@ static int run_job(ph_pipeline *p, host_job *j, int argc, char **argv, const voi
                    size_t size)
 {
     int rc = host_cli_parse(&j->cli, argc, argv, &j->err);
+    j->cli.verdicts_only = !p->full_report; /* warnings and verdicts into the log, no report */
     j->cli.config_path = p->config_path;
     j->cli.config_text = p->config_text;
     j->input_data = data;

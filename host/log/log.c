@@ -49,7 +49,7 @@ static void log_line(host_log *log, ph_log_level level, const char *pass, const 
                 message);
         fflush(log->file);
     }
-    int to_err = level == PH_LOG_WARN || (level == PH_LOG_INFO && !log->quiet);
+    int to_err = (level == PH_LOG_WARN || level == PH_LOG_INFO) && !log->quiet; /* -q: errors only */
     if (to_err && log->err)
         host_trace_clear_line(log->trace);
     if (to_err && log->err)

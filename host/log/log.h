@@ -20,7 +20,7 @@ struct host_trace;
 typedef struct host_log {
     FILE *err;  /* borrowed: normally stderr */
     FILE *file; /* owned: the log_path file, or NULL */
-    int quiet;  /* no info on err */
+    int quiet;  /* -q: neither warnings nor info on err */
     struct host_trace *trace; /* borrowed, may be NULL: its progress line is erased first */
 } host_log;
 

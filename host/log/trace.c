@@ -45,8 +45,22 @@ static void grouped(char *buf, size_t size, size_t n)
     buf[o] = '\0';
 }
 
+static host_trace *current; /* the run's trace (host_trace_set_current) */
+
+void host_trace_set_current(host_trace *t) { current = t; }
+
 static void draw(host_trace *t, double now)
 {
+    if (t->phase) {
+        char count[48] = "";
+        if (t->phase_runs > 0)
+            snprintf(count, sizeof count, ", run %d of %d", t->phase_run, t->phase_runs);
+        fprintf(t->tty, "\rpasshost: %.80s%s, %.1f s\033[K", t->phase, count, (now - t->t0) / 1000.0);
+        fflush(t->tty);
+        t->shown = 1;
+        t->last_draw = now;
+        return;
+    }
     char nodes[40];
     grouped(nodes, sizeof nodes, t->nodes);
     char where[64];
@@ -81,9 +95,36 @@ void host_trace_clear_line(host_trace *t)
     t->shown = 0;
 }
 
+void host_trace_phase(host_trace *t, const char *phase)
+{
+    if (!t)
+        return;
+    t->phase = phase;
+    t->phase_run = t->phase_runs = 0;
+    if (!t->tty)
+        return;
+    double now = host_now_ms();
+    if (phase && now - t->t0 >= PROGRESS_AFTER_MS)
+        draw(t, now);
+    else if (!phase)
+        host_trace_clear_line(t);
+}
+
+void host_trace_phase_step(int run, int runs)
+{
+    host_trace *t = current;
+    if (!t || !t->phase)
+        return;
+    t->phase_run = run;
+    t->phase_runs = runs;
+    if (t->tty)
+        draw(t, host_now_ms());
+}
+
 void host_trace_call_begin(host_trace *t, int stage, int round, size_t step, size_t steps,
                            const char *pass, size_t nodes, double pass_ms)
 {
+    t->phase = NULL; /* the stages: the line names the pass */
     host_xgrow(&t->calls, &t->cap, t->count + 1, sizeof *t->calls);
     host_call_record *c = &t->calls[t->count++];
     double now = host_now_ms();

@@ -8,6 +8,14 @@
  *
  *   passhost: optimize round 3: fuse_conv_bn (12/40), 1,204,311 nodes, 4.2 s
  *
+ * Outside the stages the line names the phase of the run instead, drawn as
+ * soon as the phase begins (a phase is one long call, with no pass calls
+ * to redraw it) once the run has taken a second, and at once for the runs
+ * of --verify (each a whole evaluation of the model):
+ *
+ *   passhost: verify: evaluating the original, run 2 of 3, 6.1 s
+ *   passhost: saving the output, 2.3 s
+ *
  * The line is redrawn at most ten times a second and erased by
  * host_trace_clear_line (the log calls it before it writes to the same
  * terminal, and the report before it prints).  Nothing is printed when the
@@ -48,6 +56,8 @@ typedef struct host_trace {
     size_t step, steps;
     const char *pass;
     size_t nodes;
+    const char *phase;       /* static text of the phase outside the stages, or NULL */
+    int phase_run, phase_runs; /* run k of n within the phase (0: none) */
 } host_trace;
 
 /* Start a trace at time now.  tty: the stream of the progress line (a
@@ -65,6 +75,18 @@ FILE *host_trace_terminal(int quiet);
 void host_trace_call_begin(host_trace *t, int stage, int round, size_t step, size_t steps,
                            const char *pass, size_t nodes, double pass_ms);
 void host_trace_call_end(host_trace *t, long long rewrites, size_t nodes, double pass_ms);
+
+/* The phase the run is in outside the stages ("loading the model",
+ * "verify: evaluating the original"; static text; NULL: none).  The
+ * runner's next pass call ends it. */
+void host_trace_phase(host_trace *t, const char *phase);
+/* Run k of n of the current trace's phase (below), drawn at once: for code
+ * under the job (the verifier's runs) that is not handed the trace.
+ * Nothing when no phase is set. */
+void host_trace_phase_step(int run, int runs);
+/* The trace host_trace_phase_step reports to (the job sets its own; NULL:
+ * none). */
+void host_trace_set_current(host_trace *t);
 
 /* Erase the progress line if it is shown (NULL allowed). */
 void host_trace_clear_line(host_trace *t);

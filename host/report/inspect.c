@@ -378,7 +378,7 @@ static size_t table_width(FILE *out, int tty)
 
 #define GAP 2
 #define MIN_COL 12
-#define MAX_LABEL 28
+#define MIN_LABEL 16
 
 static void print_rule(FILE *out, size_t w, int tty)
 {
@@ -438,7 +438,10 @@ void host_inspect_table(FILE *out, const host_model_info *infos, size_t n, int c
         if (!t.rows[i].section && w > label_w)
             label_w = w;
     }
-    label_w = label_w > MAX_LABEL ? MAX_LABEL : label_w;
+    /* labels (op types such as com.microsoft.SkipLayerNormalization) are
+     * cut only when a narrow terminal leaves no room for one model column */
+    if (avail && label_w + GAP + MIN_COL > avail)
+        label_w = avail > GAP + MIN_COL + MIN_LABEL ? avail - GAP - MIN_COL : MIN_LABEL;
     size_t *col_w = host_xcalloc(n, sizeof *col_w);
     for (size_t j = 0; j < n; j++) {
         col_w[j] = text_width(infos[j].path);

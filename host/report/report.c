@@ -1,9 +1,11 @@
 /* host/report/report.c - the per-pass report and the --list-passes table. */
 #include "report.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "config/config.h"
+#include "config/order.h"
 #include "base/exit.h"
 #include "log/trace.h"
 
@@ -42,7 +44,7 @@ void host_report_stage(FILE *out, const host_stage_stats *st)
         return;
     }
     fprintf(out, "%d round%s%s, %.2f ms, nodes %zu -> %zu\n", st->rounds,
-            st->rounds == 1 ? "" : "s", st->hit_cap ? " (cap reached, no fixpoint)" : "",
+            st->rounds == 1 ? "" : "s", st->hit_cap ? " (cap reached, no fixpoint)" : st->stalled ? " (stopped: no net change)" : "",
             st->ms, st->nodes_before, st->nodes_after);
     int w = name_width(st);
     if (w < 24)
@@ -75,6 +77,57 @@ void host_report_stage(FILE *out, const host_stage_stats *st)
             other > checks ? other : checks, "");
     signed_text(delta, sizeof delta, change);
     fprintf(out, "  %-*s %6u %9lld %10.3f %12s\n", w, "total", calls, rewrites, st->ms, delta);
+}
+
+/* The rewrites of pass i before j's: more first, then plan order. */
+static int more_rewrites(const host_stage_stats *st, size_t i, size_t j)
+{
+    long long a = st->passes[i].rewrites, b = st->passes[j].rewrites;
+    return a != b ? a > b : i < j;
+}
+
+void host_report_stage_brief(FILE *out, const host_stage_stats *st)
+{
+    fprintf(out, "stage %s%s%s: ", host_stage_name(st->stage),
+            st->target && *st->target ? ", target " : "", st->target ? st->target : "");
+    if (st->count == 0) {
+        fprintf(out, "no passes\n");
+        return;
+    }
+    size_t *order = host_xcalloc(st->count, sizeof *order), changed = 0;
+    for (size_t i = 0; i < st->count; i++)
+        if (st->passes[i].rewrites > 0) {
+            size_t k = changed++;
+            for (; k > 0 && more_rewrites(st, i, order[k - 1]); k--)
+                order[k] = order[k - 1];
+            order[k] = i;
+        }
+    fprintf(out, "%d round%s%s, %.2f ms, nodes %zu -> %zu, ", st->rounds, st->rounds == 1 ? "" : "s",
+            st->hit_cap ? " (cap reached, no fixpoint)" : st->stalled ? " (stopped: no net change)" : "",
+            st->ms, st->nodes_before, st->nodes_after);
+    if (!changed)
+        fprintf(out, "no pass changed the graph (%zu ran)\n", st->count);
+    else
+        fprintf(out, "%zu of %zu passes changed it (rewrites):\n", changed, st->count);
+    int col = 0;
+    for (size_t k = 0; k < changed; k++) {
+        const host_pass_stats *p = &st->passes[order[k]];
+        char item[400], delta[40] = "";
+        if (p->node_change)
+            snprintf(delta, sizeof delta, " (%+lld node%s)", p->node_change,
+                     p->node_change == 1 || p->node_change == -1 ? "" : "s");
+        int len = snprintf(item, sizeof item, "%s %lld%s%s", p->name, p->rewrites, delta,
+                           k + 1 < changed ? "," : "");
+        if (col && col + 1 + len > 96) {
+            fputc('\n', out);
+            col = 0;
+        }
+        fprintf(out, "%s%s", col ? " " : "  ", item);
+        col += (col ? 1 : 2) + len;
+    }
+    if (col)
+        fputc('\n', out);
+    free(order);
 }
 
 static void totals(const host_stage_stats *stages, size_t stage_count, long long *rewrites,
@@ -153,12 +206,15 @@ static void print_params(FILE *out, const ph_pass_desc *d)
                 p->help ? ": " : "", p->help ? p->help : "");
 }
 
-void host_report_passes(FILE *out, const host_registry *reg)
+int host_report_passes(FILE *out, const host_registry *reg, ph_error *err)
 {
-    size_t n = host_registry_count(reg);
+    size_t *order, n;
+    int rc = host_catalogue_order(reg, &order, &n, err);
+    if (rc)
+        return rc;
     int wn = 4, wt = 7;
     for (size_t i = 0; i < n; i++) {
-        const ph_pass_desc *d = host_registry_at(reg, i)->desc;
+        const ph_pass_desc *d = host_registry_at(reg, order[i])->desc;
         int ln = (int)strlen(d->name), lt = d->targets ? (int)strlen(d->targets) : 0;
         wn = ln > wn ? ln : wn;
         wt = lt > wt ? lt : wt;
@@ -166,7 +222,7 @@ void host_report_passes(FILE *out, const host_registry *reg)
     fprintf(out, "%-*s  %-14s  %-7s  %-6s  %-4s  %-*s  %s\n", wn, "PASS", "STAGE", "DEFAULT",
             "EXACT", "ONCE", wt, "TARGETS", "SUMMARY");
     for (size_t i = 0; i < n; i++) {
-        const ph_pass_desc *d = host_registry_at(reg, i)->desc;
+        const ph_pass_desc *d = host_registry_at(reg, order[i])->desc;
         fprintf(out, "%-*s  %-14s  %-7s  %-6s  %-4s  %-*s  %s\n", wn, d->name,
                 stages_text(d->stages), d->on_by_default ? "on" : "off",
                 exactness_text(d->exactness), d->run_once ? "yes" : "no", wt,
@@ -174,6 +230,8 @@ void host_report_passes(FILE *out, const host_registry *reg)
         print_params(out, d);
     }
     fprintf(out, "%zu pass%s\n", n, n == 1 ? "" : "es");
+    free(order);
+    return 0;
 }
 
 /* Text with '|' escaped for a markdown cell. */
@@ -197,14 +255,17 @@ static void md_names(FILE *out, const char *what, const char *const *names, int 
     }
 }
 
-void host_report_passes_markdown(FILE *out, const host_registry *reg)
+int host_report_passes_markdown(FILE *out, const host_registry *reg, ph_error *err)
 {
-    size_t n = host_registry_count(reg);
+    size_t *order, n;
+    int rc = host_catalogue_order(reg, &order, &n, err);
+    if (rc)
+        return rc;
     fputs("| pass | stage | default | exactness | targets | parameters (default) | relations | what it does |\n"
           "|---|---|---|---|---|---|---|---|\n",
           out);
     for (size_t i = 0; i < n; i++) {
-        const ph_pass_desc *d = host_registry_at(reg, i)->desc;
+        const ph_pass_desc *d = host_registry_at(reg, order[i])->desc;
         fprintf(out, "| `%s` | %s | %s | %s | %s | ", d->name, stages_text(d->stages),
                 d->on_by_default ? "on" : "off", exactness_text(d->exactness),
                 d->targets && *d->targets ? d->targets : "all");
@@ -223,4 +284,6 @@ void host_report_passes_markdown(FILE *out, const host_registry *reg)
         md_cell(out, d->summary);
         fputs(" |\n", out);
     }
+    free(order);
+    return 0;
 }

@@ -29,6 +29,10 @@ typedef struct host_run_summary {
  * work after the calls that changed the graph (sort, shape update,
  * --verify-each), and the total, whose time is the stage's. */
 void host_report_stage(FILE *out, const host_stage_stats *st);
+/* The stage in a few lines (the default report): its header as in the
+ * table, then the passes that changed the graph, most rewrites first, each
+ * with its rewrites and node change ("constant_folding 57 (-57 nodes)"). */
+void host_report_stage_brief(FILE *out, const host_stage_stats *st);
 /* Load/save times and the one summary line (host_report_times, then
  * host_report_summary_line). */
 void host_report_summary(FILE *out, const host_run_summary *sum,
@@ -37,11 +41,13 @@ void host_report_times(FILE *out, const host_run_summary *sum, const host_stage_
                        size_t stage_count);
 void host_report_summary_line(FILE *out, const host_run_summary *sum,
                               const host_stage_stats *stages, size_t stage_count);
-/* The --list-passes table, in catalogue order, with each pass's parameters. */
-void host_report_passes(FILE *out, const host_registry *reg);
+/* The --list-passes table, in run order (order.h: the optimize stage's
+ * passes, then the adapt stage's), with each pass's parameters.  0, or the
+ * error of the stage order (the pipeline file, hints). */
+int host_report_passes(FILE *out, const host_registry *reg, ph_error *err);
 /* The same as a markdown table (docs/passes.md), in the manner of the Icraft
  * manual's pass table: stage, default, exactness, targets, parameters and
  * ordering relations, then the summary. */
-void host_report_passes_markdown(FILE *out, const host_registry *reg);
+int host_report_passes_markdown(FILE *out, const host_registry *reg, ph_error *err);
 
 #endif

@@ -3,16 +3,21 @@
  * the charts (inline SVG) and a few lines of script are all in the file,
  * and a Content-Security-Policy forbids loading anything else.
  *
- * Sections: the outcome, the input/output summary table (as --inspect),
- * a bar chart of op counts before and after, the timeline of pass calls
- * (one row per pass, one bar per call, time from the first call), the
- * per-pass tables, the verification, the effective configuration.  The
- * script only checks that the charts rendered (body[data-rendered]). */
+ * Sections, for a laptop's screen: the outcome, the input/output summary
+ * table (as --inspect; a failed run's output column says it wrote
+ * nothing), what changed (a diagram of the region each of the first
+ * changing pass calls changed, dump.h), a bar chart of the op counts that
+ * changed, the verification, the timeline of pass calls (one row per pass,
+ * one bar per call), the per-pass tables and the effective configuration
+ * (both collapsed).  Charts scale down to the page's width.  The script
+ * only checks that the charts rendered (body[data-rendered]) and that the
+ * page fits the window's width (body[data-fits]). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/version.h"
+#include "check/dump.h"
 #include "passhost/host.h"
 #include "passhost/plugin.h"
 #include "report_run.h"
@@ -32,17 +37,34 @@ static void esc(FILE *f, const char *s)
 }
 
 static const char style[] =
-    "body{font:14px/1.4 system-ui,sans-serif;margin:1.5em auto;max-width:1100px;color:#222;padding:0 1em}"
-    "h1{font-size:1.5em}h2{font-size:1.15em;margin-top:1.6em;border-bottom:1px solid #ccc}"
+    "body{font:14px/1.4 system-ui,sans-serif;margin:1em auto;max-width:1100px;color:#222;padding:0 1em}"
+    "h1{font-size:1.4em;margin:.3em 0}h2{font-size:1.15em;margin-top:1.4em;border-bottom:1px solid #ccc}"
     "table{border-collapse:collapse;margin:.5em 0}td,th{padding:2px 10px;text-align:left;"
     "border-bottom:1px solid #eee;vertical-align:top}th{background:#f4f4f4}"
-    "td.n{text-align:right;font-variant-numeric:tabular-nums}"
+    "#models td,#models th{overflow-wrap:anywhere;max-width:420px}"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums}td.nooutput{vertical-align:middle}"
     ".ok{color:#176117}.fail{color:#a31515}.sect td{font-weight:bold;background:#fafafa}"
-    "pre{background:#f7f7f7;padding:.6em;overflow:auto;font-size:12px}"
-    "svg text{font:11px system-ui,sans-serif;fill:#222}.legend span{display:inline-block;"
-    "width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}";
+    "pre{background:#f7f7f7;padding:.6em;overflow:auto;font-size:12px;white-space:pre-wrap}"
+    "code{overflow-wrap:anywhere}"
+    "svg.chart{max-width:100%;height:auto}svg text{font:11px system-ui,sans-serif;fill:#222}"
+    "svg text.small{font-size:10px;fill:#555}.legend span{display:inline-block;"
+    "width:12px;height:12px;margin:0 4px 0 12px;vertical-align:middle}"
+    "details{margin:.4em 0}summary{cursor:pointer}details.region .figure{overflow-x:auto}"
+    "p.small,p.removed{font-size:12px;color:#555;margin:.2em 0 .8em}";
 
 /* ------------------------------------------------------------- tables */
+
+/* The output column of a run that wrote nothing: one cell spanning the rows. */
+static void no_output_cell(FILE *f, const host_run_record *rec, int rows)
+{
+    fprintf(f, "<td rowspan=\"%d\" class=\"fail nooutput\">not written: ", rows);
+    if (rec->exit_code) {
+        fprintf(f, "the run failed (exit %d)", rec->exit_code);
+    } else {
+        fputs("no output model", f);
+    }
+    fputs("</td>", f);
+}
 
 static void model_table(FILE *f, const host_run_record *rec)
 {
@@ -55,6 +77,11 @@ static void model_table(FILE *f, const host_run_record *rec)
         esc(f, m[j]->path);
         fputs("</th>", f);
     }
+    if (n == 1) { /* a failed run: the output column says why it is empty */
+        fputs("<th>output: ", f);
+        esc(f, rec->output ? rec->output : "");
+        fputs("</th>", f);
+    }
     fputs("</tr>\n", f);
     char b[64];
     fputs("<tr><td>file size</td>", f);
@@ -63,6 +90,8 @@ static void model_table(FILE *f, const host_run_record *rec)
             host_format_bytes(b, sizeof b, (double)m[j]->file_bytes);
         fprintf(f, "<td class=\"n\">%s</td>", m[j]->file_bytes >= 0 ? b : "?");
     }
+    if (n == 1)
+        no_output_cell(f, rec, 7); /* file size .. initializers */
     fputs("</tr>\n<tr><td>ir version</td>", f);
     for (size_t j = 0; j < n; j++)
         fprintf(f, "<td class=\"n\">%lld</td>", (long long)m[j]->ir_version);
@@ -114,11 +143,22 @@ static void op_chart(FILE *f, const host_run_record *rec)
     size_t n = a->n_ops + (b ? b->n_ops : 0);
     const char **ops = host_xcalloc(n + 1, sizeof *ops);
     size_t k = 0, most = 1;
-    for (size_t i = 0; i < a->n_ops; i++)
+    size_t same = 0;
+    for (size_t i = 0; i < a->n_ops; i++) {
+        if (b && op_count(b, a->ops[i].op) == a->ops[i].count) {
+            same++;
+            continue; /* only what changed is drawn */
+        }
         ops[k++] = a->ops[i].op;
+    }
     for (size_t i = 0; b && i < b->n_ops; i++)
         if (!op_count(a, b->ops[i].op))
             ops[k++] = b->ops[i].op;
+    if (k == 0) { /* nothing changed: every op type */
+        for (size_t i = 0; i < a->n_ops; i++)
+            ops[k++] = a->ops[i].op;
+        same = 0;
+    }
     for (size_t i = 0; i < k; i++) {
         size_t x = op_count(a, ops[i]), y = op_count(b, ops[i]);
         most = x > most ? x : most;
@@ -128,9 +168,12 @@ static void op_chart(FILE *f, const host_run_record *rec)
     int height = top + (int)k * row_h + 8;
     fprintf(f, "<p class=\"legend\"><span style=\"background:#4e79a7\"></span>input%s</p>\n",
             b ? "<span style=\"background:#f28e2b\"></span>output" : "");
+    if (same)
+        fprintf(f, "<p class=\"small\">The op types whose count changed; %zu other%s kept %s count.</p>\n",
+                same, same == 1 ? "" : "s", same == 1 ? "its" : "their");
     fprintf(f, "<svg id=\"op-chart\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
-               "width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"op counts\">\n",
-            label_w + bar_w + 60, height);
+               "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"op counts\">\n",
+            label_w + bar_w + 60, height, label_w + bar_w + 60, height);
     for (size_t i = 0; i < k; i++) {
         int y = top + (int)i * row_h;
         fprintf(f, "<text x=\"%d\" y=\"%d\" text-anchor=\"end\">", label_w - 6, y + (b ? 14 : 10));
@@ -175,8 +218,9 @@ static void timeline(FILE *f, const host_run_record *rec)
                "<span style=\"background:#59a14f\"></span>checks after a change (sort, shapes, "
                "--verify-each)</p>\n");
     fprintf(f, "<svg id=\"timeline-chart\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" "
-               "width=\"%d\" height=\"%d\" role=\"img\" aria-label=\"pass calls over time\">\n",
-            label_w + plot_w + 50, height);
+               "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+               "aria-label=\"pass calls over time\">\n",
+            label_w + plot_w + 50, height, label_w + plot_w + 50, height);
     for (int s = 0; s < HOST_STAGE_COUNT; s++) {
         for (size_t i = 0; i < st[s].count; i++) {
             int y = top + (int)(row0[s] + i) * row_h;
@@ -220,6 +264,221 @@ static void timeline(FILE *f, const host_run_record *rec)
     fputs("</svg>\n", f);
 }
 
+/* ------------------------------------------------------------ regions */
+
+enum { BOX_W = 168, BOX_H = 40, VALUE_H = 26, GAP_X = 16, GAP_Y = 40, PAD = 10 };
+
+/* Text cut to max characters with an ellipsis (the whole in a title). */
+static void esc_cut(FILE *f, const char *s, size_t max)
+{
+    size_t len = strlen(s);
+    if (len <= max) {
+        esc(f, s);
+        return;
+    }
+    char *head = host_xstrndup(s, max - 1);
+    esc(f, head);
+    fputs("&hellip;", f);
+    free(head);
+}
+
+/* A layered drawing of the region: boxes in rows by their longest path
+ * from a source, ordered in a row by the mean position of their producers,
+ * a row of more than ROW_MAX boxes wrapped; edges as curves with arrows,
+ * the value they carry as a tooltip.  Initializers are left out (they
+ * would fill the rows; a node's tooltip names what it reads). */
+enum { ROW_MAX = 6 };
+
+static void region_svg(FILE *f, const host_region *r, size_t id)
+{
+    size_t n = r->n_boxes;
+    char *skip = host_xcalloc(n + 1, 1);
+    for (size_t i = 0; i < n; i++)
+        skip[i] = r->boxes[i].kind == HOST_BOX_INITIALIZER;
+    int *layer = host_xcalloc(n + 1, sizeof *layer);
+    for (size_t it = 0; it < n; it++) { /* longest path; the region is acyclic */
+        int moved = 0;
+        for (size_t e = 0; e < r->n_edges; e++) {
+            const host_region_edge *x = &r->edges[e];
+            if (!skip[x->from] && !skip[x->to] && layer[x->to] < layer[x->from] + 1)
+                layer[x->to] = layer[x->from] + 1, moved = 1;
+        }
+        if (!moved)
+            break;
+    }
+    int layers = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!skip[i])
+            layers = layer[i] + 1 > layers ? layer[i] + 1 : layers;
+    /* order in a layer: the mean column of producers; then rows of ROW_MAX */
+    double *key = host_xcalloc(n + 1, sizeof *key), *cx = host_xcalloc(n + 1, sizeof *cx);
+    double *cy = host_xcalloc(n + 1, sizeof *cy);
+    size_t *order = host_xcalloc(n + 1, sizeof *order);
+    int rows = 0, width_boxes = 1;
+    for (int L = 0; L < layers; L++) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (skip[i] || layer[i] != L)
+                continue;
+            double sum = 0;
+            int cnt = 0;
+            for (size_t e = 0; e < r->n_edges; e++)
+                if (r->edges[e].to == i && !skip[r->edges[e].from])
+                    sum += cx[r->edges[e].from], cnt++;
+            key[i] = cnt ? sum / cnt : (double)i * 1e-3;
+            size_t at = k++; /* insertion sort by key, stable */
+            while (at > 0 && key[order[at - 1]] > key[i])
+                order[at] = order[at - 1], at--;
+            order[at] = i;
+        }
+        for (size_t j = 0; j < k; j += ROW_MAX) {
+            size_t in_row = k - j < ROW_MAX ? k - j : ROW_MAX;
+            width_boxes = (int)in_row > width_boxes ? (int)in_row : width_boxes;
+            for (size_t c = 0; c < in_row; c++) {
+                size_t b = order[j + c];
+                cx[b] = (double)c - (double)(in_row - 1) / 2.0; /* centred, scaled below */
+                cy[b] = PAD + rows * (BOX_H + GAP_Y);
+            }
+            rows++;
+        }
+    }
+    int W = PAD * 2 + width_boxes * (BOX_W + GAP_X) - GAP_X, H = PAD * 2 + rows * (BOX_H + GAP_Y) - GAP_Y;
+    for (size_t i = 0; i < n; i++)
+        cx[i] = W / 2.0 + cx[i] * (BOX_W + GAP_X);
+    fprintf(f, "<svg id=\"region-%zu\" class=\"chart region\" xmlns=\"http://www.w3.org/2000/svg\" "
+               "viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+               "aria-label=\"the region the pass changed\">\n"
+               "<defs><marker id=\"arrow-%zu\" viewBox=\"0 0 8 8\" refX=\"7\" refY=\"4\" "
+               "markerWidth=\"7\" markerHeight=\"7\" orient=\"auto\"><path d=\"M0,0 L8,4 L0,8 z\" "
+               "fill=\"#777\"/></marker></defs>\n", id, W, H, W, H, id);
+    for (size_t e = 0; e < r->n_edges; e++) {
+        const host_region_edge *x = &r->edges[e];
+        if (skip[x->from] || skip[x->to])
+            continue;
+        double x1 = cx[x->from], y1 = cy[x->from] + BOX_H, x2 = cx[x->to], y2 = cy[x->to];
+        double my = (y1 + y2) / 2;
+        fprintf(f, "<path d=\"M%.1f,%.1f C%.1f,%.1f %.1f,%.1f %.1f,%.1f\" fill=\"none\" stroke=\"#777\" "
+                   "marker-end=\"url(#arrow-%zu)\">", x1, y1, x1, my, x2, my, x2, y2 - 1, id);
+        if (x->label) {
+            fputs("<title>", f);
+            esc(f, x->label);
+            fputs("</title>", f);
+        }
+        fputs("</path>\n", f);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const host_region_box *b = &r->boxes[i];
+        if (skip[i])
+            continue;
+        double y = cy[i], x = cx[i] - BOX_W / 2.0;
+        if (b->kind != HOST_BOX_NODE) {
+            fprintf(f, "<g class=\"value\"><title>graph %s ", b->kind == HOST_BOX_INPUT ? "input" : "output");
+            esc(f, b->name);
+            fprintf(f, "</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" rx=\"%d\" "
+                       "fill=\"#e8f1ff\" stroke=\"#69c\"/><text x=\"%.1f\" y=\"%.1f\" "
+                       "text-anchor=\"middle\">", x, y + (BOX_H - VALUE_H) / 2.0, BOX_W, VALUE_H,
+                    VALUE_H / 2, cx[i], y + BOX_H / 2.0 + 4);
+            esc_cut(f, b->name, 24);
+            fputs("</text></g>\n", f);
+            continue;
+        }
+        fprintf(f, "<g class=\"node%s\"><title>", b->changed ? " changed" : "");
+        esc(f, b->op);
+        if (b->name[0]) {
+            fputs(" ", f);
+            esc(f, b->name);
+        }
+        if (b->graph) {
+            fputs(" in ", f);
+            esc(f, b->graph);
+        }
+        for (size_t e = 0; e < r->n_edges; e++) /* the constants it reads */
+            if (r->edges[e].to == i && skip[r->edges[e].from]) {
+                fputs("\nreads ", f);
+                esc(f, r->boxes[r->edges[e].from].name);
+            }
+        fprintf(f, "</title><rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" rx=\"4\" "
+                   "fill=\"%s\" stroke=\"%s\" stroke-width=\"%s\"/>"
+                   "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" font-weight=\"bold\">",
+                x, y, BOX_W, BOX_H, b->changed ? "#fff3c4" : "#fff", b->changed ? "#c90" : "#999",
+                b->changed ? "2" : "1", cx[i], y + (b->name[0] ? 16 : 24));
+        esc_cut(f, b->op, 22);
+        fputs("</text>", f);
+        if (b->name[0]) {
+            fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" text-anchor=\"middle\" class=\"small\">", cx[i], y + 32);
+            /* the end of a long scoped name says most: "...self_attention/Mul_2" */
+            size_t len = strlen(b->name);
+            if (len > 28) {
+                fputs("&hellip;", f);
+                esc(f, b->name + len - 27);
+            } else {
+                esc(f, b->name);
+            }
+            fputs("</text>", f);
+        }
+        fputs("</g>\n", f);
+    }
+    fputs("</svg>\n", f);
+    free(skip);
+    free(layer);
+    free(key);
+    free(cx);
+    free(cy);
+    free(order);
+}
+
+static void regions_section(FILE *f, const host_run_record *rec)
+{
+    const host_region_list *l = rec->regions;
+    if (!l || (!l->count && !l->left_out))
+        return;
+    fputs("<section id=\"regions\"><h2>What changed</h2>\n<p>The region each pass call changed, in "
+          "the order of the run: changed and new nodes highlighted, with their direct producers and "
+          "consumers; the removed nodes are listed under each picture. Hover a box or an edge for its "
+          "names.</p>\n", f);
+    for (size_t i = 0; i < l->count; i++) {
+        const host_region_shot *s = &l->items[i];
+        const host_region *r = s->region;
+        fprintf(f, "<details class=\"region\"%s><summary>%s: <b>", i < 3 ? " open" : "",
+                host_stage_name(s->stage));
+        esc(f, s->pass);
+        fprintf(f, "</b>, rewrite%s %llu", s->first < s->last ? "s" : "", (unsigned long long)s->first);
+        if (s->first < s->last)
+            fprintf(f, "&ndash;%llu", (unsigned long long)s->last);
+        fprintf(f, ": %zu node%s changed or new, %zu%s removed</summary>\n", r->n_changed,
+                r->n_changed == 1 ? "" : "s", r->n_removed + r->more_removed,
+                r->more_removed ? "" : "");
+        fputs("<div class=\"figure\">", f);
+        region_svg(f, r, i);
+        fputs("</div>\n", f);
+        if (r->n_removed) {
+            size_t shown = r->n_removed < 8 ? r->n_removed : 8;
+            fprintf(f, "<p class=\"removed\">removed (%zu): ", r->n_removed + r->more_removed);
+            for (size_t k = 0; k < shown; k++) {
+                fputs(k ? ", " : "", f);
+                esc(f, r->removed[k].name);
+                fputs(" (", f);
+                esc(f, r->removed[k].op);
+                fputs(")", f);
+            }
+            if (r->n_removed + r->more_removed > shown)
+                fprintf(f, " and %zu more", r->n_removed + r->more_removed - shown);
+            fputs("</p>\n", f);
+        }
+        if (r->not_drawn || r->values_skipped)
+            fprintf(f, "<p class=\"small\">%zu node%s and %zu value%s beyond what a picture holds are "
+                       "not drawn.</p>\n", r->not_drawn, r->not_drawn == 1 ? "" : "s", r->values_skipped,
+                    r->values_skipped == 1 ? "" : "s");
+        fputs("</details>\n", f);
+    }
+    if (l->left_out)
+        fprintf(f, "<p class=\"small\">%zu later pass call%s that changed the graph %s not drawn "
+                   "(the report draws the first %d, on graphs of at most %d nodes; --dump-dir writes "
+                   "every one).</p>\n", l->left_out, l->left_out == 1 ? "" : "s",
+                l->left_out == 1 ? "is" : "are", HOST_REPORT_DIAGRAMS, HOST_REPORT_DIAGRAM_MAX_NODES);
+    fputs("</section>\n", f);
+}
+
 static void stage_tables(FILE *f, const host_run_record *rec)
 {
     for (int s = 0; s < HOST_STAGE_COUNT; s++) {
@@ -231,7 +490,7 @@ static void stage_tables(FILE *f, const host_run_record *rec)
             continue;
         }
         fprintf(f, ": %d round%s%s, %.2f ms, nodes %zu &rarr; %zu</h3>\n", st->rounds,
-                st->rounds == 1 ? "" : "s", st->hit_cap ? " (cap reached, no fixpoint)" : "", st->ms,
+                st->rounds == 1 ? "" : "s", st->hit_cap ? " (cap reached, no fixpoint)" : st->stalled ? " (stopped: no net change)" : "", st->ms,
                 st->nodes_before, st->nodes_after);
         fputs("<table class=\"passes\"><tr><th>pass</th><th>calls</th><th>rewrites</th>"
               "<th>time ms</th><th>node change</th><th>checks ms</th></tr>\n", f);
@@ -350,24 +609,31 @@ void host_report_html(FILE *f, const host_run_record *rec)
     if (rec->before) {
         fputs("<section id=\"summary\"><h2>Models</h2>\n", f);
         model_table(f, rec);
-        fputs("</section>\n<section id=\"ops\"><h2>Op types</h2>\n", f);
-        op_chart(f, rec);
         fputs("</section>\n", f);
     }
-    if (st && rec->trace) {
-        fputs("<section id=\"timeline\"><h2>Pass calls over time</h2>\n", f);
-        timeline(f, rec);
-        fputs("</section>\n<section id=\"stages\"><h2>Passes</h2>\n", f);
-        stage_tables(f, rec);
+    if (st)
+        regions_section(f, rec);
+    if (rec->before) {
+        fputs("<section id=\"ops\"><h2>Op types</h2>\n", f);
+        op_chart(f, rec);
         fputs("</section>\n", f);
     }
     target_section(f, rec);
     verify_section(f, rec);
+    if (st && rec->trace) {
+        fputs("<section id=\"timeline\"><h2>Pass calls over time</h2>\n", f);
+        timeline(f, rec);
+        fputs("</section>\n<section id=\"stages\"><h2>Passes</h2>\n<details><summary>every pass of "
+              "each stage: calls, rewrites, time, node change</summary>\n", f);
+        stage_tables(f, rec);
+        fputs("</details></section>\n", f);
+    }
     char *ini = host_record_config_ini(rec);
     if (ini) {
-        fputs("<section id=\"config\"><h2>Effective configuration</h2>\n<pre>", f);
+        fputs("<section id=\"config\"><h2>Configuration</h2>\n<details><summary>the effective "
+              "configuration of the run (an INI file that repeats it)</summary>\n<pre>", f);
         esc(f, ini);
-        fputs("</pre></section>\n", f);
+        fputs("</pre></details></section>\n", f);
         free(ini);
     }
     /* the only script: check that every chart has a size, for tests and viewers */
@@ -378,5 +644,7 @@ void host_report_html(FILE *f, const host_run_record *rec)
           "    if (!(b.width > 0 && b.height > 0)) bad.push(s.id);\n"
           "  });\n"
           "  document.body.setAttribute('data-rendered', bad.length ? 'failed: ' + bad.join(' ') : 'ok');\n"
+          "  var wide = document.documentElement.scrollWidth > window.innerWidth + 1;\n"
+          "  document.body.setAttribute('data-fits', wide ? 'no: ' + document.documentElement.scrollWidth + 'px' : 'yes');\n"
           "})();\n</script>\n</body></html>\n", f);
 }

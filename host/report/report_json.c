@@ -132,6 +132,8 @@ static void stage(FILE *f, const host_stage_stats *st)
     fprintf(f, "%d", st->rounds);
     key(f, &first, "hit_cap");
     fputs(st->hit_cap ? "true" : "false", f);
+    key(f, &first, "stalled");
+    fputs(st->stalled ? "true" : "false", f);
     key(f, &first, "ms");
     json_ms(f, st->ms);
     key(f, &first, "check_ms");

@@ -115,19 +115,23 @@ void host_report_verdicts(FILE *out, const host_run_record *rec)
 
 /* ----------------------------------------------------------------- text */
 
-void host_report_run_text(FILE *out, const host_run_record *rec, int quiet)
+/* "size 14.0 MiB -> 13.9 MiB, initializers 32 -> 41 (13.9 MiB -> 13.9 MiB)" */
+static void size_line(FILE *out, const host_model_info *a, const host_model_info *b)
 {
-    if (rec->exit_code != 0) {
-        if (rec->violations && rec->violations->count)
-            host_violations_print(out, rec->violations);
-        host_report_verify_outputs(out, rec);
-        host_report_verdicts(out, rec);
-        return;
-    }
-    if (quiet) {
-        host_report_verdicts(out, rec);
-        return;
-    }
+    char fa[32] = "?", fb[32] = "?", ia[32], ib[32];
+    if (a->file_bytes >= 0)
+        host_format_bytes(fa, sizeof fa, (double)a->file_bytes);
+    if (b->file_bytes >= 0)
+        host_format_bytes(fb, sizeof fb, (double)b->file_bytes);
+    host_format_bytes(ia, sizeof ia, (double)a->initializer_bytes);
+    host_format_bytes(ib, sizeof ib, (double)b->initializer_bytes);
+    fprintf(out, "size %s -> %s, initializers %zu -> %zu (%s -> %s)\n", fa, fb, a->initializers,
+            b->initializers, ia, ib);
+}
+
+/* -v: every pass of each stage, the input/output table, times. */
+static void full_text(FILE *out, const host_run_record *rec)
+{
     int tables = 0;
     for (int s = 0; rec->stats && !rec->shapes_only && s < HOST_STAGE_COUNT; s++) {
         host_report_stage(out, &rec->stats[s]);
@@ -151,8 +155,45 @@ void host_report_run_text(FILE *out, const host_run_record *rec, int quiet)
     size_t n = st ? HOST_STAGE_COUNT : 0;
     host_report_times(out, rec->sum, st, n);
     host_report_verify_outputs(out, rec);
+}
+
+/* The default: each stage in a few lines, the sizes. */
+static void brief_text(FILE *out, const host_run_record *rec)
+{
+    for (int s = 0; rec->stats && !rec->shapes_only && s < HOST_STAGE_COUNT; s++)
+        host_report_stage_brief(out, &rec->stats[s]);
+    if (rec->violations) {
+        fputc('\n', out);
+        host_violations_print(out, rec->violations);
+    }
+    if (rec->before && rec->after)
+        size_line(out, rec->before, rec->after);
+    if (rec->verify) /* how the inputs were made, the data folders' checks */
+        host_verify_print_notes(out, rec->verify, rec->verify_checked);
+}
+
+void host_report_run_text(FILE *out, const host_run_record *rec, int level)
+{
+    if (rec->exit_code != 0) { /* the figures that explain a failure */
+        if (rec->violations && rec->violations->count)
+            host_violations_print(out, rec->violations);
+        host_report_verify_outputs(out, rec);
+        host_report_verdicts(out, rec);
+        return;
+    }
+    if (level <= HOST_REPORT_QUIET)
+        return;
+    if (level == HOST_REPORT_VERDICTS) {
+        host_report_verdicts(out, rec);
+        return;
+    }
+    if (level >= HOST_REPORT_FULL)
+        full_text(out, rec);
+    else
+        brief_text(out, rec);
     host_report_verdicts(out, rec);
-    host_report_summary_line(out, rec->sum, st, n);
+    const host_stage_stats *st = rec->stats && !rec->shapes_only ? rec->stats : NULL;
+    host_report_summary_line(out, rec->sum, st, st ? HOST_STAGE_COUNT : 0);
 }
 
 /* ---------------------------------------------------------------- files */

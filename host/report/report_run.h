@@ -43,15 +43,30 @@ typedef struct host_run_record {
     const char *verify_each_note;   /* why only the structure was checked, or NULL */
     int shapes_only;                /* --shapes: no passes */
     const host_violations *violations; /* the target check's, or NULL: no check ran */
+    const host_region_list *regions; /* what the first changing calls changed, or NULL */
     /* outcome */
     int exit_code;
     const char *error;              /* the one error line (without "passhost: "), or NULL */
 } host_run_record;
 
-/* The text report: each stage's table, the input/output table (not quiet),
- * load/save times, the verify verdicts (also when quiet) and the summary
- * line.  On a failed run only the verify figures and verdict, if any. */
-void host_report_run_text(FILE *out, const host_run_record *rec, int quiet);
+/* --report-html draws the regions the first this many changing pass calls
+ * changed, while the graph has at most this many nodes. */
+#define HOST_REPORT_DIAGRAMS 24
+#define HOST_REPORT_DIAGRAM_MAX_NODES 100000
+
+/* How much the text report says (-q, the default, -v). */
+enum {
+    HOST_REPORT_QUIET = 0,    /* -q: nothing on success (errors are the log's) */
+    HOST_REPORT_VERDICTS = 1, /* the verify verdicts only (the embedding library) */
+    HOST_REPORT_BRIEF = 2,    /* each stage in a few lines (the passes that changed
+                                 the graph), sizes, verdicts, the summary line */
+    HOST_REPORT_FULL = 3      /* -v: each stage's table of every pass, the
+                                 input/output table, times, every output's errors */
+};
+
+/* The text report at a level above; the summary line last.  On a failed
+ * run, at any level, only the verify figures and verdict, if any. */
+void host_report_run_text(FILE *out, const host_run_record *rec, int level);
 
 /* With --verify: one line per output, its largest errors
  * (`  output NAME  max abs E  max rel E[  MISMATCH]`). */

@@ -8,6 +8,7 @@
 
 #include "check/repro.h"
 #include "base/exit.h"
+#include "io/cut.h"
 #include "io/model_io.h"
 #include "runner.h"
 #include "io/shapes.h"
@@ -45,6 +46,8 @@ static int reload(const host_bisect_job *job, ph_model **out, ph_error *err)
 {
     double ms;
     int rc = host_model_load(job->cfg->input, 0, out, &ms, err);
+    if (!rc && job->cut)
+        rc = host_cut_model(*out, job->cut, NULL, NULL, err); /* --inputs/--outputs */
     if (!rc)
         rc = host_apply_shapes(*out, job->cfg, 0, err);
     if (rc) {

@@ -27,6 +27,7 @@
 
 #include "config/config.h"
 #include "config/plan.h"
+#include "io/cut.h"
 #include "run/runner.h"
 #include "log/log.h"
 #include "check/verify.h"
@@ -38,6 +39,7 @@ typedef struct host_bisect_job {
     int argc;                /* the command line, for the reproducer's README */
     char **argv;
     const host_run_progress *progress; /* every probe tells it where it is (NULL: nobody) */
+    const host_cut *cut;     /* --inputs/--outputs: reloads are cut the same way (NULL: no cut) */
     const host_config *cfg;
     const host_plan *plan;
     host_log *log;

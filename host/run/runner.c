@@ -7,6 +7,7 @@
 
 #include "check/dump.h"
 #include "base/exit.h"
+#include "fingerprint.h"
 #include "log/log.h"
 #include "log/trace.h"
 #include "base/util.h"
@@ -126,7 +127,7 @@ static void record(stage_run *sr, const ph_rewrite_info *info, uint64_t last, in
         c->removed = dup_or_null(info->removed);
         c->added = dup_or_null(info->added);
     }
-    if (o->dump_dir && numbered)
+    if ((o->dump_dir || o->regions) && numbered)
         add_names(sr, info->added && *info->added ? info->added : info->matched);
 }
 
@@ -144,7 +145,7 @@ static void count_hook(void *user, uint64_t index, uint64_t pass_index)
 
 static int observing(const host_run_opts *o)
 {
-    return o->changes || o->capture || o->dump_dir;
+    return o->changes || o->capture || o->dump_dir || o->regions;
 }
 
 /* A pass that returned r > 0 but numbered fewer: number the rest now. */
@@ -275,12 +276,39 @@ static long long call_pass_checked(stage_run *sr, size_t i)
     return r;
 }
 
+void host_region_list_free(host_region_list *l)
+{
+    for (size_t i = 0; l && i < l->count; i++)
+        host_region_free(l->items[i].region);
+    if (l) {
+        free(l->items);
+        l->items = NULL;
+        l->count = l->cap = 0;
+    }
+}
+
+/* --report-html: the region the call changed. */
+static void shoot_region(stage_run *sr, const char *pass, const host_snapshot *before, uint64_t first)
+{
+    host_region_list *l = sr->opts->regions;
+    host_dump_call call = {.seq = ++l->seq, .stage = host_stage_name(sr->stats->stage), .pass = pass,
+                           .first = first, .last = ph_ctx_rewrite_count(sr->ctx),
+                           .names = (const char *const *)sr->names, .n_names = sr->n_names};
+    host_xgrow(&l->items, &l->cap, l->count + 1, sizeof *l->items);
+    l->items[l->count++] = (host_region_shot){.stage = sr->stats->stage, .pass = pass, .seq = call.seq,
+                                              .first = call.first, .last = call.last,
+                                              .region = host_region_take(ph_model_graph(sr->model),
+                                                                         before, &call)};
+}
+
 /* Run step i once.  Returns its rewrite count (>= 0) or -HOST_EXIT_*. */
 static long long call_pass(stage_run *sr, size_t i)
 {
     if (!ph_ctx_rewrite_allowed(sr->ctx))
         return 0; /* the run's rewrite budget is used up: no pass is called any more */
-    host_snapshot *before = sr->opts->dump_dir ? host_snapshot_take(ph_model_graph(sr->model)) : NULL;
+    host_region_list *regions = sr->opts->regions;
+    int shoot = regions && regions->count < regions->max && sr->nodes <= regions->max_nodes;
+    host_snapshot *before = sr->opts->dump_dir || shoot ? host_snapshot_take(ph_model_graph(sr->model)) : NULL;
     forget_names(sr);
     uint64_t first = ph_ctx_rewrite_count(sr->ctx) + 1;
     host_pass_stats *ps = &sr->stats->passes[i];
@@ -295,7 +323,11 @@ static long long call_pass(stage_run *sr, size_t i)
     ps->check_ms += (host_now_ms() - t0) - (ps->ms - ms0);
     if (trace)
         host_trace_call_end(trace, r, sr->nodes, ps->ms);
-    if (r > 0 && before) {
+    if (r > 0 && shoot)
+        shoot_region(sr, sr->plan->steps[i].plugin->desc->name, before, first);
+    else if (r > 0 && regions)
+        regions->left_out++;
+    if (r > 0 && before && sr->opts->dump_dir) {
         int drc = dump_call(sr, sr->plan->steps[i].plugin->desc->name, before, first);
         r = drc ? -drc : r; /* HOST_EXIT_OUTPUT, or HOST_EXIT_PASS when the graph fails verification */
     }
@@ -321,7 +353,67 @@ static void warn_cap(stage_run *sr, const char *changed)
                  "the last round: %s", host_stage_name(st->stage), st->rounds, names);
 }
 
-/* Rounds of the repeatable passes until one makes no rewrite. */
+/* A round ended with the model it began with, though its passes reported
+ * rewrites: one more round with a fingerprint after each call that reports
+ * rewrites names each pass whose call changed nothing; if every such call
+ * did change the model, the passes undo each other.  Either way the stage
+ * stops: the model is at a fixpoint, more rounds would only repeat this. */
+static int diagnose_stall(stage_run *sr, const char *changed)
+{
+    host_stage_stats *st = sr->stats;
+    size_t n = sr->plan->count;
+    char *idle = host_xcalloc(n, 1);
+    long long *claimed = host_xcalloc(n, sizeof *claimed);
+    int rc = 0, round = st->rounds;
+    st->rounds++;
+    uint64_t fp = host_model_fingerprint(sr->model);
+    for (size_t i = 0; i < n && !rc; i++) {
+        if (sr->plan->steps[i].plugin->desc->run_once)
+            continue;
+        long long r = call_pass(sr, i);
+        if (r < 0) {
+            rc = (int)-r;
+            break;
+        }
+        if (r == 0)
+            continue;
+        uint64_t after = host_model_fingerprint(sr->model);
+        idle[i] = after == fp;
+        claimed[i] += r;
+        fp = after;
+    }
+    char liars[600] = "", movers[600] = "";
+    for (size_t i = 0; i < n; i++) {
+        char *list = idle[i] ? liars : changed[i] ? movers : NULL;
+        size_t len = list ? strlen(list) : 0;
+        if (list && idle[i])
+            snprintf(list + len, sizeof liars - len, "%s%s (%lld rewrite%s)", len ? ", " : "",
+                     st->passes[i].name, claimed[i], claimed[i] == 1 ? "" : "s");
+        else if (list)
+            snprintf(list + len, sizeof movers - len, "%s%s", len ? ", " : "", st->passes[i].name);
+    }
+    st->stalled = 1;
+    if (!rc && sr->opts->log && liars[0])
+        host_log_msg(sr->opts->log, PH_LOG_WARN, NULL,
+                     "stage %s: round %d left the graph as it was, yet passes reported rewrites; "
+                     "these report rewrites but change nothing: %s; stopped after round %d",
+                     host_stage_name(st->stage), round, liars, st->rounds);
+    else if (!rc && sr->opts->log)
+        host_log_msg(sr->opts->log, PH_LOG_WARN, NULL,
+                     "stage %s: round %d left the graph as it was: these passes undo each "
+                     "other's rewrites: %s; stopped after round %d", host_stage_name(st->stage),
+                     round, movers, st->rounds);
+    free(idle);
+    free(claimed);
+    return rc;
+}
+
+/* Rounds of the repeatable passes until one makes no rewrite.  After each
+ * round that reported rewrites (while the cap allows another) and left the
+ * node count and the initializers' version as the round before left them
+ * (else it surely changed the model: no walk), the model's fingerprint is
+ * compared with the one taken then: equal means the passes' rewrites added
+ * up to nothing (diagnose_stall). */
 static int run_fixpoint(stage_run *sr)
 {
     size_t n = sr->plan->count;
@@ -330,7 +422,9 @@ static int run_fixpoint(stage_run *sr)
     for (size_t i = 0; i < n; i++)
         repeatable |= !sr->plan->steps[i].plugin->desc->run_once;
     long long total = repeatable;
-    int rc = 0;
+    int rc = 0, have_fp = 0;
+    uint64_t fp = 0, init_version = 0;
+    size_t nodes = (size_t)-1;
     while (total > 0 && sr->stats->rounds < sr->plan->max_iterations && !rc &&
            ph_ctx_rewrite_allowed(sr->ctx)) {
         sr->stats->rounds++;
@@ -345,6 +439,24 @@ static int run_fixpoint(stage_run *sr)
             changed[i] = r > 0;
             total += r > 0 ? r : 0;
         }
+        if (rc || total == 0 || sr->stats->rounds >= sr->plan->max_iterations ||
+            !ph_ctx_rewrite_allowed(sr->ctx))
+            continue;
+        size_t n_now = ph_model_node_count(sr->model);
+        uint64_t v_now = ph_model_initializers_version(sr->model);
+        if (n_now != nodes || v_now != init_version) {
+            have_fp = 0; /* the model changed: no fingerprint needed */
+        } else {
+            uint64_t now = host_model_fingerprint(sr->model);
+            if (have_fp && now == fp) {
+                rc = diagnose_stall(sr, changed);
+                total = 0;
+            }
+            fp = now;
+            have_fp = 1;
+        }
+        nodes = n_now;
+        init_version = v_now;
     }
     if (!rc && total > 0 && ph_ctx_rewrite_allowed(sr->ctx)) /* not stopped by the budget */
         warn_cap(sr, changed);

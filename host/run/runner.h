@@ -15,7 +15,10 @@
  * and, with verify_each, verified: structure, then outputs (verify; a pass
  * declared exact must keep every output bit for bit).  Reaching the
  * cap is not an error: a warning names the passes that still changed the
- * graph in the last round (that is how two passes undoing each other show).
+ * graph in the last round.  A round that ends with the graph it began with
+ * (compared by fingerprint, fingerprint.h) though passes reported rewrites
+ * stops the stage early, with a warning that names the passes that report
+ * rewrites they do not make, or else the passes that undo each other.
  *
  * Numbered rewrites (plugin.h): every rewrite of a run has a global index,
  * counted by the context.  A pass asks ph_ctx_rewrite_begin() before each
@@ -55,6 +58,8 @@ typedef struct host_stage_stats {
     const char *target;     /* borrowed from the stage plan */
     int rounds;             /* fixpoint rounds run */
     int hit_cap;            /* the last round still changed the graph */
+    int stalled;            /* a round left the graph as it began though passes
+                               reported rewrites: stopped there (runner.c) */
     double ms;
     size_t nodes_before;
     size_t nodes_after;
@@ -83,6 +88,27 @@ typedef struct host_rewrite_capture {
 
 void host_rewrite_capture_clear(host_rewrite_capture *c);
 
+struct host_region;
+
+/* --report-html: the region each changing pass call changed (dump.h),
+ * for the first `max` such calls while the graph has at most `max_nodes`
+ * nodes (a snapshot before every call costs a walk of the graph). */
+typedef struct host_region_shot {
+    int stage;                  /* HOST_STAGE_* */
+    const char *pass;           /* borrowed from the descriptor */
+    unsigned seq;               /* the pass call's number among the changing ones, from 1 */
+    uint64_t first, last;       /* global indices of its rewrites */
+    struct host_region *region; /* owned */
+} host_region_shot;
+
+typedef struct host_region_list {
+    host_region_shot *items;    /* owned */
+    size_t count, cap;
+    size_t max, max_nodes;      /* set by the caller */
+    size_t left_out;            /* changing calls not drawn */
+    unsigned seq;
+} host_region_list;
+void host_region_list_free(host_region_list *l);
 /* Where a run is, told as it goes (host_run_opts.progress).  Every member
  * is set; user is passed back.  passhost's worker process publishes these
  * for its supervisor (host_supervise_progress, supervise.h), so the
@@ -141,8 +167,9 @@ typedef struct host_run_opts {
      * (check_target_constraints); cleared when such a stage starts (NULL:
      * logged as warnings). */
     struct host_violations *violations;
+    host_region_list *regions;     /* --report-html's diagrams (NULL: none) */
     const host_run_progress *progress; /* told where the run is (NULL: nobody); borrowed */
-    /* With changes, dump_dir or capture set, the runner owns the context's
+    /* With changes, dump_dir, capture or regions set, the runner owns the context's
      * rewrite hook (ph_ctx_set_rewrite_hook) while a stage runs. */
 } host_run_opts;
 

@@ -92,10 +92,16 @@ static int parse_seconds(const char *opt, const char *value, double *out, ph_err
     return 0;
 }
 
+static const char *const flags[] = {"--no-fork", "--skip-failing-passes"};
+static const char *const valued[] = {"--pass-timeout", "--crash-out"};
+
+const char *host_supervise_option_name(size_t i)
+{
+    return i < 2 ? flags[i] : i < 4 ? valued[i - 2] : NULL;
+}
+
 int host_supervise_option(host_supervise_opts *o, int argc, char **argv, int *i, ph_error *err)
 {
-    static const char *const flags[] = {"--no-fork", "--skip-failing-passes"};
-    static const char *const valued[] = {"--pass-timeout", "--crash-out"};
     const char *arg = argv[*i];
     for (int k = 0; k < 2; k++) {
         size_t n = strlen(flags[k]);

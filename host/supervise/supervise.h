@@ -87,6 +87,9 @@ typedef struct host_supervise_opts {
 int host_supervise_option(host_supervise_opts *o, int argc, char **argv, int *i, ph_error *err);
 /* The options' lines of --help. */
 void host_supervise_usage(FILE *out);
+/* The long name of the i-th option host_supervise_option takes ("--no-fork"),
+ * NULL past the last (for "did you mean" messages). */
+const char *host_supervise_option_name(size_t i);
 
 /* Start the run.  Returns -1 in the process that is to run the pipeline
  * (the worker, or the only process with --no-fork); otherwise, in the

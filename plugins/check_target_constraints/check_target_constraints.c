@@ -1,8 +1,8 @@
 /* check_target_constraints - the model against the adapt stage's target
  * profile: every node the target would refuse, reported; nothing changed.
  *
- * Requires: a target profile (--target, [adapt] target); without one the
- *   pass does nothing.
+ * Requires: a target profile (--target, [adapt] target): on by default for
+ *   every profile (targets "*"), off without one.
  * Reports:  through ph_ctx_violation, one violation per node and
  *   constraint (ph_target_check, passhost/target.h; docs/targets.md says
  *   what each key measures): unsupported operators and opsets, dtypes,
@@ -37,4 +37,4 @@ static int run(ph_graph *g, const ph_params *p, ph_ctx *ctx)
 
 PH_PASS_DEFINE(.name = "check_target_constraints",
                .summary = "report every node the target profile does not support; rewrites nothing",
-               .stages = PH_STAGE_ADAPT, .on_by_default = 1, .run_once = 1, .exactness = PH_EXACT, .run = run)
+               .stages = PH_STAGE_ADAPT, .on_by_default = 1, .targets = "*", .run_once = 1, .exactness = PH_EXACT, .run = run)

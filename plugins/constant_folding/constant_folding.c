@@ -30,6 +30,9 @@
  *   - QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear (their
  *     quantized form is what a backend wants to see);
  *   - ops with subgraphs (If, Loop, Scan, ...), ops of other domains;
+ *   - ops whose output is a sequence or an optional (SequenceEmpty,
+ *     SequenceConstruct, SequenceInsert, SequenceErase, SplitToSequence,
+ *     Optional): an initializer holds only a tensor;
  *   - a node with an output larger than max_output_bytes (checked before
  *     evaluating when the output's type is known, and after);
  *   - a node none of whose outputs is read (dead code is another pass's);
@@ -134,13 +137,30 @@ static int is_quantization(ph_op op)
     return op == PH_OP_QuantizeLinear || op == PH_OP_DequantizeLinear || op == PH_OP_DynamicQuantizeLinear;
 }
 
+/* Ops whose output is a sequence or an optional: no initializer can hold
+ * one. */
+static int makes_container(ph_op op)
+{
+    switch (op) {
+    case PH_OP_SequenceEmpty:
+    case PH_OP_SequenceConstruct:
+    case PH_OP_SequenceInsert:
+    case PH_OP_SequenceErase:
+    case PH_OP_SplitToSequence:
+    case PH_OP_Optional:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 /* Ops whose semantics allow folding at all (before looking at inputs). */
 static int foldable_op(const ph_node *n)
 {
     ph_op op = ph_node_op(n);
     if (op == PH_OP_UNKNOWN || ph_node_domain(n)[0] != '\0')
         return 0;
-    if (is_nondeterministic(op) || is_quantization(op))
+    if (is_nondeterministic(op) || is_quantization(op) || makes_container(op))
         return 0;
     if (op == PH_OP_If || op == PH_OP_Loop || op == PH_OP_Scan || op == PH_OP_SequenceMap ||
         ph_node_subgraph_count(n) > 0)
@@ -227,7 +247,8 @@ static int install(fold_state *st, ph_node *n, ph_tensor **out)
         return 0;
     }
 
-    if (!ph_ctx_rewrite_begin(st->ctx, ph_node_name(n))) {
+    char label[200];
+    if (!ph_ctx_rewrite_begin(st->ctx, ph_node_label(n, label, sizeof label))) {
         free_tensors(out, n_out);
         return 0;
     }
@@ -520,6 +541,11 @@ static int fold_node(ph_node *n, void *user)
         free_tensors(out, n_out);
         return 0;
     }
+    for (size_t j = 0; j < n_out; j++)
+        if (out[j] && ph_tensor_kind(out[j]) != PH_KIND_TENSOR) {
+            free_tensors(out, n_out); /* a sequence or optional: no initializer */
+            return 0;
+        }
     for (size_t j = 0; j < n_out && st->cap; j++) {
         if (out[j] && ph_tensor_nbytes(out[j]) > st->cap) {
             ph_log(st->ctx, PH_LOG_INFO, "node '%s' (%s) not folded: output %zu takes %zu bytes (max_output_bytes %llu)",

@@ -21,12 +21,15 @@
  *     position, with allowzero = 0: 0 (copy that dim);
  *   - anything else: unknown.
  *   At most one entry may remain unknown, and only when no entry is already
- *   -1 and the parameter allow_minus_one is true (default false, so that
- *   the pass on by default is exact for every input): it becomes -1.  With
- *   allowzero = 1 a -1 is only introduced when no entry is 0 (ONNX forbids
- *   both).  Assumption for the -1 case: the other entries' product is not 0
- *   at run time (no symbolic dim is 0, as with input_shape_range minimums
- *   >= 1); ONNX cannot infer a -1 next to a zero-sized dim.
+ *   -1 and the parameter allow_minus_one is true (the default): it becomes
+ *   -1, as ONNX Runtime's own optimizer writes it.  With allowzero = 1 a -1
+ *   is only introduced when no entry is 0 (ONNX forbids both).
+ *   When -1 is safe: the other entries are numbers >= 1 or copies (0) of
+ *   the data's dims, so their product is 0 only when the data has no
+ *   element.  It is not safe for an empty tensor (a copied dim that is 0 at
+ *   run time, e.g. a batch of 0): a runtime cannot infer -1 next to a zero
+ *   (ONNX Runtime refuses it), where the computed target worked; set
+ *   allow_minus_one = false for models run on empty tensors.
  * Changes:  the Reshape is replaced by a Reshape of the same name, data
  *   input and attributes that reads a new int64 initializer, <name>_shape
  *   (its output value gets a new name unless it is a graph output).  The
@@ -115,9 +118,9 @@ static int to_static(ph_rewriter *rw, const ph_match *m)
 static const ph_rule rules[] = {{"dynamic_reshape", "y = Reshape(x, shape)", NULL, to_static}, {0}};
 
 static const ph_param_def params[] = {
-    {"allow_minus_one", PH_PARAM_BOOL, "false",
+    {"allow_minus_one", PH_PARAM_BOOL, "true",
      "let one entry that is neither a number nor a copy of the input's dim become -1 "
-     "(assumes no symbolic dim is 0 at run time)"},
+     "(not for inputs with a dim of 0 at run time: false keeps those chains)"},
     {NULL, 0, NULL, NULL},
 };
 

@@ -113,9 +113,9 @@ static int can_merge(const ph_node *kept, const ph_node *dup)
 
 static int merge(cse *c, ph_node *kept, ph_node *dup)
 {
-    char buf[512];
+    char buf[512], a[200], b[200];
     if (ph_ctx_wants_names(c->ctx))
-        snprintf(buf, sizeof buf, "%s, %s", ph_node_name(kept), ph_node_name(dup));
+        snprintf(buf, sizeof buf, "%s, %s", ph_node_label(kept, a, sizeof a), ph_node_label(dup, b, sizeof b));
     if (!ph_ctx_rewrite_begin(c->ctx, ph_ctx_wants_names(c->ctx) ? buf : NULL)) {
         c->stopped = 1;
         return 0;

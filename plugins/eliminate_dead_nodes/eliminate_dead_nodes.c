@@ -26,10 +26,10 @@
 static int number(void *user, const ph_node *node, const ph_value *init)
 {
     ph_ctx *ctx = user;
-    char buf[512];
+    char buf[512], label[200];
     if (ph_ctx_wants_names(ctx))
         snprintf(buf, sizeof buf, "%s%s", node ? "" : "initializer ",
-                 node ? ph_node_name(node) : ph_value_name(init));
+                 node ? ph_node_label(node, label, sizeof label) : ph_value_name(init));
     return ph_ctx_rewrite_begin(ctx, ph_ctx_wants_names(ctx) ? buf : NULL);
 }
 

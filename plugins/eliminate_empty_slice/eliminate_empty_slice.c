@@ -105,8 +105,9 @@ static int visit(ph_node *n, void *user)
         ph_value *v = ph_node_input(n, i);
         if (!v || ph_node_input_count(n) <= 1 || !empty_along(v, (int)axis, r))
             continue;
-        char matched[512];
-        snprintf(matched, sizeof matched, "%s, %s", ph_node_name(n), ph_node_name(ph_value_producer(v)));
+        char matched[512], a[200], b[200];
+        snprintf(matched, sizeof matched, "%s, %s", ph_node_label(n, a, sizeof a),
+                 ph_node_label(ph_value_producer(v), b, sizeof b));
         if (!ph_ctx_rewrite_begin(user, matched))
             break;
         int rc = drop_input(n, i, user);

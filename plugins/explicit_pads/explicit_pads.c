@@ -224,7 +224,8 @@ static int visit(ph_node *n, void *user)
         if (!trim_pads(&w, pads))
             return 0;
     }
-    if (!ph_ctx_rewrite_begin(ctx, ph_node_name(n)))
+    char label[200];
+    if (!ph_ctx_rewrite_begin(ctx, ph_node_label(n, label, sizeof label)))
         return 0;
     int rc = ph_node_set_attr_ints(n, "pads", 2 * (size_t)w.nsp, pads);
     if (rc == 0 && is_auto)

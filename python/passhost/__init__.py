@@ -255,7 +255,10 @@ def optimize(model_or_path, passes=None, skip=None, input_shapes=None, verify=Fa
     model_or_path  an onnx.ModelProto, the model's bytes, or a path to it
                    (a model with external data must be given by path)
     passes         `--passes`: the optimize stage runs exactly these, in this
-                   order (a list, or "a,b"); None: the default stages
+                   order (a list, or "a,b"), or a whole pipeline as
+                   `passhost --print-pipeline` prints it
+                   ("optimize(a,b<k=v>),adapt<target=ort>(c)"); None: the
+                   default stages
     skip           `--skip`: these passes off in both stages (a list or "a,b")
     input_shapes   `--input-shape`: {"input": [1, 3, 224, 224]} (None for a
                    dim to keep), or ["input:1,3,224,224", ...]

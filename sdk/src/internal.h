@@ -42,6 +42,8 @@ typedef struct ir_map {
 
 void ir_map_free(ir_map *m);
 void *ir_map_get(const ir_map *m, const char *key);
+/* The same for the key key[0, len) (not NUL-terminated; no NUL inside). */
+void *ir_map_get_mem(const ir_map *m, const char *key, size_t len);
 /* Insert or overwrite; PH_ENOMEM on failure. */
 int ir_map_put(ir_map *m, const char *key, void *val);
 /* Insert key only if absent (one probe): 0, PH_EEXIST or PH_ENOMEM. */
@@ -77,6 +79,25 @@ static inline int ir_mul_ovf(int64_t a, int64_t b, int64_t *out)
  * fits too, even when a zero dim makes the count 0). */
 int64_t ir_dims_numel(const int64_t *dims, size_t n);
 
+/* ---------------------------------------------------------------- arena */
+
+/* A model's arena (ir/arena.c): bump allocation in large blocks, freed
+ * only with the model.  The loader reads the main graph's nodes into it. */
+typedef struct ir_arena ir_arena;
+
+/* size bytes (8-byte aligned) from *ap, made on first use; NULL on OOM. */
+void *ir_arena_alloc(ir_arena **ap, size_t size);
+/* A NUL-terminated copy of s[0, len) in *ap, or NULL. */
+char *ir_arena_strndup(ir_arena **ap, const char *s, size_t len);
+/* 1 when p points into a (a may be NULL). */
+int ir_arena_owns(const ir_arena *a, const void *p);
+/* Bytes handed out (for tests and benchmarks). */
+size_t ir_arena_bytes(const ir_arena *a);
+void ir_arena_free(ir_arena *a);
+/* protobuf-c's allocator hook over *ap: messages unpacked with it live in
+ * the arena (its free does nothing). */
+ProtobufCAllocator ir_arena_allocator(ir_arena **ap);
+
 /* ------------------------------------------------------------- mappings */
 
 typedef struct ir_mapping {
@@ -93,6 +114,11 @@ ir_mapping *ir_map_file(const char *path, ph_error *err);
  * messages.  NULL with err set on failure. */
 ir_mapping *ir_map_memory(const void *data, size_t size, const char *name, ph_error *err);
 void ir_unmap_file(ir_mapping *m);
+/* Let the process drop the pages of the mapping it has read (the model
+ * file, once loaded): the mapping stays valid, a page touched again is read
+ * again from the page cache.  A file mapped private and never written loses
+ * nothing (memory-loaded models are in-memory files, ir_map_memory). */
+void ir_mapping_release(const ir_mapping *m);
 
 /* ---------------------------------------------------------------- tensor */
 
@@ -113,11 +139,20 @@ struct ph_tensor {
     const uint8_t *data;
     size_t nbytes;
     void *owned_data;
+    /* The evaluator's values of sequence and optional types (eval.h): kind
+     * PH_KIND_SEQUENCE or PH_KIND_OPTIONAL, with a proto of no dtype and no
+     * dims and no data; 0 (PH_KIND_TENSOR) for every tensor. */
+    int kind;
+    int elem_dtype;     /* the declared element dtype (0: unknown) */
+    ph_tensor **items;  /* owned: a sequence's elements, an optional's value */
+    size_t n_items;
 };
 
 /* Wrap a proto (taking ownership unless borrowed) and read its data: typed
  * fields are converted lazily, raw_data is used in place. */
 ph_tensor *ir_tensor_wrap(Onnx__TensorProto *p, int borrowed);
+/* A deep copy of a sequence or optional (ph_tensor_clone's), or NULL. */
+ph_tensor *ir_container_clone(const ph_tensor *t);
 /* Point the tensor's data at bytes held elsewhere (a mapping). */
 int ir_tensor_attach(ph_tensor *t, const uint8_t *data, size_t nbytes, ph_error *err,
                       const char *what);
@@ -185,27 +220,29 @@ typedef struct ir_use {
 } ir_use;
 
 struct ph_value {
-    char *name; /* owned */
+    /* pointers first, then the 32-bit fields: 104 bytes, not 144 (a
+     * million-node graph has over a million values) */
+    char *name; /* owned, or in the model's arena */
     ph_graph *graph;
     ph_node *producer;
-    uint32_t out_index;
     ir_use *uses;
-    size_t n_uses, cap_uses;
     ph_tensor *tensor; /* initializer data, owned */
-    size_t init_pos;   /* index in graph->inits while an initializer */
-    int is_input;
-    size_t n_output_refs;
-    int dead;
-    int type_dirty; /* type changed through the API: refresh its value_info at save */
-    /* known type */
-    int dtype;
-    int rank;
     int64_t *dims;     /* owned, rank entries */
-    char **dim_params; /* owned, rank entries (NULL each when none) */
+    char **dim_params; /* owned, rank entries (NULL each when none), or NULL when no dim is symbolic */
     ph_value *grave_next;
     /* shape inference (infer_core.c) */
     struct infer_value *infer; /* owned: cached interned type + partial constant */
-    int infer_fresh;          /* infer's cached type matches; cleared by the type setters */
+    uint32_t out_index;
+    uint32_t n_uses, cap_uses;
+    uint32_t init_pos;      /* index in graph->inits while an initializer */
+    uint32_t n_output_refs;
+    /* known type */
+    int dtype;
+    int rank;
+    uint8_t is_input;
+    uint8_t dead;
+    uint8_t type_dirty;  /* type changed through the API: refresh its value_info at save */
+    uint8_t infer_fresh; /* infer's cached type matches; cleared by the type setters */
 };
 
 typedef struct ir_subgraph {
@@ -224,34 +261,35 @@ struct ph_node {
      * every candidate (a scan of a large graph misses the cache on each
      * node, so one line per node instead of four matters) */
     ph_op op;
-    int removed;
-    ph_value **inputs;
-    size_t n_inputs;
+    uint32_t n_inputs;
+    ph_value **inputs;    /* in the node's own block until they grow (graph.c) */
     ph_node *op_next;     /* in the graph's op-type index; kept when removed, like next */
     uint64_t visit_mark;  /* scratch of the rewrite driver: candidates */
     ph_graph *graph;
-    ph_value **outputs;   /* owned values */
-    size_t n_outputs;
-    /* the rest */
+    ph_value **outputs;   /* owned values; the array is in the node's own block */
+    uint32_t n_outputs;
+    uint8_t removed;
+    uint8_t op_linked;    /* in the graph's op-type index */
+    /* the rest (counts in 32 bits: a node is 192 bytes, not 216) */
+    uint32_t cap_inputs;
+    uint32_t n_subgraphs;
+    uint32_t n_attr_tensors;
     ph_node *prev, *next;
-    Onnx__NodeProto *proto; /* owned; input/output arrays empty between saves */
+    Onnx__NodeProto *proto; /* owned, or in the model's arena; input/output arrays empty between saves */
     uint32_t *use_pos; /* use_pos[i]: index of this slot's entry in inputs[i]->uses */
-    size_t cap_inputs;
     ir_subgraph *subgraphs;
-    size_t n_subgraphs;
     ir_attr_tensor *attr_tensors;
-    size_t n_attr_tensors;
     size_t mark; /* scratch for toposort/verify */
     ph_node *grave_next;
     double order;         /* increasing along the graph's node list */
     ph_node *op_prev;     /* in the graph's op-type index */
-    int op_linked;
     uint32_t held_pos;    /* 1 + index of its entry in the change log's held table, or 0 */
     uint64_t op_seq;      /* when it was linked into its op's index (the model's count then) */
     size_t log_pos;       /* 1 + index of its entry in the change log, or 0 */
     uint64_t walk_mark;   /* scratch of the rewrite driver: walks */
     ir_dlink infer_link; /* in the model's list of nodes to re-infer */
     double infer_pos;     /* topological position for incremental inference (0: not yet known) */
+    size_t file_pos;      /* 1 + its index in its graph's node list in the file; 0: made by a pass */
 };
 
 typedef struct ir_output {
@@ -295,7 +333,8 @@ struct ph_model {
     ph_graph *graph;
     ir_map value_names; /* every value name in every graph */
     ir_map node_names;  /* every node name (value: count of nodes, as a
-                            pointer); keys are owned copies.  Built on the
+                            pointer); keys are owned copies, or the names
+                            themselves when in the arena.  Built on the
                             first request for a new unique name */
     int node_names_ready;
     ir_mapping *mappings;
@@ -312,6 +351,7 @@ struct ph_model {
     uint64_t visit_epoch;          /* for ph_node.visit_mark and walk_mark */
     int order_dirty;               /* a node may read a value defined after it */
     int loaded_bodies;             /* the loader built a subgraph (If/Loop/Scan body) */
+    size_t load_reordered;         /* see ph_model_load_reordered */
     size_t op_count[PH_OP__COUNT]; /* nodes of each op in the op-type indexes */
     uint64_t op_seq;               /* nodes ever linked into an op-type index (ph_node.op_seq) */
     uint64_t init_version;         /* see ph_model_initializers_version */
@@ -319,6 +359,7 @@ struct ph_model {
     size_t n_nodes_total;          /* nodes of every graph reachable from the main one */
     ir_observer observers[IR_MAX_OBSERVERS];
     int n_observers;
+    ir_arena *arena;              /* owned: nodes the loader read, value names (ir/arena.c) */
     int *trap;                     /* see ir_note; NULL when none is set */
 };
 
@@ -337,6 +378,20 @@ static inline int ir_note(ph_model *m, int rc)
  * a type or a shape left unknown): ph_model_alloc_failures counts them so
  * that the run fails instead of depending on memory.  m may be NULL. */
 void ir_alloc_failed(ph_model *m);
+
+/* Move live node n (with its outputs and bodies) from its graph into g,
+ * before `before` (a node of g; NULL: at the end).  The caller keeps the
+ * order topological and n's inputs in scope (ir/inline.c). */
+void ir_node_move(ph_node *n, ph_graph *g, ph_node *before);
+/* Take a value that nothing owns any more (no producer, not an input or
+ * initializer, no use) out of the name maps; freed at collection. */
+void ir_value_bury(ph_value *v);
+/* The producers in g that n depends on: its inputs, and the outer-scope
+ * values its bodies read (n is a node of g or of a body under it).  Calls
+ * fn(producer, ctx) for each (toposort, the loader's order check). */
+void ir_node_deps(const ph_node *n, const ph_graph *g, void (*fn)(ph_node *, void *), void *ctx);
+/* How many nodes of the model are named `name` (0 for none or ""). */
+size_t ir_node_name_count(ph_model *m, const char *name);
 
 /* ph_graph_verify, with the check that every name resolves to its value
  * (the map's consistency, which the loader builds itself) only when names. */
@@ -375,15 +430,34 @@ ph_op ir_op_lookup(const char *domain, const char *op_type);
  * Names are unique in the whole model: one map serves every graph. */
 ph_value *ir_graph_value(const ph_graph *g, const char *name);
 
+/* Give n a malloc'd copy of its NodeProto when the message lies in the
+ * model's arena; every function that changes a node's message calls it
+ * first.  0 or PH_ENOMEM (n unchanged). */
+int ir_node_proto_own(ph_node *n);
+/* A malloc'd deep copy of msg (packed, then unpacked by protobuf-c; the
+ * caller frees it with protobuf_c_message_free_unpacked), or NULL when out
+ * of memory (ir/arena.c). */
+void *ir_message_copy(const ProtobufCMessage *msg);
+
 /* Construction used by the loader and the builders.  ir_model_alloc: a
  * zeroed model (no proto, no graph) for the loader to fill; NULL on OOM. */
 ph_model *ir_model_alloc(void);
 ph_graph *ir_graph_new(ph_model *m, ph_node *parent, Onnx__GraphProto *gp);
 void ir_graph_free(ph_graph *g);
 ph_value *ir_value_new(ph_graph *g, const char *name);
-/* The node of np in g, np taken over (freed even on failure): the loader's
- * builder (onnx/build.c) makes every node with it.  NULL with err set. */
-ph_node *ir_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err);
+/* The same with a name already in the model's arena (not copied). */
+ph_value *ir_value_new_in_arena(ph_graph *g, char *name);
+/* Used by the loaders: a node around np (taken over, or in the model's
+ * arena) with room for n_in inputs and n_out outputs (all NULL), appended
+ * to g; op is its ph_op when the caller knows it, else -1.  NULL when out
+ * of memory (np then freed unless in the arena). */
+ph_node *ir_node_load(ph_graph *g, Onnx__NodeProto *np, size_t n_in, size_t n_out, int op);
+/* Make output i of a loaded node, named name (name in the model's arena
+ * when in_arena, else copied).  0, or PH_EPARSE for a name already
+ * defined, PH_ENOMEM; err says which. */
+int ir_node_load_output(ph_node *n, size_t i, char *name, int in_arena, ph_error *err);
+/* Build the IR of gp (its arrays are taken over).  0 or an error. */
+int onnx_graph_build(ph_graph *g, ph_error *err);
 void ir_value_parse_type(ph_value *v, const Onnx__TypeProto *tp);
 Onnx__ValueInfoProto *ir_value_info_new(const ph_value *v);
 /* Replace vi's type by v's known type (when v's type changed). */

@@ -3,6 +3,7 @@
 #include "clirun.h"
 
 #include <check.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <spawn.h>
 #include <stdio.h>
@@ -87,4 +88,17 @@ int tk_line_count(const char *s)
     for (; *s; s++)
         n += *s == '\n';
     return n;
+}
+
+int tk_sh(const char *fmt, ...)
+{
+    char cmd[4096];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    ck_assert_msg(n >= 0 && (size_t)n < sizeof cmd, "command too long");
+    int ws = system(cmd);
+    ck_assert_msg(ws != -1 && WIFEXITED(ws), "%s", cmd);
+    return WEXITSTATUS(ws);
 }

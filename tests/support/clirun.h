@@ -35,6 +35,10 @@ void tk_cli_free(tk_cli_result *r);
  * r's strings (tk_cli_free). */
 void tk_expect_failure(tk_cli_result *r, int code, const char *frag1, const char *frag2);
 
+/* Run a shell command (printf-style, under 4 KiB) with system(3), asserting
+ * it exited normally; its exit status. */
+int tk_sh(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
 /* Newlines in s. */
 int tk_line_count(const char *s);
 

@@ -5,7 +5,8 @@
  * descriptor's table, one of them set from text; toposort and verify after)
  * and returns its rewrite count; a failing pass fails the test.
  * tk_run_checked does the same between two evaluations of the model on the
- * same seeded inputs and requires bit-identical outputs.  Output arrays are
+ * same seeded inputs (ph_test_run_checked: bit-identical outputs for exact
+ * passes, the error budget of --verify for the others).  Output arrays are
  * owned by the caller (tk_free_outs). */
 #ifndef PASSHOST_TESTS_PASSRUN_H
 #define PASSHOST_TESTS_PASSRUN_H

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #ifndef PH_BUILD_DIR
 #define PH_BUILD_DIR "build"
@@ -77,155 +78,71 @@ int tk_pass_run(const tk_pass *p, ph_model *m)
     return rc;
 }
 
-int tk_pass_run_checked(const tk_pass *p, ph_model *m, uint64_t seed)
+/* The pass's parameters as the "name=value" strings of ph_test_options
+ * (at most 15). */
+static const char *const *param_strings(const tk_pass *p, char buf[16][256], const char *list[16])
 {
-    me_tensor *before, *after;
-    size_t nb, na;
-    tk_eval(m, seed, &before, &nb);
-    int rc = tk_pass_run(p, m);
-    tk_eval(m, seed, &after, &na);
-    tk_compare(before, nb, after, na, p->desc->exactness);
-    tk_free_outputs(before, nb);
-    tk_free_outputs(after, na);
-    return rc;
-}
-
-static uint64_t tk_rand(uint64_t *state);
-static float tk_rand_float(uint64_t *state);
-
-/* Random inputs for g's inputs, unknown dims set to `size` (> 0). */
-static void sdk_random_inputs(const ph_graph *g, uint64_t seed, int64_t size, ph_tensor **in)
-{
-    for (size_t i = 0; i < ph_graph_input_count(g); i++) {
-        const ph_value *v = ph_graph_input(g, i);
-        int rank = ph_value_rank(v), dt = ph_value_dtype(v);
-        int64_t dims[16];
-        ck_assert_msg(rank >= 0 && rank <= 16, "input %s: rank %d not usable", ph_value_name(v), rank);
-        for (int d = 0; d < rank; d++) {
-            dims[d] = ph_value_dim(v, d);
-            if (dims[d] < 0) {
-                ck_assert_msg(size > 0, "input %s: dim %d unknown and no size given",
-                              ph_value_name(v), d);
-                dims[d] = size;
-            }
-        }
-        int64_t count = 1;
-        for (int d = 0; d < rank; d++)
-            count *= dims[d];
-        size_t esize = ph_dtype_size(dt);
-        ck_assert_msg(dt == PH_DT_FLOAT || dt == PH_DT_INT64 || dt == PH_DT_INT32 || dt == PH_DT_BOOL,
-                      "input %s: dtype %s not supported by the test kit", ph_value_name(v),
-                      ph_dtype_name(dt));
-        unsigned char *data = malloc((size_t)(count ? count : 1) * esize);
-        ck_assert_ptr_nonnull(data);
-        uint64_t state = seed * 1000003u + i;
-        for (int64_t k = 0; k < count; k++) {
-            if (dt == PH_DT_FLOAT) {
-                float f = tk_rand_float(&state);
-                memcpy(data + (size_t)k * esize, &f, esize);
-            } else if (dt == PH_DT_INT64) {
-                int64_t x = (int64_t)(tk_rand(&state) % 4);
-                memcpy(data + (size_t)k * esize, &x, esize);
-            } else if (dt == PH_DT_INT32) {
-                int32_t x = (int32_t)(tk_rand(&state) % 4);
-                memcpy(data + (size_t)k * esize, &x, esize);
-            } else {
-                data[k] = (unsigned char)(tk_rand(&state) & 1);
-            }
-        }
-        in[i] = ph_tensor_new(dt, (size_t)rank, dims, data);
-        free(data);
-        ck_assert_msg(in[i] != NULL, "input %s: cannot allocate", ph_value_name(v));
+    size_t n = 0;
+    for (size_t i = 0; p->params && p->params[i] && n < 15; i += 2, n++) {
+        snprintf(buf[n], 256, "%s=%s", p->params[i], p->params[i + 1]);
+        list[n] = buf[n];
     }
-}
-
-/* Evaluate m's main graph with ph_eval; outs gets one tensor per output. */
-static ph_tensor **sdk_eval(const ph_model *m, uint64_t seed, int64_t size, size_t *n_outs)
-{
-    const ph_graph *g = ph_model_graph((ph_model *)m);
-    size_t n_in = ph_graph_input_count(g), n_out = ph_graph_output_count(g);
-    ph_tensor **in = calloc(n_in ? n_in : 1, sizeof *in);
-    ph_tensor **out = calloc(n_out ? n_out : 1, sizeof *out);
-    ph_error err = {0};
-    ph_eval *e = NULL;
-    ck_assert_ptr_nonnull(in);
-    ck_assert_ptr_nonnull(out);
-    sdk_random_inputs(g, seed, size, in);
-    int rc = ph_eval_new(g, &e, &err);
-    ck_assert_msg(rc == 0, "ph_eval_new: %s", err.message);
-    rc = ph_eval_run(e, (const ph_tensor *const *)in, n_in, out, n_out, &err);
-    ck_assert_msg(rc == 0, "ph_eval_run: %s", err.message);
-    ph_eval_free(e);
-    for (size_t i = 0; i < n_in; i++)
-        ph_tensor_free(in[i]);
-    free(in);
-    *n_outs = n_out;
-    return out;
-}
-
-static void sdk_free(ph_tensor **t, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        ph_tensor_free(t[i]);
-    free(t);
-}
-
-static int64_t ulp_distance(float a, float b);
-
-static void sdk_compare(ph_tensor **a, size_t na, ph_tensor **b, size_t nb, ph_exactness ex,
-                        int64_t size)
-{
-    ck_assert_msg(na == nb, "%zu outputs before, %zu after", na, nb);
-    for (size_t i = 0; i < na; i++) {
-        ck_assert_msg(ph_tensor_dtype(a[i]) == ph_tensor_dtype(b[i]),
-                      "output %zu (size %lld): dtype %d before, %d after", i, (long long)size,
-                      ph_tensor_dtype(a[i]), ph_tensor_dtype(b[i]));
-        ck_assert_msg(ph_tensor_rank(a[i]) == ph_tensor_rank(b[i]),
-                      "output %zu (size %lld): rank %zu before, %zu after", i, (long long)size,
-                      ph_tensor_rank(a[i]), ph_tensor_rank(b[i]));
-        for (size_t d = 0; d < ph_tensor_rank(a[i]); d++)
-            ck_assert_msg(ph_tensor_dim(a[i], d) == ph_tensor_dim(b[i], d),
-                          "output %zu (size %lld): dim %zu is %lld before, %lld after", i,
-                          (long long)size, d, (long long)ph_tensor_dim(a[i], d),
-                          (long long)ph_tensor_dim(b[i], d));
-        size_t bytes = ph_tensor_nbytes(a[i]);
-        const void *da = ph_tensor_data(a[i]), *db = ph_tensor_data(b[i]);
-        if (ex == PH_EXACT || ph_tensor_dtype(a[i]) != PH_DT_FLOAT) {
-            ck_assert_msg(bytes == 0 || memcmp(da, db, bytes) == 0,
-                          "output %zu (size %lld): data differs (must be bit-exact)", i,
-                          (long long)size);
-            continue;
-        }
-        for (int64_t k = 0; k < ph_tensor_numel(a[i]); k++) {
-            float x = ((const float *)da)[k], y = ((const float *)db)[k];
-            ck_assert_msg(ulp_distance(x, y) <= 8 || fabsf(x - y) <= 1e-6f,
-                          "output %zu element %lld: %.9g before, %.9g after", i, (long long)k,
-                          (double)x, (double)y);
-        }
-    }
+    list[n] = NULL;
+    return list;
 }
 
 int tk_pass_run_eval(const tk_pass *p, ph_model *m, uint64_t seed, size_t n_sizes,
                      const int64_t *sizes)
 {
-    size_t runs = n_sizes ? n_sizes : 1;
-    ph_tensor ***before = calloc(runs, sizeof *before);
-    size_t *nb = calloc(runs, sizeof *nb);
-    ck_assert_ptr_nonnull(before);
-    ck_assert_ptr_nonnull(nb);
-    for (size_t r = 0; r < runs; r++)
-        before[r] = sdk_eval(m, seed, n_sizes ? sizes[r] : 0, &nb[r]);
-    int rc = tk_pass_run(p, m);
-    for (size_t r = 0; r < runs; r++) {
-        size_t na;
-        ph_tensor **after = sdk_eval(m, seed, n_sizes ? sizes[r] : 0, &na);
-        sdk_compare(before[r], nb[r], after, na, p->desc->exactness, n_sizes ? sizes[r] : 0);
-        sdk_free(after, na);
-        sdk_free(before[r], nb[r]);
-    }
-    free(before);
-    free(nb);
+    char buf[16][256];
+    const char *list[16];
+    ph_test_options o = {.params = param_strings(p, buf, list), .no_shapes = !p->shapes, .seed = seed,
+                         .sizes = sizes, .n_sizes = n_sizes};
+    ph_test_result res;
+    ph_error err = {0};
+    int rc = ph_test_run_checked(p->desc, m, &o, &res, &err);
+    ck_assert_msg(rc >= 0, "%s: %s", p->desc->name, err.message);
     return rc;
+}
+
+int tk_pass_run_checked(const tk_pass *p, ph_model *m, uint64_t seed)
+{
+    return tk_pass_run_eval(p, m, seed, 0, NULL);
+}
+
+void tk_assert_same_outputs(const ph_model *want, const ph_model *got, uint64_t seed)
+{
+    ph_tensor **out[2];
+    size_t n[2];
+    const ph_model *ms[2] = {want, got};
+    for (int k = 0; k < 2; k++) {
+        const ph_graph *g = ph_model_graph((ph_model *)ms[k]);
+        size_t ni = ph_graph_input_count(g);
+        ph_tensor **in = calloc(ni ? ni : 1, sizeof *in);
+        ph_error err = {0};
+        ck_assert_ptr_nonnull(in);
+        ck_assert_msg(ph_test_random_inputs(g, seed, 0, in, &err) == 0, "inputs: %s", err.message);
+        n[k] = ph_graph_output_count(g);
+        out[k] = calloc(n[k] ? n[k] : 1, sizeof *out[k]);
+        ck_assert_ptr_nonnull(out[k]);
+        ph_eval *e = NULL;
+        int rc = ph_eval_new(g, &e, &err);
+        if (!rc)
+            rc = ph_eval_run(e, (const ph_tensor *const *)in, ni, out[k], n[k], &err);
+        ck_assert_msg(rc == 0, "evaluating: %s", err.message);
+        ph_eval_free(e);
+        for (size_t i = 0; i < ni; i++)
+            ph_tensor_free(in[i]);
+        free(in);
+    }
+    ph_error err = {0};
+    int rc = ph_test_compare(out[0], n[0], out[1], n[1], PH_EXACT, NULL, NULL, &err);
+    ck_assert_msg(rc == 0, "the outputs differ: %s", err.message);
+    for (int k = 0; k < 2; k++) {
+        for (size_t i = 0; i < n[k]; i++)
+            ph_tensor_free(out[k][i]);
+        free(out[k]);
+    }
 }
 
 void tk_assert_untouched(const tk_pass *p, ph_model *m)
@@ -251,6 +168,24 @@ ph_model *tk_model(void)
     ph_model *m = ph_model_new(17);
     ck_assert_ptr_nonnull(m);
     return m;
+}
+
+ph_model *tk_reload(ph_model *m)
+{
+    char path[] = "/tmp/ph_reload_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    unlink(path); /* the save makes the file itself */
+    ph_error err = {0};
+    int rc = ph_model_save(m, path, &err);
+    ck_assert_msg(rc == 0, "saving: %s", err.message);
+    ph_model *back = NULL;
+    rc = ph_model_load(path, &back, &err);
+    unlink(path);
+    ck_assert_msg(rc == 0, "loading the saved model back: %s", err.message);
+    ck_assert_msg(ph_graph_verify(ph_model_graph(back), &err) == 0, "the saved model: %s", err.message);
+    return back;
 }
 
 void tk_infer(ph_model *m)
@@ -495,92 +430,4 @@ ph_node *tk_find_op(const ph_graph *g, ph_op op)
         if (!ph_node_is_removed(n) && ph_node_op(n) == op)
             return n;
     return NULL;
-}
-
-/* ------------------------------------------------------------ numbers */
-
-void tk_random_inputs(const ph_graph *g, uint64_t seed, me_tensor *inputs)
-{
-    for (size_t i = 0; i < ph_graph_input_count(g); i++) {
-        const ph_value *v = ph_graph_input(g, i);
-        int rank = ph_value_rank(v);
-        int64_t dims[ME_MAX_RANK];
-        ck_assert_msg(rank >= 0 && rank <= ME_MAX_RANK, "input %s: rank %d not usable",
-                      ph_value_name(v), rank);
-        for (int d = 0; d < rank; d++) {
-            dims[d] = ph_value_dim(v, d);
-            ck_assert_msg(dims[d] >= 0, "input %s: dim %d unknown", ph_value_name(v), d);
-        }
-        ck_assert_int_eq(me_tensor_alloc(&inputs[i], rank, dims), 0);
-        fill_random(inputs[i].data, me_numel(&inputs[i]), seed * 1000003u + i);
-    }
-}
-
-void tk_free_outputs(me_tensor *outs, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        me_tensor_free(&outs[i]);
-    free(outs);
-}
-
-void tk_eval(const ph_model *m, uint64_t seed, me_tensor **outs, size_t *n_outs)
-{
-    const ph_graph *g = ph_model_graph((ph_model *)m);
-    size_t n_in = ph_graph_input_count(g), n_out = ph_graph_output_count(g);
-    me_tensor *in = calloc(n_in ? n_in : 1, sizeof *in);
-    me_tensor *out = calloc(n_out ? n_out : 1, sizeof *out);
-    char err[512] = "";
-    ck_assert_ptr_nonnull(in);
-    ck_assert_ptr_nonnull(out);
-    tk_random_inputs(g, seed, in);
-    int rc = me_eval(g, in, n_in, out, err, sizeof err);
-    ck_assert_msg(rc == 0, "%s", err);
-    for (size_t i = 0; i < n_in; i++)
-        me_tensor_free(&in[i]);
-    free(in);
-    *outs = out;
-    *n_outs = n_out;
-}
-
-/* Distance in ulp between two floats of the same sign class. */
-static int64_t ulp_distance(float a, float b)
-{
-    int32_t ia, ib;
-    memcpy(&ia, &a, sizeof ia);
-    memcpy(&ib, &b, sizeof ib);
-    if (ia < 0)
-        ia = INT32_MIN - ia;
-    if (ib < 0)
-        ib = INT32_MIN - ib;
-    int64_t d = (int64_t)ia - (int64_t)ib;
-    return d < 0 ? -d : d;
-}
-
-static void compare_one(const me_tensor *a, const me_tensor *b, size_t index, ph_exactness ex)
-{
-    ck_assert_msg(a->rank == b->rank, "output %zu: rank %d before, %d after", index, a->rank,
-                  b->rank);
-    for (int d = 0; d < a->rank; d++)
-        ck_assert_msg(a->dims[d] == b->dims[d], "output %zu: dim %d is %lld before, %lld after",
-                      index, d, (long long)a->dims[d], (long long)b->dims[d]);
-    int64_t count = me_numel(a);
-    for (int64_t i = 0; i < count; i++) {
-        float x = a->data[i], y = b->data[i];
-        if (ex == PH_EXACT)
-            ck_assert_msg(memcmp(&x, &y, sizeof x) == 0,
-                          "output %zu element %lld: %.9g before, %.9g after (must be bit-exact)",
-                          index, (long long)i, (double)x, (double)y);
-        else
-            ck_assert_msg(ulp_distance(x, y) <= 8 || fabsf(x - y) <= 1e-6f,
-                          "output %zu element %lld: %.9g before, %.9g after", index,
-                          (long long)i, (double)x, (double)y);
-    }
-}
-
-void tk_compare(const me_tensor *a, size_t na, const me_tensor *b, size_t nb, ph_exactness ex)
-{
-    ck_assert_msg(ex != PH_APPROX, "tk_compare cannot judge an approximate pass");
-    ck_assert_msg(na == nb, "%zu outputs before, %zu after", na, nb);
-    for (size_t i = 0; i < na; i++)
-        compare_one(&a[i], &b[i], i, ex);
 }

@@ -3,9 +3,10 @@
  * Load a built pass plugin through the host's real loader, run it the way the
  * host does (params from the descriptor's table, a context, toposort and the
  * verifier afterwards), build small graphs in a line or two, and check a pass
- * numerically: evaluate the model before and after on the same seeded random
- * inputs with mini_eval and compare every output (bit for bit for exact
- * passes).
+ * numerically through the public harness (passhost/testing.h,
+ * ph_test_run_checked): evaluate the model before and after on the same
+ * seeded random inputs with the SDK evaluator and compare every output (bit
+ * for bit for exact passes, the error budget of --verify for the others).
  *
  * Failures are Check assertions (ck_assert_msg), so these helpers are only
  * for use inside a Check test.  Ownership: a tk_pass is owned by the caller
@@ -19,9 +20,9 @@
 #include <stdint.h>
 
 #include "config/loader.h"
-#include "mini_eval.h"
 #include "passhost/host.h"
 #include "passhost/passhost.h"
+#include "passhost/testing.h"
 
 /* Dims and perms inline: tk_input(g, "x", 2, TK_I64(3, 4)). */
 #define TK_I64(...) ((const int64_t[]){__VA_ARGS__})
@@ -51,20 +52,25 @@ void tk_pass_free(tk_pass *p);
  * Returns the pass's rewrite count (asserting it is not an error). */
 int tk_pass_run(const tk_pass *p, ph_model *m);
 
-/* tk_pass_run with a numeric check: evaluate m before and after on random
- * inputs from seed, compare every output (bit-exact for PH_EXACT passes, a
- * few ulp for PH_FP).  Returns the rewrite count. */
+/* tk_pass_run with a numeric check (ph_test_run_checked): evaluate m before
+ * and after on random inputs from seed, compare every output (bit-exact for
+ * PH_EXACT passes, the error budget of --verify for the others).  Returns
+ * the rewrite count. */
 int tk_pass_run_checked(const tk_pass *p, ph_model *m, uint64_t seed);
 
 /* tk_pass_run with a numeric check by the SDK evaluator (ph_eval): m is
  * evaluated before and after the pass on random inputs from seed (float
  * inputs in [-1, 1), int32/int64 inputs in [0, 4), bool inputs 0 or 1), once for each of the n_sizes
  * values in sizes, which is given to every unknown or symbolic input dim
- * (n_sizes 0: every input dim must be known, one evaluation).  Every output
- * must agree: dtype, shape, and bytes for PH_EXACT passes (a few ulp of
- * float for PH_FP).  Returns the rewrite count. */
+ * (n_sizes 0: sizes 1 and 3 when some input dim is unknown).  Every output
+ * must agree as in tk_pass_run_checked.  Returns the rewrite count. */
 int tk_pass_run_eval(const tk_pass *p, ph_model *m, uint64_t seed, size_t n_sizes,
                      const int64_t *sizes);
+
+/* Evaluate both models with the SDK evaluator on the same random inputs
+ * from seed (every input dim known) and assert their outputs are the same,
+ * bit for bit: e.g. a rewritten model against a reference written by hand. */
+void tk_assert_same_outputs(const ph_model *want, const ph_model *got, uint64_t seed);
 
 /* Assert the pass changes nothing on m: returns 0 and leaves the graph's
  * signature (tk_graph_sig) and node count as they were. */
@@ -74,6 +80,9 @@ void tk_assert_untouched(const tk_pass *p, ph_model *m);
 
 /* A new model, default opset 17.  Caller frees with ph_model_free. */
 ph_model *tk_model(void);
+/* m saved to a temporary file and loaded back (asserting that both work
+ * and that the result verifies); the caller frees it.  The file is gone. */
+ph_model *tk_reload(ph_model *m);
 /* Infer the shapes of m's main graph (asserting success). */
 void tk_infer(ph_model *m);
 /* A 1-D int64 initializer of n values. */
@@ -115,18 +124,5 @@ const char *tk_ops(const ph_graph *g, char *buf, size_t size);
 size_t tk_count_op(const ph_graph *g, ph_op op);
 /* First node of g with this op, or NULL. */
 ph_node *tk_find_op(const ph_graph *g, ph_op op);
-
-/* ------------------------------------------------------------ numbers */
-
-/* Fill inputs[i] (ph_graph_input_count(g) of them) with random values from
- * seed; every input dim must be known. */
-void tk_random_inputs(const ph_graph *g, uint64_t seed, me_tensor *inputs);
-/* Evaluate m's main graph on random inputs from seed; *outs (caller frees
- * with tk_free_outputs) gets one tensor per graph output. */
-void tk_eval(const ph_model *m, uint64_t seed, me_tensor **outs, size_t *n_outs);
-void tk_free_outputs(me_tensor *outs, size_t n);
-/* Assert two output sets agree: bit-exact for PH_EXACT, within a few ulp
- * for PH_FP. */
-void tk_compare(const me_tensor *a, size_t na, const me_tensor *b, size_t nb, ph_exactness ex);
 
 #endif

@@ -141,8 +141,8 @@ PH_API int ph_tensor_scaled(const ph_tensor *t, int64_t inner, int64_t count, co
  * a pointer from an earlier ph_value_const(v) is invalid afterwards.  Every
  * node that reads v (nodes of subgraphs included) is reported as changed, so
  * ph_graph_update_shapes re-infers it and the rewrite driver revisits it.
- * Returns 0, or PH_EINVAL (t or v NULL, v not an initializer), PH_EBUSY (v
- * is also a graph input), PH_ENOMEM. */
+ * Returns 0, or PH_EINVAL (t or v NULL, v not an initializer, t a sequence
+ * or optional), PH_EBUSY (v is also a graph input), PH_ENOMEM. */
 PH_API int ph_value_set_const(ph_value *v, ph_tensor *t);
 
 /* ------------------------------------------------------------ per channel */

@@ -1,8 +1,10 @@
 /* passhost/eval.h - the reference evaluator: runs an ONNX graph on the CPU.
  *
  * Used to fold constants and to check that a rewritten model still computes
- * what the original did.  ONNX semantics for opsets 11-17; an operator or
- * dtype it does not support is an error naming it, never a wrong answer.
+ * what the original did.  ONNX semantics for opsets 7-17 (docs/verify.md
+ * lists the operators), If/Loop/Scan bodies, sequences and optionals (ir.h)
+ * included; an operator or dtype it does not support is an error naming
+ * it, never a wrong answer.
  *
  * Ownership: the graph is borrowed and must not change while an evaluator
  * prepared for it is alive; input tensors are borrowed for the call; output
@@ -54,6 +56,14 @@ PH_API int ph_eval_new_with(const ph_graph *g, const ph_eval_options *opts, ph_e
  * for graph output i.  0, or an error naming the node that failed. */
 PH_API int ph_eval_run(ph_eval *e, const ph_tensor *const *inputs, size_t n_inputs,
                        ph_tensor **outputs, size_t n_outputs, ph_error *err);
+
+/* 1 when graph output i of e's graph depends on a random operator
+ * (RandomNormal, RandomUniform and their Like forms, Bernoulli,
+ * Multinomial, Dropout in training mode), also through a body: its values
+ * come from the evaluator's generator (seeded by the node's seed attribute,
+ * else a fixed seed) and are not comparable with another model's.  0
+ * otherwise or when i is out of range. */
+PH_API int ph_eval_output_is_random(const ph_eval *e, size_t i);
 
 /* Evaluate one node on the given input tensors (NULL for omitted optional
  * inputs), filling outputs[0..ph_node_output_count(n)) with new tensors

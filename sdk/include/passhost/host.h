@@ -43,6 +43,12 @@ PH_API int ph_model_load(const char *path, ph_model **out, ph_error *err);
 PH_API int ph_model_load_memory(const void *data, size_t size, const char *name, ph_model **out,
                                 ph_error *err);
 
+/* How many nodes of the loaded file read a value that the file lists after
+ * them (in their own graph); 0 when the file was in topological order.  An
+ * acyclic graph listed out of order (as ONNX Runtime accepts it) is sorted
+ * by the loader, stably, so the model saves in order; a cycle is refused. */
+PH_API size_t ph_model_load_reordered(const ph_model *m);
+
 /* Write the model to path atomically: a temporary file in the same folder,
  * renamed over path only when complete.  Refuses to overwrite the file the
  * model was loaded from (or any of its external-data files).  Unmodelled

@@ -151,7 +151,8 @@ PH_API ph_value *ph_graph_add_input(ph_graph *g, const char *name, int dtype,
 /* Append a graph output slot that reads value v. */
 PH_API int ph_graph_add_output(ph_graph *g, ph_value *v);
 /* Add an initializer named `name` (made unique if taken) holding tensor t;
- * the graph takes ownership of t even on failure.  NULL on failure. */
+ * the graph takes ownership of t even on failure.  NULL on failure (also
+ * when t is a sequence or an optional, which no initializer can hold). */
 PH_API ph_value *ph_graph_add_initializer(ph_graph *g, const char *name, ph_tensor *t);
 /* Make graph input v of the main graph an initializer holding t: v keeps
  * its name and every use, leaves the graph's inputs, and its known type
@@ -180,6 +181,22 @@ PH_API int ph_graph_remove_dead_gated(ph_graph *g, ph_dead_gate gate, void *user
  * any more, then recursively the producers of that node's inputs.  Costs
  * only what it removes.  Returns how many nodes and initializers it removed. */
 PH_API int ph_value_prune(ph_value *v);
+
+/* Cut the main graph g to the part between the values named by inputs and
+ * outputs, as onnx.utils.extract_model does: the outputs become g's
+ * outputs (in that order), the inputs its inputs (in that order; a value a
+ * node computed becomes an input of the type it has, its node loses it),
+ * and every node, initializer and input the outputs do not need is
+ * removed.  Everything an output needs must come from the inputs given or
+ * from constants.  n_inputs 0: the graph's own inputs that the outputs
+ * need, in their order.  Errors (PH_ENOTFOUND, PH_EINVAL, nothing changed, a
+ * message naming the value): a name of no value, a value of a body, a name
+ * given twice, an initializer as an input, an input whose type is unknown
+ * (the caller runs shape inference first, ph_graph_infer_shapes, when the
+ * model does not declare them), a graph input needed but not given, an
+ * input no output depends on.  0 on success.  (sdk/src/ir/extract.c.) */
+PH_API int ph_graph_extract(ph_graph *g, const char *const *inputs, size_t n_inputs,
+                            const char *const *outputs, size_t n_outputs, ph_error *err);
 
 /* Reorder nodes into a topological order, keeping the current order where it
  * already is one.  PH_EVERIFY if the graph has a cycle. */
@@ -228,6 +245,12 @@ PH_API const char *ph_node_domain(const ph_node *n);
  * (n)), "")` spells out for a default-domain node.  -1 when not imported. */
 PH_API int64_t ph_node_opset(const ph_node *n);
 PH_API const char *ph_node_name(const ph_node *n);
+/* What to call n in a message: its name, or for a node without one (every
+ * node of the ONNX conformance models) its op and its index in its graph's
+ * node list in the input file, "Conv#3" ("then_branch/Relu#0" in a body;
+ * "Conv#new" for a node a pass made without a name).  Written into buf
+ * (size bytes, cut to fit), which it returns. */
+PH_API const char *ph_node_label(const ph_node *n, char *buf, size_t size);
 PH_API int ph_node_set_op_type(ph_node *n, const char *op_type);
 PH_API int ph_node_set_domain(ph_node *n, const char *domain);
 PH_API int ph_node_set_name(ph_node *n, const char *name);
@@ -309,6 +332,21 @@ PH_API ph_graph *ph_node_add_subgraph(ph_node *n, const char *name);
 PH_API size_t ph_node_subgraph_count(const ph_node *n);
 PH_API ph_graph *ph_node_subgraph(const ph_node *n, size_t i);
 
+/* Replace node n by the contents of its subgraph i (ph_node_subgraph), a
+ * body without inputs with as many outputs as n (an If branch): the body's
+ * nodes, initializers and value_info move into n's graph just before n,
+ * keeping their value names (unique in the model; a node name that another
+ * node also has is made unique); each output of n is replaced by the body's
+ * output of the same position (graph outputs keep their names; an Identity
+ * is put in between where that value cannot take an output's place), and n
+ * is removed with the bodies it still holds.  Values of the body read by
+ * nested bodies stay in scope.  The caller checks that running the body
+ * once is what n computes (e.g. an If whose condition is a constant).
+ * 0, or PH_EINVAL (n removed, no such subgraph, a body with inputs or
+ * another output count; nothing changed), PH_ENOMEM.  (sdk/src/ir/inline.c;
+ * added for inline_constant_if.) */
+PH_API int ph_node_inline_subgraph(ph_node *n, size_t i);
+
 /* ----------------------------------------------------------------- values */
 
 PH_API const char *ph_value_name(const ph_value *v);
@@ -389,6 +427,34 @@ PH_API size_t ph_tensor_nbytes(const ph_tensor *t);
 PH_API const void *ph_tensor_data(const ph_tensor *t);
 /* 1 if both have the same dtype, shape and bytes. */
 PH_API int ph_tensor_equal(const ph_tensor *a, const ph_tensor *b);
+
+/* ------------------------------------------------- sequences and optionals
+ * The evaluator's values of ONNX's sequence and optional types are
+ * ph_tensors of another kind: no dtype (ph_tensor_dtype is 0), rank 0, no
+ * data (ph_tensor_data is NULL), and items.  ph_tensor_free frees the items,
+ * ph_tensor_clone copies them, ph_tensor_equal compares them.  They never
+ * go into a graph (initializers and attributes are tensors). */
+
+typedef enum ph_kind {
+    PH_KIND_TENSOR = 0,
+    PH_KIND_SEQUENCE = 1,
+    PH_KIND_OPTIONAL = 2
+} ph_kind;
+
+PH_API int ph_tensor_kind(const ph_tensor *t);
+/* A new sequence of n items (tensors, or sequences for a sequence of
+ * sequences), taken over even on failure; elem_dtype is the element dtype
+ * (what an empty sequence has; 0 when unknown).  NULL when an item is NULL
+ * or out of memory.  Caller owns the result. */
+PH_API ph_tensor *ph_sequence_new(int elem_dtype, size_t n, ph_tensor *const *items);
+/* A new optional holding value (taken over, even on failure), or an empty
+ * optional when value is NULL.  NULL when out of memory. */
+PH_API ph_tensor *ph_optional_new(int elem_dtype, ph_tensor *value);
+/* A sequence's or optional's element dtype, length (an optional: 0 or 1)
+ * and item i (borrowed; NULL past the end).  0 / NULL for a tensor. */
+PH_API int ph_container_elem_dtype(const ph_tensor *t);
+PH_API size_t ph_container_length(const ph_tensor *t);
+PH_API const ph_tensor *ph_container_item(const ph_tensor *t, size_t i);
 
 /* Tensor files (fold_constant_inputs and --verify-data read them).
  * ph_tensor_load_pb reads a serialized TensorProto (the

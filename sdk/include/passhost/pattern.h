@@ -186,6 +186,15 @@ PH_API void ph_match_free(ph_match *m);
  * rule above but not a rule's check callback. */
 PH_API int ph_pattern_match_at(const ph_pattern *p, ph_node *root, ph_match *m);
 
+/* ph_pattern_match_at, telling why not: 1 matched (m holds the match, as
+ * from ph_pattern_match_at); 0 no match, with a one-line reason in why
+ * (size bytes) about the deepest statement the match reached ("statement 1
+ * (Gemm): attribute beta is absent; the pattern wants beta = 0.5 ..."); -1
+ * root is not a candidate (not of the root statement's op; why is "").
+ * PH_EINVAL for a NULL argument.  For rule authors (passhost --trace-rule);
+ * slower than ph_pattern_match_at only by the formatting. */
+PH_API int ph_pattern_explain(const ph_pattern *p, ph_node *root, ph_match *m, char *why, size_t size);
+
 /* The value bound to name: an input or output of a statement.  NULL for an
  * omitted optional input or a name the pattern does not have. */
 PH_API ph_value *ph_match_value(const ph_match *m, const char *name);

@@ -111,7 +111,8 @@ typedef struct ph_pass_desc {
     int run_once;         /* run once after the fixpoint, not in it */
     ph_exactness exactness;
     /* Targets the pass applies to, separated by ';' (e.g. "ort;npu"); NULL
-     * or "" = every target.  A pass on by default is on only for these. */
+     * or "" = every target, and no target; "*" = every target profile, but
+     * not a stage without one.  A pass on by default is on only for these. */
     const char *targets;
     /* Ordering hints: NULL-terminated lists of pass names, or NULL. */
     const char *const *run_after;

@@ -78,10 +78,21 @@ PH_API const ph_pass_desc *ph_test_pass_desc(const ph_test_pass *p);
 
 /* --------------------------------------------------------------- options */
 
-/* Default tolerances of a checked run of a PH_FP or PH_APPROX pass, per
- * output dtype: an element passes when |after - before| <= atol +
- * rtol * |before| (NaN only against NaN, an infinity only against the same
- * infinity). */
+/* The rule of a checked run of a PH_FP or PH_APPROX pass is the error
+ * budget of `passhost --verify` (docs/verify.md): the model before the pass
+ * is also evaluated in the evaluator's float64 mode (the reference), and a
+ * float output passes when, in each evaluation,
+ *     max |after - ref| <= 4 x max |before - ref|
+ *                          + 4 x eps(dtype) x max(max |ref|, smallest normal)
+ * with NaN and infinities where the output before the pass has them and
+ * nowhere else; an integer or bool output must equal the reference wherever
+ * the output before the pass does.  A PH_EXACT pass (or opts.exact) must
+ * leave every output bit for bit as it was.
+ *
+ * Fixed tolerances judge instead when opts sets atol or rtol, in
+ * ph_test_compare, and when the float64 evaluation fails: an element passes
+ * when |after - before| <= atol + rtol * |before| (NaN only against NaN, an
+ * infinity only against the same infinity), with these defaults per dtype. */
 #define PH_TEST_ATOL_FLOAT 1e-5
 #define PH_TEST_RTOL_FLOAT 1e-4
 #define PH_TEST_ATOL_DOUBLE 1e-12
@@ -120,8 +131,9 @@ typedef struct ph_test_options {
      * the model (ph_graph_input_count), NULL entries random; or NULL.  A
      * given input is used as is for every size. */
     const ph_tensor *const *inputs;
-    /* Tolerance of PH_FP / PH_APPROX passes for every float dtype; 0: the
-     * PH_TEST_ATOL_* / PH_TEST_RTOL_* default of the output's dtype. */
+    /* Fixed tolerances for PH_FP / PH_APPROX passes instead of the error
+     * budget (either set: both apply, the other at the PH_TEST_ATOL_* /
+     * PH_TEST_RTOL_* default of the output's dtype); 0 and 0: the budget. */
     double atol, rtol;
     /* 1: compare bit for bit even for PH_FP and PH_APPROX passes. */
     int exact;
@@ -132,6 +144,9 @@ typedef struct ph_test_options {
     const struct ph_target *profile;
     ph_violation_fn violation;
     void *violation_user;
+    /* ph_test_case only: 1 runs the pass with ph_test_run (no numeric
+     * check), for a model the evaluator cannot run. */
+    int unchecked;
 } ph_test_options;
 
 /* What a run did and, for a checked run, how the outputs compared. */
@@ -199,6 +214,63 @@ PH_API int ph_test_compare(ph_tensor *const *a, size_t na, ph_tensor *const *b, 
  * NULL). */
 PH_API int ph_test_random_inputs(const ph_graph *g, uint64_t seed, int64_t size, ph_tensor **inputs,
                                  ph_error *err);
+
+/* ------------------------------------------------------ graphs as text
+ *
+ * A test case in a few lines:
+ *
+ *     ph_error err = {0};
+ *     int rc = ph_test_case(ph_test_pass_desc(tp),
+ *                           "x: float[2,3]\n"
+ *                           "i = Identity(x)\n"
+ *                           "y = Relu(i)\n"
+ *                           "return y",
+ *                           NULL, 1, "y = Relu(x)", &err);
+ *
+ * The graph text has one item per line (or ';'), '#' starts a comment:
+ *   x: float[2,3]            a graph input; dims are numbers, '?' (unknown)
+ *                            or a name (symbolic); float[*]: unknown rank
+ *   w: const float[3,4]      an initializer of seeded random values (floats
+ *                            in [-1, 1), integers in [0, 4))
+ *   s: int64[2] = [2, 3]     an initializer of these values (one value fills
+ *                            the whole tensor); float[] = [0.5] is a scalar
+ *   y = Op(a, _, b) {k=1, f=0.5, s="str", l=[1,2]}
+ *   a, b = Op@domain(x)      a node, in the pattern language's statement
+ *                            syntax (pattern.h): outputs, op, inputs ('_' is
+ *                            an omitted optional input), attributes (an
+ *                            integer, a float, a string, or a list of
+ *                            integers or floats); the domain is imported
+ *                            (version 1) when the model lacks it
+ *   opset 13, opset@d 2      the imports (default: opset 17)
+ *   return y, z              the graph outputs
+ * Every name is defined above its use.  The model's values get the names of
+ * the text for inputs and initializers; node outputs get fresh names.
+ *
+ * The expected result is one or more patterns (pattern.h) separated by
+ * lines holding only "--".  The graph is as expected when each pattern
+ * matches somewhere in it (with its leaves named like a graph input or
+ * initializer bound to that value) and the matched nodes, counted over all
+ * patterns, are as many as the graph's nodes: a pattern of two statements
+ * says the graph is exactly two such nodes.  As in any pattern, an interior
+ * value that is also a graph output is written 'name:shared'. */
+
+/* A new model (caller frees with ph_model_free) from the text above; NULL
+ * with err (PH_EINVAL naming the line and column, or PH_ENOMEM). */
+PH_API ph_model *ph_test_model_text(const char *text, ph_error *err);
+
+/* 0 when g is as the patterns `expect` say (see above); PH_EVERIFY with err
+ * listing the graph's ops when it is not; PH_EINVAL for a pattern that does
+ * not parse (err gives the position). */
+PH_API int ph_test_graph_is(const ph_graph *g, const char *expect, ph_error *err);
+
+/* One test case: build the model of `graph`, run desc on it checked
+ * (ph_test_run_checked, or ph_test_run with opts->unchecked), require
+ * `rewrites` rewrites (-1: any number), then require the result to be
+ * `expect` (ph_test_graph_is), or, with expect NULL, the graph untouched
+ * (the same nodes, inputs, outputs and attributes).  0 when all holds;
+ * else the negative code of what failed with err saying what. */
+PH_API int ph_test_case(const ph_pass_desc *desc, const char *graph, const ph_test_options *opts,
+                        int rewrites, const char *expect, ph_error *err);
 
 #ifdef __cplusplus
 }

@@ -415,7 +415,7 @@ PH_API int ph_value_set_const(ph_value *v, ph_tensor *t)
 {
     if (!t)
         return PH_EINVAL;
-    if (!v || v->dead || v->producer || !v->tensor) {
+    if (!v || v->dead || v->producer || !v->tensor || ph_tensor_kind(t) != PH_KIND_TENSOR) {
         ph_tensor_free(t);
         return PH_EINVAL;
     }

@@ -10,7 +10,7 @@
  *
  * float16 and bfloat16: the core converts such inputs to float32, calls the
  * kernel, and converts float32 outputs back to input 0's half type (when
- * input 0 is one), unless the kernel is listed with native_half = 1.  Kernels
+ * input 0 is one), unless the kernel is listed with EVAL_KF_NATIVE_HALF.  Kernels
  * therefore see float32, float64 and integer types; a->half tells them the
  * dtype input 0 had, to refuse a half type the spec does not allow.
  *
@@ -32,6 +32,13 @@
 #include "internal.h"
 #include "passhost/eval.h"
 
+/* The running graph, for kernels that evaluate bodies (If, Loop, Scan,
+ * SequenceMap): its evaluator and the current value of each slot. */
+typedef struct eval_frame {
+    const ph_eval *e;
+    const ph_tensor **cur;
+} eval_frame;
+
 typedef struct eval_kargs {
     const ph_node *node;          /* attributes come from here */
     int64_t opset;                /* default-domain opset of the model */
@@ -42,16 +49,31 @@ typedef struct eval_kargs {
     const int *out_wanted;        /* out_wanted[i] == 0: output i is omitted, do not produce it */
     ph_error *err;
     int half;                     /* PH_DT_FLOAT16/BFLOAT16: input 0 had it and was converted to float; else 0 */
+    const eval_frame *frame;       /* the graph running the node; NULL from ph_eval_node */
+    ph_eval *const *bodies;       /* the node's prepared bodies; NULL from ph_eval_node */
     int float64;                  /* the float64 reference mode: see below */
 } eval_kargs;
 
 typedef int (*eval_kernel_fn)(eval_kargs *a);
 
+/* flags of a kernel */
+#define EVAL_KF_NATIVE_HALF 1u /* handles float16/bfloat16 itself (no conversion to float) */
+#define EVAL_KF_CONTAINERS 2u  /* takes sequences and optionals as inputs (else refused by the core) */
+#define EVAL_KF_RANDOM 4u      /* draws random numbers: its outputs are not comparable */
+
 typedef struct eval_kernel_entry {
     ph_op op;          /* PH_OP_UNKNOWN ends a table */
     eval_kernel_fn fn;
-    int native_half;   /* 1: the kernel handles float16/bfloat16 itself */
+    unsigned flags;    /* EVAL_KF_* (1 alone: EVAL_KF_NATIVE_HALF) */
 } eval_kernel_entry;
+
+/* Kernels of ops outside ph_op (other domains: com.microsoft; default-domain
+ * ops the table lacks), looked up by domain ("" default) and op type. */
+typedef struct eval_named_kernel {
+    const char *domain;
+    const char *op_type; /* NULL ends a table */
+    eval_kernel_entry k;
+} eval_named_kernel;
 
 /* Elementwise, activation, logic, shape and data-movement ops, reductions,
  * Cast, Constant*, Range, Pad, TopK, NonZero, DepthToSpace, SpaceToDepth
@@ -60,5 +82,22 @@ extern const eval_kernel_entry eval_kernels_light[];
 /* MatMul, Gemm, Conv, ConvTranspose, pooling, normalizations, Resize, Einsum
  * (sdk/src/eval_nn_*.c). */
 extern const eval_kernel_entry eval_kernels_heavy[];
+/* Control flow, sequences and optionals, recurrent, quantized, signal,
+ * detection, scatter/gather, losses and random ops (sdk/src/eval/eval_more_table.c). */
+extern const eval_kernel_entry eval_kernels_more[];
+/* com.microsoft ops passhost emits, and default-domain ops outside ph_op. */
+extern const eval_named_kernel eval_kernels_named[];
+
+/* ------------------------------------------------------------ bodies
+ * For kernels of nodes with subgraphs.  Index b counts the node's subgraphs
+ * in ph_node_subgraph order. */
+/* The index of the body held by GRAPH attribute attr, or SIZE_MAX. */
+size_t eval_body_index(const eval_kargs *a, const char *attr);
+size_t eval_body_output_count(const eval_kargs *a, size_t b);
+/* Run body b on n_in inputs (borrowed; one per body input), filling
+ * out[0..n_out) with new values (the caller frees them).  Values the body
+ * reads from enclosing graphs come from a->frame.  0 or a PH_E* code with
+ * a->err set (the message names the body's node). */
+int eval_body_run(eval_kargs *a, size_t b, const ph_tensor *const *in, size_t n_in, ph_tensor **out, size_t n_out);
 
 #endif

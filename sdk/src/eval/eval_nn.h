@@ -55,6 +55,13 @@ int eval_k_global_max_pool(eval_kargs *a);
 int eval_k_batch_norm(eval_kargs *a);
 int eval_k_instance_norm(eval_kargs *a);
 int eval_k_layer_norm(eval_kargs *a);
+int eval_k_lrn(eval_kargs *a);
+int eval_k_mean_variance_norm(eval_kargs *a);
+int eval_k_lp_norm(eval_kargs *a);
+int eval_k_group_norm(eval_kargs *a);
+int eval_k_lp_pool(eval_kargs *a);
+int eval_k_global_lp_pool(eval_kargs *a);
+int eval_k_max_roi_pool(eval_kargs *a);
 int eval_k_resize(eval_kargs *a);
 int eval_k_einsum(eval_kargs *a);
 

@@ -6,8 +6,8 @@
  * contractions.  Operands are contracted left to right: each pair is reduced
  * to the batch / free / contracted index classes, permuted into contiguous
  * [batch, M, K] and [batch, K, N] blocks, and multiplied with the blocked
- * GEMM.  An index repeated within one operand (diagonal, trace) is refused
- * with PH_EUNSUPPORTED.
+ * GEMM.  An index repeated within one operand ("ii->i", "...ii->...i", a
+ * trace "ii") first takes that operand's diagonal.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -59,6 +59,55 @@ static void *alloc_elems(const ectx *c, int64_t n)
     if (n < 0 || ir_mul_ovf(n > 0 ? n : 1, (int64_t)c->es, &bytes))
         return NULL; /* a shape too large to count: reported as out of memory */
     return malloc((size_t)bytes);
+}
+
+/* An operand with an index repeated ("ii"): replace it by its diagonal,
+ * each label once (in the order of first occurrence).  0 or PH_ENOMEM. */
+static int take_diagonal(const ectx *c, eop *o)
+{
+    int lab[MAXD], pos[MAXD];
+    int64_t dim[MAXD], st[MAXD], acc = 1;
+    size_t n = 0;
+    for (size_t k = o->n; k-- > 0;) {
+        st[k] = acc;
+        acc *= o->dim[k];
+    }
+    for (size_t k = 0; k < o->n; k++) {
+        size_t q = 0;
+        while (q < n && lab[q] != o->lab[k])
+            q++;
+        if (q == n) {
+            lab[n] = o->lab[k];
+            dim[n++] = o->dim[k];
+        }
+        pos[k] = (int)q;
+    }
+    if (n == o->n)
+        return 0;
+    int64_t ust[MAXD] = {0}, total = eval_nn_prod(dim, n), idx[MAXD] = {0};
+    for (size_t k = 0; k < o->n; k++)
+        ust[pos[k]] += st[k]; /* a repeated label steps along every dim it names */
+    char *d = alloc_elems(c, total);
+    if (!d)
+        return PH_ENOMEM;
+    for (int64_t e = 0; e < total; e++) {
+        int64_t off = 0;
+        for (size_t q = 0; q < n; q++)
+            off += idx[q] * ust[q];
+        memcpy(d + (size_t)e * c->es, (const char *)o->data + (size_t)off * c->es, c->es);
+        for (size_t q = n; q-- > 0;) {
+            if (++idx[q] < dim[q])
+                break;
+            idx[q] = 0;
+        }
+    }
+    eop_free(o);
+    memcpy(o->lab, lab, n * sizeof *lab);
+    memcpy(o->dim, dim, n * sizeof *dim);
+    o->n = n;
+    o->data = d;
+    o->owned = 1;
+    return 0;
 }
 
 /* dst (labels lab[0..n), dims from c->size) = src broadcast/permuted. */
@@ -322,14 +371,19 @@ int eval_k_einsum(eval_kargs *a)
         ops[i].n = n;
         ops[i].data = (void *)ph_tensor_data(t);
         for (size_t k = 0; k < n; k++) {
-            int l = lab[k];
+            int l = lab[k], seen = 0;
             int64_t d = ph_tensor_dim(t, k);
             ops[i].dim[k] = d;
             for (size_t q = 0; q < k; q++)
-                if (lab[q] == l)
-                    return ph_error_set(a->err, PH_EUNSUPPORTED,
-                                        "Einsum: repeated index in one operand (diagonal/trace) in '%s'", eq);
-            count[l]++;
+                if (lab[q] == l) {
+                    if (ph_tensor_dim(t, q) != d)
+                        return ph_error_set(a->err, PH_EINVAL, "Einsum: a repeated index has sizes %lld and %lld",
+                                            (long long)ph_tensor_dim(t, q), (long long)d);
+                    seen = 1;
+                }
+            count[l]++; /* implicit output: a label repeated in one operand is summed too */
+            if (seen)
+                continue;
             if (c.size[l] < 0 || c.size[l] == 1)
                 c.size[l] = d;
             else if (d != 1 && d != c.size[l])
@@ -337,6 +391,12 @@ int eval_k_einsum(eval_kargs *a)
                                     (long long)d, (long long)c.size[l]);
         }
     }
+    for (size_t i = 0; i < a->n_in; i++)
+        if (take_diagonal(&c, &ops[i])) {
+            for (size_t j = 0; j < i; j++)
+                eop_free(&ops[j]);
+            return ph_error_set(a->err, PH_ENOMEM, "Einsum: out of memory");
+        }
     /* output labels */
     int olab[MAXD];
     size_t on = 0;

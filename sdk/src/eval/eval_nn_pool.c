@@ -153,9 +153,9 @@ static ph_tensor *alloc_out(int dt, const pgeom *g)
     static void NAME(const T *x, T *y, const pgeom *g, int include_pad)                        \
     {                                                                                           \
         for (int64_t p = 0; p < g->N * g->C; p++, x += g->in_sp, y += g->out_sp) {              \
-            double sum = 0;                                                                     \
+            double sum = -0.0; /* the identity of +: a window of -0 averages to -0 */           \
             int64_t cnt = 0, cnt_pad = 0;                                                       \
-            POOL_LOOP(g, (sum = 0, cnt = 0, cnt_pad = 0), (sum += x[src], cnt++),               \
+            POOL_LOOP(g, (sum = -0.0, cnt = 0, cnt_pad = 0), (sum += x[src], cnt++),            \
                       y[q_] = (T)(sum / (double)(include_pad ? cnt_pad : cnt)));                \
         }                                                                                       \
     }
@@ -325,4 +325,167 @@ int eval_k_global_average_pool(eval_kargs *a)
 int eval_k_global_max_pool(eval_kargs *a)
 {
     return global_pool(a, "GlobalMaxPool", 1);
+}
+
+/* LpPool: (sum over the window of |x|^p)^(1/p), p = 2 by default; taps in
+ * the padding add nothing. */
+#define DEF_LP(NAME, T)                                                                         \
+    static void NAME(const T *x, T *y, const pgeom *g, double pw)                              \
+    {                                                                                           \
+        for (int64_t p = 0; p < g->N * g->C; p++, x += g->in_sp, y += g->out_sp) {              \
+            double sum = 0;                                                                     \
+            int64_t cnt_pad = 0;                                                                \
+            POOL_LOOP(g, (sum = 0), (sum += pow(fabs((double)x[src]), pw)),                     \
+                      y[q_] = (T)pow(sum, 1 / pw));                                             \
+            (void)cnt_pad;                                                                      \
+        }                                                                                       \
+    }
+DEF_LP(lp_f, float)
+DEF_LP(lp_d, double)
+
+static int lp_order(eval_kargs *a, const char *op, double *p)
+{
+    int64_t v = ph_node_attr_int(a->node, "p", 2);
+    if (v < 1)
+        return ph_error_set(a->err, PH_EINVAL, "%s: p must be positive", op);
+    *p = (double)v;
+    return 0;
+}
+
+int eval_k_lp_pool(eval_kargs *a)
+{
+    const ph_tensor *x = a->in[0];
+    if (!x)
+        return ph_error_set(a->err, PH_EINVAL, "LpPool: needs X");
+    int dt = ph_tensor_dtype(x);
+    if (dt != PH_DT_FLOAT && dt != PH_DT_DOUBLE)
+        return ph_error_set(a->err, PH_EUNSUPPORTED, "LpPool: dtype %s not supported", ph_dtype_name(dt));
+    pgeom g;
+    double p = 2;
+    int rc = pool_geom(a, "LpPool", x, &g);
+    if (rc || (rc = lp_order(a, "LpPool", &p)) != 0)
+        return rc;
+    ph_tensor *y = alloc_out(dt, &g);
+    if (!y)
+        return ph_error_set(a->err, PH_ENOMEM, "LpPool: out of memory");
+    if (ph_tensor_numel(y) > 0) {
+        if (dt == PH_DT_FLOAT)
+            lp_f(ph_tensor_data(x), ir_tensor_mut(y), &g, p);
+        else
+            lp_d(ph_tensor_data(x), ir_tensor_mut(y), &g, p);
+    }
+    a->out[0] = y;
+    return 0;
+}
+
+/* GlobalLpPool: the p-norm of each whole plane. */
+int eval_k_global_lp_pool(eval_kargs *a)
+{
+    const char *op = "GlobalLpPool";
+    const ph_tensor *x = a->in[0];
+    if (!x || !ph_tensor_data(x))
+        return ph_error_set(a->err, PH_EINVAL, "%s: needs X", op);
+    int dt = ph_tensor_dtype(x);
+    if (dt != PH_DT_FLOAT && dt != PH_DT_DOUBLE)
+        return ph_error_set(a->err, PH_EUNSUPPORTED, "%s: dtype %s not supported", op, ph_dtype_name(dt));
+    size_t rank = ph_tensor_rank(x);
+    double p = 2;
+    int rc;
+    if (rank < 2 || rank > R + 2)
+        return ph_error_set(a->err, PH_EINVAL, "%s: X has rank %zu", op, rank);
+    if ((rc = lp_order(a, op, &p)) != 0)
+        return rc;
+    const int64_t *xd = ph_tensor_dims(x);
+    int64_t od[R + 2];
+    for (size_t i = 0; i < rank; i++)
+        od[i] = i < 2 ? xd[i] : 1;
+    int64_t planes = xd[0] * xd[1], sp = eval_nn_prod(xd + 2, rank - 2);
+    ph_tensor *y = ir_tensor_alloc(dt, rank, od);
+    if (!y)
+        return ph_error_set(a->err, PH_ENOMEM, "%s: out of memory", op);
+    for (int64_t q = 0; q < planes; q++) {
+        double s = 0;
+        for (int64_t i = 0; i < sp; i++) {
+            double v = dt == PH_DT_FLOAT ? ((const float *)ph_tensor_data(x))[q * sp + i]
+                                         : ((const double *)ph_tensor_data(x))[q * sp + i];
+            s += pow(fabs(v), p);
+        }
+        if (dt == PH_DT_FLOAT)
+            ((float *)ir_tensor_mut(y))[q] = (float)pow(s, 1 / p);
+        else
+            ((double *)ir_tensor_mut(y))[q] = pow(s, 1 / p);
+    }
+    a->out[0] = y;
+    return 0;
+}
+
+/* A box coordinate rounded half away from zero, bounded to +-2^30 (NaN 0)
+ * so the bin arithmetic stays defined. */
+static int64_t roi_coord(double v)
+{
+    v = round(v);
+    return v != v ? 0 : v > EVAL_NN_DIM_MAX ? EVAL_NN_DIM_MAX : v < -EVAL_NN_DIM_MAX ? -EVAL_NN_DIM_MAX : (int64_t)v;
+}
+
+/* MaxRoiPool: the max over each of pooled_shape bins of each region of
+ * interest ([batch, x1, y1, x2, y2] scaled by spatial_scale and rounded,
+ * as Caffe's and ONNX Runtime's RoiPool); an empty bin gives 0. */
+int eval_k_max_roi_pool(eval_kargs *a)
+{
+    const char *op = "MaxRoiPool";
+    const ph_tensor *x = a->in[0], *rois = a->n_in > 1 ? a->in[1] : NULL;
+    if (!x || !rois || !ph_tensor_data(x) || !ph_tensor_data(rois))
+        return ph_error_set(a->err, PH_EINVAL, "%s: needs X and rois", op);
+    int dt = ph_tensor_dtype(x);
+    if ((dt != PH_DT_FLOAT && dt != PH_DT_DOUBLE) || ph_tensor_dtype(rois) != dt)
+        return ph_error_set(a->err, PH_EUNSUPPORTED, "%s: dtype %s not supported", op, ph_dtype_name(dt));
+    int64_t ps[2];
+    int rc = ints_attr(a, op, "pooled_shape", 2, 1, ps, 1);
+    if (rc)
+        return rc;
+    if (ph_tensor_rank(x) != 4 || ph_tensor_rank(rois) != 2 || ph_tensor_dim(rois, 1) != 5 || ps[0] < 1 || ps[1] < 1)
+        return ph_error_set(a->err, PH_EINVAL, "%s: X must be [N, C, H, W], rois [R, 5], pooled_shape positive", op);
+    double scale = ph_node_attr_float(a->node, "spatial_scale", 1.0f);
+    int64_t N = ph_tensor_dim(x, 0), C = ph_tensor_dim(x, 1), H = ph_tensor_dim(x, 2), W = ph_tensor_dim(x, 3);
+    int64_t nr = ph_tensor_dim(rois, 0), od[4] = {nr, C, ps[0], ps[1]};
+    ph_tensor *y = ir_tensor_alloc(dt, 4, od);
+    if (!y)
+        return ph_error_set(a->err, PH_ENOMEM, "%s: out of memory", op);
+#define RD(t, i) (dt == PH_DT_FLOAT ? (double)((const float *)ph_tensor_data(t))[i] : ((const double *)ph_tensor_data(t))[i])
+    for (int64_t r = 0; r < nr; r++) {
+        double bd = RD(rois, r * 5);
+        int64_t b = bd >= 0 && bd < (double)N ? (int64_t)bd : -1;
+        if (b < 0 || b >= N) {
+            ph_tensor_free(y);
+            return ph_error_set(a->err, PH_EINVAL, "%s: batch index %lld is out of range", op, (long long)b);
+        }
+        int64_t x1 = roi_coord(RD(rois, r * 5 + 1) * scale), y1 = roi_coord(RD(rois, r * 5 + 2) * scale);
+        int64_t x2 = roi_coord(RD(rois, r * 5 + 3) * scale), y2 = roi_coord(RD(rois, r * 5 + 4) * scale);
+        int64_t rh = y2 - y1 + 1 > 1 ? y2 - y1 + 1 : 1, rw = x2 - x1 + 1 > 1 ? x2 - x1 + 1 : 1;
+        double bh = (double)rh / (double)ps[0], bw = (double)rw / (double)ps[1];
+        for (int64_t c = 0; c < C; c++)
+            for (int64_t ph = 0; ph < ps[0]; ph++)
+                for (int64_t pw = 0; pw < ps[1]; pw++) {
+                    int64_t hs = roi_coord(floor((double)ph * bh)) + y1, he = roi_coord(ceil((double)(ph + 1) * bh)) + y1;
+                    int64_t ws = roi_coord(floor((double)pw * bw)) + x1, we = roi_coord(ceil((double)(pw + 1) * bw)) + x1;
+                    hs = hs < 0 ? 0 : hs > H ? H : hs;
+                    he = he < 0 ? 0 : he > H ? H : he;
+                    ws = ws < 0 ? 0 : ws > W ? W : ws;
+                    we = we < 0 ? 0 : we > W ? W : we;
+                    double m = he <= hs || we <= ws ? 0 : -INFINITY;
+                    for (int64_t h = hs; h < he; h++)
+                        for (int64_t w = ws; w < we; w++) {
+                            double v = RD(x, ((b * C + c) * H + h) * W + w);
+                            m = v > m ? v : m;
+                        }
+                    int64_t e = ((r * C + c) * ps[0] + ph) * ps[1] + pw;
+                    if (dt == PH_DT_FLOAT)
+                        ((float *)ir_tensor_mut(y))[e] = (float)m;
+                    else
+                        ((double *)ir_tensor_mut(y))[e] = m;
+                }
+    }
+#undef RD
+    a->out[0] = y;
+    return 0;
 }

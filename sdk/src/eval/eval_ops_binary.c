@@ -184,6 +184,25 @@ static int pow_generic(eval_kargs *a, const ph_tensor *x, const ph_tensor *y)
     return 0;
 }
 
+/* PRelu before opset 7: a 1-D slope of C values is per channel (dim 1 of X,
+ * rank >= 3); *out gets it as [C, 1, ..., 1] to broadcast the numpy way
+ * (NULL when the slope is of another form). */
+static int legacy_slope(eval_kargs *a, const ph_tensor *x, const ph_tensor *s, ph_tensor **out)
+{
+    size_t rx = ph_tensor_rank(x);
+    *out = NULL;
+    if (a->opset >= 7 || ph_tensor_rank(s) != 1 || rx < 3 || rx > EVAL_MAX_RANK + 1 ||
+        ph_tensor_dim(s, 0) != ph_tensor_dim(x, 1))
+        return 0;
+    int64_t d[EVAL_MAX_RANK];
+    d[0] = ph_tensor_dim(x, 1);
+    for (size_t i = 1; i + 1 < rx; i++)
+        d[i] = 1;
+    if (!(*out = ph_tensor_new(ph_tensor_dtype(s), rx - 1, d, ph_tensor_data(s))))
+        return eval_kfail(a, PH_ENOMEM, "out of memory");
+    return 0;
+}
+
 /* PRelu: the slope broadcasts to X's shape (unidirectional). */
 static int slope_fits(eval_kargs *a, const ph_tensor *x, const ph_tensor *s)
 {
@@ -233,8 +252,12 @@ int eval_k_binary(eval_kargs *a)
     int fm = (int)ph_node_attr_int(a->node, "fmod", 0);
     if (op == PH_OP_Mod && !fm && eval_dt_float(dt))
         return eval_kfail(a, PH_EINVAL, "fmod must be 1 for floating-point inputs");
-    if (op == PH_OP_PRelu && (rc = slope_fits(a, t0, a->in[1])) != 0)
+    ph_tensor *legacy = NULL;
+    if (op == PH_OP_PRelu && ((rc = legacy_slope(a, t0, a->in[1], &legacy)) != 0 ||
+                              (rc = slope_fits(a, t0, legacy ? legacy : a->in[1])) != 0)) {
+        ph_tensor_free(legacy);
         return rc;
+    }
     ph_tensor *acc = NULL;
     if (n == 1) {
         if (!(acc = ph_tensor_clone(t0)))
@@ -242,12 +265,15 @@ int eval_k_binary(eval_kargs *a)
     }
     for (size_t k = 1; k < n; k++) {
         ph_tensor *r;
-        rc = apply(a, f, p->out_bool ? PH_DT_BOOL : dt, acc ? acc : t0, a->in[k], fm, &r);
+        rc = apply(a, f, p->out_bool ? PH_DT_BOOL : dt, acc ? acc : t0, k == 1 && legacy ? legacy : a->in[k], fm, &r);
         ph_tensor_free(acc);
-        if (rc)
+        if (rc) {
+            ph_tensor_free(legacy);
             return rc;
+        }
         acc = r;
     }
+    ph_tensor_free(legacy);
     if (op == PH_OP_Mean) {
         size_t cnt = (size_t)ph_tensor_numel(acc);
         void *d = ir_tensor_mut(acc);
@@ -280,6 +306,27 @@ int eval_k_bitshift(eval_kargs *a)
     if ((rc = apply(a, (dir[0] == 'L' ? shl_fns : shr_fns)[dt], dt, x, y, 0, &r)) != 0)
         return rc;
     a->out[0] = r;
+    return 0;
+}
+
+/* BitwiseNot (opset 18): integers only. */
+int eval_k_bitwise_not(eval_kargs *a)
+{
+    const ph_tensor *x;
+    const void *xd;
+    int rc = eval_need(a, 0, &x, &xd);
+    if (rc)
+        return rc;
+    int dt = ph_tensor_dtype(x);
+    if (!eval_dt_int(dt))
+        return eval_kbad_dtype(a, "input", dt);
+    void *o;
+    if ((rc = eval_out(a, 0, dt, ph_tensor_rank(x), ph_tensor_dims(x), &o)) != 0 || !o)
+        return rc;
+    const unsigned char *s = xd;
+    unsigned char *d = o;
+    for (size_t i = 0; i < ph_tensor_nbytes(x); i++)
+        d[i] = (unsigned char)~s[i];
     return 0;
 }
 

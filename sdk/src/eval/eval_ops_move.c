@@ -320,15 +320,6 @@ int eval_k_split(eval_kargs *a)
 }
 
 /* Indices as int64 (int32 or int64 input), checked against [-d, d). */
-static int index_at(eval_kargs *a, const void *id, int idt, size_t i, int64_t d, int64_t *out)
-{
-    int64_t v = eval_load_i64(id, idt, i);
-    if (v < -d || v >= d)
-        return eval_kfail(a, PH_EINVAL, "index %lld is out of range for dim %lld", (long long)v, (long long)d);
-    *out = v < 0 ? v + d : v;
-    return 0;
-}
-
 int eval_k_gather(eval_kargs *a)
 {
     const ph_tensor *x, *it;
@@ -358,7 +349,7 @@ int eval_k_gather(eval_kargs *a)
     for (int64_t i = 0; i < outer; i++)
         for (int64_t j = 0; j < ni; j++) {
             int64_t k = 0;
-            if ((rc = index_at(a, id, idt, (size_t)j, d, &k)) != 0)
+            if ((rc = eval_index_at(a, id, idt, (size_t)j, d, &k)) != 0)
                 return rc;
             memcpy(o, xd + ((size_t)(i * d + k)) * blk, blk);
             o += blk;
@@ -392,7 +383,7 @@ int eval_k_gather_elements(eval_kargs *a)
             return eval_kfail(a, PH_EINVAL, "indices dim %zu exceeds data", i);
     for (int64_t e = 0; e < n; e++) {
         int64_t k = 0;
-        if ((rc = index_at(a, id, idt, (size_t)e, ph_tensor_dim(x, ax), &k)) != 0)
+        if ((rc = eval_index_at(a, id, idt, (size_t)e, ph_tensor_dim(x, ax), &k)) != 0)
             return rc;
         memcpy(o + (size_t)e * es, xd + (size_t)(base + k * xs[ax]) * es, es);
         for (size_t i = r; i-- > 0;) { /* next index; base excludes the axis */

@@ -31,7 +31,9 @@ static int need_data(eval_kargs *a, const ph_tensor **x)
 
 int eval_k_identity(eval_kargs *a)
 {
-    const ph_tensor *x;
+    const ph_tensor *x = eval_in(a, 0);
+    if (x && ph_tensor_kind(x) != PH_KIND_TENSOR) /* a sequence or optional (opset 14+) */
+        return (a->out[0] = ph_tensor_clone(x)) ? 0 : eval_kfail(a, PH_ENOMEM, "out of memory");
     int rc = need_data(a, &x);
     return rc ? rc : out_copy(a, x, ph_tensor_rank(x), ph_tensor_dims(x));
 }
@@ -50,7 +52,7 @@ int eval_k_dropout(eval_kargs *a)
         if (ph_tensor_dtype(t) != PH_DT_BOOL || ph_tensor_numel(t) != 1)
             return eval_kfail(a, PH_EINVAL, "training_mode must be a bool scalar");
         if (*(const uint8_t *)td)
-            return eval_kfail(a, PH_EUNSUPPORTED, "training_mode=true (random) is not supported");
+            return eval_k_dropout_training(a); /* random: eval_ops_random.c */
     }
     if ((rc = out_copy(a, x, ph_tensor_rank(x), ph_tensor_dims(x))) != 0)
         return rc;

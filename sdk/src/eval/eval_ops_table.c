@@ -20,7 +20,7 @@ const eval_kernel_entry eval_kernels_light[] = {
     {PH_OP_BitShift, eval_k_bitshift, 0},
     {PH_OP_Where, eval_k_where, 1},
     /* shapes and constants (native_half: bytes are copied or converted) */
-    {PH_OP_Identity, eval_k_identity, 1},
+    {PH_OP_Identity, eval_k_identity, EVAL_KF_NATIVE_HALF | EVAL_KF_CONTAINERS},
     {PH_OP_Dropout, eval_k_dropout, 1},
     {PH_OP_Shape, eval_k_shape, 1},
     {PH_OP_Size, eval_k_size, 1},

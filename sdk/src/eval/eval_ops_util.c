@@ -46,6 +46,14 @@ int eval_need(eval_kargs *a, size_t i, const ph_tensor **t, const void **data)
     return 0;
 }
 
+int eval_need_float(eval_kargs *a, size_t i, const char *what, const ph_tensor **t, const void **data)
+{
+    int rc = eval_need(a, i, t, data);
+    if (rc)
+        return rc;
+    return eval_dt_float(ph_tensor_dtype(*t)) ? 0 : eval_kbad_dtype(a, what, ph_tensor_dtype(*t));
+}
+
 int eval_out(eval_kargs *a, size_t i, int dtype, size_t rank, const int64_t *dims, void **data)
 {
     *data = NULL;
@@ -60,6 +68,25 @@ int eval_out(eval_kargs *a, size_t i, int dtype, size_t rank, const int64_t *dim
     a->out[i] = t;
     *data = ir_tensor_mut(t);
     return 0;
+}
+
+int eval_k_call(eval_kargs *a, eval_kernel_fn fn, const ph_tensor *const *in, size_t n_in, ph_tensor **out)
+{
+    ph_tensor *o[1] = {NULL};
+    int wanted = 1;
+    eval_kargs k = *a;
+    k.in = in;
+    k.n_in = n_in;
+    k.out = o;
+    k.n_out = 1;
+    k.out_wanted = &wanted;
+    int rc = fn(&k);
+    *out = o[0];
+    if (rc) {
+        ph_tensor_free(o[0]);
+        *out = NULL;
+    }
+    return rc;
 }
 
 /* ------------------------------------------------------------ dtypes */
@@ -183,6 +210,15 @@ int eval_small_ints(eval_kargs *a, const ph_tensor *t, const char *what, int64_t
     for (int64_t i = 0; i < cnt; i++)
         buf[i] = eval_load_i64(d, dt, (size_t)i);
     *n = (size_t)cnt;
+    return 0;
+}
+
+int eval_index_at(eval_kargs *a, const void *id, int idt, size_t i, int64_t d, int64_t *out)
+{
+    int64_t v = eval_load_i64(id, idt, i);
+    if (v < -d || v >= d)
+        return eval_kfail(a, PH_EINVAL, "index %lld is out of range for dim %lld", (long long)v, (long long)d);
+    *out = v < 0 ? v + d : v;
     return 0;
 }
 

@@ -27,6 +27,10 @@ static inline const ph_tensor *eval_in(const eval_kargs *a, size_t i)
 }
 /* Input i, required: PH_EINVAL when missing.  *data receives its bytes. */
 int eval_need(eval_kargs *a, size_t i, const ph_tensor **t, const void **data);
+/* eval_need for a float32 or float64 input (halves arrive as float32 unless
+ * the kernel is EVAL_KF_NATIVE_HALF): PH_EUNSUPPORTED naming `what` for
+ * another dtype. */
+int eval_need_float(eval_kargs *a, size_t i, const char *what, const ph_tensor **t, const void **data);
 /* Allocate output i (skipped, returning 0 with *data NULL, when the output is
  * not wanted).  Stores the tensor in a->out[i]. */
 int eval_out(eval_kargs *a, size_t i, int dtype, size_t rank, const int64_t *dims, void **data);
@@ -34,6 +38,11 @@ static inline int eval_wanted(const eval_kargs *a, size_t i)
 {
     return i < a->n_out && (!a->out_wanted || a->out_wanted[i]);
 }
+
+/* Run kernel fn for a's node on other inputs (borrowed), its output 0 (a
+ * new tensor) into *out: for kernels built on another one (MatMulInteger
+ * on MatMul, FusedConv on Conv).  fn's errors go to a->err. */
+int eval_k_call(eval_kargs *a, eval_kernel_fn fn, const ph_tensor *const *in, size_t n_in, ph_tensor **out);
 
 /* ------------------------------------------------------------ dtypes */
 static inline int eval_dt_float(int dt) { return dt == PH_DT_FLOAT || dt == PH_DT_DOUBLE; }
@@ -58,6 +67,15 @@ void eval_store_f64(void *p, int dt, size_t i, double v);
 void eval_store_i64(void *p, int dt, size_t i, int64_t v);
 /* Saturating double -> int64 (NaN -> 0). */
 int64_t eval_f64_to_i64(double v);
+/* A coordinate or size computed in double (a sampling position, a scaled
+ * box corner) as an integer: NaN gives 0 and anything beyond +-2^40 is
+ * clamped there, so later +-1 and products with small factors stay defined
+ * (out-of-range positions are then handled like any other). */
+static inline int64_t eval_coord(double v)
+{
+    const double lim = 1099511627776.0; /* 2^40 */
+    return v != v ? 0 : v > lim ? (int64_t)lim : v < -lim ? -(int64_t)lim : (int64_t)v;
+}
 /* Convert n elements between any two numeric/bool/half dtypes. */
 void eval_convert(void *dst, int ddt, const void *src, int sdt, size_t n);
 
@@ -65,6 +83,10 @@ void eval_convert(void *dst, int ddt, const void *src, int sdt, size_t n);
 /* Read an int32/int64 tensor of at most cap elements (axes, pads, shapes). */
 int eval_small_ints(eval_kargs *a, const ph_tensor *t, const char *what, int64_t *buf, size_t cap,
                    size_t *n);
+/* Element i of an index tensor (int32/int64 data id of dtype idt) as an
+ * index into a dim of size d: negative ones count from the end; PH_EINVAL
+ * outside [-d, d). */
+int eval_index_at(eval_kargs *a, const void *id, int idt, size_t i, int64_t d, int64_t *out);
 /* Normalize axis into [0, rank). */
 int eval_axis(eval_kargs *a, int64_t axis, size_t rank, size_t *out);
 /* Row-major element strides of dims. */
@@ -109,9 +131,11 @@ int eval_k_unary(eval_kargs *a);     /* eval_ops_unary.c */
 int eval_k_predicate(eval_kargs *a);
 int eval_k_binary(eval_kargs *a);    /* eval_ops_binary.c */
 int eval_k_bitshift(eval_kargs *a);
+int eval_k_bitwise_not(eval_kargs *a);
 int eval_k_where(eval_kargs *a);
 int eval_k_identity(eval_kargs *a);  /* eval_ops_shape.c */
 int eval_k_dropout(eval_kargs *a);
+int eval_k_dropout_training(eval_kargs *a); /* eval_ops_random.c */
 int eval_k_shape(eval_kargs *a);
 int eval_k_size(eval_kargs *a);
 int eval_k_reshape(eval_kargs *a);

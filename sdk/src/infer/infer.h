@@ -48,16 +48,23 @@ typedef struct infer_pc {
     uint8_t k[INFER_PC_MAX];
 } infer_pc;
 
-/* What inference keeps on a value (ph_value.infer, owned). */
+/* What inference keeps on a value (ph_value.infer, owned).  The types are
+ * interned (infer_shape_intern): a graph has few distinct types, so a million
+ * values share a few hundred of them. */
 struct infer_value {
+    const infer_shape *shape; /* the type, valid while ph_value.infer_fresh (never NULL then) */
+    const infer_shape *decl;  /* the type last set outside inference (model, pass, user), or NULL */
     int by_infer;    /* the value's type was written by inference */
-    infer_shape shape; /* interned copy of the type, valid while ph_value.infer_fresh */
-    infer_shape decl;  /* the type last set outside inference (model, pass, user) */
-    int has_decl;
     int pc_n;        /* partial constant entries, -1 none */
     int64_t *pc_v;
     uint8_t *pc_k;
 };
+
+/* The distinct types of a model (open addressing; each entry owned). */
+typedef struct infer_shape_table {
+    infer_shape **slots;
+    size_t cap, count;
+} infer_shape_table;
 
 /* Per-model state (ph_model.infer, owned). */
 struct infer_state {
@@ -66,8 +73,13 @@ struct infer_state {
     ir_map sym_ids; /* name -> id (as pointer) */
     char **sym_names;
     size_t n_syms, cap_syms;
+    infer_shape_table shapes; /* what infer_value points to */
     ph_infer_stats stats;
 };
+
+/* The interned copy of s (borrowed from st until the model is freed), or
+ * NULL when out of memory. */
+const infer_shape *infer_shape_intern(struct infer_state *st, const infer_shape *s);
 
 typedef struct infer_istate infer_istate;
 

@@ -98,8 +98,64 @@ static void infer_graph_freed(void *self, ph_graph *g)
     for (size_t i = 0; i < st->n_syms; i++)
         free(st->sym_names[i]);
     free(st->sym_names);
+    for (size_t i = 0; i < st->shapes.cap; i++)
+        free(st->shapes.slots[i]);
+    free(st->shapes.slots);
     free(st);
     m->infer = NULL;
+}
+
+/* ----------------------------------------------------- interned types */
+
+static uint64_t shape_hash(const infer_shape *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    h = (h ^ (uint64_t)(uint32_t)s->dtype) * 1099511628211ull;
+    h = (h ^ (uint64_t)(uint32_t)s->rank) * 1099511628211ull;
+    for (int i = 0; i < s->rank; i++)
+        h = (h ^ (uint64_t)s->d[i]) * 1099511628211ull;
+    return h ^ (h >> 29);
+}
+
+static int shapes_grow(infer_shape_table *set)
+{
+    size_t cap = set->cap ? set->cap * 2 : 64;
+    infer_shape **slots = calloc(cap, sizeof *slots);
+    if (!slots)
+        return PH_ENOMEM;
+    for (size_t i = 0; i < set->cap; i++) {
+        if (!set->slots[i])
+            continue;
+        size_t k = (size_t)shape_hash(set->slots[i]) & (cap - 1);
+        while (slots[k])
+            k = (k + 1) & (cap - 1);
+        slots[k] = set->slots[i];
+    }
+    free(set->slots);
+    set->slots = slots;
+    set->cap = cap;
+    return 0;
+}
+
+const infer_shape *infer_shape_intern(struct infer_state *st, const infer_shape *s)
+{
+    infer_shape_table *set = &st->shapes;
+    if (2 * (set->count + 1) > set->cap && shapes_grow(set))
+        return NULL;
+    size_t k = (size_t)shape_hash(s) & (set->cap - 1);
+    for (; set->slots[k]; k = (k + 1) & (set->cap - 1))
+        if (infer_shape_eq(set->slots[k], s))
+            return set->slots[k];
+    infer_shape *copy = calloc(1, sizeof *copy);
+    if (!copy)
+        return NULL;
+    copy->dtype = s->dtype;
+    copy->rank = s->rank;
+    for (int i = 0; i < s->rank; i++)
+        copy->d[i] = s->d[i];
+    set->slots[k] = copy;
+    set->count++;
+    return copy;
 }
 
 static void infer_node_changed(void *self, ph_node *n) { infer_touch(n); }
@@ -118,7 +174,7 @@ static int infers_alike(const ph_value *old, const ph_value *repl)
         if (!v[k]->producer || v[k]->producer->op == PH_OP_Constant || v[k]->tensor || v[k]->is_input ||
             !v[k]->infer || !v[k]->infer_fresh || v[k]->infer->pc_n >= 0)
             return 0;
-    const infer_shape *a = &old->infer->shape, *b = &repl->infer->shape;
+    const infer_shape *a = old->infer->shape, *b = repl->infer->shape;
     if (a->dtype != b->dtype || a->rank != b->rank || a->rank < 0 || a->dtype == PH_DT_UNDEFINED)
         return 0;
     for (int i = 0; i < a->rank; i++)
@@ -461,7 +517,8 @@ PH_API int ph_graph_set_input_shape(ph_graph *g, const char *input_name, int ran
             nd[i] = dims[i];
         } else {
             nd[i] = decl;
-            if (decl < 0 && v->rank >= 0 && v->dim_params[i] && !(params[i] = ir_strdup(v->dim_params[i]))) {
+            const char *param = v->rank >= 0 ? ph_value_dim_param(v, i) : NULL;
+            if (decl < 0 && param && !(params[i] = ir_strdup(param))) {
                 for (int k = 0; k < i; k++)
                     free(params[k]);
                 return ph_error_set(err, PH_ENOMEM, "out of memory");

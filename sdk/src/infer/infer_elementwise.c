@@ -87,9 +87,16 @@ static int infer_where(infer_ictx *c)
     return rc;
 }
 
-/* PRelu: slope broadcasts to X (unidirectionally); the output is X's shape. */
+/* PRelu: slope broadcasts to X (unidirectionally); the output is X's shape.
+ * Before opset 7 a 1-D slope of X's channel count is per channel (dim 1),
+ * not numpy-broadcast: there only X's shape is given to the output. */
 static int infer_prelu(infer_ictx *c)
 {
+    const infer_shape *x = infer_in(c, 0), *sl = infer_in(c, 1);
+    if (c->opset < 7 && sl->rank == 1 && x->rank >= 3) {
+        c->out[0] = *x;
+        return 0;
+    }
     infer_shape s;
     int rc = infer_broadcast(c, infer_in(c, 0), infer_in(c, 1), &s);
     if (rc)

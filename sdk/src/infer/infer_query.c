@@ -20,7 +20,7 @@ static int dim_eq(const ph_value *a, int i, const ph_value *b, int j)
 {
     if (a->dims[i] >= 0 || b->dims[j] >= 0)
         return a->dims[i] == b->dims[j];
-    const char *pa = a->dim_params[i], *pb = b->dim_params[j];
+    const char *pa = ph_value_dim_param(a, i), *pb = ph_value_dim_param(b, j);
     return pa && pb && *pa && strcmp(pa, pb) == 0;
 }
 

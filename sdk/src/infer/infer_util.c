@@ -214,7 +214,7 @@ static struct infer_value *vinfer_get(ph_value *v)
 void infer_read_type(struct infer_state *st, ph_value *v, infer_shape *s)
 {
     if (v->infer && v->infer_fresh) {
-        *s = v->infer->shape;
+        *s = *v->infer->shape;
         return;
     }
     s->dtype = v->dtype;
@@ -229,10 +229,12 @@ void infer_read_type(struct infer_state *st, ph_value *v, infer_shape *s)
             s->d[i] = INFER_DIM_UNK;
     }
     struct infer_value *vi = vinfer_get(v);
-    if (vi) {
-        vi->shape = *s;
-        vi->decl = *s;
-        vi->has_decl = s->dtype || s->rank >= 0;
+    const infer_shape *shared = vi ? infer_shape_intern(st, s) : NULL;
+    if (vi && !shared)
+        ir_alloc_failed(v->graph ? v->graph->model : NULL);
+    if (shared) {
+        vi->shape = shared;
+        vi->decl = s->dtype || s->rank >= 0 ? shared : NULL;
         vi->by_infer = 0;
         v->infer_fresh = 1;
     }
@@ -280,15 +282,22 @@ static int pc_store(struct infer_value *vi, const infer_pc *pc)
     return 0;
 }
 
+/* Store an inferred type.  The inputs and outputs of a body (If branch,
+ * Loop/Scan body) keep the type their file gives them at save, often none
+ * (a runtime infers them): what inference learns of them is not an edit to
+ * write back, so a no-pass round trip stays byte-identical. */
 static int store_type(struct infer_state *st, ph_value *v, const infer_shape *s)
 {
     int64_t dims[INFER_MAXRANK];
+    int dirty = v->type_dirty, body_io = v->graph && v->graph->parent && (v->is_input || v->n_output_refs);
     for (int i = 0; i < s->rank; i++)
         dims[i] = s->d[i] >= 0 ? s->d[i] : -1;
     int rc = ph_value_set_type(v, s->dtype, s->rank, dims);
     for (int i = 0; !rc && i < s->rank; i++)
         if (infer_is_sym(s->d[i]))
             rc = ph_value_set_dim_param(v, i, infer_sym_name(st, s->d[i]));
+    if (body_io)
+        v->type_dirty = dirty;
     return rc;
 }
 
@@ -302,9 +311,9 @@ int infer_write_type(struct infer_state *st, ph_value *v, const infer_shape *sin
      * and always for graph outputs (their declared type is the interface). */
     int first = !(vi && v->infer_fresh && vi->by_infer);
     infer_shape decl = cur;
-    int declared = first ? (cur.dtype || cur.rank >= 0) : (v->n_output_refs && vi->has_decl);
-    if (!first)
-        decl = vi->decl;
+    int declared = first ? (cur.dtype || cur.rank >= 0) : (v->n_output_refs && vi->decl);
+    if (!first && vi->decl)
+        decl = *vi->decl;
     if (declared) {
         infer_shape cur_saved = cur;
         cur = decl;
@@ -342,9 +351,10 @@ int infer_write_type(struct infer_state *st, ph_value *v, const infer_shape *sin
     if (!infer_shape_eq(&s, &cur) && store_type(st, v, &s))
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     vi = vinfer_get(v);
-    if (!vi || pc_store(vi, pc))
+    const infer_shape *shared = vi ? infer_shape_intern(st, &s) : NULL;
+    if (!shared || pc_store(vi, pc))
         return ph_error_set(err, PH_ENOMEM, "out of memory");
-    vi->shape = s;
+    vi->shape = shared;
     vi->by_infer = 1;
     v->infer_fresh = 1;
     st->stats.values_changed++;

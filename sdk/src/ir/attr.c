@@ -160,6 +160,8 @@ PH_API ph_graph *ph_node_subgraph(const ph_node *n, size_t i)
 /* A fresh attribute `name` replacing any of that name (not GRAPH ones). */
 static attr_t *new_attr(ph_node *n, const char *name, Onnx__AttributeProto__AttributeType type)
 {
+    if (ir_node_proto_own(n))
+        return NULL;
     size_t pos;
     attr_t *old = find_attr(n, name, &pos);
     if (old) {
@@ -348,13 +350,9 @@ PH_API int ph_node_set_attr_tensor(ph_node *n, const char *name, ph_tensor *t)
 
 static int copy_attr(ph_node *dst, const attr_t *src)
 {
-    size_t size = protobuf_c_message_get_packed_size(&src->base);
-    uint8_t *buf = malloc(size ? size : 1);
-    if (!buf)
+    if (ir_node_proto_own(dst))
         return PH_ENOMEM;
-    protobuf_c_message_pack(&src->base, buf);
-    attr_t *a = onnx__attribute_proto__unpack(NULL, size, buf);
-    free(buf);
+    attr_t *a = ir_message_copy(&src->base);
     if (!a || ir_attr_normalize(a)) {
         if (a)
             protobuf_c_message_free_unpacked(&a->base, NULL);
@@ -403,6 +401,8 @@ PH_API int ph_node_copy_attrs(ph_node *dst, const ph_node *src)
 
 PH_API int ph_node_remove_attr(ph_node *n, const char *name)
 {
+    if (ir_node_proto_own(n))
+        return PH_ENOMEM;
     size_t pos;
     attr_t *a = find_attr(n, name, &pos);
     if (!a)
@@ -423,7 +423,7 @@ PH_API ph_graph *ph_node_add_subgraph(ph_node *n, const char *name)
 {
     if (n->graph && n->graph->model)
         n->graph->model->order_dirty = 1; /* its body may read values defined later */
-    if (!name || !*name || find_attr(n, name, NULL))
+    if (!name || !*name || find_attr(n, name, NULL) || ir_node_proto_own(n))
         return NULL;
     ir_subgraph *subs = realloc(n->subgraphs, (n->n_subgraphs + 1) * sizeof *subs);
     if (!subs)

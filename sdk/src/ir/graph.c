@@ -11,9 +11,27 @@
 
 /* ------------------------------------------------------------------ uses */
 
+/* Room for need uses of v: 1, 2, 4, ... (most values have one reader). */
+static int value_reserve_uses(ph_value *v, size_t need)
+{
+    if (need <= v->cap_uses)
+        return 0;
+    size_t cap = v->cap_uses ? v->cap_uses : 1;
+    while (cap < need)
+        cap *= 2;
+    if (cap > UINT32_MAX)
+        return PH_ENOMEM;
+    ir_use *uses = realloc(v->uses, cap * sizeof *uses);
+    if (!uses)
+        return PH_ENOMEM;
+    v->uses = uses;
+    v->cap_uses = (uint32_t)cap;
+    return 0;
+}
+
 int ir_add_use(ph_value *v, ph_node *n, uint32_t index)
 {
-    if (ir_grow((void **)&v->uses, &v->cap_uses, v->n_uses + 1, sizeof *v->uses))
+    if (value_reserve_uses(v, (size_t)v->n_uses + 1))
         return PH_ENOMEM;
     v->uses[v->n_uses] = (ir_use){n, index};
     n->use_pos[index] = (uint32_t)v->n_uses;
@@ -47,23 +65,30 @@ int ir_in_scope(const ph_value *v, const ph_graph *g)
 
 /* ---------------------------------------------------------------- values */
 
-ph_value *ir_value_new(ph_graph *g, const char *name)
+/* A value named name: copied, or taken as it is when in_arena (the model's
+ * arena holds it). */
+static ph_value *value_new(ph_graph *g, char *name, int in_arena)
 {
     ph_model *m = g->model;
     ph_value *v = calloc(1, sizeof *v);
-    if (!v || !(v->name = ir_strdup(name))) {
+    if (!v || !(v->name = in_arena ? name : ir_strdup(name))) {
         free(v);
         return NULL;
     }
     v->graph = g;
     v->rank = -1;
     if (ir_map_add(&m->value_names, v->name, v)) { /* taken, or out of memory */
-        free(v->name);
+        if (!in_arena)
+            free(v->name);
         free(v);
         return NULL;
     }
     return v;
 }
+
+ph_value *ir_value_new(ph_graph *g, const char *name) { return value_new(g, (char *)name, 0); }
+
+ph_value *ir_value_new_in_arena(ph_graph *g, char *name) { return value_new(g, name, 1); }
 
 ph_value *ir_graph_value(const ph_graph *g, const char *name)
 {
@@ -73,13 +98,32 @@ ph_value *ir_graph_value(const ph_graph *g, const char *name)
 
 static void value_clear_type(ph_value *v)
 {
-    for (int i = 0; i < v->rank; i++)
-        free(v->dim_params ? v->dim_params[i] : NULL);
+    for (int i = 0; i < v->rank && v->dim_params; i++)
+        free(v->dim_params[i]);
     free(v->dim_params);
     free(v->dims);
     v->dim_params = NULL;
     v->dims = NULL;
     v->rank = -1;
+}
+
+/* Room for rank r dims (dim_params comes with the first symbolic dim). */
+static int value_alloc_dims(ph_value *v, size_t r)
+{
+    v->dims = malloc((r ? r : 1) * sizeof *v->dims);
+    if (!v->dims) {
+        ir_alloc_failed(v->graph ? v->graph->model : NULL);
+        return PH_ENOMEM;
+    }
+    return 0;
+}
+
+/* v's dim_params array (all NULL when new), or NULL when out of memory. */
+static char **value_dim_params(ph_value *v)
+{
+    if (!v->dim_params && !(v->dim_params = calloc(v->rank > 0 ? (size_t)v->rank : 1, sizeof *v->dim_params)))
+        ir_alloc_failed(v->graph ? v->graph->model : NULL);
+    return v->dim_params;
 }
 
 /* m: the model v belonged to (v's graph may be gone already) */
@@ -89,7 +133,8 @@ static void value_free(ph_model *m, ph_value *v)
     value_clear_type(v);
     ph_tensor_free(v->tensor);
     free(v->uses);
-    free(v->name);
+    if (!ir_arena_owns(m->arena, v->name))
+        free(v->name);
     free(v);
 }
 
@@ -103,6 +148,8 @@ static void value_bury(ph_value *v)
     m->grave_values = v;
 }
 
+void ir_value_bury(ph_value *v) { value_bury(v); }
+
 void ir_value_parse_type(ph_value *v, const Onnx__TypeProto *tp)
 {
     if (!tp || tp->value_case != ONNX__TYPE_PROTO__VALUE_TENSOR_TYPE || !tp->tensor_type)
@@ -113,16 +160,8 @@ void ir_value_parse_type(ph_value *v, const Onnx__TypeProto *tp)
     if (!tt->shape)
         return;
     size_t r = tt->shape->n_dim;
-    v->dims = malloc((r ? r : 1) * sizeof *v->dims);
-    v->dim_params = calloc(r ? r : 1, sizeof *v->dim_params);
-    if (!v->dims || !v->dim_params) {
-        free(v->dims);
-        free(v->dim_params);
-        v->dims = NULL;
-        v->dim_params = NULL;
-        ir_alloc_failed(v->graph ? v->graph->model : NULL);
+    if (value_alloc_dims(v, r))
         return;
-    }
     v->rank = (int)r;
     for (size_t i = 0; i < r; i++) {
         const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
@@ -130,7 +169,7 @@ void ir_value_parse_type(ph_value *v, const Onnx__TypeProto *tp)
         if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
             v->dims[i] = d->dim_value;
         else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param &&
-                 !(v->dim_params[i] = ir_strdup(d->dim_param)))
+                 value_dim_params(v) && !(v->dim_params[i] = ir_strdup(d->dim_param)))
             ir_alloc_failed(v->graph ? v->graph->model : NULL);
     }
 }
@@ -170,7 +209,7 @@ Onnx__ValueInfoProto *ir_value_info_new(const ph_value *v)
             if (v->dims[i] >= 0) {
                 d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE;
                 d->dim_value = v->dims[i];
-            } else if (v->dim_params[i]) {
+            } else if (ph_value_dim_param(v, i)) {
                 d->value_case = ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM;
                 if (!(d->dim_param = ir_strdup(v->dim_params[i])))
                     goto fail_tree;
@@ -407,6 +446,16 @@ PH_API int ph_graph_add_output(ph_graph *g, ph_value *v)
 
 PH_API ph_value *ph_graph_add_initializer(ph_graph *g, const char *name, ph_tensor *t)
 {
+    if (t && ph_tensor_kind(t) != PH_KIND_TENSOR) { /* a sequence or optional is no initializer */
+        ph_tensor_free(t);
+        return NULL;
+    }
+    /* ir_version 1 to 3: every initializer is a graph input, which a body
+     * cannot take (If branches have none): the main graph holds it, in
+     * scope of every body; the save lists it as an input */
+    int64_t ir = g->model->proto->ir_version;
+    if (g->parent && ir >= 1 && ir <= 3)
+        g = g->model->graph;
     char stack[256], *uname = stack;
     size_t need = (name && *name ? strlen(name) : 1) + 24;
     if (need > sizeof stack && !(uname = malloc(need))) {
@@ -632,7 +681,8 @@ static void node_names_add(ph_model *m, const char *name)
         ir_alloc_failed(m); /* only unique-name generation would be less sure */
         return;
     }
-    if (created && !(e->key = ir_strdup(name))) {
+    /* the key is a copy, unless the name lies in the arena (never freed) */
+    if (created && !ir_arena_owns(m->arena, name) && !(e->key = ir_strdup(name))) {
         e->key = name;
         ir_map_remove(&m->node_names, e);
         ir_alloc_failed(m);
@@ -652,7 +702,8 @@ static void node_names_del(ph_model *m, const char *name)
         e->val = (void *)((uintptr_t)e->val - 1);
         return;
     }
-    free((char *)e->key);
+    if (!ir_arena_owns(m->arena, e->key))
+        free((char *)e->key);
     ir_map_remove(&m->node_names, e);
 }
 
@@ -675,6 +726,15 @@ static void node_names_ensure(ph_model *m)
     node_names_add_graph(m, m->graph);
 }
 
+size_t ir_node_name_count(ph_model *m, const char *name)
+{
+    if (!name || !*name)
+        return 0;
+    node_names_ensure(m);
+    ir_map_entry *e = ir_map_lookup(&m->node_names, name);
+    return e ? (size_t)(uintptr_t)e->val : 0;
+}
+
 /* Drop every use made by nodes of g and its subgraphs (before freeing them). */
 static void graph_drop_all_uses(ph_graph *g)
 {
@@ -686,6 +746,12 @@ static void graph_drop_all_uses(ph_graph *g)
         for (size_t s = 0; s < n->n_subgraphs; s++)
             graph_drop_all_uses(n->subgraphs[s].graph);
     }
+}
+
+/* The inputs (and use_pos) still in the node's own block. */
+static int node_inputs_inline(const ph_node *n)
+{
+    return (const void *)n->inputs == (const void *)(n + 1);
 }
 
 /* m: the model n belonged to.  A removed node is freed at collection, when
@@ -702,32 +768,31 @@ static void node_free(ph_model *m, ph_node *n)
             value_free(m, n->outputs[i]);
     free(n->subgraphs);
     free(n->attr_tensors);
-    free(n->outputs);
-    free(n->inputs);
-    free(n->use_pos);
-    if (n->proto)
+    if (!node_inputs_inline(n)) { /* outputs always are */
+        free(n->inputs);
+        free(n->use_pos);
+    }
+    if (n->proto && !ir_arena_owns(m->arena, n->proto))
         protobuf_c_message_free_unpacked(&n->proto->base, NULL);
     free(n);
 }
 
-/* Allocate a node around proto (taken over) with room for n_in inputs. */
+/* Allocate a node around proto (taken over) with room for n_in inputs and
+ * n_out outputs.  The arrays come in the node's own block (inputs, outputs,
+ * use_pos, after the struct): one allocation a node.  Only the inputs can
+ * grow; they then move to blocks of their own (node_reserve_inputs). */
 static ph_node *node_alloc(Onnx__NodeProto *proto, size_t n_in, size_t n_out)
 {
-    ph_node *n = calloc(1, sizeof *n);
+    size_t cap_in = n_in ? n_in : 1, cap_out = n_out ? n_out : 1;
+    ph_node *n = calloc(1, sizeof *n + cap_in * sizeof *n->inputs + cap_out * sizeof *n->outputs +
+                               cap_in * sizeof *n->use_pos);
     if (!n)
         return NULL;
     n->proto = proto;
-    n->cap_inputs = n_in ? n_in : 1;
-    n->inputs = calloc(n->cap_inputs, sizeof *n->inputs);
-    n->use_pos = calloc(n->cap_inputs, sizeof *n->use_pos);
-    n->outputs = calloc(n_out ? n_out : 1, sizeof *n->outputs);
-    if (!n->inputs || !n->use_pos || !n->outputs) {
-        free(n->inputs);
-        free(n->use_pos);
-        free(n->outputs);
-        free(n);
-        return NULL;
-    }
+    n->cap_inputs = cap_in;
+    n->inputs = (ph_value **)(n + 1);
+    n->outputs = n->inputs + cap_in;
+    n->use_pos = (uint32_t *)(n->outputs + cap_out);
     return n;
 }
 
@@ -756,36 +821,55 @@ ph_op ir_op_lookup(const char *domain, const char *op_type)
     return PH_OP_UNKNOWN;
 }
 
+ph_node *ir_node_load(ph_graph *g, Onnx__NodeProto *np, size_t n_in, size_t n_out, int op)
+{
+    ph_node *n = node_alloc(np, n_in, n_out);
+    if (!n) {
+        if (!ir_arena_owns(g->model->arena, np))
+            protobuf_c_message_free_unpacked(&np->base, NULL);
+        return NULL;
+    }
+    n->op = op >= 0 ? (ph_op)op : ir_op_lookup(np->domain, np->op_type ? np->op_type : "");
+    node_link_before(g, n, NULL);
+    n->file_pos = g->n_nodes; /* appended: 1 + its index in the file's list */
+    opidx_add(g, n);
+    node_names_add(g->model, np->name);
+    n->n_outputs = n_out; /* NULL until made: freed with the node on failure */
+    return n;
+}
+
+int ir_node_load_output(ph_node *n, size_t i, char *name, int in_arena, ph_error *err)
+{
+    ph_graph *g = n->graph;
+    ph_value *v = value_new(g, name, in_arena);
+    if (!v) {
+        const Onnx__NodeProto *np = n->proto;
+        if (ir_map_get(&g->model->value_names, name))
+            return ph_error_set(err, PH_EPARSE, "node '%s' (%s): output '%s' is already defined (not SSA)",
+                                np->name ? np->name : "", np->op_type ? np->op_type : "", name);
+        return ph_error_set(err, PH_ENOMEM, "out of memory");
+    }
+    v->producer = n;
+    v->out_index = (uint32_t)i;
+    n->outputs[i] = v;
+    return 0;
+}
+
 /* Used by the loader: a node for proto (taken over), outputs created, inputs
  * not yet resolved.  Appended to g. */
+ph_node *ir_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err);
 ph_node *ir_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err)
 {
-    ph_node *n = node_alloc(np, np->n_input, np->n_output);
+    ph_node *n = ir_node_load(g, np, np->n_input, np->n_output, -1);
     if (!n) {
-        protobuf_c_message_free_unpacked(&np->base, NULL);
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;
     }
-    n->op = ir_op_lookup(np->domain, np->op_type ? np->op_type : "");
-    node_link_before(g, n, NULL);
-    opidx_add(g, n);
-    node_names_add(g->model, np->name);
-    n->n_outputs = np->n_output; /* NULL until made: freed with the node on failure */
     for (size_t i = 0; i < np->n_output; i++) {
-        const char *name = np->output[i];
-        if (!name[0])
+        if (!np->output[i][0])
             continue; /* omitted optional output */
-        ph_value *v = ir_value_new(g, name);
-        if (!v) {
-            if (ir_map_get(&g->model->value_names, name))
-                return ph_error_set(err, PH_EPARSE, "node '%s' (%s): output '%s' is already defined (not SSA)",
-                                    np->name ? np->name : "", np->op_type ? np->op_type : "", name), NULL;
-            ph_error_set(err, PH_ENOMEM, "out of memory");
+        if (ir_node_load_output(n, i, np->output[i], 0, err))
             return NULL;
-        }
-        v->producer = n;
-        v->out_index = (uint32_t)i;
-        n->outputs[i] = v;
     }
     return n;
 }
@@ -892,6 +976,20 @@ PH_API int ph_node_remove(ph_node *n)
     return 0;
 }
 
+void ir_node_move(ph_node *n, ph_graph *g, ph_node *before)
+{
+    ph_graph *from = n->graph;
+    opidx_del(from, n);
+    node_unlink(n);
+    node_link_before(g, n, before);
+    opidx_add(g, n);
+    for (size_t i = 0; i < n->n_outputs; i++)
+        if (n->outputs[i])
+            n->outputs[i]->graph = g;
+    n->infer_pos = 0; /* a position in g is found at the next shape update */
+    ir_notify_node_changed(n);
+}
+
 PH_API int ph_node_bypass(ph_node *n, size_t out_index, ph_value *with)
 {
     if (out_index >= n->n_outputs || !n->outputs[out_index] || !with)
@@ -920,6 +1018,24 @@ PH_API const char *ph_node_name(const ph_node *n)
     return n->proto->name ? n->proto->name : "";
 }
 
+PH_API const char *ph_node_label(const ph_node *n, char *buf, size_t size)
+{
+    if (!size)
+        return buf;
+    const char *name = ph_node_name(n);
+    if (name[0]) {
+        snprintf(buf, size, "%s", name);
+        return buf;
+    }
+    const ph_graph *g = n->graph;
+    const char *where = g && g->parent ? ph_graph_name(g) : "";
+    if (n->file_pos)
+        snprintf(buf, size, "%s%s%s#%zu", where, where[0] ? "/" : "", ph_node_op_type(n), n->file_pos - 1);
+    else
+        snprintf(buf, size, "%s%s%s#new", where, where[0] ? "/" : "", ph_node_op_type(n));
+    return buf;
+}
+
 static int set_string(char **field, const char *s)
 {
     char *d = ir_strdup(s);
@@ -932,7 +1048,9 @@ static int set_string(char **field, const char *s)
 
 static int ph_node_set_op_type_(ph_node *n, const char *op_type)
 {
-    int rc = set_string(&n->proto->op_type, op_type);
+    int rc = ir_node_proto_own(n);
+    if (!rc)
+        rc = set_string(&n->proto->op_type, op_type);
     if (!rc && !n->removed) {
         opidx_del(n->graph, n);
         n->op = ir_op_lookup(n->proto->domain, op_type);
@@ -951,12 +1069,11 @@ PH_API int ph_node_set_op_type(ph_node *n, const char *op_type)
 
 static int ph_node_set_domain_(ph_node *n, const char *domain)
 {
-    int rc;
-    if (!domain || !*domain) {
+    int rc = ir_node_proto_own(n);
+    if (!rc && (!domain || !*domain)) {
         free(n->proto->domain);
         n->proto->domain = NULL;
-        rc = 0;
-    } else {
+    } else if (!rc) {
         rc = set_string(&n->proto->domain, domain);
     }
     if (!rc && !n->removed) {
@@ -978,6 +1095,8 @@ PH_API int ph_node_set_domain(ph_node *n, const char *domain)
 static int ph_node_set_name_(ph_node *n, const char *name)
 {
     ph_model *m = n->graph->model;
+    if (ir_node_proto_own(n))
+        return PH_ENOMEM;
     char *d = ir_strdup(name);
     if (!d)
         return PH_ENOMEM;
@@ -1016,8 +1135,27 @@ static int node_reserve_inputs(ph_node *n, size_t need)
     if (need <= n->cap_inputs)
         return 0;
     size_t cap = n->cap_inputs;
-    if (ir_grow((void **)&n->inputs, &cap, need, sizeof *n->inputs))
+    while (cap < need)
+        cap *= 2;
+    if (node_inputs_inline(n)) { /* out of the node's block */
+        ph_value **in = malloc(cap * sizeof *in);
+        uint32_t *pos = malloc(cap * sizeof *pos);
+        if (!in || !pos) {
+            free(in);
+            free(pos);
+            return PH_ENOMEM;
+        }
+        memcpy(in, n->inputs, n->n_inputs * sizeof *in);
+        memcpy(pos, n->use_pos, n->n_inputs * sizeof *pos);
+        n->inputs = in;
+        n->use_pos = pos;
+        n->cap_inputs = cap;
+        return 0;
+    }
+    ph_value **in = realloc(n->inputs, cap * sizeof *in);
+    if (!in)
         return PH_ENOMEM;
+    n->inputs = in;
     uint32_t *p = realloc(n->use_pos, cap * sizeof *p);
     if (!p)
         return PH_ENOMEM;
@@ -1145,7 +1283,7 @@ PH_API int ph_value_replace(ph_value *old, ph_value *repl)
 {
     if (!ph_value_can_replace(old, repl))
         return old == repl ? 0 : PH_EBUSY;
-    if (ir_grow((void **)&repl->uses, &repl->cap_uses, repl->n_uses + old->n_uses, sizeof *repl->uses))
+    if (value_reserve_uses(repl, (size_t)repl->n_uses + old->n_uses))
         return PH_ENOMEM;
     while (old->n_uses) {
         ir_use u = old->uses[old->n_uses - 1];
@@ -1175,7 +1313,7 @@ PH_API int ph_value_replace(ph_value *old, ph_value *repl)
         if (repl->rank < 0 && old->rank >= 0) {
             ph_value_set_type(repl, old->dtype, old->rank, old->dims);
             for (int i = 0; i < old->rank; i++)
-                if (old->dim_params[i])
+                if (ph_value_dim_param(old, i))
                     ph_value_set_dim_param(repl, i, old->dim_params[i]);
         } else if (!repl->dtype) {
             repl->dtype = old->dtype;
@@ -1196,7 +1334,7 @@ PH_API const char *ph_value_dim_param(const ph_value *v, int i)
 {
     if (i < 0)
         i += v->rank;
-    return i >= 0 && i < v->rank ? v->dim_params[i] : NULL;
+    return i >= 0 && i < v->rank && v->dim_params ? v->dim_params[i] : NULL;
 }
 
 static int ph_value_set_type_(ph_value *v, int dtype, int rank, const int64_t *dims)
@@ -1209,16 +1347,8 @@ static int ph_value_set_type_(ph_value *v, int dtype, int rank, const int64_t *d
     if (rank < 0)
         return 0;
     size_t r = (size_t)rank;
-    v->dims = malloc((r ? r : 1) * sizeof *v->dims);
-    v->dim_params = calloc(r ? r : 1, sizeof *v->dim_params);
-    if (!v->dims || !v->dim_params) {
-        free(v->dims);
-        free(v->dim_params);
-        v->dims = NULL;
-        v->dim_params = NULL;
-        ir_alloc_failed(v->graph ? v->graph->model : NULL);
+    if (value_alloc_dims(v, r))
         return PH_ENOMEM;
-    }
     for (size_t i = 0; i < r; i++)
         v->dims[i] = dims && dims[i] >= 0 ? dims[i] : -1;
     v->rank = rank;
@@ -1237,12 +1367,15 @@ static int ph_value_set_dim_param_(ph_value *v, int i, const char *param)
     if (i < 0 || i >= v->rank)
         return PH_EINVAL;
     char *d = param ? ir_strdup(param) : NULL;
-    if (param && !d) {
+    if ((param && !d) || (param && !value_dim_params(v))) {
+        free(d);
         ir_alloc_failed(v->graph ? v->graph->model : NULL); /* callers may go on without it */
         return PH_ENOMEM;
     }
-    free(v->dim_params[i]);
-    v->dim_params[i] = d;
+    if (v->dim_params) { /* none to clear when no dim is symbolic */
+        free(v->dim_params[i]);
+        v->dim_params[i] = d;
+    }
     v->type_dirty = 1;
     v->infer_fresh = 0;
     ir_notify_type_changed(v);
@@ -1455,9 +1588,7 @@ PH_API int ph_graph_walk(ph_graph *g, ph_node_fn fn, void *user)
 
 /* ------------------------------------------------------------- toposort */
 
-/* Producers in g that n depends on: its inputs, and outer-scope values its
- * subgraphs read.  Calls fn for each. */
-static void node_deps(const ph_node *n, const ph_graph *g, void (*fn)(ph_node *, void *), void *ctx)
+void ir_node_deps(const ph_node *n, const ph_graph *g, void (*fn)(ph_node *, void *), void *ctx)
 {
     for (size_t i = 0; i < n->n_inputs; i++) {
         const ph_value *v = n->inputs[i];
@@ -1466,7 +1597,7 @@ static void node_deps(const ph_node *n, const ph_graph *g, void (*fn)(ph_node *,
     }
     for (size_t s = 0; s < n->n_subgraphs; s++)
         for (const ph_node *k = n->subgraphs[s].graph->first; k; k = k->next)
-            node_deps(k, g, fn, ctx);
+            ir_node_deps(k, g, fn, ctx);
 }
 
 typedef struct topo_state {
@@ -1523,7 +1654,7 @@ static int toposort_graph(ph_graph *g)
     for (ph_node *n = g->first; n && !st.unsorted; n = n->next) {
         st.pos = pos + 1;
         n->mark = ++pos;
-        node_deps(n, g, check_order, &st);
+        ir_node_deps(n, g, check_order, &st);
     }
     int rc = 0;
     if (st.unsorted) {
@@ -1553,7 +1684,7 @@ static int toposort_graph(ph_graph *g)
                     continue;
                 }
                 top->mark = 1;
-                node_deps(top, g, push_dep, &st);
+                ir_node_deps(top, g, push_dep, &st);
                 if (st.unsorted == 2) {
                     rc = PH_EVERIFY; /* a cycle */
                     break;

@@ -65,11 +65,13 @@ PH_API void ph_model_free(ph_model *m)
         free(m->strings[i]);
     free(m->strings);
     ir_map_free(&m->value_names);
-    for (size_t i = 0; i < m->node_names.cap; i++) /* owned keys */
-        if (m->node_names.slots[i].key && m->node_names.slots[i].val)
+    for (size_t i = 0; i < m->node_names.cap; i++) /* owned keys, but for the arena's */
+        if (m->node_names.slots[i].key && m->node_names.slots[i].val &&
+            !ir_arena_owns(m->arena, m->node_names.slots[i].key))
             free((char *)m->node_names.slots[i].key);
     ir_map_free(&m->node_names);
     free(m->source_path);
+    ir_arena_free(m->arena); /* last: what was freed above asked it what it owns */
     free(m);
 }
 

@@ -78,20 +78,20 @@ static int typed_field(int dtype, int *per_elem)
     }
 }
 
-static void shape_text(const Onnx__TensorProto *p, char *buf, size_t size)
+static const char *shape_text(const Onnx__TensorProto *p, char *buf, size_t size)
 {
     size_t k = (size_t)snprintf(buf, size, "[");
     for (size_t i = 0; i < p->n_dims && k < size; i++)
         k += (size_t)snprintf(buf + k, size - k, "%s%lld", i ? "," : "", (long long)p->dims[i]);
     if (k < size)
         snprintf(buf + k, size - k, "]");
+    return buf;
 }
 
 int ir_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_len, const char *what,
                      ph_error *err)
 {
-    char shape[160];
-    shape_text(p, shape, sizeof shape);
+    char shape[160]; /* for the messages: made only for one */
     int per_elem, want_field = typed_field(p->data_type, &per_elem);
     if (want_field == F_NONE)
         return ph_error_set(err, PH_EPARSE, "%s: data_type %d is %s", what, (int)p->data_type,
@@ -99,12 +99,13 @@ int ir_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_le
     for (size_t i = 0; i < p->n_dims; i++)
         if (p->dims[i] < 0)
             return ph_error_set(err, PH_EPARSE, "%s: negative dim %lld in shape %s", what,
-                                (long long)p->dims[i], shape);
+                                (long long)p->dims[i], shape_text(p, shape, sizeof shape));
     int64_t numel = ir_dims_numel(p->dims, p->n_dims);
     size_t es = ph_dtype_size(p->data_type);
     int64_t bytes;
     if (numel < 0 || (es && ir_mul_ovf(numel, (int64_t)es, &bytes)) || (uint64_t)numel > SIZE_MAX / (es ? es : 1))
-        return ph_error_set(err, PH_EPARSE, "%s: the element count of shape %s overflows", what, shape);
+        return ph_error_set(err, PH_EPARSE, "%s: the element count of shape %s overflows", what,
+                                shape_text(p, shape, sizeof shape));
     size_t counts[F_COUNT] = {0};
     counts[F_FLOAT] = p->n_float_data;
     counts[F_INT32] = p->n_int32_data;
@@ -135,7 +136,7 @@ int ir_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_le
             return ph_error_set(err, PH_EPARSE, "%s: a STRING tensor cannot use raw_data", what);
         if (es && len != (size_t)numel * es)
             return ph_error_set(err, PH_EPARSE, "%s: raw_data has %zu bytes, its dtype and shape %s need %zu", what,
-                                len, shape, (size_t)numel * es);
+                                len, shape_text(p, shape, sizeof shape), (size_t)numel * es);
         return 0;
     }
     if (field && field != want_field)
@@ -143,7 +144,7 @@ int ir_tensor_check(const Onnx__TensorProto *p, int raw_elsewhere, size_t raw_le
                             (int)p->data_type, field_names[want_field], field_names[field]);
     if (per_elem && counts[want_field] != (uint64_t)numel * (uint64_t)per_elem)
         return ph_error_set(err, PH_EPARSE, "%s: %s has %zu values, its shape %s needs %llu", what,
-                            field_names[want_field], counts[want_field], shape,
+                            field_names[want_field], counts[want_field], shape_text(p, shape, sizeof shape),
                             (unsigned long long)numel * (unsigned long long)per_elem);
     return 0;
 }
@@ -339,6 +340,8 @@ static ph_tensor *tensor_make(int dtype, size_t rank, const int64_t *dims, const
 
 PH_API ph_tensor *ph_tensor_clone(const ph_tensor *t)
 {
+    if (t->kind != PH_KIND_TENSOR)
+        return ir_container_clone(t);
     const void *d = ph_tensor_data(t);
     if (!d)
         return NULL;
@@ -358,6 +361,9 @@ PH_API void ph_tensor_free(ph_tensor *t)
         }
         protobuf_c_message_free_unpacked(&t->proto->base, NULL);
     }
+    for (size_t i = 0; i < t->n_items; i++)
+        ph_tensor_free(t->items[i]);
+    free(t->items);
     free(t->owned_data);
     free(t);
 }
@@ -398,6 +404,14 @@ PH_API const void *ph_tensor_data(const ph_tensor *t)
 
 PH_API int ph_tensor_equal(const ph_tensor *a, const ph_tensor *b)
 {
+    if (a->kind != PH_KIND_TENSOR || b->kind != PH_KIND_TENSOR) {
+        if (a->kind != b->kind || a->n_items != b->n_items)
+            return 0;
+        for (size_t i = 0; i < a->n_items; i++)
+            if (!ph_tensor_equal(a->items[i], b->items[i]))
+                return 0;
+        return 1;
+    }
     if (ph_tensor_dtype(a) != ph_tensor_dtype(b) || ph_tensor_rank(a) != ph_tensor_rank(b))
         return 0;
     for (size_t i = 0; i < ph_tensor_rank(a); i++)
@@ -407,6 +421,80 @@ PH_API int ph_tensor_equal(const ph_tensor *a, const ph_tensor *b)
     if (!da || !db)
         return 0;
     return memcmp(da, db, ph_tensor_nbytes(a)) == 0;
+}
+
+/* ------------------------------------------------- sequences and optionals */
+
+/* A container of kind with n items (taken over, also on failure). */
+static ph_tensor *container_new(int kind, int elem_dtype, size_t n, ph_tensor *const *items)
+{
+    Onnx__TensorProto *p = malloc(sizeof *p);
+    if (p)
+        onnx__tensor_proto__init(p);
+    ph_tensor *t = p ? ir_tensor_wrap(p, 0) : NULL;
+    ph_tensor **v = malloc((n ? n : 1) * sizeof *v);
+    if (!t || !v) {
+        for (size_t i = 0; i < n; i++)
+            ph_tensor_free(items[i]);
+        free(v);
+        if (t)
+            ph_tensor_free(t);
+        else
+            free(p);
+        return NULL;
+    }
+    if (n)
+        memcpy(v, items, n * sizeof *v);
+    t->kind = kind;
+    t->elem_dtype = elem_dtype;
+    t->items = v;
+    t->n_items = n;
+    return t;
+}
+
+PH_API ph_tensor *ph_sequence_new(int elem_dtype, size_t n, ph_tensor *const *items)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!items[i]) {
+            for (size_t k = 0; k < n; k++)
+                ph_tensor_free(items[k]);
+            return NULL;
+        }
+    return container_new(PH_KIND_SEQUENCE, elem_dtype, n, items);
+}
+
+PH_API ph_tensor *ph_optional_new(int elem_dtype, ph_tensor *value)
+{
+    return container_new(PH_KIND_OPTIONAL, elem_dtype, value ? 1 : 0, &value);
+}
+
+PH_API int ph_tensor_kind(const ph_tensor *t) { return t->kind; }
+PH_API int ph_container_elem_dtype(const ph_tensor *t) { return t->elem_dtype; }
+PH_API size_t ph_container_length(const ph_tensor *t) { return t->n_items; }
+
+PH_API const ph_tensor *ph_container_item(const ph_tensor *t, size_t i)
+{
+    return i < t->n_items ? t->items[i] : NULL;
+}
+
+ph_tensor *ir_container_clone(const ph_tensor *t)
+{
+    ph_tensor *buf[8], **v = t->n_items <= 8 ? buf : malloc(t->n_items * sizeof *v);
+    if (!v)
+        return NULL;
+    size_t k = 0;
+    for (; k < t->n_items; k++)
+        if (!(v[k] = ph_tensor_clone(t->items[k])))
+            break;
+    ph_tensor *r = NULL;
+    if (k == t->n_items)
+        r = container_new(t->kind, t->elem_dtype, k, v);
+    else
+        while (k-- > 0)
+            ph_tensor_free(v[k]);
+    if (v != buf)
+        free(v);
+    return r;
 }
 
 /* ------------------------------------------------------ half precision */

@@ -161,6 +161,26 @@ int ir_grow(void **arr, size_t *cap, size_t need, size_t elem)
 
 static const char ir_tombstone[1];
 
+static uint64_t hash_finish(uint64_t h)
+{
+    h ^= h >> 33; /* murmur3 finalizer: spread similar names over the table */
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
+    return h ^ (h >> 33);
+}
+
+/* The hash of the first len bytes of s: hash_str of the same text. */
+static uint64_t hash_mem(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return hash_finish(h);
+}
+
 static uint64_t hash_str(const char *s)
 {
     uint64_t h = 1469598103934665603ull; /* FNV-1a */
@@ -168,12 +188,9 @@ static uint64_t hash_str(const char *s)
         h ^= (unsigned char)*s;
         h *= 1099511628211ull;
     }
-    h ^= h >> 33; /* murmur3 finalizer: spread similar names over the table */
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    return h ^ (h >> 33);
+    return hash_finish(h);
 }
+
 
 void ir_map_free(ir_map *m)
 {
@@ -199,6 +216,21 @@ static size_t map_find(const ir_map *m, const char *key, uint64_t h, int *found)
             return i;
         }
         i = (i + 1) & mask;
+    }
+}
+
+void *ir_map_get_mem(const ir_map *m, const char *key, size_t len)
+{
+    if (!m->cap)
+        return NULL;
+    uint64_t h = hash_mem(key, len);
+    for (size_t mask = m->cap - 1, i = h & mask;; i = (i + 1) & mask) {
+        const ir_map_entry *e = &m->slots[i];
+        if (!e->key)
+            return NULL;
+        if (e->key != ir_tombstone && e->hash == h && strncmp(e->key, key, len) == 0 &&
+            e->key[len] == '\0')
+            return e->val;
     }
 }
 
@@ -234,14 +266,17 @@ static int map_rehash(ir_map *m, size_t ncap)
     return 0;
 }
 
-/* Room for one more key: at most half full (tombstones count), so probe
- * runs stay short; about a quarter full after growing. */
+/* Room for one more key: at most three quarters full (tombstones count);
+ * at most half full after growing.  Every slot holds its key's hash, so a
+ * probe compares strings only on a hash match and the longer runs of a
+ * fuller table cost little; a million names take 2^21 slots (48 MB), not
+ * 2^22. */
 static int map_reserve(ir_map *m)
 {
-    if ((m->used + 1) * 2 < m->cap)
+    if ((m->used + 1) * 4 < m->cap * 3)
         return 0;
     size_t ncap = m->cap ? m->cap : 16;
-    while ((m->count + 1) * 3 >= ncap)
+    while ((m->count + 1) * 2 >= ncap)
         ncap *= 2;
     return map_rehash(m, ncap);
 }
@@ -420,6 +455,12 @@ ir_mapping *ir_map_memory(const void *data, size_t size, const char *name, ph_er
         left -= (size_t)k;
     }
     return map_fd(fd, name, err);
+}
+
+void ir_mapping_release(const ir_mapping *m)
+{
+    if (m && m->data && m->size)
+        madvise((void *)m->data, m->size, MADV_DONTNEED);
 }
 
 void ir_unmap_file(ir_mapping *m)

@@ -94,7 +94,7 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
     if (n->op != PH_OP_UNKNOWN && ir_op_arity(n->op, c->opset, &need, &required)) {
         char what[96];
         if (n->n_inputs < need) {
-            snprintf(what, sizeof what, "%zu inputs, the operator needs at least %u at opset %lld", n->n_inputs,
+            snprintf(what, sizeof what, "%u inputs, the operator needs at least %u at opset %lld", (unsigned)n->n_inputs,
                      need, (long long)c->opset);
             return fail(c, g, n, what, NULL);
         }
@@ -169,6 +169,7 @@ static int verify_graph(vctx *c, const ph_graph *g)
         if (rc)
             return rc;
     }
+    int64_t ir = g->model->proto->ir_version;
     for (size_t i = 0; i < g->n_inits; i++) {
         const ph_value *v = g->inits[i];
         if (!v)
@@ -176,6 +177,12 @@ static int verify_graph(vctx *c, const ph_graph *g)
         if (v->dead || !v->tensor || v->producer || v->graph != g || v->init_pos != i ||
             name_wrong(c, g, v))
             return fail(c, g, NULL, "initializer broken", v->name);
+        /* ir_version <= 3 lists every initializer as an input of its graph:
+         * the save lists the main graph's, a body's cannot be (If branches
+         * take no inputs, Loop/Scan bodies have fixed ones) */
+        if (g->parent && !v->is_input && ir >= 1 && ir <= 3)
+            return fail(c, g, NULL, "initializer of a body in a model of ir_version < 4 (it must be a graph input)",
+                        v->name);
         int rc = check_value_uses(c, g, v);
         if (rc)
             return rc;

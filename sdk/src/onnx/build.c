@@ -1,13 +1,14 @@
 /* sdk/src/onnx/build.c - the IR of a GraphProto: its inputs, initializers
  * and nodes taken over from the protobuf tree the loader unpacked, node
  * inputs resolved by name, and the bodies of If/Loop/Scan nodes built the
- * same way (onnx_graph_build and build_subgraphs call each other). */
+ * same way (onnx_graph_build and onnx_node_build_subgraphs call each other).
+ * The main graph's nodes may come read in place (read_nodes.c). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "build.h"
-static int build_subgraphs(ph_node *n, ph_error *err);
+#include "internal.h"
+#include "read_nodes.h"
 
 /* Take over graph input vi (freed here on failure). */
 static int take_input(ph_graph *g, Onnx__ValueInfoProto *vi, ph_error *err);
@@ -80,7 +81,7 @@ static int take_initializer(ph_graph *g, Onnx__TensorProto *tp, ph_error *err)
     return 0; /* the loader attaches and checks the data once the model is built */
 }
 
-static int resolve_inputs(ph_node *n, ph_error *err)
+int onnx_node_resolve_inputs(ph_node *n, ph_error *err)
 {
     Onnx__NodeProto *np = n->proto;
     for (size_t i = 0; i < np->n_input; i++) {
@@ -109,7 +110,7 @@ static int resolve_inputs(ph_node *n, ph_error *err)
     return 0;
 }
 
-int onnx_graph_build(ph_graph *g, ph_error *err)
+int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, ph_error *err)
 {
     Onnx__GraphProto *gp = g->proto;
     int rc = 0;
@@ -141,6 +142,12 @@ int onnx_graph_build(ph_graph *g, ph_error *err)
     free(inits);
 
     /* nodes: outputs first (a model may list nodes out of order), then inputs */
+    if (src) {
+        if (!rc)
+            rc = onnx_nodes_build(g, src, n_src, err);
+        else
+            onnx_nodes_release(g->model, src, n_src);
+    }
     ph_node *first_new = NULL;
     for (i = 0; i < n_nodes && !rc; i++) {
         ph_node *n = ir_node_from_proto(g, nodes[i], err); /* owns nodes[i] even on failure */
@@ -156,9 +163,9 @@ int onnx_graph_build(ph_graph *g, ph_error *err)
         protobuf_c_message_free_unpacked(&nodes[i]->base, NULL);
     free(nodes);
     for (ph_node *n = first_new; n && !rc; n = n->next)
-        rc = resolve_inputs(n, err);
+        rc = onnx_node_resolve_inputs(n, err);
     for (ph_node *n = first_new; n && !rc; n = n->next)
-        rc = build_subgraphs(n, err);
+        rc = onnx_node_build_subgraphs(n, err);
 
     for (i = 0; i < n_outs; i++) {
         Onnx__ValueInfoProto *vi = outs[i];
@@ -190,8 +197,13 @@ int onnx_graph_build(ph_graph *g, ph_error *err)
     return rc;
 }
 
+int onnx_graph_build(ph_graph *g, ph_error *err)
+{
+    return onnx_graph_build_from(g, NULL, 0, err);
+}
+
 /* Build the IR of every GRAPH/GRAPHS attribute of n. */
-static int build_subgraphs(ph_node *n, ph_error *err)
+int onnx_node_build_subgraphs(ph_node *n, ph_error *err)
 {
     Onnx__NodeProto *p = n->proto;
     size_t count = 0;

@@ -3,9 +3,10 @@
  *
  * Loading never copies initializer bytes.  The file is mapped read-only and
  * walked at the protobuf wire level; a "skeleton" copy of it without the
- * raw_data fields of the main graph's initializers is handed to protobuf-c
- * (which copies every bytes field it unpacks), and each initializer then
- * points into the mapping.  External-data files are mapped the same way. */
+ * raw_data fields of the main graph's initializers and without its nodes is
+ * handed to protobuf-c (which copies every bytes field it unpacks), and
+ * each initializer then points into the mapping.  The nodes are read in
+ * place (read_nodes.c).  External-data files are mapped the same way. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -14,6 +15,10 @@
 #include <sys/stat.h>
 
 #include "build.h"
+#include "internal.h"
+#include "order.h"
+#include "read_nodes.h"
+#include "wire.h"
 
 /* ---------------------------------------------------------- wire format */
 
@@ -45,71 +50,6 @@ static int wbuf_varint(wbuf *b, uint64_t v)
     return wbuf_put(b, tmp, k);
 }
 
-typedef struct wire_field {
-    uint32_t num;
-    int type;
-    const uint8_t *start;   /* the tag */
-    const uint8_t *payload; /* for length-delimited fields */
-    size_t len;
-    const uint8_t *end;     /* one past the field */
-} wire_field;
-
-static int read_varint(const uint8_t **p, const uint8_t *end, uint64_t *out)
-{
-    uint64_t v = 0;
-    for (int shift = 0; shift < 64; shift += 7) {
-        if (*p >= end)
-            return -1;
-        uint8_t c = *(*p)++;
-        v |= (uint64_t)(c & 0x7f) << shift;
-        if (!(c & 0x80)) {
-            *out = v;
-            return 0;
-        }
-    }
-    return -1;
-}
-
-/* Read one field at *p; 0, or -1 when truncated or malformed. */
-static int next_field(const uint8_t **p, const uint8_t *end, wire_field *f)
-{
-    uint64_t tag, v;
-    f->start = *p;
-    if (read_varint(p, end, &tag) || (tag >> 3) == 0 || (tag >> 3) > 0x1fffffff)
-        return -1;
-    f->num = (uint32_t)(tag >> 3);
-    f->type = (int)(tag & 7);
-    f->payload = NULL;
-    f->len = 0;
-    switch (f->type) {
-    case 0:
-        if (read_varint(p, end, &v))
-            return -1;
-        break;
-    case 1:
-        if ((size_t)(end - *p) < 8)
-            return -1;
-        *p += 8;
-        break;
-    case 5:
-        if ((size_t)(end - *p) < 4)
-            return -1;
-        *p += 4;
-        break;
-    case 2:
-        if (read_varint(p, end, &v) || v > (uint64_t)(end - *p))
-            return -1;
-        f->payload = *p;
-        f->len = (size_t)v;
-        *p += v;
-        break;
-    default: /* groups (3, 4) are not used by ONNX; 6 and 7 do not exist */
-        return -1;
-    }
-    f->end = *p;
-    return 0;
-}
-
 /* The ModelProto fields a model file starts with: number and wire type. */
 static int model_field_ok(uint64_t num, int type)
 {
@@ -130,11 +70,11 @@ PH_API int ph_model_sniff(const void *data, size_t n, uint64_t file_size)
         return 0;
     while (p < end && fields < 32) {
         uint64_t tag, v;
-        if (read_varint(&p, end, &tag))
+        if (onnx_wire_varint(&p, end, &tag))
             return fields > 0 && n < file_size; /* cut by the end of what was read */
         if (!model_field_ok(tag >> 3, (int)(tag & 7)))
             return 0;
-        if (read_varint(&p, end, &v))
+        if (onnx_wire_varint(&p, end, &v))
             return fields > 0 && n < file_size;
         if ((tag & 7) == 2) {
             uint64_t offset = (uint64_t)(p - (const uint8_t *)data);
@@ -159,6 +99,8 @@ typedef struct skeleton {
     wbuf buf;
     raw_ref *refs; /* per main-graph initializer, in order */
     size_t n_refs, cap_refs;
+    onnx_node_src *nodes; /* the main graph's nodes, left out of buf (read_nodes.c) */
+    size_t n_nodes, cap_nodes;
     const uint8_t *base;
 } skeleton;
 
@@ -170,14 +112,14 @@ static int skel_error(ph_error *err, const char *path, const skeleton *s, const 
 }
 
 /* Copy a TensorProto without its raw_data, remembering where raw_data was. */
-static int skel_tensor(skeleton *s, const wire_field *tf, wbuf *out, const char *path, ph_error *err)
+static int skel_tensor(skeleton *s, const onnx_wire_field *tf, wbuf *out, const char *path, ph_error *err)
 {
     const uint8_t *p = tf->payload, *end = p + tf->len;
     wbuf t = {0};
     raw_ref ref = {0};
     while (p < end) {
-        wire_field f;
-        if (next_field(&p, end, &f)) {
+        onnx_wire_field f;
+        if (onnx_wire_next(&p, end, &f)) {
             free(t.d);
             return skel_error(err, path, s, p);
         }
@@ -203,19 +145,23 @@ static int skel_tensor(skeleton *s, const wire_field *tf, wbuf *out, const char 
     return rc ? ph_error_set(err, PH_ENOMEM, "%s: out of memory", path) : 0;
 }
 
-static int skel_graph(skeleton *s, const wire_field *gf, wbuf *out, const char *path, ph_error *err)
+static int skel_graph(skeleton *s, const onnx_wire_field *gf, wbuf *out, const char *path, ph_error *err)
 {
     const uint8_t *p = gf->payload, *end = p + gf->len;
     wbuf g = {0};
     int rc = 0;
     while (p < end && !rc) {
-        wire_field f;
-        if (next_field(&p, end, &f)) {
+        onnx_wire_field f;
+        if (onnx_wire_next(&p, end, &f)) {
             rc = skel_error(err, path, s, p);
             break;
         }
         if (f.num == 5 && f.type == 2)
             rc = skel_tensor(s, &f, &g, path, err);
+        else if (f.num == 1 && f.type == 2) /* a node: read in place later */
+            rc = ir_grow((void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof *s->nodes)
+                     ? ph_error_set(err, PH_ENOMEM, "%s: out of memory", path)
+                     : (s->nodes[s->n_nodes++] = (onnx_node_src){f.payload, f.len, NULL, 0, 0, 0, -1}, 0);
         else if (wbuf_put(&g, f.start, (size_t)(f.end - f.start)))
             rc = ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
     }
@@ -234,8 +180,8 @@ static int skel_model(skeleton *s, const uint8_t *data, size_t size, const char 
     int graphs = 0;
     s->base = data;
     while (p < end) {
-        wire_field f;
-        if (next_field(&p, end, &f))
+        onnx_wire_field f;
+        if (onnx_wire_next(&p, end, &f))
             return skel_error(err, path, s, p);
         if (f.num == 7)
             graphs++;
@@ -244,8 +190,8 @@ static int skel_model(skeleton *s, const uint8_t *data, size_t size, const char 
         return 0;
     p = data;
     while (p < end) {
-        wire_field f;
-        next_field(&p, end, &f);
+        onnx_wire_field f;
+        onnx_wire_next(&p, end, &f);
         int rc;
         if (f.num == 7 && f.type == 2)
             rc = skel_graph(s, &f, &s->buf, path, err);
@@ -418,6 +364,17 @@ static int has_field_zero(const ProtobufCMessage *m)
     return 0;
 }
 
+/* The main graph's nodes (read_nodes.c), with the check has_field_zero makes
+ * of the rest of the model for those protobuf-c unpacked. */
+static int read_nodes(ph_model *m, onnx_node_src *src, size_t n, ph_error *err)
+{
+    int rc = onnx_nodes_read(m, src, n, err);
+    for (size_t i = 0; i < n && !rc; i++)
+        if (!src[i].in_place && has_field_zero(&src[i].np->base))
+            rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: a field numbered 0 (not valid protobuf)");
+    return rc;
+}
+
 /* Build a model from the mapping (owned from here on).  path names the
  * model in messages; dir is the folder of external data, NULL when the
  * model has no file (loaded from memory). */
@@ -432,6 +389,7 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
     if (rc) {
         free(s.buf.d);
         free(s.refs);
+        free(s.nodes);
         ir_unmap_file(map);
         return rc;
     }
@@ -445,6 +403,7 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
         if (mp)
             protobuf_c_message_free_unpacked(&mp->base, NULL);
         free(s.refs);
+        free(s.nodes);
         ir_unmap_file(map);
         return ph_error_set(err, PH_EPARSE, why, path);
     }
@@ -452,6 +411,7 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
     if (!m) {
         protobuf_c_message_free_unpacked(&mp->base, NULL);
         free(s.refs);
+        free(s.nodes);
         ir_unmap_file(map);
         return ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
     }
@@ -467,6 +427,7 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
     if (!m->graph || (dir && !m->source_path)) {
         ph_model_free(m);
         free(s.refs);
+        free(s.nodes);
         return ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
     }
     /* every initializer proto of the main graph, in order, for the refs */
@@ -474,17 +435,24 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
     if (s.buf.n && s.n_refs != n_inits) {
         ph_model_free(m);
         free(s.refs);
+        free(s.nodes);
         return ph_error_set(err, PH_EPARSE, "%s: initializer count mismatch while reading", path);
     }
     Onnx__TensorProto **init_protos = n_inits ? malloc(n_inits * sizeof *init_protos) : NULL;
     if (n_inits && !init_protos) {
         ph_model_free(m);
         free(s.refs);
+        free(s.nodes);
         return ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
     }
     if (n_inits)
         memcpy(init_protos, mp->graph->initializer, n_inits * sizeof *init_protos);
-    rc = onnx_graph_build(m->graph, err);
+    rc = read_nodes(m, s.nodes, s.n_nodes, err);
+    if (!rc)
+        rc = onnx_graph_build_from(m->graph, s.nodes, s.n_nodes, err);
+    else
+        onnx_nodes_release(m, s.nodes, s.n_nodes);
+    free(s.nodes);
     m->n_nodes_total = ir_graph_count_nodes(m->graph);
     m->order_dirty = 1; /* the file's order is checked by the first toposort */
     m->init_version++;
@@ -494,21 +462,28 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
         ph_tensor *t = v->tensor;
         size_t k = i; /* initializers are taken over in order */
         int mapped = s.buf.n && k < s.n_refs && s.refs[k].present;
-        char what[300];
-        snprintf(what, sizeof what, "not a valid ONNX model: initializer '%s'", v->name);
-        rc = ir_tensor_check(t->proto, mapped, mapped ? s.refs[k].len : 0, what, err);
-        snprintf(what, sizeof what, "initializer '%s'", v->name);
+        size_t len = mapped ? s.refs[k].len : 0;
+        char what[300]; /* the messages name the initializer: made only for one */
+        if (ir_tensor_check(t->proto, mapped, len, "", NULL)) {
+            snprintf(what, sizeof what, "not a valid ONNX model: initializer '%s'", v->name);
+            rc = ir_tensor_check(t->proto, mapped, len, what, err);
+        }
         if (rc || (k < n_inits && t->proto != init_protos[k]))
             continue;
-        if (mapped)
-            rc = ir_tensor_attach(t, s.refs[k].data, s.refs[k].len, err, what);
-        else if (t->external)
+        if (mapped && ir_tensor_attach(t, s.refs[k].data, len, NULL, "")) {
+            snprintf(what, sizeof what, "initializer '%s'", v->name);
+            rc = ir_tensor_attach(t, s.refs[k].data, len, err, what);
+        } else if (!mapped && t->external) {
             rc = attach_external(m, t, dir, err);
+        }
     }
     if (!rc)
         rc = check_tensors(m->graph, 0, err);
     free(init_protos);
     free(s.refs);
+    /* a list out of order is sorted (onnx/order.c); a cycle is refused */
+    if (!rc)
+        rc = onnx_model_sort_loaded(m, err);
     /* what loaded must also hold together (e.g. no attribute without a name) */
     ph_error verr = {0};
     if (!rc && ir_graph_verify(m->graph, 0, &verr) != 0) /* names: resolved by the build */
@@ -521,6 +496,10 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
      * of the whole graph, is not needed. */
     if (!rc && !m->loaded_bodies)
         m->order_dirty = 0;
+    /* What the IR needs of the file is in the IR, but for the weights, read
+     * in place when used: the file's pages need not stay in the process. */
+    if (!rc)
+        ir_mapping_release(map);
     if (rc) {
         ph_model_free(m);
         if (err && !strstr(err->message, path)) {

@@ -48,6 +48,8 @@ typedef struct save_state {
     uint64_t raw_bytes; /* raw tensor bytes the model holds */
     ext_item *ext;      /* tensors of at least min_ext raw bytes */
     size_t n_ext, cap_ext;
+    Onnx__ValueInfoProto **made; /* input entries made for this save (freed after) */
+    size_t n_made;
 } save_state;
 
 /* Set the field at addr (size bytes) to *val, remembering the old bytes. */
@@ -95,6 +97,8 @@ static void restore(save_state *st)
         undo_entry *e = &st->undo[--st->n_undo];
         memcpy(e->addr, e->old, e->size);
     }
+    for (size_t i = 0; i < st->n_made; i++) /* before the tmp blocks: made is one */
+        protobuf_c_message_free_unpacked(&st->made[i]->base, NULL);
     for (size_t i = 0; i < st->n_tmp; i++)
         free(st->tmp[i]);
     free(st->undo);
@@ -145,7 +149,8 @@ static void sync_tensor(save_state *st, ph_value *v)
 {
     ph_tensor *t = v->tensor;
     Onnx__TensorProto *p = t->proto;
-    SET(st, p->name, v->name);
+    if (!p->name || strcmp(p->name, v->name) != 0) /* the same text: nothing to set */
+        SET(st, p->name, v->name);
     if (t->storage == IR_DATA_MAPPED || t->storage == IR_DATA_OWNED) {
         ProtobufCBinaryData raw = {t->nbytes, (uint8_t *)t->data};
         SET(st, p->has_raw_data, 1);
@@ -167,13 +172,32 @@ static void sync_tensor(save_state *st, ph_value *v)
     }
 }
 
+/* Models of ir_version 1 to 3 must list every initializer as a graph input
+ * (onnx.checker: "in initializer but not in graph input").  The IR keeps the
+ * initializers passes add as constants, so they are listed here, after the
+ * declared inputs, for the file only: how many such listings main graph g
+ * needs. */
+static size_t ir3_listings(const ph_graph *g)
+{
+    int64_t ir = g->model->proto->ir_version;
+    size_t n = 0;
+    if (g->parent || ir < 1 || ir > 3)
+        return 0;
+    for (size_t i = 0; i < g->n_inits; i++)
+        n += !g->inits[i]->is_input;
+    return n;
+}
+
 static void sync_graph(save_state *st, ph_graph *g)
 {
     Onnx__GraphProto *gp = g->proto;
     ir_graph_compact_inits(g);
+    size_t n_list = ir3_listings(g);
     Onnx__NodeProto **nodes = tmp_alloc(st, g->n_nodes * sizeof *nodes);
     Onnx__TensorProto **inits = tmp_alloc(st, g->n_inits * sizeof *inits);
-    Onnx__ValueInfoProto **ins = tmp_alloc(st, g->n_inputs * sizeof *ins);
+    Onnx__ValueInfoProto **ins = tmp_alloc(st, (g->n_inputs + n_list) * sizeof *ins);
+    if (n_list) /* the main graph only */
+        st->made = tmp_alloc(st, n_list * sizeof *st->made);
     Onnx__ValueInfoProto **outs = tmp_alloc(st, g->n_outputs * sizeof *outs);
     Onnx__ValueInfoProto **vis = tmp_alloc(st, g->n_value_info * sizeof *vis);
     if (st->oom)
@@ -190,6 +214,19 @@ static void sync_graph(save_state *st, ph_graph *g)
     }
     SET(st, gp->node, nodes);
     SET(st, gp->n_node, k);
+    /* room for what the initializers set (their raw bytes; external data
+     * may add more) in one step, not by doubling: on a graph of 200 000
+     * initializers the log is then 13 MB, not 34 */
+    size_t need = st->n_undo + 2 * g->n_inits + 16;
+    if (need > st->cap_undo) {
+        undo_entry *u = realloc(st->undo, need * sizeof *u);
+        if (u) {
+            st->undo = u;
+            st->cap_undo = need;
+        } else {
+            st->oom = 1;
+        }
+    }
     for (size_t i = 0; i < g->n_inits; i++) {
         inits[i] = g->inits[i]->tensor->proto;
         sync_tensor(st, g->inits[i]);
@@ -202,12 +239,23 @@ static void sync_graph(save_state *st, ph_graph *g)
             st->oom = 1;
         SET(st, ins[i]->name, g->inputs[i]->name);
     }
+    size_t n_in = g->n_inputs;
+    for (size_t i = 0; i < g->n_inits && n_list && !st->oom; i++) {
+        if (g->inits[i]->is_input)
+            continue;
+        if (!(ins[n_in++] = st->made[st->n_made++] = ir_value_info_new(g->inits[i]))) {
+            st->n_made--;
+            st->oom = 1;
+        }
+    }
     SET(st, gp->input, ins);
-    SET(st, gp->n_input, g->n_inputs);
+    SET(st, gp->n_input, n_in);
     for (size_t i = 0; i < g->n_outputs; i++) {
         outs[i] = g->outputs[i].vi;
-        if (g->outputs[i].value->type_dirty && g->outputs[i].value->rank >= 0 &&
-            ir_value_info_refresh(outs[i], g->outputs[i].value))
+        /* a known dtype is written even when the rank is not (Squeeze with
+           axes as an input) */
+        const ph_value *ov = g->outputs[i].value;
+        if (ov->type_dirty && (ov->rank >= 0 || ov->dtype) && ir_value_info_refresh(outs[i], ov))
             st->oom = 1;
         SET(st, outs[i]->name, g->outputs[i].value->name);
     }

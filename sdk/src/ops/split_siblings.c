@@ -111,7 +111,9 @@ static int emit(walk *w, ph_graph *g, ph_value *x, piece_ref *pr, size_t n)
     char names[512] = "";
     if (w->ctx && ph_ctx_wants_names(w->ctx))
         for (size_t i = 0, len = 0; i < n && len + 1 < sizeof names; i++) {
-            int k = snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", ph_node_name(pr[i].n));
+            char label[200];
+            int k = snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "",
+                             ph_node_label(pr[i].n, label, sizeof label));
             if (k < 0)
                 break;
             len += (size_t)k;
@@ -173,8 +175,10 @@ static int visit(ph_node *n, void *user)
     if (w->stop || !x || ph_node_domain(n)[0])
         return 0;
     int rc = seen_add(w, x, g), rank = ph_value_rank(x);
-    if (rc <= 0 || rank < 1)
+    if (rc < 0)
         return rc;
+    if (rc == 0 || rank < 1) /* handled already, or a rank unknown: no rewrite */
+        return 0;
     w->n_pieces = 0;
     for (size_t i = 0; i < ph_value_use_count(x); i++) {
         size_t slot;

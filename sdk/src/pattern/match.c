@@ -6,13 +6,40 @@
  * the two input orders of commutative operators, tried by backtracking
  * (variables of attributes and dtypes are bound on the way and unbound on
  * the way back).  Then the engine's rules: distinct nodes, all in the
- * root's graph, and no interior value seen from outside the match. */
+ * root's graph, and no interior value seen from outside the match.
+ * ph_pattern_explain runs the same matcher with a buffer for the reason a
+ * match failed (fail below); ph_pattern_match_at leaves it NULL. */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pattern.h"
+
+/* A failure of statement i of the form being matched (-1: of the match as
+ * a whole, after every statement matched), and with ph_pattern_explain
+ * why: the reason about the deepest statement the match reached is kept,
+ * the first of those (a commutative node's inputs as written before the
+ * swapped order).  Returns 0. */
+static int fail(ph_match *m, int i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(ph_match *m, int i, const char *fmt, ...)
+{
+    if (!m->why || i >= m->why_stmt)
+        return 0;
+    int k = i < 0 ? 0 : snprintf(m->why, m->why_size, "statement %d (%s): ", i + 1,
+                                 m->p->forms[m->form].stmts[i].ops[0].op_type);
+    va_list ap;
+    va_start(ap, fmt);
+    if (k >= 0 && (size_t)k < m->why_size)
+        vsnprintf(m->why + k, m->why_size - (size_t)k, fmt, ap);
+    va_end(ap);
+    m->why_stmt = i;
+    return 0;
+}
+
+/* "'name'" of a value for a reason. */
+static const char *vname(const ph_value *v) { return v ? ph_value_name(v) : "(omitted)"; }
 
 int pat_is_commutative(ph_op op)
 {
@@ -397,6 +424,207 @@ static int check_attr(ph_match *m, const pat_attr *a, const ph_node *n)
     return 1;
 }
 
+/* ----------------------------------------------------------------- reasons
+ * (ph_pattern_explain): what the pattern wants and what the graph has, in
+ * the pattern language's words. */
+
+/* A dtype as patterns spell it (float32 for ONNX's float). */
+static const char *dtype_word(int d) { return d == PH_DT_FLOAT ? "float32" : ph_dtype_name(d); }
+
+/* Append to buf (size bytes, NUL-terminated) what fmt says, cut at the end. */
+static void put(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void put(char *buf, size_t size, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    if (len + 1 >= size)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf + len, size - len, fmt, ap);
+    va_end(ap);
+}
+
+/* A value of the language as written: 2, 0.5, "constant", [1, 2]. */
+static void val_text(const pat_val *v, char *buf, size_t size)
+{
+    buf[0] = 0;
+    if (v->kind == PAT_LIT_INT)
+        put(buf, size, "%lld", (long long)v->i);
+    else if (v->kind == PAT_LIT_FLOAT)
+        put(buf, size, "%g", v->f32 ? (double)(float)v->f : v->f);
+    else if (v->kind == PAT_LIT_STRING)
+        put(buf, size, "\"%.60s\"", v->s);
+    else if (v->kind == PAT_LIT_INTS || v->kind == PAT_LIT_FLOATS || v->kind == PAT_LIT_STRINGS) {
+        put(buf, size, "[");
+        for (size_t k = 0; k < v->n && k < 8; k++) {
+            pat_val e;
+            elem(v, k, &e);
+            char t[72];
+            val_text(&e, t, sizeof t);
+            put(buf, size, "%s%s", k ? ", " : "", t);
+        }
+        put(buf, size, "%s]", v->n > 8 ? ", ..." : "");
+    } else
+        put(buf, size, "of a type patterns do not compare");
+}
+
+/* A constraint as written after ':'. */
+static void cons_text(const pat_form *f, const pat_cons *c, char *buf, size_t size)
+{
+    buf[0] = 0;
+    switch (c->kind) {
+    case PAT_CONST: put(buf, size, "const"); break;
+    case PAT_SCALAR: put(buf, size, "scalar"); break;
+    case PAT_RANK: put(buf, size, "rank=%lld", (long long)c->n); break;
+    case PAT_PERCHANNEL: put(buf, size, "perchannel=%lld", (long long)c->n); break;
+    case PAT_DTYPE:
+        for (int d = 1; d < 32; d++)
+            if ((c->dtypes >> d) & 1)
+                put(buf, size, "%s%s", buf[0] ? "|" : "", dtype_word(d));
+        break;
+    case PAT_SHAPE:
+        put(buf, size, "shape=[");
+        for (int i = 0; i < c->n; i++)
+            if (c->dims[i] == PAT_ANY_DIM)
+                put(buf, size, "%s*", i ? "," : "");
+            else
+                put(buf, size, "%s%lld", i ? "," : "", (long long)c->dims[i]);
+        put(buf, size, "]");
+        break;
+    case PAT_VALUE:
+        put(buf, size, "%s%c%g", c->n ? "all" : "scalar", c->tol < 0 ? '=' : '~', c->v);
+        if (c->tol >= 0)
+            put(buf, size, "+-%g%s", c->tol, c->rel ? " (relative)" : "");
+        break;
+    case PAT_FITS: put(buf, size, "fits(%s)", f->names[c->ref]); break;
+    case PAT_DTYPE_VAR: put(buf, size, "dtype=$%s", f->vars[c->ref]); break;
+    case PAT_SCALAR_VAR: put(buf, size, "scalar=$%s", f->vars[c->ref]); break;
+    }
+}
+
+/* What a value is, for a reason: "dtype float32, shape [1,64,?,?], not a
+ * constant" (a one-element constant's value too). */
+static void value_facts(const ph_value *v, char *buf, size_t size)
+{
+    buf[0] = 0;
+    int r = ph_value_rank(v);
+    put(buf, size, "dtype %s, ", dtype_word(ph_value_dtype(v)));
+    if (r < 0)
+        put(buf, size, "unknown rank");
+    else {
+        put(buf, size, "shape [");
+        for (int i = 0; i < r; i++) {
+            int64_t d = ph_value_dim(v, i);
+            if (d < 0)
+                put(buf, size, "%s?", i ? "," : "");
+            else
+                put(buf, size, "%s%lld", i ? "," : "", (long long)d);
+        }
+        put(buf, size, "]");
+    }
+    const ph_tensor *t = ph_value_const(v);
+    double x;
+    if (!t)
+        put(buf, size, ", not a constant");
+    else if (ph_tensor_numel(t) == 1 && !ph_tensor_read_f64(t, ph_tensor_rank(t), ph_tensor_dims(t), &x))
+        put(buf, size, ", a constant of value %g", x);
+    else
+        put(buf, size, ", a constant of %lld elements", (long long)ph_tensor_numel(t));
+}
+
+/* check_cons, with the reason for input j of statement i. */
+static int check_cons_why(ph_match *m, int i, int j, const pat_cons *c, const ph_value *v, const ph_node *user)
+{
+    if (check_cons(m, c, v, user))
+        return 1;
+    if (!m->why)
+        return 0;
+    const pat_form *f = &m->p->forms[m->form];
+    char want[160], have[200];
+    cons_text(f, c, want, sizeof want);
+    value_facts(v, have, sizeof have);
+    if (c->kind == PAT_DTYPE_VAR && m->vv[c->ref].kind)
+        return fail(m, i, "input %d '%s' has dtype %s, but $%s is %s already in this match", j, vname(v),
+                    dtype_word(ph_value_dtype(v)), f->vars[c->ref], dtype_word((int)m->vv[c->ref].i));
+    if (c->kind == PAT_SCALAR_VAR && m->vv[c->ref].kind) {
+        char was[72];
+        val_text(&m->vv[c->ref], was, sizeof was);
+        return fail(m, i, "input %d '%s' (%s), but $%s is %s already in this match", j, vname(v), have,
+                    f->vars[c->ref], was);
+    }
+    return fail(m, i, "input %d '%s' fails ':%s' (%s)", j, vname(v), want, have);
+}
+
+/* An attribute test as written, without its key: "= 0.5", "< 0.1",
+ * "in [1, 2]", "all = 1", "= $eps". */
+static void attr_want(const pat_form *f, const pat_attr *a, char *buf, size_t size)
+{
+    static const char *const ops[] = {[PAT_OP_EQ] = "=", [PAT_OP_NE] = "!=", [PAT_OP_LT] = "<",
+                                      [PAT_OP_LE] = "<=", [PAT_OP_GT] = ">", [PAT_OP_GE] = ">=",
+                                      [PAT_OP_IN] = "in"};
+    buf[0] = 0;
+    if (a->op < PAT_OP_EQ || a->op > PAT_OP_IN)
+        return;
+    put(buf, size, "%s%s ", a->all ? "all " : "", ops[a->op]);
+    if (a->var >= 0) {
+        put(buf, size, "$%s", f->vars[a->var]);
+        return;
+    }
+    pat_val rhs;
+    char t[120];
+    pat_lit_val(&a->rhs, &rhs);
+    val_text(&rhs, t, sizeof t);
+    put(buf, size, "%s", t);
+}
+
+/* check_attr, with the reason for statement i. */
+static int check_attr_why(ph_match *m, int i, const pat_attr *a, const ph_node *n)
+{
+    if (check_attr(m, a, n))
+        return 1;
+    if (!m->why)
+        return 0;
+    const pat_form *f = &m->p->forms[m->form];
+    pat_val v;
+    char want[160], have[200];
+    int present = attr_val(n, a->key, &v);
+    attr_want(f, a, want, sizeof want);
+    if (present)
+        val_text(&v, have, sizeof have);
+    if (a->op == PAT_OP_ABSENT)
+        return fail(m, i, "attribute %s is present (%s); the pattern wants it absent (!%s)", a->key, have, a->key);
+    if (!present && !a->has_default) {
+        if (a->op == PAT_OP_PRESENT)
+            return fail(m, i, "attribute %s is absent; the pattern wants it present", a->key);
+        if (a->op == PAT_OP_EQ && a->var < 0 && !a->all)
+            return fail(m, i, "attribute %s is absent; the pattern wants %s %s (exporters leave out "
+                        "attributes at their default value: write %s ?%s to accept that)",
+                        a->key, a->key, want, a->key, want);
+        return fail(m, i, "attribute %s is absent; the pattern wants %s %s (exporters leave out attributes "
+                    "at their default value: write %s(DEFAULT) %s to use it)",
+                    a->key, a->key, want, a->key, want);
+    }
+    if (!present) {
+        char d[160];
+        pat_lit_val(&a->dflt, &v);
+        val_text(&v, d, sizeof d);
+        snprintf(have, sizeof have, "absent, its default %s", d);
+    } else if (v.kind < 0) {
+        return fail(m, i, "attribute %s is %s; the pattern wants %s %s", a->key, have, a->key, want);
+    }
+    if (a->var >= 0 && m->vv[a->var].kind) {
+        char was[120];
+        val_text(&m->vv[a->var], was, sizeof was);
+        return fail(m, i, "attribute %s is %s, but $%s is %s already in this match", a->key, have,
+                    f->vars[a->var], was);
+    }
+    if (a->all && !is_list(&v))
+        return fail(m, i, "attribute %s is %s, not a list; the pattern wants %s %s", a->key, have, a->key, want);
+    if (a->op == PAT_OP_EQ && !a->all) /* the usual case, said shortest */
+        return fail(m, i, "attribute %s is %s; the pattern wants %s", a->key, have, want + 2);
+    return fail(m, i, "attribute %s is %s; the pattern wants %s %s", a->key, have, a->key, want);
+}
+
 /* ----------------------------------------------------------------- binding */
 
 /* Bind slot to v (v may be NULL for an omitted optional input). */
@@ -421,20 +649,23 @@ static void unbind_to(ph_match *m, int mark)
     }
 }
 
-/* Bind statement s's arguments to n's inputs, the first two swapped when
+/* Bind statement i's arguments to n's inputs, the first two swapped when
  * swap is set. */
-static int bind_args(ph_match *m, const pat_stmt *s, ph_node *n, int swap)
+static int bind_args(ph_match *m, int i, const pat_stmt *s, ph_node *n, int swap)
 {
+    const pat_form *f = &m->p->forms[m->form];
     size_t count = n->n_inputs;
     for (int j = 0; j < s->n_args; j++) {
         const pat_arg *a = &s->args[swap && j < 2 ? 1 - j : j];
         ph_value *v = (size_t)j < count ? n->inputs[j] : NULL;
         if (!v && !a->optional)
-            return 0;
+            return fail(m, i, "input %d is omitted; the pattern needs it (write %s? for an optional one)", j,
+                        a->slot >= 0 ? f->names[a->slot] : "_");
         if (!bind(m, a->slot, v))
-            return 0;
+            return fail(m, i, "input %d is '%s', but '%s' is already '%s' in this match", j, vname(v),
+                        f->names[a->slot], vname(m->vals[a->slot]));
         for (int c = 0; v && c < a->n_cons; c++)
-            if (!check_cons(m, &a->cons[c], v, n))
+            if (!check_cons_why(m, i, j, &a->cons[c], v, n))
                 return 0;
     }
     if (s->variadic_slot >= 0) {
@@ -444,23 +675,32 @@ static int bind_args(ph_match *m, const pat_stmt *s, ph_node *n, int swap)
     } else {
         for (size_t j = (size_t)s->n_args; j < count; j++)
             if (n->inputs[j]) /* an input the pattern does not account for */
-                return 0;
+                return fail(m, i, "input %zu '%s' is one the pattern does not name (it names %d)", j,
+                            vname(n->inputs[j]), s->n_args);
     }
     return 1;
 }
 
-static int interior_ok(const ph_match *m, const pat_form *f);
+static int interior_ok(ph_match *m, const pat_form *f);
 
 /* The constraints that read another value (fits), once all are bound. */
-static int deferred_ok(const ph_match *m, const pat_form *f)
+static int deferred_ok(ph_match *m, const pat_form *f)
 {
     for (int s = 0; s < f->n_stmts; s++)
         for (int j = 0; j < f->stmts[s].n_args; j++) {
             const pat_arg *a = &f->stmts[s].args[j];
             const ph_value *v = a->slot >= 0 ? m->vals[a->slot] : NULL;
-            for (int c = 0; v && c < a->n_cons; c++)
-                if (a->cons[c].kind == PAT_FITS && !fits(v, m->vals[a->cons[c].ref]))
-                    return 0;
+            for (int c = 0; v && c < a->n_cons; c++) {
+                const ph_value *x = m->vals[a->cons[c].ref];
+                if (a->cons[c].kind != PAT_FITS || fits(v, x))
+                    continue;
+                char have[200], other[200] = "(omitted)";
+                value_facts(v, have, sizeof have);
+                if (x)
+                    value_facts(x, other, sizeof other);
+                return fail(m, -1, "'%s' (statement %d, input %d: %s) fails ':fits(%s)' ('%s': %s)", vname(v),
+                            s + 1, j, have, f->names[a->cons[c].ref], vname(x), other);
+            }
         }
     return 1;
 }
@@ -480,9 +720,9 @@ static int nac_args(ph_match *m, const pat_stmt *s, ph_node *c, int swap)
     return 1;
 }
 
-/* 1 when a reader outside the match of the first value negative statement
- * s names matches s. */
-static int nac_hit(ph_match *m, const pat_stmt *s, const ph_graph *g)
+/* A reader outside the match of the first value negative statement s
+ * names that matches s, or NULL. */
+static ph_node *nac_hit(ph_match *m, const pat_stmt *s, const ph_graph *g)
 {
     const ph_value *v = NULL;
     for (int j = 0; j < s->n_args && !v; j++)
@@ -504,9 +744,9 @@ static int nac_hit(ph_match *m, const pat_stmt *s, const ph_graph *g)
         }
         var_unbind_to(m, vmark);
         if (hit)
-            return 1;
+            return c;
     }
-    return 0;
+    return NULL;
 }
 
 /* Match statements i, i-1, ..., 0; at the end the interior rules, so a
@@ -514,9 +754,13 @@ static int nac_hit(ph_match *m, const pat_stmt *s, const ph_graph *g)
 static int match_from(ph_match *m, const pat_form *f, int i, const ph_graph *g)
 {
     if (i < 0) {
-        for (int k = 0; k < f->n_nacs; k++)
-            if (nac_hit(m, &f->nacs[k], g))
-                return 0;
+        for (int k = 0; k < f->n_nacs; k++) {
+            ph_node *c = nac_hit(m, &f->nacs[k], g);
+            char label[200];
+            if (c)
+                return fail(m, -1, "node '%s' reads the match and is what the negative statement %d (!%s) "
+                            "excludes", ph_node_label(c, label, sizeof label), k + 1, f->nacs[k].ops[0].op_type);
+        }
         return (!f->deferred || deferred_ok(m, f)) && interior_ok(m, f);
     }
     const pat_stmt *s = &f->stmts[i];
@@ -527,22 +771,35 @@ static int match_from(ph_match *m, const pat_form *f, int i, const ph_graph *g)
             int slot = s->outs[o];
             if (slot >= 0 && m->bound[slot] && m->vals[slot]) {
                 ph_value *v = m->vals[slot];
-                if (!v->producer || v->out_index != (uint32_t)o)
-                    return 0;
+                if (!v->producer)
+                    return fail(m, i, "'%s' is %s, not made by a node", vname(v),
+                                v->is_input ? "a graph input" : v->tensor ? "an initializer" : "no node's output");
+                if (v->out_index != (uint32_t)o)
+                    return fail(m, i, "'%s' is output %u of its node; the pattern wants output %d", vname(v),
+                                v->out_index, o);
                 n = v->producer;
             }
         }
-        if (!n || n->removed || n->graph != g)
-            return 0;
+        if (!n || n->removed)
+            return fail(m, i, "no node makes what the statement binds");
+        if (n->graph != g)
+            return fail(m, i, "the node is in another graph than the root (values from outer scopes can "
+                        "only be leaves)");
         for (int k = i + 1; k < f->n_stmts; k++)
             if (m->nodes[k] == n)
-                return 0;
+                return fail(m, i, "the node is matched by statement %d already", k + 1);
     }
-    if (!pat_op_matches(s, n) || (size_t)s->n_outs > n->n_outputs)
-        return 0;
+    char label[200];
+    if (!pat_op_matches(s, n))
+        return fail(m, i, "node '%s' is %s%s%s; the pattern wants %s%s", ph_node_label(n, label, sizeof label),
+                    ph_node_op_type(n), ph_node_domain(n)[0] ? "@" : "", ph_node_domain(n), s->ops[0].op_type,
+                    s->n_ops > 1 ? " (or an alternative)" : "");
+    if ((size_t)s->n_outs > n->n_outputs)
+        return fail(m, i, "node '%s' has %zu outputs; the pattern names %d", ph_node_label(n, label, sizeof label),
+                    (size_t)n->n_outputs, s->n_outs);
     int vmark = m->n_vtrail;
     for (int a = 0; a < s->n_attrs; a++)
-        if (!check_attr(m, &s->attrs[a], n)) {
+        if (!check_attr_why(m, i, &s->attrs[a], n)) {
             var_unbind_to(m, vmark);
             return 0;
         }
@@ -551,13 +808,14 @@ static int match_from(ph_match *m, const pat_form *f, int i, const ph_graph *g)
         if (!bind(m, s->outs[o], n->outputs[o]) || (s->outs[o] >= 0 && !n->outputs[o])) {
             unbind_to(m, mark);
             var_unbind_to(m, vmark);
-            return 0;
+            return fail(m, i, "output %d of node '%s' is %s", o, ph_node_label(n, label, sizeof label),
+                        n->outputs[o] ? "bound to another value already" : "omitted");
         }
     m->nodes[i] = n;
     int tries = s->n_args >= 2 && s->variadic_slot < 0 && pat_is_commutative(n->op) ? 2 : 1;
     for (int swap = 0; swap < tries; swap++) {
         int inner = m->n_trail, vinner = m->n_vtrail;
-        if (bind_args(m, s, n, swap) && match_from(m, f, i - 1, g))
+        if (bind_args(m, i, s, n, swap) && match_from(m, f, i - 1, g))
             return 1;
         unbind_to(m, inner);
         var_unbind_to(m, vinner);
@@ -579,7 +837,7 @@ int pat_match_has(const ph_match *m, const ph_node *n)
 
 /* No interior value is seen from outside the match, and none is bound to
  * a leaf name (which would let a rewrite read what it removes). */
-static int interior_ok(const ph_match *m, const pat_form *f)
+static int interior_ok(ph_match *m, const pat_form *f)
 {
     for (int slot = 0; slot < f->n_slots; slot++) {
         const ph_value *v = m->vals[slot];
@@ -589,7 +847,8 @@ static int interior_ok(const ph_match *m, const pat_form *f)
             if (m->nodes[i] == v->producer) {
                 int o = (int)v->out_index;
                 if (o >= f->stmts[i].n_outs || !f->stmts[i].shared[o])
-                    return 0;
+                    return fail(m, -1, "leaf '%s' is a value the match itself computes (statement %d)",
+                                f->names[slot], i + 1);
             }
     }
     /* interior nodes: every output private; the root: every output the
@@ -605,10 +864,14 @@ static int interior_ok(const ph_match *m, const pat_form *f)
             if (root && (int)o < s->n_outs && s->outs[o] >= 0)
                 continue;
             if (v->n_output_refs)
-                return 0;
+                return fail(m, -1, "'%s' (statement %d) is a graph output: the match would remove it (mark it "
+                            "':shared' if it may stay)", vname(v), i + 1);
             for (size_t u = 0; u < v->n_uses; u++)
-                if (!pat_match_has(m, v->uses[u].node))
-                    return 0;
+                if (!pat_match_has(m, v->uses[u].node)) {
+                    char label[200];
+                    return fail(m, -1, "'%s' (statement %d) is also read by node '%s' outside the match",
+                                vname(v), i + 1, ph_node_label(v->uses[u].node, label, sizeof label));
+                }
         }
     }
     return 1;
@@ -620,7 +883,7 @@ static int interior_ok(const ph_match *m, const pat_form *f)
  * a node of one of that statement's ops, whatever position binding or
  * commutation gives it.  On a large graph most candidates of a rule set
  * fail here, after reading only their inputs' producers. */
-static int root_inputs_possible(const pat_form *f, const ph_node *root)
+static int root_inputs_possible(const pat_form *f, const ph_node *root, ph_match *why)
 {
     const pat_stmt *r = pat_root(f);
     for (int k = 0; k < r->n_args; k++) {
@@ -635,14 +898,20 @@ static int root_inputs_possible(const pat_form *f, const ph_node *root)
             const ph_value *v = root->inputs[i];
             found = v && v->producer && pat_op_matches(&f->stmts[s], v->producer);
         }
-        if (!found)
-            return 0;
+        if (!found) {
+            char label[200];
+            return why ? fail(why, f->n_stmts - 1, "no input of node '%s' is made by %s, as statement %d wants",
+                              ph_node_label(root, label, sizeof label), f->stmts[s].ops[0].op_type, s + 1)
+                       : 0;
+        }
     }
     return 1;
 }
 
-static int guards_ok(const pat_form *f, const ph_node *root)
+static int guards_ok(const pat_form *f, const ph_node *root, ph_match *why)
 {
+    static const char *const ops[] = {[PAT_OP_EQ] = "==", [PAT_OP_NE] = "!=", [PAT_OP_LT] = "<",
+                                      [PAT_OP_LE] = "<=", [PAT_OP_GT] = ">", [PAT_OP_GE] = ">="};
     for (int i = 0; i < f->n_guards; i++) {
         const pat_guard *g = &f->guards[i];
         int64_t v = ph_model_opset(root->graph->model, g->domain);
@@ -655,8 +924,16 @@ static int guards_ok(const pat_form *f, const ph_node *root)
         case PAT_OP_GT: ok = v > g->version; break;
         default: ok = v >= g->version; break;
         }
-        if (!ok || v < 0)
-            return 0;
+        if (!ok || v < 0) {
+            if (!why)
+                return 0;
+            char have[64] = "not imported";
+            if (v >= 0)
+                snprintf(have, sizeof have, "%lld", (long long)v);
+            return fail(why, f->n_stmts - 1, "the guard opset%s%s %s %lld fails: the model's opset%s%s is %s",
+                        g->domain[0] ? "@" : "", g->domain, ops[g->op], (long long)g->version,
+                        g->domain[0] ? " of " : "", g->domain, have);
+        }
     }
     return 1;
 }
@@ -664,8 +941,11 @@ static int guards_ok(const pat_form *f, const ph_node *root)
 int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m)
 {
     const pat_form *f = &p->forms[fi];
-    if (!root || root->removed || m->p != p || !pat_op_matches(pat_root(f), root) ||
-        !root_inputs_possible(f, root) || !guards_ok(f, root))
+    if (!root || root->removed || m->p != p || !pat_op_matches(pat_root(f), root))
+        return 0;
+    m->form = fi; /* for the reasons of ph_pattern_explain */
+    ph_match *why = m->why ? m : NULL;
+    if (!guards_ok(f, root, why) || !root_inputs_possible(f, root, why)) /* a guard is the first reason */
         return 0;
     size_t ns = (size_t)(f->n_slots ? f->n_slots : 1);
     memset(m->bound, 0, ns);
@@ -675,7 +955,6 @@ int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m)
     for (int k = 0; k < f->n_vars; k++)
         m->vv[k].kind = 0;
     m->n_trail = m->n_vtrail = 0;
-    m->form = fi;
     m->state_fresh = 0;
     m->nodes[f->n_stmts - 1] = root;
     if (!match_from(m, f, f->n_stmts - 1, root->graph)) {
@@ -693,6 +972,44 @@ PH_API int ph_pattern_match_at(const ph_pattern *p, ph_node *root, ph_match *m)
         if (pat_match_form(p, p->order[k], root, m))
             return 1;
     return 0;
+}
+
+PH_API int ph_pattern_explain(const ph_pattern *p, ph_node *root, ph_match *m, char *why, size_t size)
+{
+    if (!p || !m || m->p != p || !root || root->removed || !why || !size)
+        return PH_EINVAL;
+    why[0] = 0;
+    char *reason = malloc(size);
+    if (!reason)
+        return PH_ENOMEM;
+    /* the forms in the matcher's order; the reason kept is the one of the
+     * form that got furthest (the first of those) */
+    int candidate = 0, best = -2, r = 0;
+    for (int k = 0; k < p->n_forms && !r; k++) {
+        int fi = p->order[k];
+        const pat_form *f = &p->forms[fi];
+        if (!pat_op_matches(pat_root(f), root))
+            continue;
+        candidate = 1;
+        reason[0] = 0;
+        m->why = reason;
+        m->why_size = size;
+        m->why_stmt = f->n_stmts;
+        r = pat_match_form(p, fi, root, m);
+        m->why = NULL;
+        int reached = f->n_stmts - 1 - m->why_stmt; /* statements matched before the failure */
+        if (!r && reached > best) {
+            best = reached;
+            if (p->n_forms > 1)
+                snprintf(why, size, "form %d of %d: %s", fi + 1, p->n_forms, reason[0] ? reason : "no match");
+            else
+                snprintf(why, size, "%s", reason[0] ? reason : "no match");
+        }
+    }
+    free(reason);
+    if (r)
+        why[0] = 0;
+    return r ? 1 : candidate ? 0 : -1;
 }
 
 /* -------------------------------------------------------------- accessors */
@@ -829,7 +1146,8 @@ PH_API char *ph_match_describe(const ph_match *m, char *buf, size_t size)
         const ph_node *n = m->nodes[i];
         if (!n)
             continue;
-        int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", ph_node_name(n));
+        char label[200];
+        int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", ph_node_label(n, label, sizeof label));
         if (w < 0)
             break;
         len += (size_t)w;

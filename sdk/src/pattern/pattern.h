@@ -192,6 +192,9 @@ struct ph_match {
     void *state;        /* ph_match_state: owned */
     size_t state_size;
     int state_fresh;    /* state zeroed for this match */
+    char *why;          /* ph_pattern_explain: why the match failed (borrowed buffer), or NULL */
+    size_t why_size;
+    int why_stmt;       /* the statement of the form the reason is about: the deepest one reached */
 };
 
 int pat_is_commutative(ph_op op);

@@ -273,7 +273,9 @@ static void names(char *buf, size_t size, ph_node *const *nodes, size_t n, int o
     for (size_t i = 0; i < n && len + 1 < size; i++) {
         if (only_removed && !ph_node_is_removed(nodes[i]))
             continue;
-        int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "", ph_node_name(nodes[i]));
+        char label[200];
+        int w = snprintf(buf + len, size - len, "%s%s", len ? ", " : "",
+                         ph_node_label(nodes[i], label, sizeof label));
         if (w < 0)
             break;
         len += (size_t)w;

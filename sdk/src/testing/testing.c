@@ -9,6 +9,7 @@
 
 #include "passhost/passhost.h"
 #include "passhost/testing.h"
+#include "testing_internal.h"
 
 /* Every field of ABI 1.0, up to and including run, must be there. */
 #define DESC_MIN_SIZE (offsetof(ph_pass_desc, run) + sizeof(((ph_pass_desc *)0)->run))
@@ -295,7 +296,7 @@ static uint64_t rnd(uint64_t *state)
 }
 
 /* A random value for dtype dt, exactly representable in it. */
-static double rnd_value(int dt, uint64_t *state)
+double test_random_value(int dt, uint64_t *state)
 {
     uint64_t r = rnd(state);
     switch (dt) {
@@ -344,7 +345,7 @@ static int random_input(const ph_value *v, uint64_t state, int64_t size, ph_tens
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     }
     for (size_t k = 0; k < count; k++)
-        vals[k] = rnd_value(dt, &state);
+        vals[k] = test_random_value(dt, &state);
     *out = ph_tensor_from_f64(dt, (size_t)rank, dims, vals);
     free(vals);
     free(dims);
@@ -412,10 +413,134 @@ static const char *label(const ph_graph *g, size_t i, char *buf, size_t size)
     return buf;
 }
 
+/* eps of a float dtype: 2^-(mantissa bits). */
+static double dtype_eps(int dt)
+{
+    switch (dt) {
+    case PH_DT_DOUBLE: return ldexp(1, -52);
+    case PH_DT_FLOAT16: return ldexp(1, -10);
+    case PH_DT_BFLOAT16: return ldexp(1, -7);
+    default: return ldexp(1, -23);
+    }
+}
+
+static double dtype_smallest_normal(int dt)
+{
+    switch (dt) {
+    case PH_DT_DOUBLE: return ldexp(1, -1022);
+    case PH_DT_FLOAT16: return ldexp(1, -14);
+    default: return ldexp(1, -126);
+    }
+}
+
+/* The rule of --verify (docs/verify.md, "Error budgets") for output i of a
+ * PH_FP / PH_APPROX pass: ref is the original evaluated in float64.  A
+ * float output passes when max |after - ref| <= BUDGET_FACTOR x max
+ * |before - ref| + BUDGET_ULPS x eps(dtype) x max(max |ref|, smallest
+ * normal), NaN and infinities where the original has them and nowhere else;
+ * an integer or bool output must equal ref wherever before does.  Where ref
+ * is not finite and before is, before stands in for it.  1 if it fails. */
+#define BUDGET_FACTOR 4.0
+#define BUDGET_ULPS 4.0
+static int budget_one(const ph_tensor *a, const ph_tensor *b, const ph_tensor *ref, size_t i, const char *what,
+                      int failed_before, ph_test_result *res, char *msg, size_t msg_size, char *err_msg,
+                      size_t err_size, int *fail_rc)
+{
+    int dt = ph_tensor_dtype(a);
+    size_t rank = ph_tensor_rank(a);
+    int64_t numel = ph_tensor_numel(a);
+    size_t n = numel > 0 ? (size_t)numel : 0;
+    int same = ph_tensor_rank(ref) == rank;
+    for (size_t d = 0; same && d < rank; d++)
+        same = ph_tensor_dim(ref, d) == ph_tensor_dim(a, d);
+    double *va = malloc((n ? n : 1) * sizeof *va), *vb = malloc((n ? n : 1) * sizeof *vb),
+           *vr = malloc((n ? n : 1) * sizeof *vr);
+    int rc = !va || !vb || !vr ? PH_ENOMEM : !same ? PH_EINVAL : 0;
+    if (!rc)
+        rc = ph_tensor_read_f64(a, rank, ph_tensor_dims(a), va);
+    if (!rc)
+        rc = ph_tensor_read_f64(b, rank, ph_tensor_dims(b), vb);
+    if (!rc)
+        rc = ph_tensor_read_f64(ref, rank, ph_tensor_dims(ref), vr);
+    if (rc) {
+        free(va);
+        free(vb);
+        free(vr);
+        snprintf(err_msg, err_size, "%s: cannot read the values or the float64 reference (%s)", what,
+                 ph_strerror(rc));
+        *fail_rc = rc;
+        return 0;
+    }
+    int is_float = ph_dtype_is_float(dt);
+    double orig = 0, opt = 0, scale = 0;
+    size_t worst = 0, special = (size_t)-1, count = 0;
+    for (size_t k = 0; k < n; k++) {
+        double ae, re;
+        elem_err(va[k], vb[k], &ae, &re);
+        if (ae > res->max_abs_err)
+            res->max_abs_err = ae;
+        if (re > res->max_rel_err)
+            res->max_rel_err = re;
+        if (!is_float) { /* elements: equal to ref wherever the original is */
+            if (va[k] == vr[k] && vb[k] != vr[k]) {
+                if (special == (size_t)-1)
+                    special = k;
+                count++;
+            }
+            continue;
+        }
+        if (!isfinite(va[k])) {
+            if (!(isnan(va[k]) ? isnan(vb[k]) : va[k] == vb[k]) && special == (size_t)-1)
+                special = k;
+            continue;
+        }
+        if (!isfinite(vb[k])) {
+            if (special == (size_t)-1)
+                special = k;
+            continue;
+        }
+        double r = isfinite(vr[k]) ? vr[k] : va[k];
+        if (fabs(va[k] - r) > orig)
+            orig = fabs(va[k] - r);
+        if (fabs(vb[k] - r) > opt || count++ == 0) {
+            opt = fmax(opt, fabs(vb[k] - r));
+            worst = k;
+        }
+        if (fabs(r) > scale)
+            scale = fabs(r);
+    }
+    double budget = BUDGET_FACTOR * orig + BUDGET_ULPS * dtype_eps(dt) * fmax(scale, dtype_smallest_normal(dt));
+    int failed = special != (size_t)-1 || (is_float && opt > budget);
+    size_t k = special != (size_t)-1 ? special : worst;
+    if (!failed_before && n && (failed || !(res->output >= 0))) {
+        res->output = (ptrdiff_t)i;
+        res->element = (int64_t)k;
+        res->before = va[k];
+        res->after = vb[k];
+    }
+    if (failed && !is_float)
+        snprintf(msg, msg_size, "%.100s: %zu elements differ from the float64 reference where the original "
+                 "equals it; element %zu: %.17g before the pass, %.17g after", what, count, k, va[k], vb[k]);
+    else if (failed && special != (size_t)-1)
+        snprintf(msg, msg_size, "%.100s element %zu: %.9g before the pass, %.9g after (NaN and infinities must "
+                 "stay where the original has them)", what, k, va[k], vb[k]);
+    else if (failed)
+        snprintf(msg, msg_size, "%.100s: error %.3g against the float64 reference beyond its budget %.3g "
+                 "(%g x orig. error %.3g + %g ulp of %.3g); element %zu: %.9g before, "
+                 "%.9g after", what, opt, budget, BUDGET_FACTOR, orig, BUDGET_ULPS, scale, k, va[k], vb[k]);
+    free(va);
+    free(vb);
+    free(vr);
+    if (failed)
+        res->mismatch = 1;
+    return failed;
+}
+
 /* Compare output i of both sets into res; 1 if it fails (first failure
  * recorded in res and msg), 0 if it passes.  g (may be NULL) names outputs. */
-static int compare_one(const ph_tensor *a, const ph_tensor *b, size_t i, int exact, const ph_test_options *o,
-                       const ph_graph *g, ph_test_result *res, char *msg, size_t msg_size, int *fail_rc)
+static int compare_one(const ph_tensor *a, const ph_tensor *b, const ph_tensor *ref, size_t i, int exact,
+                       const ph_test_options *o, const ph_graph *g, ph_test_result *res, char *msg,
+                       size_t msg_size, int *fail_rc)
 {
     int failed_before = res->mismatch;
     char lb[240], scratch[400], *err_msg = msg;
@@ -452,6 +577,8 @@ static int compare_one(const ph_tensor *a, const ph_tensor *b, size_t i, int exa
         snprintf(msg, msg_size, "%s: %s data differs", what, ph_dtype_name(dt));
         goto fail_whole;
     }
+    if (ref && !exact && !(o->atol > 0) && !(o->rtol > 0))
+        return budget_one(a, b, ref, i, what, failed_before, res, msg, msg_size, err_msg, err_size, fail_rc);
     exact = exact || !ph_dtype_is_float(dt);
     double atol, rtol;
     default_tol(dt, &atol, &rtol);
@@ -521,8 +648,8 @@ fail_whole:
 /* Compare two output sets; the message of the first failure goes to msg.
  * 0, PH_EVERIFY on a mismatch, or another code when values cannot be read
  * (msg then says so). */
-static int compare_sets(ph_tensor *const *a, size_t na, ph_tensor *const *b, size_t nb, int exact,
-                        const ph_test_options *o, const ph_graph *g, ph_test_result *res, char *msg,
+static int compare_sets(ph_tensor *const *a, size_t na, ph_tensor *const *b, size_t nb, ph_tensor *const *ref,
+                        int exact, const ph_test_options *o, const ph_graph *g, ph_test_result *res, char *msg,
                         size_t msg_size)
 {
     if (na != nb) {
@@ -536,7 +663,7 @@ static int compare_sets(ph_tensor *const *a, size_t na, ph_tensor *const *b, siz
     }
     int fail_rc = 0, any = 0;
     for (size_t i = 0; i < na && !fail_rc; i++)
-        any |= compare_one(a[i], b[i], i, exact, o, g, res, msg, msg_size, &fail_rc);
+        any |= compare_one(a[i], b[i], ref ? ref[i] : NULL, i, exact, o, g, res, msg, msg_size, &fail_rc);
     if (fail_rc)
         return fail_rc;
     return any ? PH_EVERIFY : 0;
@@ -554,7 +681,7 @@ PH_API int ph_test_compare(ph_tensor *const *a, size_t na, ph_tensor *const *b, 
         return ph_error_set(err, PH_EINVAL, "ph_test_compare: no outputs");
     const ph_test_options *o = opts ? opts : &no_options;
     char msg[400] = "";
-    int rc = compare_sets(a, na, b, nb, ex == PH_EXACT || o->exact, o, NULL, res, msg, sizeof msg);
+    int rc = compare_sets(a, na, b, nb, NULL, ex == PH_EXACT || o->exact, o, NULL, res, msg, sizeof msg);
     return rc ? ph_error_set(err, rc, "%s", msg) : 0;
 }
 
@@ -562,7 +689,7 @@ PH_API int ph_test_compare(ph_tensor *const *a, size_t na, ph_tensor *const *b, 
 
 /* One evaluation of g on inputs in; *outs gets n_out new tensors. */
 static int evaluate(const ph_graph *g, ph_tensor *const *in, size_t n_in, ph_tensor ***outs, size_t *n_out,
-                    const char *when, ph_error *err)
+                    const char *when, int float64, ph_error *err)
 {
     size_t no = ph_graph_output_count(g);
     ph_tensor **out = calloc(no ? no : 1, sizeof *out);
@@ -570,7 +697,8 @@ static int evaluate(const ph_graph *g, ph_tensor *const *in, size_t n_in, ph_ten
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     ph_error lerr = {0};
     ph_eval *e = NULL;
-    int rc = ph_eval_new(g, &e, &lerr);
+    ph_eval_options eo = {.size = sizeof eo, .float64 = float64};
+    int rc = ph_eval_new_with(g, &eo, &e, &lerr);
     if (!rc)
         rc = ph_eval_run(e, (const ph_tensor *const *)in, n_in, out, no, &lerr);
     ph_eval_free(e);
@@ -614,6 +742,8 @@ typedef struct eval_run {
     unsigned char *own; /* n_in flags: in[i] is owned */
     ph_tensor **before;
     size_t n_before;
+    ph_tensor **ref; /* before, in the evaluator's float64 mode; NULL when it cannot */
+    size_t n_ref;
 } eval_run;
 
 static void eval_run_free(eval_run *r, size_t n_in)
@@ -625,6 +755,7 @@ static void eval_run_free(eval_run *r, size_t n_in)
     free(r->in);
     free(r->own);
     free_set(r->before, r->n_before);
+    free_set(r->ref, r->n_ref);
 }
 
 /* Inputs for one evaluation: given ones, else random ones. */
@@ -679,7 +810,11 @@ PH_API int ph_test_run_checked(const ph_pass_desc *desc, ph_model *m, const ph_t
         runs[r].size = sizes ? sizes[r] : 0;
         rc = make_inputs(g, o, &runs[r], n_in, err);
         if (!rc)
-            rc = evaluate(g, runs[r].in, n_in, &runs[r].before, &runs[r].n_before, "before", err);
+            rc = evaluate(g, runs[r].in, n_in, &runs[r].before, &runs[r].n_before, "before", 0, err);
+        ph_error ref_err = {0};
+        if (!rc && d.exactness != PH_EXACT && !o->exact &&
+            evaluate(g, runs[r].in, n_in, &runs[r].ref, &runs[r].n_ref, "before", 1, &ref_err) < 0)
+            runs[r].ref = NULL; /* no float64 reference: the fixed tolerances judge */
     }
     if (rc)
         goto out;
@@ -699,11 +834,11 @@ PH_API int ph_test_run_checked(const ph_pass_desc *desc, ph_model *m, const ph_t
     for (size_t r = 0; r < n_runs; r++) {
         ph_tensor **after = NULL;
         size_t n_after = 0;
-        if ((rc = evaluate(g, runs[r].in, n_in, &after, &n_after, "after", err)))
+        if ((rc = evaluate(g, runs[r].in, n_in, &after, &n_after, "after", 0, err)))
             goto out;
         int had = res->mismatch;
         double prev_max = res->max_abs_err;
-        int crc = compare_sets(runs[r].before, runs[r].n_before, after, n_after,
+        int crc = compare_sets(runs[r].before, runs[r].n_before, after, n_after, runs[r].ref,
                                d.exactness == PH_EXACT || o->exact, o, g, res, msg, sizeof msg);
         free_set(after, n_after);
         res->evaluations++;

@@ -129,7 +129,7 @@ PH_PIPELINE_API int ph_pipeline_plugin_dir(ph_pipeline *p, const char *dir);
  * word: "--no-fold", "--verify-each", "--verify-data=DIR", "--verify-range=NAME=LO:HI",
  * "--verify-atol=X", "--verify-rtol=X", "--shapes", "--max-rewrites=N",
  * "--dump-dir=DIR", "--report-json=FILE", "--report-html=FILE", and the
- * ones above ("--set=S.K=V", "--passes=...", "--skip=...",
+ * ones above ("--set=S.K=V", "--passes=...", "--skip=...", "--level=...",
  * "--input-shape=...", "--verify[=N]", "--plugin-dir=DIR").  Options
  * about where the model comes from and goes (-i, -o, positional files),
  * about the process (-q, --no-fork, --pass-timeout, --crash-out,
@@ -137,7 +137,8 @@ PH_PIPELINE_API int ph_pipeline_plugin_dir(ph_pipeline *p, const char *dir);
  * --inspect, --list-passes, --bisect) are refused with PH_PIPELINE_USAGE. */
 PH_PIPELINE_API int ph_pipeline_option(ph_pipeline *p, const char *option);
 /* on != 0: the log of each run also gets the text report the program prints
- * without -q (per-pass tables, times, summary line).  Default: off, as -q. */
+ * with -v (per-pass tables, times, summary line).  Default: off (warnings
+ * and verify verdicts only). */
 PH_PIPELINE_API void ph_pipeline_full_report(ph_pipeline *p, int on);
 
 /* ----------------------------------------------------------------- run */

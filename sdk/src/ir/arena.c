@@ -1,0 +1,162 @@
+/* sdk/src/ir/arena.c - a model's arena, and copy-on-write of node messages
+ * that lie in it.
+ *
+ * The loader reads the main graph's nodes into the arena (onnx/read_nodes.c):
+ * their NodeProto messages, attributes and strings, and the names of the
+ * values they make, in a few large blocks instead of some twenty small
+ * allocations a node.  Nothing in the arena is freed before the model: a
+ * node removed by a pass leaves its bytes there, and a pointer read from it
+ * (a name, an attribute's ints) stays valid until ph_model_free.
+ *
+ * Freeing code asks ir_arena_owns before it frees a message or a string it
+ * might not own; a function that changes a node's message first calls
+ * ir_node_proto_own, which gives the node a malloc'd copy of a message
+ * that lies in the arena.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+typedef struct arena_block {
+    struct arena_block *next;
+    uint8_t *base; /* this struct's own bytes follow the header */
+    size_t size, used;
+} arena_block;
+
+struct ir_arena {
+    arena_block *blocks; /* newest first */
+    size_t n_blocks;
+};
+
+#define ARENA_FIRST_BLOCK ((size_t)256 << 10)
+#define ARENA_MAX_BLOCK ((size_t)64 << 20)
+#define ARENA_ALIGN 8u
+
+static arena_block *block_new(size_t size)
+{
+    arena_block *b = malloc(sizeof *b + size);
+    if (!b)
+        return NULL;
+    b->base = (uint8_t *)(b + 1);
+    b->size = size;
+    b->used = 0;
+    return b;
+}
+
+void *ir_arena_alloc(ir_arena **ap, size_t size)
+{
+    ir_arena *a = *ap;
+    if (!a && !(a = *ap = calloc(1, sizeof *a)))
+        return NULL;
+    size = (size + ARENA_ALIGN - 1) & ~(size_t)(ARENA_ALIGN - 1);
+    if (!size)
+        size = ARENA_ALIGN;
+    arena_block *b = a->blocks;
+    if (!b || b->size - b->used < size) {
+        /* blocks double up to ARENA_MAX_BLOCK; a large request gets its own */
+        size_t want = b ? b->size * 2 : ARENA_FIRST_BLOCK;
+        if (want > ARENA_MAX_BLOCK)
+            want = ARENA_MAX_BLOCK;
+        if (want < size)
+            want = size;
+        arena_block *nb = block_new(want);
+        if (!nb)
+            return NULL;
+        nb->next = a->blocks;
+        a->blocks = nb;
+        a->n_blocks++;
+        b = nb;
+    }
+    void *p = b->base + b->used;
+    b->used += size;
+    return p;
+}
+
+char *ir_arena_strndup(ir_arena **ap, const char *s, size_t len)
+{
+    char *d = ir_arena_alloc(ap, len + 1);
+    if (d) {
+        memcpy(d, s, len);
+        d[len] = '\0';
+    }
+    return d;
+}
+
+int ir_arena_owns(const ir_arena *a, const void *p)
+{
+    const uint8_t *q = p;
+    for (const arena_block *b = a ? a->blocks : NULL; b; b = b->next)
+        if (q >= b->base && q < b->base + b->size)
+            return 1;
+    return 0;
+}
+
+void ir_arena_free(ir_arena *a)
+{
+    if (!a)
+        return;
+    while (a->blocks) {
+        arena_block *next = a->blocks->next;
+        free(a->blocks);
+        a->blocks = next;
+    }
+    free(a);
+}
+
+size_t ir_arena_bytes(const ir_arena *a)
+{
+    size_t n = 0;
+    for (const arena_block *b = a ? a->blocks : NULL; b; b = b->next)
+        n += b->used;
+    return n;
+}
+
+/* protobuf-c's allocator hook: allocations from the arena, frees ignored
+ * (protobuf-c frees only on its failure paths and its scratch space). */
+static void *pb_alloc(void *data, size_t size)
+{
+    return ir_arena_alloc((ir_arena **)data, size);
+}
+
+static void pb_free(void *data, void *p)
+{
+    (void)data, (void)p;
+}
+
+ProtobufCAllocator ir_arena_allocator(ir_arena **ap)
+{
+    return (ProtobufCAllocator){pb_alloc, pb_free, ap};
+}
+
+/* ------------------------------------------------------ copy on write */
+
+void *ir_message_copy(const ProtobufCMessage *msg)
+{
+    size_t size = protobuf_c_message_get_packed_size(msg);
+    uint8_t *buf = malloc(size ? size : 1);
+    if (!buf)
+        return NULL;
+    protobuf_c_message_pack(msg, buf);
+    ProtobufCMessage *copy = protobuf_c_message_unpack(msg->descriptor, NULL, size, buf);
+    free(buf);
+    return copy;
+}
+
+int ir_node_proto_own(ph_node *n)
+{
+    ph_model *m = n->graph ? n->graph->model : NULL;
+    if (!m || !ir_arena_owns(m->arena, n->proto))
+        return 0;
+    Onnx__NodeProto *np = ir_message_copy(&n->proto->base);
+    int rc = np ? 0 : PH_ENOMEM;
+    for (size_t i = 0; np && i < np->n_attribute && !rc; i++)
+        rc = ir_attr_normalize(np->attribute[i]);
+    if (rc) {
+        if (np)
+            protobuf_c_message_free_unpacked(&np->base, NULL);
+        return rc;
+    }
+    n->proto = np; /* the arena's copy stays, unused, until the model goes */
+    return 0;
+}

@@ -1,0 +1,404 @@
+/* sdk/src/onnx/read_nodes.c - the main graph's nodes, read in place from the
+ * mapped file.
+ *
+ * A million-node model is mostly NodeProto messages.  Unpacked by protobuf-c,
+ * each would be some twenty allocations: the message, its name and op_type,
+ * the input and output arrays and every name in them, each attribute and
+ * its name and values; the names of inputs and outputs would be copied only
+ * to be looked up and freed again.  Here a node is read where it lies:
+ *   - its input names are looked up in the name map straight from the file
+ *     (ir_map_get_mem), never copied;
+ *   - its output names become the names of its values, copied once into
+ *     the model's arena (ir/arena.c), as are its name, op_type, domain and
+ *     doc_string, into a NodeProto that is itself in the arena;
+ *   - its attributes are unpacked by protobuf-c into the arena, through
+ *     protobuf-c's allocator hook, once for each distinct attribute: nodes
+ *     whose attribute has the same bytes share one message (a model repeats
+ *     its kernel shapes, strides, pads and perms over and over), as nodes
+ *     share the copy of an op_type or a domain.  Sharing is safe because
+ *     nothing changes an attribute message in place: a node that changes
+ *     its attributes first gets a copy of its own (ir_node_proto_own).
+ * The node the IR gets is the one protobuf-c's tree would give: the same
+ * NodeProto fields, attribute messages unpacked by protobuf-c itself, the
+ * same values with the same names (a name with a NUL byte in it is cut
+ * there, as a C string of protobuf-c's is), so saving it writes the same
+ * bytes.
+ *
+ * A message the reader does not take is unpacked by protobuf-c, alone, as
+ * it was before as part of the whole model: the same result and the same
+ * errors.  Those are messages with a field NodeProto does not have (or a
+ * field of another wire type, or one that does not parse), a singular field
+ * given twice (protobuf-c keeps the last), and messages with an attribute
+ * that holds a tensor, a graph, a sparse tensor or a type, or unknown
+ * fields (the IR wraps those attributes, and the loader checks them).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "read_nodes.h"
+#include "wire.h"
+
+/* NodeProto's fields (onnx.proto) */
+enum {
+    NODE_INPUT = 1,
+    NODE_OUTPUT = 2,
+    NODE_NAME = 3,
+    NODE_OP_TYPE = 4,
+    NODE_ATTRIBUTE = 5,
+    NODE_DOC_STRING = 6,
+    NODE_DOMAIN = 7
+};
+
+typedef struct node_view {
+    size_t n_in, n_out, n_attr;
+    onnx_wire_field single[NODE_DOMAIN + 1]; /* name, op_type, doc_string, domain by number */
+    unsigned seen;                          /* bit per singular field given */
+} node_view;
+
+/* The length-delimited field at *p (advanced past it): in one step when its
+ * tag and length take a byte each, as nearly every field of a node does.
+ * 0, or -1 when it is no length-delimited field or malformed. */
+static inline int next_bytes(const uint8_t **pp, const uint8_t *end, onnx_wire_field *f)
+{
+    const uint8_t *p = *pp;
+    if (end - p >= 2 && p[0] < 0x80 && (p[0] & 7) == 2 && p[0] >= 8 && p[1] < 0x80 &&
+        (size_t)(end - p - 2) >= p[1]) {
+        f->num = p[0] >> 3;
+        f->type = 2;
+        f->start = p;
+        f->payload = p + 2;
+        f->len = p[1];
+        f->end = *pp = p + 2 + p[1];
+        return 0;
+    }
+    return onnx_wire_next(pp, end, f) || f->type != 2 ? -1 : 0;
+}
+
+/* 0 when the reader takes the message: only NodeProto's fields, each
+ * length-delimited, the singular ones at most once; else -1. */
+static int node_scan(const uint8_t *p, size_t len, node_view *v)
+{
+    memset(v, 0, sizeof *v);
+    const uint8_t *end = p + len;
+    while (p < end) {
+        onnx_wire_field f;
+        if (next_bytes(&p, end, &f) || f.num > NODE_DOMAIN)
+            return -1;
+        if (f.num == NODE_INPUT) {
+            v->n_in++;
+        } else if (f.num == NODE_OUTPUT) {
+            v->n_out++;
+        } else if (f.num == NODE_ATTRIBUTE) {
+            v->n_attr++;
+        } else {
+            if (v->seen & (1u << f.num))
+                return -1;
+            v->seen |= 1u << f.num;
+            v->single[f.num] = f;
+        }
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------ shared pieces */
+
+/* Byte strings of the file already read, and what was made of them: an
+ * attribute message (NULL when the reader does not take it) or a string. */
+typedef struct seen_entry {
+    const uint8_t *key; /* in the mapping; NULL: empty slot */
+    size_t len;
+    uint64_t hash;
+    void *val;
+    int op;             /* an op_type's ph_op in the default domain, -1 until known */
+} seen_entry;
+
+typedef struct seen_table {
+    seen_entry *slots;
+    size_t cap, count;
+} seen_table;
+
+static uint64_t bytes_hash(const uint8_t *p, size_t len)
+{
+    uint64_t h = 1469598103934665603ull ^ len;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ p[i]) * 1099511628211ull;
+    return h ^ (h >> 31);
+}
+
+/* The entry of key (val NULL and key set when new), or NULL on OOM. */
+static seen_entry *seen_get(seen_table *t, const uint8_t *key, size_t len, int *is_new)
+{
+    if (2 * (t->count + 1) > t->cap) {
+        size_t cap = t->cap ? 2 * t->cap : 256;
+        seen_entry *slots = calloc(cap, sizeof *slots);
+        if (!slots)
+            return NULL;
+        for (size_t i = 0; i < t->cap; i++) {
+            if (!t->slots[i].key)
+                continue;
+            size_t k = t->slots[i].hash & (cap - 1);
+            while (slots[k].key)
+                k = (k + 1) & (cap - 1);
+            slots[k] = t->slots[i];
+        }
+        free(t->slots);
+        t->slots = slots;
+        t->cap = cap;
+    }
+    uint64_t h = bytes_hash(key, len);
+    size_t k = h & (t->cap - 1);
+    for (; t->slots[k].key; k = (k + 1) & (t->cap - 1)) {
+        seen_entry *e = &t->slots[k];
+        if (e->hash == h && e->len == len && memcmp(e->key, key, len) == 0) {
+            *is_new = 0;
+            return e;
+        }
+    }
+    t->slots[k] = (seen_entry){key, len, h, NULL, -1};
+    t->count++;
+    *is_new = 1;
+    return &t->slots[k];
+}
+
+typedef struct reader {
+    ph_model *m;
+    seen_table attrs;   /* attribute bytes -> message in the arena */
+    seen_table strings; /* op_type / domain bytes -> string in the arena */
+} reader;
+
+/* The C string a protobuf-c string field would hold: up to the first NUL. */
+static size_t text_len(const onnx_wire_field *f)
+{
+    const void *nul = memchr(f->payload, 0, f->len);
+    return nul ? (size_t)((const uint8_t *)nul - f->payload) : f->len;
+}
+
+/* An attribute the IR keeps as it is: no tensor, graph, sparse tensor or
+ * type inside, no unknown field. */
+static int plain_attr(const Onnx__AttributeProto *a)
+{
+    return !a->t && !a->n_tensors && !a->g && !a->n_graphs && !a->sparse_tensor &&
+           !a->n_sparse_tensors && !a->tp && !a->n_type_protos && !a->base.n_unknown_fields;
+}
+
+/* A string field into the arena (NULL when the field is absent); with
+ * shared, one copy for every node that has the same string (*entry, when
+ * not NULL, gets its entry). */
+static int take_string(reader *r, const node_view *v, int num, int shared, char **out,
+                       seen_entry **entry)
+{
+    *out = NULL;
+    if (!(v->seen & (1u << num)))
+        return 0;
+    const onnx_wire_field *f = &v->single[num];
+    size_t len = text_len(f);
+    int is_new = 1;
+    seen_entry *e = shared ? seen_get(&r->strings, f->payload, len, &is_new) : NULL;
+    if (shared && !e)
+        return PH_ENOMEM;
+    if (is_new)
+        *out = ir_arena_strndup(&r->m->arena, (const char *)f->payload, len);
+    else
+        *out = e->val;
+    if (e)
+        e->val = *out;
+    if (entry)
+        *entry = e;
+    return *out ? 0 : PH_ENOMEM;
+}
+
+/* The node's ph_op, looked up once for each op_type of the default domain. */
+static int node_op(const Onnx__NodeProto *np, seen_entry *op_type)
+{
+    if (!op_type || (np->domain && *np->domain && strcmp(np->domain, "ai.onnx") != 0))
+        return -1; /* ir_node_load looks it up */
+    if (op_type->op < 0)
+        op_type->op = (int)ir_op_lookup(NULL, np->op_type);
+    return op_type->op;
+}
+
+/* The attribute message of the bytes [p, p + len), in the arena, shared
+ * by every node that has the same bytes.  0; 1 when the reader does not
+ * take it; PH_ENOMEM. */
+static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributeProto **out)
+{
+    int is_new;
+    seen_entry *e = seen_get(&r->attrs, p, len, &is_new);
+    if (!e)
+        return PH_ENOMEM;
+    if (!is_new) {
+        *out = e->val;
+        return e->val ? 0 : 1;
+    }
+    ProtobufCAllocator alloc = ir_arena_allocator(&r->m->arena);
+    Onnx__AttributeProto *a = onnx__attribute_proto__unpack(&alloc, len, p);
+    if (!a || !plain_attr(a))
+        return 1; /* protobuf-c, on the whole message, decides (or fails) */
+    if (a->has_s) { /* kept NUL-terminated, as ir_attr_normalize does */
+        uint8_t *s = ir_arena_alloc(&r->m->arena, a->s.len + 1);
+        if (!s)
+            return PH_ENOMEM;
+        if (a->s.len)
+            memcpy(s, a->s.data, a->s.len);
+        s[a->s.len] = 0;
+        a->s.data = s;
+    }
+    e->val = *out = a;
+    return 0;
+}
+
+/* The NodeProto of the message, in the arena.  0, 1 when the reader does
+ * not take it, or PH_ENOMEM. */
+static int read_in_place(reader *r, onnx_node_src *src)
+{
+    const uint8_t *data = src->data;
+    size_t len = src->len;
+    node_view v;
+    if (node_scan(data, len, &v) || v.n_in > UINT32_MAX || v.n_out > UINT32_MAX)
+        return 1;
+    ph_model *m = r->m;
+    Onnx__NodeProto *np = ir_arena_alloc(&m->arena, sizeof *np);
+    if (!np)
+        return PH_ENOMEM;
+    onnx__node_proto__init(np);
+    seen_entry *op_type = NULL;
+    int rc = take_string(r, &v, NODE_NAME, 0, &np->name, NULL);
+    if (!rc)
+        rc = take_string(r, &v, NODE_OP_TYPE, 1, &np->op_type, &op_type);
+    if (!rc)
+        rc = take_string(r, &v, NODE_DOC_STRING, 0, &np->doc_string, NULL);
+    if (!rc)
+        rc = take_string(r, &v, NODE_DOMAIN, 1, &np->domain, NULL);
+    if (!rc && v.n_attr && !(np->attribute = ir_arena_alloc(&m->arena, v.n_attr * sizeof *np->attribute)))
+        rc = PH_ENOMEM;
+    const uint8_t *p = data, *end = data + len;
+    while (!rc && p < end) {
+        onnx_wire_field f;
+        next_bytes(&p, end, &f); /* node_scan read them all */
+        if (f.num == NODE_ATTRIBUTE && !(rc = take_attr(r, f.payload, f.len, &np->attribute[np->n_attribute])))
+            np->n_attribute++;
+    }
+    if (!rc) {
+        src->np = np;
+        src->n_in = (uint32_t)v.n_in;
+        src->n_out = (uint32_t)v.n_out;
+        src->op = node_op(np, op_type);
+    }
+    return rc;
+}
+
+int onnx_nodes_read(ph_model *m, onnx_node_src *src, size_t n, ph_error *err)
+{
+    reader r = {.m = m};
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        onnx_node_src *s = &src[i];
+        int got = read_in_place(&r, s);
+        if (got == 0) {
+            s->in_place = 1;
+        } else if (got != 1) {
+            rc = ph_error_set(err, PH_ENOMEM, "out of memory");
+        } else {
+            s->np = onnx__node_proto__unpack(NULL, s->len, s->data);
+            if (!s->np)
+                rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: protobuf parse failed");
+        }
+    }
+    free(r.attrs.slots);
+    free(r.strings.slots);
+    return rc;
+}
+
+void onnx_nodes_release(const ph_model *m, onnx_node_src *src, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (src[i].np && !ir_arena_owns(m->arena, src[i].np))
+            protobuf_c_message_free_unpacked(&src[i].np->base, NULL);
+        src[i].np = NULL;
+    }
+}
+
+/* ------------------------------------------------------------ building */
+
+/* A node read in place (its message np), with its outputs. */
+static ph_node *build_in_place(ph_graph *g, const onnx_node_src *s, Onnx__NodeProto *np, ph_error *err)
+{
+    ph_node *n = ir_node_load(g, np, s->n_in, s->n_out, s->op);
+    if (!n) {
+        ph_error_set(err, PH_ENOMEM, "out of memory");
+        return NULL;
+    }
+    const uint8_t *p = s->data, *end = s->data + s->len;
+    for (size_t i = 0; p < end;) {
+        onnx_wire_field f;
+        next_bytes(&p, end, &f); /* node_scan read them all */
+        if (f.num != NODE_OUTPUT)
+            continue;
+        size_t len = text_len(&f);
+        if (len) { /* else an omitted optional output */
+            char *name = ir_arena_strndup(&g->model->arena, (const char *)f.payload, len);
+            if (!name) {
+                ph_error_set(err, PH_ENOMEM, "out of memory");
+                return NULL;
+            }
+            if (ir_node_load_output(n, i, name, 1, err))
+                return NULL;
+        }
+        i++;
+    }
+    return n;
+}
+
+/* The inputs of a node read in place, looked up by the names in the file. */
+static int resolve_in_place(ph_node *n, const onnx_node_src *s, ph_error *err)
+{
+    const uint8_t *p = s->data, *end = s->data + s->len;
+    for (size_t i = 0; p < end;) {
+        onnx_wire_field f;
+        next_bytes(&p, end, &f); /* node_scan read them all */
+        if (f.num != NODE_INPUT)
+            continue;
+        const char *name = (const char *)f.payload;
+        size_t len = text_len(&f);
+        n->inputs[i] = NULL;
+        n->n_inputs = i + 1;
+        if (len) { /* else an omitted optional input */
+            ph_value *v = ir_map_get_mem(&n->graph->model->value_names, name, len);
+            if (!v || !ir_in_scope(v, n->graph))
+                return ph_error_set(err, PH_EPARSE, "node '%s' (%s): input '%.*s' is not defined",
+                                    ph_node_name(n), ph_node_op_type(n), (int)(len > 300 ? 300 : len),
+                                    name);
+            n->inputs[i] = v;
+            if (ir_add_use(v, n, (uint32_t)i))
+                return ph_error_set(err, PH_ENOMEM, "out of memory");
+        }
+        i++;
+    }
+    return 0;
+}
+
+int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, ph_error *err)
+{
+    ph_model *m = g->model;
+    ph_node *first = NULL;
+    int rc = 0;
+    size_t i = 0;
+    for (; i < n && !rc; i++) { /* every node and its outputs: a node may read a later one */
+        Onnx__NodeProto *np = src[i].np;
+        src[i].np = NULL; /* taken over by the node, or freed, either way */
+        ph_node *node = src[i].in_place ? build_in_place(g, &src[i], np, err)
+                                        : ir_node_from_proto(g, np, err);
+        if (!node)
+            rc = err && err->code ? err->code : PH_ENOMEM;
+        else if (!first)
+            first = node;
+    }
+    onnx_nodes_release(m, src + i, n - i);
+    ph_node *node = first;
+    for (i = 0; node && !rc; i++, node = node->next)
+        rc = src[i].in_place ? resolve_in_place(node, &src[i], err) : onnx_node_resolve_inputs(node, err);
+    for (node = first; node && !rc; node = node->next)
+        if (!ir_arena_owns(m->arena, node->proto)) /* one read in place has no body */
+            rc = onnx_node_build_subgraphs(node, err);
+    return rc;
+}

@@ -1,0 +1,43 @@
+/* sdk/src/onnx/read_nodes.h - the main graph's nodes, read in place from the
+ * mapped file (read_nodes.c). */
+#ifndef PASSHOST_SDK_ONNX_READ_NODES_H
+#define PASSHOST_SDK_ONNX_READ_NODES_H
+
+#include "internal.h"
+
+/* One NodeProto of the main graph, as the file holds it. */
+typedef struct onnx_node_src {
+    const uint8_t *data; /* the message's bytes, in the mapping */
+    size_t len;
+    Onnx__NodeProto *np; /* after onnx_nodes_read: the message; NULL once taken over */
+    int in_place;        /* np lies in the model's arena; inputs and outputs are read from data */
+    uint32_t n_in, n_out; /* when in place: its input and output fields */
+    int op;               /* when in place: its ph_op, or -1 (not looked up) */
+} onnx_node_src;
+
+/* Read the messages of src[0, n): in place into m's arena where the reader
+ * can, else unpacked by protobuf-c (owned by src until built).  0, or
+ * PH_EPARSE (a message protobuf-c refuses: "not a valid ONNX model:
+ * protobuf parse failed") or PH_ENOMEM, with the message in err. */
+int onnx_nodes_read(ph_model *m, onnx_node_src *src, size_t n, ph_error *err);
+
+/* Build them into g, as onnx_graph_build does a graph's nodes: every node
+ * with its outputs, then every input, then the bodies of If/Loop/Scan.
+ * Every message is taken over, also on failure.  0 or an error. */
+int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, ph_error *err);
+
+/* Free the messages of src that were not taken over. */
+void onnx_nodes_release(const ph_model *m, onnx_node_src *src, size_t n);
+
+/* Resolve the inputs of a node made from a NodeProto's names (build.c). */
+int onnx_node_resolve_inputs(ph_node *n, ph_error *err);
+/* Build the IR of every GRAPH/GRAPHS attribute of n (build.c). */
+int onnx_node_build_subgraphs(ph_node *n, ph_error *err);
+/* onnx_graph_build, the nodes from src[0, n_src) (taken over) before those
+ * of g's proto (build.c). */
+int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, ph_error *err);
+/* A node for np (taken over, even on failure), outputs made, inputs not yet
+ * resolved; appended to g (ir/graph.c). */
+ph_node *ir_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err);
+
+#endif
