@@ -73,7 +73,8 @@ endif
 endif
 
 SDK_SRC    := $(sort $(wildcard sdk/src/*/*.c))
-SDK_OBJ    := $(patsubst sdk/src/%.c,$(BUILD)/obj/sdk/%.o,$(SDK_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o
+SDK_OBJ    := $(patsubst sdk/src/%.c,$(BUILD)/obj/sdk/%.o,$(SDK_SRC)) $(BUILD)/obj/gen/onnx.pb-c.o \
+              $(BUILD)/obj/gen/op_schema_table.o
 HOST_SRC   := $(filter-out host/cli/main.c,$(sort $(wildcard host/*/*.c)))
 HOST_OBJ   := $(patsubst host/%.c,$(BUILD)/obj/host/%.o,$(HOST_SRC))
 PLUGINS    := $(notdir $(patsubst %/,%,$(sort $(dir $(wildcard plugins/*/*.c)))))
@@ -114,6 +115,23 @@ $(BUILD)/gen/onnx/onnx.pb-c.c: $(GEN_H)
 $(BUILD)/obj/gen/onnx.pb-c.o: $(BUILD)/gen/onnx/onnx.pb-c.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -fvisibility=hidden -c $< -o $@
+
+# --- the operator schemas, generated from libonnx ---------------------------
+# A host tool (no sanitizers, no fuzzing flags) built and run at build time,
+# as protoc-c is: it prints every schema libonnx holds as a C table
+# (sdk/src/schema/schema.c serves it as passhost/schema.h).
+CXX ?= g++
+ONNX_CXXFLAGS := -std=c++17 -O1 -DONNX_NAMESPACE=onnx -DONNX_ML=1
+$(BUILD)/gen/gen_schemas: sdk/src/schema/gen_schemas.cc
+	@mkdir -p $(dir $@)
+	$(CXX) $(ONNX_CXXFLAGS) -o $@ $< -lonnx -lonnx_proto -lprotobuf
+
+$(BUILD)/gen/op_schema_table.c: $(BUILD)/gen/gen_schemas
+	$< > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/obj/gen/op_schema_table.o: $(BUILD)/gen/op_schema_table.c sdk/src/schema/table.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Isdk/src -fvisibility=hidden -c $< -o $@
 
 # --- the SDK library --------------------------------------------------------
 $(BUILD)/obj/sdk/%.o: sdk/src/%.c $(HEADERS) $(wildcard sdk/src/*.h sdk/src/*/*.h) $(GEN_H)
@@ -168,7 +186,7 @@ $(PIPELINE_FILE): plugins/pipeline.txt
 
 $(BUILD)/test-plugins/%.so: tests/plugins/%.c $(HEADERS) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -shared -o $@ $< -L$(BUILD)/lib -lpasshost -lm -Wl,-rpath,'$$ORIGIN/../lib'
+	$(CC) $(CFLAGS_ALL) -Isdk/src -shared -o $@ $< -L$(BUILD)/lib -lpasshost -lm -Wl,-rpath,'$$ORIGIN/../lib'
 
 # --- tests (Check) ----------------------------------------------------------------
 # The test support code is compiled once and linked into every test.

@@ -7,8 +7,10 @@
 #                              from the repository's seeds only (CI)
 #   make fuzz-build            build them only: build/fuzz/bin/fuzz_NAME
 #
-# One fuzzer per fuzz/NAME.c (load, config, pipeline), seeded from
-# fuzz/corpus/NAME (and fuzz/NAME.dict when there is one).  The SDK, the host
+# One fuzzer per fuzz/NAME.c (load, config, pipeline, plugin_faults),
+# seeded from fuzz/corpus/NAME (and fuzz/NAME.dict when there is one;
+# fuzz/NAME.runs caps a repeatable run's inputs for a fuzzer whose inputs
+# are whole runs of the program).  The SDK, the host
 # objects and every pass plugin are built with clang in build/fuzz with
 # AddressSanitizer, UndefinedBehaviorSanitizer and libFuzzer's coverage
 # instrumentation, so the fuzzers see coverage in the plugins too.  clang and
@@ -36,7 +38,10 @@ fuzz: fuzz-build
 	FUZZ_RUNS=$(FUZZ_RUNS) FUZZ_SEED=$(FUZZ_SEED) fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 # Inside the build/fuzz tree (BUILD, CC and the flags set by fuzz-build).
-fuzz-bins: $(LIB) $(PLUGIN_SO) $(FUZZ_BINS)
+# fuzz_plugin_faults runs the program itself, with the test passes it
+# makes misbehave.
+FUZZ_TEST_PLUGINS := $(BUILD)/test-plugins/tp_fault.so $(BUILD)/test-plugins/tp_fault_victim.so
+fuzz-bins: $(LIB) $(PLUGIN_SO) $(BIN) $(FUZZ_TEST_PLUGINS) $(FUZZ_BINS)
 
 $(BUILD)/bin/fuzz_%: fuzz/%.c $(FUZZ_SUPPORT) $(wildcard fuzz/support/*.h) $(HOSTLIB) $(LIB)
 	@mkdir -p $(dir $@)

@@ -14,7 +14,14 @@ Models (fuzz/corpus/load and fuzz/corpus/pipeline, the same files):
   - onnx.helper graphs, one per family of passes, with the patterns they
     rewrite (no-op Pad/Slice/Expand/Reshape/Transpose/Cast, Dropout, QDQ
     pairs, Constant nodes, duplicate initializers, dynamic Reshape, ...),
-    at opsets 11 and 17 so attribute and input forms both occur.
+    at opsets 11 and 17 so attribute and input forms both occur;
+  - hostile models: bodies nested in bodies (If/Loop/Scan), If nested 31
+    deep (the most the loader reads) and 32 deep (refused), attributes of
+    the wrong type, unknown operators and domains, and external data at
+    every kind of file the fuzzers put beside the input (a FIFO, a folder,
+    a socket, a device, links; fuzz/support/fuzz_support.c).
+Dictionaries fuzz/load.dict and fuzz/pipeline.dict: those file names and
+the operator and attribute names the loader checks.
 Configs (fuzz/corpus/config): configs/*.ini, configs/targets/*.ini and
 variants; after a NUL byte, `--set` overrides one a line (see fuzz/config.c).
 
@@ -310,6 +317,149 @@ def control_and_types():
                   vi("dblf", F, [2])], inits, 17, "control")
 
 
+def nested():
+    """Bodies inside bodies: an If in a Loop in a Scan in an If, each using
+    values of the scopes around it, with foldable and fusable nodes inside."""
+    n = helper.make_node
+    inner_if = helper.make_graph(
+        [n("Add", ["lx", "one"], ["ti"]), n("Identity", ["ti"], ["ti_out"])], "inner_then", [],
+        [vi("ti_out", F, [2])])
+    inner_else = helper.make_graph([n("Mul", ["lx", "two"], ["ei_out"])], "inner_else", [],
+                                   [vi("ei_out", F, [2])])
+    loop_body = helper.make_graph(
+        [n("Identity", ["cond_in"], ["cond_out"]),
+         n("Relu", ["carry"], ["lx"]),
+         n("If", ["flag"], ["lif"], then_branch=inner_if, else_branch=inner_else),
+         n("Unsqueeze", ["lif", "axes0"], ["lif2d"]),
+         n("Transpose", ["lif2d"], ["lt"], perm=[1, 0]),
+         n("Transpose", ["lt"], ["lt2"], perm=[1, 0]),
+         n("Reshape", ["lt2", "shape2"], ["carry_out"])],
+        "loop_body", [vi("i", I64, []), vi("cond_in", B, []), vi("carry", F, [2])],
+        [vi("cond_out", B, []), vi("carry_out", F, [2])])
+    scan_body = helper.make_graph(
+        [n("Loop", ["trip", "flag"], ["sl"], body=loop_body),
+         n("Add", ["sl", "row"], ["srow"]), n("Identity", ["srow"], ["sacc"])],
+        "scan_body", [vi("acc", F, [2]), vi("row", F, [2])], [vi("sacc", F, [2]), vi("srow2", F, [2])])
+    scan_body.node.append(n("Neg", ["srow"], ["srow2"]))
+    scan_body.node[0].input[:] = ["trip", "flag", "acc"]
+    outer_then = helper.make_graph(
+        [n("Scan", ["init", "xs"], ["final", "ys"], body=scan_body, num_scan_inputs=1)], "outer_then", [],
+        [vi("final", F, [2]), vi("ys", F, [3, 2])])
+    outer_else = helper.make_graph(
+        [n("Identity", ["init"], ["final_e"]), n("Identity", ["xs"], ["ys_e"])], "outer_else", [],
+        [vi("final_e", F, [2]), vi("ys_e", F, [3, 2])])
+    inits = [tensor("one", np.ones(2, np.float32)), tensor("two", np.full(2, 2, np.float32)),
+             helper.make_tensor("flag", B, [], [True]), helper.make_tensor("trip", I64, [], [2]),
+             helper.make_tensor("shape2", I64, [1], [2]), helper.make_tensor("axes0", I64, [1], [0]),
+             tensor("init", np.zeros(2, np.float32))]
+    nodes = [n("If", ["flag"], ["final_out", "ys_out"], then_branch=outer_then, else_branch=outer_else)]
+    return model(nodes, [vi("xs", F, [3, 2])], [vi("final_out", F, [2]), vi("ys_out", F, [3, 2])], inits,
+                 17, "nested")
+
+
+def deep_if(depth):
+    """Outputs computed `depth` If bodies deep: 31 is the deepest the loader
+    reads (its messages then nest 100 deep), 32 is refused before unpacking."""
+    n = helper.make_node
+    g = helper.make_graph([n("Identity", ["x"], ["y%d" % depth])], "inner", [], [vi("y%d" % depth, F, [1])])
+    for level in range(depth - 1, -1, -1):
+        e = helper.make_graph([n("Identity", ["x"], ["e%d" % level])], "else", [], [vi("e%d" % level, F, [1])])
+        node = n("If", ["c"], ["y%d" % level], then_branch=g, else_branch=e)
+        g = helper.make_graph([node], "g%d" % level, [], [vi("y%d" % level, F, [1])])
+    g.input.extend([vi("c", B, []), vi("x", F, [1])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)], producer_name="passhost-fuzz-corpus")
+    m.ir_version = 8
+    return m
+
+
+def attr(name, kind, value):
+    """An AttributeProto of the given type, whatever the operator expects."""
+    a = onnx.AttributeProto()
+    a.name, a.type = name, kind
+    A = onnx.AttributeProto
+    if kind == A.STRING:
+        a.s = value.encode()
+    elif kind == A.STRINGS:
+        a.strings.extend(v.encode() for v in value)
+    elif kind == A.FLOAT:
+        a.f = value
+    elif kind == A.FLOATS:
+        a.floats.extend(value)
+    elif kind == A.INT:
+        a.i = value
+    elif kind == A.INTS:
+        a.ints.extend(value)
+    elif kind == A.TENSOR:
+        a.t.CopyFrom(value)
+    return a
+
+
+def wrong_attribute_types():
+    """Known operators with attributes of the wrong type (each must be
+    refused, never read as absent): Transpose perm as STRING, Conv
+    kernel_shape as FLOATS and strides as STRINGS, Gemm alpha as INTS, Cast
+    to as FLOAT, Concat axis as TENSOR; and the right types beside them."""
+    n = helper.make_node
+    A = onnx.AttributeProto
+    nodes = [n("Transpose", ["x"], ["t"]), n("Conv", ["x", "w"], ["c"]), n("Gemm", ["m", "m"], ["gm"]),
+             n("Cast", ["m"], ["cs"]), n("Concat", ["m", "m"], ["cc"]), n("Transpose", ["x"], ["t_ok"], perm=[0, 1, 3, 2])]
+    nodes[0].attribute.append(attr("perm", A.STRING, "0,1,3,2"))
+    nodes[1].attribute.extend([attr("kernel_shape", A.FLOATS, [3.0, 3.0]), attr("strides", A.STRINGS, ["1", "1"])])
+    nodes[2].attribute.append(attr("alpha", A.INTS, [2]))
+    nodes[3].attribute.append(attr("to", A.FLOAT, 1.0))
+    nodes[4].attribute.append(attr("axis", A.TENSOR, helper.make_tensor("ax", I64, [], [0])))
+    inits = [tensor("w", np.ones((2, 3, 3, 3), np.float32)), tensor("m", np.ones((2, 2), np.float32))]
+    return model(nodes, [vi("x", F, [1, 3, 4, 4])],
+                 [vi("t", F, None), vi("c", F, None), vi("gm", F, None), vi("cs", F, None), vi("cc", F, None),
+                  vi("t_ok", F, None)], inits, 17, "wrong_attrs")
+
+
+def unknown_ops():
+    """An operator the default domain does not have, an operator of a domain
+    with no opset import, and one of a domain that is imported."""
+    n = helper.make_node
+    nodes = [n("Relu", ["x"], ["r"]), n("NoSuchOp", ["r"], ["u"]),
+             n("Fused", ["r"], ["v"], domain="com.unimported"), n("Fused", ["r"], ["w"], domain="com.imported")]
+    g = helper.make_graph(nodes, "unknown", [vi("x", F, [2])], [vi("u", F, None), vi("v", F, None), vi("w", F, None)])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("com.imported", 1)],
+                          producer_name="passhost-fuzz-corpus")
+    m.ir_version = 8
+    return m
+
+
+# the files fuzz/support/fuzz_support.c puts beside every input
+EXTERNAL_KINDS = ("external_data.bin", "fifo", "folder", "sock", "null", "empty.bin", "link_fifo", "link_data",
+                  "link_outside", "model.onnx", "missing")
+
+
+def external_kinds():
+    """One initializer per kind of file an external-data location can name:
+    the data file, a FIFO, a folder, a socket, a device, an empty file,
+    links inside and outside the folder, the model itself, nothing."""
+    n = helper.make_node
+    inits, nodes, outs = [], [], []
+    for k, loc in enumerate(EXTERNAL_KINDS):
+        t = helper.make_tensor("w%d" % k, F, [4], [0.0] * 4)
+        t.ClearField("float_data")
+        t.data_location = TP.EXTERNAL
+        for key, val in (("location", loc), ("offset", str(64 * k)), ("length", "16")):
+            e = t.external_data.add()
+            e.key, e.value = key, val
+        inits.append(t)
+        nodes.append(n("Add", ["x", "w%d" % k], ["y%d" % k]))
+        outs.append(vi("y%d" % k, F, [4]))
+    return model(nodes, [vi("x", F, [4])], outs, inits, 17, "external_kinds")
+
+
+def load_dict():
+    """Words for the model fuzzers: the names of the special files and
+    operator and attribute names whose types the loader checks."""
+    words = list(EXTERNAL_KINDS) + ["location", "offset", "length", "perm", "kernel_shape", "strides", "alpha",
+                                    "then_branch", "else_branch", "body", "Transpose", "Conv", "Gemm", "If",
+                                    "Loop", "Scan", "com.microsoft", "ai.onnx.ml"]
+    return "".join('"%s"\n' % w for w in words)
+
+
 # -------------------------------------------------------------------- configs
 
 CONFIGS = {
@@ -439,14 +589,23 @@ def main():
         "fusions11.onnx": fusions(11).SerializeToString(),
         "fusions17.onnx": fusions(17).SerializeToString(),
         "control_types.onnx": control_and_types().SerializeToString(),
+        "nested.onnx": nested().SerializeToString(),
+        "deep_if31.onnx": deep_if(31).SerializeToString(),
+        "deep_if32.onnx": deep_if(32).SerializeToString(),
+        "wrong_attribute_types.onnx": wrong_attribute_types().SerializeToString(),
+        "unknown_ops.onnx": unknown_ops().SerializeToString(),
+        "external_kinds.onnx": external_kinds().SerializeToString(),
     }
+    # not valid ONNX on purpose (or beyond what onnx.checker reads)
+    unchecked = ("external_data.onnx", "deep_if31.onnx", "deep_if32.onnx", "wrong_attribute_types.onnx",
+                 "unknown_ops.onnx", "external_kinds.onnx")
     for name in ("control_flow.onnx", "unknown_fields.onnx", "external_data.onnx"):
         models[name] = open(os.path.join(ROOT, "tests", "models", name), "rb").read()
     for corpus in MODEL_CORPORA:
         for name, data in sorted(models.items()):
             write(os.path.join(FUZZ, "corpus", corpus, name), data)
     for name, data in sorted(models.items()):
-        if name == "external_data.onnx":
+        if name in unchecked:
             continue
         try:
             onnx.checker.check_model(onnx.load_from_string(data))
@@ -463,6 +622,8 @@ def main():
     for name, (text, sets) in sorted(SETS.items()):
         write(os.path.join(cdir, name), text.encode() + b"\0" + sets.encode())
     write(os.path.join(FUZZ, "config.dict"), config_dict().encode())
+    for corpus in MODEL_CORPORA:
+        write(os.path.join(FUZZ, corpus + ".dict"), load_dict().encode())
 
     total = 0
     for corpus in sorted(os.listdir(os.path.join(FUZZ, "corpus"))):

@@ -19,6 +19,8 @@
 # exactly N inputs from seed S, starting from the seeds in the repository
 # only (a fresh working corpus BUILD/corpus-seedS/NAME), so the same sources
 # give the same inputs on every machine; SECONDS is then only a safety cap.
+# fuzz/NAME.runs lowers N for a fuzzer whose every input is a whole run of
+# the program (plugin_faults: a few hundred runs, about a minute).
 set -u
 BUILD=${1:?usage: fuzz/run.sh BUILD SECONDS [NAME...]}
 SECONDS_EACH=${2:?usage: fuzz/run.sh BUILD SECONDS [NAME...]}
@@ -45,7 +47,12 @@ for n in $names; do
     set -- -max_total_time="$SECONDS_EACH" -timeout=25 -rss_limit_mb=2560 \
         -artifact_prefix="$art/" -print_final_stats=1
     [ -f "fuzz/$n.dict" ] && set -- "$@" -dict="fuzz/$n.dict"
-    [ -n "${FUZZ_RUNS:-}" ] && set -- "$@" -runs="$FUZZ_RUNS"
+    runs=${FUZZ_RUNS:-}
+    # a fuzzer whose inputs are whole runs of the program caps them (fuzz/NAME.runs)
+    if [ -n "$runs" ] && [ -f "fuzz/$n.runs" ] && [ "$(cat "fuzz/$n.runs")" -lt "$runs" ]; then
+        runs=$(cat "fuzz/$n.runs")
+    fi
+    [ -n "$runs" ] && set -- "$@" -runs="$runs"
     [ -n "${FUZZ_SEED:-}" ] && set -- "$@" -seed="$FUZZ_SEED"
     "$bin" "$@" "$work" "fuzz/corpus/$n" >"$log" 2>&1
     rc=$?

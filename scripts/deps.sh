@@ -5,9 +5,11 @@
 #   scripts/deps.sh --fuzz   also clang and libFuzzer, for `make fuzz` (with or without --check)
 set -eu
 # python3-jsonschema: tests/report_json.sh checks --report-json against docs/report.schema.json
+# libonnx-dev + libprotobuf-dev (its C++ headers): the operator schemas are generated at build
+# time from libonnx's registry (sdk/src/schema/gen_schemas.cc, built with build-essential's g++)
 # libonnx-testdata: the ONNX conformance suite of `make test-conformance` and the
 # test_data_set folders of the --verify-data tests
-PKGS="build-essential pkg-config protobuf-c-compiler libprotobuf-c-dev libinih-dev check libonnx-dev libtcmalloc-minimal4 python3-jsonschema libonnx-testdata"
+PKGS="build-essential pkg-config protobuf-c-compiler libprotobuf-c-dev libinih-dev check libonnx-dev libprotobuf-dev libtcmalloc-minimal4 python3-jsonschema libonnx-testdata"
 FUZZ_PKGS="clang libclang-rt-14-dev"
 check=0
 for arg in "$@"; do

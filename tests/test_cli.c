@@ -39,17 +39,6 @@ static void teardown(void)
     tk_tmpdir_remove();
 }
 
-static int dir_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    for (struct dirent *de; (de = readdir(d));)
-        n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
-    closedir(d);
-    return n;
-}
-
 /* A copy of a bundled model in tmpdir; tests/models first, else models/. */
 static const char *model_copy(const char *name)
 {
@@ -302,7 +291,7 @@ START_TEST(output_errors)
     char *orig = tk_slurp(in, &len);
     struct stat before, after;
     ck_assert_int_eq(stat(in, &before), 0);
-    int entries = dir_entries(tmpdir);
+    int entries = tk_dir_entries(tmpdir);
 
     /* a folder that does not exist */
     tk_cli_result r = TK_CLI("-i", in, "-o", tk_tpath("no/such/dir/out.onnx"));
@@ -315,8 +304,8 @@ START_TEST(output_errors)
     entries++;
     r = TK_CLI("-i", in, "-o", tk_tpath("adir"));
     tk_expect_failure(&r, HOST_EXIT_OUTPUT, "adir", NULL);
-    ck_assert_int_eq(dir_entries(tmpdir), entries);
-    ck_assert_int_eq(dir_entries(tk_tpath("adir")), 0);
+    ck_assert_int_eq(tk_dir_entries(tmpdir), entries);
+    ck_assert_int_eq(tk_dir_entries(tk_tpath("adir")), 0);
     /* the input itself, by the same and by another name */
     r = TK_CLI("-i", in, "-o", in);
     tk_expect_failure(&r, HOST_EXIT_OUTPUT, "input", NULL);
@@ -325,7 +314,7 @@ START_TEST(output_errors)
     r = TK_CLI("-i", in, "-o", tk_tpath("alias.onnx"));
     tk_expect_failure(&r, HOST_EXIT_OUTPUT, "input", NULL);
 
-    ck_assert_int_eq(dir_entries(tmpdir), entries);
+    ck_assert_int_eq(tk_dir_entries(tmpdir), entries);
     ck_assert_int_eq(stat(in, &after), 0);
     ck_assert(before.st_mtim.tv_sec == after.st_mtim.tv_sec &&
               before.st_mtim.tv_nsec == after.st_mtim.tv_nsec);

@@ -4,7 +4,8 @@
  * (fuzz/NAME.c, compiled in here with its entry point renamed), under the
  * test build's ASan and UBSan, so the seeds and every crash the fuzzers
  * found (kept in the corpora as crash-*.onnx, crash-*.ini) stay regression
- * tests without clang or libFuzzer.  A broken invariant aborts naming the
+ * tests without clang or libFuzzer.  The plugin-fault seeds run the
+ * program of this build with its test passes (fuzz/plugin_faults.c).  A broken invariant aborts naming the
  * file; a sanitizer report or a leak fails the test.  See fuzz/fuzz.mk and
  * docs/reliability.md. */
 #include <check.h>
@@ -28,6 +29,10 @@
 #include "../fuzz/config.c"
 #undef LLVMFuzzerTestOneInput
 #undef LLVMFuzzerInitialize
+
+#define LLVMFuzzerTestOneInput fuzz_plugin_faults_one
+#include "../fuzz/plugin_faults.c"
+#undef LLVMFuzzerTestOneInput
 
 #include "../fuzz/support/fuzz_support.c"
 
@@ -105,6 +110,14 @@ START_TEST(config_corpus)
 }
 END_TEST
 
+/* every plugin fault of the seeds, through the program of this build */
+START_TEST(plugin_faults_corpus)
+{
+    setenv("PH_SOURCE_DIR", PH_SOURCE_DIR, 1);
+    ck_assert_uint_gt(replay("plugin_faults", fuzz_plugin_faults_one), 15);
+}
+END_TEST
+
 int main(void)
 {
     if (__sanitizer_set_death_callback)
@@ -115,6 +128,7 @@ int main(void)
     tcase_add_test(tc, load_corpus);
     tcase_add_test(tc, pipeline_corpus);
     tcase_add_test(tc, config_corpus);
+    tcase_add_test(tc, plugin_faults_corpus);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -236,7 +236,9 @@ START_TEST(operator_limits)
     ck_assert_ptr_nonnull(tk);
     ck_assert_int_eq(ph_node_set_name(tk, "topk"), 0);
     tk_output(g, ph_node_output(tk, 0));
-    tk_output(g, tk_op1(g, "Neg", tk_op1(g, "Cast", ph_node_output(tk, 1)))); /* a Cast with no "to": not a fix */
+    ph_node *cast = tk_node(g, "Cast", 1, (ph_value *[]){ph_node_output(tk, 1)}); /* to float: not a fix */
+    ck_assert_int_eq(ph_node_set_attr_int(cast, "to", PH_DT_FLOAT), 0);
+    tk_output(g, tk_op1(g, "Neg", ph_node_output(cast, 0)));
     ph_value *r1 = tk_op2(g, "Reshape", x, tk_ints(g, "s1", 2, TK_I64(4, 1024)));
     ph_value *r2 = tk_op2(g, "Reshape", r1, tk_ints(g, "s2", 1, TK_I64(4096)));
     tk_output(g, r2);

@@ -176,11 +176,12 @@ START_TEST(malformed_pads_kept)
             ph_value *y = pad(g, r, tk_ints(g, "p", 4, TK_I64(0, 1, 0, 0)), NULL, NULL);
             ph_node_set_attr_ints(ph_value_producer(y), "pads", 4, TK_I64(0, 0, 0, 0));
             tk_neg_output(g, y);
-        } else { /* opset 10: pads is an attribute (one input), here missing */
+            tk_assert_untouched(pass, m);
+        } else { /* opset 10: pads is an attribute (one input), here missing: refused on load */
             ck_assert_int_eq(ph_model_set_opset(m, "", 10), 0);
             tk_neg_output(g, tk_op1(g, "Pad", r));
+            tk_assert_invalid_untouched(pass, m, "required attribute 'pads' (INTS) is missing");
         }
-        tk_assert_untouched(pass, m);
         ph_model_free(m);
     }
 }

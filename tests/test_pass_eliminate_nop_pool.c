@@ -174,7 +174,7 @@ START_TEST(missing_kernel_kept)
 {
     ph_model *m = tk_model();
     ck_assert_int_eq(ph_node_remove_attr(relu_pool_neg(m, "MaxPool"), "kernel_shape"), 1);
-    tk_assert_untouched(pass, m);
+    tk_assert_invalid_untouched(pass, m, "required attribute 'kernel_shape' (INTS) is missing");
     ph_model_free(m);
 }
 END_TEST

@@ -123,6 +123,7 @@ START_TEST(gemm_left_alone)
             break;
         case 6: /* a Gemm of another domain */
             ph_node_set_domain(ph_value_producer(c), "com.example");
+            ck_assert_int_eq(ph_model_set_opset(m, "com.example", 1), 0); /* a domain the model imports */
             break;
         default: /* 2: no C; 3: dtype unknown; 4: Clip (FusedGemm has no Clip) */
             break;
@@ -220,6 +221,7 @@ START_TEST(matmul_left_alone)
             break;
         case 6: /* Transpose of another domain */
             ph_node_set_domain(ph_value_producer(t), "com.example");
+            ck_assert_int_eq(ph_model_set_opset(m, "com.example", 1), 0); /* a domain the model imports */
             break;
         case 7: { /* the other operand is 1-D: ORT gets FusedMatMul {transA} of that wrong */
             ph_node *mm = ph_value_producer(y);

@@ -39,6 +39,7 @@
 #include "base/exit.h"
 #include "passhost/host.h"
 #include "passhost/passhost.h"
+#include "testkit.h"
 #include "tmpdir.h"
 
 extern char **environ;
@@ -58,27 +59,8 @@ static const char *const plugins[] = {"tp_crash_null", "tp_crash_abort", "tp_cra
 /* x[2,3] -> n Identity nodes in a chain -> y, saved to tmpdir/name. */
 static const char *identity_chain(const char *name, int n)
 {
-    static const int64_t dims[] = {2, 3};
-    ph_model *m = ph_model_new(13);
-    ck_assert_ptr_nonnull(m);
-    ph_graph *g = ph_model_graph(m);
-    ph_value *v = ph_graph_add_input(g, "x", PH_DT_FLOAT, 2, dims);
-    ck_assert_ptr_nonnull(v);
-    for (int i = 0; i < n; i++) {
-        ph_node *node = ph_node_create(g, NULL, "Identity", 1, &v, 1);
-        ck_assert_ptr_nonnull(node);
-        char buf[32];
-        snprintf(buf, sizeof buf, "id%d", i);
-        ck_assert_int_eq(ph_node_set_name(node, buf), 0);
-        v = ph_node_output(node, 0);
-        ck_assert_int_eq(ph_value_set_type(v, PH_DT_FLOAT, 2, dims), 0);
-    }
-    ck_assert_int_eq(ph_graph_add_output(g, v), 0);
-    ck_assert_int_eq(ph_graph_verify(g, NULL), 0);
     const char *path = tk_tpath(name);
-    ph_error err = {0};
-    ck_assert_msg(ph_model_save(m, path, &err) == 0, "%s", err.message);
-    ph_model_free(m);
+    tk_identity_chain_file(path, n);
     return path;
 }
 
@@ -102,17 +84,6 @@ static void teardown(void)
     free(input_bytes);
     input_bytes = NULL;
     tk_tmpdir_remove();
-}
-
-static int dir_entries(const char *dir)
-{
-    DIR *d = opendir(dir);
-    ck_assert_ptr_nonnull(d);
-    int n = 0;
-    for (struct dirent *de; (de = readdir(d));)
-        n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
-    closedir(d);
-    return n;
 }
 
 /* The input has the same bytes and modification time as before the run. */
@@ -159,7 +130,7 @@ static void expect_contained(tk_cli_result *r, const char *const *frags)
     ck_assert_msg(lines_starting(r->err, "passhost: ", &line) == 1, "want one line: %s", r->err);
     for (; *frags; frags++)
         ck_assert_msg(strstr(line, *frags) != NULL, "'%s' not in: %s", *frags, line);
-    ck_assert_msg(dir_entries(outdir) == 0, "the output folder is not empty");
+    ck_assert_msg(tk_dir_entries(outdir) == 0, "the output folder is not empty");
     input_untouched();
     tk_cli_free(r);
 }
@@ -358,7 +329,7 @@ START_TEST(skip_failing_passes_reruns_without_the_culprit)
     tk_cli_free(&r);
     /* tp_one_step alone removed every Identity but the one making y */
     ck_assert_int_eq(count_op(output, PH_OP_Identity), 1);
-    ck_assert_int_eq(dir_entries(outdir), 1);
+    ck_assert_int_eq(tk_dir_entries(outdir), 1);
     input_untouched();
 }
 END_TEST
@@ -378,7 +349,7 @@ START_TEST(skip_failing_passes_gives_up_after_three)
     ck_assert_ptr_nonnull(strstr(last, "pass tp_crash_abort crashed with SIGABRT"));
     ck_assert_ptr_nonnull(strstr(last, "3 passes skipped already"));
     tk_cli_free(&r);
-    ck_assert_int_eq(dir_entries(outdir), 0);
+    ck_assert_int_eq(tk_dir_entries(outdir), 0);
     input_untouched();
 }
 END_TEST
@@ -393,12 +364,12 @@ START_TEST(no_fork_runs_in_one_process)
                                             NULL});
     int ws = wait_status(pid);
     ck_assert_msg(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGABRT, "status %#x", ws);
-    ck_assert_int_eq(dir_entries(outdir), 0);
+    ck_assert_int_eq(tk_dir_entries(outdir), 0);
     /* exit(0) in a pass ends passhost with 0: what containment prevents */
     tk_cli_result r = RUN_ONLY("tp_crash_exit", "-q", "--no-fork");
     ck_assert_int_eq(r.status, 0);
     tk_cli_free(&r);
-    ck_assert_int_eq(dir_entries(outdir), 0);
+    ck_assert_int_eq(tk_dir_entries(outdir), 0);
     /* the same result either way, and nothing else left in the folder */
     char model[900], out2[900];
     snprintf(model, sizeof model, "%s/models/cnn_small.onnx", PH_SOURCE_DIR);
@@ -414,7 +385,7 @@ START_TEST(no_fork_runs_in_one_process)
     ck_assert(a && b && a_len == b_len && memcmp(a, b, a_len) == 0);
     free(a);
     free(b);
-    ck_assert_int_eq(dir_entries(outdir), 2);
+    ck_assert_int_eq(tk_dir_entries(outdir), 2);
 }
 END_TEST
 
@@ -436,7 +407,7 @@ START_TEST(option_errors)
     tk_expect_failure(&r, HOST_EXIT_USAGE, "--crash-out needs a value", NULL);
     r = RUN_ONLY("tp_one_step", "-q", "--set", "model.pass_timeout_s=later");
     tk_expect_failure(&r, HOST_EXIT_CONFIG, "pass_timeout_s", "later");
-    ck_assert_int_eq(dir_entries(outdir), 0);
+    ck_assert_int_eq(tk_dir_entries(outdir), 0);
     r = TK_CLI("--help");
     ck_assert_int_eq(r.status, 0);
     static const char *const opts[] = {"--pass-timeout SECONDS", "--crash-out DIR",
@@ -473,7 +444,7 @@ START_TEST(sigterm_reaches_the_worker)
     ck_assert_msg(WIFSIGNALED(ws) && WTERMSIG(ws) == SIGTERM, "status %#x", ws);
     ck_assert_msg(kill((pid_t)worker, 0) != 0 && errno == ESRCH, "the worker %ld still runs",
                   worker);
-    ck_assert_int_eq(dir_entries(outdir), 0);
+    ck_assert_int_eq(tk_dir_entries(outdir), 0);
     input_untouched();
 }
 END_TEST

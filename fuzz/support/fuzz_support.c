@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "config/plan.h"
@@ -26,10 +29,34 @@ static void remove_scratch(void)
             continue;
         char p[1024];
         snprintf(p, sizeof p, "%s/%s", scratch, de->d_name);
-        unlink(p);
+        if (unlink(p) != 0)
+            rmdir(p); /* the folder of make_special_files */
     }
     closedir(d);
     rmdir(scratch);
+}
+
+/* Every kind of file an external-data location can name (the corpus's
+ * external_kinds model points at each): a FIFO with no writer, a folder,
+ * a socket, a character device (made here when we may, never the real
+ * /dev/null), an empty file, links inside and outside the folder. */
+static void make_special_files(void)
+{
+    mkfifo(fz_path("fifo"), 0600);
+    mkdir(fz_path("folder"), 0700);
+    int sock = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    if (sock >= 0 && strlen(fz_path("sock")) < sizeof sa.sun_path) {
+        snprintf(sa.sun_path, sizeof sa.sun_path, "%s", fz_path("sock"));
+        bind(sock, (struct sockaddr *)&sa, sizeof sa);
+    }
+    if (sock >= 0)
+        close(sock);
+    mknod(fz_path("null"), S_IFCHR | 0600, makedev(1, 3));
+    fz_write(fz_path("empty.bin"), (const uint8_t *)"", 0);
+    symlink("fifo", fz_path("link_fifo"));
+    symlink("external_data.bin", fz_path("link_data"));
+    symlink("/etc/hostname", fz_path("link_outside"));
 }
 
 const char *fz_dir(void)
@@ -53,6 +80,7 @@ const char *fz_dir(void)
     for (size_t i = 0; i < sizeof data; i++)
         data[i] = (uint8_t)(i * 37u + 11u);
     fz_write(fz_path("external_data.bin"), data, sizeof data);
+    make_special_files();
     return scratch;
 }
 

@@ -11,8 +11,10 @@
 #include <unistd.h>
 
 #include "base/exit.h"
+#include "io/output.h"
 #include "passhost/host.h"
 #include "passhost/plugin.h"
+#include "base/streams.h"
 #include "base/util.h"
 #include "config/pipeline_text.h"
 
@@ -565,6 +567,8 @@ static void remove_file(char **path)
     *path = NULL;
 }
 
+void host_cli_keep_files(host_cli *cli) { cli->keep_files = 1; }
+
 void host_cli_free(host_cli *cli)
 {
     free(cli->sets);
@@ -585,15 +589,17 @@ void host_cli_free(host_cli *cli)
     cli->sets = NULL;
     cli->positional = cli->skips = cli->input_shapes = NULL;
     cli->set_count = cli->positional_count = cli->skip_count = cli->input_shape_count = 0;
-    remove_file(&cli->stdin_model);
-    if (cli->stdout_model) { /* and its external-data file, if the save wrote one */
-        char *data = host_xasprintf("%s.data", cli->stdout_model);
-        unlink(data);
-        free(data);
+    if (cli->keep_files) { /* another process's: forget them, leave them */
+        free(cli->stdin_model);
+        free(cli->stdout_model);
+        cli->stdin_model = cli->stdout_model = NULL;
     }
+    remove_file(&cli->stdin_model);
     remove_file(&cli->stdout_model);
-    if (cli->stream_dir)
-        rmdir(cli->stream_dir);
+    free(cli->stream_target);
+    cli->stream_target = NULL;
+    if (cli->stream_dir && !cli->keep_files)
+        ph_staging_remove(cli->stream_dir); /* and whatever a save left there */
     free(cli->stream_dir);
     cli->stream_dir = NULL;
 }
@@ -614,7 +620,8 @@ static int looks_like_text(const unsigned char *buf, size_t n)
 
 host_file_kind host_sniff_file(const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO without a writer must not block the sniffing */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return HOST_FILE_MISSING;
     struct stat st;
@@ -675,10 +682,18 @@ const char *host_file_not_a_model(const char *path)
 
 static int is_dash(const char *s) { return s && strcmp(s, "-") == 0; }
 
+/* path is the very file passhost's standard output is (/dev/stdout...). */
+static int names_stdout(const char *path)
+{
+    struct stat a, b;
+    return path && stat(path, &a) == 0 && fstat(host_stdout_fd(), &b) == 0 && a.st_dev == b.st_dev &&
+           a.st_ino == b.st_ino;
+}
+
 FILE *host_cli_report_stream(const host_cli *cli)
 {
-    return is_dash(cli->output) || is_dash(cli->report_json) || is_dash(cli->report_html) ? stderr
-                                                                                         : stdout;
+    return is_dash(cli->output) || is_dash(cli->report_json) || is_dash(cli->report_html) ||
+                   names_stdout(cli->output) ? stderr : host_stdout();
 }
 
 const char *host_cli_input_name(const host_cli *cli, const host_config *cfg)
@@ -689,23 +704,26 @@ const char *host_cli_input_name(const host_cli *cli, const host_config *cfg)
 
 const char *host_cli_output_name(const host_cli *cli, const host_config *cfg)
 {
-    return cli->stdout_model && cfg->output && strcmp(cfg->output, cli->stdout_model) == 0
-               ? "-" : cfg->output;
+    if (cli->stdout_model && cfg->output && strcmp(cfg->output, cli->stdout_model) == 0)
+        return cli->stream_target ? cli->stream_target : "-";
+    return cfg->output;
 }
 
+/* TMPDIR/.passhost.tmp.PID.XXXXXX (ph_staging_make: a folder left by a
+ * killed run is removed by the next one). */
 static int make_stream_dir(host_cli *cli, ph_error *err)
 {
     if (cli->stream_dir)
         return 0;
     const char *tmp = getenv("TMPDIR");
-    char *tmpl = host_xasprintf("%s/passhost.XXXXXX", tmp && *tmp ? tmp : "/tmp");
-    if (!mkdtemp(tmpl)) {
-        int rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: cannot make a temporary folder: %s", tmpl,
-                              strerror(errno));
-        free(tmpl);
-        return rc;
-    }
-    cli->stream_dir = tmpl;
+    char *base = host_xasprintf("%s/passhost", tmp && *tmp ? tmp : "/tmp");
+    char folder[PATH_MAX];
+    ph_error e = {0};
+    int rc = ph_staging_make(base, 0, folder, sizeof folder, &e);
+    free(base);
+    if (rc)
+        return ph_error_set(err, HOST_EXIT_OUTPUT, "cannot make a temporary folder: %.400s", e.message);
+    cli->stream_dir = host_xstrdup(folder);
     return 0;
 }
 
@@ -760,23 +778,30 @@ int host_cli_stream_output(const host_cli *cli, ph_error *err)
 {
     if (!cli->stdout_model)
         return 0;
-    char *data = host_xasprintf("%s.data", cli->stdout_model);
-    int external = access(data, F_OK) == 0;
-    free(data);
-    if (external) /* one stream cannot carry the data file the model names */
-        return ph_error_set(err, HOST_EXIT_OUTPUT, "-o -: the model is larger than [model] "
+    const char *name = cli->stream_target ? cli->stream_target : "-o -";
+    if (host_output_has_data_file(cli->stdout_model)) /* one stream cannot carry the data file it names */
+        return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: the model is larger than [model] "
                             "external_data_threshold and needs an external-data file beside it; "
-                            "write it to a file with -o OUT.onnx");
+                            "write it to a file with -o OUT.onnx", name);
     int fd = open(cli->stdout_model, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return ph_error_set(err, HOST_EXIT_OUTPUT, "-o -: %s: %s", cli->stdout_model, strerror(errno));
-    fflush(stdout);
+        return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s: %s", name, cli->stdout_model, strerror(errno));
+    /* a device or FIFO is written in place, never replaced (a FIFO waits for its reader here) */
+    int to = cli->stream_target ? open(cli->stream_target, O_WRONLY | O_NOCTTY | O_CLOEXEC) : host_stdout_fd();
+    if (to < 0) {
+        int e = errno;
+        close(fd);
+        return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: cannot write output: %s", name, strerror(e));
+    }
+    fflush(host_stdout());
     int read_failed = 0;
-    int e = copy_fd(fd, STDOUT_FILENO, &read_failed);
+    int e = copy_fd(fd, to, &read_failed); /* not fd 1: plugins may have written there */
     close(fd);
+    if (cli->stream_target && close(to) != 0 && !e)
+        e = errno;
     if (e)
-        return ph_error_set(err, HOST_EXIT_OUTPUT, "-o -: %s: %s",
-                            read_failed ? "reading the saved model" : "writing stdout", strerror(e));
+        return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %s: %s", name,
+                            read_failed ? "reading the saved model" : "writing the model", strerror(e));
     return 0;
 }
 
@@ -887,6 +912,25 @@ static int apply_conventions(const host_cli *cli, host_config *cfg, ph_error *er
     return apply_verify_options(cli, &cfg->verify, err);
 }
 
+/* The output, before anything is loaded (io/output.h): a device, a FIFO or
+ * passhost's own standard output is written as -o - is, through
+ * stdout_model. */
+static int check_output(host_cli *cli, host_config *cfg, ph_error *err)
+{
+    if (!cfg->output || cli->stdout_model || cli->list_passes || cli->bisect)
+        return 0;
+    host_output_kind kind;
+    int rc = host_output_check(cfg->output, host_stdout_fd(), &kind, err);
+    if (rc || kind == HOST_OUTPUT_FILE)
+        return rc;
+    if ((rc = make_stream_dir(cli, err)) != 0)
+        return rc;
+    if (kind == HOST_OUTPUT_STREAM)
+        cli->stream_target = host_xstrdup(cfg->output);
+    cli->stdout_model = host_xasprintf("%s/stdout.onnx", cli->stream_dir);
+    return host_config_set_path(&cfg->output, cli->stdout_model, err);
+}
+
 int host_cli_config(host_cli *cli, host_config **out, ph_error *err)
 {
     host_config *cfg = host_config_new();
@@ -924,6 +968,8 @@ int host_cli_config(host_cli *cli, host_config **out, ph_error *err)
         rc = host_config_finish(cfg, err);
     if (!rc)
         rc = need_models(cli, cfg, err);
+    if (!rc)
+        rc = check_output(cli, cfg, err);
     if (rc) {
         host_config_free(cfg);
         cfg = NULL;

@@ -85,6 +85,8 @@ typedef struct host_cli {
     char *stream_dir;        /* owned: private temporary folder, removed by host_cli_free */
     char *stdin_model;       /* owned: stream_dir/stdin.onnx, the model read from stdin */
     char *stdout_model;      /* owned: stream_dir/stdout.onnx, copied to stdout at the end */
+    char *stream_target;     /* owned: a device or FIFO output written like stdout_model (NULL: stdout) */
+    int keep_files;          /* the files above belong to another process (host_cli_keep_files) */
     host_supervise_opts supervise; /* --no-fork, --pass-timeout, --crash-out, ... */
 } host_cli;
 
@@ -92,6 +94,9 @@ typedef struct host_cli {
  * bad --max-rewrites number).  Free with host_cli_free either way. */
 int host_cli_parse(host_cli *cli, int argc, char **argv, ph_error *err);
 void host_cli_free(host_cli *cli);
+/* The files of -i - and -o - (stream_dir) belong to another process (the
+ * supervisor of this worker): host_cli_free forgets them, leaves them. */
+void host_cli_keep_files(host_cli *cli);
 
 void host_cli_usage(FILE *out);
 void host_cli_version(FILE *out);
@@ -119,7 +124,9 @@ FILE *host_cli_report_stream(const host_cli *cli);
  * else the configured path.  Borrowed. */
 const char *host_cli_input_name(const host_cli *cli, const host_config *cfg);
 const char *host_cli_output_name(const host_cli *cli, const host_config *cfg);
-/* `-o -`: copy the saved model to stdout.  0 or HOST_EXIT_OUTPUT. */
+/* `-o -`, or an output that is a device, a FIFO or passhost's own stdout
+ * (io/output.h): copy the saved model into it, in place.  A supervisor
+ * calls it once its worker ended with 0.  0 or HOST_EXIT_OUTPUT. */
 int host_cli_stream_output(const host_cli *cli, ph_error *err);
 
 /* The name of config_text in messages ("<config text>:3: ..."). */

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "run/bisect.h"
+#include "check/operators.h"
 #include "check/dump.h"
 #include "check/rule_trace.h"
 #include "base/exit.h"
@@ -71,6 +72,11 @@ static int want_tables(const host_job *j)
     return !j->cli.quiet || j->cli.report_json || j->cli.report_html;
 }
 
+static void warn_line(void *log, const char *message)
+{
+    host_log_msg(log, PH_LOG_WARN, NULL, "%s", message);
+}
+
 static int load_model(host_job *j)
 {
     const char *in = j->cfg->input, *out = j->cfg->output;
@@ -89,6 +95,8 @@ static int load_model(host_job *j)
         host_replace_text(j->err.message, sizeof j->err.message, j->cli.stdin_model, "<stdin>");
     if (!rc && out && !j->cli.bisect) /* also no external-data file of the input under any name */
         rc = host_model_check_output(j->model, out, &j->err);
+    if (!rc)
+        host_warn_unknown_operators(j->model, warn_line, &j->log);
     if (!rc)
         j->sum.nodes_loaded = ph_model_node_count(j->model);
     size_t early = rc ? 0 : ph_model_load_reordered(j->model);
@@ -185,18 +193,19 @@ static int target_verdict(host_job *j)
 /* The stages, with --max-rewrites, --print-changes and --dump-dir. */
 static int run_stages(host_job *j)
 {
-    if (j->cli.dump_dir) {
+    int blame = host_supervise_blame_mode(); /* the supervisor's silent re-run */
+    if (j->cli.dump_dir && !blame) {
         int rc = host_dump_prepare(j->cli.dump_dir, &j->err);
         if (rc)
             return rc;
     }
     host_run_opts opts = {.verify_each = j->cli.verify_each, .log = &j->log,
                           .update_shapes = j->cfg->infer_shapes, .verify = j->verify,
-                          .changes = j->cli.print_changes ? stderr : NULL,
-                          .dump_dir = j->cli.dump_dir, .trace = &j->trace,
+                          .changes = j->cli.print_changes && !blame ? stderr : NULL,
+                          .dump_dir = blame ? NULL : j->cli.dump_dir, .trace = &j->trace,
                           .violations = &j->violations,
-                          .regions = j->cli.report_html ? &j->regions : NULL,
-                          .progress = host_supervise_progress()};
+                          .regions = j->cli.report_html && !blame ? &j->regions : NULL,
+                          .check_every_call = blame, .progress = host_supervise_progress()};
     j->regions.max = HOST_REPORT_DIAGRAMS;
     j->regions.max_nodes = HOST_REPORT_DIAGRAM_MAX_NODES;
     uint64_t rewrites = 0;
@@ -235,19 +244,54 @@ static int check_outputs(host_job *j)
     return rc;
 }
 
-/* The structural verifier before the save: passhost never writes a model
- * it would not load; the message names the pass that last changed it. */
+/* The check before the save failed.  The pass that last changed the graph
+ * is not always the one that broke it (a pass can break it and report no
+ * change), so the passes run again on the model loaded afresh, with the
+ * structural check after every call (as --verify-each, but also after
+ * calls that changed nothing), and the first pass after which it fails is
+ * named.  Without such a pass the first message stands.  Quiet: no log,
+ * no dump, nothing written. */
+static int find_culprit(host_job *j, int rc)
+{
+    if (!j->stages_ran)
+        return rc;
+    ph_model *m = NULL;
+    ph_error e = {0};
+    double ms;
+    const char *in = j->cfg->input;
+    int lrc = j->input_data ? host_model_load_memory(j->input_data, j->input_size, in, 0, &m, &ms, &e)
+                            : host_model_load(in, 0, &m, &ms, &e);
+    if (!lrc)
+        lrc = host_apply_shapes(m, j->cfg, 0, &e);
+    host_run_opts opts = {.update_shapes = j->cfg->infer_shapes, .check_every_call = 1};
+    host_stage_stats stats[HOST_STAGE_COUNT];
+    memset(stats, 0, sizeof stats);
+    if (!lrc && host_run_all(m, &j->plan, j->cli.max_rewrites, &opts, stats, NULL, &e) == HOST_EXIT_PASS &&
+        strstr(e.message, "left a graph that fails the structural check"))
+        rc = ph_error_set(&j->err, HOST_EXIT_PASS, "%.480s; nothing written", e.message);
+    for (int s = 0; s < HOST_STAGE_COUNT; s++)
+        host_stage_stats_free(&stats[s]);
+    ph_model_free(m);
+    return rc;
+}
+
+/* The structural verifier (names included: SSA) before the save and before
+ * any evaluation: passhost never writes a model it would not load; the
+ * message names the pass found by find_culprit, else the one that last
+ * changed the graph. */
 static int check_before_save(host_job *j)
 {
     const char *changed_by = NULL;
     for (int s = 0; s < HOST_STAGE_COUNT && j->stages_ran; s++)
         if (j->stats[s].last_changed)
             changed_by = j->stats[s].last_changed;
-    return host_model_check(j->model, changed_by, &j->err);
+    int rc = host_model_check(j->model, changed_by, &j->err);
+    return rc ? find_culprit(j, rc) : 0;
 }
 
 /* --verify: the file as written must load and compute the same outputs too
- * (a check of the save itself); on failure the output is removed. */
+ * (a check of the save itself, on the staged file: on failure nothing is
+ * committed). */
 static int check_written(host_job *j)
 {
     if (!j->cli.verify_runs)
@@ -255,7 +299,7 @@ static int check_written(host_job *j)
     ph_model *written = NULL;
     ph_error e = {0};
     host_trace_phase(&j->trace, "verify: checking the written file");
-    int rc = ph_model_load(j->cfg->output, &written, &e);
+    int rc = ph_model_load(j->staged, &written, &e);
     if (rc)
         rc = ph_error_set(&j->err, HOST_EXIT_OUTPUT,
                           "%s: the written file does not load back: %.400s", j->cfg->output,
@@ -268,8 +312,6 @@ static int check_written(host_job *j)
                               j->cfg->output, e.message);
     }
     ph_model_free(written);
-    if (rc)
-        unlink(j->cfg->output);
     j->written_checked = rc == 0;
     return rc;
 }
@@ -289,12 +331,19 @@ int host_job_run(host_job *j)
     if (passes && !rc && j->cli.bisect)
         return bisect(j);
     if (passes && !rc) rc = run_stages(j);
+    if (host_supervise_blame_mode())
+        return rc; /* the supervisor's re-run: the stages are all it is for */
     if (!rc) rc = write_shapes(j);
-    if (!rc) rc = check_outputs(j);
     if (!rc) rc = check_before_save(j);
+    if (!rc) rc = check_outputs(j);
     if (!rc) host_trace_phase(&j->trace, "saving the output");
-    if (!rc) rc = host_supervise_save(j->model, j->cfg->output, &j->sum.save_ms, &j->err);
+    if (!rc) rc = host_supervise_stage(j->model, j->cfg->output, &j->staged, &j->sum.save_ms, &j->err);
     if (!rc) rc = check_written(j);
+    if (!rc) rc = host_supervise_commit(j->cfg->output, &j->err); /* a worker's: by its supervisor */
+    if (rc)
+        host_supervise_discard();
+    if (!host_supervise_in_worker())
+        j->staged = NULL; /* committed (or discarded) already */
     return rc;
 }
 
@@ -353,8 +402,8 @@ int host_job_report(host_job *j, int rc)
     j->sum.total_ms = host_now_ms() - j->t0;
     if (j->model)
         j->sum.nodes_saved = ph_model_node_count(j->model);
-    if (!rc && j->model && want_tables(j))
-        host_model_info_take(&j->after, j->model, j->sum.output, j->cfg->output);
+    if (!rc && j->model && want_tables(j)) /* the file's size: as staged (a worker's is committed later) */
+        host_model_info_take(&j->after, j->model, j->sum.output, j->staged ? j->staged : j->cfg->output);
     host_run_record rec = record(j, rc);
     host_trace_clear_line(&j->trace);
     if (j->out)

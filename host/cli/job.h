@@ -61,6 +61,7 @@ typedef struct host_job {
     host_stage_stats stats[HOST_STAGE_COUNT];
     host_run_summary sum;
     ph_error err;              /* the message of the failed step */
+    const char *staged;        /* the output as saved, in its staging folder (supervise.h) */
     host_trace trace;          /* every pass call, and the progress line */
     host_region_list regions;  /* --report-html: the regions the first changing calls changed */
     host_model_info before;    /* the input as loaded (for the reports) */

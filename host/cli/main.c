@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/streams.h"
 #include "io/cleanup.h"
 #include "cli.h"
 #include "check/target_report.h"
@@ -44,9 +45,15 @@
 /* The model is freed before exit only where a leak checker looks: for the
  * process the OS takes everything back at once, and a million-node model
  * costs a second to free piece by piece (clang's -disable-free, likewise). */
-#if defined(__SANITIZE_ADDRESS__)
+#if defined(__has_feature) /* clang before 17 defines no __SANITIZE_ADDRESS__ */
+#if __has_feature(address_sanitizer)
 #define HOST_FREE_MODEL_AT_EXIT 1
-#else
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(HOST_FREE_MODEL_AT_EXIT)
+#define HOST_FREE_MODEL_AT_EXIT 1
+#endif
+#ifndef HOST_FREE_MODEL_AT_EXIT
 #define HOST_FREE_MODEL_AT_EXIT 0
 #endif
 
@@ -55,6 +62,8 @@ static int finish(host_job *j, int rc)
 {
     if (rc)
         host_log_fatal(&j->log, j->err.message);
+    if (host_supervise_in_worker()) /* a worker: -i -/-o - files are its supervisor's */
+        host_cli_keep_files(&j->cli);
     host_job_free(j, HOST_FREE_MODEL_AT_EXIT);
     host_supervise_finished(rc); /* a worker tells its supervisor it got here */
     return rc;
@@ -69,7 +78,7 @@ static int inspect(const host_cli *cli, ph_error *err)
         paths[i] = cli->positional[i];
     if (cli->input)
         paths[n++] = cli->input;
-    int rc = host_inspect_main(paths, n, stdout, err);
+    int rc = host_inspect_main(paths, n, host_stdout(), err);
     free(paths);
     return rc;
 }
@@ -79,9 +88,9 @@ static int list_passes(host_job *j)
 {
     int rc = host_job_plugins(j);
     if (!rc && j->cli.list_passes == 2)
-        rc = host_report_passes_markdown(stdout, j->reg, &j->err);
+        rc = host_report_passes_markdown(host_stdout(), j->reg, &j->err);
     else if (!rc)
-        rc = host_report_passes(stdout, j->reg, &j->err);
+        rc = host_report_passes(host_stdout(), j->reg, &j->err);
     return rc;
 }
 
@@ -137,25 +146,27 @@ static int print_pipeline(host_job *j)
     if (rc)
         return rc;
     char *text = host_pipeline_text(&j->plan);
-    fputs("--passes='", stdout);
+    FILE *out = host_stdout();
+    fputs("--passes='", out);
     for (const char *c = text; *c; c++) {
         if (*c == '\'')
-            fputs("'\\''", stdout); /* ' ends the quote, \' is one, ' opens again */
+            fputs("'\\''", out); /* ' ends the quote, \' is one, ' opens again */
         else
-            putchar(*c);
+            fputc(*c, out);
     }
-    fputs("'\n", stdout);
+    fputs("'\n", out);
     free(text);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
+    host_streams_init(); /* control characters escaped; the model's stdout kept from plugins */
     host_job j;
     host_job_init(&j, stderr);
     int rc = host_cli_parse(&j.cli, argc, argv, &j.err);
     if (!rc && (j.cli.help || j.cli.version)) {
-        j.cli.help ? host_cli_usage(stdout) : host_cli_version(stdout);
+        j.cli.help ? host_cli_usage(host_stdout()) : host_cli_version(host_stdout());
         return finish(&j, 0);
     }
     if (!rc && j.cli.list_targets)
@@ -167,20 +178,27 @@ int main(int argc, char **argv)
     j.out = host_cli_report_stream(&j.cli);
     j.tty = host_trace_terminal(j.cli.quiet);
     if (!rc) rc = host_job_configure(&j);
-    if (!rc && !j.cli.list_passes && !j.cli.print_pipeline && !j.cli.trace_rule) { /* the rest runs in a worker process (supervise.h) */
+    if (!rc) { /* the rest runs in a worker process (supervise.h), --list-passes, --print-pipeline and --trace-rule too */
         int code = host_supervise(&j.cli.supervise, j.cfg, &j.log);
-        if (code >= 0) /* the supervisor: the run is over, its messages printed */
+        if (code == 0) /* the supervisor: the worker succeeded and its output is committed */
+            return finish(&j, host_cli_stream_output(&j.cli, &j.err)); /* -o -, a device */
+        if (code > 0) /* the supervisor: the run failed, its messages printed */
             return finish(&j, 0), code;
     }
+    if (!rc) host_streams_protect_stdout(); /* (a worker did): before any plugin is loaded */
     if (!rc) host_cleanup_install(host_supervise_finished); /* temporary files go with SIGINT/SIGTERM; SIGBUS of a shrunk input */
     if (!rc && j.cli.list_passes)
         return finish(&j, list_passes(&j));
     if (!rc && j.cli.print_pipeline)
         return finish(&j, print_pipeline(&j));
-    if (!rc && j.cli.trace_rule) /* reads the model only: in this process */
+    if (!rc && j.cli.trace_rule) /* reads the model only: nothing to commit */
         return finish(&j, host_job_trace_rule(&j));
     if (!rc) rc = host_job_run(&j);
+    if (host_supervise_blame_mode()) /* the supervisor's silent re-run: no report, no output */
+        return finish(&j, rc);
     rc = host_job_report(&j, rc);
+    if (!rc && host_supervise_in_worker()) /* a worker: its supervisor commits, then streams */
+        return finish(&j, 0);
     if (!rc) rc = host_cli_stream_output(&j.cli, &j.err);
     return finish(&j, rc);
 }

@@ -108,6 +108,7 @@ host_config *host_config_new(void)
         cfg->stage[s].target = host_xstrdup("");
     }
     cfg->infer_shapes = 1;
+    cfg->load_timeout_s = HOST_DEFAULT_LOAD_TIMEOUT_S;
     cfg->external_data_threshold = 2147483647; /* protobuf's limit */
     cfg->external_data_min_size = 1024;        /* as ONNX's own tools */
     cfg->verify = host_verify_defaults();
@@ -273,6 +274,8 @@ static int find_slot(host_config *cfg, int kind, const char *key, slot *out)
             return out->kind = KEY_BOOL, out->num = &cfg->write_shapes, 1;
         if (strcmp(key, "pass_timeout_s") == 0)
             return out->kind = KEY_REAL, out->real = &cfg->pass_timeout_s, 1;
+        if (strcmp(key, "load_timeout_s") == 0)
+            return out->kind = KEY_REAL, out->real = &cfg->load_timeout_s, 1;
         if (strcmp(key, "external_data_threshold") == 0)
             return out->kind = KEY_INT0, out->num = &cfg->external_data_threshold, 1;
         if (strcmp(key, "external_data_min_size") == 0)
@@ -326,7 +329,7 @@ static const char *keys_of(int kind)
 {
     if (kind == SEC_MODEL)
         return "input, output, plugin_dir, log_path, input_shape, input_shape_range, "
-               "infer_shapes, write_shapes, pass_timeout_s, external_data_threshold, "
+               "infer_shapes, write_shapes, pass_timeout_s, load_timeout_s, external_data_threshold, "
                "external_data_min_size";
     if (kind == SEC_VERIFY)
         return "runs, seed, budget_factor, budget_ulps, atol, rtol, data, range";

@@ -9,7 +9,7 @@
  * Sections and keys (docs/config.md is the user's reference):
  *   [model]     input, output, plugin_dir, log_path, input_shape,
  *               input_shape_range, infer_shapes, write_shapes, pass_timeout_s,
- *               external_data_threshold, external_data_min_size
+ *               load_timeout_s, external_data_threshold, external_data_min_size
  *   [optimize]  pass_on, pass_off, no_integral, keep_order, max_iterations,
  *               allow_approximate, level, custom_config
  *   [adapt]     the same keys plus target
@@ -38,6 +38,8 @@
 enum { HOST_STAGE_OPTIMIZE = 0, HOST_STAGE_ADAPT = 1, HOST_STAGE_COUNT = 2 };
 
 #define HOST_DEFAULT_MAX_ITERATIONS 16
+/* Most seconds one plugin may take to load or unload under the supervisor. */
+#define HOST_DEFAULT_LOAD_TIMEOUT_S 60
 
 /* One value as written, and where: "file:line" or "--set section.key". */
 typedef struct host_item {
@@ -159,6 +161,8 @@ typedef struct host_config {
     int infer_shapes;        /* infer shapes before the stages (default 1) */
     int write_shapes;        /* write inferred shapes into value_info on save */
     double pass_timeout_s;   /* most seconds one pass call may run (0: no limit); supervise.h */
+    double load_timeout_s;   /* most seconds one plugin's load (constructors) or unload
+                                (destructors) may run (0: no limit); supervise.h */
     int external_data_threshold; /* bytes: a larger model gets external data (0: always) */
     int external_data_min_size;  /* bytes: smaller tensors stay inline */
     host_verify_config verify;

@@ -193,6 +193,7 @@ void host_effective_make(host_effective *e, const host_config *cfg, const host_p
     fprintf(f, "infer_shapes = %s\n", cfg->infer_shapes ? "true" : "false");
     fprintf(f, "write_shapes = %s\n", cfg->write_shapes ? "true" : "false");
     put_double(f, "pass_timeout_s", cfg->pass_timeout_s);
+    put_double(f, "load_timeout_s", cfg->load_timeout_s);
     for (int s = 0; s < HOST_STAGE_COUNT; s++)
         write_stage(f, cfg, plan, s, e->custom_name[s]);
     fprintf(f, "\n[verify]\nruns = %d\n", vcfg->runs);

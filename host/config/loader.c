@@ -29,6 +29,11 @@
 #include "order.h"
 #include "passhost/target.h"
 
+/* Told of each dlopen and dlclose (host_loader_set_phase_hook). */
+static host_plugin_phase_fn g_phase;
+
+void host_loader_set_phase_hook(host_plugin_phase_fn fn) { g_phase = fn; }
+
 /* The host needs every field of ABI 1.0, up to and including run. */
 #define HOST_DESC_MIN_SIZE (offsetof(ph_pass_desc, run) + sizeof(((ph_pass_desc *)0)->run))
 #define HOST_MAX_ROWS 1024 /* a table longer than this lacks its terminator */
@@ -65,8 +70,13 @@ static void entry_free(entry *e)
     if (!e)
         return;
     ph_ruleset_free(e->plugin.rules); /* before dlclose: it borrows the plugin's table */
-    if (e->plugin.handle)
+    if (e->plugin.handle) {
+        if (g_phase)
+            g_phase(e->plugin.path, 0); /* its destructors run now */
         dlclose(e->plugin.handle);
+        if (g_phase)
+            g_phase(NULL, 0);
+    }
     free(e->plugin.path);
     free(e);
 }
@@ -263,7 +273,11 @@ static int open_plugin(const char *path, entry **out, ph_error *err)
     /* dlopen searches the library path for a name without '/'. */
     char *open_path = strchr(path, '/') ? host_xstrdup(path) : host_xasprintf("./%s", path);
     dlerror();
+    if (g_phase)
+        g_phase(path, 1); /* its constructors run now */
     e->plugin.handle = dlopen(open_path, RTLD_NOW | RTLD_LOCAL);
+    if (g_phase)
+        g_phase(NULL, 1);
     free(open_path);
     int rc = 0;
     if (!e->plugin.handle) {

@@ -61,6 +61,15 @@ const char *host_registry_skipped(const host_registry *r, size_t i);
 /* The message of a skipped file NAME.so for pass_name, or NULL. */
 const char *host_registry_skipped_for(const host_registry *r, const char *pass_name);
 
+/* Told of each plugin file just before it is dlopen'ed (loading 1: its
+ * constructors run) or dlclose'd (loading 0: its destructors run), and
+ * with path NULL when that is over.  The supervised worker publishes it,
+ * so a constructor or destructor that hangs or crashes is named
+ * (supervise.h).  One hook per process (the host is a program); NULL: none.
+ * path is borrowed for the call. */
+typedef void (*host_plugin_phase_fn)(const char *path, int loading);
+void host_loader_set_phase_hook(host_plugin_phase_fn fn);
+
 /* Run a loaded pass on g: its run function, or its rules through
  * ph_ruleset_run.  The pass's rewrite count or a negative PH_E* code. */
 int host_plugin_run(const host_plugin *p, ph_graph *g, const ph_params *params, ph_ctx *ctx);

@@ -25,6 +25,7 @@
 #include "config/config.h"
 #include "base/exit.h"
 #include "cli/job.h"
+#include "io/output.h"
 #include "report/report.h"
 #include "base/util.h"
 
@@ -273,10 +274,7 @@ static char *make_dir(ph_error *err)
 /* The saved model at path into a new buffer.  0 or HOST_EXIT_OUTPUT. */
 static int read_output(const char *path, void **data, size_t *size, ph_error *err)
 {
-    char *ext = host_xasprintf("%s.data", path);
-    int external = access(ext, F_OK) == 0;
-    free(ext);
-    if (external) /* one buffer cannot carry the data file the model names */
+    if (host_output_has_data_file(path)) /* one buffer cannot carry the data file the model names */
         return ph_error_set(err, HOST_EXIT_OUTPUT, "the model is larger than [model] "
                             "external_data_threshold and needs an external-data file beside it; "
                             "give an output path instead of a buffer");

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/exit.h"
+#include "passhost/host.h"
 
 static char temp_paths[HOST_CLEANUP_MAX_TEMPS][PATH_MAX];
 static volatile sig_atomic_t temp_used[HOST_CLEANUP_MAX_TEMPS];
@@ -37,11 +38,19 @@ void host_cleanup_temp_file(void *user, const char *path, int created)
     }
 }
 
+/* Remove a file, or a staging folder and its files (ph_staging_remove:
+ * system calls only, so a signal handler may call it). */
+static void remove_path(const char *path)
+{
+    if (unlink(path) != 0 && errno == EISDIR)
+        ph_staging_remove(path);
+}
+
 void host_cleanup_remove_temps(void)
 {
-    for (int i = 0; i < HOST_CLEANUP_MAX_TEMPS; i++)
+    for (int i = HOST_CLEANUP_MAX_TEMPS; i-- > 0;) /* the newest first */
         if (temp_used[i]) {
-            unlink(temp_paths[i]);
+            remove_path(temp_paths[i]);
             temp_used[i] = 0;
         }
 }

@@ -79,7 +79,7 @@ void host_model_io_configure(const host_config *cfg)
 int host_model_check(ph_model *m, const char *changed_by, ph_error *err)
 {
     ph_error e = {0};
-    if (ph_graph_verify_fast(ph_model_graph(m), &e) == 0) /* linear; no name-table lookups */
+    if (ph_graph_verify(ph_model_graph(m), &e) == 0) /* linear; names too: SSA */
         return 0;
     const char *why = e.message[0] ? e.message : ph_strerror(e.code);
     if (changed_by)
@@ -90,14 +90,31 @@ int host_model_check(ph_model *m, const char *changed_by, ph_error *err)
 
 int host_model_check_output(ph_model *m, const char *output, ph_error *err)
 {
-    char data[4096];
+    /* (a data file the save writes has a new name: it never replaces one;
+     * the commit never removes a file the model reads) */
     if (ph_model_reads_file(m, output))
         return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: output is a file the input model reads; passhost "
                             "never overwrites its input", output);
-    snprintf(data, sizeof data, "%s.data", output);
-    if (ph_model_reads_file(m, data))
-        return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: the output's external-data file %s is a file the input "
-                            "model reads; passhost never overwrites its input", output, data);
+    return 0;
+}
+
+/* The save's options: [model] external data, temporary folders told to cleanup.h. */
+static ph_save_options save_options(void)
+{
+    ph_save_options o = {.size = sizeof o, .external_threshold = save_threshold,
+                         .external_min_bytes = save_min_bytes, .temp_file = host_cleanup_temp_file};
+    return o;
+}
+
+int host_model_save_staged(ph_model *m, const char *folder, const char *name, double *ms, ph_error *err)
+{
+    ph_error e = {0};
+    double t0 = host_now_ms();
+    ph_save_options o = save_options();
+    int rc = ph_model_save_staged(m, folder, name, &o, &e);
+    *ms = host_now_ms() - t0;
+    if (rc < 0)
+        return ph_error_set(err, HOST_EXIT_OUTPUT, "%.500s", e.message[0] ? e.message : ph_strerror(rc));
     return 0;
 }
 
@@ -106,8 +123,7 @@ int host_model_save(ph_model *m, const char *path, double *ms, ph_error *err)
     ph_error e = {0};
     double t0 = host_now_ms();
     int rc;
-    ph_save_options o = {.size = sizeof o, .external_threshold = save_threshold,
-                         .external_min_bytes = save_min_bytes, .temp_file = host_cleanup_temp_file};
+    ph_save_options o = save_options();
     rc = ph_model_save_with(m, path, &o, &e);
     *ms = host_now_ms() - t0;
     if (rc < 0) {

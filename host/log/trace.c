@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "config/config.h"
+#include "base/streams.h"
 #include "base/util.h"
 
 #define PROGRESS_AFTER_MS 1000.0 /* a run shorter than this shows no line */
@@ -28,7 +29,7 @@ void host_trace_free(host_trace *t)
 
 FILE *host_trace_terminal(int quiet)
 {
-    return !quiet && isatty(STDERR_FILENO) ? stderr : NULL;
+    return !quiet && isatty(STDERR_FILENO) ? host_raw_stderr() : NULL; /* its own terminal codes */
 }
 
 /* 1,204,311 */

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "base/exit.h"
+#include "base/streams.h"
 #include "io/model_io.h"
 #include "base/util.h"
 
@@ -368,7 +369,7 @@ static size_t table_width(FILE *out, int tty)
 {
     if (tty) {
         struct winsize ws;
-        if (ioctl(fileno(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        if (ioctl(host_stream_fd(out), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
             return ws.ws_col;
     }
     const char *cols = getenv("COLUMNS");
@@ -428,7 +429,7 @@ void host_inspect_table(FILE *out, const host_model_info *infos, size_t n, int c
 {
     if (n == 0)
         return;
-    int tty = isatty(fileno(out));
+    int tty = isatty(host_stream_fd(out));
     size_t avail = table_width(out, tty);
     table t = {0};
     build_table(&t, infos, n, compare);

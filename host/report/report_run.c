@@ -12,6 +12,7 @@
 #include "config/effective.h"
 #include "base/exit.h"
 #include "io/model_io.h"
+#include "base/streams.h"
 #include "base/util.h"
 
 size_t host_record_changing_calls(const host_run_record *rec)
@@ -202,8 +203,8 @@ int host_report_write_file(const char *path, void (*fn)(FILE *, const host_run_r
                            const host_run_record *rec, const char *what, ph_error *err)
 {
     if (strcmp(path, "-") == 0) {
-        fn(stdout, rec);
-        return fflush(stdout) == 0 ? 0
+        fn(host_stdout(), rec);
+        return fflush(host_stdout()) == 0 ? 0
                                    : ph_error_set(err, HOST_EXIT_OUTPUT, "%s -: writing stdout: %s",
                                                   what, strerror(errno));
     }

@@ -223,6 +223,18 @@ static long long call_pass_checked(stage_run *sr, size_t i)
                      why[0] ? why : ph_strerror(r));
         return -HOST_EXIT_PASS;
     }
+    if (sr->opts->check_every_call) { /* also after a call that says it changed nothing */
+        ph_error verr = {0};
+        if ((r > 0 && ph_graph_toposort(g) < 0 && ph_error_set(&verr, PH_EVERIFY, "a cycle")) ||
+            ph_graph_verify(g, &verr) < 0) {
+            const char *why_broken = verr.message[0] ? verr.message : ph_strerror(verr.code);
+            if (progress && progress->blamed)
+                progress->blamed(progress->user, d->name, why_broken);
+            ph_error_set(sr->err, HOST_EXIT_PASS, "pass %s left a graph that fails the structural check: %.400s",
+                         d->name, why_broken);
+            return -HOST_EXIT_PASS;
+        }
+    }
     if (r > 0) {
         ps->rewrites += r;
         sr->stats->last_changed = d->name;

@@ -127,6 +127,10 @@ typedef struct host_run_progress {
     void (*rewrite)(void *user, uint64_t index, uint64_t pass_index);
     /* The stages are over (the model is checked, saved...). */
     void (*after_stages)(void *user);
+    /* With check_every_call: `pass` left a graph that fails the structural
+     * check, for `message` (the supervisor's re-run that finds the pass to
+     * blame for a crash); may be NULL. */
+    void (*blamed)(void *user, const char *pass, const char *message);
     void *user;
 } host_run_progress;
 
@@ -148,6 +152,11 @@ typedef struct host_exact_audit {
 
 typedef struct host_run_opts {
     int verify_each;
+    /* The structural check (ph_graph_verify, names included) after EVERY
+     * pass call, also one that reports no rewrite: the first call that
+     * leaves the graph broken fails the stage naming its pass.  Finding
+     * the pass to blame for a later failure (job.c, supervise.h). */
+    int check_every_call;
     int update_shapes;          /* keep inferred shapes current after each change */
     struct host_verify *verify; /* with verify_each: numeric check after each change (NULL: none);
                                    a PH_EXACT pass must also keep every output bit for bit */

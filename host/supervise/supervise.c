@@ -21,14 +21,19 @@
 #include "check/repro.h"
 #include "base/exit.h"
 #include "config/loader.h"
+#include "io/cleanup.h"
 #include "io/model_io.h"
 #include "config/plan.h"
+#include "base/streams.h"
 #include "log/log.h"
 #include "base/util.h"
 
 /* ------------------------------------------------------- the shared page */
 
-enum { WHERE_START = 0, WHERE_STAGES, WHERE_AFTER, WHERE_SAVE };
+enum { WHERE_START = 0, WHERE_STAGES, WHERE_AFTER, WHERE_SAVE, WHERE_LOAD, WHERE_UNLOAD, WHERE_END };
+
+/* The files of the input a commit must never remove (their identities). */
+#define MAX_INPUT_FILES 64
 
 /* Written by the worker, read by the supervisor: while the worker runs
  * (only call_seq, in_pass and call_start_ns, to time a call) or once it is
@@ -43,9 +48,19 @@ typedef struct shared_page {
     _Atomic uint64_t rewrites;    /* rewrites of the run completed (the ph_ctx count) */
     _Atomic uint64_t call_rewrites; /* of them, in the current call */
     char pass[128];               /* the pass being (or last) called */
-    _Atomic int staged;           /* staging holds the worker's output folder */
+    _Atomic int in_plugin;        /* a plugin is being loaded or unloaded (where: LOAD, UNLOAD) ... */
+    _Atomic uint64_t plugin_seq;  /* ... the how-many-th, since ... */
+    _Atomic int64_t plugin_start_ns;
+    char plugin[PATH_MAX];        /* ... this file */
+    _Atomic int staged;           /* staging holds the worker's staging folder */
     char staging[PATH_MAX];
-    _Atomic int committed;        /* the output was renamed into place */
+    _Atomic int ready;            /* staged_model is complete: commit it if the worker ends with 0 */
+    char staged_model[PATH_MAX];
+    _Atomic int n_input_files;    /* the input's files (ph_model_files), never removed by the commit */
+    uint64_t input_dev[MAX_INPUT_FILES], input_ino[MAX_INPUT_FILES];
+    _Atomic int blame;            /* set by the supervisor: this worker re-runs the passes to find ... */
+    char blamed[128];             /* ... the pass after which the graph first fails the check ... */
+    char blame_message[512];      /* ... and what the check said */
     _Atomic int finished;         /* the run reached its end ... */
     _Atomic int finish_code;      /* ... and exits with this code */
     _Atomic int exit_called;      /* exit() ran (on_exit) ... */
@@ -64,6 +79,9 @@ static int g_nskip;
 /* A worker that got a fatal signal may take this long to die (a sanitizer
  * symbolizing its report) before the time limit applies again. */
 static const int64_t fatal_grace_ns = 30 * (int64_t)1000000000;
+/* In one process (--no-fork, the embedding library): the staged output. */
+static char g_staging[PATH_MAX], g_staged[PATH_MAX];
+static const ph_model *g_staged_model;
 
 static int64_t now_ns(void)
 {
@@ -197,12 +215,21 @@ static void progress_rewrite(void *user, uint64_t index, uint64_t pass_index)
     atomic_store(&p->call_rewrites, pass_index);
 }
 
+/* The blame worker's re-run found the pass that broke the graph. */
+static void progress_blamed(void *user, const char *pass, const char *message)
+{
+    shared_page *p = user;
+    copy_text(p->blame_message, sizeof p->blame_message, message);
+    copy_text(p->blamed, sizeof p->blamed, pass);
+}
+
 static host_run_progress g_progress = {
     .stage = progress_stage,
     .pass_begin = progress_pass_begin,
     .pass_end = progress_pass_end,
     .rewrite = progress_rewrite,
     .after_stages = progress_after_stages,
+    .blamed = progress_blamed,
 };
 
 const host_run_progress *host_supervise_progress(void)
@@ -213,12 +240,37 @@ const host_run_progress *host_supervise_progress(void)
     return &g_progress;
 }
 
+/* The loader's hook (host_loader_set_phase_hook): a plugin file is about
+ * to be dlopen'ed (loading 1) or dlclose'd (0); path NULL: that is over. */
+static void plugin_phase(const char *path, int loading)
+{
+    shared_page *p = g_page;
+    if (!p)
+        return;
+    if (!path) {
+        atomic_store(&p->in_plugin, 0);
+        return;
+    }
+    atomic_store(&p->in_plugin, 0);
+    copy_text(p->plugin, sizeof p->plugin, path);
+    atomic_store(&p->where, loading ? WHERE_LOAD : WHERE_UNLOAD);
+    atomic_store(&p->plugin_start_ns, now_ns());
+    atomic_fetch_add(&p->plugin_seq, 1);
+    atomic_store(&p->in_plugin, 1);
+}
+
+int host_supervise_blame_mode(void) { return g_page && atomic_load(&g_page->blame); }
+
+int host_supervise_in_worker(void) { return g_page != NULL; }
+
+
 void host_supervise_finished(int code)
 {
     if (!g_page)
         return;
     atomic_store(&g_page->finish_code, code);
     atomic_store(&g_page->finished, 1);
+    atomic_store(&g_page->where, WHERE_END);
 }
 
 void host_supervise_plan(host_plan *plan)
@@ -241,20 +293,6 @@ void host_supervise_plan(host_plan *plan)
 
 /* ---------------------------------------------------- the staged output */
 
-/* Remove every file in dir, then dir. */
-static void remove_folder(const char *dir)
-{
-    DIR *d = opendir(dir);
-    if (d) {
-        struct dirent *de;
-        while ((de = readdir(d)) != NULL)
-            if (strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0)
-                unlinkat(dirfd(d), de->d_name, 0);
-        closedir(d);
-    }
-    rmdir(dir);
-}
-
 /* Replace the first occurrence of from in msg (of capacity size) by to. */
 static void replace_text(char *msg, size_t size, const char *from, const char *to)
 {
@@ -268,67 +306,107 @@ static void replace_text(char *msg, size_t size, const char *from, const char *t
     snprintf(msg + len, size - len, "%s%s", to, tail);
 }
 
-/* Move every file of the staging folder beside the output: the others
- * (external data) first, the model (name) last. */
-static int commit(const char *staging, const char *dir, const char *name, const char *output,
-                  ph_error *err)
+/* The commit's keep: a file of the input (by identity) is never removed. */
+static int input_file(void *user, const char *path)
 {
-    DIR *d = opendir(staging);
-    if (!d)
-        return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: cannot write output: %s", output,
-                            strerror(errno));
-    struct dirent *de;
-    int rc = 0;
-    while (!rc && (de = readdir(d)) != NULL) {
-        if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
-            strcmp(de->d_name, name) == 0)
-            continue;
-        char *to = host_xasprintf("%s/%s", dir, de->d_name);
-        if (renameat(dirfd(d), de->d_name, AT_FDCWD, to) != 0)
-            rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: cannot write output: %s", to,
-                              strerror(errno));
-        free(to);
+    const shared_page *p = user;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return 0;
+    int n = atomic_load(&p->n_input_files);
+    if (n > MAX_INPUT_FILES)
+        return 1; /* too many to know them all: keep everything */
+    for (int i = 0; i < n; i++)
+        if (p->input_dev[i] == (uint64_t)st.st_dev && p->input_ino[i] == (uint64_t)st.st_ino)
+            return 1;
+    return 0;
+}
+
+static int model_reads(void *user, const char *path) { return ph_model_reads_file(user, path); }
+
+/* The message of a failed commit, as exit code 6. */
+static int commit_failed(const ph_error *e, const char *output, ph_error *err)
+{
+    if (e->message[0] && strstr(e->message, output))
+        return ph_error_set(err, HOST_EXIT_OUTPUT, "%.500s", e->message);
+    return ph_error_set(err, HOST_EXIT_OUTPUT, "%s: %.400s", output, e->message[0] ? e->message : "cannot write output");
+}
+
+int host_supervise_stage(ph_model *m, const char *output, const char **staged, double *ms, ph_error *err)
+{
+    shared_page *p = g_page;
+    char folder[PATH_MAX];
+    ph_error e = {0};
+    *staged = NULL;
+    if (p)
+        atomic_store(&p->where, WHERE_SAVE);
+    /* the staging folder carries the pid of the process that commits it: the supervisor's */
+    int rc = ph_staging_make(output, p ? (long)getppid() : 0, folder, sizeof folder, &e);
+    if (rc) {
+        if (p)
+            atomic_store(&p->where, WHERE_AFTER);
+        return commit_failed(&e, output, err);
     }
-    if (!rc && renameat(dirfd(d), name, AT_FDCWD, output) != 0)
-        rc = ph_error_set(err, HOST_EXIT_OUTPUT, "%s: cannot write output: %s", output,
-                          strerror(errno));
-    closedir(d);
+    if (p) { /* published before anything is written there: the supervisor removes it */
+        copy_text(p->staging, sizeof p->staging, folder);
+        atomic_store(&p->staged, 1);
+    } else {
+        copy_text(g_staging, sizeof g_staging, folder);
+        host_cleanup_temp_file(NULL, folder, 1); /* a signal removes it */
+    }
+    char *target = realpath(output, NULL); /* an output that is a link: its file's name */
+    const char *name = strrchr(target ? target : output, '/');
+    name = name ? name + 1 : target ? target : output;
+    char *model = host_xasprintf("%s/%s", folder, name);
+    rc = host_model_save_staged(m, folder, name, ms, err);
+    if (rc) {
+        replace_text(err->message, sizeof err->message, name, output);
+        host_supervise_discard();
+    } else if (p) {
+        copy_text(p->staged_model, sizeof p->staged_model, model);
+        uint64_t dev[MAX_INPUT_FILES], ino[MAX_INPUT_FILES];
+        size_t n = ph_model_files(m, dev, ino, MAX_INPUT_FILES);
+        memcpy(p->input_dev, dev, sizeof dev);
+        memcpy(p->input_ino, ino, sizeof ino);
+        atomic_store(&p->n_input_files, (int)(n > MAX_INPUT_FILES ? MAX_INPUT_FILES + 1 : n));
+        atomic_store(&p->ready, 1);
+        *staged = p->staged_model;
+    } else {
+        copy_text(g_staged, sizeof g_staged, model);
+        g_staged_model = m;
+        *staged = g_staged;
+    }
+    free(model);
+    free(target);
+    if (p)
+        atomic_store(&p->where, WHERE_AFTER);
     return rc;
 }
 
-int host_supervise_save(ph_model *m, const char *output, double *ms, ph_error *err)
+int host_supervise_commit(const char *output, ph_error *err)
+{
+    if (g_page || !g_staged[0]) /* a worker's output is committed by its supervisor */
+        return 0;
+    ph_error e = {0};
+    int rc = ph_model_commit(g_staged, output, model_reads, (void *)g_staged_model, &e);
+    host_supervise_discard();
+    return rc ? commit_failed(&e, output, err) : 0;
+}
+
+void host_supervise_discard(void)
 {
     shared_page *p = g_page;
-    if (!p)
-        return host_model_save(m, output, ms, err);
-    atomic_store(&p->where, WHERE_SAVE);
-    const char *slash = strrchr(output, '/');
-    const char *name = slash ? slash + 1 : output;
-    char *dir = host_dirname(output);
-    char *staging = host_xasprintf("%s/.%s.tmp.XXXXXX", dir, name);
-    int rc;
-    if (!*name || strlen(staging) >= sizeof p->staging || !mkdtemp(staging)) {
-        /* no folder beside the output: the save reports why, in its words */
-        rc = host_model_save(m, output, ms, err);
-    } else {
-        copy_text(p->staging, sizeof p->staging, staging);
-        atomic_store(&p->staged, 1);
-        char *staged = host_xasprintf("%s/%s", staging, name);
-        rc = host_model_save(m, staged, ms, err);
-        if (rc)
-            replace_text(err->message, sizeof err->message, staged, output);
-        else
-            rc = commit(staging, dir, name, output, err);
-        if (!rc)
-            atomic_store(&p->committed, 1);
-        remove_folder(staging);
+    if (p && atomic_load(&p->staged)) {
+        atomic_store(&p->ready, 0);
+        ph_staging_remove(p->staging);
         atomic_store(&p->staged, 0);
-        free(staged);
     }
-    atomic_store(&p->where, WHERE_AFTER);
-    free(staging);
-    free(dir);
-    return rc;
+    if (g_staging[0]) {
+        ph_staging_remove(g_staging);
+        host_cleanup_temp_file(NULL, g_staging, 0);
+    }
+    g_staging[0] = g_staged[0] = 0;
+    g_staged_model = NULL;
 }
 
 /* ---------------------------------------------------------- the worker */
@@ -379,10 +457,21 @@ extern void __sanitizer_set_death_callback(void (*callback)(void)) __attribute__
 static void worker_setup(shared_page *page, pid_t supervisor, const sigset_t *mask)
 {
     g_page = page;
+    setpgid(0, 0); /* its own process group: whatever the passes start is ended with it */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != supervisor) /* it died before the line above */
         _exit(HOST_EXIT_CRASH);
     sigprocmask(SIG_SETMASK, mask, NULL);
+    host_streams_protect_stdout(); /* before any plugin is loaded */
+    host_loader_set_phase_hook(plugin_phase);
+    if (atomic_load(&page->blame)) { /* a re-run to find the culprit: silent */
+        int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+        if (null >= 0) {
+            dup2(null, STDOUT_FILENO);
+            dup2(null, STDERR_FILENO);
+            close(null);
+        }
+    }
     static char altstack[1 << 18];
     stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
     sigaltstack(&ss, NULL);
@@ -405,6 +494,7 @@ typedef struct supervisor {
     sigset_t waited;     /* SIGCHLD and passed_on, blocked */
     sigset_t old_mask;   /* the mask before, restored in children */
     int64_t limit_ns;    /* per pass call; 0: none */
+    int64_t load_limit_ns; /* per plugin load or unload; 0: none */
     const char *repro_dir; /* --crash-out or --bisect-out, NULL: none */
     int repro_written;
 } supervisor;
@@ -416,31 +506,39 @@ typedef struct outcome {
     int external;  /* a signal passed on from outside (0: none) */
 } outcome;
 
-/* The time the current limit ends: the pass call's, or, once the worker
- * got a fatal signal, the grace it has to die of it; INT64_MAX: none. */
+/* The time the current limit ends: the pass call's, a plugin's load or
+ * unload, or, once the worker got a fatal signal, the grace it has to die
+ * of it; INT64_MAX: none. */
 static int64_t deadline(const supervisor *s)
 {
     const shared_page *p = s->page;
     if (atomic_load(&p->fatal_signal))
         return atomic_load(&p->fatal_ns) + fatal_grace_ns;
-    if (atomic_load(&p->in_pass))
+    if (atomic_load(&p->in_pass) && s->limit_ns > 0)
         return atomic_load(&p->call_start_ns) + s->limit_ns;
+    if (atomic_load(&p->in_plugin) && s->load_limit_ns > 0)
+        return atomic_load(&p->plugin_start_ns) + s->load_limit_ns;
     return INT64_MAX;
 }
 
+/* Kill the worker's whole process group (whatever the passes started
+ * that stayed in it), then wait for the worker. */
 static void kill_and_wait(pid_t pid, outcome *o)
 {
+    kill(-pid, SIGKILL);
     kill(pid, SIGKILL);
     while (waitpid(pid, &o->status, 0) < 0 && errno == EINTR)
         ;
 }
 
-/* At the time limit?  The worker is stopped, the call checked, then killed
- * (1, *o filled) or continued (0).  -1: it died meanwhile (*o filled). */
+/* At the time limit?  The worker is stopped, the call (or the plugin's
+ * load) checked, then killed (1, *o filled) or continued (0).  -1: it died
+ * meanwhile (*o filled). */
 static int check_time(supervisor *s, pid_t pid, outcome *o)
 {
     shared_page *p = s->page;
-    uint64_t seq = atomic_load(&p->call_seq);
+    uint64_t seq = atomic_load(&p->call_seq), pseq = atomic_load(&p->plugin_seq);
+    int in_pass = atomic_load(&p->in_pass);
     if (now_ns() < deadline(s))
         return 0;
     if (atomic_load(&p->fatal_signal)) { /* dying too slowly: described by its signal */
@@ -453,8 +551,9 @@ static int check_time(supervisor *s, pid_t pid, outcome *o)
         o->status = st;
         return -1;
     }
-    if (atomic_load(&p->in_pass) && atomic_load(&p->call_seq) == seq &&
-        !atomic_load(&p->fatal_signal) && now_ns() >= deadline(s)) {
+    int same = in_pass ? atomic_load(&p->in_pass) && atomic_load(&p->call_seq) == seq
+                       : atomic_load(&p->in_plugin) && atomic_load(&p->plugin_seq) == pseq;
+    if (same && !atomic_load(&p->fatal_signal) && now_ns() >= deadline(s)) {
         kill_and_wait(pid, o);
         o->timed_out = 1;
         return 1;
@@ -463,7 +562,7 @@ static int check_time(supervisor *s, pid_t pid, outcome *o)
     return 0;
 }
 
-/* Wait for the worker to end, enforcing the time limit and passing on
+/* Wait for the worker to end, enforcing the time limits and passing on
  * signals. */
 static void wait_worker(supervisor *s, pid_t pid, outcome *o)
 {
@@ -473,13 +572,15 @@ static void wait_worker(supervisor *s, pid_t pid, outcome *o)
             !WIFCONTINUED(o->status))
             return;
         struct timespec ts, *tsp = NULL;
-        if ((s->limit_ns > 0 || atomic_load(&s->page->fatal_signal)) && !o->external) {
+        if ((s->limit_ns > 0 || s->load_limit_ns > 0 || atomic_load(&s->page->fatal_signal)) && !o->external) {
             int r = check_time(s, pid, o);
             if (r)
                 return;
             int64_t end = deadline(s);
-            /* not in a pass: a call starting now ends no sooner than this */
-            int64_t wait = end == INT64_MAX ? s->limit_ns : end - now_ns();
+            /* nothing timed now: a call or load starting now ends no sooner than this */
+            int64_t least = s->limit_ns > 0 && (s->load_limit_ns <= 0 || s->limit_ns < s->load_limit_ns)
+                                ? s->limit_ns : s->load_limit_ns;
+            int64_t wait = end == INT64_MAX ? least : end - now_ns();
             if (wait < 1000000)
                 wait = 1000000;
             ts.tv_sec = (time_t)(wait / 1000000000);
@@ -496,11 +597,78 @@ static void wait_worker(supervisor *s, pid_t pid, outcome *o)
     }
 }
 
+/* How many processes are in process group pgid (from /proc). */
+static int group_size(pid_t pgid)
+{
+    DIR *d = opendir("/proc");
+    int n = 0;
+    for (struct dirent *de; d && (de = readdir(d));) {
+        if (de->d_name[0] < '1' || de->d_name[0] > '9')
+            continue;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/%.40s/stat", de->d_name);
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            continue;
+        ssize_t k = read(fd, buf, sizeof buf - 1);
+        close(fd);
+        if (k <= 0)
+            continue;
+        buf[k] = 0;
+        const char *rp = strrchr(buf, ')'); /* after "pid (comm)": state ppid pgrp */
+        long pg = 0;
+        if (rp && sscanf(rp + 1, " %*c %*d %ld", &pg) == 1 && pg == (long)pgid)
+            n++;
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* The supervisor's children (descendants of an ended worker come back to
+ * it, their subreaper): killed and reaped.  Returns how many there were. */
+static int end_children(void)
+{
+    int ended = 0;
+    for (int round = 0; round < 100; round++) {
+        while (waitpid(-1, NULL, WNOHANG) > 0)
+            ;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)getpid());
+        FILE *f = fopen(path, "r");
+        long child;
+        int found = 0;
+        while (f && fscanf(f, "%ld", &child) == 1) {
+            kill((pid_t)child, SIGKILL);
+            found++;
+        }
+        if (f)
+            fclose(f);
+        if (!found)
+            break;
+        ended += round == 0 ? found : 0;
+        struct timespec ts = {0, 10000000};
+        nanosleep(&ts, NULL);
+    }
+    return ended;
+}
+
+/* The worker has ended: end every process it left behind, in its process
+ * group or not.  Returns how many were still running. */
+static int end_descendants(pid_t pgid)
+{
+    int left = group_size(pgid);
+    kill(-pgid, SIGKILL);
+    int reparented = end_children();
+    return left > reparented ? left : reparented;
+}
+
 static void remove_staged(supervisor *s)
 {
     if (atomic_load(&s->page->staged))
-        remove_folder(s->page->staging);
+        ph_staging_remove(s->page->staging);
     atomic_store(&s->page->staged, 0);
+    atomic_store(&s->page->ready, 0);
 }
 
 /* "SIGSEGV (Segmentation fault)" */
@@ -526,7 +694,11 @@ static void describe(const supervisor *s, const outcome *o, char *line, size_t s
     int in_pass = atomic_load(&p->in_pass);
     char what[200], sig[80];
     int recorded = atomic_load(&p->fatal_signal);
-    if (o->timed_out) {
+    int in_plugin = atomic_load(&p->in_plugin);
+    if (o->timed_out && in_plugin && !in_pass) {
+        snprintf(what, sizeof what, "ran longer than the %g s time limit (load_timeout_s) and was "
+                 "killed", (double)s->load_limit_ns / 1e9);
+    } else if (o->timed_out) {
         snprintf(what, sizeof what, "ran longer than the %g s time limit (pass_timeout_s) and was "
                  "killed", (double)s->limit_ns / 1e9);
     } else if (recorded) { /* our handler saw it; a sanitizer's may have ended the process */
@@ -557,7 +729,14 @@ static void describe(const supervisor *s, const outcome *o, char *line, size_t s
                  "this call)", p->pass, what, sname, rounds, k, j);
         return;
     }
-    switch (atomic_load(&p->where)) {
+    int where = atomic_load(&p->where);
+    if (in_plugin && (where == WHERE_LOAD || where == WHERE_UNLOAD)) {
+        snprintf(line, size, "plugin %.1500s %s while it was %s (%s)", p->plugin, what,
+                 where == WHERE_LOAD ? "loaded" : "unloaded",
+                 where == WHERE_LOAD ? "its constructors run in dlopen" : "its destructors run in dlclose");
+        return;
+    }
+    switch (where) {
     case WHERE_START:
         snprintf(line, size, "the run %s before any pass ran (loading the passes or the model, "
                  "or computing reference outputs)", what);
@@ -568,6 +747,10 @@ static void describe(const supervisor *s, const outcome *o, char *line, size_t s
         break;
     case WHERE_SAVE:
         snprintf(line, size, "the run %s while writing the output, after %llu rewrites", what, k);
+        break;
+    case WHERE_END:
+        snprintf(line, size, "the run %s as the worker process exited, after its passes were unloaded "
+                 "(%llu rewrites)", what, k);
         break;
     default:
         snprintf(line, size, "the run %s after the passes (%llu rewrites)", what, k);
@@ -685,54 +868,138 @@ static void die_from(int sig)
     _exit(128 + sig);
 }
 
-/* Run workers until one ends the run; returns the exit code. */
+/* Fork a worker (blame: the silent re-run of blame_crash).  In the worker
+ * returns 0; in the supervisor its pid, or -1 when fork failed. */
+static pid_t start_worker(supervisor *s, int blame)
+{
+    memset(s->page, 0, sizeof *s->page);
+    atomic_store(&s->page->stage, -1);
+    atomic_store(&s->page->blame, blame);
+    fflush(NULL);
+    pid_t self = getpid(), pid = fork();
+    if (pid == 0) {
+        worker_setup(s->page, self, &s->old_mask);
+        return 0;
+    }
+    if (pid > 0)
+        setpgid(pid, pid); /* as the worker does itself: whichever runs first */
+    return pid;
+}
+
+/* The worker ended with code 0: put its output in place (one rename). */
+static int commit_output(supervisor *s)
+{
+    shared_page *p = s->page;
+    if (!atomic_load(&p->ready)) /* --bisect, --list-passes...: no output */
+        return 0;
+    ph_error e = {0}, err = {0};
+    if (ph_model_commit(p->staged_model, s->cfg->output, input_file, p, &e) == 0)
+        return 0;
+    int rc = commit_failed(&e, s->cfg->output, &err);
+    host_log_fatal(s->log, err.message);
+    return rc;
+}
+
+/* A failed or signalled worker, a crashed pass: 1 for a crash (a signal
+ * or a sanitizer's report), 0 for a time limit or exit(). */
+static int crashed(const shared_page *p, const outcome *o)
+{
+    return !o->timed_out && (atomic_load(&p->fatal_signal) || atomic_load(&p->sanitizer) ||
+                             (WIFSIGNALED(o->status) && is_fault(WTERMSIG(o->status))));
+}
+
+/* Pass `pass` crashed.  Was the graph already broken when it was called?
+ * Run the passes again in a silent worker that checks the graph's
+ * structure (ph_graph_verify) after every pass call, as --verify-each
+ * does, and stops at the first call that leaves it broken.  When that is
+ * another pass, it is the culprit: *line is rewritten to name it first, and
+ * its name is copied into culprit (size 128). */
+static void blame_crash(supervisor *s, const char *pass, char *line, size_t size, char *culprit)
+{
+    copy_text(culprit, 128, pass);
+    pid_t pid = start_worker(s, 1);
+    if (pid == 0)
+        return; /* the worker: back to main (host_supervise returns -1) */
+    if (pid < 0)
+        return;
+    outcome o;
+    wait_worker(s, pid, &o);
+    end_descendants(pid);
+    remove_staged(s);
+    shared_page *p = s->page;
+    if (o.external)
+        die_from(o.external);
+    if (!p->blamed[0] || strcmp(p->blamed, pass) == 0)
+        return;
+    char first[2048];
+    copy_text(first, sizeof first, line);
+    snprintf(line, size, "pass %s left a graph that fails the structural check (%.500s); then %.1300s", p->blamed,
+             p->blame_message, first);
+    copy_text(culprit, 128, p->blamed);
+}
+
+/* Run workers until one ends the run; returns the exit code (-1 in a
+ * worker). */
 static int supervise(supervisor *s)
 {
-    pid_t self = getpid();
     for (;;) {
-        memset(s->page, 0, sizeof *s->page);
-        atomic_store(&s->page->stage, -1);
-        fflush(NULL);
-        pid_t pid = fork();
+        pid_t pid = start_worker(s, 0);
+        if (pid == 0)
+            return -1;
         if (pid < 0) {
             host_log_msg(s->log, PH_LOG_WARN, NULL, "cannot start a worker process (%s): running "
                          "in one process, without containment", strerror(errno));
             return -1;
         }
-        if (pid == 0) {
-            worker_setup(s->page, self, &s->old_mask);
-            return -1;
-        }
         outcome o;
         wait_worker(s, pid, &o);
-        remove_staged(s);
+        int left = end_descendants(pid); /* before the output is committed */
         shared_page *p = s->page;
-        if (o.external)
-            die_from(o.external);
-        if (WIFSIGNALED(o.status) && WTERMSIG(o.status) == SIGPIPE)
-            die_from(SIGPIPE); /* `passhost ... | head`: quietly, as any program would */
-        if (!o.timed_out && WIFEXITED(o.status) && atomic_load(&p->finished))
-            return WEXITSTATUS(o.status); /* the worker's own code; it printed its message */
-        if (atomic_load(&p->committed) && s->cfg->output)
-            unlink(s->cfg->output);
-        char line[2048];
+        if (o.external || (WIFSIGNALED(o.status) && WTERMSIG(o.status) == SIGPIPE)) {
+            remove_staged(s); /* `passhost ... | head` (SIGPIPE): quietly, as any program would */
+            die_from(o.external ? o.external : SIGPIPE);
+        }
+        if (!o.timed_out && WIFEXITED(o.status) && atomic_load(&p->finished)) {
+            int code = WEXITSTATUS(o.status); /* the worker's own; it printed its message */
+            if (left)
+                host_log_msg(s->log, PH_LOG_WARN, NULL, "%d process%s started by the passes %s still running "
+                             "when the worker ended; ended (SIGKILL)", left, left == 1 ? "" : "es",
+                             left == 1 ? "was" : "were");
+            if (code == 0 && atomic_load(&p->finish_code) == 0)
+                code = commit_output(s);
+            remove_staged(s);
+            return code;
+        }
+        remove_staged(s);
+        char line[2048], culprit[128] = "";
         describe(s, &o, line, sizeof line);
-        int culprit = atomic_load(&p->in_pass);
-        if (s->opts->skip_failing && culprit && g_nskip < HOST_SUPERVISE_MAX_SKIPS) {
+        if (atomic_load(&p->in_pass)) {
+            copy_text(culprit, sizeof culprit, p->pass);
+            if (crashed(p, &o) && atomic_load(&p->call_seq) > 1) { /* the first call: nothing before it */
+                char pass[128];
+                copy_text(pass, sizeof pass, p->pass);
+                uint64_t k = atomic_load(&p->rewrites); /* the reproducer's --max-rewrites */
+                blame_crash(s, pass, line, sizeof line, culprit);
+                if (g_page)
+                    return -1; /* the blame worker */
+                atomic_store(&p->rewrites, k);
+            }
+        }
+        if (s->opts->skip_failing && culprit[0] && g_nskip < HOST_SUPERVISE_MAX_SKIPS) {
             if (s->repro_dir && !s->repro_written) /* before the skip: with the culprit */
                 write_reproducer(s, line, sizeof line);
             fflush(NULL);
             fprintf(s->log->err, "passhost: WARNING: %s; running again without pass %s "
-                    "(--skip-failing-passes): the output lacks its rewrites\n", line, p->pass);
+                    "(--skip-failing-passes): the output lacks its rewrites\n", line, culprit);
             if (s->log->file) {
                 fprintf(s->log->file, "WARNING: %s; running again without pass %s "
-                        "(--skip-failing-passes)\n", line, p->pass);
+                        "(--skip-failing-passes)\n", line, culprit);
                 fflush(s->log->file);
             }
-            copy_text(g_skip[g_nskip++], sizeof g_skip[0], p->pass);
+            copy_text(g_skip[g_nskip++], sizeof g_skip[0], culprit);
             continue;
         }
-        if (s->opts->skip_failing && culprit)
+        if (s->opts->skip_failing && culprit[0])
             snprintf(line + strlen(line), sizeof line - strlen(line),
                      " (--skip-failing-passes: %d passes skipped already, the most it does)",
                      g_nskip);
@@ -765,6 +1032,7 @@ int host_supervise(const host_supervise_opts *o, host_config *cfg, host_log *log
     }
     supervisor s = {.opts = o, .cfg = cfg, .log = log,
                     .limit_ns = (int64_t)(cfg->pass_timeout_s * 1e9),
+                    .load_limit_ns = (int64_t)(cfg->load_timeout_s * 1e9),
                     .repro_dir = o->crash_out ? o->crash_out : o->bisect_out};
     s.page = mmap(NULL, sizeof *s.page, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
     if (s.page == MAP_FAILED) {
@@ -772,10 +1040,20 @@ int host_supervise(const host_supervise_opts *o, host_config *cfg, host_log *log
                      "process, without containment", strerror(errno));
         return -1;
     }
+    /* descendants the worker leaves behind come back to the supervisor,
+     * which ends them (end_descendants) */
+    prctl(PR_SET_CHILD_SUBREAPER, 1);
     sigemptyset(&s.waited);
     sigaddset(&s.waited, SIGCHLD);
-    for (size_t i = 0; i < sizeof passed_on / sizeof passed_on[0]; i++)
+    for (size_t i = 0; i < sizeof passed_on / sizeof passed_on[0]; i++) {
+        struct sigaction old;
+        /* a signal ignored by whoever started passhost (a background job of
+         * a script: SIGINT, SIGQUIT) stays ignored, by the worker too: it is
+         * not waited for, so it can neither end the run nor be passed on */
+        if (sigaction(passed_on[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
         sigaddset(&s.waited, passed_on[i]);
+    }
     sigprocmask(SIG_BLOCK, &s.waited, &s.old_mask);
     int code = supervise(&s);
     if (code < 0 && !g_page) { /* no worker could be started: run here */

@@ -9,9 +9,9 @@
  * IR may add and free messages with the system allocator.
  *
  * Internal symbols are hidden (-fvisibility=hidden) and prefixed with the
- * folder that defines them: ir_ (this header and sdk/src/ir/), onnx_,
- * infer_, eval_ and pat_ (pattern/); const/, pass/, ops/ and testing/
- * define none.  Public functions are ph_ (the headers of passhost/).
+ * folder that defines them: schema_ (schema/), ir_ (this header and
+ * sdk/src/ir/), onnx_, infer_, eval_ and pat_ (pattern/); const/, pass/,
+ * ops/ and testing/ define none.  Public functions are ph_ (the headers of passhost/).
  */
 #ifndef PASSHOST_SDK_INTERNAL_H
 #define PASSHOST_SDK_INTERNAL_H
@@ -108,8 +108,11 @@ typedef struct ir_mapping {
     uint64_t dev, ino; /* of the file mapped (a save never replaces it) */
 } ir_mapping;
 
-/* Map a whole file read-only.  NULL with err set on failure. */
+/* Map a whole file read-only.  NULL with err set on failure; never blocks
+ * (a FIFO, a device or a folder is refused, naming what it is). */
 ir_mapping *ir_map_file(const char *path, ph_error *err);
+/* What a file of this st_mode is, for messages ("a FIFO"); static text. */
+const char *ir_file_kind(unsigned mode);
 /* Copy size bytes into an in-memory file and map it; name is used in
  * messages.  NULL with err set on failure. */
 ir_mapping *ir_map_memory(const void *data, size_t size, const char *name, ph_error *err);
@@ -416,12 +419,6 @@ const Onnx__AttributeProto *ir_node_find_attr(const ph_node *n, const char *name
  * processor can fetch ahead, instead of chasing the list once per pass.
  * NULL without an index or when out of memory (counted). */
 ph_node *const *ir_op_nodes(ph_graph *g, ph_op op, size_t *n);
-
-/* The input arity ONNX's schema gives op at opset (ir/op_arity.c, made by
- * scripts/gen_op_arity.py): the least number of input slots and a mask of
- * the required slots (bit i: slot i may not be omitted).  0 when the table
- * has no schema for op at that opset (then both are 0), else 1. */
-int ir_op_arity(ph_op op, int64_t opset, unsigned *min_inputs, uint32_t *required);
 
 /* The ph_op of an op type in a domain (NULL or "" or "ai.onnx": default). */
 ph_op ir_op_lookup(const char *domain, const char *op_type);

@@ -54,6 +54,7 @@
 #include "onnx/onnx.pb-c.h"
 #include "passhost/constant.h"
 #include "passhost/eval.h"
+#include "passhost/host.h"
 #include "passhost/passhost.h"
 #include "passhost/pipeline.h"
 #include "passhost/shape.h"

@@ -3,8 +3,12 @@
 #include "clirun.h"
 
 #include <check.h>
+#include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <time.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,15 +34,22 @@ static int tk_capture_file(char *path, size_t size, const char *what)
     return fd;
 }
 
-tk_cli_result tk_cli_run(const char *const *args)
+/* The program's path into bin, and argv: bin, then args (up to 62). */
+static void program_argv(char *bin, size_t size, const char **argv, const char *const *args)
 {
-    char bin[600];
-    snprintf(bin, sizeof bin, "%s/bin/passhost", PH_BUILD_DIR);
-    const char *argv[64] = {bin};
+    snprintf(bin, size, "%s/bin/passhost", PH_BUILD_DIR);
+    argv[0] = bin;
     size_t n = 1;
     for (; args[n - 1] && n < 63; n++)
         argv[n] = args[n - 1];
     argv[n] = NULL;
+}
+
+tk_cli_result tk_cli_run(const char *const *args)
+{
+    char bin[600];
+    const char *argv[64];
+    program_argv(bin, sizeof bin, argv, args);
     char out_path[64], err_path[64];
     int out_fd = tk_capture_file(out_path, sizeof out_path, "stdout");
     int err_fd = tk_capture_file(err_path, sizeof err_path, "stderr");
@@ -59,9 +70,109 @@ tk_cli_result tk_cli_run(const char *const *args)
     int ws = 0;
     ck_assert_int_eq(waitpid(pid, &ws, 0), pid);
     ck_assert_msg(WIFEXITED(ws), "passhost did not exit normally");
-    tk_cli_result r = {WEXITSTATUS(ws), tk_slurp(out_path, NULL), tk_slurp(err_path, NULL)};
+    tk_cli_result r = {.status = WEXITSTATUS(ws), .out = tk_slurp(out_path, NULL), .err = tk_slurp(err_path, NULL)};
     remove(out_path);
     remove(err_path);
+    return r;
+}
+
+static double now_s(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+typedef struct grow {
+    char *d;
+    size_t n, cap;
+} grow;
+
+/* Read what fd has (it is readable); 0 at its end. */
+static int drain(int fd, grow *g)
+{
+    if (g->n + 65536 + 1 > g->cap) {
+        g->cap = (g->n + 65536 + 1) * 2;
+        g->d = realloc(g->d, g->cap);
+        ck_assert_ptr_nonnull(g->d);
+    }
+    ssize_t k = read(fd, g->d + g->n, 65536);
+    if (k > 0)
+        g->n += (size_t)k;
+    g->d[g->n] = 0;
+    return k > 0 || (k < 0 && errno == EINTR);
+}
+
+tk_cli_result tk_cli_run_with(const tk_run_opts *o, const char *const *args)
+{
+    char bin[600];
+    const char *argv[64];
+    program_argv(bin, sizeof bin, argv, args);
+    /* o->env, then the test's environment but what o->env replaces */
+    const char *envp[256];
+    size_t ne = 0;
+    for (size_t i = 0; o->env && o->env[i] && ne < 200; i++)
+        envp[ne++] = o->env[i];
+    for (char **e = environ; *e && ne < 255; e++) {
+        int replaced = 0;
+        for (size_t i = 0; o->env && o->env[i]; i++) {
+            size_t l = strcspn(o->env[i], "=");
+            replaced |= strncmp(*e, o->env[i], l + 1) == 0;
+        }
+        if (!replaced)
+            envp[ne++] = *e;
+    }
+    envp[ne] = NULL;
+    int out[2], err[2];
+    ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);
+    ck_assert_int_eq(pipe2(err, O_CLOEXEC), 0);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+    posix_spawn_file_actions_adddup2(&fa, err[1], 2);
+    struct sigaction old_int;
+    if (o->sigint_ignored) /* an ignored disposition is inherited across exec */
+        sigaction(SIGINT, &(struct sigaction){.sa_handler = SIG_IGN}, &old_int);
+    double t0 = now_s();
+    pid_t pid;
+    int rc = posix_spawn(&pid, bin, &fa, NULL, (char *const *)argv, (char *const *)envp);
+    if (o->sigint_ignored)
+        sigaction(SIGINT, &old_int, NULL);
+    posix_spawn_file_actions_destroy(&fa);
+    close(out[1]);
+    close(err[1]);
+    ck_assert_msg(rc == 0, "cannot spawn %s", bin);
+    grow go = {0}, ge = {0};
+    int open_out = 1, open_err = 1, signalled = 0, ws = 0, exited = 0;
+    while (open_out || open_err || !exited) {
+        if (!exited && waitpid(pid, &ws, WNOHANG) == pid)
+            exited = 1;
+        if (o->signal && !signalled && now_s() - t0 >= o->signal_after) {
+            kill(pid, o->signal);
+            signalled = 1;
+        }
+        struct pollfd pf[2] = {{open_out ? out[0] : -1, POLLIN, 0}, {open_err ? err[0] : -1, POLLIN, 0}};
+        if (!open_out && !open_err) {
+            struct timespec ts = {0, 10000000};
+            nanosleep(&ts, NULL);
+            continue;
+        }
+        if (poll(pf, 2, 20) <= 0)
+            continue;
+        if (open_out && (pf[0].revents & (POLLIN | POLLHUP)) && !drain(out[0], &go))
+            open_out = 0;
+        if (open_err && (pf[1].revents & (POLLIN | POLLHUP)) && !drain(err[0], &ge))
+            open_err = 0;
+    }
+    tk_cli_result r = {0};
+    r.seconds = now_s() - t0;
+    close(out[0]);
+    close(err[0]);
+    r.status = WIFEXITED(ws) ? WEXITSTATUS(ws) : -1;
+    r.term_signal = WIFSIGNALED(ws) ? WTERMSIG(ws) : 0;
+    r.out = go.d ? go.d : calloc(1, 1);
+    r.out_len = go.n;
+    r.err = ge.d ? ge.d : calloc(1, 1);
     return r;
 }
 

@@ -14,11 +14,30 @@
 #ifndef PASSHOST_TESTS_CLIRUN_H
 #define PASSHOST_TESTS_CLIRUN_H
 
+#include <stddef.h>
+
 typedef struct tk_cli_result {
     int status; /* exit status; the program must have exited normally */
     char *out;  /* all it wrote to stdout, NUL-terminated; owned */
     char *err;  /* all it wrote to stderr, NUL-terminated; owned */
+    size_t out_len;    /* tk_cli_run_with: the bytes of out (a model is binary) */
+    int term_signal;   /* tk_cli_run_with: the signal that ended passhost (0: it exited) */
+    double seconds;    /* tk_cli_run_with: from the start until stdout and stderr were closed */
 } tk_cli_result;
+
+/* How tk_cli_run_with runs passhost. */
+typedef struct tk_run_opts {
+    const char *const *env; /* NAME=VALUE entries set on top of the test's environment (NULL: none) */
+    int sigint_ignored;     /* start with SIGINT ignored, as a background job of a script does */
+    int signal;             /* send this signal to passhost ... */
+    double signal_after;    /* ... this many seconds after the start (0: no signal) */
+} tk_run_opts;
+
+/* tk_cli_run with options; stdout and stderr are read through pipes, so
+ * the run is over only when every process that holds them has closed them
+ * (a child a pass left behind keeps them open).  passhost may also end
+ * from a signal (term_signal). */
+tk_cli_result tk_cli_run_with(const tk_run_opts *o, const char *const *args);
 
 /* Run passhost with the NULL-terminated args (up to 62 of them; argv[0] is
  * the binary).  The caller frees the result with tk_cli_free. */

@@ -43,7 +43,9 @@ void tk_pass_free(tk_pass *p)
 
 static const ph_param_def no_params[] = {{NULL, 0, NULL, NULL}};
 
-int tk_pass_run(const tk_pass *p, ph_model *m)
+/* tk_pass_run; without check_after, no toposort, verify or shapes after
+ * the pass (for a model the verifier refuses before it already). */
+static int pass_run(const tk_pass *p, ph_model *m, int check_after)
 {
     ph_error err = {0};
     ph_graph *g = ph_model_graph(m);
@@ -66,6 +68,8 @@ int tk_pass_run(const tk_pass *p, ph_model *m)
     ph_ctx_end_pass(ctx);
     ph_ctx_free(ctx);
     ph_params_free(params);
+    if (!check_after)
+        return rc;
 
     int trc = ph_graph_toposort(g);
     ck_assert_msg(trc == 0, "toposort after %s: %s", p->desc->name, ph_strerror(trc));
@@ -77,6 +81,8 @@ int tk_pass_run(const tk_pass *p, ph_model *m)
     }
     return rc;
 }
+
+int tk_pass_run(const tk_pass *p, ph_model *m) { return pass_run(p, m, 1); }
 
 /* The pass's parameters as the "name=value" strings of ph_test_options
  * (at most 15). */
@@ -145,12 +151,12 @@ void tk_assert_same_outputs(const ph_model *want, const ph_model *got, uint64_t 
     }
 }
 
-void tk_assert_untouched(const tk_pass *p, ph_model *m)
+static void untouched(const tk_pass *p, ph_model *m, int check_after)
 {
     ph_graph *g = ph_model_graph(m);
     size_t nodes = ph_model_node_count(m);
     char *before = tk_graph_sig(g);
-    int rc = tk_pass_run(p, m);
+    int rc = pass_run(p, m, check_after);
     char *after = tk_graph_sig(g);
     ck_assert_msg(rc == 0, "%s reported %d rewrites on a graph it must leave alone",
                   p->desc->name, rc);
@@ -161,7 +167,42 @@ void tk_assert_untouched(const tk_pass *p, ph_model *m)
     free(after);
 }
 
+void tk_assert_untouched(const tk_pass *p, ph_model *m) { untouched(p, m, 1); }
+
+void tk_assert_invalid_untouched(const tk_pass *p, ph_model *m, const char *why)
+{
+    ph_error err = {0};
+    ck_assert_msg(ph_graph_verify(ph_model_graph(m), &err) != 0, "the verifier accepts a model it should refuse (%s)",
+                  why);
+    ck_assert_msg(strstr(err.message, why), "'%s' not in: %s", why, err.message);
+    untouched(p, m, 0);
+}
+
 /* ------------------------------------------------------------ builders */
+
+void tk_identity_chain_file(const char *path, int n)
+{
+    static const int64_t dims[] = {2, 3};
+    ph_model *m = ph_model_new(13);
+    ck_assert_ptr_nonnull(m);
+    ph_graph *g = ph_model_graph(m);
+    ph_value *v = ph_graph_add_input(g, "x", PH_DT_FLOAT, 2, dims);
+    ck_assert_ptr_nonnull(v);
+    for (int i = 0; i < n; i++) {
+        ph_node *node = ph_node_create(g, NULL, "Identity", 1, &v, 1);
+        ck_assert_ptr_nonnull(node);
+        char buf[32];
+        snprintf(buf, sizeof buf, "id%d", i);
+        ck_assert_int_eq(ph_node_set_name(node, buf), 0);
+        v = ph_node_output(node, 0);
+        ck_assert_int_eq(ph_value_set_type(v, PH_DT_FLOAT, 2, dims), 0);
+    }
+    ck_assert_int_eq(ph_graph_add_output(g, v), 0);
+    ck_assert_int_eq(ph_graph_verify(g, NULL), 0);
+    ph_error err = {0};
+    ck_assert_msg(ph_model_save(m, path, &err) == 0, "%s", err.message);
+    ph_model_free(m);
+}
 
 ph_model *tk_model(void)
 {

@@ -76,10 +76,19 @@ void tk_assert_same_outputs(const ph_model *want, const ph_model *got, uint64_t 
  * signature (tk_graph_sig) and node count as they were. */
 void tk_assert_untouched(const tk_pass *p, ph_model *m);
 
+/* For a model the verifier refuses (with a message holding why), so the
+ * loader never hands it to a pass: assert so, and that the pass, called on
+ * it all the same, changes nothing (as tk_assert_untouched, without the
+ * checks after the call). */
+void tk_assert_invalid_untouched(const tk_pass *p, ph_model *m, const char *why);
+
 /* ------------------------------------------------------------ builders */
 
 /* A new model, default opset 17.  Caller frees with ph_model_free. */
 ph_model *tk_model(void);
+/* x[2,3] -> n Identity nodes id0..id(n-1) in a chain -> y, at opset 13,
+ * saved to path (the model the host tests run their test passes on). */
+void tk_identity_chain_file(const char *path, int n);
 /* m saved to a temporary file and loaded back (asserting that both work
  * and that the result verifies); the caller frees it.  The file is gone. */
 ph_model *tk_reload(ph_model *m);

@@ -3,6 +3,8 @@
 #include "tmpdir.h"
 
 #include <check.h>
+#include <dirent.h>
+#include <string.h>
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,4 +90,35 @@ int tk_exists(const char *path)
 {
     struct stat st;
     return stat(path, &st) == 0;
+}
+
+int tk_dir_entries(const char *dir)
+{
+    DIR *d = opendir(dir);
+    ck_assert_msg(d != NULL, "cannot open the folder %s", dir);
+    int n = 0;
+    for (struct dirent *de; (de = readdir(d));)
+        n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+const char *tk_data_file(const char *name)
+{
+    DIR *d = opendir(tk_dir);
+    ck_assert_ptr_nonnull(d);
+    static char found[700];
+    int n = 0;
+    size_t len = strlen(name);
+    for (struct dirent *de; (de = readdir(d));) {
+        size_t k = strlen(de->d_name);
+        if (k > len + 6 && strncmp(de->d_name, name, len) == 0 && de->d_name[len] == '.' &&
+            strcmp(de->d_name + k - 5, ".data") == 0) {
+            snprintf(found, sizeof found, "%s/%s", tk_dir, de->d_name);
+            n++;
+        }
+    }
+    closedir(d);
+    ck_assert_msg(n <= 1, "%d data files of %s", n, name);
+    return n ? found : NULL;
 }

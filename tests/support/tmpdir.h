@@ -38,5 +38,12 @@ void tk_copy_file(const char *from, const char *to);
 char *tk_slurp(const char *path, size_t *len);
 /* 1 when path exists (as anything), else 0. */
 int tk_exists(const char *path);
+/* How many entries the folder dir holds besides . and .. (asserting it
+ * opens). */
+int tk_dir_entries(const char *dir);
+/* The external-data file a save of FOLDER/name wrote, name.XXXXXX.data
+ * (asserting there is at most one), in a static buffer; NULL when there
+ * is none. */
+const char *tk_data_file(const char *name);
 
 #endif

@@ -10,7 +10,13 @@
  *                            that fills up part way);
  *   PH_FAULT_FSYNC_EIO=1     fsync fails with EIO (a device error at flush);
  *   PH_FAULT_SIGNAL=N        the first write raises signal N in the writing
- *                            process (an interrupted save, exactly mid-way).
+ *                            process (an interrupted save, exactly mid-way);
+ *   PH_FAULT_KILL_PARENT=1   with PH_FAULT_SIGNAL=9: the first write also
+ *                            kills the writer's parent first (SIGKILL to a
+ *                            supervisor while its worker saves);
+ *   PH_FAULT_RENAME=N        the N-th rename of the process (rename(2) or
+ *                            renameat2(2), from 1) fails with EIO, whatever
+ *                            the path (a commit that fails part way).
  * Built by `make test-build` into $(BUILD)/test-tools/faultshim.so.  With a
  * sanitized passhost, also set ASAN_OPTIONS=verify_asan_link_order=0. */
 #ifndef _GNU_SOURCE
@@ -49,6 +55,9 @@ ssize_t write(int fd, const void *buf, size_t count)
         const char *sig = getenv("PH_FAULT_SIGNAL");
         if (sig && *sig && !signalled) {
             signalled = 1;
+            const char *parent = getenv("PH_FAULT_KILL_PARENT");
+            if (parent && *parent == '1')
+                kill(getppid(), SIGKILL);
             raise(atoi(sig));
         }
         const char *after = getenv("PH_FAULT_ENOSPC_AFTER");
@@ -80,4 +89,36 @@ int fsync(int fd)
         return -1;
     }
     return real_fsync(fd);
+}
+
+/* PH_FAULT_RENAME: 1 when this rename is the one to fail. */
+static int rename_fails(void)
+{
+    static int renames;
+    const char *n = getenv("PH_FAULT_RENAME");
+    return n && *n && ++renames == atoi(n);
+}
+
+int rename(const char *from, const char *to)
+{
+    static int (*real_rename)(const char *, const char *);
+    if (!real_rename)
+        real_rename = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
+    if (rename_fails()) {
+        errno = EIO;
+        return -1;
+    }
+    return real_rename(from, to);
+}
+
+int renameat2(int from_dir, const char *from, int to_dir, const char *to, unsigned flags)
+{
+    static int (*real_renameat2)(int, const char *, int, const char *, unsigned);
+    if (!real_renameat2)
+        real_renameat2 = (int (*)(int, const char *, int, const char *, unsigned))dlsym(RTLD_NEXT, "renameat2");
+    if (rename_fails()) {
+        errno = EIO;
+        return -1;
+    }
+    return real_renameat2(from_dir, from, to_dir, to, flags);
 }

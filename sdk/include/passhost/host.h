@@ -49,12 +49,17 @@ PH_API int ph_model_load_memory(const void *data, size_t size, const char *name,
  * by the loader, stably, so the model saves in order; a cycle is refused. */
 PH_API size_t ph_model_load_reordered(const ph_model *m);
 
-/* Write the model to path atomically: a temporary file in the same folder,
- * renamed over path only when complete.  Refuses to overwrite the file the
- * model was loaded from (or any of its external-data files).  Unmodelled
- * parts of the input survive unchanged.  ph_model_save_with(m, path, NULL,
- * err): a model that would pass protobuf's 2 GB limit gets its large
- * tensors written as external data (see ph_save_options). */
+/* Write the model to path with one commit point: the files are written
+ * into a staging folder of this save beside path (ph_staging_make), then
+ * put in place by ph_model_commit, so path holds either the model it held
+ * before, whole with its data file, or this one, whole with its own, never
+ * a mix, also when other saves write path at the same time.  A symbolic
+ * link at path stays: the file it names is replaced.  Refuses to overwrite
+ * the file the model was loaded from (or any of its external-data files).
+ * Unmodelled parts of the input survive unchanged.
+ * ph_model_save_with(m, path, NULL, err): a model that would pass
+ * protobuf's 2 GB limit gets its large tensors written as external data
+ * (see ph_save_options). */
 PH_API int ph_model_save(ph_model *m, const char *path, ph_error *err);
 
 /* The protobuf limit: no ONNX file may be larger (2^31 - 1 bytes). */
@@ -69,17 +74,18 @@ typedef struct ph_save_options {
      * be larger than external_threshold bytes (default PH_PROTOBUF_LIMIT;
      * at most that), every tensor of at least external_min_bytes (default
      * 1024) that is raw bytes (initializers of every graph) goes to ONE data
-     * file beside the model, PATH.data, each at an offset that is a multiple
-     * of 4096, and the model names it with location = the data file's name,
-     * offset and length.  The data file is written under a temporary name
-     * and renamed into place before the model.  A smaller model is written
-     * whole, as before. */
+     * file beside the model, NAME.XXXXXX.data (NAME: the model file's name;
+     * XXXXXX: unique to this save), each at an offset that is a multiple of
+     * 4096, and the model names it with location = the data file's name,
+     * offset and length.  When the model replaces one that had data files
+     * of that naming (NAME.data, NAME.*.data), the commit removes them.  A
+     * smaller model is written whole, as before. */
     uint64_t external_threshold;
     uint64_t external_min_bytes;
-    /* Told of every temporary file the save makes, right after it is made
-     * (created = 1) and when it is gone (created = 0: renamed into place or
-     * removed), e.g. so a signal handler can remove it.  path is borrowed
-     * for the call.  NULL: not told. */
+    /* Told of the staging folder ph_model_save_with makes, right after it
+     * is made (created = 1) and when it is gone (created = 0: committed and
+     * removed), e.g. so a signal handler can remove it and the files in it.
+     * path is borrowed for the call.  NULL: not told. */
     void (*temp_file)(void *user, const char *path, int created);
     void *user;
 } ph_save_options;
@@ -89,12 +95,50 @@ typedef struct ph_save_options {
  * counts: a hard link, a symbolic link), else 0. */
 PH_API int ph_model_reads_file(const ph_model *m, const char *path);
 
+/* The files m reads (the model's file and its external-data files) by
+ * device and inode, into dev[0..max) and ino[0..max); returns how many
+ * there are (more than max: only max are stored).  A model loaded from
+ * memory reads none. */
+PH_API size_t ph_model_files(const ph_model *m, uint64_t *dev, uint64_t *ino, size_t max);
+
 /* ph_model_save with options (NULL: the defaults).  Errors: PH_EINVAL (bad
  * path, or the output is a file the model reads from), PH_EIO (cannot
  * write: the message says why; nothing is left behind), PH_ENOMEM, and
  * PH_EUNSUPPORTED when even with external data the model exceeds the
  * protobuf limit. */
 PH_API int ph_model_save_with(ph_model *m, const char *path, const ph_save_options *opts, ph_error *err);
+
+/* The steps of ph_model_save_with, for a host that commits elsewhere (the
+ * passhost supervisor commits what its worker process saved):
+ *
+ * ph_staging_make: make the staging folder of a save to path, beside the
+ * file path names (a symbolic link followed), .NAME.tmp.PID.XXXXXX, into
+ * folder (size bytes).  PID is pid, or this process's when pid <= 0: the
+ * process that will commit or remove it.  Staging folders of processes
+ * that are gone (killed while they saved) are removed from that folder
+ * first.  0, or PH_EIO (the folder cannot be written) / PH_EINVAL.
+ *
+ * ph_model_save_staged: write m as folder/name, and its data file (as
+ * ph_save_options says) beside it.  Commits nothing; on failure nothing of
+ * it is left in folder.
+ *
+ * ph_model_commit: put the model at `staged` (written by
+ * ph_model_save_staged) in place at path, with its data files, by one
+ * rename (see commit.c): the data files are moved beside path under their
+ * new names, then the model replaces path (RENAME_EXCHANGE), then the data
+ * files of the model it replaced are removed (those of path's naming,
+ * unless keep(user, file) says 1; keep may be NULL).  On failure the old
+ * model and its data stay as they were.  PH_EIO with a message naming
+ * path.
+ *
+ * ph_staging_remove: remove the staging folder and what is left in it
+ * (system calls only, no allocation: a signal handler may call it). */
+PH_API int ph_staging_make(const char *path, long pid, char *folder, size_t size, ph_error *err);
+PH_API int ph_model_save_staged(ph_model *m, const char *folder, const char *name, const ph_save_options *opts,
+                                ph_error *err);
+PH_API int ph_model_commit(const char *staged, const char *path, int (*keep)(void *user, const char *file),
+                           void *user, ph_error *err);
+PH_API void ph_staging_remove(const char *folder);
 
 /* 1 if data (the first n bytes of a file of file_size bytes) starts like an
  * ONNX ModelProto: every field a ModelProto field with its wire type

@@ -389,7 +389,7 @@ static ir_mapping *map_fd(int fd, const char *path, ph_error *err)
         return NULL;
     }
     if (!S_ISREG(st.st_mode)) {
-        ph_error_set(err, PH_EIO, "%s: not a regular file", path);
+        ph_error_set(err, PH_EIO, "%s: not a regular file (%s)", path, ir_file_kind(st.st_mode));
         close(fd);
         return NULL;
     }
@@ -419,9 +419,32 @@ static ir_mapping *map_fd(int fd, const char *path, ph_error *err)
     return m;
 }
 
+/* A name for what a file of this mode is, for messages: "a FIFO". */
+const char *ir_file_kind(unsigned mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFREG: return "a regular file";
+    case S_IFDIR: return "a folder";
+    case S_IFIFO: return "a FIFO";
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFSOCK: return "a socket";
+    case S_IFLNK: return "a symbolic link";
+    }
+    return "not a file";
+}
+
+/* O_NONBLOCK: opening a FIFO without a writer (or a device that waits for
+ * one) must not block before map_fd refuses what is not a regular file;
+ * the flag changes nothing for a regular file, which is only mapped. */
 ir_mapping *ir_map_file(const char *path, ph_error *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    if (fd < 0 && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) { /* a socket: ENXIO */
+        ph_error_set(err, PH_EIO, "%s: not a regular file (%s)", path, ir_file_kind(st.st_mode));
+        return NULL;
+    }
     if (fd < 0) {
         ph_error_set(err, PH_EIO, "%s: cannot open: %s", path, strerror(errno));
         return NULL;

@@ -4,19 +4,27 @@
  * every input defined in scope, before its use (for values of the same
  * graph); use lists exactly mirror the input slots; every output value is
  * produced by its node (SSA); names map back to their values; graph outputs
- * alive and in scope; attributes named, unique and well typed; operators of
- * the default domain have the input slots their schema requires at the
- * model's opset (op_arity.c). */
+ * alive and in scope; attributes named, unique and well typed; every
+ * operator's domain imported by the model; and an operator ONNX defines
+ * (passhost/schema.h, the schemas of libonnx) has the input slots and the
+ * attributes its schema requires at the model's opset, each attribute of
+ * the type the schema gives it (a Transpose whose perm is a STRING would
+ * otherwise be read as having none). */
 #include <stdio.h>
 #include <string.h>
 
 #include "internal.h"
+#include "passhost/schema.h"
 
 typedef struct vctx {
     ph_error *err;
     size_t pos; /* running node position, for definition-before-use */
     int names;  /* also check that every name resolves to its value */
-    int64_t opset; /* of the default domain, for the operators' input arity (-1: unknown) */
+    const ph_model *model; /* for the opsets of other domains (NULL: a graph alone) */
+    int64_t opset; /* of the default domain (-1: not imported) */
+    /* the schema of each ph_op at that opset, looked up once per call */
+    const ph_schema *by_op[PH_OP__COUNT];
+    unsigned char looked[PH_OP__COUNT];
 } vctx;
 
 /* v is not the value its name resolves to (when names are checked) */
@@ -42,6 +50,87 @@ static int check_value_uses(vctx *c, const ph_graph *g, const ph_value *v)
             return fail(c, g, NULL, "a value is used by a removed node", v->name);
         if (u->index >= u->node->n_inputs || u->node->inputs[u->index] != v || u->node->use_pos[u->index] != i)
             return fail(c, g, u->node, "use list out of step with the node's inputs", v->name);
+    }
+    return 0;
+}
+
+/* The type an attribute holds: its type field, or for IR version < 2
+ * (no type field) the one value field that is set. */
+static int attr_type_of(const Onnx__AttributeProto *a)
+{
+    if (a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__UNDEFINED)
+        return (int)a->type;
+    return a->has_f ? 1 : a->has_i ? 2 : a->has_s ? 3 : a->t ? 4 : a->g ? 5 : a->n_floats ? 6 : a->n_ints ? 7
+           : a->n_strings ? 8 : a->n_tensors ? 9 : a->n_graphs ? 10 : 0;
+}
+
+static int is_default_domain(const char *d) { return !d || !*d || strcmp(d, "ai.onnx") == 0; }
+
+/* The schema of n's operator at the model's opset of its domain, or NULL
+ * (an operator ONNX does not define, or a domain without opset import). */
+static const ph_schema *schema_of(vctx *c, const ph_node *n)
+{
+    const char *domain = n->proto->domain;
+    if (is_default_domain(domain) && n->op > PH_OP_UNKNOWN && n->op < PH_OP__COUNT) {
+        if (!c->looked[n->op]) {
+            c->by_op[n->op] = c->opset > 0 ? ph_schema_find("", n->proto->op_type, c->opset) : NULL;
+            c->looked[n->op] = 1;
+        }
+        return c->by_op[n->op];
+    }
+    int64_t opset = is_default_domain(domain) ? c->opset : c->model ? ph_model_opset(c->model, domain) : -1;
+    return opset > 0 ? ph_schema_find(domain, n->proto->op_type, opset) : NULL;
+}
+
+/* The inputs and attributes the operator's schema requires, attributes of
+ * the schema's types. */
+static int check_schema(vctx *c, const ph_graph *g, const ph_node *n)
+{
+    const char *domain = n->proto->domain;
+    if (!is_default_domain(domain) && c->model && ph_model_opset(c->model, domain) < 0)
+        return fail(c, g, n, "the model imports no opset of the operator's domain", domain);
+    const ph_schema *s = schema_of(c, n);
+    if (!s)
+        return 0;
+    char what[200];
+    int64_t opset = is_default_domain(domain) ? c->opset : ph_model_opset(c->model, domain);
+    int min_in, max_in;
+    ph_schema_input_range(s, &min_in, &max_in);
+    if (n->n_inputs < (size_t)min_in) {
+        snprintf(what, sizeof what, "%zu inputs, the operator needs at least %d at opset %lld", (size_t)n->n_inputs, min_in,
+                 (long long)opset);
+        return fail(c, g, n, what, NULL);
+    }
+    size_t formal = ph_schema_input_count(s);
+    for (size_t i = 0; i < n->n_inputs && i < formal; i++)
+        if (ph_schema_input_option(s, i) == PH_PARAM_SINGLE && !n->inputs[i]) {
+            snprintf(what, sizeof what, "required input %zu is missing", i);
+            return fail(c, g, n, what, NULL);
+        }
+    const Onnx__NodeProto *p = n->proto;
+    for (size_t i = 0; i < p->n_attribute; i++) {
+        const Onnx__AttributeProto *a = p->attribute[i];
+        long k = a->ref_attr_name ? -1 : ph_schema_attr_find(s, a->name);
+        int want = k >= 0 ? ph_schema_attr_type(s, (size_t)k) : 0, have = attr_type_of(a);
+        if (k >= 0 && have != want) {
+            snprintf(what, sizeof what, "attribute '%.60s' is %s %s, the operator expects %s at opset %lld", a->name,
+                     have == 1 || have == 2 || have == 3 ? "a" : "of type", ph_attr_type_name(have),
+                     ph_attr_type_name(want), (long long)opset);
+            return fail(c, g, n, what, NULL);
+        }
+    }
+    for (size_t k = 0; k < ph_schema_attr_count(s); k++) {
+        if (!ph_schema_attr_required(s, k))
+            continue;
+        const char *name = ph_schema_attr_name(s, k);
+        size_t i = 0;
+        while (i < p->n_attribute && strcmp(p->attribute[i]->name, name) != 0)
+            i++;
+        if (i == p->n_attribute) {
+            snprintf(what, sizeof what, "required attribute '%s' (%s) is missing at opset %lld", name,
+                     ph_attr_type_name(ph_schema_attr_type(s, k)), (long long)opset);
+            return fail(c, g, n, what, NULL);
+        }
     }
     return 0;
 }
@@ -89,21 +178,6 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
         return fail(c, g, n, "node linked into the wrong graph", NULL);
     if (!n->proto->op_type || !*n->proto->op_type)
         return fail(c, g, n, "node has no op_type", NULL);
-    unsigned need;
-    uint32_t required;
-    if (n->op != PH_OP_UNKNOWN && ir_op_arity(n->op, c->opset, &need, &required)) {
-        char what[96];
-        if (n->n_inputs < need) {
-            snprintf(what, sizeof what, "%u inputs, the operator needs at least %u at opset %lld", (unsigned)n->n_inputs,
-                     need, (long long)c->opset);
-            return fail(c, g, n, what, NULL);
-        }
-        for (size_t i = 0; i < n->n_inputs && i < 32; i++)
-            if ((required >> i & 1) && !n->inputs[i]) {
-                snprintf(what, sizeof what, "required input %zu is missing", i);
-                return fail(c, g, n, what, NULL);
-            }
-    }
     for (size_t i = 0; i < n->n_inputs; i++) {
         const ph_value *v = n->inputs[i];
         if (!v)
@@ -136,6 +210,8 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
             return rc;
     }
     int rc = check_attrs(c, g, n);
+    if (!rc)
+        rc = check_schema(c, g, n); /* the attributes are named and typed by now */
     for (size_t s = 0; s < n->n_subgraphs && !rc; s++) {
         const ph_graph *sub = n->subgraphs[s].graph;
         if (sub->parent != n)
@@ -215,7 +291,7 @@ static int verify_graph(vctx *c, const ph_graph *g)
 
 int ir_graph_verify(const ph_graph *g, int names, ph_error *err)
 {
-    vctx c = {err, 0, names, g->model ? ph_model_opset(g->model, "") : -1};
+    vctx c = {.err = err, .names = names, .model = g->model, .opset = g->model ? ph_model_opset(g->model, "") : -1};
     int rc = verify_graph(&c, g);
     if (!rc && g->model && g->model->graph == g) {
         size_t walked = ir_graph_count_nodes(g);

@@ -275,8 +275,10 @@ static int attach_external(ph_model *m, ph_tensor *t, const char *model_dir, ph_
         if (strcmp(map->path, real) == 0)
             break;
     if (!map) {
-        if (!(map = ir_map_file(real, err)))
-            return err ? err->code : PH_EIO;
+        ph_error me = {0};
+        if (!(map = ir_map_file(real, &me)))
+            return ph_error_set(err, me.code ? me.code : PH_EIO, "initializer '%s': external data '%s': %.400s",
+                                name, loc, me.message);
         map->next = m->mappings;
         m->mappings = map;
     }
@@ -384,8 +386,13 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
         ir_unmap_file(map);
         return ph_error_set(err, PH_EPARSE, "%s: empty file, not an ONNX model", path);
     }
+    int rc = onnx_check_nesting(map->data, map->size, path, err); /* before any recursion */
+    if (rc) {
+        ir_unmap_file(map);
+        return rc;
+    }
     skeleton s = {0};
-    int rc = skel_model(&s, map->data, map->size, path, err);
+    rc = skel_model(&s, map->data, map->size, path, err);
     if (rc) {
         free(s.buf.d);
         free(s.refs);

@@ -3,13 +3,13 @@
  *
  * Nothing is serialized to memory first: protobuf-c packs straight into a
  * buffered file writer, and initializer bytes go from their mapping to the
- * file without a copy.  The file is written under a temporary name in the
- * target folder and renamed over the target only when complete.
+ * file without a copy.  The files are written into a staging folder of the
+ * save beside the target and put in place by one commit (commit.c).
  *
  * External data: when the model written whole would pass the threshold
  * (protobuf's 2 GB limit by default), the large raw tensors go to one data
- * file beside the model (PATH.data, 4 KiB-aligned offsets), written and
- * renamed into place before the model itself. */
+ * file beside the model (NAME.XXXXXX.data, a name unique to the save;
+ * 4 KiB-aligned offsets). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -17,10 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
+#include "wire.h"
 
 /* --------------------------------------------------------- undo log */
 
@@ -384,68 +387,67 @@ static mode_t file_mode(void)
 
 #define EXT_ALIGN 4096u
 
-/* A temporary file of the save: made, told to the caller, removed. */
-typedef struct temp_file {
+/* A file the save writes in the staging folder. */
+typedef struct out_file {
     char path[PATH_MAX];
     int fd; /* -1 when closed */
     int live; /* exists on disk under path */
-} temp_file;
+} out_file;
 
-static int temp_make(temp_file *t, const char *target, const ph_save_options *o)
+static int out_make(out_file *f, const char *folder, const char *name)
 {
-    const char *slash = strrchr(target, '/');
-    int dir_len = slash ? (int)(slash - target + 1) : 0;
-    t->fd = -1;
-    t->live = 0;
-    if ((size_t)snprintf(t->path, sizeof t->path, "%.*s.%s.tmp.XXXXXX", dir_len, target,
-                         slash ? slash + 1 : target) >= sizeof t->path) {
+    f->fd = -1;
+    f->live = 0;
+    if ((size_t)snprintf(f->path, sizeof f->path, "%s/%s", folder, name) >= sizeof f->path) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    t->fd = mkstemp(t->path);
-    if (t->fd < 0)
+    f->fd = open(f->path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (f->fd < 0)
         return -1;
-    t->live = 1;
-    if (o && o->temp_file)
-        o->temp_file(o->user, t->path, 1);
+    f->live = 1;
     return 0;
 }
 
 /* Close the file (errno of a failure into *werr unless set). */
-static void temp_close(temp_file *t, int *werr)
+static void out_close(out_file *f, int *werr)
 {
-    if (t->fd >= 0) {
-        if (!*werr && fchmod(t->fd, file_mode()) != 0)
+    if (f->fd >= 0) {
+        if (!*werr && fchmod(f->fd, file_mode()) != 0)
             *werr = errno;
-        if (!*werr && fsync(t->fd) != 0)
+        if (!*werr && fsync(f->fd) != 0)
             *werr = errno;
-        if (close(t->fd) != 0 && !*werr)
+        if (close(f->fd) != 0 && !*werr)
             *werr = errno;
-        t->fd = -1;
+        f->fd = -1;
     }
 }
 
-static void temp_drop(temp_file *t, const ph_save_options *o)
+static void out_drop(out_file *f)
 {
-    if (t->fd >= 0)
-        close(t->fd);
-    t->fd = -1;
-    if (t->live) {
-        unlink(t->path);
-        t->live = 0;
-        if (o && o->temp_file)
-            o->temp_file(o->user, t->path, 0);
-    }
+    if (f->fd >= 0)
+        close(f->fd);
+    f->fd = -1;
+    if (f->live)
+        unlink(f->path);
+    f->live = 0;
 }
 
-static int temp_rename(temp_file *t, const char *to, const ph_save_options *o)
+/* Six characters that make a data file's name unique to its save. */
+static void unique_tag(char tag[7])
 {
-    if (rename(t->path, to) != 0)
-        return errno;
-    t->live = 0;
-    if (o && o->temp_file)
-        o->temp_file(o->user, t->path, 0);
-    return 0;
+    static const char digits[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    unsigned char r[6];
+    if (getrandom(r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+        struct timespec ts;
+        clock_gettime(CLOCK_REALTIME, &ts);
+        uint64_t x = (uint64_t)ts.tv_nsec * 2654435761u ^ (uint64_t)getpid() << 20 ^ (uint64_t)ts.tv_sec;
+        for (int i = 0; i < 6; i++, x >>= 8)
+            r[i] = (unsigned char)x;
+    }
+    for (int i = 0; i < 6; i++)
+        tag[i] = digits[r[i] % (sizeof digits - 1)];
+    tag[6] = 0;
 }
 
 PH_API int ph_model_reads_file(const ph_model *m, const char *path)
@@ -459,6 +461,24 @@ PH_API int ph_model_reads_file(const ph_model *m, const char *path)
         if ((uint64_t)st.st_dev == map->dev && (uint64_t)st.st_ino == map->ino)
             return 1;
     return 0;
+}
+
+PH_API size_t ph_model_files(const ph_model *m, uint64_t *dev, uint64_t *ino, size_t max)
+{
+    size_t n = 0;
+    if (m->source_path) {
+        if (n < max)
+            dev[n] = m->source_dev, ino[n] = m->source_ino;
+        n++;
+    }
+    for (const ir_mapping *map = m->mappings; map; map = map->next) {
+        if (m->source_path && map->dev == m->source_dev && map->ino == m->source_ino)
+            continue; /* the model's own file */
+        if (n < max)
+            dev[n] = map->dev, ino[n] = map->ino;
+        n++;
+    }
+    return n;
 }
 
 static const char *write_error(int e)
@@ -522,55 +542,51 @@ PH_API int ph_model_save(ph_model *m, const char *path, ph_error *err)
     return ph_model_save_with(m, path, NULL, err);
 }
 
-PH_API int ph_model_save_with(ph_model *m, const char *path, const ph_save_options *opts, ph_error *err)
+PH_API int ph_model_save_staged(ph_model *m, const char *folder, const char *name, const ph_save_options *opts,
+                                ph_error *err)
 {
-    if (!path || !*path)
-        return ph_error_set(err, PH_EINVAL, "no output path given");
+    if (!folder || !name || !*name || strchr(name, '/'))
+        return ph_error_set(err, PH_EINVAL, "no output name given");
     const ph_save_options *o = opts && opts->size >= sizeof *opts ? opts : NULL;
     uint64_t threshold = o && o->external_threshold ? o->external_threshold : PH_PROTOBUF_LIMIT;
     if (threshold > PH_PROTOBUF_LIMIT)
         threshold = PH_PROTOBUF_LIMIT;
-    char data_path[PATH_MAX];
-    if ((size_t)snprintf(data_path, sizeof data_path, "%s.data", path) >= sizeof data_path)
-        return ph_error_set(err, PH_EINVAL, "%s: path too long", path);
-    if (ph_model_reads_file(m, path))
-        return ph_error_set(err, PH_EINVAL, "%s: refusing to overwrite the input model", path);
     ir_model_collect_some(m); /* removed nodes are not in the graph: no need to free them first */
 
-    temp_file tm = {.fd = -1}, td = {.fd = -1};
-    if (temp_make(&tm, path, o) != 0)
-        return ph_error_set(err, PH_EIO, "%s: cannot create output: %s", path, strerror(errno));
+    out_file fm = {.fd = -1}, fd_ = {.fd = -1};
+    if (out_make(&fm, folder, name) != 0)
+        return ph_error_set(err, PH_EIO, "%s: cannot create output: %s", name, strerror(errno));
 
     save_state st = {.min_ext = o && o->external_min_bytes ? o->external_min_bytes : 1024};
     sync_graph(&st, m->graph);
-    file_writer w = {.base = {writer_append}, .fd = tm.fd, .cap = 1 << 20, .model = m};
+    file_writer w = {.base = {writer_append}, .fd = fm.fd, .cap = 1 << 20, .model = m};
     w.buf = malloc(w.cap);
     int code = PH_EIO;
     const char *what = NULL;
+    char tag[7], data_name[NAME_MAX + 1]; /* the protos point at data_name until they are packed */
     if (st.oom || !w.buf)
         w.err = ENOMEM;
     /* external data: only when the whole model would pass the threshold
      * (the packed size is only computed when that is possible at all) */
     if (!w.err && (threshold < (64u << 20) || st.raw_bytes >= threshold / 2) &&
         protobuf_c_message_get_packed_size(&m->proto->base) > threshold) {
-        if (ph_model_reads_file(m, data_path)) {
-            code = PH_EINVAL;
-            what = "refusing to overwrite a file the input model reads";
+        unique_tag(tag);
+        if ((size_t)snprintf(data_name, sizeof data_name, "%s.%s.data", name, tag) >= sizeof data_name) {
+            w.err = ENAMETOOLONG;
         } else {
-            const char *slash = strrchr(data_path, '/');
-            place_external(&st, slash ? slash + 1 : data_path);
+            place_external(&st, data_name);
             if (st.oom)
                 w.err = ENOMEM;
             else if (protobuf_c_message_get_packed_size(&m->proto->base) > PH_PROTOBUF_LIMIT) {
                 code = PH_EUNSUPPORTED;
                 what = "the model is larger than protobuf's 2 GB limit even with its large tensors as external data";
-            } else if (temp_make(&td, data_path, o) != 0) {
+            } else if (out_make(&fd_, folder, data_name) != 0) {
                 w.err = errno;
             } else {
-                file_writer dw = {.base = {writer_append}, .fd = td.fd, .model = m};
+                file_writer dw = {.base = {writer_append}, .fd = fd_.fd, .model = m};
                 write_external(&dw, &st);
                 w.err = dw.err;
-                temp_close(&td, &w.err);
+                out_close(&fd_, &w.err);
             }
         }
     }
@@ -581,23 +597,47 @@ PH_API int ph_model_save_with(ph_model *m, const char *path, const ph_save_optio
     unsync_nodes(m->graph);
     restore(&st);
     free(w.buf);
-    temp_close(&tm, &w.err);
-    int data_in_place = 0;
-    if (!w.err && !what && td.live) {
-        w.err = temp_rename(&td, data_path, o);
-        data_in_place = !w.err;
-    }
+    out_close(&fm, &w.err);
     if (!w.err && !what)
-        w.err = temp_rename(&tm, path, o);
-    if (w.err || what) {
-        temp_drop(&tm, o);
-        temp_drop(&td, o);
-        if (data_in_place)
-            unlink(data_path); /* the model never arrived: its new data file goes too */
-        if (what)
-            return ph_error_set(err, code, "%s: cannot write output: %s", path, what);
-        return ph_error_set(err, w.err == ENOMEM ? PH_ENOMEM : PH_EIO, "%s: cannot write output: %s", path,
-                            write_error(w.err));
-    }
-    return 0;
+        return 0;
+    out_drop(&fm);
+    out_drop(&fd_);
+    if (what)
+        return ph_error_set(err, code, "%s: cannot write output: %s", name, what);
+    return ph_error_set(err, w.err == ENOMEM ? PH_ENOMEM : PH_EIO, "%s: cannot write output: %s", name,
+                        write_error(w.err));
+}
+
+/* ph_model_commit's keep: a file the model reads is never removed. */
+static int model_reads(void *user, const char *path) { return ph_model_reads_file(user, path); }
+
+PH_API int ph_model_save_with(ph_model *m, const char *path, const ph_save_options *opts, ph_error *err)
+{
+    if (!path || !*path)
+        return ph_error_set(err, PH_EINVAL, "no output path given");
+    const ph_save_options *o = opts && opts->size >= sizeof *opts ? opts : NULL;
+    if (ph_model_reads_file(m, path))
+        return ph_error_set(err, PH_EINVAL, "%s: refusing to overwrite the input model", path);
+    char folder[PATH_MAX], target[PATH_MAX];
+    int rc = ph_staging_make(path, 0, folder, sizeof folder, err);
+    if (rc)
+        return rc;
+    if (o && o->temp_file)
+        o->temp_file(o->user, folder, 1);
+    const char *name = onnx_output_target(path, target, sizeof target) == 0 && strrchr(target, '/')
+                           ? strrchr(target, '/') + 1 : target;
+    ph_error e = {0};
+    rc = ph_model_save_staged(m, folder, name, o, &e);
+    if (rc) /* the message names the file as the output's name */
+        rc = ph_error_set(err, rc, "%s%s", path, strncmp(e.message, name, strlen(name)) == 0
+                                                     ? e.message + strlen(name) : e.message);
+    char staged[PATH_MAX];
+    if (!rc && (size_t)snprintf(staged, sizeof staged, "%s/%s", folder, name) >= sizeof staged)
+        rc = ph_error_set(err, PH_EINVAL, "%s: path too long", path);
+    if (!rc)
+        rc = ph_model_commit(staged, path, model_reads, m, err);
+    ph_staging_remove(folder);
+    if (o && o->temp_file)
+        o->temp_file(o->user, folder, 0);
+    return rc;
 }
