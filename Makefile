@@ -21,6 +21,9 @@
 #                   rewrites, ONNX Runtime difference (bench/off_passes.py; fails if one
 #                   does not fire or an exact/fp one changes the outputs)
 #   make fuzz       FUZZ_SECONDS=N: build the libFuzzer targets with clang, run each N s (fuzz/fuzz.mk)
+#   make test-rules every rule of every pattern pass on generated graphs (the rule checker,
+#                   passhost --check-rules; RULE_INSTANCES a rule, seed RULE_SEED): fails on
+#                   a failing rule or a rule without instances; reproducers in build/rulecheck
 #   make check-layers  the folders of sdk/src and host/ call and include only downward
 #                   (the order: scripts/layers.txt; make test runs it too, tests/layers.sh)
 #   make clean
@@ -101,7 +104,7 @@ PIPELINE_LIB_REAL := $(PIPELINE_LIB).$(ABI_MAJOR).$(ABI_MINOR)
 BIN        := $(BUILD)/bin/passhost
 GEN_H      := $(BUILD)/gen/onnx/onnx.pb-c.h
 
-.PHONY: all run test test-build test-ort test-zoo test-conformance install clean bench bench-eval bench-off-passes check-layers
+.PHONY: all run test test-build test-ort test-zoo test-conformance test-rules install clean bench bench-eval bench-off-passes check-layers
 .DEFAULT_GOAL := all
 
 all: $(BIN) $(LIB) $(PIPELINE_LIB) $(PLUGIN_SO) $(PIPELINE_FILE)
@@ -230,6 +233,12 @@ test:
 	$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(TEST_JOBS)) BUILD=build/san SAN=1 test-build
 	$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(TEST_JOBS)) BUILD=build all
 	scripts/run_tests.sh build/san
+
+# The rule checker on every pattern pass (docs/sdk.md, "Checking rules").
+RULE_INSTANCES ?= 60
+RULE_SEED ?= 1
+test-rules: all
+	scripts/check_rules.sh $(BUILD) $(RULE_INSTANCES) $(RULE_SEED)
 
 # The layers of sdk/src and host/ (scripts/layers.txt), over the objects of
 # $(BUILD) and the sources.

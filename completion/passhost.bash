@@ -1,7 +1,8 @@
 # bash completion for passhost (installed as
 # share/bash-completion/completions/passhost): options, as `passhost --help`
-# lists them; pass names after --passes, --skip and --trace-rule (as
-# `passhost --list-passes` finds them, with the --plugin-dir of the line);
+# lists them; pass names after --passes, --skip, --trace-rule and
+# --check-rules (as `passhost --list-passes` finds them, with the
+# --plugin-dir of the line);
 # the levels after --level; files and folders elsewhere.
 
 _passhost_passes()
@@ -36,9 +37,9 @@ _passhost()
         [[ ${COMP_WORDS[i]} == --plugin-dir=* ]] && dir=${COMP_WORDS[i]#--plugin-dir=}
     done
     case $opt in
-    --passes | --skip | --trace-rule)
+    --passes | --skip | --trace-rule | --check-rules)
         local head= last=$value
-        if [[ $opt != --trace-rule && $value == *,* ]]; then
+        if [[ $opt != --trace-rule && $opt != --check-rules && $value == *,* ]]; then
             head=${value%,*},
             last=${value##*,}
         fi
@@ -59,7 +60,7 @@ _passhost()
         COMPREPLY=($(compgen -f -- "$value"))
         return
         ;;
-    --plugin-dir | --dump-dir | --crash-out | --bisect-out)
+    --plugin-dir | --dump-dir | --crash-out | --bisect-out | --repro-dir)
         [[ $cur == --*=* ]] && return
         COMPREPLY=($(compgen -d -- "$value"))
         return

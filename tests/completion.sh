@@ -1,9 +1,9 @@
 #!/bin/bash
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@" # run_tests.sh runs tests with sh
 # completion/passhost.bash (installed for bash-completion): the options of
-# `passhost --help`, pass names after --passes (also after a comma), --skip
-# and --trace-rule, the levels after --level, files elsewhere.  Runs under
-# bash with the built passhost first on PATH.
+# `passhost --help`, pass names after --passes (also after a comma), --skip,
+# --trace-rule and --check-rules, the levels after --level, files elsewhere.
+# Runs under bash with the built passhost first on PATH.
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${PASSHOST_BUILD:-build}
 PATH="$(pwd)/$BUILD/bin:$PATH"
@@ -36,6 +36,10 @@ out=$(complete_line passhost --skip const)
 grep -qx constant_folding <<<"$out" && grep -qx constant_to_initializer <<<"$out" || fail "--skip: $out"
 out=$(complete_line passhost --trace-rule fuse_conv_)
 grep -qx fuse_conv_bn <<<"$out" || fail "--trace-rule: $out"
+out=$(complete_line passhost --check-rules fuse_gel)
+[ "$out" = fuse_gelu ] || fail "--check-rules fuse_gel: $out"
+out=$(complete_line passhost --check-rules)
+grep -qx -- '--check-rules' <<<"$out" || fail "--check-rules: $out"
 out=$(complete_line passhost --level e)
 [ "$out" = exact ] || fail "--level e: $out"
 out=$(complete_line passhost --level=a)

@@ -13,7 +13,7 @@
  * the program and the library cannot drift apart.  What only a program
  * does is here: --help, --version, --inspect (inspect.h), --list-passes,
  * --list-targets and --check-target (profile.h), --print-pipeline
- * (pipeline_text.h), --trace-rule,
+ * (pipeline_text.h), --trace-rule, --check-rules (check_rules.h),
  * the fork supervisor (supervise.h), the signal handlers (cleanup.h), `-o -`
  * and printing the one error line.
  *
@@ -25,6 +25,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "base/streams.h"
 #include "io/cleanup.h"
@@ -37,6 +38,7 @@
 #include "base/exit.h"
 #include "base/util.h"
 #include "report/inspect.h"
+#include "check/check_rules.h"
 #include "job.h"
 #include "report/report.h"
 #include "supervise/supervise.h"
@@ -162,6 +164,10 @@ static int print_pipeline(host_job *j)
 int main(int argc, char **argv)
 {
     host_streams_init(); /* control characters escaped; the model's stdout kept from plugins */
+    if (argc > 1 && strcmp(argv[1], "--check-rules") == 0) {
+        host_streams_protect_stdout(); /* what a plugin prints goes to stderr, as in a run */
+        return host_check_rules_main(argc, argv, host_stdout());
+    }
     host_job j;
     host_job_init(&j, stderr);
     int rc = host_cli_parse(&j.cli, argc, argv, &j.err);

@@ -140,8 +140,8 @@ static int graph_fault(ph_graph *g, ph_node *n)
                 char *name = strdup(ph_value_name(ph_node_output(k, 0)));
                 if (!name)
                     return 0;
-                free(v->name); /* the name map still has the old name */
-                v->name = name;
+                v->name = name; /* the name map still has the old name; the old
+                                   string is the model's (its arena), left as it is */
                 return 1;
             }
         return 0;
