@@ -78,7 +78,7 @@ static ptrdiff_t keep_shared_keys(ph_hmap *counts, ph_value **inits, size_t *idx
         void **count = ph_hmap_slot(counts, keys[m] = key(candidate(inits[idx[m]])), inits[idx[m]], &created);
         if (!count)
             return PH_ENOMEM;
-        *count = (char *)*count + 1;
+        *count = (void *)((uintptr_t)*count + 1); /* a count kept in the pointer */
     }
     size_t kept = 0;
     for (size_t m = 0; m < n; m++)
