@@ -423,18 +423,23 @@ START_TEST(plan_stage_and_target)
     host_plan plan;
     ph_error err = {0};
     host_config *cfg;
-    /* on by default in adapt only for its targets */
-    ck_assert_int_eq(parse_text("[adapt]\ntarget = npu\n", &cfg, &err), 0);
+    /* on by default in adapt only for its targets (target profiles named
+     * npu, gpu and dsp, files beside the config) */
+    write_file("npu.ini", "[target]\nname = npu\n");
+    write_file("gpu.ini", "[target]\nname = gpu\n");
+    write_file("dsp.ini", "[target]\nname = dsp\n");
+    ck_assert_int_eq(parse_text("[adapt]\ntarget = npu.ini\n", &cfg, &err), 0);
     ck_assert_int_eq(host_plan_build(&plan, cfg, reg, &err), 0);
     ck_assert_int_eq(plan.stage[HOST_STAGE_ADAPT].count, 1);
     ck_assert_str_eq(plan.stage[HOST_STAGE_ADAPT].steps[0].plugin->desc->name, "tp_adapt_npu");
     ck_assert_int_eq(plan.stage[HOST_STAGE_OPTIMIZE].count, 0);
     host_plan_free(&plan);
-    ck_assert_int_eq(host_config_set(cfg, "adapt.target=gpu", &err), 0);
+    ck_assert_int_eq(host_config_set(cfg, "adapt.target=gpu.ini", &err), 0);
+    ck_assert_int_eq(chdir(tmpdir), 0); /* --set paths are used as given */
     ck_assert_int_eq(host_plan_build(&plan, cfg, reg, &err), 0);
     ck_assert_int_eq(plan.stage[HOST_STAGE_ADAPT].count, 0);
     host_plan_free(&plan);
-    ck_assert_int_eq(host_config_set(cfg, "adapt.target=dsp", &err), 0);
+    ck_assert_int_eq(host_config_set(cfg, "adapt.target=dsp.ini", &err), 0);
     ck_assert_int_eq(host_config_set(cfg, "adapt.no_integral=true", &err), 0);
     ck_assert_int_eq(host_plan_build(&plan, cfg, reg, &err), 0);
     ck_assert_int_eq(plan.stage[HOST_STAGE_ADAPT].count, 0);

@@ -169,6 +169,7 @@ START_TEST(malformed)
     expect_load_error("tp_small_size", HOST_LOAD_MALFORMED, "struct_size 16");
     expect_load_error("tp_bad_default", HOST_LOAD_MALFORMED, "many");
     expect_load_error("tp_both_run_rules", HOST_LOAD_MALFORMED, "both run and rules");
+    expect_load_error("tp_bad_profile_key", HOST_LOAD_MALFORMED, "did you mean 'max_kernel_area'");
     /* a pattern is parsed at load: the message names the pass, the rule,
      * the pattern text and the position */
     expect_load_error("tp_bad_pattern", HOST_LOAD_MALFORMED,

@@ -27,7 +27,10 @@
                              "support an operator or dtype of the model, or an input would " \
                              "be too large")                                                  \
     X(HOST_EXIT_CRASH, 9, "a pass crashed, ran longer than pass_timeout_s or called exit(); " \
-                          "the run was contained: no output, the input untouched")
+                          "the run was contained: no output, the input untouched")      \
+    X(HOST_EXIT_TARGET, 10, "a target profile violation remains: after the adapt stage "   \
+                            "with --strict-target (no output written), or --check-target " \
+                            "with --strict-target")
 
 enum host_exit {
 #define HOST_X_ENUM(name, value, desc) name = value,

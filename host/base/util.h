@@ -33,13 +33,6 @@ char *host_path_resolve(const char *base, const char *path);
 
 /* Trim ASCII whitespace in place at both ends; returns the start. */
 char *host_trim(char *s);
-/* Levenshtein distance between a and b. */
-size_t host_edit_distance(const char *a, const char *b);
-/* The candidates close to name (within a third of its length, at least 2
- * edits), nearest first, into out (borrowed from cands); at most max.
- * Returns the count.  For "did you mean" messages. */
-size_t host_close_names(const char *name, const char *const *cands, size_t n_cands,
-                        const char **out, size_t max);
 /* Replace every occurrence of `from` (not empty) in the NUL-terminated
  * buf, of size bytes, by `to`, cutting what no longer fits. */
 void host_replace_text(char *buf, size_t size, const char *from, const char *to);

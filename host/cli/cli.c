@@ -45,6 +45,8 @@ static const opt_def options[] = {
     {NULL, "--trace-rule", OPT_VALUE}, {NULL, "--print-pipeline", OPT_FLAG},
     {NULL, "--verify-atol", OPT_VALUE}, {NULL, "--verify-rtol", OPT_VALUE},
     {NULL, "--verify-data", OPT_VALUE}, {NULL, "--verify-range", OPT_VALUE},
+    {NULL, "--target", OPT_VALUE},     {NULL, "--list-targets", OPT_FLAG},
+    {NULL, "--strict-target", OPT_FLAG}, {NULL, "--check-target", OPT_VALUE},
 };
 enum { N_OPTIONS = sizeof options / sizeof options[0] };
 
@@ -56,6 +58,8 @@ void host_cli_usage(FILE *out)
           "       passhost --inspect A.onnx [B.onnx ...]\n"
           "       passhost --list-passes [CONFIG.ini] [--plugin-dir DIR]\n"
           "       passhost --print-pipeline [CONFIG.ini | IN.onnx OUT.onnx] [options]\n"
+          "       passhost --list-targets\n"
+          "       passhost --check-target PROFILE MODEL [--strict-target]\n"
           "       passhost --check-rules PLUGIN [--instances N] [--seed S] [--rule NAME]\n"
           "                [--repro-dir DIR]   check a pattern pass's rules on generated\n"
           "                                    graphs (docs/sdk.md, \"Checking rules\")\n"
@@ -79,6 +83,15 @@ void host_cli_usage(FILE *out)
           "  --input-shape NAME:1,3,224,224\n"
           "                           fix an input's dims (repeatable; replaces [model]\n"
           "                           input_shape); alias --overwrite-input-shape\n"
+          "  --target NAME|FILE       the adapt stage's target profile: a shipped one by\n"
+          "                           name or any profile file (docs/targets.md;\n"
+          "                           overrides [adapt] target)\n"
+          "  --list-targets           print the shipped target profiles and exit\n"
+          "  --strict-target          a target violation left after the adapt stage fails\n"
+          "                           the run (exit 10, nothing written); else a warning\n"
+          "  --check-target PROFILE MODEL\n"
+          "                           list what in MODEL the profile does not support\n"
+          "                           (a name or a file); rewrites nothing\n"
           "  --no-fold                no constant folding (constant_folding,\n"
           "                           fold_constant_inputs off)\n"
           "  --level LEVEL            run only passes that change results at most this much:\n"
@@ -197,6 +210,10 @@ static void take_flag(host_cli *cli, const opt_def *o)
         cli->inspect = 1;
     else if (strcmp(n, "--no-fold") == 0)
         cli->no_fold = 1;
+    else if (strcmp(n, "--list-targets") == 0)
+        cli->list_targets = 1;
+    else if (strcmp(n, "--strict-target") == 0)
+        cli->strict_target = 1;
     else if (strcmp(n, "--print-pipeline") == 0)
         cli->print_pipeline = 1;
     else if (strcmp(n, "--help") == 0)
@@ -250,6 +267,10 @@ static void take_value(host_cli *cli, const opt_def *o, const char *value)
         push(&cli->verify_data, &cli->verify_data_count, value);
     else if (strcmp(n, "--verify-range") == 0)
         push(&cli->verify_ranges, &cli->verify_range_count, value);
+    else if (strcmp(n, "--target") == 0)
+        cli->target = value;
+    else if (strcmp(n, "--check-target") == 0)
+        cli->check_target = value;
     else
         push(&cli->sets, &cli->set_count, value);
 }
@@ -325,7 +346,7 @@ static int unknown_option(const char *arg, ph_error *err)
     char word[128];
     snprintf(word, sizeof word, "%.*s", (int)strcspn(arg, "="), arg); /* --verfy=2: --verfy */
     const char *near[3];
-    size_t k = host_close_names(word, names, n, near, 3);
+    size_t k = ph_close_names(word, names, n, near, 3);
     if (!k)
         return ph_error_set(err, HOST_EXIT_USAGE, "unknown option %s; see passhost --help", word);
     char list[200] = "";
@@ -923,6 +944,14 @@ int host_cli_config(host_cli *cli, host_config **out, ph_error *err)
         rc = host_config_load_text(cfg, cli->config_text, HOST_CONFIG_TEXT_NAME, err);
     for (size_t i = 0; i < cli->set_count && !rc; i++)
         rc = host_config_set(cfg, cli->sets[i], err);
+    if (!rc && cli->target) {
+        if (!*cli->target)
+            rc = ph_error_set(err, HOST_EXIT_USAGE, "--target: give a profile name or file (passhost --list-targets)");
+        else {
+            free(cfg->stage[HOST_STAGE_ADAPT].target);
+            cfg->stage[HOST_STAGE_ADAPT].target = host_xstrdup(cli->target);
+        }
+    }
     if (!rc && is_dash(cli->input) && !cli->list_passes && !cli->print_pipeline)
         rc = read_stdin_model(cli, err);
     if (!rc && cli->input)

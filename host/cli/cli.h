@@ -63,6 +63,10 @@ typedef struct host_cli {
     const char **input_shapes; /* --input-shape NAME:1,3,224,224 values (array owned) */
     size_t input_shape_count;
     int no_fold;             /* --no-fold: constant_folding, fold_constant_inputs off */
+    const char *target;      /* --target NAME|FILE: [adapt] target */
+    int list_targets;        /* --list-targets */
+    int strict_target;       /* --strict-target: a violation left is HOST_EXIT_TARGET */
+    const char *check_target; /* --check-target PROFILE: check the model, change nothing */
     host_cut cut;            /* --inputs, --outputs (io/cut.h; arrays owned) */
     const char *trace_rule;  /* --trace-rule PASS[:RULE] (rule_trace.h), or NULL */
     const char *level;       /* --level / -O<n>: "none", "exact", "fp" or "approx" (static) */

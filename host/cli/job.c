@@ -162,6 +162,34 @@ static int bisect(host_job *j)
     return host_bisect(&job, &j->err);
 }
 
+/* After the adapt stage with a target profile and its check: the passes
+ * that could fix each violation; with --strict-target a violation fails
+ * the run (nothing written), without it a warning says how many remain. */
+static int target_verdict(host_job *j)
+{
+    const host_stage_plan *sp = &j->plan.stage[HOST_STAGE_ADAPT];
+    host_violations *vs = &j->violations;
+    vs->checked = 0;
+    for (size_t i = 0; sp->profile && i < sp->count; i++)
+        vs->checked |= strcmp(sp->steps[i].plugin->desc->name, HOST_TARGET_CHECK_PASS) == 0;
+    if (!vs->checked || !vs->count)
+        return 0;
+    host_violations_fixers(vs, j->reg);
+    const host_violation *v = &vs->items[0];
+    if (j->cli.strict_target)
+        return ph_error_set(&j->err, HOST_EXIT_TARGET,
+                            "%zu target violation%s remain%s after the adapt stage (target %s), the first: "
+                            "%s%s%s (%s) %s is %s, the target allows %s",
+                            vs->count, vs->count == 1 ? "" : "s", vs->count == 1 ? "s" : "", vs->target, v->graph,
+                            *v->graph ? "/" : "", *v->node ? v->node : "(unnamed)", v->op, v->key, v->value,
+                            v->limit);
+    host_log_msg(&j->log, PH_LOG_WARN, NULL,
+                 "%zu target violation%s remain%s after the adapt stage (target %s; the report lists them; "
+                 "--strict-target fails the run)",
+                 vs->count, vs->count == 1 ? "" : "s", vs->count == 1 ? "s" : "", vs->target);
+    return 0;
+}
+
 /* The stages, with --max-rewrites, --print-changes and --dump-dir. */
 static int run_stages(host_job *j)
 {
@@ -175,6 +203,7 @@ static int run_stages(host_job *j)
                           .update_shapes = j->cfg->infer_shapes, .verify = j->verify,
                           .changes = j->cli.print_changes && !blame ? stderr : NULL,
                           .dump_dir = blame ? NULL : j->cli.dump_dir, .trace = &j->trace,
+                          .violations = &j->violations,
                           .regions = j->cli.report_html && !blame ? &j->regions : NULL,
                           .check_every_call = blame, .progress = host_supervise_progress()};
     j->regions.max = HOST_REPORT_DIAGRAMS;
@@ -184,6 +213,8 @@ static int run_stages(host_job *j)
     int rc = host_run_all(j->model, &j->plan, j->cli.max_rewrites, &opts, j->stats, &rewrites,
                           &j->err);
     host_trace_clear_line(&j->trace);
+    if (!rc)
+        rc = target_verdict(j);
     if (!rc && j->cli.max_rewrites >= 0)
         host_log_msg(&j->log, PH_LOG_INFO, NULL, "--max-rewrites %lld: %llu rewrite%s applied",
                      j->cli.max_rewrites, (unsigned long long)rewrites, rewrites == 1 ? "" : "s");
@@ -356,6 +387,7 @@ static host_run_record record(host_job *j, int rc)
                            .written_checked = j->written_checked, .verify_each = j->cli.verify_each,
                            .verify_each_note = j->verify_each_note,
                            .shapes_only = j->cli.shapes_only, .exit_code = rc,
+                           .violations = j->violations.checked ? &j->violations : NULL,
                            .regions = j->stages_ran ? &j->regions : NULL,
                            .error = rc ? j->err.message : NULL};
     return rec;
@@ -405,6 +437,7 @@ void host_job_free(host_job *j, int free_model)
     host_model_info_free(&j->after);
     host_trace_set_current(NULL);
     host_trace_free(&j->trace);
+    host_violations_clear(&j->violations);
     host_region_list_free(&j->regions);
     if (free_model)
         ph_model_free(j->model);

@@ -40,6 +40,7 @@
 #include "report/report.h"
 #include "run/runner.h"
 #include "log/trace.h"
+#include "check/target_report.h"
 #include "check/verify.h"
 
 typedef struct host_job {
@@ -70,6 +71,7 @@ typedef struct host_job {
     int bisected;              /* --bisect ran instead of the rest: no report */
     int verify_checked, verify_ok, written_checked; /* what --verify did */
     const char *verify_each_note; /* --verify-each checked structure only: why */
+    host_violations violations;   /* what check_target_constraints reported */
     char verify_each_why[300];
 } host_job;
 

@@ -12,8 +12,8 @@
  * the same function the embedding library runs (passhost/pipeline.h), so
  * the program and the library cannot drift apart.  What only a program
  * does is here: --help, --version, --inspect (inspect.h), --list-passes,
- * --print-pipeline (pipeline_text.h), --trace-rule, --check-rules
- * (check_rules.h),
+ * --list-targets and --check-target (profile.h), --print-pipeline
+ * (pipeline_text.h), --trace-rule, --check-rules (check_rules.h),
  * the fork supervisor (supervise.h), the signal handlers (cleanup.h), `-o -`
  * and printing the one error line.
  *
@@ -30,7 +30,11 @@
 #include "base/streams.h"
 #include "io/cleanup.h"
 #include "cli.h"
+#include "check/target_report.h"
+#include "config/plan.h"
+#include "config/profile.h"
 #include "config/pipeline_text.h"
+#include "io/shapes.h"
 #include "base/exit.h"
 #include "base/util.h"
 #include "report/inspect.h"
@@ -92,6 +96,49 @@ static int list_passes(host_job *j)
     return rc;
 }
 
+/* --check-target PROFILE MODEL: the model against the profile, as
+ * check_target_constraints does after the adapt stage, without a stage:
+ * the table on stdout; with --strict-target a violation is exit 10. */
+static int check_target(host_job *j)
+{
+    const char *path = j->cli.input;
+    if (!path)
+        return ph_error_set(&j->err, HOST_EXIT_USAGE, "--check-target %s: give the model to check after it",
+                            j->cli.check_target);
+    host_profile *prof = NULL;
+    int rc = host_profile_load(j->cli.check_target, &prof, &j->err);
+    ph_model *m = NULL;
+    ph_error e = {0};
+    if (!rc && ph_model_load(path, &m, &e) != 0)
+        rc = ph_error_set(&j->err, HOST_EXIT_MODEL, "%s: %s", path, e.message);
+    host_config *cfg = rc ? NULL : host_config_new();
+    if (!rc)
+        rc = host_apply_shapes(m, cfg, 0, &j->err);
+    host_violations vs = {.target = prof ? ph_target_name(prof->target) : "", .checked = 1};
+    if (!rc && ph_target_check(prof->target, m, host_violations_hook, &vs) < 0)
+        rc = ph_error_set(&j->err, HOST_EXIT_MODEL, "%s: the check failed (out of memory)", path);
+    if (!rc) {
+        host_registry *reg = host_registry_new();
+        if (host_load_plugins(reg, j->cli.plugin_dir, &e) != 0)
+            host_log_msg(&j->log, PH_LOG_WARN, NULL, "passes not loaded, so no fixes named: %s", e.message);
+        host_violations_fixers(&vs, reg);
+        host_registry_free(reg);
+        host_violations_print(stdout, &vs);
+        if (vs.count && j->cli.strict_target)
+            rc = ph_error_set(&j->err, HOST_EXIT_TARGET, "%s: %zu target violation%s (target %s)", path, vs.count,
+                              vs.count == 1 ? "" : "s", vs.target);
+        else if (vs.count)
+            host_log_msg(&j->log, PH_LOG_WARN, NULL,
+                         "%zu target violation%s (target %s); --strict-target makes this exit %d", vs.count,
+                         vs.count == 1 ? "" : "s", vs.target, HOST_EXIT_TARGET);
+    }
+    host_violations_clear(&vs);
+    host_config_free(cfg);
+    ph_model_free(m);
+    host_profile_free(prof);
+    return rc;
+}
+
 /* --print-pipeline: the plan as a --passes= value, quoted for a shell. */
 static int print_pipeline(host_job *j)
 {
@@ -128,6 +175,10 @@ int main(int argc, char **argv)
         j.cli.help ? host_cli_usage(host_stdout()) : host_cli_version(host_stdout());
         return finish(&j, 0);
     }
+    if (!rc && j.cli.list_targets)
+        return finish(&j, host_profile_list(stdout, &j.err));
+    if (!rc && j.cli.check_target)
+        return finish(&j, check_target(&j));
     if (!rc && j.cli.inspect)
         return finish(&j, inspect(&j.cli, &j.err));
     j.out = host_cli_report_stream(&j.cli);

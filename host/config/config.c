@@ -22,6 +22,7 @@
 
 #include "base/exit.h"
 #include "base/util.h"
+#include "profile.h"
 
 #define QUOTED_SEMI '\x1f'
 #define INIH_NAME_MAX 50 /* inih truncates section and key names here */
@@ -186,7 +187,9 @@ int host_config_set_path(char **slot, const char *value, ph_error *err)
 
 /* ------------------------------------------------------- sections and keys */
 
-typedef enum { KEY_PATH, KEY_LIST, KEY_PATHS, KEY_BOOL, KEY_INT, KEY_TEXT, KEY_REAL, KEY_INT0, KEY_LEVEL } key_kind;
+typedef enum {
+    KEY_PATH, KEY_LIST, KEY_PATHS, KEY_BOOL, KEY_INT, KEY_TEXT, KEY_REAL, KEY_INT0, KEY_LEVEL, KEY_TARGET
+} key_kind;
 
 /* Where a key's value goes. */
 typedef struct slot {
@@ -209,7 +212,7 @@ static int is_pass_name(const char *s)
 }
 
 /* Section kinds: a stage's index (HOST_STAGE_*) or one of these. */
-enum { SEC_MODEL = -1, SEC_PASS = -2, SEC_UNKNOWN = -3, SEC_VERIFY = -4 };
+enum { SEC_MODEL = -1, SEC_PASS = -2, SEC_UNKNOWN = -3, SEC_VERIFY = -4, SEC_TARGET = -5 };
 
 static int section_kind(const char *section)
 {
@@ -222,6 +225,8 @@ static int section_kind(const char *section)
             return s;
     if (strncmp(section, "pass.", 5) == 0 && is_pass_name(section + 5))
         return SEC_PASS;
+    if (strcmp(section, "target") == 0 || (strncmp(section, "target.", 7) == 0 && section[7]))
+        return SEC_TARGET;
     return SEC_UNKNOWN;
 }
 
@@ -232,6 +237,10 @@ static int check_section(const char *section, int params_only, const char *where
     int kind = section_kind(section);
     if (kind == SEC_PASS || (!params_only && kind != SEC_UNKNOWN))
         return 0;
+    if (kind == SEC_TARGET)
+        return ph_error_set(err, HOST_EXIT_CONFIG,
+                            "%s: section [%s] not allowed in a custom_config file "
+                            "(a target profile is a file of its own: [adapt] target)", where, section);
     if (params_only)
         return ph_error_set(err, HOST_EXIT_CONFIG,
                             "%s: section [%s] not allowed in a custom_config file "
@@ -242,7 +251,7 @@ static int check_section(const char *section, int params_only, const char *where
                             where, section);
     return ph_error_set(err, HOST_EXIT_CONFIG,
                         "%s: unknown section [%s] (expected [model], [optimize], [adapt], "
-                        "[verify] or [pass.NAME])", where, section);
+                        "[verify], [pass.NAME] or a profile's [target...])", where, section);
 }
 
 static int find_slot(host_config *cfg, int kind, const char *key, slot *out)
@@ -312,7 +321,7 @@ static int find_slot(host_config *cfg, int kind, const char *key, slot *out)
         return out->kind = KEY_PATH, out->str = &st->custom_config,
                out->where = &st->custom_config_where, 1;
     if (kind == HOST_STAGE_ADAPT && strcmp(key, "target") == 0)
-        return out->kind = KEY_TEXT, out->str = &st->target, 1;
+        return out->kind = KEY_TARGET, out->str = &st->target, 1;
     return 0;
 }
 
@@ -362,6 +371,10 @@ static int store(const slot *sl, const char *key, const char *value, const char 
         break;
     case KEY_TEXT:
         set_string(sl->str, value);
+        break;
+    case KEY_TARGET: /* a shipped profile's name, or a file */
+        free(*sl->str);
+        *sl->str = host_profile_is_path(value) ? host_path_resolve(base_dir, value) : host_xstrdup(value);
         break;
     case KEY_LIST:
         host_list_clear(sl->list);
@@ -418,12 +431,17 @@ static int store(const slot *sl, const char *key, const char *value, const char 
     return 0;
 }
 
+static void target_item_add(host_target_items *items, const char *section, const char *key, const char *value,
+                     const char *where);
+
 /* Assign section.key = value (a fresh assignment, not a continuation). */
 static int assign(host_config *cfg, const char *section, const char *key, const char *value,
                   const char *where, const char *base_dir, unsigned stage_mask, int priority,
                   ph_error *err)
 {
     int kind = section_kind(section);
+    if (kind == SEC_TARGET)
+        return 0; /* a profile's: read by host_config_read_profile */
     if (kind == SEC_PASS) {
         if (!*key)
             return ph_error_set(err, HOST_EXIT_CONFIG, "%s: [%s]: empty key", where, section);
@@ -463,6 +481,8 @@ typedef struct ini_state {
     ph_error *err;
     int rc;             /* first error (HOST_EXIT_*), 0 if none */
     int err_line;
+    int target_line;    /* the first [target...] header, 0 if none */
+    host_target_items *profile; /* reading a profile: its [target...] items go here */
 } ini_state;
 
 static void state_fail_code(ini_state *st, int rc)
@@ -499,6 +519,8 @@ static void check_header(ini_state *st, const char *p)
                               INIH_NAME_MAX - 1);
     else
         st->rc = check_section(name, st->params_only, where, st->err);
+    if (!st->rc && !st->target_line && section_kind(name) == SEC_TARGET)
+        st->target_line = st->line;
     if (st->rc)
         st->err_line = st->line;
     free(where);
@@ -609,6 +631,16 @@ static int continue_key(ini_state *st, const char *section, const char *key, con
 {
     int kind = section_kind(section);
     slot sl;
+    if (kind == SEC_TARGET) {
+        host_target_items *items = st->profile;
+        if (items && items->count) {
+            host_target_item *last = &items->items[items->count - 1];
+            char *joined = host_xasprintf("%s, %s", last->value, value);
+            free(last->value);
+            last->value = joined;
+        }
+        return 0;
+    }
     if (kind >= SEC_MODEL && find_slot(st->cfg, kind, key, &sl) && sl.kind == KEY_LIST) {
         host_list_append(sl.list, value, where);
         return 0;
@@ -640,7 +672,10 @@ static int on_pair(void *user, const char *section, const char *name, const char
                           "[optimize], [adapt] or [pass.NAME])", where, name);
     else if (st->continuation)
         rc = continue_key(st, section, name, text, where);
-    else if (!(rc = check_twice(st, section, name, where)))
+    else if (!(rc = check_twice(st, section, name, where)) && st->profile &&
+             section_kind(section) == SEC_TARGET)
+        target_item_add(st->profile, section, name, text, where);
+    else if (!rc)
         rc = assign(st->cfg, section, name, text, where, st->dir, st->stage_mask, st->priority,
                     st->err);
     if (rc)
@@ -651,13 +686,16 @@ static int on_pair(void *user, const char *section, const char *name, const char
 }
 
 /* Parse the INI text of f, named path in messages; relative paths are
- * relative to dir (NULL: used as given). */
+ * relative to dir (NULL: used as given).  profile: collect the [target...]
+ * items there (NULL: skip them); *target_line: the line of the first
+ * [target...] header (0: none). */
 static int parse_stream(host_config *cfg, FILE *f, const char *path, char *dir, int params_only,
-                        unsigned stage_mask, int priority, ph_error *err)
+                        unsigned stage_mask, int priority, host_target_items *profile, int *target_line,
+                        ph_error *err)
 {
     ini_state st = {.cfg = cfg, .file = f, .path = path, .dir = dir,
                     .params_only = params_only, .stage_mask = stage_mask,
-                    .priority = priority, .err = err};
+                    .priority = priority, .err = err, .profile = profile};
     int ret = ini_parse_stream(read_line, &st, on_pair, &st);
     if (!st.rc && ferror(f))
         st.rc = ph_error_set(err, HOST_EXIT_CONFIG, "%s: read error", path);
@@ -670,11 +708,14 @@ static int parse_stream(host_config *cfg, FILE *f, const char *path, char *dir, 
     for (size_t i = 0; i < st.seen_count; i++)
         free(st.seen[i].id);
     free(st.seen);
+    if (target_line)
+        *target_line = st.target_line;
     return st.rc;
 }
 
 static int parse_file(host_config *cfg, const char *path, int params_only, unsigned stage_mask,
-                      int priority, const char *opened_from, ph_error *err)
+                      int priority, const char *opened_from, host_target_items *profile,
+                      int *target_line, ph_error *err)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -700,7 +741,7 @@ static int parse_file(host_config *cfg, const char *path, int params_only, unsig
     }
     rewind(f);
     char *dir = host_dirname(path);
-    int rc = parse_stream(cfg, f, path, dir, params_only, stage_mask, priority, err);
+    int rc = parse_stream(cfg, f, path, dir, params_only, stage_mask, priority, profile, target_line, err);
     free(dir);
     fclose(f);
     return rc;
@@ -710,7 +751,54 @@ int host_config_load_file(host_config *cfg, const char *path, ph_error *err)
 {
     set_string(&cfg->path, path);
     unsigned all = (1u << HOST_STAGE_COUNT) - 1;
-    return parse_file(cfg, path, 0, all, HOST_PRIO_FILE, NULL, err);
+    int target_line = 0;
+    int rc = parse_file(cfg, path, 0, all, HOST_PRIO_FILE, NULL, NULL, &target_line, err);
+    if (rc || !target_line)
+        return rc;
+    /* The file is a target profile too: the adapt stage's, unless it names
+     * another itself (--target and --set may, after it). */
+    char **target = &cfg->stage[HOST_STAGE_ADAPT].target;
+    if (**target)
+        return ph_error_set(err, HOST_EXIT_CONFIG,
+                            "%s:%d: this file is a target profile ([target] sections) and its "
+                            "[adapt] names target '%s' too: drop one", path, target_line, *target);
+    set_string(target, path);
+    return 0;
+}
+
+static void target_item_add(host_target_items *items, const char *section, const char *key, const char *value,
+                     const char *where)
+{
+    host_xgrow(&items->items, &items->cap, items->count + 1, sizeof *items->items);
+    host_target_item *it = &items->items[items->count++];
+    it->section = host_xstrdup(strcmp(section, "target") == 0 ? "" : section + 7);
+    it->key = host_xstrdup(key);
+    it->value = host_xstrdup(value);
+    it->where = host_xstrdup(where);
+}
+
+void host_target_items_free(host_target_items *items)
+{
+    for (size_t i = 0; i < items->count; i++) {
+        free(items->items[i].section);
+        free(items->items[i].key);
+        free(items->items[i].value);
+        free(items->items[i].where);
+    }
+    free(items->items);
+    memset(items, 0, sizeof *items);
+}
+
+int host_config_read_profile(const char *path, host_target_items *items, ph_error *err)
+{
+    host_config *scratch = host_config_new();
+    unsigned all = (1u << HOST_STAGE_COUNT) - 1;
+    int target_line = 0;
+    int rc = parse_file(scratch, path, 0, all, HOST_PRIO_FILE, NULL, items, &target_line, err);
+    host_config_free(scratch);
+    if (!rc && !target_line)
+        rc = ph_error_set(err, HOST_EXIT_CONFIG, "%s: not a target profile (no [target] section)", path);
+    return rc;
 }
 
 int host_config_load_text(host_config *cfg, const char *text, const char *name, ph_error *err)
@@ -722,7 +810,7 @@ int host_config_load_text(host_config *cfg, const char *text, const char *name, 
     if (!f)
         return ph_error_set(err, HOST_EXIT_CONFIG, "%s: %s", name, strerror(errno));
     unsigned all = (1u << HOST_STAGE_COUNT) - 1;
-    int rc = parse_stream(cfg, f, name, NULL, 0, all, HOST_PRIO_FILE, err);
+    int rc = parse_stream(cfg, f, name, NULL, 0, all, HOST_PRIO_FILE, NULL, NULL, err);
     fclose(f);
     return rc;
 }
@@ -734,7 +822,7 @@ int host_config_finish(host_config *cfg, ph_error *err)
         if (!st->custom_config)
             continue;
         int rc = parse_file(cfg, st->custom_config, 1, 1u << s, HOST_PRIO_CUSTOM,
-                            st->custom_config_where, err);
+                            st->custom_config_where, NULL, NULL, err);
         if (rc)
             return rc;
     }
@@ -769,6 +857,9 @@ int host_config_set(host_config *cfg, const char *assignment, ph_error *err)
     char *where = host_xasprintf("--set %s.%s", section, key);
     unsigned all = (1u << HOST_STAGE_COUNT) - 1;
     int rc = check_section(section, 0, where, err);
+    if (!rc && section_kind(section) == SEC_TARGET)
+        rc = ph_error_set(err, HOST_EXIT_CONFIG,
+                          "%s: profile keys are set in a profile file ([adapt] target, --target)", where);
     if (!rc && !value)
         rc = ph_error_set(err, HOST_EXIT_CONFIG, "%s: unterminated double quote", where);
     if (!rc)

@@ -14,6 +14,8 @@
  *               allow_approximate, level, custom_config
  *   [adapt]     the same keys plus target
  *   [pass.NAME] KEY = VALUE parameters of pass NAME
+ *   [target...] a target profile (docs/targets.md): a file holding one is
+ *               the adapt stage's profile unless target is set elsewhere
  *   [verify]    runs, seed, budget_factor, budget_ulps, atol, rtol, data, range
  *               (numeric checks: --verify; verify.h)
  * Relative paths in a file are relative to that file's folder; paths given
@@ -206,6 +208,28 @@ int host_config_set_path(char **slot, const char *value, ph_error *err);
 /* Read each stage's custom_config file ([pass.NAME] sections only).
  * Call once, after the last host_config_set. */
 int host_config_finish(host_config *cfg, ph_error *err);
+
+/* One KEY = VALUE of a target profile's [target] or [target.SECTION]
+ * (section "" or "SECTION"), as written, and where ("file:line"). */
+typedef struct host_target_item {
+    char *section;
+    char *key;
+    char *value;
+    char *where;
+} host_target_item;
+
+typedef struct host_target_items {
+    host_target_item *items;
+    size_t count, cap;
+} host_target_items;
+
+/* Read the [target...] items of a profile file into items (appended, in
+ * file order; continuation lines joined with ", "), with the parser and
+ * the checks of a config file (its other sections are checked, then
+ * ignored).  HOST_EXIT_CONFIG with "file:line: what", or when the file has
+ * no [target] section.  docs/targets.md: the format. */
+int host_config_read_profile(const char *path, host_target_items *items, ph_error *err);
+void host_target_items_free(host_target_items *items);
 
 /* Parse a bool as the INI does (true/false/yes/no/on/off/1/0, any case).
  * Returns 1 and sets *out, or 0 when text is not a bool. */

@@ -27,6 +27,7 @@
 
 #include "base/util.h"
 #include "order.h"
+#include "passhost/target.h"
 
 /* Told of each dlopen and dlclose (host_loader_set_phase_hook). */
 static host_plugin_phase_fn g_phase;
@@ -168,6 +169,31 @@ static int check_params(const ph_param_def *table, const char *path, ph_error *e
     return 0;
 }
 
+/* Every profile key a descriptor declares is a key of the format
+ * (target.h), and its parameter one of the pass's table. */
+static int check_profile_keys(const ph_pass_desc *d, const char *path, ph_error *err)
+{
+    char what[400];
+    for (const ph_profile_key *k = d->profile_keys; k && k->key; k++) {
+        ph_error kerr = {0};
+        if (ph_target_key_check(k->key, &kerr)) {
+            snprintf(what, sizeof what, "profile key: %.300s", kerr.message);
+            return malformed(err, path, what);
+        }
+        if (!k->param)
+            continue;
+        const ph_param_def *p = d->params;
+        while (p && p->name && strcmp(p->name, k->param))
+            p++;
+        if (!p || !p->name) {
+            snprintf(what, sizeof what, "profile key %.100s sets parameter '%.80s', which the pass does not declare",
+                     k->key, k->param);
+            return malformed(err, path, what);
+        }
+    }
+    return 0;
+}
+
 static int check_desc(const ph_pass_desc *d, const char *path, ph_error *err)
 {
     char what[160];
@@ -199,6 +225,8 @@ static int check_desc(const ph_pass_desc *d, const char *path, ph_error *err)
         rc = check_name_list(d->run_before, "run_before", path, err);
     if (!rc)
         rc = check_params(d->params, path, err);
+    if (!rc)
+        rc = check_profile_keys(d, path, err);
     return rc;
 }
 
@@ -447,14 +475,19 @@ static int host_code_file(char *path)
     return 1;
 }
 
-size_t host_default_plugin_dirs(char **out, size_t max)
+char *host_code_dir(void)
 {
     char file[PATH_MAX];
-    if (!host_code_file(file))
-        return 0;
+    return host_code_file(file) ? host_dirname(file) : NULL;
+}
+
+size_t host_default_plugin_dirs(char **out, size_t max)
+{
     /* bin/passhost or lib/libpasshost-pipeline.so: ../plugins is the build
      * tree's folder, ../lib/passhost/plugins the installed one */
-    char *dir = host_dirname(file);
+    char *dir = host_code_dir();
+    if (!dir)
+        return 0;
     const char *rel[] = {"../plugins", "../lib/passhost/plugins"};
     size_t count = 0;
     for (size_t i = 0; i < 2 && count < max; i++)

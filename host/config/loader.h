@@ -85,5 +85,8 @@ const host_plugin *host_registry_at(const host_registry *r, size_t i);
  * libpasshost-pipeline.so when the host runs embedded in another program.  Fills up to max entries of out (owned by caller, free each);
  * returns how many. */
 size_t host_default_plugin_dirs(char **out, size_t max);
+/* The folder of the passhost program, or of libpasshost-pipeline.so when
+ * embedded (caller frees); NULL when it cannot be told. */
+char *host_code_dir(void);
 
 #endif

@@ -11,6 +11,7 @@
 #include "base/exit.h"
 #include "base/util.h"
 #include "order.h"
+#include "profile.h"
 
 /* ------------------------------------------------------------- plugin search */
 
@@ -98,7 +99,7 @@ size_t host_close_passes(const host_registry *reg, const char *name, const char 
     const char **names = host_xcalloc(n ? n : 1, sizeof *names);
     for (size_t i = 0; i < n; i++)
         names[i] = host_registry_at(reg, i)->desc->name;
-    size_t count = host_close_names(name, names, n, out, max);
+    size_t count = ph_close_names(name, names, n, out, max);
     free(names);
     return count;
 }
@@ -150,18 +151,65 @@ static unsigned stage_bit(int stage)
     return stage == HOST_STAGE_OPTIMIZE ? PH_STAGE_OPTIMIZE : PH_STAGE_ADAPT;
 }
 
-/* 1 when the ';'/','-separated targets list is empty or names target. */
-static int targets_match(const char *targets, const char *target)
+/* 1 when the ';'/','-separated targets list is empty or names one of the
+ * ';'-separated names (a profile's and its bases'); "*" matches every
+ * profile, and nothing when there is none. */
+static int targets_match(const char *targets, const char *names)
 {
     if (!targets || !*targets)
         return 1;
+    if (!strcmp(targets, "*"))
+        return *names != '\0';
     char *copy = host_xstrdup(targets);
     int found = 0;
     for (char *save = NULL, *t = strtok_r(copy, ";,", &save); t && !found;
-         t = strtok_r(NULL, ";,", &save))
-        found = *target && strcmp(host_trim(t), target) == 0;
+         t = strtok_r(NULL, ";,", &save)) {
+        const char *want = host_trim(t);
+        size_t n = strlen(want);
+        for (const char *p = names; *p && !found;) {
+            size_t len = strcspn(p, ";");
+            found = len == n && strncmp(p, want, n) == 0;
+            p += len + (p[len] == ';');
+        }
+    }
     free(copy);
     return found;
+}
+
+/* 1 when the profile constrains a key the pass declares it reads. */
+static int profile_wants(const ph_pass_desc *d, const host_profile *prof)
+{
+    for (const ph_profile_key *k = d->profile_keys; prof && k && k->key; k++)
+        if (ph_target_constrains(prof->target, k->key))
+            return 1;
+    return 0;
+}
+
+/* [target.passes] PASS = on|off of the profile: into on[]; every name and
+ * value checked. */
+static int profile_switches(int stage, const host_profile *prof, const host_registry *reg, char *on,
+                            const char **why, ph_error *err)
+{
+    for (size_t k = 0; prof && k < prof->passes.count; k++) {
+        const host_target_item *it = &prof->passes.items[k];
+        int i = index_of(reg, strcmp(it->section, "passes") == 0 ? it->key : it->section + 5);
+        if (i < 0)
+            return unknown_pass(reg, it->where, strcmp(it->section, "passes") == 0 ? it->key : it->section + 5,
+                                err);
+        if (strcmp(it->section, "passes"))
+            continue;
+        int b = 0;
+        if (!host_parse_bool(it->value, &b))
+            return ph_error_set(err, HOST_EXIT_CONFIG, "%s: %s: '%s' is not on or off", it->where, it->key,
+                                it->value);
+        if (b && !(host_registry_at(reg, (size_t)i)->desc->stages & stage_bit(stage)))
+            return ph_error_set(err, HOST_EXIT_CONFIG, "%s: pass %s does not run in the %s stage", it->where,
+                                it->key, host_stage_name(stage));
+        on[i] = (char)b;
+        if (b)
+            why[i] = it->where;
+    }
+    return 0;
 }
 
 static const char *stage_names_of(unsigned stages)
@@ -172,17 +220,20 @@ static const char *stage_names_of(unsigned stages)
 }
 
 /* Fill on[] (0/1 per registry index) and why[] (where a pass_on came from). */
-static int select_passes(int stage, const host_stage_config *sc, const host_registry *reg,
-                         char *on, const char **why, ph_error *err)
+static int select_passes(int stage, const host_stage_config *sc, const host_profile *prof,
+                         const host_registry *reg, char *on, const char **why, ph_error *err)
 {
     size_t n = host_registry_count(reg);
     const host_item **off = host_xcalloc(n, sizeof *off);
     int rc = 0;
     for (size_t i = 0; i < n && !sc->no_integral; i++) {
         const ph_pass_desc *d = host_registry_at(reg, i)->desc;
-        on[i] = d->on_by_default && (d->stages & stage_bit(stage)) &&
-                targets_match(d->targets, sc->target);
+        on[i] = (d->stages & stage_bit(stage)) &&
+                ((d->on_by_default && targets_match(d->targets, prof ? prof->names : "")) ||
+                 profile_wants(d, prof));
     }
+    if (!sc->no_integral)
+        rc = profile_switches(stage, prof, reg, on, why, err);
     for (size_t k = 0; k < sc->pass_off.count && !rc; k++) {
         const host_item *it = &sc->pass_off.items[k];
         int i = index_of(reg, it->text);
@@ -375,12 +426,45 @@ static int check_settings(const host_config *cfg, const host_registry *reg, ph_e
     return 0;
 }
 
-static int make_params(host_step *step, int stage, const host_config *cfg, ph_error *err)
+/* The profile's values of a pass's parameters: the keys it declares
+ * (ph_profile_key), then [target.pass.NAME]. */
+static int profile_params(host_step *step, const host_profile *prof, ph_error *err)
+{
+    const ph_pass_desc *d = step->plugin->desc;
+    for (const ph_profile_key *k = d->profile_keys; prof && k && k->key; k++) {
+        const char *v = ph_target_value(prof->target, k->key);
+        if (!k->param || !v)
+            continue;
+        char *where = host_xasprintf("%s: %s", prof->path, k->key);
+        host_param_setting s = {.pass = (char *)d->name, .key = (char *)k->param, .value = (char *)v,
+                                .where = where};
+        int rc = apply_setting(step->params, d, &s, err);
+        free(where);
+        if (rc)
+            return rc;
+    }
+    for (size_t i = 0; prof && i < prof->passes.count; i++) {
+        const host_target_item *it = &prof->passes.items[i];
+        if (strncmp(it->section, "pass.", 5) || strcmp(it->section + 5, d->name))
+            continue;
+        host_param_setting s = {.pass = (char *)d->name, .key = it->key, .value = it->value, .where = it->where};
+        int rc = apply_setting(step->params, d, &s, err);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static int make_params(host_step *step, int stage, const host_config *cfg, const host_profile *prof,
+                       ph_error *err)
 {
     const ph_pass_desc *d = step->plugin->desc;
     step->params = ph_params_new(table_of(d), NULL);
     if (!step->params)
         return ph_error_set(err, HOST_EXIT_CONFIG, "pass %s: cannot set up parameters", d->name);
+    int prc = profile_params(step, prof, err);
+    if (prc)
+        return prc;
     for (int prio = HOST_PRIO_FILE; prio <= HOST_PRIO_SET; prio++) {
         for (size_t i = 0; i < cfg->param_count; i++) {
             const host_param_setting *s = &cfg->params[i];
@@ -405,10 +489,30 @@ static int build_stage(host_stage_plan *sp, int stage, const host_config *cfg,
     char *on = host_xcalloc(n, 1);
     const char **why = host_xcalloc(n, sizeof *why);
     sp->stage = stage;
-    sp->target = host_xstrdup(sc->target);
     sp->max_iterations = sc->max_iterations;
     sp->allow_approximate = sc->allow_approximate;
-    int rc = select_passes(stage, sc, reg, on, why, err);
+    int rc = 0;
+    if (stage == HOST_STAGE_ADAPT && *sc->target)
+        rc = host_profile_load(sc->target, &sp->profile, err);
+    sp->target = host_xstrdup(sp->profile ? ph_target_name(sp->profile->target) : "");
+    /* every [target.pass.NAME] item names a pass and parameter it has,
+     * whether or not the pass runs */
+    for (size_t i = 0; sp->profile && !rc && i < sp->profile->passes.count; i++) {
+        const host_target_item *it = &sp->profile->passes.items[i];
+        if (strncmp(it->section, "pass.", 5))
+            continue;
+        const host_plugin *pl = host_registry_find(reg, it->section + 5);
+        if (!pl) {
+            rc = unknown_pass(reg, it->where, it->section + 5, err);
+            break;
+        }
+        ph_params *tmp = ph_params_new(table_of(pl->desc), NULL);
+        host_param_setting s = {.pass = it->section + 5, .key = it->key, .value = it->value, .where = it->where};
+        rc = tmp ? apply_setting(tmp, pl->desc, &s, err) : HOST_EXIT_CONFIG;
+        ph_params_free(tmp);
+    }
+    if (!rc)
+        rc = select_passes(stage, sc, sp->profile, reg, on, why, err);
     if (!rc)
         rc = apply_level(stage, sc, reg, on, why, err);
     if (!rc)
@@ -424,7 +528,7 @@ static int build_stage(host_stage_plan *sp, int stage, const host_config *cfg,
         free(order);
     }
     for (size_t i = 0; i < sp->count && !rc; i++)
-        rc = make_params(&sp->steps[i], stage, cfg, err);
+        rc = make_params(&sp->steps[i], stage, cfg, sp->profile, err);
     free(on);
     free(why);
     return rc;
@@ -451,6 +555,8 @@ void host_plan_free(host_plan *plan)
                 ph_params_free(sp->steps[i].params);
         free(sp->steps);
         free(sp->target);
+        host_profile_free(sp->profile);
+        sp->profile = NULL;
         sp->steps = NULL;
         sp->target = NULL;
         sp->count = 0;

@@ -10,6 +10,15 @@
  * (--passes), in pass_on's order.  Parameters: the pass's defaults, then the
  * [pass.NAME] settings by priority (file < custom_config < --set).
  *
+ * The adapt stage's target ([adapt] target: a shipped profile's name or a
+ * file; profile.h) takes part: a pass on by default is on when its
+ * targets list names the profile or one of its bases; a pass whose
+ * profile keys (ph_profile_key) the profile constrains is on, and takes
+ * the profile's values of those keys as parameters; the profile's
+ * [target.passes] switch passes on or off and [target.pass.NAME] sets
+ * parameters; pass_on, pass_off and [pass.NAME] of the config come after
+ * (they override the profile).
+ *
  * The stage runner, and anything that orders the work of a stage (a
  * worklist shared by the rule passes of a stage), takes the order from
  * host_stage_plan.steps: step i comes before step i + 1, in every round and
@@ -31,7 +40,8 @@ typedef struct host_step {
 
 typedef struct host_stage_plan {
     int stage;          /* HOST_STAGE_* */
-    char *target;       /* owned copy; "" when none */
+    char *target;       /* the profile's name; "" when none */
+    struct host_profile *profile; /* owned: the adapt stage's target profile, NULL: none */
     int max_iterations;
     int allow_approximate; /* as configured (for --print-pipeline) */
     host_step *steps;   /* owned array, in run order: step i before step i + 1 */

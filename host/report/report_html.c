@@ -515,6 +515,44 @@ static void stage_tables(FILE *f, const host_run_record *rec)
           "changed the graph.</p>\n", f);
 }
 
+/* The target check's violations, one row each. */
+static void target_section(FILE *f, const host_run_record *rec)
+{
+    const host_violations *vs = rec->violations;
+    if (!vs)
+        return;
+    fputs("<section id=\"target\"><h2>Target ", f);
+    esc(f, vs->target ? vs->target : "");
+    fprintf(f, ": %zu violation%s</h2>\n", vs->count, vs->count == 1 ? "" : "s");
+    if (vs->count) {
+        fputs("<table><tr><th>node</th><th>op</th><th>constraint</th><th>value</th><th>limit</th>"
+              "<th>fixed by</th></tr>\n",
+              f);
+        for (size_t i = 0; i < vs->count; i++) {
+            const host_violation *v = &vs->items[i];
+            fputs("<tr><td>", f);
+            if (*v->graph) {
+                esc(f, v->graph);
+                fputs("/", f);
+            }
+            esc(f, *v->node ? v->node : "(unnamed)");
+            fputs("</td><td>", f);
+            esc(f, v->op);
+            fputs("</td><td>", f);
+            esc(f, v->key);
+            fputs("</td><td>", f);
+            esc(f, v->value);
+            fputs("</td><td>", f);
+            esc(f, v->limit);
+            fputs("</td><td>", f);
+            esc(f, *v->fix ? v->fix : "-");
+            fputs("</td></tr>\n", f);
+        }
+        fputs("</table>\n", f);
+    }
+    fputs("</section>\n", f);
+}
+
 static void verify_section(FILE *f, const host_run_record *rec)
 {
     if (!(rec->verify_checked && rec->verify) && !rec->verify_each)
@@ -580,6 +618,7 @@ void host_report_html(FILE *f, const host_run_record *rec)
         op_chart(f, rec);
         fputs("</section>\n", f);
     }
+    target_section(f, rec);
     verify_section(f, rec);
     if (st && rec->trace) {
         fputs("<section id=\"timeline\"><h2>Pass calls over time</h2>\n", f);

@@ -291,6 +291,48 @@ static void verify_each(FILE *f, const host_run_record *rec)
     fputc('}', f);
 }
 
+/* The target check: null when none ran, else the profile's name and every
+ * violation with the passes that could fix it. */
+static void target(FILE *f, const host_run_record *rec)
+{
+    const host_violations *vs = rec->violations;
+    if (!vs) {
+        fputs("null", f);
+        return;
+    }
+    fputs("{\"name\": ", f);
+    json_string(f, vs->target);
+    fputs(", \"violations\": [", f);
+    for (size_t i = 0; i < vs->count; i++) {
+        const host_violation *v = &vs->items[i];
+        fputs(i ? ",\n    {\"graph\": " : "\n    {\"graph\": ", f);
+        json_string(f, v->graph);
+        fputs(", \"node\": ", f);
+        json_string(f, v->node);
+        fputs(", \"op\": ", f);
+        json_string(f, v->op);
+        fputs(", \"constraint\": ", f);
+        json_string(f, v->key);
+        fputs(", \"value\": ", f);
+        json_string(f, v->value);
+        fputs(", \"limit\": ", f);
+        json_string(f, v->limit);
+        fputs(", \"fixed_by\": [", f);
+        for (const char *p = v->fix; *p;) {
+            size_t len = strcspn(p, ",");
+            char *name = host_xstrndup(p, len);
+            fputs(p == v->fix ? "" : ", ", f);
+            json_string(f, name);
+            free(name);
+            p += len;
+            while (*p == ',' || *p == ' ')
+                p++;
+        }
+        fputs("]}", f);
+    }
+    fputs("]}", f);
+}
+
 void host_report_json(FILE *f, const host_run_record *rec)
 {
     int first = 1;
@@ -351,6 +393,8 @@ void host_report_json(FILE *f, const host_run_record *rec)
     }
     fputs("],\n  \"calls\": ", f);
     calls(f, st ? rec->trace : NULL);
+    fputs(",\n  \"target\": ", f);
+    target(f, rec);
     fputs(",\n  \"verify\": ", f);
     verify(f, rec);
     fputs(",\n  \"verify_each\": ", f);

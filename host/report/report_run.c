@@ -142,6 +142,10 @@ static void full_text(FILE *out, const host_run_record *rec)
         fputs("  (node change: nodes added minus removed by the pass's own calls; checks between\n"
               "   passes: topological sort, shape update and --verify-each after each call that\n"
               "   changed the graph)\n", out);
+    if (rec->violations) {
+        fputc('\n', out);
+        host_violations_print(out, rec->violations);
+    }
     if (rec->before && rec->after) {
         host_model_info both[2] = {*rec->before, *rec->after};
         fputc('\n', out);
@@ -159,6 +163,10 @@ static void brief_text(FILE *out, const host_run_record *rec)
 {
     for (int s = 0; rec->stats && !rec->shapes_only && s < HOST_STAGE_COUNT; s++)
         host_report_stage_brief(out, &rec->stats[s]);
+    if (rec->violations) {
+        fputc('\n', out);
+        host_violations_print(out, rec->violations);
+    }
     if (rec->before && rec->after)
         size_line(out, rec->before, rec->after);
     if (rec->verify) /* how the inputs were made, the data folders' checks */
@@ -167,7 +175,9 @@ static void brief_text(FILE *out, const host_run_record *rec)
 
 void host_report_run_text(FILE *out, const host_run_record *rec, int level)
 {
-    if (rec->exit_code != 0) { /* the figures that explain a mismatch */
+    if (rec->exit_code != 0) { /* the figures that explain a failure */
+        if (rec->violations && rec->violations->count)
+            host_violations_print(out, rec->violations);
         host_report_verify_outputs(out, rec);
         host_report_verdicts(out, rec);
         return;

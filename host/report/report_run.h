@@ -19,6 +19,7 @@
 #include "report.h"
 #include "run/runner.h"
 #include "log/trace.h"
+#include "check/target_report.h"
 #include "check/verify.h"
 
 typedef struct host_run_record {
@@ -41,6 +42,7 @@ typedef struct host_run_record {
     int verify_each;                /* --verify-each was on */
     const char *verify_each_note;   /* why only the structure was checked, or NULL */
     int shapes_only;                /* --shapes: no passes */
+    const host_violations *violations; /* the target check's, or NULL: no check ran */
     const host_region_list *regions; /* what the first changing calls changed, or NULL */
     /* outcome */
     int exit_code;

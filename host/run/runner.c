@@ -12,6 +12,8 @@
 #include "log/trace.h"
 #include "base/util.h"
 #include "check/verify.h"
+#include "config/profile.h"
+#include "check/target_report.h"
 
 typedef struct stage_run {
     ph_model *model;
@@ -501,6 +503,12 @@ int host_run_stage(ph_model *m, const host_stage_plan *sp, ph_ctx *ctx,
         ph_ctx_set_count_hook(ctx, count_hook, (void *)opts->progress);
         opts->progress->stage(opts->progress->user, sp->stage);
     }
+    ph_ctx_set_profile(ctx, sp->profile ? sp->profile->target : NULL);
+    if (sp->profile && opts->violations) {
+        host_violations_clear(opts->violations);
+        opts->violations->target = sp->target;
+        ph_ctx_set_violation_hook(ctx, host_violations_hook, opts->violations);
+    }
     stats->nodes_before = sr.nodes;
     for (size_t i = 0; i < sp->count; i++)
         stats->passes[i].nodes_before = stats->passes[i].nodes_after = sr.nodes;
@@ -518,6 +526,8 @@ int host_run_stage(ph_model *m, const host_stage_plan *sp, ph_ctx *ctx,
     if (observing(opts))
         ph_ctx_set_rewrite_hook(ctx, NULL, NULL);
     ph_ctx_set_count_hook(ctx, NULL, NULL);
+    ph_ctx_set_profile(ctx, NULL);
+    ph_ctx_set_violation_hook(ctx, NULL, NULL);
     forget_names(&sr);
     free(sr.names);
     ph_worklist_free(sr.rules);

@@ -172,6 +172,10 @@ typedef struct host_run_opts {
     unsigned *dump_seq;
     host_rewrite_capture *capture; /* record one rewrite (NULL: none) */
     struct host_trace *trace;      /* told of every pass call (NULL: none); trace.h */
+    /* The violations the passes of a stage with a target profile report
+     * (check_target_constraints); cleared when such a stage starts (NULL:
+     * logged as warnings). */
+    struct host_violations *violations;
     host_region_list *regions;     /* --report-html's diagrams (NULL: none) */
     const host_run_progress *progress; /* told where the run is (NULL: nobody); borrowed */
     /* With changes, dump_dir, capture or regions set, the runner owns the context's

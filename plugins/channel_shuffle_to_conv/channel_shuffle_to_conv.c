@@ -49,10 +49,15 @@ static const ph_rule rules[] = {{"channel_shuffle",
                                  NULL, to_conv},
                                 {0}};
 
+/* A target that limits the rank (a profile's max_rank) cannot run the
+ * shuffle's 5-D view: the profile switches this pass on. */
+static const ph_profile_key keys[] = {{"max_rank", NULL}, {NULL, NULL}};
+
 PH_PASS_DEFINE(
     .name = "channel_shuffle_to_conv",
     .summary = "Reshape-Transpose-Reshape channel shuffle -> 1x1 Conv with a permutation weight",
     .stages = PH_STAGE_ADAPT,
     .on_by_default = 0,
     .exactness = PH_EXACT,
-    .rules = rules)
+    .rules = rules,
+    .profile_keys = keys)

@@ -57,6 +57,17 @@ PH_API const char *ph_strerror(int code);
  * so callers can write `return ph_error_set(err, PH_EINVAL, "...")`. */
 PH_API int ph_error_set(ph_error *err, int code, const char *fmt, ...) PH_PRINTF(3, 4);
 
+/* For "did you mean" in messages: up to max of the n candidates closest to
+ * name by edit distance (at most a third of name's length, at least 2),
+ * nearest first (ties in candidate order), into out (borrowed from
+ * cands).  Returns how many.  ph_close_names_text writes them as
+ * "'a', 'b' or 'c'" into buf (size bytes, always NUL-terminated; "" when
+ * none) and returns buf. */
+PH_API size_t ph_close_names(const char *name, const char *const *cands, size_t n, const char **out,
+                             size_t max);
+PH_API char *ph_close_names_text(const char *name, const char *const *cands, size_t n, char *buf,
+                                 size_t size);
+
 #ifdef __cplusplus
 }
 #endif

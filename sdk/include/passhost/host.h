@@ -21,6 +21,7 @@
 #include "passhost/ir.h"
 #include "passhost/pattern.h"
 #include "passhost/plugin.h"
+#include "passhost/target.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -203,6 +204,12 @@ PH_API uint64_t ph_ctx_alloc_failures(const ph_ctx *ctx);
  * passhost/pattern.h lists them); NULL stops.  ph_ctx_begin_pass clears
  * what was recorded. */
 PH_API void ph_ctx_watch(ph_ctx *ctx, ph_graph *g);
+/* For hosts: the adapt stage's target profile the passes see
+ * (ph_ctx_profile; borrowed, must outlive its use; NULL: none). */
+PH_API void ph_ctx_set_profile(ph_ctx *ctx, const ph_target *t);
+/* For hosts: fn receives every violation a pass reports (ph_ctx_violation)
+ * during the calls that follow; NULL stops. */
+PH_API void ph_ctx_set_violation_hook(ph_ctx *ctx, ph_violation_fn fn, void *user);
 /* For hosts: run(g, params, ctx) with ph_ctx_watch on g: a pass that
  * returns success after a setter failed fails with that failure (a
  * message says so), so a pass may make its calls and check once at the

@@ -107,6 +107,13 @@ PH_API int ph_value_set_type_transposed(ph_value *v, const ph_value *x, int rank
  * this default-domain opset, 0 if an attribute; PH_EINVAL for any other op. */
 PH_API int ph_op_axes_is_input(ph_op op, int64_t opset);
 
+/* k (>= 1) as a product of factors each at most limit (>= 1), the largest
+ * such divisor first, into f (at most max of them; none for k = 1): for a
+ * window or a scale split into steps the target accepts (split_large_pool,
+ * split_large_resize).  Their count, or -1 when a prime factor of k is
+ * above limit or more than max are needed. */
+PH_API int ph_factor_within(int64_t k, int64_t limit, int64_t *f, int max);
+
 /* The axes of node n (Squeeze, Unsqueeze, Reduce*): its constant input 1
  * when it has one (read as ph_value_const_ints does), else its "axes"
  * attribute, each normalized to [0, rank) (rank: of the output for

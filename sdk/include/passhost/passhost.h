@@ -18,5 +18,6 @@
 #include "passhost/hashmap.h"
 #include "passhost/schema.h"
 #include "passhost/op_helpers.h"
+#include "passhost/target.h"
 
 #endif

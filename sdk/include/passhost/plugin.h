@@ -49,7 +49,7 @@ extern "C" {
 #endif
 
 #define PH_ABI_MAJOR 1
-#define PH_ABI_MINOR 2
+#define PH_ABI_MINOR 3
 
 /* The one symbol the host looks up in every plugin. */
 #define PH_PASS_ENTRY_SYMBOL "passhost_pass_descriptor"
@@ -85,6 +85,19 @@ typedef struct ph_param_def {
 /* A hand-written pass's run function (ph_pass_desc.run). */
 typedef int (*ph_pass_run_fn)(ph_graph *g, const ph_params *params, ph_ctx *ctx);
 
+/* One target-profile key a pass reads (since 1.3; docs/targets.md): `key`
+ * is a dotted profile key ("Conv.max_kernel_area", "broadcast",
+ * "noop_ops"); `param`, when not NULL, a parameter of the pass's table
+ * that takes the profile's value (as INI text) before the config's
+ * [pass.NAME] settings apply.  In the adapt stage with a profile, a pass
+ * whose keys the profile constrains (ph_target_constrains) is on, unless
+ * pass_off or [target.passes] says otherwise.  The table ends with a row
+ * whose key is NULL.  The host checks the keys and parameters at load. */
+typedef struct ph_profile_key {
+    const char *key;
+    const char *param;
+} ph_profile_key;
+
 typedef struct ph_pass_desc {
     /* ABI header: set by PH_PASS_DEFINE, never by hand. */
     uint32_t abi_major;
@@ -98,7 +111,8 @@ typedef struct ph_pass_desc {
     int run_once;         /* run once after the fixpoint, not in it */
     ph_exactness exactness;
     /* Targets the pass applies to, separated by ';' (e.g. "ort;npu"); NULL
-     * or "" = every target.  A pass on by default is on only for these. */
+     * or "" = every target, and no target; "*" = every target profile, but
+     * not a stage without one.  A pass on by default is on only for these. */
     const char *targets;
     /* Ordering hints: NULL-terminated lists of pass names, or NULL. */
     const char *const *run_after;
@@ -109,6 +123,9 @@ typedef struct ph_pass_desc {
     /* Since 1.1: the rules of a pattern pass, ending with a row whose
      * pattern is NULL (run is then NULL), or NULL. */
     const ph_rule *rules;
+    /* Since 1.3: the target-profile keys the pass reads (ph_profile_key),
+     * or NULL. */
+    const ph_profile_key *profile_keys;
 } ph_pass_desc;
 
 typedef const ph_pass_desc *(*ph_pass_entry_fn)(void);

@@ -48,6 +48,7 @@
 #include "passhost/ir.h"
 #include "passhost/host.h"
 #include "passhost/plugin.h"
+#include "passhost/target.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -136,6 +137,13 @@ typedef struct ph_test_options {
     double atol, rtol;
     /* 1: compare bit for bit even for PH_FP and PH_APPROX passes. */
     int exact;
+
+    /* The adapt stage's target profile the pass sees (ph_ctx_profile), or
+     * NULL; and where the violations it reports go (ph_ctx_violation; NULL:
+     * logged as warnings). */
+    const struct ph_target *profile;
+    ph_violation_fn violation;
+    void *violation_user;
     /* ph_test_case only: 1 runs the pass with ph_test_run (no numeric
      * check), for a model the evaluator cannot run. */
     int unchecked;

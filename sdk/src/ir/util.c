@@ -38,6 +38,76 @@ PH_API int ph_error_set(ph_error *err, int code, const char *fmt, ...)
 
 /* ----------------------------------------------------------------- dtypes */
 
+/* ------------------------------------------------------------ close names */
+
+static size_t edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    size_t row_buf[64], *row = lb < 64 ? row_buf : malloc((lb + 1) * sizeof *row);
+    if (!row)
+        return (size_t)-1;
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t diag = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+            if (up + 1 < best)
+                best = up + 1;
+            if (row[j - 1] + 1 < best)
+                best = row[j - 1] + 1;
+            row[j] = best;
+            diag = up;
+        }
+    }
+    size_t d = row[lb];
+    if (row != row_buf)
+        free(row);
+    return d;
+}
+
+PH_API size_t ph_close_names(const char *name, const char *const *cands, size_t n, const char **out,
+                             size_t max)
+{
+    size_t limit = strlen(name) / 3 > 2 ? strlen(name) / 3 : 2, count = 0;
+    size_t dist[16];
+    if (max > 16)
+        max = 16;
+    for (size_t i = 0; i < n && max; i++) {
+        size_t d = edit_distance(name, cands[i]);
+        if (d > limit)
+            continue;
+        size_t at = count; /* insertion sort by distance, stable */
+        while (at > 0 && dist[at - 1] > d)
+            at--;
+        if (at >= max)
+            continue;
+        size_t last = count < max ? count : max - 1;
+        for (size_t k = last; k > at; k--)
+            out[k] = out[k - 1], dist[k] = dist[k - 1];
+        out[at] = cands[i];
+        dist[at] = d;
+        if (count < max)
+            count++;
+    }
+    return count;
+}
+
+PH_API char *ph_close_names_text(const char *name, const char *const *cands, size_t n, char *buf,
+                                 size_t size)
+{
+    const char *near[3];
+    size_t k = ph_close_names(name, cands, n, near, 3), len = 0;
+    if (size)
+        buf[0] = '\0';
+    for (size_t i = 0; i < k && len < size; i++) {
+        int w = snprintf(buf + len, size - len, "%s'%s'", i == 0 ? "" : i + 1 == k ? " or " : ", ", near[i]);
+        len += w > 0 ? (size_t)w : 0;
+    }
+    return buf;
+}
+
 PH_API size_t ph_dtype_size(int dtype)
 {
     switch (dtype) {

@@ -65,3 +65,20 @@ PH_API ptrdiff_t ph_node_axes(const ph_node *n, int rank, int64_t *out, size_t m
     }
     return k;
 }
+
+PH_API int ph_factor_within(int64_t k, int64_t limit, int64_t *f, int max)
+{
+    int n = 0;
+    if (k < 1 || limit < 1)
+        return -1;
+    while (k > 1) {
+        int64_t d = limit < k ? limit : k;
+        while (d > 1 && k % d)
+            d--;
+        if (d <= 1 || n == max)
+            return -1;
+        f[n++] = d;
+        k /= d;
+    }
+    return n;
+}

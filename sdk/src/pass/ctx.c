@@ -29,6 +29,9 @@ struct ph_ctx {
     uint64_t alloc_failures; /* see ph_ctx_alloc_failures */
     ph_model *watched;      /* ph_ctx_watch: its trap points at status */
     int status;             /* the first setter failure of the pass (ph_ctx_status) */
+    const ph_target *profile; /* borrowed: the adapt stage's profile, NULL: none */
+    ph_violation_fn violation_fn; /* ph_ctx_set_violation_hook */
+    void *violation_user;
 };
 
 
@@ -112,6 +115,24 @@ PH_API void ph_ctx_end_pass(ph_ctx *ctx)
 
 PH_API const char *ph_ctx_last_error(const ph_ctx *ctx) { return ctx->last_error; }
 PH_API const char *ph_ctx_target(const ph_ctx *ctx) { return ctx->target; }
+
+PH_API void ph_ctx_set_profile(ph_ctx *ctx, const ph_target *t) { ctx->profile = t; }
+PH_API const ph_target *ph_ctx_profile(const ph_ctx *ctx) { return ctx->profile; }
+
+PH_API void ph_ctx_set_violation_hook(ph_ctx *ctx, ph_violation_fn fn, void *user)
+{
+    ctx->violation_fn = fn;
+    ctx->violation_user = user;
+}
+
+PH_API int ph_ctx_violation(ph_ctx *ctx, const ph_violation *v)
+{
+    if (ctx->violation_fn)
+        return ctx->violation_fn(ctx->violation_user, v);
+    ph_log(ctx, PH_LOG_WARN, "%s%s%s (%s): %s is %s, the target allows %s", v->graph, *v->graph ? "/" : "",
+           *v->name ? v->name : "(unnamed)", v->op, v->key, v->value, v->limit);
+    return 0;
+}
 
 PH_API void ph_log(ph_ctx *ctx, ph_log_level level, const char *fmt, ...)
 {

@@ -164,7 +164,8 @@ static int run_begin(const char *fn, const ph_pass_desc *desc, const ph_model *m
 }
 
 /* Parameters: the table's defaults, then each "name=value" override. */
-static ph_params *make_params(const ph_pass_desc *d, const char *const *overrides, int *rc, ph_error *err)
+static ph_params *make_params(const ph_pass_desc *d, const ph_target *profile, const char *const *overrides,
+                              int *rc, ph_error *err)
 {
     ph_error perr = {0};
     ph_params *params = ph_params_new(d->params ? d->params : no_params, &perr);
@@ -173,7 +174,14 @@ static ph_params *make_params(const ph_pass_desc *d, const char *const *override
                            perr.message[0] ? perr.message : "cannot make the defaults");
         return NULL;
     }
-    for (size_t i = 0; overrides && overrides[i]; i++) {
+    /* as the host: the profile's values of the keys the pass declares */
+    for (const ph_profile_key *k = d->profile_keys; profile && k && k->key && !*rc; k++) {
+        const char *v = ph_target_value(profile, k->key);
+        int src = k->param && v ? ph_params_set(params, k->param, v, &perr) : 0;
+        if (src < 0)
+            *rc = ph_error_set(err, src, "pass %s: profile key %s: %s", d->name, k->key, perr.message);
+    }
+    for (size_t i = 0; overrides && overrides[i] && !*rc; i++) {
         const char *eq = strchr(overrides[i], '=');
         if (!eq || eq == overrides[i]) {
             *rc = ph_error_set(err, PH_EINVAL, "pass %s: parameter override '%.200s' is not name=value", d->name,
@@ -210,7 +218,7 @@ static int run_desc(const ph_pass_desc *d, ph_model *m, const ph_test_options *o
     int rc = 0;
     if (!o->no_shapes && (rc = ph_graph_update_shapes(g, &lerr)) < 0)
         return ph_error_set(err, rc, "shapes before pass %s: %s", d->name, lerr.message);
-    ph_params *params = make_params(d, o->params, &rc, err);
+    ph_params *params = make_params(d, o->profile, o->params, &rc, err);
     if (!params)
         return rc;
     ph_ruleset *rs = NULL;
@@ -227,6 +235,8 @@ static int run_desc(const ph_pass_desc *d, ph_model *m, const ph_test_options *o
     int max = o->max_iterations > 1 ? o->max_iterations : 1;
     for (int it = 0; it < max; it++) {
         ph_ctx_begin_pass(ctx, d->name, o->target ? o->target : "");
+        ph_ctx_set_profile(ctx, o->profile);
+        ph_ctx_set_violation_hook(ctx, o->violation, o->violation_user);
         int n = d->run ? ph_ctx_run(ctx, g, d->run, params) : ph_ruleset_run(rs, g, params, ctx);
         if (n < 0) {
             const char *why = ph_ctx_last_error(ctx);
