@@ -1,48 +1,42 @@
-/* tests/test_pass_constant_to_initializer.c - the constant_to_initializer pass.
+/* tests/test_pass_constant_to_initializer.c - the constant_to_initializer
+ * pass: a Constant node becomes an initializer.
  *
- * Numeric checks use the SDK evaluator (ph_eval_run) before and after the
- * pass on the same seeded inputs and require bit-identical outputs. */
-#include <check.h>
+ * The cases are text graphs on the public harness (passhost/testing.h),
+ * checked bit for bit (the pass is exact).  The text has no tensor
+ * attribute and no subgraphs: the Constant with a `value` tensor gets it
+ * through the IR after the text is read, and the If models are written as
+ * protobuf wire bytes (the builder API cannot make If bodies with their own
+ * initializers), run with ph_test_run / ph_test_run_checked. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "passcase.h"
 #include "passrun.h"
 #include "pbwire.h"
 #include "testkit.h"
 
-static tk_pass *pass;
+PASS_FIXTURE("constant_to_initializer")
 
-static void setup(void) { pass = tk_pass_load("constant_to_initializer"); }
-static void teardown(void)
+/* Run the pass on m (checked: outputs bit for bit the same); the rewrites. */
+static int run(ph_model *m, int checked)
 {
-    tk_pass_free(pass);
-    pass = NULL;
+    ph_error err = {0};
+    ph_test_options o = {.max_iterations = 4};
+    int rc = checked ? ph_test_run_checked(pass, m, &o, NULL, &err) : ph_test_run(pass, m, &o, NULL, &err);
+    ck_assert_msg(rc >= 0, "%s", err.message);
+    return rc;
 }
 
-
-/* ---- models written as protobuf wire bytes (the builder API cannot make
- * If bodies) */
-
-
-
-
-
-
-
-
-
-
-
-
-/* ------------------------------------------------------------ tests */
-
-static ph_node *constant(ph_graph *g)
+/* `graph` after the pass (its case has checked it); caller frees. */
+static ph_model *rewritten(const char *graph, int rewrites)
 {
-    ph_node *c = ph_node_create(g, NULL, "Constant", 0, NULL, 1);
-    ck_assert_ptr_nonnull(c);
-    return c;
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text(graph, &err);
+    ck_assert_msg(m != NULL, "%s", err.message);
+    ck_assert_int_eq(run(m, 0), rewrites);
+    return m;
 }
 
 /* The initializer a node input reads, asserting it is one. */
@@ -58,26 +52,19 @@ static const ph_tensor *init_of(const ph_node *n, size_t i)
 /* value = float[2,3] tensor feeding an Add. */
 START_TEST(value_tensor_becomes_initializer)
 {
-    char ops[256];
     const float vals[6] = {1, -2, 3.5f, 4, 0.25f, -6};
-    ph_model *m = tk_model();
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text("x: float[2,3]\nc = Constant(); y = Add(x, c)\nreturn y", &err);
+    ck_assert_msg(m != NULL, "%s", err.message);
     ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 3));
-    ph_node *c = constant(g);
+    ph_node *c = tk_find_op(g, PH_OP_Constant);
     ck_assert_int_eq(ph_node_set_attr_tensor(c, "value", ph_tensor_new(PH_DT_FLOAT, 2, TK_I64(2, 3), vals)), 0);
-    ph_node *add = tk_node(g, "Add", 2, (ph_value *[]){x, ph_node_output(c, 0)});
-    tk_output(g, ph_node_output(add, 0));
-
-    ck_assert_int_eq(tk_run_checked(pass, m, 1, NULL, NULL, NULL), 1);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Add");
-    const ph_tensor *t = init_of(add, 1);
+    ck_assert_int_eq(run(m, 1), 1); /* once: at a fixpoint after */
+    PC_GRAPH_IS(g, "y = Add(x, _:const:shape=[2,3])");
+    const ph_tensor *t = init_of(tk_find_op(g, PH_OP_Add), 1);
     ck_assert_int_eq(ph_tensor_dtype(t), PH_DT_FLOAT);
-    ck_assert_uint_eq(ph_tensor_rank(t), 2);
-    ck_assert_int_eq(ph_tensor_dim(t, 0), 2);
-    ck_assert_int_eq(ph_tensor_dim(t, 1), 3);
     ck_assert_mem_eq(ph_tensor_data(t), vals, sizeof vals);
     ck_assert_uint_eq(ph_graph_initializer_count(g), 1);
-    ck_assert_int_eq(tk_run_with(pass, m, NULL, NULL, NULL), 0); /* fixpoint */
     ph_model_free(m);
 }
 END_TEST
@@ -86,40 +73,18 @@ END_TEST
  * Constant op defines them (scalars for the singular forms). */
 START_TEST(every_value_attribute)
 {
-    char ops[256];
-    ph_model *m = tk_model();
+    const char *graph = "x: float[2,3]\n"
+                        "cf = Constant() {value_float=2.5}; cfs = Constant() {value_floats=[1.0, 2, 3]}\n"
+                        "ci = Constant() {value_int=1}; cis = Constant() {value_ints=[3, 2]}\n"
+                        "m = Mul(x, cf); a = Add(m, cfs); r = Reshape(a, cis); y = Gather(r, ci)\nreturn y";
+    PC_CASE(graph, 4, "m = Mul(x, _:const:float32:shape=[]); a = Add(m, _:const:float32:shape=[3])\n"
+                      "r = Reshape(a, _:const:int64:shape=[2]); y = Gather(r, _:const:int64:shape=[])");
+    ph_model *m = rewritten(graph, 4);
     ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 3));
-    ph_node *cf = constant(g), *cfs = constant(g), *ci = constant(g), *cis = constant(g);
-    ck_assert_int_eq(ph_node_set_attr_float(cf, "value_float", 2.5f), 0);
-    ck_assert_int_eq(ph_node_set_attr_floats(cfs, "value_floats", 3, (const float[]){1, 2, 3}), 0);
-    ck_assert_int_eq(ph_node_set_attr_int(ci, "value_int", 1), 0);
-    ck_assert_int_eq(ph_node_set_attr_ints(cis, "value_ints", 2, TK_I64(3, 2)), 0);
-    ph_node *mul = tk_node(g, "Mul", 2, (ph_value *[]){x, ph_node_output(cf, 0)});
-    ph_node *add = tk_node(g, "Add", 2, (ph_value *[]){ph_node_output(mul, 0), ph_node_output(cfs, 0)});
-    ph_node *rs = tk_node(g, "Reshape", 2, (ph_value *[]){ph_node_output(add, 0), ph_node_output(cis, 0)});
-    ph_node *ga = tk_node(g, "Gather", 2, (ph_value *[]){ph_node_output(rs, 0), ph_node_output(ci, 0)});
-    tk_output(g, ph_node_output(ga, 0));
-
-    ck_assert_int_eq(tk_run_checked(pass, m, 2, NULL, NULL, NULL), 4);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Mul,Add,Reshape,Gather");
-    const ph_tensor *t = init_of(mul, 1);
-    ck_assert_int_eq(ph_tensor_dtype(t), PH_DT_FLOAT);
-    ck_assert_uint_eq(ph_tensor_rank(t), 0);
-    ck_assert_float_eq(*(const float *)ph_tensor_data(t), 2.5f);
-    t = init_of(add, 1);
-    ck_assert_int_eq(ph_tensor_dtype(t), PH_DT_FLOAT);
-    ck_assert_uint_eq(ph_tensor_rank(t), 1);
-    ck_assert_int_eq(ph_tensor_dim(t, 0), 3);
-    ck_assert_float_eq(((const float *)ph_tensor_data(t))[2], 3.0f);
-    t = init_of(ga, 1);
-    ck_assert_int_eq(ph_tensor_dtype(t), PH_DT_INT64);
-    ck_assert_uint_eq(ph_tensor_rank(t), 0);
-    ck_assert_int_eq(*(const int64_t *)ph_tensor_data(t), 1);
-    t = init_of(rs, 1);
-    ck_assert_int_eq(ph_tensor_dtype(t), PH_DT_INT64);
-    ck_assert_int_eq(ph_tensor_dim(t, 0), 2);
-    ck_assert_int_eq(((const int64_t *)ph_tensor_data(t))[0], 3);
+    ck_assert_float_eq(*(const float *)ph_tensor_data(init_of(tk_find_op(g, PH_OP_Mul), 1)), 2.5f);
+    ck_assert_float_eq(((const float *)ph_tensor_data(init_of(tk_find_op(g, PH_OP_Add), 1)))[2], 3.0f);
+    ck_assert_int_eq(*(const int64_t *)ph_tensor_data(init_of(tk_find_op(g, PH_OP_Gather), 1)), 1);
+    ck_assert_int_eq(((const int64_t *)ph_tensor_data(init_of(tk_find_op(g, PH_OP_Reshape), 1)))[0], 3);
     ph_model_free(m);
 }
 END_TEST
@@ -127,24 +92,9 @@ END_TEST
 /* One Constant read by several nodes: one initializer for all of them. */
 START_TEST(constant_with_several_consumers)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 1, TK_I64(3));
-    ph_node *c = constant(g);
-    ck_assert_int_eq(ph_node_set_attr_floats(c, "value_floats", 3, (const float[]){1, 2, 3}), 0);
-    ph_value *cv = ph_node_output(c, 0);
-    ph_node *a = tk_node(g, "Add", 2, (ph_value *[]){x, cv});
-    ph_node *s = tk_node(g, "Sub", 2, (ph_value *[]){cv, ph_node_output(a, 0)});
-    ph_node *mu = tk_node(g, "Mul", 2, (ph_value *[]){ph_node_output(s, 0), cv});
-    tk_output(g, ph_node_output(mu, 0));
-
-    ck_assert_int_eq(tk_run_checked(pass, m, 3, NULL, NULL, NULL), 1);
-    ck_assert_uint_eq(tk_count_op(g, PH_OP_Constant), 0);
-    ph_value *init = ph_node_input(a, 1);
-    ck_assert_ptr_eq(ph_node_input(s, 0), init);
-    ck_assert_ptr_eq(ph_node_input(mu, 1), init);
-    ck_assert_uint_eq(ph_value_use_count(init), 3);
-    ph_model_free(m);
+    PC_CASE("x: float[3]\nc = Constant() {value_floats=[1.0, 2, 3]}\na = Add(x, c); s = Sub(c, a); y = Mul(s, c)\n"
+            "return y",
+            1, "a = Add(x, k:const); s = Sub(k, a); y = Mul(s, k)");
 }
 END_TEST
 
@@ -152,19 +102,14 @@ END_TEST
  * output's name, with or without other users; the outputs compute the same. */
 START_TEST(graph_output_constant_becomes_named_initializer)
 {
-    char ops[256];
-    ph_model *m = tk_model();
+    const char *graph = "x: float[3]\nc = Constant() {value_floats=[1.0, 2, 3]}; y = Add(x, c)\nreturn c, y";
+    PC_CASE(graph, 1, "y = Add(x, _:const)");
+    ph_error e = {0};
+    ph_model *m = ph_test_model_text(graph, &e);
     ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 1, TK_I64(3));
-    ph_node *c = constant(g);
-    ck_assert_int_eq(ph_node_set_attr_floats(c, "value_floats", 3, (const float[]){1, 2, 3}), 0);
-    tk_output(g, ph_node_output(c, 0));
-    tk_output(g, tk_op2(g, "Add", x, ph_node_output(c, 0))); /* also read in the middle */
     char name[128];
     snprintf(name, sizeof name, "%s", ph_value_name(ph_graph_output(g, 0)));
-
-    ck_assert_int_eq(tk_run_checked(pass, m, 4, NULL, NULL, NULL), 1);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Add");
+    ck_assert_int_eq(run(m, 0), 1);
     ph_value *o = ph_graph_output(g, 0);
     ck_assert_str_eq(ph_value_name(o), name);
     ck_assert(ph_value_is_initializer(o));
@@ -175,7 +120,6 @@ START_TEST(graph_output_constant_becomes_named_initializer)
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     close(fd);
-    ph_error e = {0};
     ck_assert_int_eq(ph_model_save(m, path, &e), 0);
     ph_model *m2;
     ck_assert_msg(ph_model_load(path, &m2, &e) == 0, "%s", e.message);
@@ -188,45 +132,29 @@ START_TEST(graph_output_constant_becomes_named_initializer)
 }
 END_TEST
 
-/* String constants (no SDK call builds a string tensor), malformed ones
- * (no value, or two) and other domains are left alone. */
+/* String constants, malformed ones (two values, or none) and other domains
+ * are left alone (unchecked: these models do not evaluate). */
+static const char *const unconvertible[] = {
+    "x: float[3]\ns = Constant() {value_string=\"hello\"}; i = Identity(s); y = Add(x, i)\nreturn y",
+    "x: float[3]\nt = Constant() {value_float=1.0, value_int=1}; i = Identity(t); y = Add(x, i)\nreturn y",
+    "x: float[3]\nn = Constant(); i = Identity(n); y = Add(x, i)\nreturn y",
+    "x: float[3]\no = Constant@com.example() {value_float=1.0}; i = Identity(o); y = Add(x, i)\nreturn y",
+};
+
 START_TEST(unconvertible_constants_are_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 1, TK_I64(3));
-    ph_node *s = constant(g);
-    ck_assert_int_eq(ph_node_set_attr_string(s, "value_string", "hello"), 0);
-    ph_node *two = constant(g);
-    ck_assert_int_eq(ph_node_set_attr_float(two, "value_float", 1.0f), 0);
-    ck_assert_int_eq(ph_node_set_attr_int(two, "value_int", 1), 0);
-    ph_node *none = constant(g);
-    ph_node *other = constant(g);
-    ck_assert_int_eq(ph_node_set_attr_float(other, "value_float", 1.0f), 0);
-    ck_assert_int_eq(ph_model_set_opset(m, "com.example", 1), 0);
-    ck_assert_int_eq(ph_node_set_domain(other, "com.example"), 0);
-    ph_node *use[4] = {s, two, none, other};
-    for (int i = 0; i < 4; i++) {
-        ph_node *id = tk_node(g, "Identity", 1, (ph_value *[]){ph_node_output(use[i], 0)});
-        tk_output(g, tk_op2(g, "Add", x, ph_node_output(id, 0)));
-    }
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    for (size_t i = 0; i < sizeof unconvertible / sizeof *unconvertible; i++)
+        PC_UNTOUCHED_UNCHECKED(unconvertible[i]);
 }
 END_TEST
 
 /* A Constant nobody reads is removed: its initializer would be dead. */
 START_TEST(unused_constant_is_removed)
 {
-    char ops[256];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 1, TK_I64(3));
-    ck_assert_int_eq(ph_node_set_attr_int(constant(g), "value_int", 7), 0);
-    tk_output(g, tk_op1(g, "Relu", x));
-    ck_assert_int_eq(tk_run_checked(pass, m, 4, NULL, NULL, NULL), 1);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu");
-    ck_assert_uint_eq(ph_graph_initializer_count(g), 0);
+    const char *graph = "x: float[3]\nk = Constant() {value_int=7}; y = Relu(x)\nreturn y";
+    PC_CASE(graph, 1, "y = Relu(x)");
+    ph_model *m = rewritten(graph, 1);
+    ck_assert_uint_eq(ph_graph_initializer_count(ph_model_graph(m)), 0);
     ph_model_free(m);
 }
 END_TEST
@@ -293,7 +221,7 @@ START_TEST(constants_in_if_bodies)
     ph_graph *then_b = ph_node_attr_graph(iff, "then_branch"), *else_b = ph_node_attr_graph(iff, "else_branch");
     ck_assert(then_b && else_b);
 
-    ck_assert_int_eq(tk_run_with(pass, m, NULL, NULL, NULL), 2);
+    ck_assert_int_eq(run(m, 0), 2);
     ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "If");
     ck_assert_str_eq(tk_ops(then_b, ops, sizeof ops), "Add,Add");
     ck_assert_str_eq(tk_ops(else_b, ops, sizeof ops), "Constant");
@@ -328,7 +256,7 @@ START_TEST(ir3_initializers_are_listed_as_inputs)
     ph_graph *g = ph_model_graph(m);
     ph_node *iff = tk_find_op(g, PH_OP_If);
     ph_graph *then_b = ph_node_attr_graph(iff, "then_branch");
-    ck_assert_int_eq(tk_run_checked(pass, m, 3, NULL, NULL, NULL), 2);
+    ck_assert_int_eq(run(m, 1), 2);
     ck_assert_uint_eq(ph_graph_initializer_count(then_b), 0);
     ck_assert_uint_eq(ph_graph_initializer_count(g), 2);
     ck_assert_uint_eq(ph_graph_input_count(g), 2); /* in memory: constants, not inputs */
@@ -394,7 +322,7 @@ START_TEST(transformer_block_constants)
     ck_assert_int_eq(ph_graph_set_input_shape(g, "tokens", 3, TK_I64(2, 5, 64), &err), 0);
     size_t constants = tk_count_op(g, PH_OP_Constant), nodes = ph_model_node_count(m);
     ck_assert_uint_eq(constants, 29);
-    ck_assert_int_eq(tk_run_checked(pass, m, 5, NULL, NULL, NULL), 29);
+    ck_assert_int_eq(run(m, 1), 29);
     ck_assert_uint_eq(tk_count_op(g, PH_OP_Constant), 0);
     ck_assert_uint_eq(ph_model_node_count(m), nodes - constants);
     ph_model_free(m);

@@ -1,22 +1,12 @@
-/* tests/test_pass_demerge_transpose.c - demerge_transpose. */
-#include <check.h>
-#include <stdlib.h>
+/* tests/test_pass_demerge_transpose.c - demerge_transpose: a Transpose
+ * moving more than two dims becomes a chain of two-dim swaps. */
+#include <stdio.h>
 #include <string.h>
 
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
-
-static void setup(void)
-{
-    pass = tk_pass_load("demerge_transpose");
-    pass->shapes = 1;
-}
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
+PASS_FIXTURE("demerge_transpose")
 
 /* Walk the Transposes from the one reading `from` to the graph output's
  * producer chain in g: each must swap exactly two dims; their composite
@@ -52,91 +42,94 @@ static int check_swaps(ph_graph *g, ph_value *from, size_t rank, const int64_t *
     return count;
 }
 
-static ph_value *relu_input(ph_graph *g, int rank, const int64_t *dims)
+/* The expected chain: n Transposes from `from` into `tail` ("y = Neg(t)"
+ * or "y = Transpose(t)" with t the last). */
+static const char *chain(const char *from, int n, const char *last)
 {
-    return tk_op1(g, "Relu", tk_input(g, "x", rank, dims));
+    static char buf[512];
+    int len = 0;
+    const char *prev = from;
+    char name[8][16];
+    for (int i = 0; i < n - 1; i++) {
+        snprintf(name[i], sizeof name[i], "t%d", i);
+        len += snprintf(buf + len, sizeof buf - (size_t)len, "%s = Transpose(%s)\n", name[i], prev);
+        prev = name[i];
+    }
+    snprintf(buf + len, sizeof buf - (size_t)len, last, prev);
+    return buf;
+}
+
+/* Run the pass on `graph` (the case checked its numbers and pattern) and
+ * check the chain after the value named `from`: two-dim swaps composing
+ * `want`, `count` of them. */
+static void assert_swaps(const char *graph, size_t rank, const int64_t *want, int count)
+{
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text(graph, &err);
+    ck_assert_msg(m != NULL, "%s", err.message);
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = ph_graph_input(g, 0);
+    ph_node *relu = ph_value_sole_consumer(x);
+    if (relu && ph_node_op(relu) == PH_OP_Relu)
+        x = ph_node_output(relu, 0);
+    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
+    ck_assert_int_eq(check_swaps(g, x, rank, want), count);
+    ph_model_free(m);
 }
 
 START_TEST(descriptor)
 {
-    ck_assert_str_eq(pass->desc->name, "demerge_transpose");
-    ck_assert_uint_eq(pass->desc->stages, PH_STAGE_ADAPT);
-    ck_assert_int_eq(pass->desc->on_by_default, 0);
-    ck_assert_int_eq(pass->desc->run_once, 1);
-    ck_assert_int_eq(pass->desc->exactness, PH_EXACT);
+    ck_assert_str_eq(pass->name, "demerge_transpose");
+    ck_assert_uint_eq(pass->stages, PH_STAGE_ADAPT);
+    ck_assert_int_eq(pass->on_by_default, 0);
+    ck_assert_int_eq(pass->run_once, 1);
+    ck_assert_int_eq(pass->exactness, PH_EXACT);
 }
 END_TEST
 
-/* NCHW -> NHWC: (0,2,3,1) is one 3-cycle: two swaps. */
-START_TEST(three_cycle_two_swaps)
-{
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = relu_input(g, 4, TK_I64(2, 3, 4, 5));
-    tk_neg_output(g, tk_transpose(g, x, 4, TK_I64(0, 2, 3, 1)));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 1, 0, NULL), 1);
-    ck_assert_int_eq(check_swaps(g, x, 4, TK_I64(0, 2, 3, 1)), 2);
-    ck_assert_uint_eq(tk_count_op(g, PH_OP_Transpose), 2);
-    tk_assert_untouched(pass, m); /* idempotent */
-    ph_model_free(m);
-}
-END_TEST
+static const struct {
+    const char *graph;
+    size_t rank;
+    int64_t perm[6];
+    int swaps;
+} cycles[] = {
+    /* NCHW -> NHWC: (0,2,3,1) is one 3-cycle: two swaps */
+    {"x: float[2,3,4,5]; r = Relu(x); t = Transpose(r) {perm=[0,2,3,1]}; y = Neg(t)\nreturn y", 4, {0, 2, 3, 1}, 2},
+    /* a 5-cycle needs four swaps */
+    {"x: float[2,3,4,5,6]; r = Relu(x); t = Transpose(r) {perm=[1,2,3,4,0]}; y = Neg(t)\nreturn y", 5,
+     {1, 2, 3, 4, 0}, 4},
+    /* (3,2,1,0) = two disjoint 2-cycles: two swaps (not three) */
+    {"x: float[2,3,4,5]; r = Relu(x); t = Transpose(r) {perm=[3,2,1,0]}; y = Neg(t)\nreturn y", 4, {3, 2, 1, 0}, 2},
+    /* (2,0,1,4,5,3): two 3-cycles, 6 dims moved: four swaps */
+    {"x: float[2,3,1,4,2,3]; r = Relu(x); t = Transpose(r) {perm=[2,0,1,4,5,3]}; y = Neg(t)\nreturn y", 6,
+     {2, 0, 1, 4, 5, 3}, 4},
+};
 
-/* A 5-cycle needs four swaps. */
-START_TEST(five_cycle_four_swaps)
+START_TEST(cycles_become_swaps)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = relu_input(g, 5, TK_I64(2, 3, 4, 5, 6));
-    tk_neg_output(g, tk_transpose(g, x, 5, TK_I64(1, 2, 3, 4, 0)));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 2, 0, NULL), 1);
-    ck_assert_int_eq(check_swaps(g, x, 5, TK_I64(1, 2, 3, 4, 0)), 4);
-    ph_model_free(m);
-}
-END_TEST
-
-/* (3,2,1,0) = two disjoint 2-cycles: two swaps (not three). */
-START_TEST(two_two_cycles)
-{
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = relu_input(g, 4, TK_I64(2, 3, 4, 5));
-    tk_neg_output(g, tk_transpose(g, x, 4, TK_I64(3, 2, 1, 0)));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 3, 0, NULL), 1);
-    ck_assert_int_eq(check_swaps(g, x, 4, TK_I64(3, 2, 1, 0)), 2);
-    ph_model_free(m);
-}
-END_TEST
-
-/* (2,0,1,4,5,3): two 3-cycles, 6 dims moved: four swaps. */
-START_TEST(two_three_cycles)
-{
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = relu_input(g, 6, TK_I64(2, 3, 1, 4, 2, 3));
-    tk_neg_output(g, tk_transpose(g, x, 6, TK_I64(2, 0, 1, 4, 5, 3)));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 4, 0, NULL), 1);
-    ck_assert_int_eq(check_swaps(g, x, 6, TK_I64(2, 0, 1, 4, 5, 3)), 4);
-    ph_model_free(m);
+    char expect[600];
+    snprintf(expect, sizeof expect, "r = Relu(x)\n%s", chain("r", cycles[_i].swaps + 1, "y = Neg(%s)"));
+    PC_CASE(cycles[_i].graph, 1, expect);
+    assert_swaps(cycles[_i].graph, cycles[_i].rank, cycles[_i].perm, cycles[_i].swaps);
 }
 END_TEST
 
 /* A missing perm at rank 4 reverses the dims; the chain keeps y's name. */
 START_TEST(missing_perm_rank4_graph_output)
 {
-    ph_model *m = tk_model();
+    const char *graph = "x: float[2,3,4,5]; y = Transpose(x)\nreturn y";
+    PC_CASE(graph, 1, "t = Transpose(x); y = Transpose(t)");
+    assert_swaps(graph, 4, TK_I64(3, 2, 1, 0), 2);
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text(graph, &err);
     ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 4, TK_I64(2, 3, 4, 5));
-    ph_value *y = tk_transpose(g, x, 0, NULL);
-    tk_output(g, y);
-    char *name = strdup(ph_value_name(y));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 5, 0, NULL), 1);
-    ck_assert_int_eq(check_swaps(g, x, 4, TK_I64(3, 2, 1, 0)), 2);
+    char name[64];
+    snprintf(name, sizeof name, "%s", ph_value_name(ph_graph_output(g, 0)));
+    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
     ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
     int64_t want[4] = {5, 4, 3, 2};
     for (int i = 0; i < 4; i++)
         ck_assert_int_eq(ph_value_dim(ph_graph_output(g, 0), i), want[i]);
-    free(name);
     ph_model_free(m);
 }
 END_TEST
@@ -144,15 +137,10 @@ END_TEST
 /* Symbolic dims: the intermediate types carry the names. */
 START_TEST(symbolic_dims)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *in = tk_input(g, "x", 3, TK_I64(-1, 3, 4));
-    ck_assert_int_eq(ph_value_set_dim_param(in, 0, "N"), 0);
-    ph_value *x = tk_op1(g, "Relu", in);
-    tk_neg_output(g, tk_transpose(g, x, 3, TK_I64(1, 2, 0)));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 6, 2, TK_I64(1, 3)), 1);
-    ck_assert_int_eq(check_swaps(g, x, 3, TK_I64(1, 2, 0)), 2);
-    ph_model_free(m);
+    ph_test_options o = {.max_iterations = 4, .seed = 6, .sizes = (const int64_t[]){1, 3}, .n_sizes = 2};
+    const char *graph = "x: float[N,3,4]; r = Relu(x); t = Transpose(r) {perm=[1,2,0]}; y = Neg(t)\nreturn y";
+    PC_CASE_OPTS(&o, graph, 1, "r = Relu(x); t1 = Transpose(r); t2 = Transpose(t1); y = Neg(t2)");
+    assert_swaps(graph, 3, TK_I64(1, 2, 0), 2);
 }
 END_TEST
 
@@ -160,85 +148,56 @@ END_TEST
 
 START_TEST(two_dim_swap_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    tk_neg_output(g, tk_transpose(g, relu_input(g, 4, TK_I64(2, 3, 4, 5)), 4, TK_I64(0, 3, 2, 1)));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED("x: float[2,3,4,5]; r = Relu(x); t = Transpose(r) {perm=[0,3,2,1]}; y = Neg(t)\nreturn y");
 }
 END_TEST
 
 START_TEST(identity_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    tk_neg_output(g, tk_transpose(g, relu_input(g, 3, TK_I64(2, 3, 4)), 3, TK_I64(0, 1, 2)));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED("x: float[2,3,4]; r = Relu(x); t = Transpose(r) {perm=[0,1,2]}; y = Neg(t)\nreturn y");
 }
 END_TEST
 
 /* Rank 3 without perm: (2,1,0) moves two dims. */
 START_TEST(missing_perm_rank3_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    tk_neg_output(g, tk_transpose(g, relu_input(g, 3, TK_I64(2, 3, 4)), 0, NULL));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED("x: float[2,3,4]; r = Relu(x); t = Transpose(r); y = Neg(t)\nreturn y");
 }
 END_TEST
 
 START_TEST(unknown_rank_without_perm_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    tk_neg_output(g, tk_transpose(g, relu_input(g, -1, NULL), 0, NULL));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED_UNCHECKED("x: float[*]; r = Relu(x); t = Transpose(r); y = Neg(t)\nreturn y");
 }
 END_TEST
 
+/* inference refuses the perm (so no shapes, and the evaluator cannot run
+ * it); the pass must refuse it too */
 START_TEST(invalid_perm_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    tk_output(g, tk_transpose(g, tk_input(g, "x", 4, TK_I64(2, 3, 4, 5)), 4, TK_I64(1, 2, 3, 3)));
-    pass->shapes = 0; /* inference refuses the perm; the pass must refuse it too */
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    ph_test_options o = {.no_shapes = 1, .unchecked = 1};
+    PC_CASE_OPTS(&o, "x: float[2,3,4,5]; y = Transpose(x) {perm=[1,2,3,3]}\nreturn y", 0, NULL);
 }
 END_TEST
 
 START_TEST(other_domain_kept)
 {
-    ph_model *m = tk_model();
-    ck_assert_int_eq(ph_model_set_opset(m, "com.example", 1), 0);
-    ph_graph *g = ph_model_graph(m);
-    ph_value *t = tk_transpose(g, relu_input(g, 3, TK_I64(2, 3, 4)), 3, TK_I64(1, 2, 0));
-    ck_assert_int_eq(ph_node_set_domain(ph_value_producer(t), "com.example"), 0);
-    tk_neg_output(g, t);
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED_UNCHECKED("x: float[2,3,4]; r = Relu(x); t = Transpose@com.example(r) {perm=[1,2,0]}; y = Neg(t)\n"
+                           "return y");
 }
 END_TEST
 
+/* The text has no subgraphs: the If bodies are built with the IR calls. */
 START_TEST(inside_an_if_branch)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 3, TK_I64(2, 3, 4));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = tk_node(g, "If", 1, &cond);
-    ph_graph *tg = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *eg = ph_node_add_subgraph(iff, "else_branch");
+    ph_graph *tg, *eg;
+    ph_model *m = pc_if_model("x: float[2,3,4]; cond: bool[]\ny = If(cond)\nreturn y", &tg, &eg);
+    ph_value *x = ph_graph_input(ph_model_graph(m), 0);
     tk_output(tg, tk_op1(tg, "Neg", tk_transpose(tg, x, 3, TK_I64(2, 0, 1))));
     tk_output(eg, tk_op1(eg, "Neg", tk_transpose(eg, x, 3, TK_I64(0, 2, 1))));
-    tk_output(g, ph_node_output(iff, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 1);
-    ck_assert_uint_eq(tk_count_op(tg, PH_OP_Transpose), 2);
-    ck_assert_uint_eq(tk_count_op(eg, PH_OP_Transpose), 1);
-    tk_assert_untouched(pass, m);
+    pc_run_structure(m, 1); /* the evaluator has no If: structure only */
+    PC_GRAPH_IS(tg, "t1 = Transpose(x); t2 = Transpose(t1); y = Neg(t2)");
+    PC_GRAPH_IS(eg, "t = Transpose(x) {perm=[0,2,1]}; y = Neg(t)");
     ph_model_free(m);
 }
 END_TEST
@@ -250,10 +209,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, descriptor);
-    tcase_add_test(tc, three_cycle_two_swaps);
-    tcase_add_test(tc, five_cycle_four_swaps);
-    tcase_add_test(tc, two_two_cycles);
-    tcase_add_test(tc, two_three_cycles);
+    tcase_add_loop_test(tc, cycles_become_swaps, 0, (int)(sizeof cycles / sizeof *cycles));
     tcase_add_test(tc, missing_perm_rank4_graph_output);
     tcase_add_test(tc, symbolic_dims);
     tcase_add_test(tc, two_dim_swap_kept);
@@ -268,5 +224,5 @@ int main(void)
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+    return failed ? 1 : 0;
 }

@@ -1,190 +1,133 @@
 /* tests/test_pass_depth_to_space_to_transpose.c - depth_to_space_to_transpose:
  * DepthToSpace (DCR, CRD) and SpaceToDepth become Reshape + Transpose +
  * Reshape. */
-#include <check.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
+PASS_FIXTURE("depth_to_space_to_transpose")
 
-static void setup(void)
-{
-    pass = tk_pass_load("depth_to_space_to_transpose");
-    pass->shapes = 1;
-}
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
+#define RESULT(perm) "r = Reshape(x, _:const); t = Transpose(r) {perm=" perm "}; y = Reshape(t, _:const)"
 
-/* op(x) {blocksize = b, mode when not NULL}. */
-static ph_value *d2s(ph_graph *g, const char *op, ph_value *x, int64_t b, const char *mode)
-{
-    ph_node *n = tk_node(g, op, 1, &x);
-    ph_node_set_attr_int(n, "blocksize", b);
-    if (mode)
-        ph_node_set_attr_string(n, "mode", mode);
-    return ph_node_output(n, 0);
-}
+static const struct {
+    const char *graph, *expect;
+} cases[] = {
+    {"x: float[2,12,3,4]\ny = DepthToSpace(x) {blocksize=2, mode=\"DCR\"}\nreturn y", RESULT("[0,3,4,1,5,2]")},
+    {"x: float[1,8,3,4]\ny = DepthToSpace(x) {blocksize=2}\nreturn y", RESULT("[0,3,4,1,5,2]")},
+    {"x: float[2,12,3,4]\ny = DepthToSpace(x) {blocksize=2, mode=\"CRD\"}\nreturn y", RESULT("[0,1,4,2,5,3]")},
+    {"opset 13\nx: float[1,18,2,3]\ny = DepthToSpace(x) {blocksize=3, mode=\"CRD\"}\nreturn y", RESULT("[0,1,4,2,5,3]")},
+    {"opset 9\nx: float[1,8,3,4]\ny = DepthToSpace(x) {blocksize=2}\nreturn y", RESULT("[0,3,4,1,5,2]")},
+    {"x: float[2,3,4,6]\ny = SpaceToDepth(x) {blocksize=2}\nreturn y", RESULT("[0,3,5,1,2,4]")},
+    {"opset 11\nx: float[1,2,6,3]\ny = SpaceToDepth(x) {blocksize=3}\nreturn y", RESULT("[0,3,5,1,2,4]")},
+    /* integer data */
+    {"x: int64[1,8,2,3]\ny = DepthToSpace(x) {blocksize=2, mode=\"CRD\"}\nreturn y", RESULT("[0,1,4,2,5,3]")},
+};
 
-static void perm_is(const ph_graph *g, const int64_t *want)
-{
-    const int64_t *perm;
-    ck_assert_int_eq(ph_node_attr_ints(tk_find_op(g, PH_OP_Transpose), "perm", &perm), 6);
-    for (int i = 0; i < 6; i++)
-        ck_assert_int_eq(perm[i], want[i]);
-}
-
+/* the output keeps its name */
 START_TEST(becomes_transpose)
 {
-    static const struct {
-        const char *op, *mode;
-        int64_t opset, b, dims[4], perm[6];
-    } cases[] = {
-        {"DepthToSpace", "DCR", 17, 2, {2, 12, 3, 4}, {0, 3, 4, 1, 5, 2}},
-        {"DepthToSpace", NULL, 17, 2, {1, 8, 3, 4}, {0, 3, 4, 1, 5, 2}},
-        {"DepthToSpace", "CRD", 17, 2, {2, 12, 3, 4}, {0, 1, 4, 2, 5, 3}},
-        {"DepthToSpace", "CRD", 13, 3, {1, 18, 2, 3}, {0, 1, 4, 2, 5, 3}},
-        {"DepthToSpace", NULL, 9, 2, {1, 8, 3, 4}, {0, 3, 4, 1, 5, 2}},
-        {"SpaceToDepth", NULL, 17, 2, {2, 3, 4, 6}, {0, 3, 5, 1, 2, 4}},
-        {"SpaceToDepth", NULL, 11, 3, {1, 2, 6, 3}, {0, 3, 5, 1, 2, 4}},
-    };
-    char ops[256];
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        ph_model *m = ph_model_new(cases[i].opset);
-        ph_graph *g = ph_model_graph(m);
-        ph_value *x = tk_input(g, "x", 4, cases[i].dims);
-        ph_value *y = d2s(g, cases[i].op, x, cases[i].b, cases[i].mode);
-        tk_output(g, y);
-        char *name = strdup(ph_value_name(y));
-        ck_assert_int_eq(tk_pass_run_eval(pass, m, 20 + i, 0, NULL), 1);
-        ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Reshape,Transpose,Reshape");
-        ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
-        perm_is(g, cases[i].perm);
-        free(name);
-        tk_assert_untouched(pass, m);
-        ph_model_free(m);
-    }
+    PC_CASE(cases[_i].graph, 1, cases[_i].expect);
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text(cases[_i].graph, &err);
+    ph_graph *g = ph_model_graph(m);
+    char name[64];
+    snprintf(name, sizeof name, "%s", ph_value_name(ph_graph_output(g, 0)));
+    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
+    ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
+    ph_model_free(m);
 }
 END_TEST
 
+static const char *const symbolic[] = {
+    "x: float[batch,8,4,6]\nd = DepthToSpace(x) {blocksize=2, mode=\"CRD\"}; y = Neg(d)\nreturn y",
+    "x: float[batch,8,4,6]\nd = SpaceToDepth(x) {blocksize=2}; y = Neg(d)\nreturn y",
+    /* unknown: the Reshapes copy it all the same */
+    "x: float[?,8,4,6]\nd = DepthToSpace(x) {blocksize=2, mode=\"CRD\"}; y = Neg(d)\nreturn y",
+};
+
+/* the batch dim is copied (0 in the first Reshape's shape), never written */
 START_TEST(symbolic_batch)
 {
-    const int64_t sizes[2] = {1, 3};
-    for (int variant = 0; variant < 3; variant++) {
-        int s2d = variant == 1;
-        ph_model *m = tk_model();
-        ph_graph *g = ph_model_graph(m);
-        ph_value *x = tk_input(g, "x", 4, TK_I64(-1, 8, 4, 6));
-        if (variant < 2) /* named; else unknown: the Reshapes copy it either way */
-            ph_value_set_dim_param(x, 0, "batch");
-        tk_output(g, tk_op1(g, "Neg", d2s(g, s2d ? "SpaceToDepth" : "DepthToSpace", x, 2, s2d ? NULL : "CRD")));
-        ck_assert_int_eq(tk_pass_run_eval(pass, m, 4, 2, sizes), 1);
-        ck_assert_uint_eq(tk_count_op(g, PH_OP_Reshape), 2);
-        /* the batch dim is copied, never written */
-        int64_t s[8];
-        ck_assert_int_eq(ph_value_const_ints(ph_node_input(tk_find_op(g, PH_OP_Reshape), 1), s, NULL, 8), 6);
-        ck_assert_int_eq(s[0], 0);
-        if (variant < 2)
-            ck_assert_str_eq(ph_value_dim_param(ph_node_input(tk_find_op(g, PH_OP_Neg), 0), 0), "batch");
-        tk_assert_untouched(pass, m);
-        ph_model_free(m);
-    }
+    ph_test_options o = {.max_iterations = 4, .seed = 4, .sizes = (const int64_t[]){1, 3}, .n_sizes = 2};
+    PC_CASE_OPTS(&o, symbolic[_i], 1,
+                 "r = Reshape(x, _:const); t = Transpose(r); d = Reshape(t, _:const); y = Neg(d)");
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text(symbolic[_i], &err);
+    ph_graph *g = ph_model_graph(m);
+    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
+    int64_t s[8];
+    ck_assert_int_eq(ph_value_const_ints(ph_node_input(tk_find_op(g, PH_OP_Reshape), 1), s, NULL, 8), 6);
+    ck_assert_int_eq(s[0], 0);
+    if (_i < 2)
+        ck_assert_str_eq(ph_value_dim_param(ph_node_input(tk_find_op(g, PH_OP_Neg), 0), 0), "batch");
+    ph_model_free(m);
 }
 END_TEST
+
+static const struct {
+    const char *graph;
+    int unchecked;
+} alone[] = {
+    /* unknown rank */
+    {"x: float[*]\ny = DepthToSpace(x) {blocksize=2}\nreturn y", 1},
+    /* H unknown */
+    {"x: float[1,8,?,4]\ny = DepthToSpace(x) {blocksize=2, mode=\"DCR\"}\nreturn y", 0},
+    /* C symbolic */
+    {"x: float[1,c,4,4]\ny = SpaceToDepth(x) {blocksize=2}\nreturn y", 0},
+    /* a mode attribute before opset 11 */
+    {"opset 10\nx: float[1,8,3,4]\ny = DepthToSpace(x) {blocksize=2, mode=\"CRD\"}\nreturn y", 1},
+    /* opset 4: Reshape has no shape input */
+    {"opset 4\nx: float[1,8,3,4]\ny = DepthToSpace(x) {blocksize=2}\nreturn y", 1},
+};
 
 START_TEST(left_alone)
 {
-    for (int variant = 0; variant < 5; variant++) {
-        ph_model *m = ph_model_new(variant == 3 ? 10 : variant == 4 ? 4 : 17);
-        ph_graph *g = ph_model_graph(m);
-        ph_value *x, *y;
-        switch (variant) {
-        case 0: /* unknown rank */
-            x = tk_input(g, "x", -1, NULL);
-            y = d2s(g, "DepthToSpace", x, 2, NULL);
-            break;
-        case 1: /* H unknown */
-            x = tk_input(g, "x", 4, TK_I64(1, 8, -1, 4));
-            y = d2s(g, "DepthToSpace", x, 2, "DCR");
-            break;
-        case 2: /* C symbolic */
-            x = tk_input(g, "x", 4, TK_I64(1, -1, 4, 4));
-            ph_value_set_dim_param(x, 1, "c");
-            y = d2s(g, "SpaceToDepth", x, 2, NULL);
-            break;
-        case 3: /* a mode attribute before opset 11 */
-            x = tk_input(g, "x", 4, TK_I64(1, 8, 3, 4));
-            y = d2s(g, "DepthToSpace", x, 2, "CRD");
-            break;
-        default: /* opset 4: Reshape has no shape input */
-            x = tk_input(g, "x", 4, TK_I64(1, 8, 3, 4));
-            y = d2s(g, "DepthToSpace", x, 2, NULL);
-            break;
-        }
-        tk_output(g, y);
-        tk_assert_untouched(pass, m);
-        ph_model_free(m);
-    }
+    if (alone[_i].unchecked)
+        PC_UNTOUCHED_UNCHECKED(alone[_i].graph);
+    else
+        PC_UNTOUCHED(alone[_i].graph);
 }
 END_TEST
 
-START_TEST(integer_data)
+/* op(x) {blocksize 2, mode when not NULL} in the body g. */
+static ph_value *d2s(ph_graph *g, ph_value *x, const char *mode)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = ph_graph_add_input(g, "x", PH_DT_INT64, 4, TK_I64(1, 8, 2, 3));
-    tk_output(g, d2s(g, "DepthToSpace", x, 2, "CRD"));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 9, 0, NULL), 1);
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    ph_node *n = tk_node(g, "DepthToSpace", 1, &x);
+    ck_assert_int_eq(ph_node_set_attr_int(n, "blocksize", 2), 0);
+    if (mode)
+        ck_assert_int_eq(ph_node_set_attr_string(n, "mode", mode), 0);
+    return ph_node_output(n, 0);
 }
-END_TEST
 
+/* The text has no subgraphs: the If bodies are built with the IR calls. */
 START_TEST(inside_an_if_branch)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 4, TK_I64(1, 8, 2, 2));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = tk_node(g, "If", 1, &cond);
-    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
-    tk_output(then_g, tk_op1(then_g, "Neg", d2s(then_g, "DepthToSpace", x, 2, "CRD")));
-    tk_output(else_g, tk_op1(else_g, "Neg", d2s(else_g, "DepthToSpace", x, 2, NULL)));
-    tk_output(g, ph_node_output(iff, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 2);
-    ck_assert_uint_eq(tk_count_op(then_g, PH_OP_DepthToSpace), 0);
-    ck_assert_uint_eq(tk_count_op(else_g, PH_OP_DepthToSpace), 0);
-    ck_assert_uint_eq(tk_count_op(then_g, PH_OP_Transpose), 1);
-    perm_is(then_g, TK_I64(0, 1, 4, 2, 5, 3));
-    perm_is(else_g, TK_I64(0, 3, 4, 1, 5, 2));
-    tk_assert_untouched(pass, m);
+    ph_graph *then_g, *else_g;
+    ph_model *m = pc_if_model("x: float[1,8,2,2]; cond: bool[]\ny = If(cond)\nreturn y", &then_g, &else_g);
+    ph_value *x = ph_graph_input(ph_model_graph(m), 0);
+    tk_output(then_g, tk_op1(then_g, "Neg", d2s(then_g, x, "CRD")));
+    tk_output(else_g, tk_op1(else_g, "Neg", d2s(else_g, x, NULL)));
+    pc_run_structure(m, 2); /* the evaluator has no If: structure only */
+    PC_GRAPH_IS(then_g, "r = Reshape(x, _:const); t = Transpose(r) {perm=[0,1,4,2,5,3]}; d = Reshape(t, _:const)\n"
+                        "y = Neg(d)");
+    PC_GRAPH_IS(else_g, "r = Reshape(x, _:const); t = Transpose(r) {perm=[0,3,4,1,5,2]}; d = Reshape(t, _:const)\n"
+                        "y = Neg(d)");
     ph_model_free(m);
 }
 END_TEST
 
-static Suite *suite(void)
+int main(void)
 {
     Suite *s = suite_create("depth_to_space_to_transpose");
     TCase *tc = tcase_create("core");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, becomes_transpose);
-    tcase_add_test(tc, symbolic_batch);
-    tcase_add_test(tc, left_alone);
-    tcase_add_test(tc, integer_data);
+    tcase_add_loop_test(tc, becomes_transpose, 0, (int)(sizeof cases / sizeof *cases));
+    tcase_add_loop_test(tc, symbolic_batch, 0, (int)(sizeof symbolic / sizeof *symbolic));
+    tcase_add_loop_test(tc, left_alone, 0, (int)(sizeof alone / sizeof *alone));
     tcase_add_test(tc, inside_an_if_branch);
     suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(suite());
+    SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

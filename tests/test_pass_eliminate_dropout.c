@@ -1,65 +1,30 @@
-/* tests/test_pass_eliminate_dropout.c - the eliminate_dropout pass. */
-#include <check.h>
+/* tests/test_pass_eliminate_dropout.c - the eliminate_dropout pass: an
+ * inference Dropout (no training, mask unused) goes, its readers take its
+ * input. */
+#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
-
-static void setup(void) { pass = tk_pass_load("eliminate_dropout"); }
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
-
-/* A bool scalar initializer. */
-static ph_value *bool_init(ph_graph *g, const char *name, int v)
-{
-    uint8_t b = (uint8_t)v;
-    ph_value *t = ph_graph_add_initializer(g, name, ph_tensor_new(PH_DT_BOOL, 0, NULL, &b));
-    ck_assert_ptr_nonnull(t);
-    return t;
-}
-
-/* Dropout(x[, ratio, mode]) with n_out outputs; returns the node. */
-static ph_node *dropout(ph_graph *g, ph_value *x, ph_value *ratio, ph_value *mode, size_t n_out)
-{
-    ph_value *in[3] = {x, ratio, mode};
-    ph_node *n = ph_node_create(g, NULL, "Dropout", mode ? 3 : ratio ? 2 : 1, in, n_out);
-    ck_assert_ptr_nonnull(n);
-    return n;
-}
-
-static ph_value *ratio(ph_graph *g) { return tk_init(g, "ratio", 0, NULL, 3); }
+PASS_FIXTURE("eliminate_dropout")
 
 START_TEST(removes_inference_dropout)
 {
-    char ops[256];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    tk_neg_output(g, ph_node_output(dropout(g, r, NULL, NULL, 1), 0));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 1, 0, NULL), 1);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Neg");
-    tk_assert_untouched(pass, m); /* idempotent */
-    ph_model_free(m);
+    PC_CASE("x: float[3,4]\nr = Relu(x); d = Dropout(r); y = Neg(d)\nreturn y", 1, "r = Relu(x); y = Neg(r)");
 }
 END_TEST
 
 /* ratio and training_mode = false as inputs, an unused mask: all go. */
 START_TEST(training_mode_false_and_unused_mask_removed)
 {
-    char ops[256];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_node *d = dropout(g, r, ratio(g), bool_init(g, "mode", 0), 2);
-    tk_neg_output(g, ph_node_output(d, 0));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 2, 0, NULL), 1);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Neg");
-    ck_assert_uint_eq(ph_graph_initializer_count(g), 0);
+    const char *graph = "x: float[3,4]; ratio: const float[]; mode: bool[] = [0]\n"
+                        "r = Relu(x); d, mask = Dropout(r, ratio, mode); y = Neg(d)\nreturn y";
+    PC_CASE(graph, 1, "r = Relu(x); y = Neg(r)");
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text(graph, &err);
+    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
+    ck_assert_uint_eq(ph_graph_initializer_count(ph_model_graph(m)), 0);
     ph_model_free(m);
 }
 END_TEST
@@ -68,19 +33,17 @@ END_TEST
  * which takes over the output's name. */
 START_TEST(fan_out_and_graph_output_redirected)
 {
-    ph_model *m = tk_model();
+    const char *graph = "x: float[3,4]\nr = Relu(x); d = Dropout(r); n = Neg(d); a = Abs(d)\nreturn d, n, a";
+    PC_CASE(graph, 1, "r = Relu(x)\n--\nn = Neg(r)\n--\na = Abs(r)");
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text(graph, &err);
     ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_value *y = ph_node_output(dropout(g, r, NULL, NULL, 1), 0);
-    tk_output(g, y);
-    tk_neg_output(g, y);
-    tk_output(g, tk_op1(g, "Abs", y));
-    char *name = strdup(ph_value_name(y));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 3, 0, NULL), 1);
-    ck_assert_uint_eq(tk_count_op(g, PH_OP_Dropout), 0);
+    char name[64];
+    snprintf(name, sizeof name, "%s", ph_value_name(ph_graph_output(g, 0)));
+    ph_value *r = ph_node_output(ph_graph_first_node(g), 0);
+    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
     ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
     ck_assert_ptr_eq(ph_graph_output(g, 0), r);
-    free(name);
     ph_model_free(m);
 }
 END_TEST
@@ -88,150 +51,82 @@ END_TEST
 /* A graph input feeding a node: the reader takes the input. */
 START_TEST(graph_input_feeding_a_node_removed)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 1, TK_I64(5));
-    tk_neg_output(g, ph_node_output(dropout(g, x, NULL, NULL, 1), 0));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 4, 0, NULL), 1);
-    ck_assert_ptr_eq(ph_node_input(ph_graph_first_node(g), 0), x);
-    ph_model_free(m);
+    PC_CASE("x: float[5]\nd = Dropout(x); y = Neg(d)\nreturn y", 1, "y = Neg(x)");
 }
 END_TEST
 
 /* opset 10: ratio attribute, no training switch. */
 START_TEST(opset10_removed)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ck_assert_int_eq(ph_model_set_opset(m, "", 10), 0);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(2, 2), NULL);
-    ph_node *d = dropout(g, r, NULL, NULL, 1);
-    ph_node_set_attr_float(d, "ratio", 0.3f);
-    tk_neg_output(g, ph_node_output(d, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 1);
-    ck_assert_uint_eq(tk_count_op(g, PH_OP_Dropout), 0);
-    ph_model_free(m);
+    PC_CASE("opset 10\nx: float[2,2]\nr = Relu(x); d = Dropout(r) {ratio=0.3}; y = Neg(d)\nreturn y", 1,
+            "r = Relu(x); y = Neg(r)");
 }
 END_TEST
 
 /* opset 6: only is_test = 1 is inference. */
 START_TEST(opset6_is_test)
 {
-    for (int is_test = -1; is_test <= 1; is_test++) {
-        ph_model *m = tk_model();
-        ph_graph *g = ph_model_graph(m);
-        ck_assert_int_eq(ph_model_set_opset(m, "", 6), 0);
-        ph_value *r = tk_relu_input(g, 2, TK_I64(2, 2), NULL);
-        ph_node *d = dropout(g, r, NULL, NULL, 1);
-        if (is_test >= 0)
-            ph_node_set_attr_int(d, "is_test", is_test);
-        tk_neg_output(g, ph_node_output(d, 0));
-        if (is_test == 1)
-            ck_assert_int_eq(tk_pass_run(pass, m), 1);
-        else
-            tk_assert_untouched(pass, m);
-        ph_model_free(m);
-    }
+    PC_CASE("opset 6\nx: float[2,2]\nr = Relu(x); d = Dropout(r) {is_test=1}; y = Neg(d)\nreturn y",
+            1, "r = Relu(x); y = Neg(r)");
+    PC_UNTOUCHED("opset 6\nx: float[2,2]\nr = Relu(x); d = Dropout(r) {is_test=0}; y = Neg(d)\nreturn y");
+    PC_UNTOUCHED("opset 6\nx: float[2,2]\nr = Relu(x); d = Dropout(r); y = Neg(d)\nreturn y");
 }
 END_TEST
 
-/* ---- negative cases */
+/* ---- negative cases (training: random, so unchecked) */
 
 START_TEST(training_mode_true_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    tk_neg_output(g, ph_node_output(dropout(g, r, ratio(g), bool_init(g, "mode", 1), 1), 0));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED_UNCHECKED("x: float[3,4]; ratio: const float[]; mode: bool[] = [1]\n"
+                           "r = Relu(x); d = Dropout(r, ratio, mode); y = Neg(d)\nreturn y");
 }
 END_TEST
 
 START_TEST(runtime_training_mode_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_value *mode = ph_graph_add_input(g, "mode", PH_DT_BOOL, 0, NULL);
-    tk_neg_output(g, ph_node_output(dropout(g, r, NULL, mode, 1), 0));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED_UNCHECKED("x: float[3,4]; mode: bool[]\nr = Relu(x); d = Dropout(r, _, mode); y = Neg(d)\nreturn y");
 }
 END_TEST
 
 START_TEST(used_mask_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_node *d = dropout(g, r, NULL, NULL, 2);
-    tk_neg_output(g, ph_node_output(d, 0));
-    tk_output(g, tk_op1(g, "Not", ph_node_output(d, 1)));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED("x: float[3,4]\nr = Relu(x); d, mask = Dropout(r); y = Neg(d); n = Not(mask)\nreturn y, n");
 }
 END_TEST
 
 START_TEST(mask_graph_output_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_node *d = dropout(g, r, NULL, NULL, 2);
-    tk_neg_output(g, ph_node_output(d, 0));
-    tk_output(g, ph_node_output(d, 1));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED("x: float[3,4]\nr = Relu(x); d, mask = Dropout(r); y = Neg(d)\nreturn y, mask");
 }
 END_TEST
 
 START_TEST(graph_input_to_graph_output_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(3, 4));
-    tk_output(g, ph_node_output(dropout(g, x, NULL, NULL, 1), 0));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED("x: float[3,4]\ny = Dropout(x)\nreturn y");
 }
 END_TEST
 
 START_TEST(other_domain_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ck_assert_int_eq(ph_model_set_opset(m, "com.example", 1), 0);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_node *d = dropout(g, r, NULL, NULL, 1);
-    ck_assert_int_eq(ph_node_set_domain(d, "com.example"), 0);
-    tk_neg_output(g, ph_node_output(d, 0));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED_UNCHECKED("x: float[3,4]\nr = Relu(x); d = Dropout@com.example(r); y = Neg(d)\nreturn y");
 }
 END_TEST
 
+/* The text has no subgraphs: the If bodies are built with the IR calls.
+ * then: Neg(Dropout(x)) reads the outer x; else: Dropout(Abs(x)) is the
+ * branch output, which Abs's output takes over. */
 START_TEST(inside_an_if_branch)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(3, 4));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = tk_node(g, "If", 1, &cond);
-    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
-    /* then: Neg(Dropout(x)) reads the outer x; else: Dropout(Abs(x)) is the
-     * branch output, which Abs's output takes over */
-    tk_output(then_g, tk_op1(then_g, "Neg", ph_node_output(dropout(then_g, x, NULL, NULL, 1), 0)));
-    tk_output(else_g, ph_node_output(dropout(else_g, tk_op1(else_g, "Abs", x), NULL, NULL, 1), 0));
-    tk_output(g, ph_node_output(iff, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 2); /* the evaluator has no If: structure only */
-    char ops[64];
-    ck_assert_str_eq(tk_ops(then_g, ops, sizeof ops), "Neg");
+    ph_graph *then_g, *else_g;
+    ph_model *m = pc_if_model("x: float[3,4]; cond: bool[]\ny = If(cond)\nreturn y", &then_g, &else_g);
+    ph_value *x = ph_graph_input(ph_model_graph(m), 0);
+    tk_output(then_g, tk_op1(then_g, "Neg", tk_op1(then_g, "Dropout", x)));
+    tk_output(else_g, tk_op1(else_g, "Dropout", tk_op1(else_g, "Abs", x)));
+    pc_run_structure(m, 2); /* the evaluator has no If: structure only */
+    PC_GRAPH_IS(then_g, "y = Neg(x)");
     ck_assert_ptr_eq(ph_node_input(ph_graph_first_node(then_g), 0), x);
-    ck_assert_str_eq(tk_ops(else_g, ops, sizeof ops), "Abs");
+    PC_GRAPH_IS(else_g, "y = Abs(x)");
     ck_assert_ptr_eq(ph_value_producer(ph_graph_output(else_g, 0)), ph_graph_first_node(else_g));
-    tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
 END_TEST
