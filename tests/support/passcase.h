@@ -13,6 +13,7 @@
 
 #include <check.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "passhost/passhost.h"
 #include "passhost/testing.h"
@@ -116,6 +117,25 @@ static inline ph_value *pc_node_output(ph_model *m, size_t k)
         n = ph_node_next(n);
     ck_assert_ptr_nonnull(n);
     return ph_node_output(n, 0);
+}
+
+/* A model the verifier refuses (with a message holding `why`), so the
+ * loader never hands it to a pass: assert so, and that the pass, called on
+ * it all the same (ph_test_run, no shapes), rewrites nothing and leaves the
+ * graph as `expect` says.  For a case ph_test_case cannot run: it builds
+ * only models that verify. */
+static inline void pc_invalid_untouched(const char *text, const char *why, const char *expect)
+{
+    ph_error err = {0};
+    ph_model *m = pc_model(text);
+    ck_assert_int_ne(ph_graph_verify(ph_model_graph(m), &err), 0);
+    ck_assert_msg(strstr(err.message, why), "'%s' not in: %s", why, err.message);
+    ph_test_options o = {.no_shapes = 1};
+    ph_test_result res;
+    ck_assert_int_eq(ph_test_run(pass, m, &o, &res, &err), PH_EVERIFY); /* it still does not verify */
+    ck_assert_int_eq(res.rewrites, 0);
+    ck_assert_msg(ph_test_graph_is(ph_model_graph(m), expect, &err) == 0, "%s", err.message);
+    ph_model_free(m);
 }
 
 /* The model of `graph` after one run of the pass (ph_test_run, no numeric
