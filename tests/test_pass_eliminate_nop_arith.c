@@ -64,7 +64,7 @@ END_TEST
 #define NEG "y = Neg(v)\nreturn y"
 static const struct {
     const char *graph;
-    int unchecked;
+    int mode; /* PC_CHECKED, PC_UNCHECKED, PC_NO_SHAPES */
 } alone[] = {
     {R "c: float[] = [1]; v = Add(r, c)\n" NEG, 0},           /* not 0 */
     {R "c: float[3] = [0]; v = Mul(r, c)\n" NEG, 0},          /* by 0 */
@@ -88,10 +88,7 @@ static const struct {
 
 START_TEST(left_alone)
 {
-    if (alone[_i].unchecked)
-        PC_UNTOUCHED_UNCHECKED(alone[_i].graph);
-    else
-        PC_UNTOUCHED(alone[_i].graph);
+    PC_UNTOUCHED_AS(alone[_i].mode, alone[_i].graph);
 }
 END_TEST
 

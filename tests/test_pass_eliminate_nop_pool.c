@@ -49,7 +49,7 @@ END_TEST
 
 static const struct {
     const char *graph;
-    int unchecked;
+    int mode; /* PC_CHECKED, PC_UNCHECKED, PC_NO_SHAPES */
 } kept[] = {
     {POOL("MaxPool", ", strides=[2,2]"), 0},
     {POOL("AveragePool", ", strides=[1,2]"), 0},
@@ -70,10 +70,7 @@ static const struct {
 
 START_TEST(left_alone)
 {
-    if (kept[_i].unchecked)
-        PC_UNTOUCHED_UNCHECKED(kept[_i].graph);
-    else
-        PC_UNTOUCHED(kept[_i].graph);
+    PC_UNTOUCHED_AS(kept[_i].mode, kept[_i].graph);
 }
 END_TEST
 

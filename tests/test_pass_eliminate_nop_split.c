@@ -7,10 +7,6 @@
 
 PASS_FIXTURE("eliminate_nop_split")
 
-/* For an invalid model, which inference refuses: the pass sees the declared
- * shapes (the evaluator cannot run it either). */
-static const ph_test_options no_shapes = {.max_iterations = 4, .no_shapes = 1, .unchecked = 1};
-
 START_TEST(one_part_removed)
 {
     PC_CASE("x: float[3,4]; r = Relu(x); q = Split(r) {axis=1}; y = Neg(q); return y", 1, "r = Relu(x)\ny = Neg(r)");
@@ -35,10 +31,10 @@ START_TEST(opset11_split_attribute)
 }
 END_TEST
 
-/* 3 of 4: an invalid model, left alone */
+/* 3 of 4: an invalid model (inference refuses it), left alone */
 START_TEST(opset11_split_attribute_not_the_dim_kept)
 {
-    PC_CASE_OPTS(&no_shapes, "opset 11; x: float[3,4]; q = Split(x) {axis=1, split=[3]}; y = Neg(q); return y", 0, NULL);
+    PC_CASE_OPTS(&pc_no_shapes, "opset 11; x: float[3,4]; q = Split(x) {axis=1, split=[3]}; y = Neg(q); return y", 0, NULL);
 }
 END_TEST
 
@@ -76,10 +72,11 @@ START_TEST(two_outputs_kept)
 }
 END_TEST
 
-/* An invalid model: the size is not the dim */
+/* An invalid model, which inference refuses: the pass sees the declared
+ * shape of the graph input (the size is not the dim). */
 START_TEST(size_not_the_dim_kept)
 {
-    PC_CASE_OPTS(&no_shapes, "x: float[3,4]; s: int64[1] = [3]; q = Split(x, s) {axis=1}; y = Neg(q); return y", 0, NULL);
+    PC_CASE_OPTS(&pc_no_shapes, "x: float[3,4]; s: int64[1] = [3]; q = Split(x, s) {axis=1}; y = Neg(q); return y", 0, NULL);
 }
 END_TEST
 

@@ -56,7 +56,7 @@ END_TEST
 #define ADD "y = Add(c, a)\n"
 static const struct {
     const char *graph;
-    int unchecked;
+    int mode; /* PC_CHECKED, PC_UNCHECKED, PC_NO_SHAPES */
 } alone[] = {
     /* the Conv output has another consumer; is a graph output */
     {X "a: const float[6,1,1]\n" CONV ADD "r = Relu(c)\nreturn y, r", 0},
@@ -80,10 +80,7 @@ static const struct {
 
 START_TEST(left_alone)
 {
-    if (alone[_i].unchecked)
-        PC_UNTOUCHED_UNCHECKED(alone[_i].graph);
-    else
-        PC_UNTOUCHED(alone[_i].graph);
+    PC_UNTOUCHED_AS(alone[_i].mode, alone[_i].graph);
 }
 END_TEST
 

@@ -59,7 +59,7 @@ END_TEST
 #define BC "b: const float[4,5]; c: const float[5]\n"
 static const struct {
     const char *graph;
-    int unchecked;
+    int mode; /* PC_CHECKED, PC_UNCHECKED, PC_NO_SHAPES */
 } alone[] = {
     /* the MatMul output has another consumer; is a graph output */
     {A34 BC MM "q = Relu(p)\nreturn y, q", 0},
@@ -88,10 +88,7 @@ static const struct {
 
 START_TEST(left_alone)
 {
-    if (alone[_i].unchecked)
-        PC_UNTOUCHED_UNCHECKED(alone[_i].graph);
-    else
-        PC_UNTOUCHED(alone[_i].graph);
+    PC_UNTOUCHED_AS(alone[_i].mode, alone[_i].graph);
 }
 END_TEST
 
