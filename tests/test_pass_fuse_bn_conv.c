@@ -107,12 +107,7 @@ END_TEST
 /* BN(x) over 2 channels then Conv(W[3,2,3,3]) in body g, padded or not. */
 static void body_bn_conv(ph_graph *g, ph_value *x, int padded)
 {
-    const float var[2] = {0.7f, 1.3f};
-    ph_value *p[5] = {x, tk_init(g, "s", 1, TK_I64(2), 10), tk_init(g, "bb", 1, TK_I64(2), 11),
-                      tk_init(g, "mean", 1, TK_I64(2), 12),
-                      ph_graph_add_initializer(g, "var", ph_tensor_new(PH_DT_FLOAT, 1, TK_I64(2), var))};
-    ph_value *in[2] = {ph_node_output(tk_node(g, "BatchNormalization", 5, p), 0),
-                       tk_init(g, "w", 4, TK_I64(3, 2, 3, 3), 7)};
+    ph_value *in[2] = {pc_body_bn(g, x, 2), tk_init(g, "w", 4, TK_I64(3, 2, 3, 3), 7)};
     ph_node *c = tk_node(g, "Conv", 2, in);
     if (padded)
         ck_assert_int_eq(ph_node_set_attr_ints(c, "pads", 4, TK_I64(1, 1, 1, 1)), 0);

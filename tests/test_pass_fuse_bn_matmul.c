@@ -90,24 +90,14 @@ START_TEST(left_alone)
 }
 END_TEST
 
-/* BatchNormalization of v over C channels in body g. */
-static ph_value *body_bn(ph_graph *g, ph_value *v, int64_t C)
-{
-    const float var[5] = {0.6f, 1.3f, 0.9f, 1.5f, 1.1f};
-    ph_value *p[5] = {v, tk_init(g, "s", 1, TK_I64(C), 10), tk_init(g, "bb", 1, TK_I64(C), 11),
-                      tk_init(g, "mean", 1, TK_I64(C), 12),
-                      ph_graph_add_initializer(g, "var", ph_tensor_new(PH_DT_FLOAT, 1, TK_I64(C), var))};
-    return ph_node_output(tk_node(g, "BatchNormalization", 5, p), 0);
-}
-
 /* The text has no subgraphs: the If bodies are built with the IR calls. */
 START_TEST(inside_an_if_branch)
 {
     ph_graph *then_g, *else_g;
     ph_model *m = pc_if_model("x: float[3,4]; cond: bool[]; r = Relu(x); y = If(cond)\nreturn y", &then_g, &else_g);
     ph_value *r = pc_node_output(m, 0);
-    tk_output(then_g, tk_op2(then_g, "MatMul", body_bn(then_g, r, 4), tk_init(then_g, "w", 2, TK_I64(4, 5), 1)));
-    tk_output(else_g, body_bn(else_g, tk_op2(else_g, "MatMul", r, tk_init(else_g, "w", 2, TK_I64(4, 5), 1)), 5));
+    tk_output(then_g, tk_op2(then_g, "MatMul", pc_body_bn(then_g, r, 4), tk_init(then_g, "w", 2, TK_I64(4, 5), 1)));
+    tk_output(else_g, pc_body_bn(else_g, tk_op2(else_g, "MatMul", r, tk_init(else_g, "w", 2, TK_I64(4, 5), 1)), 5));
     pc_run_structure(m, 2); /* the evaluator has no If: structure only */
     PC_GRAPH_IS(then_g, "y = Gemm(r, _:const, _:const)");
     PC_GRAPH_IS(else_g, "y = Gemm(r, _:const, _:const)");

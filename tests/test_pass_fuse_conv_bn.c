@@ -73,14 +73,10 @@ END_TEST
  * the body's output. */
 static void body_conv_bn(ph_graph *g, ph_value *x, int bias)
 {
-    const float var[3] = {1.1f, 1.9f, 1.5f};
     ph_value *in[3] = {x, tk_init(g, "w", 4, TK_I64(3, 2, 3, 3), 7), bias ? tk_init(g, "b", 1, TK_I64(3), 8) : NULL};
     ph_node *conv = tk_node(g, "Conv", bias ? 3 : 2, in);
     ph_node_set_attr_ints(conv, "pads", 4, TK_I64(1, 1, 1, 1));
-    ph_value *p[5] = {ph_node_output(conv, 0), tk_init(g, "s", 1, TK_I64(3), 10), tk_init(g, "bb", 1, TK_I64(3), 11),
-                      tk_init(g, "mean", 1, TK_I64(3), 12),
-                      ph_graph_add_initializer(g, "var", ph_tensor_new(PH_DT_FLOAT, 1, TK_I64(3), var))};
-    tk_output(g, ph_node_output(tk_node(g, "BatchNormalization", 5, p), 0));
+    tk_output(g, pc_body_bn(g, ph_node_output(conv, 0), 3));
 }
 
 /* The text has no subgraphs: the If bodies are built with the IR calls. */

@@ -56,6 +56,27 @@ static inline ph_model *pc_if_model(const char *text, ph_graph **then_g, ph_grap
     return m;
 }
 
+/* An inference BatchNormalization of v over C <= 8 channels in body g
+ * (fixed parameters, variance positive), for the If bodies the text cannot
+ * write; returns its output. */
+static inline ph_value *pc_body_bn(ph_graph *g, ph_value *v, int64_t C)
+{
+    static const float vals[4][8] = {{0.9f, -1.2f, 0.5f, 1.4f, -0.7f, 1.1f, 0.6f, -0.8f},
+                                     {0.1f, -0.3f, 0.25f, 0.4f, -0.15f, 0.2f, 0.05f, -0.1f},
+                                     {0.2f, 0.1f, -0.4f, 0.3f, 0.0f, -0.2f, 0.15f, 0.35f},
+                                     {0.6f, 1.3f, 0.9f, 1.5f, 1.1f, 0.7f, 1.2f, 0.8f}};
+    static const char *const names[4] = {"bn_scale", "bn_bias", "bn_mean", "bn_var"};
+    ck_assert_int_le(C, 8);
+    ph_value *p[5] = {v};
+    for (int i = 0; i < 4; i++) {
+        p[i + 1] = ph_graph_add_initializer(g, names[i], ph_tensor_new(PH_DT_FLOAT, 1, &C, vals[i]));
+        ck_assert_ptr_nonnull(p[i + 1]);
+    }
+    ph_node *n = ph_node_create(g, NULL, "BatchNormalization", 5, p, 1);
+    ck_assert_ptr_nonnull(n);
+    return ph_node_output(n, 0);
+}
+
 /* Run the pass to a fixpoint without the numeric check (the evaluator has
  * no If), asserting `rewrites`. */
 static inline void pc_run_structure(ph_model *m, int rewrites)
