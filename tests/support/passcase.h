@@ -154,6 +154,69 @@ static inline ph_value *pc_node_output(ph_model *m, size_t k)
     return ph_node_output(n, 0);
 }
 
+/* Fill the empty body `body` of a node of m's main graph from `text`, a
+ * graph in the text form whose inputs stand for the values of that name in
+ * the main graph (graph inputs and initializers: node outputs get fresh
+ * names) and whose initializers, nodes and outputs become the body's.  For
+ * the If cases: the text has no subgraphs of its own. */
+static inline void pc_body_text(ph_graph *body, ph_model *m, const char *text)
+{
+    enum { MAX = 256 };
+    ph_value *from[MAX], *to[MAX];
+    size_t n = 0;
+    ph_model *src = pc_model(text);
+    ph_graph *sg = ph_model_graph(src);
+    for (size_t i = 0; i < ph_graph_input_count(sg); i++) {
+        ph_value *v = ph_graph_input(sg, i);
+        ph_value *outer = ph_graph_find_value(ph_model_graph(m), ph_value_name(v));
+        ck_assert_msg(outer != NULL, "the body reads '%s', which the main graph lacks", ph_value_name(v));
+        from[n] = v, to[n++] = outer;
+    }
+    for (size_t i = 0; i < ph_graph_initializer_count(sg); i++) {
+        ph_value *v = ph_graph_initializer(sg, i);
+        from[n] = v;
+        to[n++] = ph_graph_add_initializer(body, ph_value_name(v), ph_tensor_clone(ph_value_const(v)));
+        ck_assert_ptr_nonnull(to[n - 1]);
+    }
+    for (ph_node *s_n = ph_graph_first_node(sg); s_n; s_n = ph_node_next(s_n)) {
+        ph_value *in[16] = {0};
+        size_t n_in = ph_node_input_count(s_n), n_out = ph_node_output_count(s_n);
+        ck_assert_uint_le(n_in, 16);
+        for (size_t k = 0; k < n_in; k++)
+            for (size_t j = 0; j < n && ph_node_input(s_n, k); j++)
+                if (from[j] == ph_node_input(s_n, k))
+                    in[k] = to[j];
+        ph_node *d = ph_node_create(body, NULL, ph_node_op_type(s_n), n_in, in, n_out);
+        ck_assert_ptr_nonnull(d);
+        const char *domain = ph_node_domain(s_n);
+        if (*domain) {
+            if (ph_model_opset(m, domain) < 0)
+                ck_assert_int_eq(ph_model_set_opset(m, domain, ph_model_opset(src, domain)), 0);
+            ck_assert_int_eq(ph_node_set_domain(d, domain), 0);
+        }
+        ck_assert_int_eq(ph_node_copy_attrs(d, s_n), 0);
+        for (size_t k = 0; k < n_out; k++) {
+            ck_assert_uint_lt(n, MAX);
+            from[n] = ph_node_output(s_n, k), to[n++] = ph_node_output(d, k);
+        }
+    }
+    for (size_t i = 0; i < ph_graph_output_count(sg); i++)
+        for (size_t j = 0; j < n; j++)
+            if (from[j] == ph_graph_output(sg, i))
+                ck_assert_int_eq(ph_graph_add_output(body, to[j]), 0);
+    ph_model_free(src);
+}
+
+/* pc_if_model with both bodies from text (pc_body_text). */
+static inline ph_model *pc_if_text(const char *text, const char *then_text, const char *else_text, ph_graph **then_g,
+                                   ph_graph **else_g)
+{
+    ph_model *m = pc_if_model(text, then_g, else_g);
+    pc_body_text(*then_g, m, then_text);
+    pc_body_text(*else_g, m, else_text);
+    return m;
+}
+
 /* A model the verifier refuses (with a message holding `why`), so the
  * loader never hands it to a pass: assert so, and that the pass, called on
  * it all the same (ph_test_run, no shapes), rewrites nothing and leaves the
