@@ -236,14 +236,15 @@ static inline void pc_invalid_untouched(const char *text, const char *why, const
     ph_model_free(m);
 }
 
-/* The model of `graph` after one run of the pass (ph_test_run, no numeric
- * check), asserting `rewrites`: for what a pattern cannot say (the names
- * of graph outputs, the initializers left).  Caller frees. */
+/* The model of `graph` after the pass ran as in PC_CASE (to a fixpoint,
+ * ph_test_run: no numeric check), asserting `rewrites`: for what a pattern
+ * cannot say (the names of graph outputs, the initializers left).  Caller
+ * frees. */
 static inline ph_model *pc_run_text(const char *graph, int rewrites)
 {
     ph_error err = {0};
     ph_model *m = pc_model(graph);
-    int rc = ph_test_run(pass, m, NULL, NULL, &err);
+    int rc = ph_test_run(pass, m, &pc_defaults, NULL, &err);
     ck_assert_msg(rc == rewrites, "%d rewrites, expected %d: %s", rc, rewrites, err.message);
     return m;
 }
@@ -263,8 +264,8 @@ static inline ph_model *pc_run_text(const char *graph, int rewrites)
         ph_model_free(pc_m_);                                                                      \
     } while (0)
 
-/* After one run of the pass on `graph` (asserting `rewrites`), the main
- * graph has n initializers (the constants the pass made dead are gone). */
+/* After the pass ran on `graph` as in PC_CASE (asserting `rewrites`), the
+ * main graph has n initializers (the constants the pass made dead are gone). */
 #define PC_INITIALIZERS_AFTER(graph, rewrites, n)                                                  \
     do {                                                                                           \
         ph_model *pc_m_ = pc_run_text(graph, rewrites);                                            \
