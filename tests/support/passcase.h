@@ -217,6 +217,19 @@ static inline ph_model *pc_if_text(const char *text, const char *then_text, cons
     return m;
 }
 
+/* PC_UNTOUCHED_AS, and the model still does not import `domain` (a pass
+ * that imports the domain of its replacement must not when it replaces
+ * nothing). */
+static inline void pc_untouched_without_import(int mode, const char *graph, const char *domain)
+{
+    PC_UNTOUCHED_AS(mode, graph);
+    ph_model *m = pc_model(graph);
+    ph_error err = {0};
+    ck_assert_int_eq(ph_test_run(pass, m, pc_opts(mode), NULL, &err), 0);
+    ck_assert_int_eq(ph_model_opset(m, domain), -1);
+    ph_model_free(m);
+}
+
 /* A model the verifier refuses (with a message holding `why`), so the
  * loader never hands it to a pass: assert so, and that the pass, called on
  * it all the same (ph_test_run, no shapes), rewrites nothing and leaves the
