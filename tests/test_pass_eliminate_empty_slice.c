@@ -1,55 +1,25 @@
-/* tests/test_pass_eliminate_empty_slice.c - the eliminate_empty_slice pass. */
-#include <check.h>
+/* tests/test_pass_eliminate_empty_slice.c - eliminate_empty_slice: a
+ * Concat stops reading a Slice that is provably empty along the Concat's
+ * axis. */
 #include <stdlib.h>
-#include <string.h>
 
-#include "testkit.h"
+#include "passcase.h"
 
-#define I64MAX INT64_MAX
+PASS_FIXTURE("eliminate_empty_slice")
 
-static tk_pass *pass;
+#define I64MAX "9223372036854775807"
 
-static void setup(void)
-{
-    pass = tk_pass_load("eliminate_empty_slice");
-    pass->shapes = 1;
-}
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
-
-/* Slice x along one axis with constant operands. */
-static ph_value *slice1(ph_graph *g, ph_value *x, int64_t start, int64_t end, int64_t axis)
-{
-    return tk_slice(g, x, 1, TK_I64(start), TK_I64(end), TK_I64(axis), NULL);
-}
-
-static ph_node *concat(ph_graph *g, size_t n, ph_value *const *in, int64_t axis)
-{
-    ph_node *c = tk_node(g, "Concat", n, in);
-    ck_assert_int_eq(ph_node_set_attr_int(c, "axis", axis), 0);
-    return c;
-}
-
-/* The seed's picture: x -> {empty Slice, normal Slice} -> Concat -> Neg. */
+/* x -> {empty Slice, normal Slice} -> Concat -> Neg: the empty Slice and
+ * its 3 constants go, the other's 3 stay. */
 START_TEST(empty_slice_input_dropped)
 {
-    char ops[256];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_value *in[2] = {slice1(g, r, 4, I64MAX, 1), slice1(g, r, 0, 2, 1)};
-    ph_node *c = concat(g, 2, in, 1);
-    tk_neg_output(g, ph_node_output(c, 0));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 1, 0, NULL), 1);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Slice,Concat,Neg");
-    ck_assert_uint_eq(ph_node_input_count(c), 1);
-    ck_assert_ptr_eq(ph_node_input(c, 0), in[1]);
-    ck_assert_uint_eq(ph_graph_initializer_count(g), 3); /* the empty Slice's went */
-    ck_assert_int_eq(tk_pass_run(pass, m), 0);
-    ph_model_free(m);
+    const char *graph = "x: float[3,4]\n"
+                        "s1: int64[1] = [4]; e1: int64[1] = [" I64MAX "]; a1: int64[1] = [1]\n"
+                        "s2: int64[1] = [0]; e2: int64[1] = [2]; a2: int64[1] = [1]\n"
+                        "r = Relu(x); p = Slice(r, s1, e1, a1); q = Slice(r, s2, e2, a2); c = Concat(p, q) {axis=1}\n"
+                        "y = Neg(c)\nreturn y";
+    PC_CASE(graph, 1, "r = Relu(x)\nq = Slice(r, s2, e2, a2)\nc = Concat(q) {axis=1}\ny = Neg(c)");
+    PC_INITIALIZERS_AFTER(graph, 1, 3);
 }
 END_TEST
 
@@ -57,16 +27,14 @@ END_TEST
  * whatever batch is; negative Concat axis. */
 START_TEST(symbolic_axis_same_sign_dropped)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(-1, 4), "batch");
-    ph_value *in[3] = {slice1(g, r, 5, 3, 0), r, slice1(g, r, -1, -2, 0)};
-    ph_node *c = concat(g, 3, in, -2);
-    tk_neg_output(g, ph_node_output(c, 0));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 2, 3, TK_I64(1, 4, 7)), 2);
-    ck_assert_uint_eq(ph_node_input_count(c), 1);
-    ck_assert_uint_eq(tk_count_op(g, PH_OP_Slice), 0);
-    ph_model_free(m);
+    static const int64_t sizes[] = {1, 4, 7};
+    const ph_test_options o = {.max_iterations = 4, .sizes = sizes, .n_sizes = 3};
+    PC_CASE_OPTS(&o,
+                 "x: float[batch,4]; a: int64[1] = [0]\n"
+                 "s1: int64[1] = [5]; e1: int64[1] = [3]; s2: int64[1] = [-1]; e2: int64[1] = [-2]\n"
+                 "r = Relu(x); p = Slice(r, s1, e1, a); q = Slice(r, s2, e2, a); c = Concat(p, r, q) {axis=-2}\n"
+                 "y = Neg(c)\nreturn y",
+                 2, "r = Relu(x)\nc = Concat(r) {axis=-2}\ny = Neg(c)");
 }
 END_TEST
 
@@ -74,144 +42,64 @@ END_TEST
  * stops reading it, the Slice stays for the others. */
 START_TEST(slice_with_other_users_kept_input_dropped)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_value *e = slice1(g, r, 2, 1, 1);
-    ph_value *in[2] = {r, e};
-    ph_node *c = concat(g, 2, in, 1);
-    tk_neg_output(g, ph_node_output(c, 0));
-    tk_neg_output(g, e);
-    tk_output(g, e);
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 3, 0, NULL), 1);
-    ck_assert_uint_eq(ph_node_input_count(c), 1);
-    ck_assert_uint_eq(tk_count_op(g, PH_OP_Slice), 1);
-    ph_model_free(m);
+    PC_CASE("x: float[3,4]; s: int64[1] = [2]; e: int64[1] = [1]; a: int64[1] = [1]\n"
+            "r = Relu(x); p = Slice(r, s, e, a); c = Concat(r, p) {axis=1}; y1 = Neg(c); y2 = Neg(p)\n"
+            "return y1, y2, p",
+            1, "r = Relu(x)\n--\nc = Concat(r) {axis=1}\ny1 = Neg(c)\n--\np = Slice(r, s, e, a)\n--\ny2 = Neg(p)");
 }
 END_TEST
 
 /* Every input empty along the axis: one stays, never zero. */
 START_TEST(all_empty_keeps_one)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_value *in[2] = {slice1(g, r, 0, 0, 1), slice1(g, r, 3, 3, 1)};
-    ph_node *c = concat(g, 2, in, 1);
-    tk_neg_output(g, ph_node_output(c, 0));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 4, 0, NULL), 1);
-    ck_assert_uint_eq(ph_node_input_count(c), 1);
-    ck_assert_int_eq(tk_pass_run(pass, m), 0);
-    ph_model_free(m);
+    PC_CASE("x: float[3,4]; a: int64[1] = [1]\n"
+            "s1: int64[1] = [0]; e1: int64[1] = [0]; s2: int64[1] = [3]; e2: int64[1] = [3]\n"
+            "r = Relu(x); p = Slice(r, s1, e1, a); q = Slice(r, s2, e2, a); c = Concat(p, q) {axis=1}; y = Neg(c)\n"
+            "return y",
+            1, "r = Relu(x)\nq = Slice(r, _, _, a)\nc = Concat(q)\ny = Neg(c)");
 }
 END_TEST
 
 /* ---- negative cases */
 
-/* Empty along axis 0 but concatenated along axis 1: the output [0,6]
- * counts this input's 2 columns. */
-START_TEST(empty_along_other_axis_kept)
-{
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_value *a = slice1(g, r, 0, 0, 0);   /* [0,4] */
-    ph_value *b = slice1(g, slice1(g, r, 3, 3, 0), 0, 2, 1); /* [0,2] */
-    ph_value *in[2] = {a, b};
-    tk_neg_output(g, ph_node_output(concat(g, 2, in, 1), 0));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
-}
-END_TEST
+#define X34 "x: float[3,4]; r = Relu(x)\n"
+#define XB4 "x: float[batch,4]; r = Relu(x)\n"
+static const struct {
+    const char *graph;
+    int mode; /* PC_CHECKED, PC_UNCHECKED, PC_NO_SHAPES */
+} kept[] = {
+    /* empty along axis 0 but concatenated along axis 1: the output [0,6]
+     * counts this input's 2 columns */
+    {X34 "z: int64[1] = [0]; o: int64[1] = [1]; t: int64[1] = [3]; two: int64[1] = [2]\n"
+     "p = Slice(r, z, z, z); b0 = Slice(r, t, t, z); q = Slice(b0, z, two, o); c = Concat(p, q) {axis=1}\n"
+     "y = Neg(c)\nreturn y", 0},
+    /* nonempty slices */
+    {X34 "a: int64[1] = [1]\n"
+     "s1: int64[1] = [3]; e1: int64[1] = [" I64MAX "]; s2: int64[1] = [-1]; e2: int64[1] = [4]\n"
+     "s3: int64[1] = [0]; e3: int64[1] = [1]\n"
+     "p = Slice(r, s1, e1, a); q = Slice(r, s2, e2, a); u = Slice(r, s3, e3, a); c = Concat(p, q, u) {axis=1}\n"
+     "y = Neg(c)\nreturn y", 0},
+    /* symbolic axis, start 1 and end -1: empty only when batch <= 2 */
+    {XB4 "s: int64[1] = [1]; e: int64[1] = [-1]; a: int64[1] = [0]\n"
+     "p = Slice(r, s, e, a); c = Concat(r, p) {axis=0}; y = Neg(c)\nreturn y", 0},
+    /* symbolic axis, start 2 and end 5: empty only when batch <= 2 */
+    {XB4 "s: int64[1] = [2]; e: int64[1] = [5]; a: int64[1] = [0]\n"
+     "p = Slice(r, s, e, a); c = Concat(r, p) {axis=0}; y = Neg(c)\nreturn y", 0},
+    /* starts known only at run time */
+    {X34 "s: int64[1]; e: int64[1] = [4]; a: int64[1] = [1]\n"
+     "p = Slice(r, s, e, a); c = Concat(r, p) {axis=1}; y = Neg(c)\nreturn y", 0},
+    /* an unknown rank */
+    {"x: float[*]; r = Relu(x); s: int64[1] = [0]; a: int64[1] = [1]\n"
+     "p = Slice(r, s, s, a); c = Concat(r, p) {axis=1}; y = Neg(c)\nreturn y", 1},
+    /* a single empty input is never removed (no Concat of zero inputs) */
+    {X34 "s: int64[1] = [0]; a: int64[1] = [1]\np = Slice(r, s, s, a); c = Concat(p) {axis=1}; y = Neg(c)\nreturn y", 0},
+    /* an empty value that is not a Slice is not this pass's business */
+    {X34 "z: float[3,0]; q = Relu(z); c = Concat(r, q) {axis=1}; y = Neg(c)\nreturn y", 0},
+};
 
-START_TEST(nonempty_slices_kept)
+START_TEST(left_alone)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_value *in[3] = {slice1(g, r, 3, I64MAX, 1), slice1(g, r, -1, 4, 1), slice1(g, r, 0, 1, 1)};
-    tk_neg_output(g, ph_node_output(concat(g, 3, in, 1), 0));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
-}
-END_TEST
-
-/* Symbolic axis, start 1 and end -1: empty only when batch <= 2. */
-START_TEST(symbolic_axis_mixed_signs_kept)
-{
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(-1, 4), "batch");
-    ph_value *in[2] = {r, slice1(g, r, 1, -1, 0)};
-    tk_neg_output(g, ph_node_output(concat(g, 2, in, 0), 0));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
-}
-END_TEST
-
-/* Symbolic axis, start 2 and end 5: empty only when batch <= 2. */
-START_TEST(symbolic_axis_forward_range_kept)
-{
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(-1, 4), "batch");
-    ph_value *in[2] = {r, slice1(g, r, 2, 5, 0)};
-    tk_neg_output(g, ph_node_output(concat(g, 2, in, 0), 0));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
-}
-END_TEST
-
-START_TEST(runtime_starts_kept)
-{
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_value *st = ph_graph_add_input(g, "starts", PH_DT_INT64, 1, TK_I64(1));
-    ph_value *sin[4] = {r, st, tk_ints(g, "ends", 1, TK_I64(4)), tk_ints(g, "axes", 1, TK_I64(1))};
-    ph_value *in[2] = {r, ph_node_output(tk_node(g, "Slice", 4, sin), 0)};
-    tk_neg_output(g, ph_node_output(concat(g, 2, in, 1), 0));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
-}
-END_TEST
-
-START_TEST(unknown_rank_kept)
-{
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_op1(g, "Relu", tk_input(g, "x", -1, NULL));
-    ph_value *in[2] = {r, slice1(g, r, 0, 0, 1)};
-    tk_neg_output(g, ph_node_output(concat(g, 2, in, 1), 0));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
-}
-END_TEST
-
-/* A single empty input is never removed (no Concat of zero inputs). */
-START_TEST(single_empty_input_kept)
-{
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_value *e = slice1(g, r, 0, 0, 1);
-    tk_neg_output(g, ph_node_output(concat(g, 1, &e, 1), 0));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
-}
-END_TEST
-
-/* An empty value that is not a Slice is not this pass's business. */
-START_TEST(not_a_slice_kept)
-{
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_value *z = tk_op1(g, "Relu", tk_input(g, "z", 2, TK_I64(3, 0)));
-    ph_value *in[2] = {r, z};
-    tk_neg_output(g, ph_node_output(concat(g, 2, in, 1), 0));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED_AS(kept[_i].mode, kept[_i].graph);
 }
 END_TEST
 
@@ -225,14 +113,7 @@ int main(void)
     tcase_add_test(tc, symbolic_axis_same_sign_dropped);
     tcase_add_test(tc, slice_with_other_users_kept_input_dropped);
     tcase_add_test(tc, all_empty_keeps_one);
-    tcase_add_test(tc, empty_along_other_axis_kept);
-    tcase_add_test(tc, nonempty_slices_kept);
-    tcase_add_test(tc, symbolic_axis_mixed_signs_kept);
-    tcase_add_test(tc, symbolic_axis_forward_range_kept);
-    tcase_add_test(tc, runtime_starts_kept);
-    tcase_add_test(tc, unknown_rank_kept);
-    tcase_add_test(tc, single_empty_input_kept);
-    tcase_add_test(tc, not_a_slice_kept);
+    tcase_add_loop_test(tc, left_alone, 0, (int)(sizeof kept / sizeof *kept));
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

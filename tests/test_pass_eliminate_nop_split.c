@@ -1,216 +1,123 @@
-/* tests/test_pass_eliminate_nop_split.c - the eliminate_nop_split pass. */
-#include <check.h>
+/* tests/test_pass_eliminate_nop_split.c - eliminate_nop_split: a Split
+ * into one part, the whole input, goes. */
 #include <stdlib.h>
-#include <string.h>
 
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
-
-static void setup(void)
-{
-    pass = tk_pass_load("eliminate_nop_split");
-    pass->shapes = 1;
-}
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
-
-/* Split(x[, split]) with n_out outputs on axis. */
-static ph_node *split(ph_graph *g, ph_value *x, ph_value *sizes, size_t n_out, int64_t axis)
-{
-    ph_value *in[2] = {x, sizes};
-    ph_node *n = ph_node_create(g, NULL, "Split", sizes ? 2 : 1, in, n_out);
-    ck_assert_ptr_nonnull(n);
-    ck_assert_int_eq(ph_node_set_attr_int(n, "axis", axis), 0);
-    return n;
-}
-
-static ph_value *split1(ph_graph *g, ph_value *x, ph_value *sizes, int64_t axis)
-{
-    return ph_node_output(split(g, x, sizes, 1, axis), 0);
-}
+PASS_FIXTURE("eliminate_nop_split")
 
 START_TEST(one_part_removed)
 {
-    char ops[256];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    tk_neg_output(g, split1(g, r, NULL, 1));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 1, 0, NULL), 1);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Neg");
-    tk_assert_untouched(pass, m); /* idempotent */
-    ph_model_free(m);
+    PC_CASE("x: float[3,4]; r = Relu(x); q = Split(r) {axis=1}; y = Neg(q); return y", 1, "r = Relu(x)\ny = Neg(r)");
 }
 END_TEST
 
 /* opset 13+: split sizes as an input equal to the dim (negative axis too);
- * the sizes initializer is pruned. */
+ * the sizes initializers are pruned. */
 START_TEST(split_input_of_the_whole_dim_removed)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 3, TK_I64(2, 3, 4), NULL);
-    ph_value *a = split1(g, r, tk_ints(g, "s4", 1, TK_I64(4)), -1);
-    tk_neg_output(g, split1(g, a, tk_ints(g, "s2", 1, TK_I64(2)), 0));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 2, 0, NULL), 2);
-    ck_assert_uint_eq(tk_count_op(g, PH_OP_Split), 0);
-    ck_assert_uint_eq(ph_graph_initializer_count(g), 0);
-    ph_model_free(m);
+    const char *graph = "x: float[2,3,4]; s4: int64[1] = [4]; s2: int64[1] = [2]\n"
+                        "r = Relu(x); a = Split(r, s4) {axis=-1}; b = Split(a, s2) {axis=0}; y = Neg(b)\nreturn y";
+    PC_CASE(graph, 2, "r = Relu(x)\ny = Neg(r)");
+    PC_INITIALIZERS_AFTER(graph, 2, 0);
 }
 END_TEST
 
-/* opset 11: split sizes as an attribute. */
+/* opset 11: split sizes as an attribute; 4 of 4 goes */
 START_TEST(opset11_split_attribute)
 {
-    for (int64_t size = 3; size <= 4; size++) {
-        ph_model *m = tk_model();
-        ph_graph *g = ph_model_graph(m);
-        ck_assert_int_eq(ph_model_set_opset(m, "", 11), 0);
-        ph_value *x = tk_input(g, "x", 2, TK_I64(3, 4));
-        ph_node *n = split(g, x, NULL, 1, 1);
-        ck_assert_int_eq(ph_node_set_attr_ints(n, "split", 1, &size), 0);
-        tk_neg_output(g, ph_node_output(n, 0));
-        if (size == 4) {
-            ck_assert_int_eq(tk_pass_run_eval(pass, m, 3, 0, NULL), 1);
-            ck_assert_uint_eq(tk_count_op(g, PH_OP_Split), 0);
-        } else { /* 3 of 4: an invalid model (inference refuses it), left alone */
-            pass->shapes = 0;
-            tk_assert_untouched(pass, m);
-        }
-        ph_model_free(m);
-    }
+    PC_CASE("opset 11; x: float[3,4]; q = Split(x) {axis=1, split=[4]}; y = Neg(q); return y", 1, "y = Neg(x)");
 }
 END_TEST
 
-/* opset 18: num_outputs = 1. */
+/* 3 of 4: an invalid model (inference refuses it), left alone */
+START_TEST(opset11_split_attribute_not_the_dim_kept)
+{
+    PC_CASE_OPTS(&pc_no_shapes, "opset 11; x: float[3,4]; q = Split(x) {axis=1, split=[3]}; y = Neg(q); return y", 0, NULL);
+}
+END_TEST
+
+/* opset 18: num_outputs = 1 (structure only, as before). */
 START_TEST(opset18_num_outputs_one_removed)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ck_assert_int_eq(ph_model_set_opset(m, "", 18), 0);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_node *n = split(g, r, NULL, 1, 0);
-    ck_assert_int_eq(ph_node_set_attr_int(n, "num_outputs", 1), 0);
-    tk_neg_output(g, ph_node_output(n, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 1);
-    ck_assert_uint_eq(tk_count_op(g, PH_OP_Split), 0);
-    ph_model_free(m);
+    PC_CASE_OPTS(&pc_unchecked, "opset 18; x: float[3,4]; r = Relu(x); q = Split(r) {axis=0, num_outputs=1}; y = Neg(q)\n"
+                                "return y",
+                 1, "r = Relu(x)\ny = Neg(r)");
 }
 END_TEST
 
 START_TEST(graph_output_takes_the_name)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_value *y = split1(g, r, NULL, 0);
-    tk_output(g, y);
-    char *name = strdup(ph_value_name(y));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 4, 0, NULL), 1);
-    ck_assert_ptr_eq(ph_graph_output(g, 0), r);
-    ck_assert_str_eq(ph_value_name(r), name);
-    free(name);
-    ph_model_free(m);
+    const char *graph = "x: float[3,4]; r = Relu(x); y = Split(r) {axis=0}; return y";
+    PC_CASE(graph, 1, "y = Relu(x)");
+    PC_OUTPUT_NAME_KEPT(graph, 1);
 }
 END_TEST
 
 START_TEST(graph_input_feeding_a_node_removed)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = ph_graph_add_input(g, "x", PH_DT_INT64, 1, TK_I64(5));
-    tk_neg_output(g, split1(g, x, NULL, 0));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 5, 0, NULL), 1);
-    ck_assert_ptr_eq(ph_node_input(ph_graph_first_node(g), 0), x);
-    ph_model_free(m);
+    PC_CASE("x: int64[5]; q = Split(x) {axis=0}; y = Neg(q); return y", 1, "y = Neg(x)");
 }
 END_TEST
 
 /* ---- negative cases */
 
-/* Two outputs, only the first read: it is half the input. */
+/* Two outputs, only the first read: it is half the input (or all of it,
+ * with sizes [4, 0], but the second output still exists). */
 START_TEST(two_outputs_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(4, 4), NULL);
-    tk_neg_output(g, ph_node_output(split(g, r, NULL, 2, 0), 0));
-    ph_node *n = split(g, r, tk_ints(g, "s", 2, TK_I64(4, 0)), 2, 0);
-    tk_neg_output(g, ph_node_output(n, 0));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED("x: float[4,4]; s: int64[2] = [4, 0]; r = Relu(x)\n"
+                 "a, b = Split(r) {axis=0}; y1 = Neg(a)\nc, d = Split(r, s) {axis=0}; y2 = Neg(c)\nreturn y1, y2");
 }
 END_TEST
 
 /* An invalid model, which inference refuses: the pass sees the declared
- * shape of the graph input. */
+ * shape of the graph input (the size is not the dim). */
 START_TEST(size_not_the_dim_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    pass->shapes = 0;
-    ph_value *x = tk_input(g, "x", 2, TK_I64(3, 4));
-    tk_neg_output(g, split1(g, x, tk_ints(g, "s", 1, TK_I64(3)), 1));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_CASE_OPTS(&pc_no_shapes, "x: float[3,4]; s: int64[1] = [3]; q = Split(x, s) {axis=1}; y = Neg(q); return y", 0, NULL);
 }
 END_TEST
 
 START_TEST(unknown_dim_with_sizes_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(-1, 4), "batch");
-    tk_neg_output(g, split1(g, r, tk_ints(g, "s", 1, TK_I64(2)), 0));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED_UNCHECKED("x: float[batch,4]; s: int64[1] = [2]; r = Relu(x); q = Split(r, s) {axis=0}; y = Neg(q)\n"
+                           "return y");
 }
 END_TEST
 
 START_TEST(runtime_sizes_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_value *s = ph_graph_add_input(g, "s", PH_DT_INT64, 1, TK_I64(1));
-    tk_neg_output(g, split1(g, r, s, 0));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED_UNCHECKED("x: float[3,4]; s: int64[1]; r = Relu(x); q = Split(r, s) {axis=0}; y = Neg(q); return y");
 }
 END_TEST
 
 START_TEST(graph_input_to_graph_output_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    tk_output(g, split1(g, tk_input(g, "x", 2, TK_I64(3, 4)), NULL, 0));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED("x: float[3,4]; y = Split(x) {axis=0}; return y");
 }
 END_TEST
 
+/* Split(x) {axis} with one output in body g. */
+static ph_value *split1(ph_graph *g, ph_value *x, int64_t axis)
+{
+    ph_value *q = tk_op1(g, "Split", x);
+    ck_assert_int_eq(ph_node_set_attr_int(ph_value_producer(q), "axis", axis), 0);
+    return q;
+}
+
+/* The text has no subgraphs: the If bodies are built with the IR calls. */
 START_TEST(inside_an_if_branch)
 {
-    char ops[64];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(3, 4));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = tk_node(g, "If", 1, &cond);
-    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
-    tk_output(then_g, tk_op1(then_g, "Neg", split1(then_g, x, NULL, 0)));
-    tk_output(else_g, tk_op1(else_g, "Abs", split1(else_g, x, NULL, 1)));
-    tk_output(g, ph_node_output(iff, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 2); /* the evaluator has no If: structure only */
-    ck_assert_str_eq(tk_ops(then_g, ops, sizeof ops), "Neg");
-    ck_assert_str_eq(tk_ops(else_g, ops, sizeof ops), "Abs");
-    ck_assert_ptr_eq(ph_node_input(ph_graph_first_node(else_g), 0), x);
-    tk_assert_untouched(pass, m);
+    ph_graph *then_g, *else_g;
+    ph_model *m = pc_if_model("x: float[3,4]; cond: bool[]\ny = If(cond)\nreturn y", &then_g, &else_g);
+    ph_value *x = ph_graph_find_value(ph_model_graph(m), "x");
+    tk_output(then_g, tk_op1(then_g, "Neg", split1(then_g, x, 0)));
+    tk_output(else_g, tk_op1(else_g, "Abs", split1(else_g, x, 1)));
+    pc_run_structure(m, 2); /* the evaluator has no If: structure only */
+    PC_GRAPH_IS(then_g, "y = Neg(x)");
+    PC_GRAPH_IS(else_g, "y = Abs(x)");
     ph_model_free(m);
 }
 END_TEST
@@ -224,6 +131,7 @@ int main(void)
     tcase_add_test(tc, one_part_removed);
     tcase_add_test(tc, split_input_of_the_whole_dim_removed);
     tcase_add_test(tc, opset11_split_attribute);
+    tcase_add_test(tc, opset11_split_attribute_not_the_dim_kept);
     tcase_add_test(tc, opset18_num_outputs_one_removed);
     tcase_add_test(tc, graph_output_takes_the_name);
     tcase_add_test(tc, graph_input_feeding_a_node_removed);

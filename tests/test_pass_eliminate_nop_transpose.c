@@ -1,78 +1,41 @@
-/* tests/test_pass_eliminate_nop_transpose.c - the eliminate_nop_transpose pass. */
-#include <check.h>
+/* tests/test_pass_eliminate_nop_transpose.c - eliminate_nop_transpose: a
+ * Transpose whose perm moves nothing goes, its reader takes its input. */
 #include <stdlib.h>
 #include <string.h>
 
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
-
-static void setup(void)
-{
-    pass = tk_pass_load("eliminate_nop_transpose");
-    pass->shapes = 1;
-}
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
+PASS_FIXTURE("eliminate_nop_transpose")
 
 START_TEST(identity_perm_removed)
 {
-    char ops[256];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 3, TK_I64(2, 3, 4), NULL);
-    tk_neg_output(g, tk_transpose(g, r, 3, TK_I64(0, 1, 2)));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 1, 0, NULL), 1);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Neg");
-    tk_assert_untouched(pass, m); /* idempotent */
-    ph_model_free(m);
+    PC_CASE("x: float[2,3,4]; r = Relu(x); t = Transpose(r) {perm=[0,1,2]}; y = Neg(t); return y", 1,
+            "r = Relu(x)\ny = Neg(r)");
 }
 END_TEST
 
 /* Without perm the dims are reversed: nothing moves at rank 0 or 1. */
 START_TEST(no_perm_rank_0_and_1_removed)
 {
-    char ops[256];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    tk_neg_output(g, tk_transpose(g, tk_relu_input(g, 1, TK_I64(5), NULL), 0, NULL));
-    tk_neg_output(g, tk_transpose(g, tk_op1(g, "Abs", tk_input(g, "s", 0, NULL)), 0, NULL));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 2, 0, NULL), 2);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Neg,Abs,Neg");
-    ph_model_free(m);
+    PC_CASE("x: float[5]; s: float[]\nr = Relu(x); t = Transpose(r); y1 = Neg(t)\n"
+            "a = Abs(s); u = Transpose(a); y2 = Neg(u)\nreturn y1, y2",
+            2, "r = Relu(x)\ny1 = Neg(r)\n--\na = Abs(s)\ny2 = Neg(a)");
 }
 END_TEST
 
 /* The identity perm needs no shape; int64 data and a symbolic dim. */
 START_TEST(int64_symbolic_removed)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = ph_graph_add_input(g, "x", PH_DT_INT64, 2, TK_I64(-1, 3));
-    ck_assert_int_eq(ph_value_set_dim_param(x, 0, "batch"), 0);
-    tk_neg_output(g, tk_transpose(g, x, 2, TK_I64(0, 1)));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 3, 2, TK_I64(1, 4)), 1);
-    ck_assert_ptr_eq(ph_node_input(ph_graph_first_node(g), 0), x);
-    ph_model_free(m);
+    PC_CASE("x: int64[batch,3]; t = Transpose(x) {perm=[0,1]}; y = Neg(t); return y", 1, "y = Neg(x)");
 }
 END_TEST
 
 START_TEST(graph_output_takes_the_name)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 2, TK_I64(3, 4), NULL);
-    ph_value *y = tk_transpose(g, r, 2, TK_I64(0, 1));
-    tk_output(g, y);
-    char *name = strdup(ph_value_name(y));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 4, 0, NULL), 1);
-    ck_assert_ptr_eq(ph_graph_output(g, 0), r);
-    ck_assert_str_eq(ph_value_name(r), name);
-    free(name);
-    ph_model_free(m);
+    const char *graph = "x: float[3,4]; r = Relu(x); y = Transpose(r) {perm=[0,1]}; return y";
+    PC_CASE(graph, 1, "y = Relu(x)");
+    PC_OUTPUT_NAME_KEPT(graph, 1);
 }
 END_TEST
 
@@ -80,58 +43,39 @@ END_TEST
 
 START_TEST(real_permutations_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *r = tk_relu_input(g, 3, TK_I64(2, 3, 4), NULL);
-    tk_neg_output(g, tk_transpose(g, r, 3, TK_I64(0, 2, 1)));
-    tk_neg_output(g, tk_transpose(g, r, 3, TK_I64(2, 1, 0)));
-    tk_neg_output(g, tk_transpose(g, r, 0, NULL)); /* reverses 3 dims */
-    /* only size-1 dims move, but the shape changes: not this pass's job */
-    ph_value *o = tk_op1(g, "Abs", tk_input(g, "o", 2, TK_I64(1, 4)));
-    tk_neg_output(g, tk_transpose(g, o, 2, TK_I64(1, 0)));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED("x: float[2,3,4]; o: float[1,4]; r = Relu(x)\n"
+                 "a = Transpose(r) {perm=[0,2,1]}; y1 = Neg(a)\n"
+                 "b = Transpose(r) {perm=[2,1,0]}; y2 = Neg(b)\n"
+                 "c = Transpose(r); y3 = Neg(c)\n" /* reverses 3 dims */
+                 /* only size-1 dims move, but the shape changes: not this pass's job */
+                 "p = Abs(o); d = Transpose(p) {perm=[1,0]}; y4 = Neg(d)\n"
+                 "return y1, y2, y3, y4");
 }
 END_TEST
 
 START_TEST(no_perm_unknown_rank_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    tk_neg_output(g, tk_transpose(g, tk_relu_input(g, -1, NULL, NULL), 0, NULL));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED_UNCHECKED("x: float[*]; r = Relu(x); t = Transpose(r); y = Neg(t); return y");
 }
 END_TEST
 
 START_TEST(graph_input_to_graph_output_kept)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    tk_output(g, tk_transpose(g, tk_input(g, "x", 2, TK_I64(3, 4)), 2, TK_I64(0, 1)));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED("x: float[3,4]; y = Transpose(x) {perm=[0,1]}; return y");
 }
 END_TEST
 
+/* The text has no subgraphs: the If bodies are built with the IR calls. */
 START_TEST(inside_an_if_branch)
 {
-    char ops[64];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(3, 3));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = tk_node(g, "If", 1, &cond);
-    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
+    ph_graph *then_g, *else_g;
+    ph_model *m = pc_if_model("x: float[3,3]; cond: bool[]\ny = If(cond)\nreturn y", &then_g, &else_g);
+    ph_value *x = ph_graph_find_value(ph_model_graph(m), "x");
     tk_output(then_g, tk_op1(then_g, "Neg", tk_transpose(then_g, x, 2, TK_I64(0, 1))));
     tk_output(else_g, tk_op1(else_g, "Neg", tk_transpose(else_g, x, 2, TK_I64(1, 0))));
-    tk_output(g, ph_node_output(iff, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 1); /* the evaluator has no If: structure only */
-    ck_assert_str_eq(tk_ops(then_g, ops, sizeof ops), "Neg");
-    ck_assert_ptr_eq(ph_node_input(ph_graph_first_node(then_g), 0), x);
-    ck_assert_str_eq(tk_ops(else_g, ops, sizeof ops), "Transpose,Neg");
-    tk_assert_untouched(pass, m);
+    pc_run_structure(m, 1); /* the evaluator has no If: structure only */
+    PC_GRAPH_IS(then_g, "y = Neg(x)");
+    PC_GRAPH_IS(else_g, "t = Transpose(x) {perm=[1,0]}\ny = Neg(t)");
     ph_model_free(m);
 }
 END_TEST
