@@ -332,6 +332,10 @@ static int is_window_op(ph_op op)
 static void check_window(checker *c, const ph_node *n, const char *op)
 {
     ph_op o = ph_node_op(n);
+    /* auto_pad = no: the pads must be written out */
+    const char *ap = ph_node_attr_string(n, "auto_pad", "NOTSET");
+    if (ph_target_constrains(c->t, "auto_pad") && strcmp(ap, "NOTSET"))
+        report(c, n, ph_node_name(n), op, "auto_pad", ap, "no");
     /* kernel: the attribute, else the weight's spatial dims */
     int64_t kernel[16];
     size_t k = 0;
