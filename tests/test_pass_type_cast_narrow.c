@@ -76,6 +76,11 @@ START_TEST(constant_out_of_range_stays)
     PC_CASE_OPTS(&o, "x: int64[2,3]; big: int64[] = [10000000000]\na = Add(x, big)\nm = Mul(a, a)\nreturn m", 0,
                  NULL);
     ck_assert_msg(strstr(warnings, "constant big does not fit int32"), "%s", warnings);
+    /* float64 beyond float32's range */
+    PC_CASE_OPTS(&o, "x: float[2,3]; big: double[] = [1e300]\nd = Cast(x) {to=11}\nm = Mul(d, big)\n"
+                     "y = Cast(m) {to=1}\nreturn y",
+                 0, NULL);
+    ck_assert_msg(strstr(warnings, "constant big does not fit float"), "%s", warnings);
     PC_CASE_OPTS(&o,
                  "x: int64[2,3]; big: int64[] = [10000000000]; c: int64[] = [7]\na = Add(x, big)\n"
                  "b = Sub(x, c)\ny = Cast(b) {to=1}\nreturn a, y",
@@ -167,6 +172,33 @@ START_TEST(inside_if_branches)
 }
 END_TEST
 
+/* A Loop body: its inputs (the iteration number, the carried int64 value)
+ * and outputs keep their dtypes; its sum is computed in int32 between
+ * Casts.  The Loop's own inputs are the spec's int64 (M) or the body's. */
+START_TEST(inside_a_loop_body)
+{
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text("M: int64[]; cond: bool[]; v0: int64[3]\nv = Loop(M, cond, v0)\nreturn v", &err);
+    ck_assert_msg(m != NULL, "%s", err.message);
+    ph_graph *g = ph_model_graph(m);
+    ph_node *loop = ph_value_producer(ph_graph_output(g, 0));
+    ph_graph *body = ph_node_add_subgraph(loop, "body");
+    ph_value *it = ph_graph_add_input(body, "it", PH_DT_INT64, 0, NULL);
+    ph_value *c = ph_graph_add_input(body, "c", PH_DT_BOOL, 0, NULL);
+    ph_value *v = ph_graph_add_input(body, "v", PH_DT_INT64, 1, (int64_t[]){3});
+    tk_output(body, tk_op1(body, "Identity", c));
+    tk_output(body, tk_op2(body, "Add", v, it));
+    ck_assert_int_eq(ph_graph_infer_shapes(g, NULL), 0);
+    pc_run_structure(m, 1);
+    PC_GRAPH_IS(g, "v = Loop(M, cond, v0)");
+    PC_GRAPH_IS(body, "co = Identity(c)\n--\nvn = Cast(v) {to=6}\nin = Cast(it) {to=6}\ns = Add(vn, in)\n"
+                      "w = Cast(s) {to=7}");
+    ck_assert_int_eq(ph_value_dtype(ph_graph_output(body, 1)), PH_DT_INT64);
+    ck_assert_msg(ph_graph_verify(g, &err) == 0, "%s", err.message);
+    ph_model_free(m);
+}
+END_TEST
+
 /* The program: --check-target npu lists the int64 values of a model with
  * int64 arithmetic (a dynamic batch: the shape computation stays); the
  * adapt stage with --target npu leaves them at the default level (the
@@ -224,6 +256,7 @@ int main(void)
     tcase_add_test(tc, nothing_wide_left_alone);
     tcase_add_test(tc, profile_dtypes);
     tcase_add_test(tc, inside_if_branches);
+    tcase_add_test(tc, inside_a_loop_body);
     tcase_add_test(tc, cli_check_and_adapt);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
