@@ -561,30 +561,21 @@ static int rewrite_node(ph_node *n, void *user)
     return 1;
 }
 
-static int plan_pass(ph_node *n, void *user)
-{
-    run_state *st = user;
-    node_plan *p = ph_hmap_get(st->plans, ph_hash_ptr(n), n);
-    if (p)
-        mark_unfit(st, n, p);
-    return 0;
-}
+/* The decisions after the plan, one walk each: spoiled subgraphs found,
+ * then left wide, then the reading groups decided. */
+typedef void (*decide_fn)(run_state *st, ph_node *n, node_plan *p);
 
-static int unfit_pass(ph_node *n, void *user)
-{
-    run_state *st = user;
-    node_plan *p = ph_hmap_get(st->plans, ph_hash_ptr(n), n);
-    if (p)
-        apply_unfit(st, n, p);
-    return 0;
-}
+typedef struct decide_walk {
+    run_state *st;
+    decide_fn fn;
+} decide_walk;
 
-static int readers_pass(ph_node *n, void *user)
+static int decide_node(ph_node *n, void *user)
 {
-    run_state *st = user;
-    node_plan *p = ph_hmap_get(st->plans, ph_hash_ptr(n), n);
+    decide_walk *w = user;
+    node_plan *p = ph_hmap_get(w->st->plans, ph_hash_ptr(n), n);
     if (p)
-        decide_readers(st, n, p);
+        w->fn(w->st, n, p);
     return 0;
 }
 
@@ -598,9 +589,11 @@ static int narrow_model(ph_graph *g, const narrowing *nw, const ph_params *param
     if (!rc)
         rc = ph_graph_walk(g, plan_node, &st);
     if (rc >= 0 && ph_hmap_count(st.plans)) {
-        ph_graph_walk(g, plan_pass, &st);
-        ph_graph_walk(g, unfit_pass, &st);
-        ph_graph_walk(g, readers_pass, &st);
+        const decide_fn steps[] = {mark_unfit, apply_unfit, decide_readers};
+        for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+            decide_walk w = {&st, steps[i]};
+            ph_graph_walk(g, decide_node, &w);
+        }
         rc = ph_graph_walk(g, rewrite_node, &st);
         for (size_t i = 0; rc >= 0 && i < st.n_prune; i++)
             ph_value_prune(st.prune[i]);
