@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The target-profile table: each shipped profile on each zoo model.
 
-    bench/targets.py BUILD ZOODIR [--profile NAME ...] [NAME ...]
+    bench/targets.py BUILD ZOODIR [--profile NAME ...] [--set KEY=VALUE ...] [NAME ...]
 
 For every ZOODIR/NAME.onnx and every profile (default: ort and npu):
   - the violations before: `passhost --check-target PROFILE MODEL`;
@@ -11,6 +11,8 @@ For every ZOODIR/NAME.onnx and every profile (default: ort and npu):
     target section), by constraint;
   - the max abs difference between the original and the output in ONNX
     Runtime (scripts/ort_check.js: 3 seeded runs, symbolic dims 1 and 3).
+--set KEY=VALUE is given to every passhost run (e.g. adapt.level=approx: the
+adapt stage may then run approx passes, type_cast_narrow for npu).
 Prints a markdown table and, below it, the violations left, by model.
 Exit 1 when passhost fails or the outputs differ in ONNX Runtime.
 """
@@ -39,11 +41,13 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     build, zoo = args[0], args[1]
-    profiles, names, rest = [], [], args[2:]
+    profiles, names, sets, rest = [], [], [], args[2:]
     while rest:
         a = rest.pop(0)
         if a == "--profile":
             profiles.append(rest.pop(0))
+        elif a == "--set":
+            sets += ["--set", rest.pop(0)]
         else:
             names.append(a)
     profiles = profiles or ["ort", "npu"]
@@ -58,7 +62,7 @@ def main():
                 rep = os.path.join(tmp, "report.json")
                 before = violations(build, profile, model)
                 r = run([f"{build}/bin/passhost", "-q", "-i", model, "-o", out, "--target", profile,
-                         "--report-json", rep])
+                         "--report-json", rep] + sets)
                 if r.returncode:
                     rows.append(f"| {profile} | {name} | {before} | passhost failed: {r.stderr.strip()[:80]} | | | |")
                     failed = True

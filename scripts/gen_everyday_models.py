@@ -27,6 +27,10 @@ packages (speech, OCR, segmentation), made here with torch and onnx.helper
                     reshape(b * n, -1), with batch and width dynamic, so torch
                     computes the Reshape targets with Shape -> Gather ->
                     Unsqueeze -> Concat chains; opset 13
+  int64_index_math  index arithmetic in int64 as torch exports it: argmax
+                    indices, a position ramp (torch.arange of a dynamic
+                    length), Mul/Add/Mod on them, a gather with the result;
+                    sequence length dynamic; opset 13
 
 Needs Debian's python3-torch and python3-onnx; exits 3 without them.
 """
@@ -272,11 +276,27 @@ def export_reshape_chain(path):
                       dynamic_axes={"x": {0: "batch", 3: "width"}, "probs": {0: "batch", 1: "seq"}})
 
 
+class IndexMath(torch.nn.Module):
+    def forward(self, x):
+        i = x.argmax(-1)
+        pos = torch.arange(x.shape[1]).unsqueeze(0)
+        j = (i * 3 + pos + 1) % x.shape[2]
+        picked = torch.gather(x, 2, j.unsqueeze(-1)).squeeze(-1)
+        return picked, (i + pos).float()
+
+
+def export_int64_index_math(path):
+    torch.onnx.export(IndexMath().eval(), torch.randn(2, 5, 8), path, opset_version=13,
+                      input_names=["x"], output_names=["picked", "where"],
+                      dynamic_axes={"x": {1: "seq"}, "picked": {1: "seq"}, "where": {1: "seq"}})
+
+
 MODELS = {
     "vad_like": export_vad_like,
     "if_in_loop": export_if_in_loop,
     "seg_fp16_unordered": export_seg_fp16,
     "reshape_chain": export_reshape_chain,
+    "int64_index_math": export_int64_index_math,
 }
 
 

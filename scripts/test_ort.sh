@@ -19,6 +19,10 @@
 #      --verify: passhost's own evaluator runs the com.microsoft ops of the
 #      result against the original (so its contrib kernels and ONNX
 #      Runtime's are both checked against the original model);
+#   4. once more with the generic NPU profile, configs/targets/npu.ini,
+#      its adapt stage at level approx (--target npu --set
+#      adapt.level=approx: int64 narrowed to int32 by type_cast_narrow, pads
+#      made explicit, operands brought to one rank...);
 # and for each rewrite scripts/ort_check.js compares the original with the
 # rewritten model in ONNX Runtime (optimizations off, 1 thread): 4 seeded runs,
 # symbolic dims 1 in runs 0 and 2 and 3 in runs 1 and 3 (a seq of 1 would
@@ -132,7 +136,7 @@ else
 fi
 # the shapes of real exports passhost met (scripts/gen_everyday_models.py):
 # If nodes with constant conditions, an out-of-order fp16 model, a Reshape
-# fed by a Shape chain, an If in a Loop body
+# fed by a Shape chain, an If in a Loop body, int64 index arithmetic
 if /usr/bin/python3 scripts/gen_everyday_models.py "$OUT/everyday" >"$OUT/everyday.log" 2>&1; then
     printf '%s\n' "--shape input:1x512 --symbolic 1" >"$OUT/everyday/vad_like.ortargs"
     printf '%s\n' "--input-shape input:1x512" >"$OUT/everyday/vad_like.verifyargs"
@@ -162,6 +166,7 @@ for m in $models; do
         check "$m" all "$@"
     fi
     check "$m" ort configs/targets/ort.ini
+    check "$m" npu --target npu --set adapt.level=approx
 done
 
 [ $failed -eq 0 ] || echo "test_ort: failed:$failures"

@@ -1,6 +1,10 @@
 /* tests/test_pass_explicit_pads.c - explicit_pads: auto_pad SAME/VALID
  * becomes explicit pads, and an end pad no window reads is trimmed. */
+#include <string.h>
+
+#include "clirun.h"
 #include "passcase.h"
+#include "tmpdir.h"
 
 PASS_FIXTURE("explicit_pads")
 
@@ -109,6 +113,50 @@ START_TEST(left_alone)
 }
 END_TEST
 
+/* The profile: a target with auto_pad = no (npu) switches the pass on in
+ * the adapt stage, and --check-target names it; without the key (ort) or
+ * without a target the adapt stage leaves auto_pad.  The optimize stage's
+ * run is switched off to see the adapt stage's. */
+START_TEST(profile_auto_pad)
+{
+    tk_tmpdir_make("explicit_pads");
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text("x: float[1,2,8,8]; w: const float[4,2,3,3]\n"
+                                     "y = Conv(x, w) {auto_pad=\"SAME_UPPER\"}\nreturn y",
+                                     &err);
+    ck_assert_msg(m != NULL, "%s", err.message);
+    const char *in = tk_tpath("same.onnx"), *out = tk_tpath("out.onnx");
+    ck_assert_int_eq(ph_model_save(m, in, &err), 0);
+    ph_model_free(m);
+    tk_cli_result r = TK_CLI("--check-target", "npu", in);
+    ck_assert_msg(r.status == 0 && strstr(r.out, "auto_pad") && strstr(r.out, "SAME_UPPER") &&
+                      strstr(r.out, "explicit_pads"),
+                  "%s%s", r.out, r.err);
+    tk_cli_free(&r);
+    r = TK_CLI("-i", in, "-o", out, "--set", "optimize.pass_off=explicit_pads", "--target", "npu", "--verify");
+    ck_assert_msg(r.status == 0 && strstr(r.out, "explicit_pads 1") && strstr(r.out, "target npu: no violations"),
+                  "%s%s", r.out, r.err);
+    tk_cli_free(&r);
+    ck_assert_msg(ph_model_load(out, &m, &err) == 0, "%s", err.message);
+    ph_node *conv = ph_graph_first_node(ph_model_graph(m));
+    const int64_t *pads;
+    ck_assert_str_eq(ph_node_attr_string(conv, "auto_pad", "NOTSET"), "NOTSET");
+    ck_assert_int_eq(ph_node_attr_ints(conv, "pads", &pads), 4);
+    ck_assert(pads[0] == 1 && pads[1] == 1 && pads[2] == 1 && pads[3] == 1);
+    ph_model_free(m);
+    const char *const without[][6] = {{"--target", "ort"}, {"--set", "adapt.max_iterations=4"}};
+    for (int i = 0; i < 2; i++) {
+        r = TK_CLI("-i", in, "-o", out, "--set", "optimize.pass_off=explicit_pads", without[i][0], without[i][1]);
+        ck_assert_msg(r.status == 0, "%s", r.err);
+        tk_cli_free(&r);
+        ck_assert_msg(ph_model_load(out, &m, &err) == 0, "%s", err.message);
+        ck_assert_str_eq(ph_node_attr_string(ph_graph_first_node(ph_model_graph(m)), "auto_pad", ""), "SAME_UPPER");
+        ph_model_free(m);
+    }
+    tk_tmpdir_remove();
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pass_explicit_pads");
@@ -118,6 +166,7 @@ int main(void)
     tcase_add_loop_test(tc, pads_made_explicit, 0, (int)(sizeof explicit / sizeof *explicit));
     tcase_add_test(tc, conv_valid_unknown_dims);
     tcase_add_loop_test(tc, left_alone, 0, (int)(sizeof kept / sizeof *kept));
+    tcase_add_test(tc, profile_auto_pad);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -170,8 +170,14 @@ START_TEST(shipped_pipeline_lists_every_builtin_in_order)
         names_free(&want);
         names_free(&got);
     }
-    /* each built plugin is in one stage's list */
-    ck_assert_uint_eq(total, host_registry_count(reg));
+    /* each built plugin is in the list of each stage it runs in
+     * (explicit_pads and type_cast_narrow run in both) */
+    size_t stages = 0;
+    for (size_t i = 0; i < host_registry_count(reg); i++) {
+        unsigned st = host_registry_at(reg, i)->desc->stages;
+        stages += !!(st & PH_STAGE_OPTIMIZE) + !!(st & PH_STAGE_ADAPT);
+    }
+    ck_assert_uint_eq(total, stages);
     host_registry_free(reg);
 }
 END_TEST
@@ -410,10 +416,21 @@ START_TEST(list_passes_in_run_order)
         if (*l != ' ' && !strstr(l, " passes") && sscanf(l, "%255s", word) == 1)
             rows.item[rows.count++] = strdup(word);
     }
-    names opt = file_order("optimize"), adapt = file_order("adapt");
-    ck_assert_uint_eq(rows.count, opt.count + adapt.count);
+    /* the optimize stage's order, then the adapt stage's passes not listed
+     * already */
+    names opt = file_order("optimize"), adapt = file_order("adapt"), want = {0};
+    for (size_t i = 0; i < opt.count; i++)
+        want.item[want.count++] = opt.item[i];
+    for (size_t i = 0; i < adapt.count; i++) {
+        int seen = 0;
+        for (size_t j = 0; j < opt.count; j++)
+            seen |= !strcmp(adapt.item[i], opt.item[j]);
+        if (!seen)
+            want.item[want.count++] = adapt.item[i];
+    }
+    ck_assert_uint_eq(rows.count, want.count);
     for (size_t i = 0; i < rows.count; i++)
-        ck_assert_str_eq(rows.item[i], i < opt.count ? opt.item[i] : adapt.item[i - opt.count]);
+        ck_assert_str_eq(rows.item[i], want.item[i]);
     names_free(&rows);
     names_free(&opt);
     names_free(&adapt);

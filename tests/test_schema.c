@@ -1,7 +1,8 @@
 /* tests/test_schema.c - passhost/schema.h, the operator schemas generated at
  * build time from libonnx:
  *   - lookups by domain, name and opset, the version history, attributes,
- *     formal parameters and domains, against facts of the ONNX spec;
+ *     formal parameters and their types, and domains, against facts of the
+ *     ONNX spec;
  *   - the whole table against python3-onnx's own schemas (the same release
  *     of ONNX in Debian): every version of every operator with its input
  *     and output counts, parameters and attributes, line for line (skipped
@@ -121,6 +122,41 @@ static const char python_dump[] =
     "    print('%s|%s|%d|%d|%d|%d|%d|%d|%s|%s|%s' % (s.domain, s.name, s.since_version, s.min_input,\n"
     "          lim(s.max_input), s.min_output, lim(s.max_output), int(s.deprecated), ins, outs, at))\n";
 
+/* Formal parameters' types: type variables shared between parameters, and
+ * the dtypes each allows, as the spec writes them. */
+START_TEST(parameter_types_follow_the_spec)
+{
+    const ph_schema *r = ph_schema_find("", "Reshape", 14);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(ph_schema_input_type(r, 0), "T");
+    ck_assert_str_eq(ph_schema_output_type(r, 0), "T");
+    ck_assert_str_eq(ph_schema_input_type(r, 1), "tensor(int64)");
+    ck_assert_uint_eq(ph_schema_input_dtypes(r, 1), 1ull << PH_DT_INT64);
+    ck_assert(ph_schema_input_dtypes(r, 0) & (1ull << PH_DT_INT32));
+    ck_assert(ph_schema_input_dtypes(r, 0) & (1ull << PH_DT_STRING));
+    ck_assert_ptr_null(ph_schema_input_type(r, 2));
+    ck_assert_uint_eq(ph_schema_input_dtypes(r, 2), 0);
+    /* Shape's output is int64 only; Gather's indices int32 or int64 */
+    const ph_schema *sh = ph_schema_find("", "Shape", 15);
+    ck_assert_uint_eq(ph_schema_output_dtypes(sh, 0), 1ull << PH_DT_INT64);
+    const ph_schema *g = ph_schema_find("", "Gather", 13);
+    ck_assert_uint_eq(ph_schema_input_dtypes(g, 1), (1ull << PH_DT_INT32) | (1ull << PH_DT_INT64));
+    /* Add-14 computes int32 and int64 in one variable; Add-6 too */
+    const ph_schema *a = ph_schema_find("", "Add", 14);
+    ck_assert_str_eq(ph_schema_input_type(a, 1), ph_schema_output_type(a, 0));
+    ck_assert(ph_schema_output_dtypes(a, 0) & (1ull << PH_DT_INT32));
+    /* Concat's variadic input: actual input 5 fills formal 0 */
+    const ph_schema *c = ph_schema_find("", "Concat", 13);
+    ck_assert_int_eq(ph_schema_input_formal(c, 5), 0);
+    ck_assert_int_eq(ph_schema_input_formal(r, 1), 1);
+    ck_assert_int_eq(ph_schema_input_formal(r, 2), -1);
+    /* TopK-11: K int64 only, indices int64 only */
+    const ph_schema *t = ph_schema_find("", "TopK", 11);
+    ck_assert_uint_eq(ph_schema_input_dtypes(t, 1), 1ull << PH_DT_INT64);
+    ck_assert_uint_eq(ph_schema_output_dtypes(t, 1), 1ull << PH_DT_INT64);
+}
+END_TEST
+
 static char *slurp(FILE *f)
 {
     size_t n = 0, cap = 1 << 16;
@@ -177,6 +213,7 @@ int main(void)
     Suite *s = suite_create("schema");
     TCase *tc = tcase_create("schema");
     tcase_add_test(tc, lookups_follow_the_spec);
+    tcase_add_test(tc, parameter_types_follow_the_spec);
     tcase_add_test(tc, table_matches_python_onnx);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -229,7 +229,8 @@ static int select_passes(int stage, const host_stage_config *sc, const host_prof
     for (size_t i = 0; i < n && !sc->no_integral; i++) {
         const ph_pass_desc *d = host_registry_at(reg, i)->desc;
         on[i] = (d->stages & stage_bit(stage)) &&
-                ((d->on_by_default && targets_match(d->targets, prof ? prof->names : "")) ||
+                ((d->on_by_default && (!d->default_stages || (d->default_stages & stage_bit(stage))) &&
+                  targets_match(d->targets, prof ? prof->names : "")) ||
                  profile_wants(d, prof));
     }
     if (!sc->no_integral)

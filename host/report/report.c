@@ -182,6 +182,17 @@ static const char *stages_text(unsigned stages)
     return stages & PH_STAGE_OPTIMIZE ? "optimize" : "adapt";
 }
 
+/* "on", "off", or the stages it is on in by default when not all of its
+ * stages (explicit_pads: "optimize"; a profile switches it on in adapt). */
+static const char *default_text(const ph_pass_desc *d)
+{
+    if (!d->on_by_default)
+        return "off";
+    if (d->default_stages && (d->default_stages & d->stages) != d->stages)
+        return stages_text(d->default_stages & d->stages);
+    return "on";
+}
+
 static const char *exactness_text(ph_exactness e)
 {
     return e == PH_EXACT ? "exact" : e == PH_FP ? "fp" : "approx";
@@ -224,7 +235,7 @@ int host_report_passes(FILE *out, const host_registry *reg, ph_error *err)
     for (size_t i = 0; i < n; i++) {
         const ph_pass_desc *d = host_registry_at(reg, order[i])->desc;
         fprintf(out, "%-*s  %-14s  %-7s  %-6s  %-4s  %-*s  %s\n", wn, d->name,
-                stages_text(d->stages), d->on_by_default ? "on" : "off",
+                stages_text(d->stages), default_text(d),
                 exactness_text(d->exactness), d->run_once ? "yes" : "no", wt,
                 d->targets && *d->targets ? d->targets : "all", d->summary ? d->summary : "");
         print_params(out, d);
@@ -267,7 +278,7 @@ int host_report_passes_markdown(FILE *out, const host_registry *reg, ph_error *e
     for (size_t i = 0; i < n; i++) {
         const ph_pass_desc *d = host_registry_at(reg, order[i])->desc;
         fprintf(out, "| `%s` | %s | %s | %s | %s | ", d->name, stages_text(d->stages),
-                d->on_by_default ? "on" : "off", exactness_text(d->exactness),
+                default_text(d), exactness_text(d->exactness),
                 d->targets && *d->targets ? d->targets : "all");
         for (const ph_param_def *p = d->params; p && p->name; p++) {
             fprintf(out, "%s`%s` (", p == d->params ? "" : "<br>", p->name);

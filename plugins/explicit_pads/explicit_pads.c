@@ -34,7 +34,9 @@
  *      ConvTranspose pads crop the output and are left alone.
  * Changes:  the node's pads (and auto_pad) attributes; one rewrite per node
  *   changed.  Output shapes never change.  Main graph and every
- *   If/Loop/Scan body.
+ *   If/Loop/Scan body.  On by default in the optimize stage; in the adapt
+ *   stage when the target profile says auto_pad = no (a target that takes
+ *   explicit pads only: Icraft's, seed 004).
  * Exact:    yes; every output element reads the same input elements.
  */
 #include <stdint.h>
@@ -243,11 +245,16 @@ static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
     return ph_graph_walk_ops(g, windowed, sizeof windowed / sizeof *windowed, visit, ctx);
 }
 
+/* A profile with auto_pad = no switches the pass on in the adapt stage. */
+static const ph_profile_key keys[] = {{"auto_pad", NULL}, {NULL, NULL}};
+
 PH_PASS_DEFINE(
     .name = "explicit_pads",
     .summary = "auto_pad SAME_*/VALID -> explicit pads; end pads no window reads trimmed",
-    .stages = PH_STAGE_OPTIMIZE,
+    .stages = PH_STAGE_OPTIMIZE | PH_STAGE_ADAPT,
+    .default_stages = PH_STAGE_OPTIMIZE,
     .on_by_default = 1,
     .run_once = 0,
     .exactness = PH_EXACT,
-    .run = run)
+    .run = run,
+    .profile_keys = keys)

@@ -49,7 +49,7 @@ extern "C" {
 #endif
 
 #define PH_ABI_MAJOR 1
-#define PH_ABI_MINOR 3
+#define PH_ABI_MINOR 4
 
 /* The one symbol the host looks up in every plugin. */
 #define PH_PASS_ENTRY_SYMBOL "passhost_pass_descriptor"
@@ -126,6 +126,12 @@ typedef struct ph_pass_desc {
     /* Since 1.3: the target-profile keys the pass reads (ph_profile_key),
      * or NULL. */
     const ph_profile_key *profile_keys;
+    /* Since 1.4: the stages (PH_STAGE_* bits) in which on_by_default holds;
+     * 0: every stage of .stages.  A pass on by default in the optimize
+     * stage that a profile switches on in the adapt stage (explicit_pads)
+     * gives PH_STAGE_OPTIMIZE here and PH_STAGE_OPTIMIZE | PH_STAGE_ADAPT
+     * in .stages. */
+    unsigned default_stages;
 } ph_pass_desc;
 
 typedef const ph_pass_desc *(*ph_pass_entry_fn)(void);

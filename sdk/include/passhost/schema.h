@@ -77,6 +77,22 @@ PH_API size_t ph_schema_output_count(const ph_schema *s);
 PH_API const char *ph_schema_output_name(const ph_schema *s, size_t i);
 PH_API ph_param_option ph_schema_output_option(const ph_schema *s, size_t i);
 
+/* The type of formal input (output) parameter i: its type string, a type
+ * variable of the schema ("T": every parameter with the same string has
+ * the same dtype in one node) or a fixed type ("tensor(int64)"); and the
+ * tensor dtypes it allows, bit d set for ph_dtype d (sequences, optionals
+ * and maps are no tensor dtype: not in the mask).  NULL / 0 past the end.
+ * E.g. Reshape-14: input 0 "T" (every dtype), input 1 "tensor(int64)"
+ * (1 << 7 only); Shape's output "T1" = int64 only. */
+PH_API const char *ph_schema_input_type(const ph_schema *s, size_t i);
+PH_API const char *ph_schema_output_type(const ph_schema *s, size_t i);
+PH_API uint64_t ph_schema_input_dtypes(const ph_schema *s, size_t i);
+PH_API uint64_t ph_schema_output_dtypes(const ph_schema *s, size_t i);
+/* The formal parameter that a node's actual input (output) k fills: k, or
+ * the last one when it is variadic and k is past it; -1 when none. */
+PH_API long ph_schema_input_formal(const ph_schema *s, size_t k);
+PH_API long ph_schema_output_formal(const ph_schema *s, size_t k);
+
 /* The attributes, sorted by name.  Types are onnx.proto's
  * AttributeProto.AttributeType numbers (1 FLOAT, 2 INT, 3 STRING, 4 TENSOR,
  * 5 GRAPH, 6 FLOATS, 7 INTS, 8 STRINGS (as ph_attr_type), 9 TENSORS, 10

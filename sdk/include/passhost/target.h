@@ -77,8 +77,9 @@ PH_API const char *ph_target_name(const ph_target *t);
  * set it. */
 PH_API const char *ph_target_value(const ph_target *t, const char *key);
 /* 1 when the profile sets `key` to a value that restricts something: any
- * value of a limit or a list, "broadcast" other than "yes", a TopK
- * index_dtype other than int64, noop_ops not empty.  0 otherwise.  The
+ * value of a limit or a list, "broadcast" other than "yes", "auto_pad"
+ * false, "static_shapes" true, a TopK index_dtype other than int64,
+ * noop_ops not empty.  0 otherwise.  The
  * host switches a pass on when the profile constrains a key the pass
  * declares (ph_profile_key). */
 PH_API int ph_target_constrains(const ph_target *t, const char *key);

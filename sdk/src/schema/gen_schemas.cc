@@ -8,7 +8,7 @@
 // and preview domains) with its whole version history, and prints, for each
 // version of each operator: domain, name, since_version, deprecated, the
 // input and output counts and formal parameters (name, single / optional /
-// variadic) and the attributes (name, AttributeProto type, required);
+// variadic, type string and the tensor dtypes it allows) and the attributes (name, AttributeProto type, required);
 // then each domain's opset range.  Rows are sorted by domain, name and
 // version, attributes by name, so the C side can search them.
 //
@@ -60,6 +60,22 @@ static int option_code(OpSchema::FormalParameterOption o)
     return 0;
 }
 
+// Bit d (a TensorProto.DataType, ph_dtype) for each "tensor(NAME)" among a
+// formal parameter's allowed types (sequences, optionals and maps are left
+// out: they are no tensor dtype).
+static unsigned long long dtype_mask(const OpSchema::FormalParameter &p)
+{
+    static const char *const names[] = {"", "float", "uint8", "int8", "uint16", "int16", "int32", "int64",
+                                        "string", "bool", "float16", "double", "uint32", "uint64",
+                                        "complex64", "complex128", "bfloat16"};
+    unsigned long long mask = 0;
+    for (const std::string *t : p.GetTypes())
+        for (int d = 1; d < (int)(sizeof names / sizeof *names); d++)
+            if (*t == std::string("tensor(") + names[d] + ")")
+                mask |= 1ull << d;
+    return mask;
+}
+
 static int clamp(int v) { return v == INT_MAX ? -1 : v; } // -1: no upper bound
 
 int main()
@@ -96,16 +112,18 @@ int main()
     for (const OpSchema &s : all) {
         in_first.push_back(n_params);
         for (const auto &p : s.inputs()) {
-            std::printf("    {%s, %d},\n", literal(p.GetName()).c_str(), option_code(p.GetOption()));
+            std::printf("    {%s, %d, %s, 0x%llxull},\n", literal(p.GetName()).c_str(),
+                        option_code(p.GetOption()), literal(p.GetTypeStr()).c_str(), dtype_mask(p));
             n_params++;
         }
         out_first.push_back(n_params);
         for (const auto &p : s.outputs()) {
-            std::printf("    {%s, %d},\n", literal(p.GetName()).c_str(), option_code(p.GetOption()));
+            std::printf("    {%s, %d, %s, 0x%llxull},\n", literal(p.GetName()).c_str(),
+                        option_code(p.GetOption()), literal(p.GetTypeStr()).c_str(), dtype_mask(p));
             n_params++;
         }
     }
-    std::printf("    {0, 0},\n};\n\n");
+    std::printf("    {0, 0, 0, 0},\n};\n\n");
 
     std::printf("const schema_row schema_rows[] = {\n");
     for (size_t i = 0; i < all.size(); i++) {

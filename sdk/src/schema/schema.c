@@ -174,3 +174,49 @@ PH_API const char *ph_attr_type_name(int type)
                                         "SPARSE_TENSORS", "TYPE_PROTO", "TYPE_PROTOS"};
     return type >= 0 && type < (int)(sizeof names / sizeof names[0]) ? names[type] : "UNKNOWN";
 }
+
+/* ------------------------------------------------------------ types */
+
+PH_API const char *ph_schema_input_type(const ph_schema *s, size_t i)
+{
+    const schema_param *p = param(ROW(s)->in_first, ROW(s)->n_in, i);
+    return p ? p->type_str : NULL;
+}
+
+PH_API const char *ph_schema_output_type(const ph_schema *s, size_t i)
+{
+    const schema_param *p = param(ROW(s)->out_first, ROW(s)->n_out, i);
+    return p ? p->type_str : NULL;
+}
+
+PH_API uint64_t ph_schema_input_dtypes(const ph_schema *s, size_t i)
+{
+    const schema_param *p = param(ROW(s)->in_first, ROW(s)->n_in, i);
+    return p ? (uint64_t)p->dtypes : 0;
+}
+
+PH_API uint64_t ph_schema_output_dtypes(const ph_schema *s, size_t i)
+{
+    const schema_param *p = param(ROW(s)->out_first, ROW(s)->n_out, i);
+    return p ? (uint64_t)p->dtypes : 0;
+}
+
+/* Actual position k among n formal parameters whose last may be variadic. */
+static long formal_of(size_t first, size_t n, size_t k)
+{
+    if (!n)
+        return -1;
+    if (k < n)
+        return (long)k;
+    return schema_params[first + n - 1].option == PH_PARAM_VARIADIC ? (long)(n - 1) : -1;
+}
+
+PH_API long ph_schema_input_formal(const ph_schema *s, size_t k)
+{
+    return formal_of(ROW(s)->in_first, ROW(s)->n_in, k);
+}
+
+PH_API long ph_schema_output_formal(const ph_schema *s, size_t k)
+{
+    return formal_of(ROW(s)->out_first, ROW(s)->n_out, k);
+}

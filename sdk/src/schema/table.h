@@ -16,6 +16,8 @@ typedef struct schema_attr {
 typedef struct schema_param {
     const char *name;
     int option;   /* ph_param_option */
+    const char *type_str; /* "T" (a type variable) or "tensor(int64)" */
+    unsigned long long dtypes; /* bit d: tensor dtype d (ph_dtype) allowed */
 } schema_param;
 
 /* One version of one operator.  Rows are sorted by (domain, name,

@@ -149,6 +149,40 @@ static void check_supported(checker *c, const ph_node *n, const char *op)
     report(c, n, ph_node_name(n), op, domains ? "domains" : "ops", op, limit);
 }
 
+/* The formal mask of n's actual input (output) k under n's schema; 0 when
+ * unknown. */
+static uint64_t formal_dtypes(const ph_node *n, size_t k, int output)
+{
+    const ph_schema *s = ph_schema_find(ph_node_domain(n), ph_node_op_type(n), ph_node_opset(n));
+    long f = !s ? -1 : output ? ph_schema_output_formal(s, k) : ph_schema_input_formal(s, k);
+    if (f < 0)
+        return 0;
+    return output ? ph_schema_output_dtypes(s, (size_t)f) : ph_schema_input_dtypes(s, (size_t)f);
+}
+
+/* Output k of n has the one dtype the ONNX spec allows there: Shape's,
+ * the indices of ArgMax, TopK and NonZero; or n is a Cast to the one dtype
+ * every reader of its output must get (an int64 Cast before Reshape's
+ * shape): no pass can give it another, and a profile's dtypes does not
+ * count it. */
+static int dtype_fixed_by_spec(const ph_node *n, size_t k, int dt)
+{
+    uint64_t only = 1ull << dt;
+    if (formal_dtypes(n, k, 1) == only)
+        return 1;
+    const ph_value *v = ph_node_output(n, k);
+    size_t uses = ph_value_use_count(v);
+    if (ph_node_op(n) != PH_OP_Cast || !uses || ph_value_graph_output_count(v))
+        return 0;
+    for (size_t i = 0; i < uses; i++) {
+        size_t at;
+        const ph_node *u = ph_value_use(v, i, &at);
+        if (formal_dtypes(u, at, 0) != only)
+            return 0;
+    }
+    return 1;
+}
+
 static void check_value_types(checker *c, const ph_node *n, const char *op)
 {
     char dkey[300], rkey[300];
@@ -168,7 +202,7 @@ static void check_value_types(checker *c, const ph_node *n, const char *op)
         if (k == 1 && ph_node_op(n) == PH_OP_TopK && ph_target_value(c->t, "TopK.index_dtype"))
             continue;
         int dt = ph_value_dtype(v), r = ph_value_rank(v);
-        if (k < n_out && dtypes && !dtype_done && dt != PH_DT_UNDEFINED) {
+        if (k < n_out && dtypes && !dtype_done && dt != PH_DT_UNDEFINED && !dtype_fixed_by_spec(n, k, dt)) {
             const char *name = tgt_dtype_name(dt);
             if (!tgt_list_has(dtypes, name, strlen(name))) {
                 report(c, n, ph_node_name(n), op, dkey, name, dtypes);
@@ -298,6 +332,10 @@ static int is_window_op(ph_op op)
 static void check_window(checker *c, const ph_node *n, const char *op)
 {
     ph_op o = ph_node_op(n);
+    /* auto_pad = no: the pads must be written out */
+    const char *ap = ph_node_attr_string(n, "auto_pad", "NOTSET");
+    if (ph_target_constrains(c->t, "auto_pad") && strcmp(ap, "NOTSET"))
+        report(c, n, ph_node_name(n), op, "auto_pad", ap, "no");
     /* kernel: the attribute, else the weight's spatial dims */
     int64_t kernel[16];
     size_t k = 0;

@@ -34,6 +34,7 @@ static const tgt_key key_table[] = {
     {"", "ops", TGT_OPS, NULL},
     {"", "ops_except", TGT_OPS, NULL},
     {"", "noop_ops", TGT_OPS, NULL},
+    {"", "auto_pad", TGT_BOOL, NULL},
     {"*", "max_rank", TGT_INT, NULL},
     {"*", "dtypes", TGT_DTYPES, NULL},
     {CONV_OPS "|" POOL_OPS, "max_kernel", TGT_INT, NULL},
@@ -646,6 +647,8 @@ PH_API int ph_target_constrains(const ph_target *t, const char *key)
         return strcmp(v, "yes") != 0;
     if (!strcmp(key, "static_shapes"))
         return !strcmp(v, "true");
+    if (!strcmp(key, "auto_pad"))
+        return !strcmp(v, "false");
     if (!strcmp(name, "index_dtype"))
         return strcmp(v, "int64") != 0;
     if (!strcmp(key, "name") || !strcmp(key, "summary"))
