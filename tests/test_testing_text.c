@@ -64,6 +64,23 @@ START_TEST(text_builds_inputs_initializers_nodes_and_outputs)
 }
 END_TEST
 
+/* int64 values and int attributes are read exactly, beyond 2^53 too. */
+START_TEST(text_int64_extremes_exact)
+{
+    ph_model *m = text("x: float[2]; e: int64[3] = [9223372036854775807, -9223372036854775808, 9007199254740993]\n"
+                       "y = Relu(x) {big=9223372036854775807, l=[-9223372036854775808, 3]}\nreturn y");
+    ph_graph *g = ph_model_graph(m);
+    const int64_t *e = ph_tensor_data(ph_value_const(ph_graph_find_value(g, "e")));
+    ck_assert(e[0] == INT64_MAX && e[1] == INT64_MIN && e[2] == 9007199254740993);
+    ph_node *relu = ph_value_producer(ph_graph_output(g, 0));
+    ck_assert(ph_node_attr_int(relu, "big", 0) == INT64_MAX);
+    const int64_t *l;
+    ck_assert_int_eq(ph_node_attr_ints(relu, "l", &l), 2);
+    ck_assert(l[0] == INT64_MIN && l[1] == 3);
+    ph_model_free(m);
+}
+END_TEST
+
 START_TEST(text_errors_name_the_line)
 {
     static const struct {
@@ -77,6 +94,7 @@ START_TEST(text_errors_name_the_line)
         {"s: int64[3] = [1, 2]\nreturn s", "do not fill"},
         {"x: float[2]\nx = Relu(x)\nreturn x", "bound twice"},
         {"x: float[2]\ny = Relu(x) junk\nreturn y", "end of the line"},
+        {"s: int64[1] = [9223372036854775808]\nreturn s", "out of the int64 range"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ph_error err = {0};
@@ -176,6 +194,7 @@ int main(void)
     TCase *tc = tcase_create("text");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, text_builds_inputs_initializers_nodes_and_outputs);
+    tcase_add_test(tc, text_int64_extremes_exact);
     tcase_add_test(tc, text_errors_name_the_line);
     tcase_add_test(tc, graph_is_matches_the_whole_graph);
     tcase_add_test(tc, case_catches_a_wrong_pass);

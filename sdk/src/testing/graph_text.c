@@ -5,6 +5,7 @@
  * ph_test_case is one test case: build, run checked, count the rewrites,
  * check the result. */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,7 +97,10 @@ static int ident(reader *r, char *buf, size_t size)
     return 0;
 }
 
-static int number(reader *r, double *out, int *is_int)
+/* A number into *out; *is_int when written as an integer, which then also
+ * goes exactly into *iout (when not NULL): int64 values beyond 2^53, such
+ * as INT64_MAX, are not doubles. */
+static int number(reader *r, double *out, int *is_int, int64_t *iout)
 {
     blanks(r);
     char *end;
@@ -107,13 +111,22 @@ static int number(reader *r, double *out, int *is_int)
     for (const char *c = r->s; c < end; c++)
         if (*c == '.' || *c == 'e' || *c == 'E' || isalpha((unsigned char)*c))
             *is_int = 0;
+    if (*is_int && iout) {
+        char *iend;
+        errno = 0;
+        long long iv = strtoll(r->s, &iend, 10);
+        if (errno == ERANGE || iend != end)
+            return fail(r, "%s", "an integer out of the int64 range");
+        *iout = (int64_t)iv;
+    }
     r->s = end;
     *out = v;
     return 0;
 }
 
-/* '[' numbers ']' into vals (at most MAX_LIST); *n their count. */
-static int number_list(reader *r, double *vals, size_t *n, int *all_int)
+/* '[' numbers ']' into vals (at most MAX_LIST), and the integers exactly
+ * into ivals when not NULL; *n their count. */
+static int number_list(reader *r, double *vals, int64_t *ivals, size_t *n, int *all_int)
 {
     *n = 0;
     *all_int = 1;
@@ -125,7 +138,7 @@ static int number_list(reader *r, double *vals, size_t *n, int *all_int)
         int is_int;
         if (*n >= MAX_LIST)
             return fail(r, "%s", "list too long");
-        if (number(r, &vals[*n], &is_int))
+        if (number(r, &vals[*n], &is_int, ivals ? &ivals[*n] : NULL))
             return -1;
         *all_int &= is_int;
         (*n)++;
@@ -202,7 +215,7 @@ static int declaration(reader *r, const char *name)
             } else {
                 double v;
                 int is_int;
-                if (number(r, &v, &is_int))
+                if (number(r, &v, &is_int, NULL))
                     return -1;
                 if (!is_int || v < 0)
                     return fail(r, "%s", "a dim is a non-negative integer, '?' or a name");
@@ -214,14 +227,21 @@ static int declaration(reader *r, const char *name)
             return fail(r, "expected %s", "']'");
     }
     double *vals = NULL;
+    int64_t *ivals = NULL; /* the integers exactly, for an int64 initializer */
     size_t nv = 0;
+    int all_int = 0;
     int given = accept(r, '=');
     if (given) {
-        int all_int;
-        if (!(vals = malloc(MAX_LIST * sizeof *vals)))
-            return ph_error_set(r->err, PH_ENOMEM, "out of memory");
-        if (number_list(r, vals, &nv, &all_int)) {
+        vals = malloc(MAX_LIST * sizeof *vals);
+        ivals = malloc(MAX_LIST * sizeof *ivals);
+        if (!vals || !ivals) {
             free(vals);
+            free(ivals);
+            return ph_error_set(r->err, PH_ENOMEM, "out of memory");
+        }
+        if (number_list(r, vals, ivals, &nv, &all_int)) {
+            free(vals);
+            free(ivals);
             return -1;
         }
     }
@@ -238,25 +258,37 @@ static int declaration(reader *r, const char *name)
     for (int d = 0; d < rank; d++) {
         if (dims[d] < 0 || unknown_rank) {
             free(vals);
+            free(ivals);
             return fail(r, "initializer '%s' needs every dim", name);
         }
         numel *= dims[d];
     }
     if (given && nv != 1 && (int64_t)nv != numel) {
         free(vals);
+        free(ivals);
         return fail(r, "initializer '%s': the values do not fill its shape", name);
     }
     double *all = malloc((size_t)(numel ? numel : 1) * sizeof *all);
-    if (!all) {
+    int64_t *exact = malloc((size_t)(numel ? numel : 1) * sizeof *exact);
+    if (!all || !exact) {
         free(vals);
+        free(ivals);
+        free(all);
+        free(exact);
         return ph_error_set(r->err, PH_ENOMEM, "out of memory");
     }
     uint64_t state = r->seed++ * 0x100000001B3ull;
-    for (int64_t k = 0; k < numel; k++)
+    for (int64_t k = 0; k < numel; k++) {
         all[k] = given ? vals[nv == 1 ? 0 : k] : test_random_value(dt, &state);
+        exact[k] = given && all_int ? ivals[nv == 1 ? 0 : k] : 0;
+    }
+    /* int64 integers exactly: INT64_MAX is no double */
+    ph_tensor *t = dt == PH_DT_INT64 && given && all_int ? ph_tensor_new(PH_DT_INT64, (size_t)rank, dims, exact)
+                                                         : ph_tensor_from_f64(dt, (size_t)rank, dims, all);
     free(vals);
-    ph_tensor *t = ph_tensor_from_f64(dt, (size_t)rank, dims, all);
+    free(ivals);
     free(all);
+    free(exact);
     if (!t)
         return fail(r, "cannot make the values of '%s'", name);
     ph_value *v = ph_graph_add_initializer(r->g, name, t);
@@ -288,31 +320,34 @@ static int attribute(reader *r, ph_node *n)
         size_t nv;
         int all_int;
         double *big = malloc(MAX_LIST * sizeof *big);
-        if (!big)
+        int64_t *ibig = malloc(MAX_LIST * sizeof *ibig);
+        if (!big || !ibig) {
+            free(big);
+            free(ibig);
             return ph_error_set(r->err, PH_ENOMEM, "out of memory");
-        if (number_list(r, big, &nv, &all_int)) {
-            free(big);
-            return -1;
         }
-        if (nv > 64) {
+        if (number_list(r, big, ibig, &nv, &all_int) || nv > 64) {
             free(big);
-            return fail(r, "%s", "attribute list longer than 64");
+            free(ibig);
+            return nv > 64 ? fail(r, "%s", "attribute list longer than 64") : -1;
         }
         memcpy(vals, big, nv * sizeof *vals);
-        free(big);
         int64_t iv[64];
         float fv[64];
         for (size_t k = 0; k < nv; k++) {
-            iv[k] = (int64_t)vals[k];
+            iv[k] = all_int ? ibig[k] : 0;
             fv[k] = (float)vals[k];
         }
+        free(big);
+        free(ibig);
         rc = all_int ? ph_node_set_attr_ints(n, key, nv, iv) : ph_node_set_attr_floats(n, key, nv, fv);
     } else {
         double v;
+        int64_t iv = 0;
         int is_int;
-        if (number(r, &v, &is_int))
+        if (number(r, &v, &is_int, &iv))
             return -1;
-        rc = is_int ? ph_node_set_attr_int(n, key, (int64_t)v) : ph_node_set_attr_float(n, key, (float)v);
+        rc = is_int ? ph_node_set_attr_int(n, key, iv) : ph_node_set_attr_float(n, key, (float)v);
     }
     return rc < 0 ? fail(r, "cannot set attribute '%s'", key) : 0;
 }
@@ -412,7 +447,7 @@ static int line(reader *r)
             return -1;
         double v;
         int is_int;
-        if (number(r, &v, &is_int))
+        if (number(r, &v, &is_int, NULL))
             return -1;
         return ph_model_set_opset(r->m, domain, (int64_t)v) < 0 ? fail(r, "%s", "cannot set the opset") : 0;
     }
