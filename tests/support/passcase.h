@@ -97,4 +97,61 @@ static const ph_test_options pc_unchecked = {.max_iterations = 4, .unchecked = 1
 #define PC_UNTOUCHED(graph) PC_CASE_OPTS(&pc_defaults, graph, 0, NULL)
 #define PC_UNTOUCHED_UNCHECKED(graph) PC_CASE_OPTS(&pc_unchecked, graph, 0, NULL)
 
+/* The model of `text` (asserting it builds), for a case that sets what the
+ * text cannot say (a declared shape on a node output, a body).  Caller
+ * frees. */
+static inline ph_model *pc_model(const char *text)
+{
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text(text, &err);
+    ck_assert_msg(m != NULL, "%s", err.message);
+    return m;
+}
+
+/* Output 0 of the k-th node (0-based, in the text's order) of m's main graph. */
+static inline ph_value *pc_node_output(ph_model *m, size_t k)
+{
+    ph_node *n = ph_graph_first_node(ph_model_graph(m));
+    for (size_t i = 0; n && i < k; i++)
+        n = ph_node_next(n);
+    ck_assert_ptr_nonnull(n);
+    return ph_node_output(n, 0);
+}
+
+/* The model of `graph` after one run of the pass (ph_test_run, no numeric
+ * check), asserting `rewrites`: for what a pattern cannot say (the names
+ * of graph outputs, the initializers left).  Caller frees. */
+static inline ph_model *pc_run_text(const char *graph, int rewrites)
+{
+    ph_error err = {0};
+    ph_model *m = pc_model(graph);
+    int rc = ph_test_run(pass, m, NULL, NULL, &err);
+    ck_assert_msg(rc == rewrites, "%d rewrites, expected %d: %s", rc, rewrites, err.message);
+    return m;
+}
+
+/* The pass keeps the name of graph output 0 of `graph` (one run, asserting
+ * `rewrites`). */
+#define PC_OUTPUT_NAME_KEPT(graph, rewrites)                                                       \
+    do {                                                                                           \
+        ph_error pc_err_ = {0};                                                                    \
+        ph_model *pc_m_ = ph_test_model_text(graph, &pc_err_);                                     \
+        ck_assert_msg(pc_m_ != NULL, "%s", pc_err_.message);                                       \
+        char pc_name_[256];                                                                        \
+        snprintf(pc_name_, sizeof pc_name_, "%s", ph_value_name(ph_graph_output(ph_model_graph(pc_m_), 0))); \
+        int pc_rc_ = ph_test_run(pass, pc_m_, NULL, NULL, &pc_err_);                               \
+        ck_assert_msg(pc_rc_ == (rewrites), "%d rewrites: %s", pc_rc_, pc_err_.message);           \
+        ck_assert_str_eq(ph_value_name(ph_graph_output(ph_model_graph(pc_m_), 0)), pc_name_);      \
+        ph_model_free(pc_m_);                                                                      \
+    } while (0)
+
+/* After one run of the pass on `graph` (asserting `rewrites`), the main
+ * graph has n initializers (the constants the pass made dead are gone). */
+#define PC_INITIALIZERS_AFTER(graph, rewrites, n)                                                  \
+    do {                                                                                           \
+        ph_model *pc_m_ = pc_run_text(graph, rewrites);                                            \
+        ck_assert_uint_eq(ph_graph_initializer_count(ph_model_graph(pc_m_)), n);                   \
+        ph_model_free(pc_m_);                                                                      \
+    } while (0)
+
 #endif
