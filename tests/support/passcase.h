@@ -85,6 +85,18 @@ static const ph_test_options pc_defaults = {.max_iterations = 4};
  * (a rank it cannot know, shapes ONNX does not allow). */
 static const ph_test_options pc_unchecked = {.max_iterations = 4, .unchecked = 1};
 
+/* Without shape inference either: for an invalid model, which inference
+ * refuses (the pass then sees the declared shapes). */
+static const ph_test_options pc_no_shapes = {.max_iterations = 4, .unchecked = 1, .no_shapes = 1};
+
+/* How a table row runs: checked (the default), unchecked, or without
+ * shapes (pc_defaults, pc_unchecked, pc_no_shapes). */
+enum { PC_CHECKED = 0, PC_UNCHECKED = 1, PC_NO_SHAPES = 2 };
+static inline const ph_test_options *pc_opts(int mode)
+{
+    return mode == PC_NO_SHAPES ? &pc_no_shapes : mode == PC_UNCHECKED ? &pc_unchecked : &pc_defaults;
+}
+
 /* One case with options (NULL: a single run, nothing else). */
 #define PC_CASE_OPTS(opts, graph, rewrites, expect)                                                \
     do {                                                                                           \
@@ -96,6 +108,8 @@ static const ph_test_options pc_unchecked = {.max_iterations = 4, .unchecked = 1
 /* The pass leaves the graph as it is. */
 #define PC_UNTOUCHED(graph) PC_CASE_OPTS(&pc_defaults, graph, 0, NULL)
 #define PC_UNTOUCHED_UNCHECKED(graph) PC_CASE_OPTS(&pc_unchecked, graph, 0, NULL)
+/* The pass leaves the graph as it is, run as `mode` says (PC_CHECKED...). */
+#define PC_UNTOUCHED_AS(mode, graph) PC_CASE_OPTS(pc_opts(mode), graph, 0, NULL)
 
 /* The model of `text` (asserting it builds), for a case that sets what the
  * text cannot say (a declared shape on a node output, a body).  Caller
