@@ -145,10 +145,7 @@ static const struct {
 
 START_TEST(left_alone)
 {
-    if (alone[_i].unchecked)
-        PC_UNTOUCHED_UNCHECKED(alone[_i].graph);
-    else
-        PC_UNTOUCHED(alone[_i].graph);
+    PC_UNTOUCHED_AS(alone[_i].unchecked, alone[_i].graph);
 }
 END_TEST
 

@@ -63,14 +63,7 @@ START_TEST(graph_output_keeps_its_name)
 {
     const char *graph = X W "pads: int64[8] = [0, 0, 1, 1, 0, 0, 1, 1]\np = Pad(x, pads); y = Conv(p, w, b)\nreturn y";
     PC_CASE(graph, 1, "y = Conv(x, _:const, _:const) {pads=[1,1,1,1]}");
-    ph_error err = {0};
-    ph_model *m = ph_test_model_text(graph, &err);
-    ph_graph *g = ph_model_graph(m);
-    char *name = strdup(ph_value_name(ph_graph_output(g, 0)));
-    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
-    ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
-    free(name);
-    ph_model_free(m);
+    PC_OUTPUT_NAME_KEPT(graph, 1);
 }
 END_TEST
 
@@ -125,13 +118,7 @@ static const struct {
 
 START_TEST(left_alone)
 {
-    static const ph_test_options invalid = {.max_iterations = 4, .unchecked = 1, .no_shapes = 1};
-    if (alone[_i].unchecked == 2)
-        PC_CASE_OPTS(&invalid, alone[_i].graph, 0, NULL);
-    else if (alone[_i].unchecked)
-        PC_UNTOUCHED_UNCHECKED(alone[_i].graph);
-    else
-        PC_UNTOUCHED(alone[_i].graph);
+    PC_UNTOUCHED_AS(alone[_i].unchecked, alone[_i].graph);
 }
 END_TEST
 

@@ -152,10 +152,7 @@ static const struct {
 
 START_TEST(left_alone)
 {
-    if (alone[_i].unchecked)
-        PC_UNTOUCHED_UNCHECKED(alone[_i].graph);
-    else
-        PC_UNTOUCHED(alone[_i].graph);
+    PC_UNTOUCHED_AS(alone[_i].unchecked, alone[_i].graph);
     ph_error err = {0};
     ph_model *m = ph_test_model_text(alone[_i].graph, &err);
     ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 0);

@@ -238,13 +238,7 @@ static const struct {
 
 START_TEST(left_alone)
 {
-    static const ph_test_options no_shapes = {.max_iterations = 4, .unchecked = 1, .no_shapes = 1};
-    if (alone[_i].unchecked == 2)
-        PC_CASE_OPTS(&no_shapes, alone[_i].graph, 0, NULL);
-    else if (alone[_i].unchecked)
-        PC_UNTOUCHED_UNCHECKED(alone[_i].graph);
-    else
-        PC_UNTOUCHED(alone[_i].graph);
+    PC_UNTOUCHED_AS(alone[_i].unchecked, alone[_i].graph);
 }
 END_TEST
 

@@ -54,14 +54,7 @@ START_TEST(graph_output_keeps_name)
 {
     const char *graph = "x: float[3]\nc = Concat(x, x) {axis=0}; o = Concat(c, x) {axis=0}\nreturn o";
     PC_CASE(graph, 1, "o = Concat(x, x, x)");
-    ph_error err = {0};
-    ph_model *m = ph_test_model_text(graph, &err);
-    ph_graph *g = ph_model_graph(m);
-    char *name = strdup(ph_value_name(ph_graph_output(g, 0)));
-    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
-    ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
-    free(name);
-    ph_model_free(m);
+    PC_OUTPUT_NAME_KEPT(graph, 1);
 }
 END_TEST
 
@@ -107,10 +100,7 @@ static const struct {
 
 START_TEST(left_alone)
 {
-    if (alone[_i].unchecked)
-        PC_UNTOUCHED_UNCHECKED(alone[_i].graph);
-    else
-        PC_UNTOUCHED(alone[_i].graph);
+    PC_UNTOUCHED_AS(alone[_i].unchecked, alone[_i].graph);
 }
 END_TEST
 

@@ -73,14 +73,7 @@ START_TEST(graph_output_keeps_name)
     const char *graph = "x: float[4,6]; s1: int64[1] = [24]; s2: int64[3] = [2, 3, 4]\na = Reshape(x, s1); y = Reshape(a, s2)\n"
                         "return y";
     PC_CASE(graph, 1, "y = Reshape(x, _:const)");
-    ph_error err = {0};
-    ph_model *m = ph_test_model_text(graph, &err);
-    ph_graph *g = ph_model_graph(m);
-    char *name = strdup(ph_value_name(ph_graph_output(g, 0)));
-    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
-    ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
-    free(name);
-    ph_model_free(m);
+    PC_OUTPUT_NAME_KEPT(graph, 1);
 }
 END_TEST
 

@@ -56,14 +56,7 @@ START_TEST(axes_attribute_and_graph_output)
     const char *graph = "opset 18\nx: float[2,3,1,1]; scales: float[2] = [4, 2]\n"
                         "y = Resize(x, _, scales) {mode=\"linear\", axes=[-2,3]}\nreturn y";
     PC_CASE(graph, 1, "y = Resize(x, _?, _?) {mode=\"nearest\"}");
-    ph_error err = {0};
-    ph_model *m = ph_test_model_text(graph, &err);
-    ph_graph *g = ph_model_graph(m);
-    char *name = strdup(ph_value_name(ph_graph_output(g, 0)));
-    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
-    ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
-    free(name);
-    ph_model_free(m);
+    PC_OUTPUT_NAME_KEPT(graph, 1);
 }
 END_TEST
 
@@ -97,10 +90,7 @@ static const struct {
 
 START_TEST(left_alone)
 {
-    if (alone[_i].unchecked)
-        PC_UNTOUCHED_UNCHECKED(alone[_i].graph);
-    else
-        PC_UNTOUCHED(alone[_i].graph);
+    PC_UNTOUCHED_AS(alone[_i].unchecked, alone[_i].graph);
 }
 END_TEST
 

@@ -138,14 +138,7 @@ START_TEST(graph_output_keeps_name)
     const char *graph = "x: float[3,5]; two: int64[1] = [2]\nr = Relu(x); u = Unsqueeze(r, two); t = Transpose(u) {perm=[1,0,2]}\n"
                         "y = Squeeze(t, two)\nreturn y";
     PC_CASE(graph, 1, "r = Relu(x)\ny = Transpose(r)");
-    ph_error err = {0};
-    ph_model *m = ph_test_model_text(graph, &err);
-    ph_graph *g = ph_model_graph(m);
-    char *name = strdup(ph_value_name(ph_graph_output(g, 0)));
-    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
-    ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
-    free(name);
-    ph_model_free(m);
+    PC_OUTPUT_NAME_KEPT(graph, 1);
 }
 END_TEST
 
@@ -266,10 +259,7 @@ static const struct {
 
 START_TEST(left_alone)
 {
-    if (alone[_i].unchecked)
-        PC_UNTOUCHED_UNCHECKED(alone[_i].graph);
-    else
-        PC_UNTOUCHED(alone[_i].graph);
+    PC_UNTOUCHED_AS(alone[_i].unchecked, alone[_i].graph);
 }
 END_TEST
 
