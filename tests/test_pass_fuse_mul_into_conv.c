@@ -1,228 +1,149 @@
-/* tests/test_pass_fuse_add_into_conv.c - fuse_mul_into_conv: a per-channel
+/* tests/test_pass_fuse_mul_into_conv.c - fuse_mul_into_conv: a per-channel
  * constant multiplying (or dividing) a Conv's output scales its W and B. */
-#include <check.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
+PASS_FIXTURE("fuse_mul_into_conv")
 
-static void setup(void) { pass = tk_pass_load("fuse_mul_into_conv"); }
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
+/* The factors keep |k| in [0.6, 1.9]: a divisor near 0 would magnify the
+ * Conv's rounding noise. */
+#define K6 "[0.7, -1.3, 1.9, 0.85, -0.6, 1.1]"
+#define CONV "x: float[1,4,5,5]; w: const float[6,4,3,3]; b: const float[6]\n"             \
+             "c = Conv(x, w, b) {pads=[1,1,1,1], dilations=[1,1]}\n"
 
-/* A float initializer of random values in [-1/16, 1/16): small weights keep
- * the Conv's rounding noise under the absolute tolerance of the check, which
- * the reassociated products (W * k summed instead of the sum times k) would
- * otherwise exceed now and then where the sum cancels. */
-static ph_value *small_init(ph_graph *g, const char *name, int rank, const int64_t *dims, uint64_t seed)
-{
-    ph_value *v = tk_init(g, name, rank, dims, seed);
-    const ph_tensor *t = ph_value_const(v);
-    int64_t n = ph_tensor_numel(t);
-    float *vals = malloc((size_t)n * sizeof *vals);
-    ck_assert_ptr_nonnull(vals);
-    memcpy(vals, ph_tensor_data(t), (size_t)n * sizeof *vals);
-    for (int64_t i = 0; i < n; i++)
-        vals[i] /= 16;
-    ck_assert_int_eq(ph_value_set_const(v, ph_tensor_new(PH_DT_FLOAT, (size_t)rank, dims, vals)), 0);
-    free(vals);
-    return v;
-}
-
-/* x[1,C,5,5] -> Conv(W[M,C/group,3,3], b?) with pads and dilations `dil`. */
-static ph_value *conv(ph_graph *g, ph_value *x, int64_t C, int64_t M, int group, int dil, int bias,
-                      const char *tag)
-{
-    char name[64];
-    snprintf(name, sizeof name, "%s_w", tag);
-    ph_value *in[3] = {x, small_init(g, name, 4, TK_I64(M, C / group, 3, 3), 7), NULL};
-    if (bias) {
-        snprintf(name, sizeof name, "%s_b", tag);
-        in[2] = tk_init(g, name, 1, TK_I64(M), 8);
-    }
-    ph_node *n = tk_node(g, "Conv", bias ? 3 : 2, in);
-    ph_node_set_attr_int(n, "group", group);
-    ph_node_set_attr_ints(n, "pads", 4, TK_I64(dil, dil, dil, dil));
-    ph_node_set_attr_ints(n, "dilations", 2, TK_I64(dil, dil));
-    return ph_node_output(n, 0);
-}
-
-/* A float constant of the given shape, filled from a fixed list of factors
- * with |k| in [0.6, 1.9]: a divisor near 0 would magnify the Conv's
- * rounding noise beyond what the check tolerates. */
-static ph_value *konst(ph_graph *g, const char *name, int rank, const int64_t *dims)
-{
-    static const float f[6] = {0.7f, -1.3f, 1.9f, 0.85f, -0.6f, 1.1f};
-    float vals[64];
-    int64_t n = 1;
-    for (int i = 0; i < rank; i++)
-        n *= dims[i];
-    ck_assert_int_le(n, 64);
-    for (int64_t i = 0; i < n; i++)
-        vals[i] = f[i % 6];
-    return ph_graph_add_initializer(g, name, ph_tensor_new(PH_DT_FLOAT, (size_t)rank, dims, vals));
-}
+static const struct {
+    const char *graph, *expect;
+} folds[] = {
+    {CONV "a: float[6,1,1] = " K6 "\nm = Mul(c, a); y = Relu(m)\nreturn y",
+     "c = Conv(x, _:const, _:const) {group(1)=1}\ny = Relu(c)"},
+    /* no bias stays no bias */
+    {"x: float[1,4,5,5]; w: const float[6,4,3,3]; a: float[1,6,1,1] = " K6 "\n"
+     "c = Conv(x, w) {pads=[1,1,1,1]}; m = Mul(c, a); y = Relu(m)\nreturn y",
+     "c = Conv(x, _:const)\ny = Relu(c)"},
+    {CONV "a: float[] = [0.7]\nm = Mul(c, a); y = Relu(m)\nreturn y",
+     "c = Conv(x, _:const, _:const)\ny = Relu(c)"},
+    {CONV "a: float[1] = [-1.3]\nm = Mul(c, a); y = Relu(m)\nreturn y",
+     "c = Conv(x, _:const, _:const)\ny = Relu(c)"},
+    /* grouped and dilated */
+    {"x: float[1,4,5,5]; w: const float[6,2,3,3]; b: const float[6]; a: float[6,1,1] = " K6 "\n"
+     "c = Conv(x, w, b) {group=2, pads=[2,2,2,2], dilations=[2,2]}; m = Mul(c, a); y = Relu(m)\nreturn y",
+     "c = Conv(x, _:const, _:const) {group=2, dilations=[2,2]}\ny = Relu(c)"},
+    {CONV "a: float[6,1,1] = " K6 "\nm = Div(c, a); y = Relu(m)\nreturn y",
+     "c = Conv(x, _:const, _:const)\ny = Relu(c)"},
+    {CONV "a: float[6,1,1] = " K6 "\nm = Mul(a, c); y = Relu(m)\nreturn y",
+     "c = Conv(x, _:const, _:const)\ny = Relu(c)"},
+    /* 1-D convolution, a [M,1] */
+    {"x: float[1,4,7]; w: const float[6,4,3]; b: const float[6]; a: float[6,1] = " K6 "\n"
+     "c = Conv(x, w, b); m = Mul(c, a); y = Relu(m)\nreturn y",
+     "c = Conv(x, _:const, _:const)\ny = Relu(c)"},
+    {CONV "a: float[1,1,1,1] = [1.9]\nm = Mul(c, a); y = Relu(m)\nreturn y",
+     "c = Conv(x, _:const, _:const)\ny = Relu(c)"},
+};
 
 START_TEST(scales_by_per_channel_constants)
 {
-    char ops[256];
-    for (int v = 0; v < 9; v++) {
-        ph_model *m = tk_model();
-        ph_graph *g = ph_model_graph(m);
-        int group = v == 4 ? 2 : 1, dil = v == 4 ? 2 : 1;
-        ph_value *x, *c, *a, *y;
-        if (v == 7) { /* 1-D convolution, a [M,1] */
-            x = tk_input(g, "x", 3, TK_I64(1, 4, 7));
-            ph_value *in[3] = {x, small_init(g, "w", 3, TK_I64(6, 4, 3), 7), tk_init(g, "b", 1, TK_I64(6), 8)};
-            c = ph_node_output(tk_node(g, "Conv", 3, in), 0);
-            a = konst(g, "a", 2, TK_I64(6, 1));
-        } else {
-            x = tk_input(g, "x", 4, TK_I64(1, 4, 5, 5));
-            c = conv(g, x, 4, 6, group, dil, v != 1, "c");
-            switch (v) {
-            case 1: a = konst(g, "a", 4, TK_I64(1, 6, 1, 1)); break;
-            case 2: a = konst(g, "a", 0, NULL); break;
-            case 3: a = konst(g, "a", 1, TK_I64(1)); break;
-            case 8: a = konst(g, "a", 4, TK_I64(1, 1, 1, 1)); break;
-            default: a = konst(g, "a", 3, TK_I64(6, 1, 1)); break;
-            }
-        }
-        if (v == 5)
-            y = tk_op2(g, "Div", c, a);
-        else if (v == 6)
-            y = tk_op2(g, "Mul", a, c);
-        else
-            y = tk_op2(g, "Mul", c, a);
-        tk_output(g, tk_op1(g, "Relu", y));
-        ck_assert_int_eq(tk_pass_run_eval(pass, m, 50 + (uint64_t)v, 0, NULL), 1);
-        ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Conv,Relu");
-        ph_node *n = tk_find_op(g, PH_OP_Conv);
-        ck_assert_uint_eq(ph_node_input_count(n), v == 1 ? 2 : 3); /* no bias stays no bias */
-        ck_assert_int_eq(ph_node_attr_int(n, "group", 1), group);
-        if (v != 7) {
-            const int64_t *d;
-            ck_assert_int_eq(ph_node_attr_ints(n, "dilations", &d), 2);
-            ck_assert_int_eq(d[0], dil);
-        }
-        ck_assert_uint_eq(ph_graph_initializer_count(g), v == 1 ? 1 : 2); /* the new W and B */
-        tk_assert_untouched(pass, m);                         /* idempotent */
-        ph_model_free(m);
-    }
+    PC_CASE(folds[_i].graph, 1, folds[_i].expect);
 }
 END_TEST
 
+/* the old W and B go, the output keeps its name */
 START_TEST(graph_output_keeps_its_name)
 {
-    ph_model *m = tk_model();
+    const char *graph = "x: float[1,2,5,5]; w: const float[3,2,3,3]; b: const float[3]\n"
+                        "a: float[3,1,1] = [0.7, -1.3, 1.9]\nc = Conv(x, w, b) {pads=[1,1,1,1]}; y = Mul(c, a)\nreturn y";
+    PC_CASE(graph, 1, "y = Conv(x, _:const, _:const)");
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text(graph, &err);
     ph_graph *g = ph_model_graph(m);
-    ph_value *y = tk_op2(g, "Mul", conv(g, tk_input(g, "x", 4, TK_I64(1, 2, 5, 5)), 2, 3, 1, 1, 1, "c"),
-                         konst(g, "a", 3, TK_I64(3, 1, 1)));
-    tk_output(g, y);
-    char *name = strdup(ph_value_name(y));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 40, 0, NULL), 1);
+    char *name = strdup(ph_value_name(ph_graph_output(g, 0)));
+    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
     ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
+    ck_assert_uint_eq(ph_graph_initializer_count(g), 2);
     free(name);
     ph_model_free(m);
 }
 END_TEST
 
+static const struct {
+    const char *graph;
+    int unchecked;
+} alone[] = {
+    /* another consumer */
+    {CONV "a: float[6,1,1] = " K6 "\ny = Mul(c, a); r = Relu(c)\nreturn y, r", 0},
+    /* a graph output */
+    {CONV "a: float[6,1,1] = " K6 "\ny = Mul(c, a)\nreturn y, c", 0},
+    /* not constant */
+    {CONV "a: float[6,1,1]\ny = Mul(c, a)\nreturn y", 0},
+    /* varies along W */
+    {CONV "a: float[1,1,1,5] = [0.7, -1.3, 1.9, 0.85, -0.6]\ny = Mul(c, a)\nreturn y", 0},
+    /* widens N */
+    {CONV "a: float[2,6,1,1] = [0.7]\ny = Mul(c, a)\nreturn y", 0},
+    /* widens the rank */
+    {CONV "a: float[1,1,6,1,1] = " K6 "\ny = Mul(c, a)\nreturn y", 0},
+    /* varies along H */
+    {CONV "a: float[5,1] = [0.7, -1.3, 1.9, 0.85, -0.6]\ny = Mul(c, a)\nreturn y", 0},
+    /* an integer constant (an invalid model) */
+    {CONV "a: int64[6,1,1] = [1, 2, 3, 4, 5, 6]\ny = Mul(c, a)\nreturn y", 1},
+    /* a float16 constant: another dtype than W */
+    {CONV "a: float16[6,1,1] = [1]\ny = Mul(c, a)\nreturn y", 1},
+    /* the bias is not constant */
+    {"x: float[1,4,5,5]; w: const float[6,4,3,3]; b: float[6]; a: float[6,1,1] = " K6 "\n"
+     "c = Conv(x, w, b) {pads=[1,1,1,1]}; y = Mul(c, a)\nreturn y", 0},
+    /* W is not constant */
+    {"x: float[1,4,5,5]; w: float[6,4,3,3]; b: const float[6]; a: float[6,1,1] = " K6 "\n"
+     "c = Conv(x, w, b) {pads=[1,1,1,1]}; y = Mul(c, a)\nreturn y", 0},
+    /* a zero divisor */
+    {CONV "a: float[6,1,1] = [1, 2, 3, 4, 5, 0]\ny = Div(c, a)\nreturn y", 0},
+    /* an infinite factor */
+    {CONV "a: float[6,1,1] = [1, 2, 3, 4, 5, inf]\ny = Mul(c, a)\nreturn y", 0},
+    /* a / conv is not linear in the Conv's output */
+    {CONV "a: float[6,1,1] = " K6 "\ny = Div(a, c)\nreturn y", 0},
+    /* legacy broadcasting (opset < 7) aligns at an axis */
+    {CONV "a: float[6,1,1] = " K6 "\ny = Mul(c, a) {broadcast=1, axis=1}\nreturn y", 1},
+};
+
 START_TEST(left_alone)
 {
-    for (int v = 0; v < 15; v++) {
-        ph_model *m = tk_model();
-        ph_graph *g = ph_model_graph(m);
-        ph_value *x = tk_input(g, "x", 4, TK_I64(1, 4, 5, 5));
-        ph_value *c = conv(g, x, 4, 6, 1, 1, 1, "c"), *a;
-        ph_node *cn = ph_value_producer(c);
-        switch (v) {
-        case 2: a = tk_input(g, "a", 3, TK_I64(6, 1, 1)); break;          /* not constant */
-        case 3: a = konst(g, "a", 4, TK_I64(1, 1, 1, 5)); break;          /* varies along W */
-        case 4: a = konst(g, "a", 4, TK_I64(2, 6, 1, 1)); break;          /* widens N */
-        case 5: a = konst(g, "a", 5, TK_I64(1, 1, 6, 1, 1)); break;       /* widens the rank */
-        case 6: a = konst(g, "a", 2, TK_I64(5, 1)); break;                /* varies along H */
-        case 7: { /* an integer constant */
-            int64_t vals[6] = {1, 2, 3, 4, 5, 6};
-            a = ph_graph_add_initializer(g, "a", ph_tensor_new(PH_DT_INT64, 3, TK_I64(6, 1, 1), vals));
-            break;
-        }
-        case 8: { /* a float16 constant: another dtype than W */
-            uint16_t vals[6] = {0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00, 0x3c00};
-            a = ph_graph_add_initializer(g, "a", ph_tensor_new(PH_DT_FLOAT16, 3, TK_I64(6, 1, 1), vals));
-            break;
-        }
-        case 11: case 12: { /* a zero divisor; an infinite factor */
-            float vals[6] = {1, 2, 3, 4, 5, v == 11 ? 0.0f : 1.0f / 0.0f};
-            a = ph_graph_add_initializer(g, "a", ph_tensor_new(PH_DT_FLOAT, 3, TK_I64(6, 1, 1), vals));
-            break;
-        }
-        default: a = konst(g, "a", 3, TK_I64(6, 1, 1)); break;
-        }
-        if (v == 11)
-            tk_output(g, tk_op2(g, "Div", c, a));
-        else if (v == 13) /* a / conv is not linear in the Conv's output */
-            tk_output(g, tk_op2(g, "Div", a, c));
-        else
-            tk_output(g, tk_op2(g, "Mul", c, a));
-        switch (v) {
-        case 0: tk_output(g, tk_op1(g, "Relu", c)); break; /* another consumer */
-        case 1: tk_output(g, c); break;                    /* a graph output */
-        case 9: ph_node_set_input(cn, 2, tk_input(g, "b", 1, TK_I64(6))); break; /* bias not constant */
-        case 10: ph_node_set_input(cn, 1, tk_input(g, "w", 4, TK_I64(6, 4, 3, 3))); break;
-        case 14: /* legacy broadcasting (opset < 7) aligns at an axis */
-            ph_node_set_attr_int(ph_value_use(c, 0, NULL), "broadcast", 1);
-            ph_node_set_attr_int(ph_value_use(c, 0, NULL), "axis", 1);
-            break;
-        }
-        tk_assert_untouched(pass, m);
-        ph_model_free(m);
-    }
+    PC_UNTOUCHED_AS(alone[_i].unchecked, alone[_i].graph);
 }
 END_TEST
 
+/* The text has no subgraphs: the If's bodies are built with the IR calls. */
 START_TEST(inside_an_if_branch)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 4, TK_I64(1, 2, 5, 5));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = tk_node(g, "If", 1, &cond);
-    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
-    tk_output(then_g,
-              tk_op2(then_g, "Mul", conv(then_g, x, 2, 3, 1, 1, 1, "t"), konst(then_g, "ta", 3, TK_I64(3, 1, 1))));
-    tk_output(else_g, tk_op2(else_g, "Div", conv(else_g, x, 2, 3, 1, 1, 0, "e"), konst(else_g, "ea", 0, NULL)));
-    tk_output(g, ph_node_output(iff, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 2);
-    ck_assert_uint_eq(tk_count_op(then_g, PH_OP_Mul), 0);
-    ck_assert_uint_eq(tk_count_op(else_g, PH_OP_Div), 0);
-    ck_assert_uint_eq(ph_node_input_count(tk_find_op(else_g, PH_OP_Conv)), 2);
-    tk_assert_untouched(pass, m);
+    ph_graph *body[2];
+    ph_model *m = pc_if_model("x: float[1,2,5,5]; cond: bool[]\ny = If(cond)\nreturn y", &body[0], &body[1]);
+    ph_value *x = ph_graph_find_value(ph_model_graph(m), "x");
+    float k[3] = {0.7f, -1.3f, 1.9f};
+    /* then: Conv with a bias times a [3,1,1]; else: Conv without, divided by a scalar */
+    ph_value *tin[3] = {x, tk_init(body[0], "tw", 4, TK_I64(3, 2, 3, 3), 7), tk_init(body[0], "tb", 1, TK_I64(3), 8)};
+    ph_value *tc = ph_node_output(tk_node(body[0], "Conv", 3, tin), 0);
+    tk_output(body[0], tk_op2(body[0], "Mul", tc,
+                              ph_graph_add_initializer(body[0], "ta", ph_tensor_new(PH_DT_FLOAT, 3, TK_I64(3, 1, 1), k))));
+    ph_value *ein[2] = {x, tk_init(body[1], "ew", 4, TK_I64(3, 2, 3, 3), 9)};
+    ph_value *ec = ph_node_output(tk_node(body[1], "Conv", 2, ein), 0);
+    tk_output(body[1], tk_op2(body[1], "Div", ec, ph_graph_add_initializer(body[1], "ea", ph_tensor_new(PH_DT_FLOAT, 0, NULL, k))));
+    pc_run_structure(m, 2); /* the evaluator has no If: structure only */
+    PC_GRAPH_IS(body[0], "y = Conv(x, _:const, _:const)");
+    PC_GRAPH_IS(body[1], "y = Conv(x, _:const)");
     ph_model_free(m);
 }
 END_TEST
 
-static Suite *suite(void)
+int main(void)
 {
     Suite *s = suite_create("fuse_mul_into_conv");
     TCase *tc = tcase_create("core");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, scales_by_per_channel_constants);
+    tcase_add_loop_test(tc, scales_by_per_channel_constants, 0, (int)(sizeof folds / sizeof *folds));
     tcase_add_test(tc, graph_output_keeps_its_name);
-    tcase_add_test(tc, left_alone);
+    tcase_add_loop_test(tc, left_alone, 0, (int)(sizeof alone / sizeof *alone));
     tcase_add_test(tc, inside_an_if_branch);
     suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(suite());
+    SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

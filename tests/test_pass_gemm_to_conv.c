@@ -1,196 +1,124 @@
 /* tests/test_pass_gemm_to_conv.c - gemm_to_conv: Gemm/MatMul with a constant
  * weight on a flattened [N,C,1,1] becomes a 1x1 Conv + Flatten. */
-#include <check.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
+PASS_FIXTURE("gemm_to_conv")
 
-static void setup(void)
-{
-    pass = tk_pass_load("gemm_to_conv");
-    pass->shapes = 1;
-}
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
+/* x [2,6,1,1] flattened to f [2,6] by Flatten or Reshape */
+#define FLAT "x: float[2,6,1,1]\nf = Flatten(x)\n"
+#define RESH "x: float[2,6,1,1]; shape: int64[2] = [-1, 6]\nf = Reshape(x, shape)\n"
+#define CONV "c = Conv(x, _:const:shape=[5,6,1,1])\ny = Flatten(c)"
+#define CONVB "c = Conv(x, _:const:shape=[5,6,1,1], _:const)\ny = Flatten(c)"
 
-enum { FLATTEN, RESHAPE };
-
-/* x [N,C,1,1] -> Flatten/Reshape -> f [N,C]; returns f. */
-static ph_value *flat(ph_graph *g, ph_value *x, int how, int64_t C)
-{
-    if (how == FLATTEN)
-        return tk_op1(g, "Flatten", x);
-    return tk_op2(g, "Reshape", x, tk_ints(g, "shape", 2, TK_I64(-1, C)));
-}
-
-/* Gemm(f, w, c?) with w [C,M] ([M,C] with transB); bias_rank 0: no bias. */
-static ph_node *gemm(ph_graph *g, ph_value *f, int64_t C, int64_t M, int trans_b, int bias_rank,
-                     const char *tag)
-{
-    char name[64];
-    snprintf(name, sizeof name, "%s_w", tag);
-    ph_value *in[3] = {f, trans_b ? tk_init(g, name, 2, TK_I64(M, C), 3) : tk_init(g, name, 2, TK_I64(C, M), 3)};
-    snprintf(name, sizeof name, "%s_c", tag);
-    if (bias_rank == 1)
-        in[2] = tk_init(g, name, 1, TK_I64(M), 4);
-    else if (bias_rank == 2)
-        in[2] = tk_init(g, name, 2, TK_I64(1, M), 4);
-    ph_node *n = tk_node(g, "Gemm", bias_rank ? 3 : 2, in);
-    if (trans_b)
-        ph_node_set_attr_int(n, "transB", 1);
-    return n;
-}
+static const struct {
+    const char *graph, *expect;
+} variants[] = {
+    {FLAT "w: const float[6,5]\ny = Gemm(f, w)\nreturn y", CONV},
+    {RESH "w: const float[6,5]\ny = Gemm(f, w)\nreturn y", CONV},
+    {FLAT "w: const float[5,6]; c: const float[5]\ny = Gemm(f, w, c) {transB=1}\nreturn y", CONVB},
+    {RESH "w: const float[5,6]; c: const float[5]\ny = Gemm(f, w, c) {transB=1}\nreturn y", CONVB},
+    {FLAT "w: const float[6,5]; c: const float[1,5]\ny = Gemm(f, w, c)\nreturn y", CONVB},
+    {RESH "w: const float[6,5]; c: const float[1,5]\ny = Gemm(f, w, c)\nreturn y", CONVB},
+    {FLAT "w: const float[5,6]; c: const float[1,5]\ny = Gemm(f, w, c) {transB=1}\nreturn y", CONVB},
+    {RESH "w: const float[5,6]; c: const float[1,5]\ny = Gemm(f, w, c) {transB=1, alpha=0.5, beta=2.0}\nreturn y", CONVB},
+};
 
 START_TEST(gemm_variants)
 {
-    char ops[256];
-    for (int v = 0; v < 8; v++) {
-        ph_model *m = tk_model();
-        ph_graph *g = ph_model_graph(m);
-        ph_value *x = tk_input(g, "x", 4, TK_I64(2, 6, 1, 1));
-        ph_node *n = gemm(g, flat(g, x, v & 1 ? RESHAPE : FLATTEN, 6), 6, 5, (v >> 1) & 1, v >> 2 ? 2 : (v & 2 ? 1 : 0), "a");
-        if (v == 7) {
-            ph_node_set_attr_float(n, "alpha", 0.5f);
-            ph_node_set_attr_float(n, "beta", 2.0f);
-        }
-        tk_output(g, ph_node_output(n, 0));
-        ck_assert_int_eq(tk_pass_run_eval(pass, m, 11 + (uint64_t)v, 0, NULL), 1);
-        ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Conv,Flatten");
-        ph_node *conv = tk_find_op(g, PH_OP_Conv);
-        const ph_tensor *w = ph_value_const(ph_node_input(conv, 1));
-        ck_assert_int_eq(ph_tensor_rank(w), 4);
-        ck_assert_int_eq(ph_tensor_dim(w, 0), 5);
-        ck_assert_int_eq(ph_tensor_dim(w, 1), 6);
-        tk_assert_untouched(pass, m);
-        ph_model_free(m);
-    }
+    PC_CASE(variants[_i].graph, 1, variants[_i].expect);
 }
 END_TEST
 
+/* MatMul, a symbolic batch: the output keeps its name and its dim N */
 START_TEST(matmul_symbolic_batch)
 {
-    char ops[256];
-    ph_model *m = tk_model();
+    ph_test_options o = {.max_iterations = 4, .sizes = (const int64_t[]){1, 3}, .n_sizes = 2};
+    const char *graph = "x: float[N,4,1,1]; shape: int64[2] = [-1, 4]; w: const float[4,3]\n"
+                        "f = Reshape(x, shape); y = MatMul(f, w)\nreturn y";
+    PC_CASE_OPTS(&o, graph, 1, "c = Conv(x, _:const:shape=[3,4,1,1])\ny = Flatten(c)");
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text(graph, &err);
     ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 4, TK_I64(-1, 4, 1, 1));
-    ck_assert_int_eq(ph_value_set_dim_param(x, 0, "N"), 0);
-    ph_value *y = tk_op2(g, "MatMul", flat(g, x, RESHAPE, 4), tk_init(g, "w", 2, TK_I64(4, 3), 5));
-    tk_output(g, y);
-    char *name = strdup(ph_value_name(y));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 21, 2, TK_I64(1, 3)), 1);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Conv,Flatten");
-    ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name); /* the output keeps its name */
+    char *name = strdup(ph_value_name(ph_graph_output(g, 0)));
+    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
+    ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
     ck_assert_str_eq(ph_value_dim_param(ph_graph_output(g, 0), 0), "N");
     free(name);
-    tk_assert_untouched(pass, m);
     ph_model_free(m);
 }
 END_TEST
+
+#define G "w: const float[6,5]; c: const float[5]\n"
+static const struct {
+    const char *graph;
+    int unchecked;
+} alone[] = {
+    /* the flattened value has another consumer */
+    {FLAT G "y = Gemm(f, w, c); r = Relu(f)\nreturn y, r", 0},
+    /* the flattened value is a graph output */
+    {FLAT G "y = Gemm(f, w, c)\nreturn y, f", 0},
+    /* unknown rank */
+    {"x: float[*]\nf = Flatten(x)\n" G "y = Gemm(f, w, c)\nreturn y", 1},
+    /* [N,C,2,1]: not a 1x1 spatial input */
+    {"x: float[2,6,2,1]; w: const float[12,5]; c: const float[5]\nf = Flatten(x); y = Gemm(f, w, c)\nreturn y", 0},
+    /* the weight is not constant */
+    {FLAT "w: float[6,5]; c: const float[5]\ny = Gemm(f, w, c)\nreturn y", 0},
+    /* the bias is not constant */
+    {FLAT "w: const float[6,5]; c: float[5]\ny = Gemm(f, w, c)\nreturn y", 0},
+    /* transA */
+    {FLAT "w: const float[2,5]; c: const float[5]\ny = Gemm(f, w, c) {transA=1}\nreturn y", 0},
+    /* a bias of shape [N, M] is not per channel */
+    {FLAT "w: const float[6,5]; c: const float[2,5]\ny = Gemm(f, w, c)\nreturn y", 0},
+    /* Flatten at axis 2 gives [N*C, 1] */
+    {"x: float[2,6,1,1]; w: const float[1,5]; c: const float[5]\nf = Flatten(x) {axis=2}; y = Gemm(f, w, c)\nreturn y", 0},
+    /* integer dtype */
+    {"x: int32[2,6,1,1]; w: int32[6,5] = [0]\nf = Flatten(x); y = MatMul(f, w)\nreturn y", 0},
+    /* MatMul with the flattened value as the second operand */
+    {"z: float[2,6,1,1]; l: const float[3,2]\nf = Flatten(z); y = MatMul(l, f)\nreturn y", 0},
+};
 
 START_TEST(left_alone)
 {
-    for (int v = 0; v < 11; v++) {
-        ph_model *m = tk_model();
-        ph_graph *g = ph_model_graph(m);
-        int64_t h = v == 3 ? 2 : 1;
-        ph_value *x = tk_input(g, "x", v == 2 ? -1 : 4, TK_I64(2, 6, h, 1));
-        ph_value *f = flat(g, x, FLATTEN, 6);
-        ph_node *n = gemm(g, f, 6 * h, 5, 0, 1, "a");
-        tk_output(g, ph_node_output(n, 0));
-        switch (v) {
-        case 0: /* the flattened value has another consumer */
-            tk_output(g, tk_op1(g, "Relu", f));
-            break;
-        case 1: /* the flattened value is a graph output */
-            tk_output(g, f);
-            break;
-        case 2: /* unknown rank */
-            break;
-        case 3: /* [N,C,2,1]: not a 1x1 spatial input */
-            break;
-        case 4: /* the weight is not constant */
-            ph_node_set_input(n, 1, tk_input(g, "w", 2, TK_I64(6, 5)));
-            break;
-        case 5: /* the bias is not constant */
-            ph_node_set_input(n, 2, tk_input(g, "c", 1, TK_I64(5)));
-            break;
-        case 6: /* transA */
-            ph_node_set_attr_int(n, "transA", 1);
-            ph_node_set_input(n, 1, tk_init(g, "w2", 2, TK_I64(2, 5), 9));
-            break;
-        case 7: /* a bias of shape [N, M] is not per channel */
-            ph_node_set_input(n, 2, tk_init(g, "c2", 2, TK_I64(2, 5), 9));
-            break;
-        case 8: { /* Flatten at axis 2 gives [N*C, 1] */
-            ph_node_set_attr_int(ph_value_producer(f), "axis", 2);
-            ph_node_set_input(n, 1, tk_init(g, "w1", 2, TK_I64(1, 5), 9));
-            break;
-        }
-        case 9: { /* integer dtype */
-            ph_value *xi = ph_graph_add_input(g, "xi", PH_DT_INT32, 4, TK_I64(2, 6, 1, 1));
-            int32_t wv[30] = {0};
-            ph_value *wi = ph_graph_add_initializer(g, "wi", ph_tensor_new(PH_DT_INT32, 2, TK_I64(6, 5), wv));
-            tk_output(g, tk_op2(g, "MatMul", tk_op1(g, "Flatten", xi), wi));
-            ph_node_set_input(n, 1, tk_input(g, "w", 2, TK_I64(6, 5))); /* the float one stays put */
-            break;
-        }
-        case 10: /* MatMul with the flattened value as the second operand */
-            tk_output(g, tk_op2(g, "MatMul", tk_init(g, "l", 2, TK_I64(3, 2), 9), tk_op1(g, "Flatten", tk_input(g, "z", 4, TK_I64(2, 6, 1, 1)))));
-            ph_node_set_input(n, 1, tk_input(g, "w", 2, TK_I64(6, 5)));
-            break;
-        }
-        ck_assert_int_eq(ph_graph_toposort(g), 0);
-        tk_assert_untouched(pass, m);
-        ph_model_free(m);
-    }
+    PC_UNTOUCHED_AS(alone[_i].unchecked, alone[_i].graph);
 }
 END_TEST
 
+/* The text has no subgraphs: the If's bodies are built with the IR calls. */
 START_TEST(inside_an_if_branch)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 4, TK_I64(1, 6, 1, 1));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = tk_node(g, "If", 1, &cond);
-    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
-    tk_output(then_g, ph_node_output(gemm(then_g, flat(then_g, x, FLATTEN, 6), 6, 5, 1, 1, "t"), 0));
-    tk_output(else_g, tk_op2(else_g, "MatMul", flat(else_g, x, RESHAPE, 6), tk_init(else_g, "e_w", 2, TK_I64(6, 5), 3)));
-    tk_output(g, ph_node_output(iff, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 2); /* the evaluator has no If: structure only */
-    ck_assert_uint_eq(tk_count_op(then_g, PH_OP_Gemm), 0);
-    ck_assert_uint_eq(tk_count_op(then_g, PH_OP_Conv), 1);
-    ck_assert_uint_eq(tk_count_op(else_g, PH_OP_MatMul), 0);
-    ck_assert_uint_eq(tk_count_op(else_g, PH_OP_Conv), 1);
-    tk_assert_untouched(pass, m);
+    ph_graph *body[2];
+    ph_model *m = pc_if_model("x: float[1,6,1,1]; cond: bool[]\ny = If(cond)\nreturn y", &body[0], &body[1]);
+    ph_value *x = ph_graph_find_value(ph_model_graph(m), "x");
+    /* then: Flatten + Gemm {transB=1} with a bias; else: Reshape + MatMul */
+    ph_value *gin[3] = {tk_op1(body[0], "Flatten", x), tk_init(body[0], "t_w", 2, TK_I64(5, 6), 3),
+                        tk_init(body[0], "t_c", 1, TK_I64(5), 4)};
+    ph_node *gemm = tk_node(body[0], "Gemm", 3, gin);
+    ph_node_set_attr_int(gemm, "transB", 1);
+    tk_output(body[0], ph_node_output(gemm, 0));
+    ph_value *f = tk_op2(body[1], "Reshape", x, tk_ints(body[1], "shape", 2, TK_I64(-1, 6)));
+    tk_output(body[1], tk_op2(body[1], "MatMul", f, tk_init(body[1], "e_w", 2, TK_I64(6, 5), 3)));
+    pc_run_structure(m, 2); /* the evaluator has no If: structure only */
+    PC_GRAPH_IS(body[0], CONVB);
+    PC_GRAPH_IS(body[1], CONV);
     ph_model_free(m);
 }
 END_TEST
 
-static Suite *suite(void)
+int main(void)
 {
     Suite *s = suite_create("gemm_to_conv");
     TCase *tc = tcase_create("core");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, gemm_variants);
+    tcase_add_loop_test(tc, gemm_variants, 0, (int)(sizeof variants / sizeof *variants));
     tcase_add_test(tc, matmul_symbolic_batch);
-    tcase_add_test(tc, left_alone);
+    tcase_add_loop_test(tc, left_alone, 0, (int)(sizeof alone / sizeof *alone));
     tcase_add_test(tc, inside_an_if_branch);
     suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(suite());
+    SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

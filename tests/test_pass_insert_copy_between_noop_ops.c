@@ -1,96 +1,63 @@
-/* tests/test_pass_insert_copy_between_noop_ops.c - the insert_copy_between_noop_ops pass. */
-#include <check.h>
+/* tests/test_pass_insert_copy_between_noop_ops.c - insert_copy_between_noop_ops:
+ * an Identity (a copy) between two ops of the noop_ops list that follow
+ * each other. */
 #include <stdlib.h>
-#include <string.h>
 
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
-/* parameter lists (name, value, ..., NULL) */
-static const char *const params_0[] = {"noop_ops", "Reshape, Flatten, Split, Concat", NULL};
-static const char *const params_1[] = {"noop_ops", "", NULL};
+PASS_FIXTURE("insert_copy_between_noop_ops")
 
-static void setup(void)
-{
-    pass = tk_pass_load("insert_copy_between_noop_ops");
-    pass->shapes = 1;
-    pass->params = params_0;
-}
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
+static const char *const views[] = {"noop_ops=Reshape, Flatten, Split, Concat", NULL};
+static const ph_test_options with_views = {.max_iterations = 4, .params = views};
 
 START_TEST(copy_between_two_views)
 {
-    char ops[128];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_relu_input(g, 3, TK_I64(2, 3, 4), NULL);
-    ph_value *r = tk_op2(g, "Reshape", x, tk_ints(g, "s", 2, TK_I64(6, 4)));
-    ph_value *f = tk_op1(g, "Flatten", r);
-    tk_output(g, f);
-    tk_output(g, tk_op1(g, "Neg", r)); /* another reader of the Reshape keeps it */
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 1, 0, NULL), 1);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Reshape,Identity,Flatten,Neg");
-    tk_assert_untouched(pass, m); /* Identity is no view: done */
-    ph_model_free(m);
+    /* another reader of the Reshape keeps it; Identity is no view: done */
+    PC_CASE_OPTS(&with_views,
+                 "xi: float[2,3,4]; s: int64[2] = [6, 4]\nx = Relu(xi); r = Reshape(x, s); f = Flatten(r); n = Neg(r)\n"
+                 "return f, n",
+                 1, "x = Relu(xi)\nr = Reshape(x, s)\n--\ni = Identity(r)\nf = Flatten(i)\n--\nn = Neg(r)");
 }
 END_TEST
 
 START_TEST(split_after_concat)
 {
-    char ops[128];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *a = tk_relu_input(g, 2, TK_I64(2, 3), NULL);
-    ph_node *c = tk_node(g, "Concat", 2, (ph_value *[]){a, a});
-    ck_assert_int_eq(ph_node_set_attr_int(c, "axis", 0), 0);
-    ph_node *sp = ph_node_create(g, NULL, "Split", 1, (ph_value *[]){ph_node_output(c, 0)}, 2);
-    ck_assert_int_eq(ph_node_set_attr_int(sp, "num_outputs", 2), 0);
-    ck_assert_int_eq(ph_model_set_opset(m, "", 18), 0);
-    tk_output(g, ph_node_output(sp, 0));
-    tk_output(g, ph_node_output(sp, 1));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 2, 0, NULL), 1);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Concat,Identity,Split");
-    ph_model_free(m);
+    PC_CASE_OPTS(&with_views,
+                 "opset 18\nai: float[2,3]\na = Relu(ai); c = Concat(a, a) {axis=0}; p, q = Split(c) {num_outputs=2}\n"
+                 "return p, q",
+                 1, "a = Relu(ai)\nc = Concat(a, a)\ni = Identity(c)\np, q = Split(i)");
 }
 END_TEST
 
+/* Reshape after Relu (an instruction), Squeeze after Reshape (not listed);
+ * and with an empty list nothing at all */
+#define ALONE "xi: float[2,3,4]; s: int64[4] = [1, 2, 3, 4]; ax: int64[1] = [0]\n" \
+              "x = Relu(xi); r = Reshape(x, s); y = Squeeze(r, ax)\nreturn y"
 START_TEST(left_alone)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_relu_input(g, 3, TK_I64(2, 3, 4), NULL);
-    /* Reshape after Relu (an instruction), Squeeze after Reshape (not listed) */
-    ph_value *r = tk_op2(g, "Reshape", x, tk_ints(g, "s", 4, TK_I64(1, 2, 3, 4)));
-    tk_output(g, ph_node_output(tk_node(g, "Squeeze", 2, (ph_value *[]){r, tk_ints(g, "ax", 1, TK_I64(0))}), 0));
-    tk_assert_untouched(pass, m);
-    pass->params = params_1; /* no list: nothing */
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_CASE_OPTS(&with_views, ALONE, 0, NULL);
+    static const char *const none[] = {"noop_ops=", NULL};
+    ph_test_options o = {.max_iterations = 4, .params = none};
+    PC_CASE_OPTS(&o, ALONE, 0, NULL);
+    PC_CASE_OPTS(&o, "xi: float[2,3,4]; s: int64[2] = [6, 4]\nr = Reshape(xi, s); f = Flatten(r)\nreturn f", 0, NULL);
 }
 END_TEST
 
+/* The text has no subgraphs: the If's bodies are built with the IR calls. */
 START_TEST(inside_if_branches)
 {
-    char ops[64];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 3, TK_I64(2, 3, 4));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = tk_node(g, "If", 1, &cond);
-    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
-    ph_value *f = tk_op1(then_g, "Flatten", tk_op2(then_g, "Reshape", x, tk_ints(g, "s", 2, TK_I64(6, 4))));
-    tk_output(then_g, f);
-    tk_output(else_g, tk_op1(else_g, "Flatten", x));
-    tk_output(g, ph_node_output(iff, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 1);
-    ck_assert_str_eq(tk_ops(then_g, ops, sizeof ops), "Reshape,Identity,Flatten");
-    ck_assert_str_eq(tk_ops(else_g, ops, sizeof ops), "Flatten");
-    tk_assert_untouched(pass, m);
+    ph_graph *body[2];
+    ph_model *m = pc_if_model("x: float[2,3,4]; cond: bool[]\ny = If(cond)\nreturn y", &body[0], &body[1]);
+    ph_value *x = ph_graph_find_value(ph_model_graph(m), "x");
+    tk_output(body[0], tk_op1(body[0], "Flatten", tk_op2(body[0], "Reshape", x, tk_ints(body[0], "s", 2, TK_I64(6, 4)))));
+    tk_output(body[1], tk_op1(body[1], "Flatten", x));
+    ph_error err = {0};
+    ph_test_options o = {.max_iterations = 4, .params = views};
+    int rc = ph_test_run(pass, m, &o, NULL, &err); /* the evaluator has no If: structure only */
+    ck_assert_msg(rc == 1, "%d: %s", rc, err.message);
+    PC_GRAPH_IS(body[0], "r = Reshape(x, s)\ni = Identity(r)\ny = Flatten(i)");
+    PC_GRAPH_IS(body[1], "y = Flatten(x)");
     ph_model_free(m);
 }
 END_TEST

@@ -1,192 +1,130 @@
 /* tests/test_pass_resize_1x1_to_nearest.c - resize_1x1_to_nearest: linear and
  * cubic Resize of an input whose resized axes have one element become
  * nearest, bit for bit. */
-#include <check.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
+PASS_FIXTURE("resize_1x1_to_nearest")
 
-static void setup(void)
-{
-    pass = tk_pass_load("resize_1x1_to_nearest");
-    pass->shapes = 1;
-}
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
+#define SCALES "scales: float[4] = [1, 1, 3, 2.5]\n"
+/* the result: a nearest Resize, the ctm kept, the cubic attributes gone */
+#define NEAREST(ctm)                                                                               \
+    "r = Resize(x, _?, _?, _?) {mode=\"nearest\", coordinate_transformation_mode(\"half_pixel\")=\"" ctm "\", " \
+    "!cubic_coeff_a, !exclude_outside}\ny = Neg(r)"
 
-/* Resize of x by constant scales (sizes NULL) or sizes, in the opset's form. */
-static ph_node *resize(ph_graph *g, ph_value *x, int64_t opset, const char *mode, const char *ctm, size_t n,
-                       const float *scales, const int64_t *sizes)
-{
-    ph_value *in[4] = {x, NULL, NULL, NULL};
-    if (opset < 13) /* roi and scales are required, maybe empty */
-        in[1] = ph_graph_add_initializer(g, "roi", ph_tensor_new(PH_DT_FLOAT, 1, TK_I64(0), NULL));
-    if (scales)
-        in[2] = ph_graph_add_initializer(g, "scales", ph_tensor_new(PH_DT_FLOAT, 1, TK_I64((int64_t)n), scales));
-    else if (opset < 13)
-        in[2] = ph_graph_add_initializer(g, "scales", ph_tensor_new(PH_DT_FLOAT, 1, TK_I64(0), NULL));
-    if (sizes)
-        in[3] = tk_ints(g, "sizes", n, sizes);
-    ph_node *r = tk_node(g, "Resize", sizes ? 4 : 3, in);
-    ph_node_set_attr_string(r, "mode", mode);
-    if (ctm)
-        ph_node_set_attr_string(r, "coordinate_transformation_mode", ctm);
-    return r;
-}
+static const struct {
+    const char *graph, *expect;
+} nearest[] = {
+    {"x: float[1,3,1,1]\n" SCALES "r = Resize(x, _, scales) {mode=\"linear\", cubic_coeff_a=-0.5}; y = Neg(r)\nreturn y",
+     NEAREST("half_pixel")},
+    {"x: float[2,3,1,1]; sizes: int64[4] = [2, 3, 5, 6]\n"
+     "r = Resize(x, _, _, sizes) {mode=\"cubic\", coordinate_transformation_mode=\"align_corners\", cubic_coeff_a=-0.5}\n"
+     "y = Neg(r)\nreturn y",
+     NEAREST("align_corners")},
+    {"x: float[1,2,1,1]\n" SCALES
+     "r = Resize(x, _, scales) {mode=\"cubic\", coordinate_transformation_mode=\"pytorch_half_pixel\", cubic_coeff_a=-0.5,"
+     " exclude_outside=1}\ny = Neg(r)\nreturn y",
+     NEAREST("pytorch_half_pixel")},
+    /* opset 11: roi and scales are required, maybe empty */
+    {"opset 11\nx: float[1,3,1,1]; roi: float[0] = []\n" SCALES
+     "r = Resize(x, roi, scales) {mode=\"linear\", coordinate_transformation_mode=\"asymmetric\", cubic_coeff_a=-0.5}\n"
+     "y = Neg(r)\nreturn y",
+     NEAREST("asymmetric")},
+    /* W kept by its size */
+    {"opset 13\nx: float[1,3,1,4]; sizes: int64[4] = [1, 3, 5, 4]\n"
+     "r = Resize(x, _, _, sizes) {mode=\"cubic\", coordinate_transformation_mode=\"half_pixel\", cubic_coeff_a=-0.5}\n"
+     "y = Neg(r)\nreturn y",
+     NEAREST("half_pixel")},
+    {"x: float[1,1,1,1]\n" SCALES
+     "r = Resize(x, _, scales) {mode=\"linear\", coordinate_transformation_mode=\"tf_half_pixel_for_nn\", cubic_coeff_a=-0.5}\n"
+     "y = Neg(r)\nreturn y",
+     NEAREST("tf_half_pixel_for_nn")},
+};
 
 START_TEST(single_pixel_axes_become_nearest)
 {
-    static const struct {
-        int64_t opset;
-        const char *mode, *ctm;
-        int64_t dims[4];
-        int use_sizes, excl;
-    } cases[] = {
-        {17, "linear", NULL, {1, 3, 1, 1}, 0, 0},
-        {17, "cubic", "align_corners", {2, 3, 1, 1}, 1, 0},
-        {17, "cubic", "pytorch_half_pixel", {1, 2, 1, 1}, 0, 1},
-        {11, "linear", "asymmetric", {1, 3, 1, 1}, 0, 0},
-        {13, "cubic", "half_pixel", {1, 3, 1, 4}, 1, 0},      /* W kept by its size */
-        {17, "linear", "tf_half_pixel_for_nn", {1, 1, 1, 1}, 0, 0},
-    };
-    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
-        ph_model *m = ph_model_new(cases[c].opset);
-        ph_graph *g = ph_model_graph(m);
-        const int64_t *d = cases[c].dims;
-        ph_value *x = tk_input(g, "x", 4, d);
-        float scales[4] = {1, 1, 3, 2.5f};
-        int64_t sizes[4] = {d[0], d[1], 5, d[3] == 1 ? 6 : d[3]};
-        ph_node *r = resize(g, x, cases[c].opset, cases[c].mode, cases[c].ctm, 4,
-                            cases[c].use_sizes ? NULL : scales, cases[c].use_sizes ? sizes : NULL);
-        if (cases[c].excl)
-            ph_node_set_attr_int(r, "exclude_outside", 1);
-        ph_node_set_attr_float(r, "cubic_coeff_a", -0.5f);
-        tk_neg_output(g, ph_node_output(r, 0));
-        ck_assert_int_eq(tk_pass_run_eval(pass, m, 20 + c, 0, NULL), 1);
-        ph_node *n = tk_find_op(g, PH_OP_Resize);
-        ck_assert_str_eq(ph_node_attr_string(n, "mode", ""), "nearest");
-        ck_assert_str_eq(ph_node_attr_string(n, "coordinate_transformation_mode", "half_pixel"),
-                         cases[c].ctm ? cases[c].ctm : "half_pixel");
-        ck_assert_int_eq(ph_node_attr_type(n, "cubic_coeff_a"), PH_ATTR_NONE);
-        ck_assert_int_eq(ph_node_attr_type(n, "exclude_outside"), PH_ATTR_NONE);
-        tk_assert_untouched(pass, m);
-        ph_model_free(m);
-    }
+    PC_CASE(nearest[_i].graph, 1, nearest[_i].expect);
 }
 END_TEST
 
+/* opset 18's axes attribute; the output keeps its name */
 START_TEST(axes_attribute_and_graph_output)
 {
-    ph_model *m = ph_model_new(18);
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 4, TK_I64(2, 3, 1, 1));
-    ph_node *r = resize(g, x, 18, "linear", NULL, 2, (const float[]){4, 2}, NULL);
-    ph_node_set_attr_ints(r, "axes", 2, TK_I64(-2, 3));
-    tk_output(g, ph_node_output(r, 0));
-    char *name = strdup(ph_value_name(ph_node_output(r, 0)));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 3, 0, NULL), 1);
-    ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
-    ck_assert_str_eq(ph_node_attr_string(tk_find_op(g, PH_OP_Resize), "mode", ""), "nearest");
-    free(name);
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    const char *graph = "opset 18\nx: float[2,3,1,1]; scales: float[2] = [4, 2]\n"
+                        "y = Resize(x, _, scales) {mode=\"linear\", axes=[-2,3]}\nreturn y";
+    PC_CASE(graph, 1, "y = Resize(x, _?, _?) {mode=\"nearest\"}");
+    PC_OUTPUT_NAME_KEPT(graph, 1);
 }
 END_TEST
+
+#define RES(x, scales, attrs) "x: " x "; scales: float[4] = " scales "\nr = Resize(x, _, scales) {" attrs "}; y = Neg(r)\nreturn y"
+static const struct {
+    const char *graph;
+    int unchecked;
+} alone[] = {
+    /* 2x2 input */
+    {RES("float[1,3,2,2]", "[1, 1, 2, 2]", "mode=\"linear\""), 0},
+    /* tf_crop_and_resize */
+    {RES("float[1,3,1,1]", "[1, 1, 2, 2]", "mode=\"linear\", coordinate_transformation_mode=\"tf_crop_and_resize\""), 1},
+    /* the channel axis (3) is resized too */
+    {RES("float[1,3,1,1]", "[1, 2, 2, 2]", "mode=\"linear\""), 0},
+    /* tf_half_pixel_for_nn samples between channels in linear mode */
+    {RES("float[1,3,1,1]", "[1, 1, 2, 2]", "mode=\"linear\", coordinate_transformation_mode=\"tf_half_pixel_for_nn\""), 0},
+    /* spatial dims unknown */
+    {RES("float[1,3,H,W]", "[1, 1, 2, 2]", "mode=\"linear\""), 0},
+    /* nothing resized */
+    {RES("float[1,3,1,1]", "[1, 1, 1, 1]", "mode=\"linear\""), 0},
+    /* already nearest */
+    {RES("float[1,3,1,1]", "[1, 1, 2, 2]", "mode=\"nearest\""), 0},
+    /* scales not constant */
+    {"x: float[1,3,1,1]; s: float[4]\nr = Resize(x, _, s) {mode=\"linear\"}; y = Neg(r)\nreturn y", 1},
+    /* sizes with keep_aspect_ratio_policy */
+    {"x: float[1,3,1,1]; sizes: int64[4] = [1, 3, 4, 4]\n"
+     "r = Resize(x, _, _, sizes) {mode=\"linear\", keep_aspect_ratio_policy=\"not_larger\"}; y = Neg(r)\nreturn y", 0},
+    /* unknown rank */
+    {RES("float[*]", "[1, 1, 2, 2]", "mode=\"linear\""), 1},
+};
 
 START_TEST(left_alone)
 {
-    for (int variant = 0; variant < 10; variant++) {
-        ph_model *m = tk_model();
-        ph_graph *g = ph_model_graph(m);
-        int64_t dims[4] = {1, 3, 1, 1};
-        float scales[4] = {1, 1, 2, 2};
-        const char *ctm = NULL, *mode = "linear";
-        switch (variant) {
-        case 0: /* 2x2 input */
-            dims[2] = dims[3] = 2;
-            break;
-        case 1: /* tf_crop_and_resize */
-            ctm = "tf_crop_and_resize";
-            break;
-        case 2: /* the channel axis (3) is resized too */
-            scales[1] = 2;
-            break;
-        case 3: /* tf_half_pixel_for_nn samples between channels in linear mode */
-            ctm = "tf_half_pixel_for_nn";
-            break;
-        case 4: /* spatial dims unknown */
-            dims[2] = dims[3] = -1;
-            break;
-        case 5: /* nothing resized */
-            scales[2] = scales[3] = 1;
-            break;
-        case 6: /* already nearest */
-            mode = "nearest";
-            break;
-        default:
-            break;
-        }
-        ph_value *x = variant == 9 ? tk_input(g, "x", -1, NULL) : tk_input(g, "x", 4, dims);
-        ph_node *r = resize(g, x, 17, mode, ctm, 4, scales, NULL);
-        if (variant == 7) /* scales not constant */
-            ph_node_set_input(r, 2, ph_graph_add_input(g, "s", PH_DT_FLOAT, 1, TK_I64(4)));
-        if (variant == 8) { /* sizes with keep_aspect_ratio_policy */
-            ph_node_set_input(r, 2, NULL);
-            ph_node_set_input(r, 3, tk_ints(g, "sizes", 4, TK_I64(1, 3, 4, 4)));
-            ph_node_set_attr_string(r, "keep_aspect_ratio_policy", "not_larger");
-        }
-        tk_neg_output(g, ph_node_output(r, 0));
-        tk_assert_untouched(pass, m);
-        ph_model_free(m);
-    }
+    PC_UNTOUCHED_AS(alone[_i].unchecked, alone[_i].graph);
 }
 END_TEST
 
+/* The text has no subgraphs: the If's bodies are built with the IR calls. */
 START_TEST(inside_an_if_branch)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 4, TK_I64(1, 2, 1, 1));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = tk_node(g, "If", 1, &cond);
-    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
+    ph_graph *body[2];
+    ph_model *m = pc_if_model("x: float[1,2,1,1]; cond: bool[]\ny = If(cond)\nreturn y", &body[0], &body[1]);
+    ph_value *x = ph_graph_find_value(ph_model_graph(m), "x");
     float s[4] = {1, 1, 2, 2};
-    tk_output(then_g, ph_node_output(resize(then_g, x, 17, "linear", NULL, 4, s, NULL), 0));
-    tk_output(else_g, ph_node_output(resize(else_g, x, 17, "cubic", NULL, 4, s, NULL), 0));
-    tk_output(g, ph_node_output(iff, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 2);
-    ck_assert_str_eq(ph_node_attr_string(tk_find_op(then_g, PH_OP_Resize), "mode", ""), "nearest");
-    ck_assert_str_eq(ph_node_attr_string(tk_find_op(else_g, PH_OP_Resize), "mode", ""), "nearest");
-    tk_assert_untouched(pass, m);
+    for (int i = 0; i < 2; i++) { /* linear, cubic */
+        ph_value *in[3] = {x, NULL, ph_graph_add_initializer(body[i], "scales", ph_tensor_new(PH_DT_FLOAT, 1, TK_I64(4), s))};
+        ph_node *r = tk_node(body[i], "Resize", 3, in);
+        ph_node_set_attr_string(r, "mode", i ? "cubic" : "linear");
+        tk_output(body[i], ph_node_output(r, 0));
+    }
+    pc_run_structure(m, 2); /* the evaluator has no If: structure only */
+    PC_GRAPH_IS(body[0], "y = Resize(x, _?, scales) {mode=\"nearest\"}");
+    PC_GRAPH_IS(body[1], "y = Resize(x, _?, scales) {mode=\"nearest\"}");
     ph_model_free(m);
 }
 END_TEST
 
-static Suite *suite(void)
+int main(void)
 {
     Suite *s = suite_create("resize_1x1_to_nearest");
     TCase *tc = tcase_create("core");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, single_pixel_axes_become_nearest);
+    tcase_add_loop_test(tc, single_pixel_axes_become_nearest, 0, (int)(sizeof nearest / sizeof *nearest));
     tcase_add_test(tc, axes_attribute_and_graph_output);
-    tcase_add_test(tc, left_alone);
+    tcase_add_loop_test(tc, left_alone, 0, (int)(sizeof alone / sizeof *alone));
     tcase_add_test(tc, inside_an_if_branch);
     suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(suite());
+    SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

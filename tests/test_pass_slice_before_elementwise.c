@@ -1,205 +1,121 @@
 /* tests/test_pass_slice_before_elementwise.c - slice_before_elementwise: a
  * Slice of an elementwise op's output moves onto its non-constant input,
  * the constants are sliced at build time. */
-#include <check.h>
-#include <stdio.h>
-#include <string.h>
-
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
+PASS_FIXTURE("slice_before_elementwise")
 
-static void setup(void)
-{
-    pass = tk_pass_load("slice_before_elementwise");
-    pass->shapes = 1;
-}
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
+#define SL(x) "Slice(" x ", _, _, _?, _?)"
+#define INT64_MIN_TEXT "-9223372036854775808"
 
-/* The dims of constant v. */
-static void assert_const_dims(ph_value *v, size_t rank, const int64_t *dims)
-{
-    const ph_tensor *t = ph_value_const(v);
-    ck_assert_ptr_nonnull(t);
-    ck_assert_uint_eq(ph_tensor_rank(t), rank);
-    for (size_t i = 0; i < rank; i++)
-        ck_assert_int_eq(ph_tensor_dim(t, i), dims[i]);
-}
+static const struct {
+    const char *graph, *expect;
+} moves[] = {
+    /* the input sliced, the constant cut at build time */
+    {"x: float[2,6,8]; c: const float[6,8]; st: int64[2] = [1, -1]; en: int64[2] = [5, " INT64_MIN_TEXT "]\n"
+     "ax: int64[2] = [1, 2]; sp: int64[2] = [2, -3]\ny = Add(x, c); s = Slice(y, st, en, ax, sp)\nreturn s",
+     "s = " SL("x") "\ny = Add(s, _:const:shape=[2,3])"},
+    /* broadcast axes: the operand of dim 1 (or without the axis) is kept.
+     * x [1, 8] broadcast along axis 0: only c is sliced there */
+    {"x: float[1,8]; c: const float[6,8]; st: int64[1] = [2]; en: int64[1] = [5]; ax: int64[1] = [0]\n"
+     "y = Mul(x, c); s = Slice(y, st, en, ax)\nreturn s",
+     "y = Mul(x, _:const:shape=[3,8])"},
+    /* x [6, 1], c [1, 8]: slicing both axes slices x on 0, c on 1 */
+    {"x: float[6,1]; c: const float[1,8]; st: int64[2] = [1, 1]; en: int64[2] = [4, 7]; ax: int64[2] = [0, 1]\n"
+     "sp: int64[2] = [1, 2]\ny = Sub(c, x); s = Slice(y, st, en, ax, sp)\nreturn s",
+     "s = " SL("x") "\ny = Sub(_:const:shape=[1,3], s)"},
+    /* x [8] lower rank: the leading axis is c's alone */
+    {"x: float[8]; c: const float[4,8]; st: int64[2] = [1, -3]; en: int64[2] = [3, 100]; ax: int64[2] = [0, -1]\n"
+     "y = Div(c, x); s = Slice(y, st, en, ax)\nreturn s",
+     "s = " SL("x") "\ny = Div(_:const:shape=[2,3], s)"},
+    /* x [3, 1, 5] sliced on all axes but not of y's rank 4 */
+    {"x: float[3,1,5]; c: const float[2,1,4,1]; st: int64[2] = [1, 0]; en: int64[2] = [3, 4]; ax: int64[2] = [1, 3]\n"
+     "sp: int64[2] = [1, 2]\ny = Max(x, c); s = Slice(y, st, en, ax, sp)\nreturn s",
+     "s = " SL("x") "\ny = Max(s, c)"},
+};
 
 START_TEST(slices_input_and_constant)
 {
-    char ops[256];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 3, TK_I64(2, 6, 8));
-    ph_value *y = tk_op2(g, "Add", x, tk_init(g, "c", 2, TK_I64(6, 8), 3));
-    tk_output(g, tk_slice(g, y, 2, TK_I64(1, -1), TK_I64(5, INT64_MIN), TK_I64(1, 2), TK_I64(2, -3)));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 5, 0, NULL), 1);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Slice,Add");
-    ph_node *add = tk_find_op(g, PH_OP_Add);
-    ck_assert_ptr_eq(ph_node_input(ph_value_producer(ph_node_input(add, 0)), 0), x);
-    assert_const_dims(ph_node_input(add, 1), 2, TK_I64(2, 3));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_CASE(moves[_i].graph, 1, moves[_i].expect);
 }
 END_TEST
 
-/* Broadcast axes: the operand of dim 1 (or without the axis) is kept. */
-START_TEST(broadcast_operands_kept)
-{
-    for (int variant = 0; variant < 4; variant++) {
-        ph_model *m = tk_model();
-        ph_graph *g = ph_model_graph(m);
-        ph_value *x, *c, *y, *s;
-        switch (variant) {
-        case 0: /* x [1, 8] broadcast along axis 0: only c is sliced there */
-            x = tk_input(g, "x", 2, TK_I64(1, 8));
-            c = tk_init(g, "c", 2, TK_I64(6, 8), 3);
-            s = tk_slice(g, y = tk_op2(g, "Mul", x, c), 1, TK_I64(2), TK_I64(5), TK_I64(0), NULL);
-            break;
-        case 1: /* x [6, 1], c [1, 8]: slicing both axes slices x on 0, c on 1 */
-            x = tk_input(g, "x", 2, TK_I64(6, 1));
-            c = tk_init(g, "c", 2, TK_I64(1, 8), 3);
-            s = tk_slice(g, y = tk_op2(g, "Sub", c, x), 2, TK_I64(1, 1), TK_I64(4, 7), TK_I64(0, 1), TK_I64(1, 2));
-            break;
-        case 2: /* x [8] lower rank: the leading axis is c's alone */
-            x = tk_input(g, "x", 1, TK_I64(8));
-            c = tk_init(g, "c", 2, TK_I64(4, 8), 3);
-            s = tk_slice(g, y = tk_op2(g, "Div", c, x), 2, TK_I64(1, -3), TK_I64(3, 100), TK_I64(0, -1), NULL);
-            break;
-        default: /* x [3, 1, 5] sliced on all axes but not of y's rank 4 */
-            x = tk_input(g, "x", 3, TK_I64(3, 1, 5));
-            c = tk_init(g, "c", 4, TK_I64(2, 1, 4, 1), 3);
-            s = tk_slice(g, y = tk_op2(g, "Max", x, c), 2, TK_I64(1, 0), TK_I64(3, 4), TK_I64(1, 3), TK_I64(1, 2));
-            break;
-        }
-        tk_output(g, s);
-        ck_assert_int_eq(tk_pass_run_eval(pass, m, 7 + (uint64_t)variant, 0, NULL), 1);
-        ph_node *op = ph_value_producer(ph_graph_output(g, 0));
-        ck_assert(ph_node_is_elementwise(op));
-        if (variant == 0) { /* x read directly */
-            ck_assert_ptr_eq(ph_node_input(op, 0), x);
-            assert_const_dims(ph_node_input(op, 1), 2, TK_I64(3, 8));
-        } else if (variant == 1) {
-            assert_const_dims(ph_node_input(op, 0), 2, TK_I64(1, 3));
-            ck_assert_int_eq(ph_node_op(ph_value_producer(ph_node_input(op, 1))), PH_OP_Slice);
-        } else if (variant == 2) {
-            assert_const_dims(ph_node_input(op, 0), 2, TK_I64(2, 3));
-        } else {
-            assert_const_dims(ph_node_input(op, 1), 4, TK_I64(2, 1, 4, 1));
-        }
-        tk_assert_untouched(pass, m);
-        ph_model_free(m);
-    }
-}
-END_TEST
-
-/* Unary op on a symbolic batch; a Where on a bool input; a chain. */
+/* Unary op on a symbolic batch; a Where on a bool input; a chain (moved
+ * above the Pow in one run, above the Abs in the next). */
 START_TEST(unary_where_and_chain)
 {
-    char ops[256];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(-1, 8));
-    ph_value_set_dim_param(x, 0, "N");
-    tk_output(g, tk_slice(g, tk_op1(g, "Sigmoid", x), 1, TK_I64(0), TK_I64(1), TK_I64(0), NULL));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 2, TK_I64(4, 6));
-    ph_value *in[3] = {cond, tk_init(g, "a", 1, TK_I64(6), 1), tk_init(g, "b", 2, TK_I64(4, 1), 2)};
-    ph_value *w = ph_node_output(tk_node(g, "Where", 3, in), 0);
-    tk_output(g, tk_slice(g, w, 2, TK_I64(3, 1), TK_I64(0, 5), TK_I64(0, 1), TK_I64(-1, 2)));
-    ph_value *z = tk_input(g, "z", 3, TK_I64(2, 3, 4));
-    ph_value *chain = tk_op2(g, "Pow", tk_op1(g, "Abs", z), tk_init(g, "e", 0, NULL, 4));
-    tk_output(g, tk_slice(g, chain, 1, TK_I64(1), TK_I64(3), TK_I64(-1), NULL));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 9, 2, TK_I64(1, 3)), 3);
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 10, 2, TK_I64(1, 3)), 1); /* on above Abs */
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Slice,Sigmoid,Slice,Where,Slice,Abs,Pow");
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_CASE("x: float[N,8]; cond: bool[4,6]; a: const float[6]; b: const float[4,1]; z: float[2,3,4]; e: const float[]\n"
+            "s0: int64[1] = [0]; e1: int64[1] = [1]; a0: int64[1] = [0]\n"
+            "st: int64[2] = [3, 1]; en: int64[2] = [0, 5]; ax: int64[2] = [0, 1]; sp: int64[2] = [-1, 2]\n"
+            "s1: int64[1] = [1]; e3: int64[1] = [3]; am: int64[1] = [-1]\n"
+            "g = Sigmoid(x); o1 = Slice(g, s0, e1, a0)\nw = Where(cond, a, b); o2 = Slice(w, st, en, ax, sp)\n"
+            "ab = Abs(z); p = Pow(ab, e); o3 = Slice(p, s1, e3, am)\nreturn o1, o2, o3",
+            4,
+            "s = " SL("x") "\no1 = Sigmoid(s)\n--\nc = " SL("cond") "\no2 = Where(c, _:const, _:const)\n--\n"
+            "t = " SL("z") "\nab = Abs(t)\no3 = Pow(ab, e)");
 }
 END_TEST
+
+#define XC "x: float[6,8]; c: const float[6,8]; st: int64[1] = [1]; en: int64[1] = [3]; ax: int64[1] = [0]\n"
+static const struct {
+    const char *graph;
+    int unchecked;
+} alone[] = {
+    /* another reader */
+    {XC "y = Mul(x, c); s = Slice(y, st, en, ax); r = Relu(y)\nreturn s, r", 0},
+    /* a graph output */
+    {XC "y = Mul(x, c); s = Slice(y, st, en, ax)\nreturn s, y", 0},
+    /* two operands that are not constant */
+    {XC "c2: float[6,8]\ny = Mul(x, c2); s = Slice(y, st, en, ax)\nreturn s", 0},
+    /* x's dim unknown on an axis where c is not 1 */
+    {"x: float[N,8]; c: const float[6,8]; st: int64[1] = [1]; en: int64[1] = [3]; ax: int64[1] = [0]\n"
+     "y = Mul(x, c); s = Slice(y, st, en, ax)\nreturn s", 0},
+    /* x's rank unknown */
+    {"x: float[*]; c: const float[6,8]; st: int64[1] = [1]; en: int64[1] = [3]; ax: int64[1] = [0]\n"
+     "y = Mul(x, c); s = Slice(y, st, en, ax)\nreturn s", 1},
+    /* the starts are not constant */
+    {"x: float[6,8]; c: const float[6,8]; st: int64[1]; en: int64[1] = [3]; ax: int64[1] = [0]\n"
+     "y = Mul(x, c); s = Slice(y, st, en, ax)\nreturn s", 0},
+    /* not elementwise */
+    {XC "y = Softmax(x); s = Slice(y, st, en, ax)\nreturn s", 0},
+};
 
 START_TEST(left_alone)
 {
-    for (int variant = 0; variant < 7; variant++) {
-        ph_model *m = tk_model();
-        ph_graph *g = ph_model_graph(m);
-        ph_value *x = tk_input(g, "x", 2, TK_I64(6, 8));
-        ph_value *c = tk_init(g, "c", 2, TK_I64(6, 8), 3);
-        switch (variant) {
-        case 2: /* two operands that are not constant */
-            c = tk_input(g, "c2", 2, TK_I64(6, 8));
-            break;
-        case 3: /* x's dim unknown on an axis where c is not 1 */
-            ph_value_set_type(x, PH_DT_FLOAT, 2, TK_I64(-1, 8));
-            break;
-        case 4: /* x's rank unknown */
-            ph_value_set_type(x, PH_DT_FLOAT, -1, NULL);
-            break;
-        }
-        ph_value *y = variant == 6 ? tk_op1(g, "Softmax", x) : tk_op2(g, "Mul", x, c); /* 6: not elementwise */
-        ph_value *s;
-        if (variant == 5) { /* the starts are not constant */
-            ph_value *st = ph_graph_add_input(g, "st", PH_DT_INT64, 1, TK_I64(1));
-            ph_value *in[4] = {y, st, tk_ints(g, "en", 1, TK_I64(3)), tk_ints(g, "ax", 1, TK_I64(0))};
-            s = ph_node_output(tk_node(g, "Slice", 4, in), 0);
-        } else {
-            s = tk_slice(g, y, 1, TK_I64(1), TK_I64(3), TK_I64(0), NULL);
-        }
-        tk_output(g, s);
-        if (variant == 0) /* another reader */
-            tk_output(g, tk_op1(g, "Relu", y));
-        if (variant == 1) /* a graph output */
-            tk_output(g, y);
-        tk_assert_untouched(pass, m);
-        ph_model_free(m);
-    }
+    /* N is 6 when evaluated */
+    ph_test_options o = {.max_iterations = 4, .sizes = (const int64_t[]){6}, .n_sizes = 1, .unchecked = alone[_i].unchecked};
+    PC_CASE_OPTS(&o, alone[_i].graph, 0, NULL);
 }
 END_TEST
 
+/* The text has no subgraphs: the If's bodies are built with the IR calls. */
 START_TEST(inside_an_if_branch)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(6, 8));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = tk_node(g, "If", 1, &cond);
-    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
-    ph_value *y = tk_op2(then_g, "Add", x, tk_init(then_g, "c", 2, TK_I64(6, 1), 3));
-    tk_output(then_g, tk_slice(then_g, y, 1, TK_I64(0), TK_I64(2), TK_I64(0), NULL));
-    tk_output(else_g, tk_slice(else_g, tk_op1(else_g, "Neg", x), 1, TK_I64(4), TK_I64(6), TK_I64(0), NULL));
-    tk_output(g, ph_node_output(iff, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 2);
-    char ops[128];
-    ck_assert_str_eq(tk_ops(then_g, ops, sizeof ops), "Slice,Add");
-    assert_const_dims(ph_node_input(tk_find_op(then_g, PH_OP_Add), 1), 2, TK_I64(2, 1));
-    ck_assert_str_eq(tk_ops(else_g, ops, sizeof ops), "Slice,Neg");
-    tk_assert_untouched(pass, m);
+    ph_graph *body[2];
+    ph_model *m = pc_if_model("x: float[6,8]; cond: bool[]\ny = If(cond)\nreturn y", &body[0], &body[1]);
+    ph_value *x = ph_graph_find_value(ph_model_graph(m), "x");
+    ph_value *y = tk_op2(body[0], "Add", x, tk_init(body[0], "c", 2, TK_I64(6, 1), 3));
+    tk_output(body[0], tk_slice(body[0], y, 1, TK_I64(0), TK_I64(2), TK_I64(0), NULL));
+    tk_output(body[1], tk_slice(body[1], tk_op1(body[1], "Neg", x), 1, TK_I64(4), TK_I64(6), TK_I64(0), NULL));
+    pc_run_structure(m, 2); /* the evaluator has no If: structure only */
+    PC_GRAPH_IS(body[0], "s = " SL("x") "\ny = Add(s, _:const:shape=[2,1])");
+    PC_GRAPH_IS(body[1], "s = " SL("x") "\ny = Neg(s)");
     ph_model_free(m);
 }
 END_TEST
 
-static Suite *suite(void)
+int main(void)
 {
     Suite *s = suite_create("slice_before_elementwise");
     TCase *tc = tcase_create("core");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, slices_input_and_constant);
-    tcase_add_test(tc, broadcast_operands_kept);
+    tcase_add_loop_test(tc, slices_input_and_constant, 0, (int)(sizeof moves / sizeof *moves));
     tcase_add_test(tc, unary_where_and_chain);
-    tcase_add_test(tc, left_alone);
+    tcase_add_loop_test(tc, left_alone, 0, (int)(sizeof alone / sizeof *alone));
     tcase_add_test(tc, inside_an_if_branch);
     suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(suite());
+    SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -1,42 +1,24 @@
-/* tests/test_pass_split_expand.c - the split_expand pass. */
-#include <check.h>
+/* tests/test_pass_split_expand.c - split_expand: an Expand that broadcasts
+ * more dims than max_broadcast_dims becomes a chain of Expands. */
 #include <stdlib.h>
-#include <string.h>
 
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
-static const char *const two_params[] = {"max_broadcast_dims", "2", NULL};
+PASS_FIXTURE("split_expand")
 
-static void setup(void)
-{
-    pass = tk_pass_load("split_expand");
-    pass->shapes = 1;
-}
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
+/* dims 0, 1 and 3 broadcast */
+#define THREE "x: float[1,3,1]; shape: int64[4] = [2, 4, 3, 5]\nr = Relu(x); y = Expand(r, shape)\nreturn y"
 
-/* x (rank, dims) -> Relu -> Expand(shape) -> y */
-static void expand(ph_graph *g, int rank, const int64_t *dims, size_t n, const int64_t *shape)
-{
-    ph_value *x = tk_relu_input(g, rank, dims, NULL);
-    ph_value *y = tk_op2(g, "Expand", x, tk_ints(g, "shape", n, shape));
-    tk_output(g, y);
-}
-
+/* one dim at a time: three Expands, each changing one dim */
 START_TEST(one_dim_at_a_time)
 {
-    char ops[128];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    expand(g, 3, TK_I64(1, 3, 1), 4, TK_I64(2, 4, 3, 5)); /* dims 0, 1 and 3 broadcast */
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 1, 0, NULL), 1);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Expand,Expand,Expand");
-    for (const ph_node *n = ph_graph_first_node(g); n; n = ph_node_next(n)) {
-        if (ph_node_op(n) != PH_OP_Expand)
+    PC_CASE(THREE, 1, "r = Relu(x)\na = Expand(r, _:const)\nb = Expand(a, _:const)\ny = Expand(b, _:const)");
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text(THREE, &err);
+    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
+    for (const ph_node *n = ph_graph_first_node(ph_model_graph(m)); n; n = ph_node_next(n)) {
+        if (ph_node_is_removed(n) || ph_node_op(n) != PH_OP_Expand)
             continue;
         const ph_value *in = ph_node_input(n, 0), *out = ph_node_output(n, 0);
         int changed = 0;
@@ -46,53 +28,37 @@ START_TEST(one_dim_at_a_time)
         }
         ck_assert_int_eq(changed, 1);
     }
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
-    /* two at a time: three dims in two steps */
-    m = tk_model();
-    g = ph_model_graph(m);
-    expand(g, 3, TK_I64(1, 3, 1), 4, TK_I64(2, 4, 3, 5));
-    pass->params = two_params;
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 2, 0, NULL), 1);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Expand,Expand");
     ph_model_free(m);
 }
 END_TEST
 
+/* two at a time: three dims in two steps */
+START_TEST(two_dims_at_a_time)
+{
+    ph_test_options o = {.max_iterations = 4, .params = (const char *const[]){"max_broadcast_dims=2", NULL}};
+    PC_CASE_OPTS(&o, THREE, 1, "r = Relu(x)\na = Expand(r, _:const)\ny = Expand(a, shape)");
+}
+END_TEST
+
+/* one dim; an unknown dim */
 START_TEST(left_alone)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    expand(g, 2, TK_I64(3, 1), 2, TK_I64(3, 4)); /* one dim */
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
-    m = tk_model();
-    g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(-1, 1)); /* an unknown dim */
-    tk_output(g, tk_op2(g, "Expand", x, tk_ints(g, "shape", 3, TK_I64(2, 1, 4))));
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED("x: float[3,1]; shape: int64[2] = [3, 4]\nr = Relu(x); y = Expand(r, shape)\nreturn y");
+    PC_UNTOUCHED("x: float[?,1]; shape: int64[3] = [2, 1, 4]\ny = Expand(x, shape)\nreturn y");
 }
 END_TEST
 
+/* The text has no subgraphs: the If's bodies are built with the IR calls. */
 START_TEST(inside_if_branches)
 {
-    char ops[64];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(1, 1));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = tk_node(g, "If", 1, &cond);
-    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
-    tk_output(then_g, tk_op2(then_g, "Expand", x, tk_ints(g, "shape", 2, TK_I64(3, 4))));
-    tk_output(else_g, tk_op2(else_g, "Expand", x, tk_ints(g, "shape2", 2, TK_I64(3, 4))));
-    tk_output(g, ph_node_output(iff, 0));
-    tk_infer(m);
-    ck_assert_int_eq(tk_pass_run(pass, m), 2);
-    ck_assert_str_eq(tk_ops(then_g, ops, sizeof ops), "Expand,Expand");
-    ck_assert_str_eq(tk_ops(else_g, ops, sizeof ops), "Expand,Expand");
-    tk_assert_untouched(pass, m);
+    ph_graph *body[2];
+    ph_model *m = pc_if_model("x: float[1,1]; cond: bool[]\ny = If(cond)\nreturn y", &body[0], &body[1]);
+    ph_value *x = ph_graph_find_value(ph_model_graph(m), "x");
+    for (int i = 0; i < 2; i++)
+        tk_output(body[i], tk_op2(body[i], "Expand", x, tk_ints(body[i], "shape", 2, TK_I64(3, 4))));
+    pc_run_structure(m, 2); /* the evaluator has no If: structure only */
+    PC_GRAPH_IS(body[0], "a = Expand(x, _:const)\ny = Expand(a, _:const)");
+    PC_GRAPH_IS(body[1], "a = Expand(x, _:const)\ny = Expand(a, _:const)");
     ph_model_free(m);
 }
 END_TEST
@@ -104,6 +70,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, one_dim_at_a_time);
+    tcase_add_test(tc, two_dims_at_a_time);
     tcase_add_test(tc, left_alone);
     tcase_add_test(tc, inside_if_branches);
     suite_add_tcase(s, tc);

@@ -1,91 +1,68 @@
-/* tests/test_pass_split_large_kernel_conv.c - the split_large_kernel_conv pass. */
-#include <check.h>
+/* tests/test_pass_split_large_kernel_conv.c - split_large_kernel_conv: a Conv
+ * whose kernel area exceeds max_kernel_area becomes Convs of kernel tiles
+ * over slices of the (padded) input, summed. */
 #include <stdlib.h>
-#include <string.h>
 
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
-static const char *const limit12[] = {"max_kernel_area", "12", NULL};
+PASS_FIXTURE("split_large_kernel_conv")
 
-static void setup(void)
-{
-    pass = tk_pass_load("split_large_kernel_conv");
-    pass->shapes = 1;
-    pass->params = limit12;
-}
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
+static const char *const limit12[] = {"max_kernel_area=12", NULL};
+static const ph_test_options opts = {.max_iterations = 4, .params = limit12};
 
-/* x [1,4,h,w] -> Relu -> Conv(W [6, 4/group, kh, kw], b) -> y; the Conv. */
-static ph_node *conv(ph_graph *g, ph_value *x, int64_t kh, int64_t kw, int64_t group, int bias)
-{
-    ph_value *in[3] = {x, tk_init(g, "W", 4, TK_I64(6, 4 / group, kh, kw), 3), bias ? tk_init(g, "B", 1, TK_I64(6), 4) : NULL};
-    ph_node *c = tk_node(g, "Conv", bias ? 3 : 2, in);
-    if (group > 1)
-        ck_assert_int_eq(ph_node_set_attr_int(c, "group", group), 0);
-    tk_output(g, ph_node_output(c, 0));
-    return c;
-}
+#define TILE(s, c, in, rest) s " = Slice(" in ", _, _, _)\n" c " = Conv(" s ", _:const" rest ")\n"
 
+/* 25 > 12: tiles of 2 rows (10), the bias on the first; pads by a Pad */
 START_TEST(tiles_summed)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_relu_input(g, 4, TK_I64(1, 4, 12, 13), NULL);
-    ph_node *c = conv(g, x, 5, 5, 1, 1); /* 25 > 12: tiles of 2 rows (10) */
-    ck_assert_int_eq(ph_node_set_attr_ints(c, "pads", 4, TK_I64(2, 1, 2, 3)), 0);
-    ck_assert_int_eq(ph_node_set_attr_ints(c, "strides", 2, TK_I64(2, 1)), 0);
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 1, 0, NULL), 1);
-    ck_assert_int_eq(tk_count_op(g, PH_OP_Conv), 3);
-    ck_assert_int_eq(tk_count_op(g, PH_OP_Add), 2);
-    ck_assert_int_eq(tk_count_op(g, PH_OP_Pad), 1);
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
-    /* a row too wide: tiles of one row and columns; dilation and group */
-    m = tk_model();
-    g = ph_model_graph(m);
-    x = tk_relu_input(g, 4, TK_I64(1, 4, 9, 30), NULL);
-    c = conv(g, x, 2, 7, 2, 0);
-    ck_assert_int_eq(ph_node_set_attr_ints(c, "dilations", 2, TK_I64(3, 2)), 0); /* spans 4 x 13 */
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 2, 0, NULL), 1);
-    ck_assert_int_eq(tk_count_op(g, PH_OP_Conv), 4); /* 2 rows x (6 + 1) columns */
-    ph_model_free(m);
+    PC_CASE_OPTS(&opts,
+                 "x: float[1,4,12,13]; W: const float[6,4,5,5]; B: const float[6]\n"
+                 "r = Relu(x); y = Conv(r, W, B) {pads=[2,1,2,3], strides=[2,1]}\nreturn y",
+                 1,
+                 "r = Relu(x)\np = Pad(r, _:const)\n" TILE("s0", "c0", "p", ", B") TILE("s1", "c1", "p", "")
+                 "a = Add(c0, c1)\n" TILE("s2", "c2", "p", "") "y = Add(a, c2)");
 }
 END_TEST
 
+/* a row too wide: tiles of one row and columns; dilation and group */
+START_TEST(rows_and_columns)
+{
+    PC_CASE_OPTS(&opts,
+                 "x: float[1,4,9,30]; W: const float[6,2,2,7]\nr = Relu(x); y = Conv(r, W) {group=2, dilations=[3,2]}\n"
+                 "return y",
+                 1,
+                 "r = Relu(x)\n" TILE("s0", "c0", "r", "") TILE("s1", "c1", "r", "") "a = Add(c0, c1)\n"
+                 TILE("s2", "c2", "r", "") "b = Add(a, c2)\n" TILE("s3", "c3", "r", "") "y = Add(b, c3)");
+}
+END_TEST
+
+/* 9 fits; auto_pad; an unknown dim (8 when evaluated) */
 START_TEST(left_alone)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 4, TK_I64(1, 4, 8, 8));
-    conv(g, x, 3, 3, 1, 1); /* 9 fits */
-    ph_node *c = conv(g, x, 5, 5, 1, 0);
-    ck_assert_int_eq(ph_node_set_attr_string(c, "auto_pad", "SAME_UPPER"), 0);
-    conv(g, tk_input(g, "u", 4, TK_I64(1, 4, -1, 8)), 5, 5, 1, 0); /* an unknown dim */
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    ph_test_options o = opts;
+    o.sizes = (const int64_t[]){8};
+    o.n_sizes = 1;
+    PC_CASE_OPTS(&o,
+                 "x: float[1,4,8,8]; u: float[1,4,?,8]; W3: const float[6,4,3,3]; B: const float[6]; W5: const float[6,4,5,5]\n"
+                 "a = Conv(x, W3, B); b = Conv(x, W5) {auto_pad=\"SAME_UPPER\"}; c = Conv(u, W5)\nreturn a, b, c",
+                 0, NULL);
 }
 END_TEST
 
+/* The text has no subgraphs: the If's bodies are built with the IR calls. */
 START_TEST(inside_if_branches)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 4, TK_I64(1, 4, 8, 8));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = tk_node(g, "If", 1, &cond);
-    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
-    conv(then_g, x, 4, 4, 1, 0);
-    tk_output(else_g, tk_op1(else_g, "Neg", x));
-    tk_output(g, ph_node_output(iff, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 1);
-    ck_assert_int_eq(tk_count_op(then_g, PH_OP_Conv), 2);
-    tk_assert_untouched(pass, m);
+    ph_graph *body[2];
+    ph_model *m = pc_if_model("x: float[1,4,8,8]; cond: bool[]\ny = If(cond)\nreturn y", &body[0], &body[1]);
+    ph_value *x = ph_graph_find_value(ph_model_graph(m), "x");
+    ph_value *in[2] = {x, tk_init(body[0], "W", 4, TK_I64(6, 4, 4, 4), 3)};
+    tk_output(body[0], ph_node_output(tk_node(body[0], "Conv", 2, in), 0));
+    tk_output(body[1], tk_op1(body[1], "Neg", x));
+    ph_error err = {0};
+    ck_assert_int_eq(ph_test_run(pass, m, &opts, NULL, &err), 1); /* the evaluator has no If: structure only */
+    PC_GRAPH_IS(body[0], TILE("s0", "c0", "x", "") TILE("s1", "c1", "x", "") "y = Add(c0, c1)");
+    PC_GRAPH_IS(body[1], "y = Neg(x)");
     ph_model_free(m);
 }
 END_TEST
@@ -97,6 +74,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, tiles_summed);
+    tcase_add_test(tc, rows_and_columns);
     tcase_add_test(tc, left_alone);
     tcase_add_test(tc, inside_if_branches);
     suite_add_tcase(s, tc);

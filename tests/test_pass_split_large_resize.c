@@ -1,96 +1,71 @@
-/* tests/test_pass_split_large_resize.c - the split_large_resize pass. */
-#include <check.h>
+/* tests/test_pass_split_large_resize.c - split_large_resize: a nearest
+ * Resize by a whole scale above max_scale becomes a cascade of Resizes. */
 #include <stdlib.h>
-#include <string.h>
 
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
-static const char *const limit4[] = {"max_scale", "4", NULL};
+PASS_FIXTURE("split_large_resize")
 
-static void setup(void)
-{
-    pass = tk_pass_load("split_large_resize");
-    pass->shapes = 1;
-    pass->params = limit4;
-}
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
+static const char *const limit4[] = {"max_scale=4", NULL};
+static const ph_test_options opts = {.max_iterations = 4, .params = limit4};
 
-/* A float scales initializer. */
-static ph_value *scales(ph_graph *g, float h, float w)
-{
-    float v[4] = {1, 1, h, w};
-    ph_value *s = ph_graph_add_initializer(g, ph_graph_unique_name(g, "scales"),
-                                           ph_tensor_new(PH_DT_FLOAT, 1, TK_I64(4), v));
-    ck_assert_ptr_nonnull(s);
-    return s;
-}
+/* x [1,2,3,4] -> Relu -> Resize(nearest, scales 1, 1, h, w {attrs}) -> y */
+#define RES(h, w, attrs)                                                                           \
+    "x: float[1,2,3,4]; s: float[4] = [1, 1, " h ", " w "]\nr = Relu(x); y = Resize(r, _, s) {mode=\"nearest\"" attrs "}\n" \
+    "return y"
+#define CASCADE "r = Relu(x)\na = Resize(r, _?, _:const)\ny = Resize(a, _?, _:const)"
 
-/* x [1,2,3,4] -> Relu -> Resize(scales h, w) -> y; the Resize. */
-static ph_node *resize(ph_graph *g, ph_value *x, float h, float w, const char *ctm, const char *nm)
-{
-    ph_node *r = tk_node(g, "Resize", 3, (ph_value *[]){x, NULL, scales(g, h, w)});
-    ck_assert_int_eq(ph_node_set_attr_string(r, "mode", "nearest"), 0);
-    if (ctm)
-        ck_assert_int_eq(ph_node_set_attr_string(r, "coordinate_transformation_mode", ctm), 0);
-    if (nm)
-        ck_assert_int_eq(ph_node_set_attr_string(r, "nearest_mode", nm), 0);
-    tk_output(g, ph_node_output(r, 0));
-    return r;
-}
+static const struct {
+    const char *graph;
+} cascades[] = {
+    /* half_pixel, round_prefer_floor: 8 = 4 * 2 */
+    {RES("8", "2", "")},
+    /* 12 = 4 * 3 */
+    {RES("12", "12", ", coordinate_transformation_mode=\"asymmetric\", nearest_mode=\"floor\"")},
+};
 
 START_TEST(cascade)
 {
-    char ops[128];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_relu_input(g, 4, TK_I64(1, 2, 3, 4), NULL);
-    resize(g, x, 8, 2, NULL, NULL);                  /* half_pixel, round_prefer_floor: 8 = 4 * 2 */
-    resize(g, x, 12, 12, "asymmetric", "floor");     /* 12 = 4 * 3 */
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 1, 0, NULL), 2);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,Resize,Resize,Resize,Resize");
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_CASE_OPTS(&opts, cascades[_i].graph, 1, CASCADE);
 }
 END_TEST
+
+static const struct {
+    const char *graph;
+} alone[] = {
+    /* within the limit */
+    {RES("4", "4", "")},
+    /* 7 has no factor <= 4 */
+    {RES("7", "7", "")},
+    /* not a whole scale */
+    {RES("8.5", "8", "")},
+    /* reads other pixels */
+    {RES("8", "8", ", coordinate_transformation_mode=\"asymmetric\", nearest_mode=\"round_prefer_floor\"")},
+    /* linear */
+    {"x: float[1,2,3,4]; s: float[4] = [1, 1, 8, 8]\nr = Relu(x); y = Resize(r, _, s) {mode=\"linear\"}\nreturn y"},
+};
 
 START_TEST(left_alone)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_relu_input(g, 4, TK_I64(1, 2, 3, 4), NULL);
-    resize(g, x, 4, 4, NULL, NULL);                     /* within the limit */
-    resize(g, x, 7, 7, NULL, NULL);                     /* 7 has no factor <= 4 */
-    resize(g, x, 8.5f, 8, NULL, NULL);                  /* not a whole scale */
-    resize(g, x, 8, 8, "asymmetric", "round_prefer_floor"); /* reads other pixels */
-    ph_node *lin = resize(g, x, 8, 8, NULL, NULL);
-    ck_assert_int_eq(ph_node_set_attr_string(lin, "mode", "linear"), 0);
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_CASE_OPTS(&opts, alone[_i].graph, 0, NULL);
 }
 END_TEST
 
+/* The text has no subgraphs: the If's bodies are built with the IR calls. */
 START_TEST(inside_if_branches)
 {
-    char ops[64];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 4, TK_I64(1, 2, 3, 4));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = tk_node(g, "If", 1, &cond);
-    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
-    ph_node *r = tk_node(then_g, "Resize", 3, (ph_value *[]){x, NULL, scales(g, 16, 16)});
-    tk_output(then_g, ph_node_output(r, 0));
-    tk_output(else_g, tk_op1(else_g, "Neg", x));
-    tk_output(g, ph_node_output(iff, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 1);
-    ck_assert_str_eq(tk_ops(then_g, ops, sizeof ops), "Resize,Resize");
-    tk_assert_untouched(pass, m);
+    ph_graph *body[2];
+    ph_model *m = pc_if_model("x: float[1,2,3,4]; cond: bool[]\ny = If(cond)\nreturn y", &body[0], &body[1]);
+    ph_value *x = ph_graph_find_value(ph_model_graph(m), "x");
+    float v[4] = {1, 1, 16, 16};
+    ph_value *s = ph_graph_add_initializer(body[0], "s", ph_tensor_new(PH_DT_FLOAT, 1, TK_I64(4), v));
+    tk_output(body[0], ph_node_output(tk_node(body[0], "Resize", 3, (ph_value *[]){x, NULL, s}), 0));
+    tk_output(body[1], tk_op1(body[1], "Neg", x));
+    ph_error err = {0};
+    ck_assert_int_eq(ph_test_run(pass, m, &opts, NULL, &err), 1); /* the evaluator has no If: structure only */
+    PC_GRAPH_IS(body[0], "a = Resize(x, _?, _:const)\ny = Resize(a, _?, _:const)");
+    PC_GRAPH_IS(body[1], "y = Neg(x)");
     ph_model_free(m);
 }
 END_TEST
@@ -101,8 +76,8 @@ int main(void)
     TCase *tc = tcase_create("core");
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, cascade);
-    tcase_add_test(tc, left_alone);
+    tcase_add_loop_test(tc, cascade, 0, (int)(sizeof cascades / sizeof *cascades));
+    tcase_add_loop_test(tc, left_alone, 0, (int)(sizeof alone / sizeof *alone));
     tcase_add_test(tc, inside_if_branches);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

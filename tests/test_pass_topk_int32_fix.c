@@ -1,90 +1,56 @@
-/* tests/test_pass_topk_int32_fix.c - the topk_int32_fix pass. */
-#include <check.h>
+/* tests/test_pass_topk_int32_fix.c - topk_int32_fix: TopK's indices read
+ * through a Cast to int32 (and back to int64 for the readers). */
 #include <stdlib.h>
 #include <string.h>
 
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
-static const char *const int64_params[] = {"index_dtype", "int64", NULL};
+PASS_FIXTURE("topk_int32_fix")
 
-static void setup(void)
-{
-    pass = tk_pass_load("topk_int32_fix");
-    pass->shapes = 1;
-}
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
+/* x [2,10] -> Relu -> TopK(k = 3) */
+#define TOPK "x: float[2,10]; k: int64[1] = [3]\nr = Relu(x); v, i = TopK(r, k)\n"
 
-/* x [2,10] -> Relu -> TopK(k = 3) in graph g; the node. */
-static ph_node *topk(ph_graph *g, ph_value *x)
-{
-    ph_node *t = ph_node_create(g, NULL, "TopK", 2, (ph_value *[]){x, tk_ints(g, "k", 1, TK_I64(3))}, 2);
-    ck_assert_ptr_nonnull(t);
-    return t;
-}
-
+/* a graph output keeps its name and dtype; done: the indices' one reader is
+ * a Cast to int32 */
 START_TEST(indices_cast)
 {
-    char ops[128];
-    ph_model *m = tk_model();
+    const char *graph = TOPK "return v, i";
+    PC_CASE(graph, 1, "r = Relu(x)\nv:shared, j = TopK(r, k)\nc = Cast(j) {to=6}\ni = Cast(c:dtype=int32) {to=7}");
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text(graph, &err);
     ph_graph *g = ph_model_graph(m);
-    ph_node *t = topk(g, tk_relu_input(g, 2, TK_I64(2, 10), NULL));
-    tk_output(g, ph_node_output(t, 0));
-    tk_output(g, ph_node_output(t, 1)); /* a graph output keeps its name and dtype */
-    const char *name = ph_value_name(ph_node_output(t, 1));
     char saved[64];
-    strcpy(saved, name);
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 1, 0, NULL), 1);
-    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Relu,TopK,Cast,Cast");
-    ph_value *out = ph_graph_output(g, 1);
-    ck_assert_str_eq(ph_value_name(out), saved);
-    ck_assert_int_eq(ph_value_dtype(out), PH_DT_INT64);
-    ck_assert_int_eq(ph_node_attr_int(ph_value_producer(out), "to", 0), PH_DT_INT64);
-    tk_assert_untouched(pass, m); /* done: the indices' one reader is a Cast to int32 */
+    snprintf(saved, sizeof saved, "%s", ph_value_name(ph_graph_output(g, 1)));
+    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
+    ck_assert_str_eq(ph_value_name(ph_graph_output(g, 1)), saved);
+    ck_assert_int_eq(ph_value_dtype(ph_graph_output(g, 1)), PH_DT_INT64);
     ph_model_free(m);
 }
 END_TEST
 
+/* indices not read; a target whose indices are int64 */
 START_TEST(left_alone)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_node *t = topk(g, tk_relu_input(g, 2, TK_I64(2, 10), NULL));
-    tk_output(g, ph_node_output(t, 0)); /* indices not read */
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
-    m = tk_model(); /* a target whose indices are int64 */
-    g = ph_model_graph(m);
-    t = topk(g, tk_relu_input(g, 2, TK_I64(2, 10), NULL));
-    tk_output(g, ph_node_output(t, 1));
-    pass->params = int64_params;
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_UNTOUCHED(TOPK "return v");
+    ph_test_options o = {.max_iterations = 4, .params = (const char *const[]){"index_dtype=int64", NULL}};
+    PC_CASE_OPTS(&o, TOPK "return i", 0, NULL);
 }
 END_TEST
 
+/* The text has no subgraphs: the If's bodies are built with the IR calls. */
 START_TEST(inside_if_branches)
 {
-    char ops[64];
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 2, TK_I64(2, 10));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = tk_node(g, "If", 1, &cond);
-    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
-    ph_node *t = topk(then_g, x);
-    tk_output(then_g, tk_op1(then_g, "Neg", ph_node_output(t, 1)));
-    tk_output(else_g, tk_op1(else_g, "Neg", ph_node_output(topk(else_g, x), 1)));
-    tk_output(g, ph_node_output(iff, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 2);
-    ck_assert_str_eq(tk_ops(then_g, ops, sizeof ops), "TopK,Cast,Cast,Neg");
-    ck_assert_str_eq(tk_ops(else_g, ops, sizeof ops), "TopK,Cast,Cast,Neg");
-    tk_assert_untouched(pass, m);
+    ph_graph *body[2];
+    ph_model *m = pc_if_model("x: float[2,10]; cond: bool[]\ny = If(cond)\nreturn y", &body[0], &body[1]);
+    ph_value *x = ph_graph_find_value(ph_model_graph(m), "x");
+    for (int b = 0; b < 2; b++) {
+        ph_node *t = ph_node_create(body[b], NULL, "TopK", 2, (ph_value *[]){x, tk_ints(body[b], "k", 1, TK_I64(3))}, 2);
+        tk_output(body[b], tk_op1(body[b], "Neg", ph_node_output(t, 1)));
+    }
+    pc_run_structure(m, 2); /* the evaluator has no If: structure only */
+    for (int b = 0; b < 2; b++)
+        PC_GRAPH_IS(body[b], "_, i = TopK(x, k)\nc = Cast(i) {to=6}\nj = Cast(c) {to=7}\ny = Neg(j)");
     ph_model_free(m);
 }
 END_TEST

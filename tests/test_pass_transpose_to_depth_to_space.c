@@ -2,199 +2,134 @@
  * the Reshape + Transpose + Reshape pixel shuffle (DCR, CRD) and its inverse
  * become DepthToSpace and SpaceToDepth; any other permutation or shape
  * stays. */
-#include <check.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "passcase.h"
 #include "testkit.h"
 
-static tk_pass *pass;
+PASS_FIXTURE("transpose_to_depth_to_space")
 
-static void setup(void)
-{
-    pass = tk_pass_load("transpose_to_depth_to_space");
-    pass->shapes = 1;
-}
-static void teardown(void)
-{
-    tk_pass_free(pass);
-    pass = NULL;
-}
+#define DCR "0, 3, 4, 1, 5, 2"
+#define CRD "0, 1, 4, 2, 5, 3"
+#define S2D "0, 3, 5, 1, 2, 4"
+/* Relu(x) -> Reshape(view) -> Transpose(perm) -> Reshape(out) */
+#define SHUF(opset, dims, view, perm, out)                                                         \
+    "opset " opset "\nx: float[" dims "]; view: int64[6] = [" view "]; out: int64[4] = [" out "]\n"   \
+    "r = Relu(x); v = Reshape(r, view); t = Transpose(v) {perm=[" perm "]}; y = Reshape(t, out)\nreturn y"
+#define D2S(b, mode) "r = Relu(x)\ny = DepthToSpace(r) {blocksize=" b ", mode=\"" mode "\"}"
 
-#define DCR_PERM TK_I64(0, 3, 4, 1, 5, 2)
-#define CRD_PERM TK_I64(0, 1, 4, 2, 5, 3)
-#define S2D_PERM TK_I64(0, 3, 5, 1, 2, 4)
+static const struct {
+    const char *graph, *expect;
+} shuffles[] = {
+    {SHUF("17", "2,12,3,4", "2, 2, 2, 3, 3, 4", DCR, "2, 3, 6, 8"), D2S("2", "DCR")},
+    {SHUF("17", "2,12,3,4", "0, 2, 2, 3, 3, 4", DCR, "0, -1, 6, 8"), D2S("2", "DCR")},
+    {SHUF("17", "2,12,3,4", "2, 3, 2, 2, 3, 4", CRD, "2, 3, 6, 8"), D2S("2", "CRD")},
+    {SHUF("13", "1,18,2,3", "1, 2, 3, 3, 2, 3", CRD, "1, 2, 6, 9"), D2S("3", "CRD")},
+    {SHUF("9", "1,8,3,4", "1, 2, 2, 2, 3, 4", DCR, "1, 2, 6, 8"), "r = Relu(x)\ny = DepthToSpace(r) {blocksize=2, !mode}"},
+    {SHUF("17", "2,3,4,6", "2, 3, 2, 2, 3, 2", S2D, "2, 12, 2, 3"), "r = Relu(x)\ny = SpaceToDepth(r) {blocksize=2, !mode}"},
+    {SHUF("17", "1,2,6,3", "1, 2, 2, 3, 1, 3", S2D, "1, 18, 2, 1"), "r = Relu(x)\ny = SpaceToDepth(r) {blocksize=3, !mode}"},
+};
 
-/* Reshape(x, view) -> Transpose(perm) -> Reshape(out); the Transpose node
- * into *t when t is not NULL. */
-static ph_value *shuffle(ph_graph *g, ph_value *x, const int64_t *view, const int64_t *perm, const int64_t *out,
-                         ph_node **t)
-{
-    ph_value *in[2] = {x, tk_ints(g, "view", 6, view)};
-    ph_value *r = ph_node_output(tk_node(g, "Reshape", 2, in), 0);
-    ph_value *tv = tk_transpose(g, r, 6, perm);
-    if (t)
-        *t = ph_value_producer(tv);
-    ph_value *in2[2] = {tv, tk_ints(g, "out", 4, out)};
-    return ph_node_output(tk_node(g, "Reshape", 2, in2), 0);
-}
-
+/* the output keeps its name; the shapes went too */
 START_TEST(becomes_depth_to_space)
 {
-    static const struct {
-        int64_t opset, dims[4], view[6], perm[6], out[4], b;
-        const char *op, *mode;
-    } cases[] = {
-        {17, {2, 12, 3, 4}, {2, 2, 2, 3, 3, 4}, {0, 3, 4, 1, 5, 2}, {2, 3, 6, 8}, 2, "DepthToSpace", "DCR"},
-        {17, {2, 12, 3, 4}, {0, 2, 2, 3, 3, 4}, {0, 3, 4, 1, 5, 2}, {0, -1, 6, 8}, 2, "DepthToSpace", "DCR"},
-        {17, {2, 12, 3, 4}, {2, 3, 2, 2, 3, 4}, {0, 1, 4, 2, 5, 3}, {2, 3, 6, 8}, 2, "DepthToSpace", "CRD"},
-        {13, {1, 18, 2, 3}, {1, 2, 3, 3, 2, 3}, {0, 1, 4, 2, 5, 3}, {1, 2, 6, 9}, 3, "DepthToSpace", "CRD"},
-        {9, {1, 8, 3, 4}, {1, 2, 2, 2, 3, 4}, {0, 3, 4, 1, 5, 2}, {1, 2, 6, 8}, 2, "DepthToSpace", NULL},
-        {17, {2, 3, 4, 6}, {2, 3, 2, 2, 3, 2}, {0, 3, 5, 1, 2, 4}, {2, 12, 2, 3}, 2, "SpaceToDepth", NULL},
-        {17, {1, 2, 6, 3}, {1, 2, 2, 3, 1, 3}, {0, 3, 5, 1, 2, 4}, {1, 18, 2, 1}, 3, "SpaceToDepth", NULL},
-    };
-    char ops[256];
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        ph_model *m = ph_model_new(cases[i].opset);
-        ph_graph *g = ph_model_graph(m);
-        ph_value *x = tk_op1(g, "Relu", tk_input(g, "x", 4, cases[i].dims));
-        ph_value *y = shuffle(g, x, cases[i].view, cases[i].perm, cases[i].out, NULL);
-        tk_output(g, y);
-        char *name = strdup(ph_value_name(y));
-        ck_assert_int_eq(tk_pass_run_eval(pass, m, 30 + i, 0, NULL), 1);
-        char want[64];
-        snprintf(want, sizeof want, "Relu,%s", cases[i].op);
-        ck_assert_str_eq(tk_ops(g, ops, sizeof ops), want);
-        ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
-        ph_node *n = ph_value_producer(ph_graph_output(g, 0));
-        ck_assert_int_eq(ph_node_attr_int(n, "blocksize", 0), cases[i].b);
-        if (cases[i].mode)
-            ck_assert_str_eq(ph_node_attr_string(n, "mode", ""), cases[i].mode);
-        else
-            ck_assert_int_eq(ph_node_attr_type(n, "mode"), PH_ATTR_NONE);
-        ck_assert_uint_eq(ph_graph_initializer_count(g), 0); /* the shapes went too */
-        free(name);
-        tk_assert_untouched(pass, m);
-        ph_model_free(m);
-    }
+    PC_CASE(shuffles[_i].graph, 1, shuffles[_i].expect);
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text(shuffles[_i].graph, &err);
+    ph_graph *g = ph_model_graph(m);
+    char *name = strdup(ph_value_name(ph_graph_output(g, 0)));
+    ck_assert_int_eq(ph_test_run(pass, m, NULL, NULL, &err), 1);
+    ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), name);
+    ck_assert_uint_eq(ph_graph_initializer_count(g), 0);
+    free(name);
+    ph_model_free(m);
 }
 END_TEST
 
 START_TEST(symbolic_batch)
 {
-    const int64_t sizes[2] = {1, 3};
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 4, TK_I64(-1, 12, 3, 4));
-    ph_value_set_dim_param(x, 0, "batch");
-    tk_output(g, tk_op1(g, "Neg", shuffle(g, x, TK_I64(0, 3, 2, 2, 3, 4), CRD_PERM, TK_I64(0, 3, 6, 8), NULL)));
-    ck_assert_int_eq(tk_pass_run_eval(pass, m, 5, 2, sizes), 1);
-    ck_assert_uint_eq(tk_count_op(g, PH_OP_DepthToSpace), 1);
-    tk_assert_untouched(pass, m);
-    ph_model_free(m);
+    PC_CASE("x: float[batch,12,3,4]; view: int64[6] = [0, 3, 2, 2, 3, 4]; out: int64[4] = [0, 3, 6, 8]\n"
+            "v = Reshape(x, view); t = Transpose(v) {perm=[" CRD "]}; y = Reshape(t, out); n = Neg(y)\nreturn n",
+            1, "y = DepthToSpace(x) {blocksize=2, mode=\"CRD\"}\nn = Neg(y)");
 }
 END_TEST
+
+/* x [2,12,3,4] shuffled with view, perm and out, then `more` */
+#define OTHER(dims, view, perm, out, more)                                                         \
+    "x: float[" dims "]; view: int64[6] = [" view "]; out: int64[4] = [" out "]\n"                 \
+    "v = Reshape(x, view); t = Transpose(v) {perm=[" perm "]}; y = Reshape(t, out)\n" more
+#define DCR_VIEW "2, 2, 2, 3, 3, 4"
+#define CRD_VIEW "2, 3, 2, 2, 3, 4"
+static const struct {
+    const char *graph;
+    int unchecked;
+} alone[] = {
+    /* the view has another reader */
+    {OTHER("2,12,3,4", DCR_VIEW, DCR, "2, 3, 6, 8", "n = Neg(v)\nreturn y, n"), 0},
+    /* the transposed value has another reader */
+    {OTHER("2,12,3,4", DCR_VIEW, DCR, "2, 3, 6, 8", "n = Neg(t)\nreturn y, n"), 0},
+    /* the transposed value is a graph output */
+    {OTHER("2,12,3,4", DCR_VIEW, DCR, "2, 3, 6, 8", "return y, t"), 0},
+    /* another permutation: another operator */
+    {OTHER("2,12,3,4", DCR_VIEW, "0, 3, 4, 1, 2, 5", "2, 3, 12, 4", "return y"), 0},
+    /* H unknown: Reshapes with -1 */
+    {OTHER("2,12,H,4", "2, 2, 2, 3, -1, 4", DCR, "2, 3, -1, 8", "return y"), 0},
+    /* the right permutation, but another final shape */
+    {OTHER("2,12,3,4", DCR_VIEW, DCR, "2, 3, 4, 12", "return y"), 0},
+    /* CRD before opset 11 */
+    {"opset 10\n" OTHER("2,12,3,4", CRD_VIEW, CRD, "2, 3, 6, 8", "return y"), 0},
+    /* DCR permutation on a CRD view */
+    {OTHER("2,12,3,4", CRD_VIEW, DCR, "2, 3, 6, 8", "return y"), 0},
+    /* blocks of two sizes */
+    {OTHER("2,12,3,4", "2, 2, 3, 2, 3, 4", DCR, "2, 2, 9, 8", "return y"), 0},
+    /* the view's shape is computed at run time */
+    {"x: float[2,12,3,4]; view: int64[6]; out: int64[4] = [2, 3, 6, 8]\n"
+     "v = Reshape(x, view); t = Transpose(v) {perm=[" DCR "]}; y = Reshape(t, out)\nreturn y", 1},
+};
 
 START_TEST(left_alone)
 {
-    for (int variant = 0; variant < 10; variant++) {
-        ph_model *m = ph_model_new(variant == 6 ? 10 : 17);
-        ph_graph *g = ph_model_graph(m);
-        ph_value *x = tk_input(g, "x", 4, variant == 4 ? TK_I64(2, 12, -1, 4) : TK_I64(2, 12, 3, 4));
-        static const int64_t dcr_view[6] = {2, 2, 2, 3, 3, 4}, crd_view[6] = {2, 3, 2, 2, 3, 4},
-                             mixed_view[6] = {2, 2, 3, 2, 3, 4}, unknown_view[6] = {2, 2, 2, 3, -1, 4},
-                             dcr[6] = {0, 3, 4, 1, 5, 2}, crd[6] = {0, 1, 4, 2, 5, 3}, other[6] = {0, 3, 4, 1, 2, 5},
-                             d2s_out[4] = {2, 3, 6, 8}, other_out[4] = {2, 3, 12, 4}, swapped_out[4] = {2, 3, 4, 12},
-                             mixed_out[4] = {2, 2, 9, 8}, unknown_out[4] = {2, 3, -1, 8};
-        const int64_t *view = dcr_view, *perm = dcr, *out = d2s_out;
-        switch (variant) {
-        case 3: /* another permutation: another operator */
-            perm = other;
-            out = other_out;
-            break;
-        case 4: /* H unknown: Reshapes with -1 */
-            view = unknown_view;
-            out = unknown_out;
-            break;
-        case 5: /* the right permutation, but another final shape */
-            out = swapped_out;
-            break;
-        case 6: /* CRD before opset 11 */
-            view = crd_view;
-            perm = crd;
-            break;
-        case 7: /* DCR permutation on a CRD view */
-            view = crd_view;
-            break;
-        case 8: /* blocks of two sizes */
-            view = mixed_view;
-            out = mixed_out;
-            break;
-        default:
-            break;
-        }
-        ph_node *t;
-        ph_value *y;
-        if (variant == 9) { /* the view's shape is computed at run time */
-            ph_value *in[2] = {x, ph_graph_add_input(g, "view", PH_DT_INT64, 1, TK_I64(6))};
-            ph_value *r = ph_node_output(tk_node(g, "Reshape", 2, in), 0);
-            ph_value *in2[2] = {tk_transpose(g, r, 6, perm), tk_ints(g, "out", 4, out)};
-            y = ph_node_output(tk_node(g, "Reshape", 2, in2), 0);
-        } else {
-            y = shuffle(g, x, view, perm, out, &t);
-        }
-        tk_output(g, y);
-        if (variant == 0) /* the view has another reader */
-            tk_output(g, tk_op1(g, "Neg", ph_node_input(t, 0)));
-        if (variant == 1) /* the transposed value has another reader */
-            tk_output(g, tk_op1(g, "Neg", ph_node_output(t, 0)));
-        if (variant == 2) /* the transposed value is a graph output */
-            tk_output(g, ph_node_output(t, 0));
-        tk_assert_untouched(pass, m);
-        ph_model_free(m);
-    }
+    PC_UNTOUCHED_AS(alone[_i].unchecked, alone[_i].graph);
 }
 END_TEST
 
+/* Reshape(x, view) -> Transpose(perm) -> Reshape(out) in g */
+static ph_value *shuffle(ph_graph *g, ph_value *x, const int64_t *view, const int64_t *perm, const int64_t *out)
+{
+    ph_value *in[2] = {x, tk_ints(g, "view", 6, view)};
+    ph_value *tv = tk_transpose(g, ph_node_output(tk_node(g, "Reshape", 2, in), 0), 6, perm);
+    ph_value *in2[2] = {tv, tk_ints(g, "out", 4, out)};
+    return ph_node_output(tk_node(g, "Reshape", 2, in2), 0);
+}
+
+/* The text has no subgraphs: the If's bodies are built with the IR calls. */
 START_TEST(inside_an_if_branch)
 {
-    ph_model *m = tk_model();
-    ph_graph *g = ph_model_graph(m);
-    ph_value *x = tk_input(g, "x", 4, TK_I64(1, 8, 2, 2));
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = tk_node(g, "If", 1, &cond);
-    ph_graph *then_g = ph_node_add_subgraph(iff, "then_branch");
-    ph_graph *else_g = ph_node_add_subgraph(iff, "else_branch");
-    tk_output(then_g, shuffle(then_g, x, TK_I64(1, 2, 2, 2, 2, 2), DCR_PERM, TK_I64(1, 2, 4, 4), NULL));
-    tk_output(else_g, tk_op1(else_g, "Neg", shuffle(else_g, x, TK_I64(1, 8, 1, 2, 1, 2), S2D_PERM,
-                                                    TK_I64(1, 32, 1, 1), NULL)));
-    tk_output(g, ph_node_output(iff, 0));
-    ck_assert_int_eq(tk_pass_run(pass, m), 2);
-    ck_assert_uint_eq(tk_count_op(then_g, PH_OP_DepthToSpace), 1);
-    ck_assert_uint_eq(tk_count_op(else_g, PH_OP_SpaceToDepth), 1);
-    ck_assert_uint_eq(tk_count_op(then_g, PH_OP_Transpose) + tk_count_op(else_g, PH_OP_Transpose), 0);
-    tk_assert_untouched(pass, m);
+    ph_graph *body[2];
+    ph_model *m = pc_if_model("x: float[1,8,2,2]; cond: bool[]\ny = If(cond)\nreturn y", &body[0], &body[1]);
+    ph_value *x = ph_graph_find_value(ph_model_graph(m), "x");
+    tk_output(body[0], shuffle(body[0], x, TK_I64(1, 2, 2, 2, 2, 2), TK_I64(0, 3, 4, 1, 5, 2), TK_I64(1, 2, 4, 4)));
+    tk_output(body[1], tk_op1(body[1], "Neg", shuffle(body[1], x, TK_I64(1, 8, 1, 2, 1, 2), TK_I64(0, 3, 5, 1, 2, 4),
+                                                      TK_I64(1, 32, 1, 1))));
+    pc_run_structure(m, 2); /* the evaluator has no If: structure only */
+    PC_GRAPH_IS(body[0], "y = DepthToSpace(x)");
+    PC_GRAPH_IS(body[1], "s = SpaceToDepth(x)\ny = Neg(s)");
     ph_model_free(m);
 }
 END_TEST
 
-static Suite *suite(void)
+int main(void)
 {
     Suite *s = suite_create("transpose_to_depth_to_space");
     TCase *tc = tcase_create("core");
     tcase_add_checked_fixture(tc, setup, teardown);
-    tcase_add_test(tc, becomes_depth_to_space);
+    tcase_add_loop_test(tc, becomes_depth_to_space, 0, (int)(sizeof shuffles / sizeof *shuffles));
     tcase_add_test(tc, symbolic_batch);
-    tcase_add_test(tc, left_alone);
+    tcase_add_loop_test(tc, left_alone, 0, (int)(sizeof alone / sizeof *alone));
     tcase_add_test(tc, inside_an_if_branch);
     suite_add_tcase(s, tc);
-    return s;
-}
-
-int main(void)
-{
-    SRunner *sr = srunner_create(suite());
+    SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
