@@ -111,6 +111,18 @@ static int number_forms(ph_worklist *wl)
         }
     }
     free(slot);
+    /* a form only one entry holds is matched directly, without the memo */
+    uint32_t *uses = calloc(keys ? keys : 1, sizeof *uses);
+    if (!uses)
+        return PH_ENOMEM;
+    for (size_t i = 0; i < wl->n; i++)
+        for (size_t e = 0; e < pat_ruleset_n_entries(wl->sets[i]); e++)
+            uses[wl->form_ids[i][e]]++;
+    for (size_t i = 0; i < wl->n; i++)
+        for (size_t e = 0; e < pat_ruleset_n_entries(wl->sets[i]); e++)
+            if (uses[wl->form_ids[i][e]] == 1)
+                wl->form_ids[i][e] = PAT_FORM_UNSHARED;
+    free(uses);
     wl->memo.stamp = calloc(keys ? keys : 1, sizeof *wl->memo.stamp);
     wl->memo.answer = calloc(keys ? keys : 1, 1);
     return wl->memo.stamp && wl->memo.answer ? 0 : PH_ENOMEM;

@@ -298,7 +298,9 @@ int pat_ruleset_reach(ph_ruleset *rs, const ph_model *m);
  * passes share) match it once a node.  ids[e], for the set's entry e, is
  * its key: one number per distinct (text, form) in the worklist.  A
  * key's answer holds while stamp[key] == now; the caller advances now for
- * each node (or after any change to the graph). */
+ * each node (or after any change to the graph).  A form no other entry
+ * holds has the key PAT_FORM_UNSHARED: matched directly, not remembered. */
+#define PAT_FORM_UNSHARED UINT32_MAX
 typedef struct pat_form_memo {
     uint64_t *stamp;       /* owned by the caller, one per key */
     unsigned char *answer; /* one per key */

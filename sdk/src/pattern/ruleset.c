@@ -243,6 +243,11 @@ int pat_ruleset_may_match_memo(ph_ruleset *rs, ph_node *n, const uint32_t *ids, 
         if (!en->possible)
             continue;
         uint32_t key = ids[e];
+        if (key == PAT_FORM_UNSHARED) {
+            if (pat_match_form(rs->pats[en->rule], (int)en->form, n, rs->matches[en->rule]))
+                return 1;
+            continue;
+        }
         if (memo->stamp[key] != memo->now) {
             memo->answer[key] = pat_match_form(rs->pats[en->rule], (int)en->form, n,
                                                   rs->matches[en->rule]) != 0;
