@@ -60,7 +60,73 @@ struct ph_worklist {
     size_t cap_queue;
     ph_node **reached;
     size_t n_reached, cap_reached;
+    /* pattern forms answered once a node for every member (see
+     * pat_form_memo): form_ids[i][e] is the key of member i's entry e */
+    uint32_t **form_ids;
+    pat_form_memo memo;
 };
+
+/* One key per distinct (pattern text, form) among the members' entries,
+ * through a table of 2^k slots at most half full.  0 or PH_ENOMEM. */
+static int number_forms(ph_worklist *wl)
+{
+    size_t total = 0;
+    for (size_t i = 0; i < wl->n; i++)
+        total += pat_ruleset_n_entries(wl->sets[i]);
+    size_t cap = 16;
+    while (cap < 2 * total)
+        cap *= 2;
+    struct {
+        const char *text;
+        uint32_t form, key;
+    } *slot = calloc(cap, sizeof *slot);
+    wl->form_ids = calloc(wl->n ? wl->n : 1, sizeof *wl->form_ids);
+    if (!slot || !wl->form_ids) {
+        free(slot);
+        return PH_ENOMEM;
+    }
+    uint32_t keys = 0;
+    for (size_t i = 0; i < wl->n; i++) {
+        size_t n_e = pat_ruleset_n_entries(wl->sets[i]);
+        if (!(wl->form_ids[i] = malloc((n_e ? n_e : 1) * sizeof **wl->form_ids))) {
+            free(slot);
+            return PH_ENOMEM;
+        }
+        for (size_t e = 0; e < n_e; e++) {
+            const char *text;
+            uint32_t form;
+            pat_ruleset_entry(wl->sets[i], e, &text, &form);
+            uint64_t h = 1469598103934665603ull ^ form;
+            for (const char *c = text; *c; c++)
+                h = (h ^ (unsigned char)*c) * 1099511628211ull;
+            size_t k = (size_t)(h ^ (h >> 29)) & (cap - 1);
+            while (slot[k].text && (slot[k].form != form || strcmp(slot[k].text, text) != 0))
+                k = (k + 1) & (cap - 1);
+            if (!slot[k].text) {
+                slot[k].text = text;
+                slot[k].form = form;
+                slot[k].key = keys++;
+            }
+            wl->form_ids[i][e] = slot[k].key;
+        }
+    }
+    free(slot);
+    /* a form only one entry holds is matched directly, without the memo */
+    uint32_t *uses = calloc(keys ? keys : 1, sizeof *uses);
+    if (!uses)
+        return PH_ENOMEM;
+    for (size_t i = 0; i < wl->n; i++)
+        for (size_t e = 0; e < pat_ruleset_n_entries(wl->sets[i]); e++)
+            uses[wl->form_ids[i][e]]++;
+    for (size_t i = 0; i < wl->n; i++)
+        for (size_t e = 0; e < pat_ruleset_n_entries(wl->sets[i]); e++)
+            if (uses[wl->form_ids[i][e]] == 1)
+                wl->form_ids[i][e] = PAT_FORM_UNSHARED;
+    free(uses);
+    wl->memo.stamp = calloc(keys ? keys : 1, sizeof *wl->memo.stamp);
+    wl->memo.answer = calloc(keys ? keys : 1, 1);
+    return wl->memo.stamp && wl->memo.answer ? 0 : PH_ENOMEM;
+}
 
 PH_API ph_worklist *ph_worklist_new(ph_ruleset *const *sets, size_t n, ph_error *err)
 {
@@ -99,6 +165,11 @@ PH_API ph_worklist *ph_worklist_new(ph_ruleset *const *sets, size_t n, ph_error 
             }
     }
     wl->by_op[PH_OP__COUNT] = k;
+    if (number_forms(wl)) {
+        ph_worklist_free(wl);
+        ph_error_set(err, PH_ENOMEM, "out of memory");
+        return NULL;
+    }
     return wl;
 }
 
@@ -143,6 +214,11 @@ PH_API void ph_worklist_free(ph_worklist *wl)
     for (size_t i = 0; wl->agenda && i < wl->n; i++)
         free(wl->agenda[i].idx);
     free(wl->agenda);
+    for (size_t i = 0; wl->form_ids && i < wl->n; i++)
+        free(wl->form_ids[i]);
+    free(wl->form_ids);
+    free(wl->memo.stamp);
+    free(wl->memo.answer);
     free(wl->ran);
     free(wl->reach);
     free(wl->pending);
@@ -206,9 +282,11 @@ static int classify(ph_worklist *wl, ph_node *n, int dist)
 {
     int rc = 0;
     uint32_t idx = held_index(wl, n);
+    wl->memo.now++; /* answers hold for this node, while nothing changes */
     for (uint32_t k = wl->by_op[n->op]; k < wl->by_op[n->op + 1] && !rc; k++) {
         uint32_t i = wl->members[k];
-        if (dist < wl->reach[i] && !is_pending(wl, idx, i) && pat_ruleset_may_match(wl->sets[i], n))
+        if (dist < wl->reach[i] && !is_pending(wl, idx, i) &&
+            pat_ruleset_may_match_memo(wl->sets[i], n, wl->form_ids[i], &wl->memo))
             rc = push(wl, i, n);
     }
     return rc;

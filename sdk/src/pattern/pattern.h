@@ -292,9 +292,27 @@ int pat_ruleset_anchored(const ph_ruleset *rs, ph_op op);
 /* Mark the forms of rs that can match in m (each statement has an op with
  * nodes in m); the greatest depth among them (0: none can). */
 int pat_ruleset_reach(ph_ruleset *rs, const ph_model *m);
+/* Answers of pat_match_form at one node, shared by the rule sets of a
+ * worklist: a form is a pure function of its pattern's text, so two sets
+ * holding the same text (one pass's rules given twice, or a form two
+ * passes share) match it once a node.  ids[e], for the set's entry e, is
+ * its key: one number per distinct (text, form) in the worklist.  A
+ * key's answer holds while stamp[key] == now; the caller advances now for
+ * each node (or after any change to the graph).  A form no other entry
+ * holds has the key PAT_FORM_UNSHARED: matched directly, not remembered. */
+#define PAT_FORM_UNSHARED UINT32_MAX
+typedef struct pat_form_memo {
+    uint64_t *stamp;       /* owned by the caller, one per key */
+    unsigned char *answer; /* one per key */
+    uint64_t now;
+} pat_form_memo;
 /* 1 when a form of rs marked possible, anchored on n's op, matches at n
- * (no condition). */
-int pat_ruleset_may_match(ph_ruleset *rs, ph_node *n);
+ * (no condition); each form's answer taken from or left in memo. */
+int pat_ruleset_may_match_memo(ph_ruleset *rs, ph_node *n, const uint32_t *ids, pat_form_memo *memo);
+/* The entries of rs (pairs of a rule and a form, listed under each root
+ * op) and, for entry e, its pattern's text and its form. */
+size_t pat_ruleset_n_entries(const ph_ruleset *rs);
+void pat_ruleset_entry(const ph_ruleset *rs, size_t e, const char **text, uint32_t *form);
 /* Try rs's forms at n and rewrite the first that passes (the larger match
  * winning): 1, 0, or a negative PH_E* code; *stop when the budget ends. */
 int pat_ruleset_try(ph_ruleset *rs, ph_node *n, const ph_params *params, ph_ctx *ctx, int *stop);

@@ -236,14 +236,35 @@ int pat_ruleset_reach(ph_ruleset *rs, const ph_model *m)
 
 /* 1 if a possible form of the set anchored on n's op matches at n,
  * conditions aside. */
-int pat_ruleset_may_match(ph_ruleset *rs, ph_node *n)
+int pat_ruleset_may_match_memo(ph_ruleset *rs, ph_node *n, const uint32_t *ids, pat_form_memo *memo)
 {
     for (uint32_t e = rs->by_op[n->op]; e < rs->by_op[n->op + 1]; e++) {
         const rs_entry *en = &rs->entries[e];
-        if (en->possible && pat_match_form(rs->pats[en->rule], (int)en->form, n, rs->matches[en->rule]))
+        if (!en->possible)
+            continue;
+        uint32_t key = ids[e];
+        if (key == PAT_FORM_UNSHARED) {
+            if (pat_match_form(rs->pats[en->rule], (int)en->form, n, rs->matches[en->rule]))
+                return 1;
+            continue;
+        }
+        if (memo->stamp[key] != memo->now) {
+            memo->answer[key] = pat_match_form(rs->pats[en->rule], (int)en->form, n,
+                                                  rs->matches[en->rule]) != 0;
+            memo->stamp[key] = memo->now;
+        }
+        if (memo->answer[key])
             return 1;
     }
     return 0;
+}
+
+size_t pat_ruleset_n_entries(const ph_ruleset *rs) { return rs->by_op[PH_OP__COUNT]; }
+
+void pat_ruleset_entry(const ph_ruleset *rs, size_t e, const char **text, uint32_t *form)
+{
+    *text = rs->pats[rs->entries[e].rule]->text;
+    *form = rs->entries[e].form;
 }
 
 PH_API int ph_ruleset_run(ph_ruleset *rs, ph_graph *g, const ph_params *params, ph_ctx *ctx)
