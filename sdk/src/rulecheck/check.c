@@ -13,6 +13,7 @@
  * (judge_at_values).  A negative instance must also keep the node that
  * makes the root's output as it was. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,8 +158,8 @@ static int judge(const ph_tensor *orig, const ph_tensor *ref, const ph_tensor *o
  * root (name, op, attributes); else 0 with msg.  Positives: 1. */
 static int root_intact(const rc_spec *spec, const ph_graph *g, const rc_instance *inst, char *msg, size_t size)
 {
-    if (spec->kind == RC_POSITIVE)
-        return 1;
+    if (spec->kind == RC_POSITIVE || spec->example)
+        return 1; /* an example's root is not named: judged by its outputs */
     ph_value *v = ph_graph_find_value((ph_graph *)g, inst->root_out);
     char sig[512] = "(gone)";
     if (v && ph_value_producer(v))
@@ -268,6 +269,8 @@ static int check_one(checker *c, const rc_spec *spec, int *positive, int *matche
     if (spec->kind == RC_POSITIVE)
         *matched = m && root_v && ph_value_producer(root_v) &&
                    ph_pattern_match_at(c->p, ph_value_producer(root_v), m) == 1;
+    for (ph_node *nd = spec->example ? ph_graph_first_node(g) : NULL; m && nd && !*matched; nd = ph_node_next(nd))
+        *matched = ph_pattern_match_at(c->p, nd, m) == 1; /* an example: anywhere */
     ph_match_free(m);
     ph_test_options to = {.log = quiet};
     ph_test_result res;
@@ -360,9 +363,46 @@ static void collect_ops(const ph_pattern *p, char *buf, size_t size)
                 k += (size_t)snprintf(buf + k, size - k, "%s ", p->forms[fi].stmts[s].ops[o].op_type);
 }
 
+/* The examples of the rule named `name` in desc's table; their count. */
+static int rule_examples(const ph_pass_desc *desc, const char *name, const char **ex, int cap)
+{
+    int n = 0;
+    for (const ph_rule_example *e = desc->struct_size > offsetof(ph_pass_desc, rule_examples)
+                                         ? desc->rule_examples
+                                         : NULL;
+         e && e->rule; e++)
+        if (!strcmp(e->rule, name) && n < cap)
+            ex[n++] = e->graph;
+    return n;
+}
+
+/* "" when example tpl builds with its first choices, else why not. */
+static void example_error(const char *tpl, char *msg, size_t size)
+{
+    char *text = rc_example_text(tpl, 0);
+    ph_error err = {0};
+    ph_model *m = text ? ph_test_model_text(text, &err) : NULL;
+    if (!text)
+        snprintf(msg, size, "an example graph is not a valid template (an unclosed '<' or an unknown <name>)");
+    else if (!m)
+        snprintf(msg, size, "an example graph does not build: %s", err.message);
+    else
+        msg[0] = 0;
+    ph_model_free(m);
+    free(text);
+}
+
 static void check_rule(const ph_pass_desc *desc, size_t r, const ph_rulecheck_options *o, ph_rulecheck_rule *out,
                        ph_pattern *p)
 {
+    const char *ex[16];
+    int n_ex = rule_examples(desc, out->name, ex, 16);
+    for (int k = 0; k < n_ex; k++) {
+        char msg[1024];
+        example_error(ex[k], msg, sizeof msg);
+        if (msg[0] && !out->failures++)
+            snprintf(out->failure, sizeof out->failure, "%s", msg);
+    }
     ph_rule one[2] = {desc->rules[r], {0}};
     ph_pass_desc d1;
     memset(&d1, 0, sizeof d1);
@@ -382,6 +422,12 @@ static void check_rule(const ph_pass_desc *desc, size_t r, const ph_rulecheck_op
         if (!rc_has_kind(&p->forms[form], kind))
             kind = RC_POSITIVE;
         rc_spec spec = {.p = p, .form = form, .kind = kind, .seed = seed, .max_dim = 4, .avoid = c.avoid};
+        if (n_ex && i % 2) { /* a rule with examples: every other instance is one */
+            spec.example = ex[(i / 2) % n_ex];
+            spec.kind = kinds[(i / 2) % 8] == RC_OUTPUT_MIDDLE || kinds[(i / 2) % 8] == RC_EXTRA_CONSUMER
+                            ? kinds[(i / 2) % 8]
+                            : RC_POSITIVE;
+        }
         int matched, rewritten, positive;
         char msg[1024] = "";
         out->tried++;

@@ -1082,6 +1082,8 @@ void rc_node_sig(const ph_node *n, char *buf, size_t size)
 
 int rc_build(const rc_spec *spec, rc_instance *inst)
 {
+    if (spec->example)
+        return rc_build_example(spec, inst);
     memset(inst, 0, sizeof *inst);
     const pat_form *f = &spec->p->forms[spec->form];
     if (!rc_has_kind(f, spec->kind))
