@@ -36,6 +36,26 @@ START_TEST(resize_1x1_cubic_double_is_not_bit_exact)
 }
 END_TEST
 
+/* split_to_slices failed ("invalid argument") on a Split whose later
+ * outputs nobody reads: found by the rule checker (an example with only
+ * y0 returned). */
+START_TEST(split_to_slices_unread_outputs)
+{
+    pc_load("split_to_slices");
+    static const char *const params[] = {"axes=0", NULL};
+    ph_test_options o = {.max_iterations = 4, .params = params};
+    PC_CASE_OPTS(&o,
+                 "x: float[6,3,6]; s: int64[3] = [1, 2, 3]\n"
+                 "y0, y1, y2 = Split(x, s) {axis=2}\nreturn y0",
+                 1, "y0 = Slice(x, _, _, _)");
+    PC_CASE_OPTS(&o,
+                 "x: float[6,3,6]; s: int64[3] = [1, 2, 3]\n"
+                 "y0, y1, y2 = Split(x, s) {axis=2}\nreturn y0, y2",
+                 1, "y0 = Slice(x, _, _, _)\n--\ny2 = Slice(x, _, _, _)");
+    pc_unload();
+}
+END_TEST
+
 /* The checker's own finding on conv_to_matmul: a double instance (15x15
  * kernel as a MatMul, 675 terms summed in another order) was judged against
  * 4 ulp, below the rounding of any reordered sum (the float64 reference of
@@ -92,6 +112,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, resize_1x1_cubic_double_is_not_bit_exact);
     tcase_add_test(tc, conv_to_matmul_double_budget);
+    tcase_add_test(tc, split_to_slices_unread_outputs);
     tcase_add_loop_test(tc, examples_rewrite, 0, (int)(sizeof example_passes / sizeof *example_passes));
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -99,7 +99,7 @@ static const ph_rule_example examples[] = {
                    "x: <T=float|double|float16>[<1|2|N>,<C=1|2|3>,<H=16|30|31>,<W=17|30|35>]\n"
                    "w: const <T>[<M=1|2|4>,<C>,<KH=15|16>,<KW=15|17>]\nb: const <T>[<M>]\n"
                    "y = Conv(x, w<, b|>) {strides=[<KH>,<KW>]<|, pads=[0,0,0,0]|, auto_pad=\"VALID\"|, "
-                   "dilations=[1,1]|, group=1>}\nreturn y"},
+                   "dilations=[1,1]|, group=1>}\nreturn y", NULL},
     {0}};
 
 PH_PASS_DEFINE(

@@ -202,11 +202,11 @@ static const ph_rule rules[] = {
 static const ph_rule_example examples[] = {
     {"push_transpose", "a: <T=float|double|int32>[<2|1>,3,4]\nb: <T>[<2|1>,3,4]\n"
                        "ta = Transpose(a) {perm=[<P=2,0,1|1,2,0|0,2,1>]}\ntb = Transpose(b) {perm=[<P>]}\n"
-                       "y = <Add|Mul|Sub|Max>(ta, tb)\nreturn y"},
+                       "y = <Add|Mul|Sub|Max>(ta, tb)\nreturn y", NULL},
     {"push_transpose", "a: <T=float|double>[2,3,4]\nb: <T>[2,3,4]\nc: const <T>[<1,1|4,1|1,2>]\n"
                        "ta = Transpose(a) {perm=[2,0,1]}\ntb = Transpose(b) {perm=[2,0,1]}\n"
                        "y = Concat(ta, tb) {axis=<0|1|-1>}\nz = <Relu|Neg|Abs>(y)\nw = Add(z, c)\n"
-                       "o = Transpose(w) {perm=[1,2,0]}\nreturn o"},
+                       "o = Transpose(w) {perm=[1,2,0]}\nreturn o", NULL},
     {0}};
 
 PH_PASS_DEFINE(

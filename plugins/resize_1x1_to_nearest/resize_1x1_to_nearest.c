@@ -107,11 +107,11 @@ static const ph_rule_example examples[] = {
     {"resize_1x1_to_nearest",
      "opset <13|17>\nx: <T=float|double>[<N=1|2>,<C=2|3>,1,1]\nsc: float[4] = [1, 1, <2|3|4>, <2|5>]\n"
      "y = Resize(x, _, sc) {mode=\"<linear|cubic>\", coordinate_transformation_mode=\""
-     "<half_pixel|asymmetric|align_corners|pytorch_half_pixel>\"}\nreturn y"},
+     "<half_pixel|asymmetric|align_corners|pytorch_half_pixel>\"}\nreturn y", NULL},
     {"resize_1x1_to_nearest",
      "opset <13|17>\nx: <T=float|double>[<N=1|2>,<C=2|3>,1,<W=1|4>]\nsz: int64[4] = [<N>, <C>, <3|4>, <W>]\n"
      "y = Resize(x, _, _, sz) {mode=\"<linear|cubic>\", coordinate_transformation_mode=\""
-     "<half_pixel|asymmetric|align_corners>\"}\nreturn y"},
+     "<half_pixel|asymmetric|align_corners>\"}\nreturn y", NULL},
     {0}};
 
 PH_PASS_DEFINE(

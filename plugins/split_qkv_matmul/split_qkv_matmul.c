@@ -352,14 +352,14 @@ static const ph_rule_example examples[] = {
     {"qkv_gather", QKV_HEAD "sh: int64[5] = [0, 0, 3, 2, <HD~2|4>]\nr = Reshape(e, sh)\n"
                    "t = Transpose(r) {perm=[2,0,3,1,4]}\ni0: int64[] = [0]\ni1: int64[] = [1]\ni2: int64[] = [2]\n"
                    "q = Gather(t, i0) {axis=0}\nk = Gather(t, i1) {axis=0}\nv = Gather(t, i2) {axis=0}\n"
-                   "return q, k, v"},
+                   "return q, k, v", NULL},
     {"qkv_gather_transpose", QKV_HEAD "sh: int64[5] = [0, 0, 3, 2, <HD~2|4>]\nr = Reshape(e, sh)\n"
                    "t = Transpose(r) {perm=[2,0,3,1,4]}\ni0: int64[] = [0]\ni1: int64[] = [1]\ni2: int64[] = [2]\n"
                    "q = Gather(t, i0) {axis=0}\nk0 = Gather(t, i1) {axis=0}\nk = Transpose(k0) {perm=[0,1,3,2]}\n"
-                   "v = Gather(t, i2) {axis=0}\nreturn q, k, v"},
+                   "v = Gather(t, i2) {axis=0}\nreturn q, k, v", NULL},
     {"qkv_split3", "opset <13|17>\n" QKV_HEAD "sh: int64[5] = [0, 0, 3, 2, <HD~2|4>]\nr = Reshape(e, sh)\n"
                    "t = Transpose(r) {perm=[2,0,3,1,4]}\n"
-                   "q, k, v = Split(t) {axis=0}\nreturn q, k, v"},
+                   "q, k, v = Split(t) {axis=0}\nreturn q, k, v", NULL},
     {0}};
 
 PH_PASS_DEFINE(

@@ -225,8 +225,8 @@ static const ph_param_def params[] = {
 static const ph_rule_example examples[] = {
     {"large_input_conv_chain",
      "x: <T=float|double>[1,<C=1|2>,<2|3>,<20000|20003>]\nw: const <T>[<M=1|2>,<C>,<1|2>,<3|5>]\n"
-     "b: const <T>[<M>]\nc1 = Conv(x, w<, b|>) {<strides=[1,2]|pads=[0,1,0,2]|auto_pad=\"SAME_UPPER\"|"
-     "dilations=[1,2]>}\nk: const <T>[<M~1,1,1|2,1,1>]\ny = <Add|Mul>(c1, k)\nreturn y"},
+     "b: const <T>[<M>]\nc1 = Conv(x, w<, b|>) {< strides=[1,2]| pads=[0,1,0,2]| auto_pad=\"SAME_UPPER\"|"
+     " dilations=[1,2]>}\nk: const <T>[<M~1,1,1|2,1,1>]\ny = <Add|Mul>(c1, k)\nreturn y", NULL},
     {0}};
 
 PH_PASS_DEFINE(

@@ -113,6 +113,10 @@ typedef struct ph_profile_key {
 typedef struct ph_rule_example {
     const char *rule;
     const char *graph;
+    /* Parameter overrides for the example's run, "name=value" ending with
+     * NULL (a rule that fires only with a target profile's limits), or
+     * NULL for the defaults. */
+    const char *const *params;
 } ph_rule_example;
 
 typedef struct ph_pass_desc {

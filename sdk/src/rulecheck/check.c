@@ -279,7 +279,7 @@ static int check_one(checker *c, const rc_spec *spec, int *positive, int *matche
     for (ph_node *nd = spec->example ? ph_graph_first_node(g) : NULL; m && nd && !*matched; nd = ph_node_next(nd))
         *matched = ph_pattern_match_at(c->p, nd, m) == 1; /* an example: anywhere */
     ph_match_free(m);
-    ph_test_options to = {.log = quiet};
+    ph_test_options to = {.log = quiet, .params = spec->params};
     ph_test_result res;
     rc = ph_test_run(c->desc, inst.m, &to, &res, &err);
     verdict = CK_FAILED;
@@ -371,7 +371,7 @@ static void collect_ops(const ph_pattern *p, char *buf, size_t size)
 }
 
 /* The examples of the rule named `name` in desc's table; their count. */
-static int rule_examples(const ph_pass_desc *desc, const char *name, const char **ex, int cap)
+static int rule_examples(const ph_pass_desc *desc, const char *name, const ph_rule_example **ex, int cap)
 {
     int n = 0;
     for (const ph_rule_example *e = desc->struct_size > offsetof(ph_pass_desc, rule_examples)
@@ -379,7 +379,7 @@ static int rule_examples(const ph_pass_desc *desc, const char *name, const char 
                                          : NULL;
          e && e->rule; e++)
         if (!strcmp(e->rule, name) && n < cap)
-            ex[n++] = e->graph;
+            ex[n++] = e;
     return n;
 }
 
@@ -402,11 +402,11 @@ static void example_error(const char *tpl, char *msg, size_t size)
 static void check_rule(const ph_pass_desc *desc, size_t r, const ph_rulecheck_options *o, ph_rulecheck_rule *out,
                        ph_pattern *p)
 {
-    const char *ex[16];
+    const ph_rule_example *ex[16];
     int n_ex = rule_examples(desc, out->name, ex, 16);
     for (int k = 0; k < n_ex; k++) {
         char msg[1024];
-        example_error(ex[k], msg, sizeof msg);
+        example_error(ex[k]->graph, msg, sizeof msg);
         if (msg[0] && !out->failures++)
             snprintf(out->failure, sizeof out->failure, "%s", msg);
     }
@@ -430,7 +430,8 @@ static void check_rule(const ph_pass_desc *desc, size_t r, const ph_rulecheck_op
             kind = RC_POSITIVE;
         rc_spec spec = {.p = p, .form = form, .kind = kind, .seed = seed, .max_dim = 4, .avoid = c.avoid};
         if (n_ex && i % 2) { /* a rule with examples: every other instance is one */
-            spec.example = ex[(i / 2) % n_ex];
+            spec.example = ex[(i / 2) % n_ex]->graph;
+            spec.params = ex[(i / 2) % n_ex]->params;
             spec.kind = kinds[(i / 2) % 8] == RC_OUTPUT_MIDDLE || kinds[(i / 2) % 8] == RC_EXTRA_CONSUMER
                             ? kinds[(i / 2) % 8]
                             : RC_POSITIVE;

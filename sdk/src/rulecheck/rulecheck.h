@@ -30,6 +30,7 @@ typedef struct rc_spec {
                           * the instance is built from it (rc_build_example)
                           * instead of from the form; kinds RC_POSITIVE,
                           * RC_EXTRA_CONSUMER, RC_OUTPUT_MIDDLE */
+    const char *const *params; /* the example's parameter overrides, or NULL */
 } rc_spec;
 
 /* A built instance: the model (owned) and the name of the root's first
