@@ -360,6 +360,12 @@ static const ph_rule_example examples[] = {
     {"qkv_split3", "opset <13|17>\n" QKV_HEAD "sh: int64[5] = [0, 0, 3, 2, <HD~2|4>]\nr = Reshape(e, sh)\n"
                    "t = Transpose(r) {perm=[2,0,3,1,4]}\n"
                    "q, k, v = Split(t) {axis=0}\nreturn q, k, v", NULL},
+    {"qkv_split2", "opset <13|17>\n" QKV_HEAD "sh: int64[5] = [0, 0, 2, 3, <HD~2|4>]\nr = Reshape(e, sh)\n"
+                   "t = Transpose(r) {perm=[2,0,3,1,4]}\nq, k = Split(t) {axis=0}\nreturn q, k",
+     (const char *const[]){"parts=2", NULL}},
+    {"qkv_split4", "opset <13|17>\n" QKV_HEAD "sh: int64[5] = [0, 0, 4, 3, <HD~1|2>]\nr = Reshape(e, sh)\n"
+                   "t = Transpose(r) {perm=[2,0,3,1,4]}\nq, k, v, o = Split(t) {axis=0}\nreturn q, k, v, o",
+     (const char *const[]){"parts=0", NULL}},
     {0}};
 
 PH_PASS_DEFINE(
