@@ -21,21 +21,21 @@ def main(argv):
     if not logs:
         sys.exit(__doc__)
     passes = {}
-    rule_re = re.compile(r"^  (\S+)\s+" + r"\s+".join([r"(\d+)"] * 10) + r"\s*$")
+    rule_re = re.compile(r"^  (\S+)\s+" + r"\s+".join([r"(\d+)"] * 10) + r"(?:\s+(\d+)/(\d+))?\s*$")
     for log in logs:
         current = None
         with open(log) as f:
             for line in f:
                 head = line.split()
-                if line[:1] not in (" ", "") and len(head) == 11 and head[1:3] == ["forms", "tried"]:
+                if line[:1] not in (" ", "") and len(head) >= 11 and head[1:3] == ["forms", "tried"]:
                     current = head[0]
                     passes.setdefault(current, {})
                     continue
                 m = rule_re.match(line)
                 if m and current:
                     rule = m.group(1)
-                    vals = [int(v) for v in m.groups()[1:]]
-                    acc = passes[current].setdefault(rule, [0] * 10)
+                    vals = [int(v or 0) for v in m.groups()[1:]]
+                    acc = passes[current].setdefault(rule, [0] * 12)
                     passes[current][rule] = [a + b for a, b in zip(acc, vals)]
     fixes = {}
     if os.path.exists(fixed_file):
@@ -43,9 +43,9 @@ def main(argv):
             for line in f:
                 if ":" in line and not line.startswith("#"):
                     fixes.setdefault(line.split(":", 1)[0].strip(), []).append(line.split(":", 1)[1].strip())
-    print("| pass | rules | instances | matched | rewritten | refused | failing | found and fixed |")
-    print("|---|---:|---:|---:|---:|---:|---:|---|")
-    tot = [0] * 6
+    print("| pass | rules | instances | matched | rewritten | refused | in an If (rewritten) | failing | found and fixed |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
+    tot = [0] * 8
     for name in sorted(passes):
         rules = passes[name]
         # forms tried rejected pos matched rewritten refused neg unjudged failures
@@ -54,12 +54,15 @@ def main(argv):
         rewritten = sum(r[5] for r in rules.values())
         refused = sum(r[6] for r in rules.values())
         failing = sum(r[9] for r in rules.values())
-        row = [len(rules), tried, matched, rewritten, refused, failing]
+        body_rw = sum(r[10] for r in rules.values())
+        body = sum(r[11] for r in rules.values())
+        row = [len(rules), tried, matched, rewritten, refused, body, body_rw, failing]
         tot = [a + b for a, b in zip(tot, row)]
         fx = "; ".join(fixes.get(name, [])) or "-"
-        print("| %s | %s | %s |" % (name, " | ".join(str(v) for v in row), fx))
-    print("| **%d passes** | %s | %d |" % (len(passes), " | ".join(str(v) for v in tot),
-                                           sum(len(v) for v in fixes.values())))
+        cells = [str(v) for v in row[:5]] + ["%d (%d)" % (row[5], row[6]), str(row[7])]
+        print("| %s | %s | %s |" % (name, " | ".join(cells), fx))
+    cells = [str(v) for v in tot[:5]] + ["%d (%d)" % (tot[5], tot[6]), str(tot[7])]
+    print("| **%d passes** | %s | %d |" % (len(passes), " | ".join(cells), sum(len(v) for v in fixes.values())))
 
 
 if __name__ == "__main__":

@@ -165,8 +165,8 @@ static int judge(const ph_tensor *orig, const ph_tensor *ref, const ph_tensor *o
  * root (name, op, attributes); else 0 with msg.  Positives: 1. */
 static int root_intact(const rc_spec *spec, const ph_graph *g, const rc_instance *inst, char *msg, size_t size)
 {
-    if (spec->kind == RC_POSITIVE || spec->example)
-        return 1; /* an example's root is not named: judged by its outputs */
+    if (spec->kind == RC_POSITIVE || spec->example || spec->in_body)
+        return 1; /* an example's root, or one in a body, is not named: judged by the outputs */
     ph_value *v = ph_graph_find_value((ph_graph *)g, inst->root_out);
     char sig[512] = "(gone)";
     if (v && ph_value_producer(v))
@@ -176,6 +176,19 @@ static int root_intact(const rc_spec *spec, const ph_graph *g, const rc_instance
     static const char *what[] = {"", "an interior value has another reader", "an interior value is a graph output",
                                  "a constant is outside its value test"};
     snprintf(msg, size, "fired where it must not (%s): the root %s became %s", what[spec->kind], inst->root_sig, sig);
+    return 0;
+}
+
+/* 1 if p matches at some node of g or of a subgraph in it. */
+static int match_anywhere(const ph_pattern *p, const ph_graph *g, ph_match *m)
+{
+    for (ph_node *nd = ph_graph_first_node(g); nd; nd = ph_node_next(nd)) {
+        if (ph_pattern_match_at(p, nd, m) == 1)
+            return 1;
+        for (size_t i = 0; i < ph_node_subgraph_count(nd); i++)
+            if (match_anywhere(p, ph_node_subgraph(nd, i), m))
+                return 1;
+    }
     return 0;
 }
 
@@ -276,8 +289,8 @@ static int check_one(checker *c, const rc_spec *spec, int *positive, int *matche
     if (spec->kind == RC_POSITIVE)
         *matched = m && root_v && ph_value_producer(root_v) &&
                    ph_pattern_match_at(c->p, ph_value_producer(root_v), m) == 1;
-    for (ph_node *nd = spec->example ? ph_graph_first_node(g) : NULL; m && nd && !*matched; nd = ph_node_next(nd))
-        *matched = ph_pattern_match_at(c->p, nd, m) == 1; /* an example: anywhere */
+    if (m && (spec->example || spec->in_body))
+        *matched = match_anywhere(c->p, g, m); /* no root named: anywhere */
     ph_match_free(m);
     ph_test_options to = {.log = quiet, .params = spec->params};
     ph_test_result res;
@@ -436,6 +449,7 @@ static void check_rule(const ph_pass_desc *desc, size_t r, const ph_rulecheck_op
                             ? kinds[(i / 2) % 8]
                             : RC_POSITIVE;
         }
+        spec.in_body = i % 16 == 7 || i % 16 == 8; /* one in 8 inside an If's branches */
         int matched, rewritten, positive;
         char msg[1024] = "";
         out->tried++;
@@ -445,6 +459,8 @@ static void check_rule(const ph_pass_desc *desc, size_t r, const ph_rulecheck_op
             continue;
         }
         out->unjudged += v == CK_UNJUDGED;
+        out->in_body += spec.in_body;
+        out->in_body_rewritten += spec.in_body && rewritten;
         if (positive) {
             out->positives++;
             out->matched += matched;

@@ -1082,6 +1082,25 @@ void rc_node_sig(const ph_node *n, char *buf, size_t size)
 
 int rc_build(const rc_spec *spec, rc_instance *inst)
 {
+    if (spec->in_body) {
+        rc_spec flat = *spec;
+        flat.in_body = 0;
+        int rc = rc_build(&flat, inst);
+        if (rc != 1)
+            return rc;
+        ph_error err = {0};
+        rc = rc_wrap_in_if(inst->m);
+        if (rc == 1 && (ph_graph_update_shapes(ph_model_graph(inst->m), &err) < 0 ||
+                        ph_graph_verify(ph_model_graph(inst->m), &err) < 0))
+            rc = 0;
+        if (rc != 1) {
+            ph_model_free(inst->m);
+            memset(inst, 0, sizeof *inst);
+            return rc < 0 ? PH_ENOMEM : 0;
+        }
+        inst->root_out[0] = inst->root_sig[0] = 0;
+        return 1;
+    }
     if (spec->example)
         return rc_build_example(spec, inst);
     memset(inst, 0, sizeof *inst);
