@@ -194,8 +194,10 @@ static const ph_rule rules[] = {
 static const char *const run_after[] = {"eliminate_identity", "merge_consecutive_transpose",
                                         NULL};
 
-/* Examples for the rule checker: a transposed second operand. */
+/* Examples for the rule checker: transposed operands. */
 static const ph_rule_example examples[] = {
+    {"both", "a: <T=float|double>[4,<3|1>]\nb: <T>[<5|2>,4]\nta = Transpose(a) {perm=[1,0]}\n"
+             "tb = Transpose(b) {perm=[1,0]}\ny = <MatMul(ta, tb)|Gemm(ta, tb)>\nreturn y", NULL},
     {"b", "a: <T=float|double>[<3|1>,4]\nb: <T>[<5|2>,4]\ntb = Transpose(b) {perm=[1,0]}\ny = MatMul(a, tb)\nreturn y", NULL},
     {0}};
 
