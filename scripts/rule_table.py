@@ -43,7 +43,7 @@ def main(argv):
             for line in f:
                 if ":" in line and not line.startswith("#"):
                     fixes.setdefault(line.split(":", 1)[0].strip(), []).append(line.split(":", 1)[1].strip())
-    print("| pass | rules | instances | matched | rewritten | refused | in an If (rewritten) | failing | found and fixed |")
+    print("| pass | rules | instances | matched | rewritten | refused | in a body (rewritten) | failing | found and fixed |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---|")
     tot = [0] * 8
     for name in sorted(passes):

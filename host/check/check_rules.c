@@ -104,7 +104,7 @@ int host_check_rules_main(int argc, char **argv, FILE *out)
     }
     int failed = 0, covered = 0;
     fprintf(out, "%-32s %5s %6s %8s %6s %7s %9s %7s %6s %8s %8s %9s\n", desc->name, "forms", "tried", "rejected",
-            "pos", "matched", "rewritten", "refused", "neg", "unjudged", "failures", "in_if");
+            "pos", "matched", "rewritten", "refused", "neg", "unjudged", "failures", "in_body");
     for (int i = 0; i < n; i++) {
         char body[32];
         snprintf(body, sizeof body, "%d/%d", r[i].in_body_rewritten, r[i].in_body);

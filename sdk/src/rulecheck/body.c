@@ -1,10 +1,12 @@
-/* sdk/src/rulecheck/body.c - move an instance into the branches of an If,
- * so that the rule is checked where passes meet it inside control flow:
- * the main graph keeps its inputs plus a bool `cond` input and holds one If
- * whose then and else branches are each a copy of the instance's nodes
- * (its constants copied in as the branch's initializers, its inputs read
- * from the outer scope); the If's outputs take the place of the outputs.
- * The evaluator runs the If (either branch, as the random `cond` says). */
+/* sdk/src/rulecheck/body.c - move an instance into a body, so that the
+ * rule is checked where passes meet it inside control flow.  If: the main
+ * graph keeps its inputs plus a bool `cond` input and holds one If whose
+ * then and else branches are each a copy of the instance's nodes (its
+ * constants copied in as the branch's initializers, its inputs read from
+ * the outer scope); the If's outputs take the place of the outputs; the
+ * evaluator runs either branch, as the random `cond` says.  Loop: one Loop
+ * of one trip whose body is that copy, its outputs scan outputs squeezed
+ * back to the original shapes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,12 +45,14 @@ static ph_value *vmap_get(const vmap *m, const ph_value *from)
     return NULL;
 }
 
-/* Fill branch b (tag names its initializers) with a copy of g's nodes.
- * 0, or -1 (out of memory, or a node that cannot be copied). */
-static int fill_branch(ph_graph *b, const ph_graph *g, ph_node **nodes, size_t n_nodes, const char *tag)
+/* Fill body b (tag names its initializers) with a copy of g's nodes and
+ * g's outputs as its outputs, after `first` when not NULL (a Loop body's
+ * condition).  0, or -1 (out of memory, or a node that cannot be copied). */
+static int fill_body(ph_graph *b, const ph_graph *g, ph_node **nodes, size_t n_nodes, const char *tag,
+                     ph_value *first)
 {
     vmap m = {0};
-    int rc = 0;
+    int rc = first && ph_graph_add_output(b, first) ? -1 : 0;
     for (size_t i = 0; i < ph_graph_initializer_count(g) && !rc; i++) {
         ph_value *v = ph_graph_initializer(g, i);
         char name[300];
@@ -93,7 +97,36 @@ static int fill_branch(ph_graph *b, const ph_graph *g, ph_node **nodes, size_t n
     return rc;
 }
 
-int rc_wrap_in_if(ph_model *model)
+/* A Loop running once over the body: its outputs, of a leading axis of 1,
+ * squeezed back.  The Loop's outputs in outs[0..n_out); 1 or -1. */
+static int loop_once(ph_graph *g, ph_node **nodes, size_t k, size_t n_out, ph_value **outs)
+{
+    int64_t one = 1, zero = 0;
+    ph_value *trips = ph_graph_add_initializer(g, "rulecheck_trips", ph_tensor_new(PH_DT_INT64, 0, NULL, &one));
+    ph_value *in[2] = {trips, NULL};
+    ph_node *loop = trips ? ph_node_create(g, NULL, "Loop", 2, in, n_out) : NULL;
+    ph_graph *body = loop ? ph_node_add_subgraph(loop, "body") : NULL;
+    ph_value *cond = body && ph_graph_add_input(body, "rulecheck_iter", PH_DT_INT64, 0, NULL)
+                         ? ph_graph_add_input(body, "rulecheck_cond", PH_DT_BOOL, 0, NULL)
+                         : NULL;
+    ph_node *keep = cond ? ph_node_create(body, NULL, "Identity", 1, &cond, 1) : NULL;
+    if (!keep || fill_body(body, g, nodes, k, "loop", ph_node_output(keep, 0)))
+        return -1;
+    int axes_input = ph_model_opset(ph_graph_model(g), "") >= 13;
+    ph_value *axes = axes_input ? ph_graph_add_initializer(g, "rulecheck_axis0",
+                                                           ph_tensor_new(PH_DT_INT64, 1, &one, &zero))
+                                : NULL;
+    for (size_t i = 0; i < n_out; i++) {
+        ph_value *sq_in[2] = {ph_node_output(loop, i), axes};
+        ph_node *sq = ph_node_create(g, NULL, "Squeeze", axes_input ? 2 : 1, sq_in, 1);
+        if (!sq || (axes_input ? !axes : ph_node_set_attr_ints(sq, "axes", 1, &zero) < 0))
+            return -1;
+        outs[i] = ph_node_output(sq, 0);
+    }
+    return 1;
+}
+
+int rc_wrap_in_body(ph_model *model, int loop)
 {
     ph_graph *g = ph_model_graph(model);
     size_t n_nodes = ph_graph_node_count(g), n_out = ph_graph_output_count(g), k = 0;
@@ -107,19 +140,29 @@ int rc_wrap_in_if(ph_model *model)
             free(nodes);
             return 0;
         }
-    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
-    ph_node *iff = cond ? ph_node_create(g, NULL, "If", 1, &cond, n_out) : NULL;
-    ph_graph *then_g = iff ? ph_node_add_subgraph(iff, "then_branch") : NULL;
-    ph_graph *else_g = iff ? ph_node_add_subgraph(iff, "else_branch") : NULL;
-    int rc = then_g && else_g && !fill_branch(then_g, g, nodes, k, "then") && !fill_branch(else_g, g, nodes, k, "else")
+    ph_value **outs = calloc(n_out ? n_out : 1, sizeof *outs);
+    int rc = outs ? 1 : -1;
+    if (rc == 1 && loop) {
+        rc = loop_once(g, nodes, k, n_out, outs);
+    } else if (rc == 1) {
+        ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
+        ph_node *iff = cond ? ph_node_create(g, NULL, "If", 1, &cond, n_out) : NULL;
+        ph_graph *then_g = iff ? ph_node_add_subgraph(iff, "then_branch") : NULL;
+        ph_graph *else_g = iff ? ph_node_add_subgraph(iff, "else_branch") : NULL;
+        rc = then_g && else_g && !fill_body(then_g, g, nodes, k, "then", NULL) &&
+                     !fill_body(else_g, g, nodes, k, "else", NULL)
                  ? 1
                  : -1;
+        for (size_t i = 0; rc == 1 && i < n_out; i++)
+            outs[i] = ph_node_output(iff, i);
+    }
     free(nodes);
     for (size_t i = 0; rc == 1 && i < n_out; i++) {
-        ph_value *old = ph_graph_output(g, i), *y = ph_node_output(iff, i);
+        ph_value *old = ph_graph_output(g, i), *y = outs[i];
         if (ph_value_copy_type(y, old) || ph_value_replace(old, y))
             rc = -1;
     }
+    free(outs);
     if (rc == 1)
         ph_graph_remove_dead(g);
     return rc;

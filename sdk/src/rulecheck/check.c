@@ -449,7 +449,7 @@ static void check_rule(const ph_pass_desc *desc, size_t r, const ph_rulecheck_op
                             ? kinds[(i / 2) % 8]
                             : RC_POSITIVE;
         }
-        spec.in_body = i % 16 == 7 || i % 16 == 8; /* one in 8 inside an If's branches */
+        spec.in_body = i % 16 == 7 ? 1 : i % 16 == 8 ? 2 : 0; /* one in 16 in an If, one in 16 in a Loop */
         int matched, rewritten, positive;
         char msg[1024] = "";
         out->tried++;
@@ -459,7 +459,7 @@ static void check_rule(const ph_pass_desc *desc, size_t r, const ph_rulecheck_op
             continue;
         }
         out->unjudged += v == CK_UNJUDGED;
-        out->in_body += spec.in_body;
+        out->in_body += spec.in_body != 0;
         out->in_body_rewritten += spec.in_body && rewritten;
         if (positive) {
             out->positives++;

@@ -1091,7 +1091,7 @@ int rc_build(const rc_spec *spec, rc_instance *inst)
         if (rc != 1)
             return rc;
         ph_error err = {0};
-        rc = rc_wrap_in_if(inst->m);
+        rc = rc_wrap_in_body(inst->m, spec->in_body == 2);
         if (rc == 1 && (ph_graph_update_shapes(ph_model_graph(inst->m), &err) < 0 ||
                         ph_graph_verify(ph_model_graph(inst->m), &err) < 0))
             rc = 0;

@@ -32,7 +32,8 @@ typedef struct rc_spec {
                           * RC_EXTRA_CONSUMER, RC_OUTPUT_MIDDLE */
     const char *const *params; /* the example's parameter overrides, or NULL */
     int in_body;         /* 1: the instance is moved into both branches of an
-                          * If (rc_wrap_in_if); its root is then not named */
+                          * If, 2: into a Loop's body (rc_wrap_in_body); its
+                          * root is then not named */
 } rc_spec;
 
 /* A built instance: the model (owned) and the name of the root's first
@@ -56,9 +57,10 @@ int rc_build_example(const rc_spec *spec, rc_instance *inst);
  * frees), or NULL when malformed or out of memory. */
 char *rc_example_text(const char *tpl, uint64_t seed);
 /* Move the model's nodes into both branches of an If reading a new bool
- * graph input `cond` (body.c).  1 done, 0 not possible (an output made by
- * no node), -1 out of memory. */
-int rc_wrap_in_if(ph_model *m);
+ * graph input `cond`, or (loop) into the body of a Loop of one trip
+ * (body.c).  1 done, 0 not possible (an output made by no node), -1 out of
+ * memory. */
+int rc_wrap_in_body(ph_model *m, int loop);
 /* 1 if the form has a case for this kind of negative instance. */
 int rc_has_kind(const pat_form *f, int kind);
 /* A node's signature: its name, op@domain and attribute count. */
