@@ -56,6 +56,30 @@ START_TEST(split_to_slices_unread_outputs)
 }
 END_TEST
 
+/* channel_shuffle_to_conv was declared exact; the checker found an input
+ * of -0.0 that the 1x1 Conv returns as +0.0 (-0 * 1 + 0 * x ...): fp. */
+START_TEST(channel_shuffle_negative_zero)
+{
+    pc_load("channel_shuffle_to_conv");
+    const char *graph = "x: float[1,4,1,2]; s1: int64[5] = [1, 2, 2, 1, 2]; s2: int64[4] = [1, 4, 1, 2]\n"
+                        "r = Reshape(x, s1); t = Transpose(r) {perm=[0,2,1,3,4]}; y = Reshape(t, s2)\nreturn y";
+    const char *expect = "y = Conv(x, _:const)";
+    static const float v[8] = {-0.0f, 1.5f, 0.25f, -0.0f, 2.0f, -1.0f, -0.0f, 0.5f};
+    ph_tensor *in = ph_tensor_new(PH_DT_FLOAT, 4, (const int64_t[]){1, 4, 1, 2}, v);
+    const ph_tensor *inputs[1] = {in};
+    ck_assert_int_eq(pass->exactness, PH_FP);
+    ph_test_options o = {.max_iterations = 4, .inputs = inputs};
+    PC_CASE_OPTS(&o, graph, 1, expect);
+    ph_pass_desc exact = *pass;
+    exact.exactness = PH_EXACT;
+    ph_error err = {0};
+    ck_assert_msg(ph_test_case(&exact, graph, &o, 1, expect, &err) != 0,
+                  "judged bit for bit, -0.0 came through: the regression test cannot fail");
+    ph_tensor_free(in);
+    pc_unload();
+}
+END_TEST
+
 /* The checker's own finding on conv_to_matmul: a double instance (15x15
  * kernel as a MatMul, 675 terms summed in another order) was judged against
  * 4 ulp, below the rounding of any reordered sum (the float64 reference of
@@ -113,6 +137,7 @@ int main(void)
     tcase_add_test(tc, resize_1x1_cubic_double_is_not_bit_exact);
     tcase_add_test(tc, conv_to_matmul_double_budget);
     tcase_add_test(tc, split_to_slices_unread_outputs);
+    tcase_add_test(tc, channel_shuffle_negative_zero);
     tcase_add_loop_test(tc, examples_rewrite, 0, (int)(sizeof example_passes / sizeof *example_passes));
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
