@@ -125,6 +125,48 @@ START_TEST(t_values_inside_a_tolerance)
 }
 END_TEST
 
+/* Example graphs (ph_pass_desc.rule_examples): a rule whose condition the
+ * generator cannot meet (add_tree_to_chain's tree) rewrites with them and
+ * not without; the template's tied choices hold (the 4 leaves share one
+ * shape, else no instance would build); a malformed template or a graph
+ * that does not build is a failure of the rule; a rule with examples gets
+ * instances inside an If's branches too. */
+START_TEST(t_examples)
+{
+    ph_test_pass *tp = load(PH_BUILD_DIR "/plugins/add_tree_to_chain.so");
+    ph_pass_desc d = *ph_test_pass_desc(tp);
+    ph_rulecheck_options o = {.size = sizeof o, .seed = 5, .instances = 48};
+    ph_rulecheck_rule r[1];
+    ph_error err = {0};
+    static const ph_rule_example tied[] = {
+        {"add_tree", "x0: float[<S=2,3|4|1,5>]\nx1: float[<S>]\nx2: float[<S>]\nx3: float[<S~2,3|4|1,5>]\n"
+                     "s1 = Add(x0, x1)\ns2 = Add(x2, x3)\ny = Add(s1, s2)\nreturn y", NULL},
+        {0}};
+    d.rule_examples = tied;
+    ck_assert_int_eq(ph_rulecheck_run(&d, &o, r, 1, &err), 1);
+    ck_assert_msg(r[0].failures == 0, "%s", r[0].failure);
+    ck_assert_int_ge(r[0].rewritten, 12);
+    ck_assert_int_eq(r[0].rejected, 0);
+    ck_assert_int_gt(r[0].in_body_rewritten, 0);
+    d.rule_examples = NULL;
+    ck_assert_int_eq(ph_rulecheck_run(&d, &o, r, 1, &err), 1);
+    ck_assert_int_lt(r[0].rewritten, 5);
+    static const ph_rule_example unclosed[] = {{"add_tree", "x: float[<2|3]\ny = Add(x, x)\nreturn y", NULL}, {0}};
+    d.rule_examples = unclosed;
+    ck_assert_int_eq(ph_rulecheck_run(&d, &o, r, 1, &err), 1);
+    ck_assert_msg(strstr(r[0].failure, "not a valid template"), "%s", r[0].failure);
+    static const ph_rule_example unknown[] = {{"add_tree", "x: float[<N>]\ny = Add(x, x)\nreturn y", NULL}, {0}};
+    d.rule_examples = unknown;
+    ck_assert_int_eq(ph_rulecheck_run(&d, &o, r, 1, &err), 1);
+    ck_assert_msg(strstr(r[0].failure, "not a valid template"), "%s", r[0].failure);
+    static const ph_rule_example bad[] = {{"add_tree", "x: float[2]\ny = Add(x, z)\nreturn y", NULL}, {0}};
+    d.rule_examples = bad;
+    ck_assert_int_eq(ph_rulecheck_run(&d, &o, r, 1, &err), 1);
+    ck_assert_msg(strstr(r[0].failure, "does not build"), "%s", r[0].failure);
+    ph_test_pass_free(tp);
+}
+END_TEST
+
 START_TEST(t_cli)
 {
     tk_cli_result r = TK_CLI("--check-rules", "fuse_conv_bn", "--instances", "6", "--seed", "2");
@@ -164,6 +206,7 @@ int main(void)
     tcase_add_test(tc, t_same_seed_same_instances);
     tcase_add_test(tc, t_conv1d_to_conv2d_is_fp);
     tcase_add_test(tc, t_values_inside_a_tolerance);
+    tcase_add_test(tc, t_examples);
     tcase_add_test(tc, t_cli);
     tcase_add_test(tc, t_not_a_pattern_pass);
     suite_add_tcase(s, tc);

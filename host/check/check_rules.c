@@ -103,12 +103,14 @@ int host_check_rules_main(int argc, char **argv, FILE *out)
         return HOST_EXIT_PLUGIN;
     }
     int failed = 0, covered = 0;
-    fprintf(out, "%-32s %5s %6s %8s %6s %7s %9s %7s %6s %8s %8s\n", desc->name, "forms", "tried", "rejected", "pos",
-            "matched", "rewritten", "refused", "neg", "unjudged", "failures");
+    fprintf(out, "%-32s %5s %6s %8s %6s %7s %9s %7s %6s %8s %8s %9s\n", desc->name, "forms", "tried", "rejected",
+            "pos", "matched", "rewritten", "refused", "neg", "unjudged", "failures", "in_body");
     for (int i = 0; i < n; i++) {
-        fprintf(out, "  %-30.30s %5zu %6d %8d %6d %7d %9d %7d %6d %8d %8d\n", r[i].name, r[i].forms, r[i].tried,
+        char body[32];
+        snprintf(body, sizeof body, "%d/%d", r[i].in_body_rewritten, r[i].in_body);
+        fprintf(out, "  %-30.30s %5zu %6d %8d %6d %7d %9d %7d %6d %8d %8d %9s\n", r[i].name, r[i].forms, r[i].tried,
                 r[i].rejected, r[i].positives, r[i].matched, r[i].rewritten, r[i].refused, r[i].negatives,
-                r[i].unjudged, r[i].failures);
+                r[i].unjudged, r[i].failures, body);
         covered += r[i].positives + r[i].negatives > 0;
         failed += r[i].failures > 0;
     }

@@ -185,10 +185,22 @@ static int to_chain(ph_rewriter *rw, const ph_match *m)
 
 static const ph_rule rules[] = {{"add_tree", "y = Add(a, b)", not_a_chain, to_chain}, {0}};
 
+/* Examples for the rule checker: trees of 4 and 6 leaves. */
+static const ph_rule_example examples[] = {
+    {"add_tree", "x0: <T=float|double|float16|int32>[<S=2,3|4|1,5|batch,2>]\n"
+                 "x1: <T>[<S>]\nx2: <T>[<S>]\nx3: const <T>[<S>]\n"
+                 "s1 = Add(x0, x1)\ns2 = Add(x2, x3)\ny = Add(<s1, s2|s2, s1>)\nreturn y", NULL},
+    {"add_tree", "x0: <T=float|double>[<S=3,2|5>]\nx1: <T>[<S>]\nx2: <T>[<S>]\nx3: <T>[<S>]\n"
+                 "x4: <T>[<S>]\nx5: <T>[<S>]\n"
+                 "s1 = Add(x0, x1)\ns2 = Add(s1, x2)\ns3 = Add(x3, x4)\ns4 = Add(<x5, s3|s3, x5>)\n"
+                 "y = Add(s2, s4)\nreturn y", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "add_tree_to_chain",
     .summary = "tree of Adds (no broadcasting) -> a chain adding one operand at a time (less live memory)",
     .stages = PH_STAGE_OPTIMIZE,
     .on_by_default = 1,
     .exactness = PH_FP,
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

@@ -230,6 +230,19 @@ static const ph_rule rules[] = {
     {"pair", "s:shared = Squeeze(t:rank=4, sa?)\nu = Unsqueeze(s, ua?)", pair_ok, drop_pair},
     {0}};
 
+/* Examples for the rule checker: a 1-D region written in 2-D (Squeeze of
+ * axis 2 after a Conv) and what follows it. */
+#define C1_HEAD "opset <13|17>\nx: <T=float|double>[<1|2>,2,1,<5|7>]\nw: const <T>[3,2,1,<1|3>]\n" \
+                "c = Conv(x, w)\nax: int64[1] = [<2|-2>]\n"
+static const ph_rule_example examples[] = {
+    {"unary", C1_HEAD "s = Squeeze(c, ax)\ny = <Relu|Sigmoid|Neg|Abs|Tanh>(s)\nreturn y", NULL},
+    {"binary2", C1_HEAD "v: const <T>[3,2,1,1]\nd = Conv(x, v)\ns = Squeeze(c, ax)\nt = Squeeze(d, ax)\n"
+                "y = <Add|Mul|Max|Sub>(s, t)\nreturn y", NULL},
+    {"binary1", C1_HEAD "s = Squeeze(c, ax)\no: const <T>[<1|3,1>]\ny = <Add|Mul|Div|Min>(s, o)\nreturn y", NULL},
+    {"binary1r", C1_HEAD "s = Squeeze(c, ax)\no: const <T>[<1|3,1>]\ny = <Sub|Div>(o, s)\nreturn y", NULL},
+    {"pair", C1_HEAD "s = Squeeze(c, ax)\nu = Unsqueeze(s, ax)\ny = Relu(u)\nreturn y", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "conv1d_to_conv2d",
     .summary = "connected Conv1d + elementwise region -> Unsqueeze at its inputs, Conv2d (H = 1) inside, "
@@ -237,4 +250,5 @@ PH_PASS_DEFINE(
     .stages = PH_STAGE_OPTIMIZE,
     .on_by_default = 0,
     .exactness = PH_FP,
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

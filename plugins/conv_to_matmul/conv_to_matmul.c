@@ -93,6 +93,15 @@ static const ph_param_def params[] = {
     {NULL, 0, NULL, NULL},
 };
 
+/* Examples for the rule checker: kernels of 15 and more (min_kernel). */
+static const ph_rule_example examples[] = {
+    {"patch_conv", "opset <11|13|17>\n"
+                   "x: <T=float|double|float16>[<1|2|N>,<C=1|2|3>,<H=16|30|31>,<W=17|30|35>]\n"
+                   "w: const <T>[<M=1|2|4>,<C>,<KH=15|16>,<KW=15|17>]\nb: const <T>[<M>]\n"
+                   "y = Conv(x, w<, b|>) {strides=[<KH>,<KW>]<|, pads=[0,0,0,0]|, auto_pad=\"VALID\"|, "
+                   "dilations=[1,1]|, group=1>}\nreturn y", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "conv_to_matmul",
     .summary = "Conv with stride = kernel >= a limit, no pads/dilations/groups -> Reshape/Transpose/MatMul",
@@ -100,4 +109,5 @@ PH_PASS_DEFINE(
     .on_by_default = 0,
     .exactness = PH_FP,
     .params = params,
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

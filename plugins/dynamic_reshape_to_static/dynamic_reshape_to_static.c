@@ -124,6 +124,22 @@ static const ph_param_def params[] = {
     {NULL, 0, NULL, NULL},
 };
 
+/* Examples for the rule checker: targets computed from Shape. */
+static const ph_rule_example examples[] = {
+    {"dynamic_reshape", "x: <float|double|int64>[batch,<seq|3>,<4|6>]\n"
+                        "s = Shape(x)\ni0: int64[1] = [0]\ng0 = Gather(s, i0) {axis=0}\n"
+                        "m1: int64[1] = [-1]\nshape = Concat(g0, m1) {axis=0}\n"
+                        "y = Reshape(x, shape)\nreturn y", NULL},
+    {"dynamic_reshape", "x: <float|int32>[batch,seq,<K=4|6>]\n"
+                        "s = Shape(x)\ni0: int64[2] = [0, 1]\ng0 = Gather(s, i0) {axis=0}\n"
+                        "m1: int64[2] = [<K~1, 4|2, 3>]\nshape = Concat(g0, m1) {axis=0}\n"
+                        "y = Reshape(x, shape)\nreturn y", NULL},
+    {"dynamic_reshape", "x: float[batch,<seq|5>,<6|4>]\n"
+                        "s = Shape(x)\ni1: int64[1] = [1]\ng1 = Gather(s, i1) {axis=0}\n"
+                        "i2: int64[1] = [2]\ng2 = Gather(s, i2) {axis=0}\n"
+                        "shape = Concat(<g1, g2|g2, g1>) {axis=0}\ny = Reshape(x, shape)\nreturn y", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "dynamic_reshape_to_static",
     .summary = "Reshape whose shape is computed at run time -> constant shape with 0 and -1",
@@ -132,4 +148,5 @@ PH_PASS_DEFINE(
     .run_once = 0,
     .exactness = PH_EXACT,
     .params = params,
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

@@ -47,10 +47,17 @@ static const ph_rule rules[] = {
      same_params, NULL},
     {0}};
 
+/* Examples for the rule checker: a Q/DQ pair of one scale and zero point. */
+static const ph_rule_example examples[] = {
+    {"qdq_pair", "x: float[<2|1>,<3|4>]\ns: float[] = [<0.1|0.02>]\nz: <uint8[] = [128]|int8[] = [0]>\n"
+                 "q = QuantizeLinear(x, s, z)\ny = DequantizeLinear(q, s, z)\no = <Abs|Relu>(y)\nreturn o", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "eliminate_qdq_pairs",
     .summary = "QuantizeLinear -> DequantizeLinear with the same constant parameters -> bypass (approximate)",
     .stages = PH_STAGE_OPTIMIZE,
     .on_by_default = 0,
     .exactness = PH_APPROX,
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

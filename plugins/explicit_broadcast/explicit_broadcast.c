@@ -91,6 +91,13 @@ static const ph_rule rules[] = {
 
 static const ph_profile_key keys[] = {{"broadcast", NULL}, {NULL, NULL}};
 
+/* Examples for the rule checker: operands of different ranks. */
+static const ph_rule_example examples[] = {
+    {"broadcast_ranks", "opset <11|13|17>\nx: <T=float|int32|double>[<2|1>,3,<4|1>]\nc: const <T>[<4|1>]\n"
+                        "y = <Add|Mul|Sub|Max|Min>(<x, c|c, x>)\nreturn y", NULL},
+    {"broadcast_ranks", "x: float[2,<3|1>,4]\nb: float[4]\nc: bool[<3,1|1>]\ny = Where(c, x, b)\nreturn y", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "explicit_broadcast",
     .summary = "operands of a broadcasting elementwise op brought to one rank (constants reshaped, "
@@ -98,4 +105,5 @@ PH_PASS_DEFINE(
     .stages = PH_STAGE_ADAPT,
     .exactness = PH_EXACT,
     .rules = rules,
-    .profile_keys = keys)
+    .profile_keys = keys,
+    .rule_examples = examples)

@@ -179,6 +179,18 @@ static const ph_rule rules[] = {
     {"reverse_channels", "p = Slice(x, params*)" CONV, check, fold},
     {0}};
 
+/* Examples for the rule checker: preprocessing of a graph input. */
+#define FIP_CONV "w: const <T>[<2|4>,3,<1|3>,<1|3>]\nb: const <T>[<2|4>]\n"
+static const ph_rule_example examples[] = {
+    {"sub_from", "x: <T=float|double>[1,3,5,5]\n" FIP_CONV "a: const <T>[1,3,1,1]\np = Sub(a, x)\n"
+                 "y = Conv(p, w<, b|>)\nreturn y", NULL},
+    {"gather_channels", "x: <T=float|double>[1,3,5,5]\n" FIP_CONV "i: int64[3] = [<2, 1, 0|1, 2, 0|-1, 0, 1>]\n"
+                        "p = Gather(x, i) {axis=1}\ny = Conv(p, w<, b|>)\nreturn y", NULL},
+    {"reverse_channels", "x: <T=float|double>[1,3,5,5]\n" FIP_CONV "st: int64[1] = [<-1|2>]\n"
+                         "en: int64[1] = [<-4|-9223372036854775807>]\nax: int64[1] = [1]\nsp: int64[1] = [-1]\n"
+                         "p = Slice(x, st, en, ax, sp)\ny = Conv(p, w<, b|>)\nreturn y", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "fold_input_preprocess",
     .summary = "per-channel Mul/Div/Add/Sub and channel reversal of a graph input feeding the first Conv "
@@ -186,4 +198,5 @@ PH_PASS_DEFINE(
     .stages = PH_STAGE_OPTIMIZE,
     .on_by_default = 1,
     .exactness = PH_FP,
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

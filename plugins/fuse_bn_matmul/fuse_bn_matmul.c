@@ -128,10 +128,18 @@ static const ph_rule rules[] = {
     {"matmul_bn", "mm = MatMul|Gemm(x, w:const, c?)\ny = " BN("mm"), opset_ok, bn_after},
     {0}};
 
+/* Examples for the rule checker: BatchNormalization before a MatMul. */
+static const ph_rule_example examples[] = {
+    {"bn_matmul", "x: <T=float|double>[<2|3>,<C=4|6>]\ns: const <T>[<C>]\nt: const <T>[<C>]\nmu: const <T>[<C>]\n"
+                  "var: <T>[<C>] = [0.5]\nb = BatchNormalization(x, s, t, mu, var)\nw: const <T>[<C>,<3|5>]\n"
+                  "y = MatMul(b, w)\nreturn y", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "fuse_bn_matmul",
     .summary = "BatchNormalization before or after a 2-D MatMul/Gemm with a constant weight folded into W and a bias",
     .stages = PH_STAGE_OPTIMIZE,
     .on_by_default = 1,
     .exactness = PH_FP,
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

@@ -116,6 +116,14 @@ static const ph_rule rules[] = {
     {"matmul_tb", "tb = Transpose(b:" MM_T ")\ny = MatMul(a, tb)", matmul_ok, fuse_matmul},
     {0}};
 
+/* Examples for the rule checker: transposed MatMul operands. */
+static const ph_rule_example examples[] = {
+    {"matmul_tb", "a: <T=float|double>[<R=2,|>3,4]\nb: <T>[<R>5,4]\n"
+                  "tb = Transpose(b) {perm=[<R~0,2,1|1,0>]}\ny = MatMul(a, tb)\nreturn y", NULL},
+    {"matmul_ta_tb", "a: <T=float|double>[<R=2,|>4,3]\nb: <T>[<R>5,4]\nta = Transpose(a) {perm=[<R~0,2,1|1,0>]}\n"
+                     "tb = Transpose(b) {perm=[<R~0,2,1|1,0>]}\ny = MatMul(ta, tb)\nreturn y", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "fuse_gemm_activation",
     .summary = "Gemm + activation -> com.microsoft FusedGemm; MatMul of a last-two-dims Transpose -> FusedMatMul",
@@ -123,4 +131,5 @@ PH_PASS_DEFINE(
     .on_by_default = 1,
     .exactness = PH_FP,
     .targets = "ort",
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

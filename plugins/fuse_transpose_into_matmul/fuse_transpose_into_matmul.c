@@ -194,6 +194,13 @@ static const ph_rule rules[] = {
 static const char *const run_after[] = {"eliminate_identity", "merge_consecutive_transpose",
                                         NULL};
 
+/* Examples for the rule checker: transposed operands. */
+static const ph_rule_example examples[] = {
+    {"both", "a: <T=float|double>[4,<3|1>]\nb: <T>[<5|2>,4]\nta = Transpose(a) {perm=[1,0]}\n"
+             "tb = Transpose(b) {perm=[1,0]}\ny = <MatMul(ta, tb)|Gemm(ta, tb)>\nreturn y", NULL},
+    {"b", "a: <T=float|double>[<3|1>,4]\nb: <T>[<5|2>,4]\ntb = Transpose(b) {perm=[1,0]}\ny = MatMul(a, tb)\nreturn y", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "fuse_transpose_into_matmul",
     .summary = "last-two-dims Transpose into MatMul/Gemm: transA/transB or a transposed constant",
@@ -202,4 +209,5 @@ PH_PASS_DEFINE(
     .run_once = 0,
     .exactness = PH_EXACT,
     .run_after = run_after,
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

@@ -61,6 +61,16 @@ static const ph_param_def params[] = {
 
 static const ph_profile_key keys[] = {{"noop_ops", "noop_ops"}, {NULL, NULL}};
 
+/* Examples for the rule checker: two views in a row. */
+static const ph_rule_example examples[] = {
+    {"copy_after_noop", "x: float[2,3,4]\nt = Transpose(x) {perm=[<0,2,1|2,1,0>]}\ns: int64[2] = [<4, 6|6, 4>]\n"
+                        "y = Reshape(t, s)\nreturn y",
+     (const char *const[]){"noop_ops=Transpose, Reshape", NULL}},
+    {"copy_after_noop", "opset 13\nx: float[2,6]\ns: int64[3] = [2, 3, 2]\nr = Reshape(x, s)\n"
+                        "a, b = Split(r) {axis=<1|2>}\nreturn a, b",
+     (const char *const[]){"noop_ops=Reshape, Split", NULL}},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "insert_copy_between_noop_ops",
     .summary = "Identity between two consecutive no-instruction ops (the profile's noop_ops)",
@@ -68,4 +78,5 @@ PH_PASS_DEFINE(
     .exactness = PH_EXACT,
     .params = params,
     .rules = rules,
-    .profile_keys = keys)
+    .profile_keys = keys,
+    .rule_examples = examples)

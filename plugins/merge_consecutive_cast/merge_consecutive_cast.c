@@ -109,10 +109,17 @@ static const ph_rule rules[] = {
     {"sibling_casts", "y = Cast(x)", has_twin, merge_twin},
     {0}};
 
+/* Examples for the rule checker: two Casts of one value to one dtype. */
+static const ph_rule_example examples[] = {
+    {"sibling_casts", "x: <float|int32|double>[<2|1>,3]\na = Cast(x) {to=<TO=1|7|11>}\nb = Cast(x) {to=<TO>}\n"
+                      "y = Add(a, b)\nreturn y", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "merge_consecutive_cast",
     .summary = "sibling Casts to one type -> one Cast; Cast chain -> one Cast when the middle type loses nothing",
     .stages = PH_STAGE_OPTIMIZE,
     .on_by_default = 1,
     .exactness = PH_EXACT,
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

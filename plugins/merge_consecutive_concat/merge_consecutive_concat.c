@@ -163,10 +163,17 @@ static const ph_rule rules[] = {
     {"concat_into_any_input", "y = Concat(xs*)", has_inner, merge},
     {0}};
 
+/* Examples for the rule checker: a Concat into a later input of another. */
+static const ph_rule_example examples[] = {
+    {"concat_into_any_input", "a: <T=float|int64>[2,<3|1>]\nb: <T>[2,<2|4>]\nc: <T>[2,3]\n"
+                              "i = Concat(b, c) {axis=<1|-1>}\ny = Concat(a, i) {axis=1}\nreturn y", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "merge_consecutive_concat",
     .summary = "Concat feeding only another Concat on the same axis -> one Concat",
     .stages = PH_STAGE_OPTIMIZE,
     .on_by_default = 1,
     .exactness = PH_EXACT,
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

@@ -197,6 +197,18 @@ static const ph_rule rules[] = {
      worth_it, push},
     {0}};
 
+/* Examples for the rule checker: two Transposes by one perm into an
+ * elementwise op or a Concat, and one followed by another Transpose. */
+static const ph_rule_example examples[] = {
+    {"push_transpose", "a: <T=float|double|int32>[<2|1>,3,4]\nb: <T>[<2|1>,3,4]\n"
+                       "ta = Transpose(a) {perm=[<P=2,0,1|1,2,0|0,2,1>]}\ntb = Transpose(b) {perm=[<P>]}\n"
+                       "y = <Add|Mul|Sub|Max>(ta, tb)\nreturn y", NULL},
+    {"push_transpose", "a: <T=float|double>[2,3,4]\nb: <T>[2,3,4]\nc: const <T>[<1,1|4,1|1,2>]\n"
+                       "ta = Transpose(a) {perm=[2,0,1]}\ntb = Transpose(b) {perm=[2,0,1]}\n"
+                       "y = Concat(ta, tb) {axis=<0|1|-1>}\nz = <Relu|Neg|Abs>(y)\nw = Add(z, c)\n"
+                       "o = Transpose(w) {perm=[1,2,0]}\nreturn o", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "push_transpose_through_elementwise",
     .summary = "the same Transpose on every input of an elementwise op or Concat (constants permuted) "
@@ -204,4 +216,5 @@ PH_PASS_DEFINE(
     .stages = PH_STAGE_OPTIMIZE,
     .on_by_default = 1,
     .exactness = PH_EXACT,
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

@@ -18,9 +18,11 @@
  *   antialias are dropped; nearest_mode and the inputs are kept: on an axis
  *   of one element every index clamps to 0, and on an unchanged axis the
  *   coordinates are whole numbers).  Main graph and every If/Loop/Scan body.
- * Exact: yes.  (In real arithmetic the interpolation weights of a single
- *   element sum to 1; the nearest result is that element itself, bit for
- *   bit.)
+ * Exact: fp.  In real arithmetic the interpolation weights of a single
+ *   element sum to 1 and the result is that element; in floating point the
+ *   weighted sum (cubic's four weights, linear's two) can differ from it in
+ *   the last bit, while nearest returns it exactly.  (It was declared exact
+ *   until the rule checker found a double cubic instance off by one ulp.)
  */
 #include <string.h>
 
@@ -100,10 +102,23 @@ static const ph_rule rules[] = {
     {"resize_1x1_to_nearest", "y = Resize(x, rest*)", single_pixel, to_nearest},
     {0}};
 
+/* Examples for the rule checker: 1x1 spatial inputs, scales or sizes. */
+static const ph_rule_example examples[] = {
+    {"resize_1x1_to_nearest",
+     "opset <13|17>\nx: <T=float|double>[<N=1|2>,<C=2|3>,1,1]\nsc: float[4] = [1, 1, <2|3|4>, <2|5>]\n"
+     "y = Resize(x, _, sc) {mode=\"<linear|cubic>\", coordinate_transformation_mode=\""
+     "<half_pixel|asymmetric|align_corners|pytorch_half_pixel>\"}\nreturn y", NULL},
+    {"resize_1x1_to_nearest",
+     "opset <13|17>\nx: <T=float|double>[<N=1|2>,<C=2|3>,1,<W=1|4>]\nsz: int64[4] = [<N>, <C>, <3|4>, <W>]\n"
+     "y = Resize(x, _, _, sz) {mode=\"<linear|cubic>\", coordinate_transformation_mode=\""
+     "<half_pixel|asymmetric|align_corners>\"}\nreturn y", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "resize_1x1_to_nearest",
     .summary = "linear/cubic Resize of a 1x1 spatial input -> nearest",
     .stages = PH_STAGE_OPTIMIZE,
     .on_by_default = 1,
-    .exactness = PH_EXACT,
-    .rules = rules)
+    .exactness = PH_FP,
+    .rules = rules,
+    .rule_examples = examples)

@@ -79,6 +79,13 @@ static const ph_param_def params[] = {
 
 static const ph_profile_key keys[] = {{"Expand.max_broadcast_dims", "max_broadcast_dims"}, {NULL, NULL}};
 
+/* Examples for the rule checker: Expands broadcasting 2 and 3 dims. */
+static const ph_rule_example examples[] = {
+    {"split_expand", "x: <float|int64|bool>[<1,3,1|1,1,1|2,1,1>]\ns: int64[<R=3|4>] = [<R~2, 3, 4|2, 2, 3, 4>]\n"
+                     "y = Expand(x, s)\nreturn y",
+     (const char *const[]){"max_broadcast_dims=1", NULL}},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "split_expand",
     .summary = "Expand broadcasting several dims -> a chain of Expands, each broadcasting at most the target's limit",
@@ -86,4 +93,5 @@ PH_PASS_DEFINE(
     .exactness = PH_EXACT,
     .params = params,
     .rules = rules,
-    .profile_keys = keys)
+    .profile_keys = keys,
+    .rule_examples = examples)

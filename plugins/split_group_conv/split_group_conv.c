@@ -84,6 +84,16 @@ static const ph_param_def params[] = {
     {NULL, 0, NULL, NULL},
 };
 
+/* Examples for the rule checker: 2 and 3 groups, 1-D and 2-D. */
+static const ph_rule_example examples[] = {
+    {"group_conv", "x: <T=float|double|float16>[<1|2>,4,<5|6>,<5|7>]\n"
+                   "w: const <T>[<M=2|4|6>,2,<3|1>,<3|2>]\nb: const <T>[<M>]\n"
+                   "y = Conv(x, w<, b|>) {group=2<|, pads=[1,1,1,1]|, strides=[2,1]>}\nreturn y", NULL},
+    {"group_conv", "x: <T=float|double>[<1|2>,6,<5|8>]\n"
+                   "w: const <T>[<M=3|6>,2,<3|1>]\nb: const <T>[<M>]\n"
+                   "y = Conv(x, w<, b|>) {group=3<|, dilations=[2]>}\nreturn y", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "split_group_conv",
     .summary = "grouped Conv -> Split + Conv per group + Concat",
@@ -91,4 +101,5 @@ PH_PASS_DEFINE(
     .on_by_default = 0,
     .exactness = PH_FP,
     .params = params,
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

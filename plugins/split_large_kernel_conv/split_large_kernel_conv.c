@@ -152,6 +152,14 @@ static const ph_param_def params[] = {
 
 static const ph_profile_key keys[] = {{"Conv.max_kernel_area", "max_kernel_area"}, {NULL, NULL}};
 
+/* Examples for the rule checker: kernels above a small max_kernel_area. */
+static const ph_rule_example examples[] = {
+    {"split_large_kernel_conv",
+     "x: <T=float|double>[<1|2>,<C=2|4>,<6|9>,<7|8>]\nw: const <T>[<M=1|2|4>,<C>,<5|3>,<3|5>]\nb: const <T>[<M>]\n"
+     "y = Conv(x, w<, b|>) {< pads=[1,2,1,0]| strides=[2,1]| dilations=[1,2]| pads=[0,0,0,0]>}\nreturn y",
+     (const char *const[]){"max_kernel_area=6", NULL}},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "split_large_kernel_conv",
     .summary = "Conv whose kernel spans more than the target's area -> Convs over kernel tiles on shifted slices, summed",
@@ -159,4 +167,5 @@ PH_PASS_DEFINE(
     .exactness = PH_FP,
     .params = params,
     .rules = rules,
-    .profile_keys = keys)
+    .profile_keys = keys,
+    .rule_examples = examples)

@@ -116,6 +116,13 @@ static const ph_profile_key keys[] = {
     {NULL, NULL},
 };
 
+/* Examples for the rule checker: pools with kernels above max_kernel. */
+static const ph_rule_example examples[] = {
+    {"split_large_pool", "x: <float|double>[<1|2>,<2|3>,<8|16>,<4|12>]\n"
+                         "y = <MaxPool|AveragePool>(x) {kernel_shape=[<4|8>,4], strides=[<4|8>,4]}\nreturn y",
+     (const char *const[]){"max_kernel=2", "max_kernel_maxpool=2", NULL}},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "split_large_pool",
     .summary = "MaxPool/AveragePool with kernel = stride above the target's limit -> a chain of smaller pools",
@@ -123,4 +130,5 @@ PH_PASS_DEFINE(
     .exactness = PH_FP,
     .params = params,
     .rules = rules,
-    .profile_keys = keys)
+    .profile_keys = keys,
+    .rule_examples = examples)

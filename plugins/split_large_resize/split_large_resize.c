@@ -111,6 +111,14 @@ static const ph_param_def params[] = {
 
 static const ph_profile_key keys[] = {{"Resize.max_scale", "max_scale"}, {NULL, NULL}};
 
+/* Examples for the rule checker: nearest Resizes by scales above max_scale. */
+static const ph_rule_example examples[] = {
+    {"split_large_resize", "opset <13|17>\nx: <float|int64>[1,<2|3>,<2|3>,<1|2>]\nsc: float[4] = [1, 1, <4|6|8>, <2|4>]\n"
+                           "y = Resize(x, _, sc) {mode=\"nearest\", coordinate_transformation_mode="
+                           "\"<M=asymmetric|half_pixel>\", nearest_mode=\"<M~floor|round_prefer_ceil>\"}\nreturn y",
+     (const char *const[]){"max_scale=2", NULL}},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "split_large_resize",
     .summary = "nearest Resize with a whole scale above the target's limit -> a cascade of smaller Resizes",
@@ -118,4 +126,5 @@ PH_PASS_DEFINE(
     .exactness = PH_EXACT,
     .params = params,
     .rules = rules,
-    .profile_keys = keys)
+    .profile_keys = keys,
+    .rule_examples = examples)

@@ -344,6 +344,30 @@ static const ph_param_def params[] = {
     {"min_hidden", PH_PARAM_INT, "1", "split only when each part keeps at least this many weight columns"},
     {NULL, 0, NULL, NULL}};
 
+/* Examples for the rule checker: a fused QKV projection cut by Gathers or
+ * a Split (3 parts, the default). */
+#define QKV_HEAD "x: <T=float|double>[<B=1|2>,<S=3|4>,<H=4|6>]\nw: const <T>[<H>,<HD=12|24>]\n" \
+                 "bias: const <T>[<HD>]\np = MatMul(x, w)\ne = Add(p, bias)\n"
+static const ph_rule_example examples[] = {
+    {"qkv_gather", QKV_HEAD "sh: int64[5] = [0, 0, 3, 2, <HD~2|4>]\nr = Reshape(e, sh)\n"
+                   "t = Transpose(r) {perm=[2,0,3,1,4]}\ni0: int64[] = [0]\ni1: int64[] = [1]\ni2: int64[] = [2]\n"
+                   "q = Gather(t, i0) {axis=0}\nk = Gather(t, i1) {axis=0}\nv = Gather(t, i2) {axis=0}\n"
+                   "return q, k, v", NULL},
+    {"qkv_gather_transpose", QKV_HEAD "sh: int64[5] = [0, 0, 3, 2, <HD~2|4>]\nr = Reshape(e, sh)\n"
+                   "t = Transpose(r) {perm=[2,0,3,1,4]}\ni0: int64[] = [0]\ni1: int64[] = [1]\ni2: int64[] = [2]\n"
+                   "q = Gather(t, i0) {axis=0}\nk0 = Gather(t, i1) {axis=0}\nk = Transpose(k0) {perm=[0,1,3,2]}\n"
+                   "v = Gather(t, i2) {axis=0}\nreturn q, k, v", NULL},
+    {"qkv_split3", "opset <13|17>\n" QKV_HEAD "sh: int64[5] = [0, 0, 3, 2, <HD~2|4>]\nr = Reshape(e, sh)\n"
+                   "t = Transpose(r) {perm=[2,0,3,1,4]}\n"
+                   "q, k, v = Split(t) {axis=0}\nreturn q, k, v", NULL},
+    {"qkv_split2", "opset <13|17>\n" QKV_HEAD "sh: int64[5] = [0, 0, 2, 3, <HD~2|4>]\nr = Reshape(e, sh)\n"
+                   "t = Transpose(r) {perm=[2,0,3,1,4]}\nq, k = Split(t) {axis=0}\nreturn q, k",
+     (const char *const[]){"parts=2", NULL}},
+    {"qkv_split4", "opset <13|17>\n" QKV_HEAD "sh: int64[5] = [0, 0, 4, 3, <HD~1|2>]\nr = Reshape(e, sh)\n"
+                   "t = Transpose(r) {perm=[2,0,3,1,4]}\nq, k, v, o = Split(t) {axis=0}\nreturn q, k, v, o",
+     (const char *const[]){"parts=0", NULL}},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "split_qkv_matmul",
     .summary = "MatMul -> elementwise* -> Reshape -> Transpose -> Gather x N (or Split) cutting the product "
@@ -352,4 +376,5 @@ PH_PASS_DEFINE(
     .on_by_default = 0,
     .exactness = PH_FP,
     .params = params,
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

@@ -11,8 +11,8 @@
  *   known part sizes: the split attribute (opset < 13) or a constant split
  *   input, else equal parts of a known dim (opset 18's num_outputs: parts
  *   of ceil(dim / n), the last one smaller).
- * Changes:  output i becomes Slice(x, start_i, end_i, axis); the Split is
- *   removed.  Main graph and every If/Loop/Scan body.
+ * Changes:  output i becomes Slice(x, start_i, end_i, axis) (an output
+ *   nobody reads gets none); the Split is removed.  Main graph and every If/Loop/Scan body.
  * Exact:    yes; the same elements.
  */
 #include <stdio.h>
@@ -94,10 +94,13 @@ static int to_slices(ph_rewriter *rw, const ph_match *m)
     int64_t start = 0;
     for (size_t i = 0; st && i < st->n; i++) {
         int64_t end = start + st->size[i];
-        ph_value *s = ph_rw_slice(rw, x, 1, &start, &end, &st->axis, NULL);
-        if (!s)
-            return ph_rw_fail(rw, PH_ENOMEM);
-        ph_rw_replace(rw, ph_match_value(m, outs[i]), s);
+        ph_value *y = ph_match_value(m, outs[i]);
+        if (y && (ph_value_use_count(y) || ph_value_graph_output_count(y))) { /* a part nobody reads: no Slice */
+            ph_value *s = ph_rw_slice(rw, x, 1, &start, &end, &st->axis, NULL);
+            if (!s)
+                return ph_rw_fail(rw, PH_ENOMEM);
+            ph_rw_replace(rw, y, s);
+        }
         start = end;
     }
     return st ? ph_rw_done(rw) : ph_rw_fail(rw, PH_ENOMEM);
@@ -118,6 +121,16 @@ static const ph_param_def params[] = {
 
 static const ph_profile_key keys[] = {{"Split.axes", "axes"}, {NULL, NULL}};
 
+/* Examples for the rule checker: Splits on an axis the target cannot cut. */
+static const ph_rule_example examples[] = {
+    {"split_to_slices", "opset <13|17>\nx: <float|int64>[<4|6>,<2|3>,6]\ns: int64[<2|3>] = [<2, 4|3, 3|1, 2, 3|2, 2, 2>]\n"
+                        "y0, y1<|, y2> = Split(x, s) {axis=<2|-1>}\nreturn y0",
+     (const char *const[]){"axes=0", NULL}},
+    {"split_to_slices", "opset 11\nx: float[<4|6>,6]\ny0, y1, y2 = Split(x) {axis=1, split=[<1, 2, 3|2, 2, 2>]}\n"
+                        "return y0, y2",
+     (const char *const[]){"axes=0", NULL}},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "split_to_slices",
     .summary = "Split along an axis the target cannot split -> one Slice per output",
@@ -125,4 +138,5 @@ PH_PASS_DEFINE(
     .exactness = PH_EXACT,
     .params = params,
     .rules = rules,
-    .profile_keys = keys)
+    .profile_keys = keys,
+    .rule_examples = examples)

@@ -113,10 +113,21 @@ static const ph_rule rules[] = {
     {"unstack", "y = Squeeze(s, axes?)", is_unstack, unstack},
     {0}};
 
+/* Examples for the rule checker: a stack and an unstack. */
+static const ph_rule_example examples[] = {
+    {"stack", "opset <13|17>\nx0: <T=float|int64|double>[<S=2,3|4|3,1,2>]\nx1: <T>[<S>]\nx2: <T>[<S>]\n"
+              "ax: int64[1] = [<A=0|1|-2>]\nu0 = Unsqueeze(x0, ax)\nu1 = Unsqueeze(x1, ax)\n"
+              "u2 = Unsqueeze(x2, ax)\ny = Concat(u0, u1, u2) {axis=<A>}\nreturn y", NULL},
+    {"unstack", "opset <13|17>\nx: <T=float|int64>[<2|3>,<4|1>,3]\n"
+                "a, b, c = Split(x) {axis=2}\nax: int64[1] = [2]\nya = Squeeze(a, ax)\nyb = Squeeze(b, ax)\n"
+                "return ya, yb, c", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "stack_unstack_to_reshape",
     .summary = "Unsqueeze*N -> Concat (stack) -> Concat + Reshape; Split -> Squeeze (unstack) -> Split + Reshape",
     .stages = PH_STAGE_ADAPT,
     .on_by_default = 0,
     .exactness = PH_EXACT,
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

@@ -66,6 +66,12 @@ static const ph_param_def params[] = {
 
 static const ph_profile_key keys[] = {{"TopK.index_dtype", "index_dtype"}, {NULL, NULL}};
 
+/* Examples for the rule checker: TopK indices read or returned. */
+static const ph_rule_example examples[] = {
+    {"topk_int32", "x: <float|int32>[<3|2>,<5|6>]\nk: int64[1] = [<2|3>]\nv, i = TopK(x, k) {axis=<1|-1>}\n"
+                   "<return v, i|c = Cast(i) {to=1}\nreturn c>", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "topk_int32_fix",
     .summary = "TopK's indices through Cast(int32) (the target's index dtype) and back to int64",
@@ -73,4 +79,5 @@ PH_PASS_DEFINE(
     .exactness = PH_EXACT,
     .params = params,
     .rules = rules,
-    .profile_keys = keys)
+    .profile_keys = keys,
+    .rule_examples = examples)

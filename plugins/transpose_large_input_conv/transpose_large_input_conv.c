@@ -221,6 +221,14 @@ static const ph_param_def params[] = {
      "swap H and W around a Conv chain when a Conv's input is at least this wide (and wider than high)"},
     {NULL, 0, NULL, NULL}};
 
+/* Examples for the rule checker: a wide input (W >= min_width). */
+static const ph_rule_example examples[] = {
+    {"large_input_conv_chain",
+     "x: <T=float|double>[1,<C=1|2>,<2|3>,<20000|20003>]\nw: const <T>[<M=1|2>,<C>,<1|2>,<3|5>]\n"
+     "b: const <T>[<M>]\nc1 = Conv(x, w<, b|>) {< strides=[1,2]| pads=[0,1,0,2]| auto_pad=\"SAME_UPPER\"|"
+     " dilations=[1,2]>}\nk: const <T>[<M~1,1,1|2,1,1>]\ny = <Add|Mul>(c1, k)\nreturn y", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "transpose_large_input_conv",
     .summary = "Conv chain on a very wide input -> the same chain with H and W swapped between two Transposes",
@@ -228,4 +236,5 @@ PH_PASS_DEFINE(
     .on_by_default = 0,
     .exactness = PH_FP,
     .params = params,
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

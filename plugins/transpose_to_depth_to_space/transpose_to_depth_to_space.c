@@ -61,10 +61,24 @@ static const ph_rule rules[] = {
      NULL, shuffle},
     {0}};
 
+/* Examples for the rule checker: pixel shuffles of blocksize 2 and 3. */
+static const ph_rule_example examples[] = {
+    {"depth_to_space", "x: <float|int64>[1,<C=8|18>,2,3]\ns1: int64[6] = [<C~1, 2, 2, 2, 2, 3|1, 3, 3, 2, 2, 3>]\n"
+                       "r = Reshape(x, s1)\nt = Transpose(r) {perm=[0,3,4,1,5,2]}\n"
+                       "s2: int64[4] = [<C~1, 2, 4, 6|1, 2, 6, 9>]\ny = Reshape(t, s2)\nreturn y", NULL},
+    {"depth_to_space", "x: float[1,<C=8|18>,2,3]\ns1: int64[6] = [<C~1, 2, 2, 2, 2, 3|1, 2, 3, 3, 2, 3>]\n"
+                       "r = Reshape(x, s1)\nt = Transpose(r) {perm=[0,1,4,2,5,3]}\n"
+                       "s2: int64[4] = [<C~1, 2, 4, 6|1, 2, 6, 9>]\ny = Reshape(t, s2)\nreturn y", NULL},
+    {"space_to_depth", "x: <float|int64>[1,2,<H=4|6>,6]\ns1: int64[6] = [<H~1, 2, 2, 2, 3, 2|1, 2, 3, 2, 3, 2>]\n"
+                       "r = Reshape(x, s1)\nt = Transpose(r) {perm=[0,3,5,1,2,4]}\n"
+                       "s2: int64[4] = [<H~1, 8, 2, 3|1, 8, 3, 3>]\ny = Reshape(t, s2)\nreturn y", NULL},
+    {0}};
+
 PH_PASS_DEFINE(
     .name = "transpose_to_depth_to_space",
     .summary = "Reshape + Transpose + Reshape pixel shuffle -> DepthToSpace (DCR, CRD) or SpaceToDepth",
     .stages = PH_STAGE_OPTIMIZE,
     .on_by_default = 1,
     .exactness = PH_EXACT,
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

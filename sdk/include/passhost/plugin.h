@@ -98,6 +98,27 @@ typedef struct ph_profile_key {
     const char *param;
 } ph_profile_key;
 
+/* An example graph for the rule checker (since 1.4; rulecheck.h,
+ * docs/sdk.md "Checking rules"): a graph in the text form of testing.h
+ * (ph_test_model_text) where the rule named `rule` fires, for rules whose
+ * conditions the checker's generator cannot meet from the pattern alone
+ * (a callback's tests on shapes, values or the graph around the match).
+ * The text is a template: each instance replaces `<a|b|c>` by one of the
+ * alternatives, `<name=a|b>` likewise and remembers the choice as `name`,
+ * `<name>` by the choice made for `name`, `<name~c|d>` by the alternative
+ * of the index chosen for `name` (c when name took a, d when b); no
+ * nesting; initializers declared `const`
+ * (random values) get new random values.  The table ends with a row whose
+ * rule is NULL. */
+typedef struct ph_rule_example {
+    const char *rule;
+    const char *graph;
+    /* Parameter overrides for the example's run, "name=value" ending with
+     * NULL (a rule that fires only with a target profile's limits), or
+     * NULL for the defaults. */
+    const char *const *params;
+} ph_rule_example;
+
 typedef struct ph_pass_desc {
     /* ABI header: set by PH_PASS_DEFINE, never by hand. */
     uint32_t abi_major;
@@ -132,6 +153,9 @@ typedef struct ph_pass_desc {
      * gives PH_STAGE_OPTIMIZE here and PH_STAGE_OPTIMIZE | PH_STAGE_ADAPT
      * in .stages. */
     unsigned default_stages;
+    /* Since 1.4: example graphs for the rule checker (ph_rule_example), or
+     * NULL.  Read only by the rule checker. */
+    const ph_rule_example *rule_examples;
 } ph_pass_desc;
 
 typedef const ph_pass_desc *(*ph_pass_entry_fn)(void);

@@ -71,6 +71,10 @@ typedef struct ph_rulecheck_rule {
     int failures;       /* instances that failed (wrong outputs, fired where
                            it must not, pass error, invalid graph) */
     char failure[1024]; /* the first failure, and where its reproducer is */
+    int in_body;        /* kept instances built inside a body (one in 16
+                           tried in both branches of an If, one in 16 in a
+                           Loop's body: the rule meets its match there) */
+    int in_body_rewritten; /* of those, the ones the rule rewrote */
 } ph_rulecheck_rule;
 
 /* Check every rule of desc (a pattern pass: .rules set) with opts (NULL:

@@ -13,6 +13,7 @@
  * (judge_at_values).  A negative instance must also keep the node that
  * makes the root's output as it was. */
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,12 @@
 #define DEFAULT_INSTANCES 40
 #define BUDGET_FACTOR 4.0
 #define BUDGET_ULPS 4.0
+/* A double instance's reference (float64) is no more precise than the
+ * original, whose error is then 0 whenever both sum in the same order: the
+ * budget would be the floor alone, and a rewrite that sums a long
+ * reduction (a 15x15 Conv as a MatMul) in another order rounds beyond 4
+ * ulp.  64 ulp (1.4e-14 relative) still catches any wrong result. */
+#define BUDGET_ULPS_F64 64.0
 
 static void quiet(void *user, ph_log_level level, const char *pass, const char *message) {}
 
@@ -140,7 +147,8 @@ static int judge(const ph_tensor *orig, const ph_tensor *ref, const ph_tensor *o
      * intermediate values even where the output cancels to a small value
      * ((x + a) - b against x + (a - b)); an original that happens to
      * compute such an output exactly would leave no room at all. */
-    double budget = BUDGET_FACTOR * oe + BUDGET_ULPS * eps_of(dt) * (top > 1 ? top : 1);
+    double ulps = dt == PH_DT_DOUBLE ? BUDGET_ULPS_F64 : BUDGET_ULPS;
+    double budget = BUDGET_FACTOR * oe + ulps * eps_of(dt) * (top > 1 ? top : 1);
     int bad = !(xe <= budget);
     if (bad && worst >= 0)
         snprintf(msg, size,
@@ -157,8 +165,8 @@ static int judge(const ph_tensor *orig, const ph_tensor *ref, const ph_tensor *o
  * root (name, op, attributes); else 0 with msg.  Positives: 1. */
 static int root_intact(const rc_spec *spec, const ph_graph *g, const rc_instance *inst, char *msg, size_t size)
 {
-    if (spec->kind == RC_POSITIVE)
-        return 1;
+    if (spec->kind == RC_POSITIVE || spec->example || spec->in_body)
+        return 1; /* an example's root, or one in a body, is not named: judged by the outputs */
     ph_value *v = ph_graph_find_value((ph_graph *)g, inst->root_out);
     char sig[512] = "(gone)";
     if (v && ph_value_producer(v))
@@ -168,6 +176,19 @@ static int root_intact(const rc_spec *spec, const ph_graph *g, const rc_instance
     static const char *what[] = {"", "an interior value has another reader", "an interior value is a graph output",
                                  "a constant is outside its value test"};
     snprintf(msg, size, "fired where it must not (%s): the root %s became %s", what[spec->kind], inst->root_sig, sig);
+    return 0;
+}
+
+/* 1 if p matches at some node of g or of a subgraph in it. */
+static int match_anywhere(const ph_pattern *p, const ph_graph *g, ph_match *m)
+{
+    for (ph_node *nd = ph_graph_first_node(g); nd; nd = ph_node_next(nd)) {
+        if (ph_pattern_match_at(p, nd, m) == 1)
+            return 1;
+        for (size_t i = 0; i < ph_node_subgraph_count(nd); i++)
+            if (match_anywhere(p, ph_node_subgraph(nd, i), m))
+                return 1;
+    }
     return 0;
 }
 
@@ -268,8 +289,10 @@ static int check_one(checker *c, const rc_spec *spec, int *positive, int *matche
     if (spec->kind == RC_POSITIVE)
         *matched = m && root_v && ph_value_producer(root_v) &&
                    ph_pattern_match_at(c->p, ph_value_producer(root_v), m) == 1;
+    if (m && (spec->example || spec->in_body))
+        *matched = match_anywhere(c->p, g, m); /* no root named: anywhere */
     ph_match_free(m);
-    ph_test_options to = {.log = quiet};
+    ph_test_options to = {.log = quiet, .params = spec->params};
     ph_test_result res;
     rc = ph_test_run(c->desc, inst.m, &to, &res, &err);
     verdict = CK_FAILED;
@@ -360,9 +383,46 @@ static void collect_ops(const ph_pattern *p, char *buf, size_t size)
                 k += (size_t)snprintf(buf + k, size - k, "%s ", p->forms[fi].stmts[s].ops[o].op_type);
 }
 
+/* The examples of the rule named `name` in desc's table; their count. */
+static int rule_examples(const ph_pass_desc *desc, const char *name, const ph_rule_example **ex, int cap)
+{
+    int n = 0;
+    for (const ph_rule_example *e = desc->struct_size > offsetof(ph_pass_desc, rule_examples)
+                                         ? desc->rule_examples
+                                         : NULL;
+         e && e->rule; e++)
+        if (!strcmp(e->rule, name) && n < cap)
+            ex[n++] = e;
+    return n;
+}
+
+/* "" when example tpl builds with its first choices, else why not. */
+static void example_error(const char *tpl, char *msg, size_t size)
+{
+    char *text = rc_example_text(tpl, 0);
+    ph_error err = {0};
+    ph_model *m = text ? ph_test_model_text(text, &err) : NULL;
+    if (!text)
+        snprintf(msg, size, "an example graph is not a valid template (an unclosed '<' or an unknown <name>)");
+    else if (!m)
+        snprintf(msg, size, "an example graph does not build: %s", err.message);
+    else
+        msg[0] = 0;
+    ph_model_free(m);
+    free(text);
+}
+
 static void check_rule(const ph_pass_desc *desc, size_t r, const ph_rulecheck_options *o, ph_rulecheck_rule *out,
                        ph_pattern *p)
 {
+    const ph_rule_example *ex[16];
+    int n_ex = rule_examples(desc, out->name, ex, 16);
+    for (int k = 0; k < n_ex; k++) {
+        char msg[1024];
+        example_error(ex[k]->graph, msg, sizeof msg);
+        if (msg[0] && !out->failures++)
+            snprintf(out->failure, sizeof out->failure, "%s", msg);
+    }
     ph_rule one[2] = {desc->rules[r], {0}};
     ph_pass_desc d1;
     memset(&d1, 0, sizeof d1);
@@ -382,6 +442,14 @@ static void check_rule(const ph_pass_desc *desc, size_t r, const ph_rulecheck_op
         if (!rc_has_kind(&p->forms[form], kind))
             kind = RC_POSITIVE;
         rc_spec spec = {.p = p, .form = form, .kind = kind, .seed = seed, .max_dim = 4, .avoid = c.avoid};
+        if (n_ex && i % 2) { /* a rule with examples: every other instance is one */
+            spec.example = ex[(i / 2) % n_ex]->graph;
+            spec.params = ex[(i / 2) % n_ex]->params;
+            spec.kind = kinds[(i / 2) % 8] == RC_OUTPUT_MIDDLE || kinds[(i / 2) % 8] == RC_EXTRA_CONSUMER
+                            ? kinds[(i / 2) % 8]
+                            : RC_POSITIVE;
+        }
+        spec.in_body = i % 16 == 7 ? 1 : i % 16 == 8 ? 2 : 0; /* one in 16 in an If, one in 16 in a Loop */
         int matched, rewritten, positive;
         char msg[1024] = "";
         out->tried++;
@@ -391,6 +459,8 @@ static void check_rule(const ph_pass_desc *desc, size_t r, const ph_rulecheck_op
             continue;
         }
         out->unjudged += v == CK_UNJUDGED;
+        out->in_body += spec.in_body != 0;
+        out->in_body_rewritten += spec.in_body && rewritten;
         if (positive) {
             out->positives++;
             out->matched += matched;

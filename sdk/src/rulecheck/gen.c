@@ -853,9 +853,11 @@ static void pattern_attr(gen *G, ph_node *n, const pat_attr *a)
 
 static int64_t pick_opset(gen *G)
 {
-    /* 17 (the evaluator's newest) unless a guard wants an older one */
-    static const int64_t pref[] = {17, 13, 11, 7};
-    for (int k = 0; k < 4; k++) {
+    /* 17 mostly, 18 one time in 5 (axes of reductions, Pad and Split as
+     * inputs), unless a guard wants an older one */
+    static const int64_t pref[] = {18, 17, 13, 11, 7};
+    int first = chance(G, 20) ? 0 : 1;
+    for (int k = first; k < 5; k++) {
         int64_t v = pref[k];
         int ok = 1;
         for (int i = 0; i < G->f->n_guards && ok; i++) {
@@ -1082,6 +1084,27 @@ void rc_node_sig(const ph_node *n, char *buf, size_t size)
 
 int rc_build(const rc_spec *spec, rc_instance *inst)
 {
+    if (spec->in_body) {
+        rc_spec flat = *spec;
+        flat.in_body = 0;
+        int rc = rc_build(&flat, inst);
+        if (rc != 1)
+            return rc;
+        ph_error err = {0};
+        rc = rc_wrap_in_body(inst->m, spec->in_body == 2);
+        if (rc == 1 && (ph_graph_update_shapes(ph_model_graph(inst->m), &err) < 0 ||
+                        ph_graph_verify(ph_model_graph(inst->m), &err) < 0))
+            rc = 0;
+        if (rc != 1) {
+            ph_model_free(inst->m);
+            memset(inst, 0, sizeof *inst);
+            return rc < 0 ? PH_ENOMEM : 0;
+        }
+        inst->root_out[0] = inst->root_sig[0] = 0;
+        return 1;
+    }
+    if (spec->example)
+        return rc_build_example(spec, inst);
     memset(inst, 0, sizeof *inst);
     const pat_form *f = &spec->p->forms[spec->form];
     if (!rc_has_kind(f, spec->kind))

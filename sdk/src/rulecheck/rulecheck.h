@@ -26,6 +26,14 @@ typedef struct rc_spec {
     int values_exact;    /* 1: a value test's constants take its value V, where
                           * they are otherwise drawn inside its tolerance half
                           * the time (same random choices otherwise) */
+    const char *example; /* an example graph's template (ph_rule_example):
+                          * the instance is built from it (rc_build_example)
+                          * instead of from the form; kinds RC_POSITIVE,
+                          * RC_EXTRA_CONSUMER, RC_OUTPUT_MIDDLE */
+    const char *const *params; /* the example's parameter overrides, or NULL */
+    int in_body;         /* 1: the instance is moved into both branches of an
+                          * If, 2: into a Loop's body (rc_wrap_in_body); its
+                          * root is then not named */
 } rc_spec;
 
 /* A built instance: the model (owned) and the name of the root's first
@@ -42,6 +50,17 @@ typedef struct rc_instance {
  * interior value, no value test; or a model shape inference refuses),
  * negative PH_E* on out of memory. */
 int rc_build(const rc_spec *spec, rc_instance *inst);
+/* The instance of an example graph (spec->example): as rc_build.  The
+ * root is not named (root_out and root_sig empty). */
+int rc_build_example(const rc_spec *spec, rc_instance *inst);
+/* The example template with its choices drawn from seed (malloc'd, caller
+ * frees), or NULL when malformed or out of memory. */
+char *rc_example_text(const char *tpl, uint64_t seed);
+/* Move the model's nodes into both branches of an If reading a new bool
+ * graph input `cond`, or (loop) into the body of a Loop of one trip
+ * (body.c).  1 done, 0 not possible (an output made by no node), -1 out of
+ * memory. */
+int rc_wrap_in_body(ph_model *m, int loop);
 /* 1 if the form has a case for this kind of negative instance. */
 int rc_has_kind(const pat_form *f, int kind);
 /* A node's signature: its name, op@domain and attribute count. */
