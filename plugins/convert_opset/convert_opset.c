@@ -202,16 +202,19 @@ static int gelu(ph_rewriter *rw, const ph_match *m)
     int64_t d0[1] = {0};
 #define K(v) ph_rw_initializer(rw, "gelu_k", ph_tensor_from_f64(dt, 0, d0, (double[]){v}))
 #define OP2(op, a, b) (in[0] = (a), in[1] = (b), in[0] && in[1] ? ph_rw_op(rw, op, 2, in) : NULL)
-    ph_value *inner;
+    ph_value *inner, *half, *one;
     if (!strcmp(ph_node_attr_string(g, "approximate", "none"), "tanh")) {
-        ph_value *x3 = OP2("Mul", OP2("Mul", x, x), x);
-        ph_value *t = OP2("Mul", OP2("Add", x, OP2("Mul", x3, K(0.044715))), K(0.7978845608028654));
+        ph_value *x2 = OP2("Mul", x, x), *x3 = OP2("Mul", x2, x), *k = K(0.044715);
+        ph_value *c3 = OP2("Mul", x3, k), *sum = OP2("Add", x, c3), *s = K(0.7978845608028654);
+        ph_value *t = OP2("Mul", sum, s);
         inner = t ? ph_rw_op(rw, "Tanh", 1, &t) : NULL;
     } else {
-        ph_value *t = OP2("Mul", x, K(0.7071067811865476));
+        ph_value *s = K(0.7071067811865476), *t = OP2("Mul", x, s);
         inner = t ? ph_rw_op(rw, "Erf", 1, &t) : NULL;
     }
-    ph_value *r = OP2("Mul", OP2("Mul", x, K(0.5)), OP2("Add", inner, K(1.0)));
+    half = K(0.5), one = K(1.0);
+    ph_value *hx = OP2("Mul", x, half), *e1 = OP2("Add", inner, one);
+    ph_value *r = OP2("Mul", hx, e1);
 #undef K
 #undef OP2
     return r ? ph_rw_replace_root(rw, r) : ph_rw_done(rw);
@@ -315,8 +318,9 @@ static int run(ph_graph *g, const ph_params *p, ph_ctx *ctx)
     ph_schema_domain_known("", &min_known, &max_known);
     if (c.to > max_known || c.to < 7)
         return ph_ctx_error(ctx, PH_EUNSUPPORTED,
-                            "cannot convert the model from opset %lld to %lld: the adapters cover opsets 7 to %lld",
-                            (long long)from, (long long)c.to, (long long)max_known);
+                            "cannot convert the model from opset %lld to %lld: the adapters cover opsets 7 to 21, "
+                            "and the operator schemas of this build (ONNX %s) end at opset %lld",
+                            (long long)from, (long long)c.to, ph_schema_onnx_version(), (long long)max_known);
     char what[64];
     snprintf(what, sizeof what, "opset %lld -> %lld", (long long)from, (long long)c.to);
     if (!ph_ctx_rewrite_begin(ctx, what))
