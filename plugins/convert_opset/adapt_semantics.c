@@ -5,7 +5,7 @@
  * optional), ArgMax/ArgMin (12: select_last_index), MaxPool (8:
  * storage_order; 10: ceil_mode, dilations), AveragePool (10: ceil_mode;
  * 19: dilations), Scatter (removed at 11 for ScatterElements), Constant
- * (12: value_float, value_ints...) and the negative axes allowed from 11. */
+ * (12: value_float, value_ints...), Reshape (14: allowzero) and the negative axes allowed from 11. */
 #include <string.h>
 
 #include "convert_opset.h"
@@ -203,6 +203,17 @@ int cv_adapt_semantics(cv *c, ph_node *n)
     }
     if (!strcmp(op, "Constant"))
         return constant(c, n);
+    if (!strcmp(op, "Reshape") && cv_down(c, 14) && ph_node_attr_type(n, "allowzero") != PH_ATTR_NONE) {
+        /* allowzero = 1 differs only where the shape has a 0. */
+        int64_t shape[64];
+        ptrdiff_t k = ph_node_attr_int(n, "allowzero", 0) ? cv_const_ints(ph_node_input(n, 1), shape, 64) : 0;
+        for (ptrdiff_t i = 0; i < k; i++)
+            if (shape[i] == 0)
+                k = -1;
+        if (k < 0)
+            return cv_refuse(c, n, "allowzero = 1 with a shape that has (or may have) a 0 does not exist before opset 14");
+        return ph_node_remove_attr(n, "allowzero") < 0 ? PH_ENOMEM : 1;
+    }
     if (!strcmp(op, "Concat") || !strcmp(op, "Gather") || !strcmp(op, "Flatten") || !strcmp(op, "Split") ||
         !strcmp(op, "Compress") || !strcmp(op, "OneHot"))
         return positive_axis(c, n, 0);
