@@ -152,6 +152,18 @@ START_TEST(layernorm_and_gelu_decomposed)
 }
 END_TEST
 
+START_TEST(hardswish_and_comparisons_decomposed)
+{
+    CONVERTS("11", "opset 14; x: float[2,8]\ny = HardSwish(x)\nreturn y",
+             "h = HardSigmoid(x) {alpha=0.16666667, beta=0.5}\ny = Mul(x, h)");
+    CONVERTS("11", "opset 12; a: float[2,8]; b: float[8]\ny = GreaterOrEqual(a, b)\nz = LessOrEqual(a, b)\nreturn y, z",
+             "g = Greater(a, b)\ne = Equal(a, b)\ny = Or(g, e)\n--\nl = Less(a, b)\nf = Equal(a, b)\nz = Or(l, f)");
+    /* Equal takes no floats before 11: left for the check to refuse */
+    refused("10", "opset 12; a: float[2,8]; b: float[8]\ny = GreaterOrEqual(a, b)\nreturn y", "GreaterOrEqual",
+            "does not exist");
+}
+END_TEST
+
 START_TEST(batchnorm_outputs_and_gemm_c)
 {
     CONVERTS_UNCHECKED("14..", "opset 13; x: float[2,3,4,4]; s: const float[3]; b: const float[3]; m: const float[3]; "
@@ -219,6 +231,38 @@ START_TEST(if_bodies)
 }
 END_TEST
 
+/* A Loop body too: its Unsqueeze takes its axes as an attribute, its
+ * Softmax over axis 0 (not the last) keeps its meaning. */
+START_TEST(loop_body)
+{
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text("opset 13; x: float[2,3]; n: int64[] = [2]; c: bool[] = [1]\n"
+                                     "y = Loop(n, c, x)\nreturn y", &err);
+    ck_assert_msg(m, "%s", err.message);
+    ph_node *loop = ph_value_producer(ph_graph_output(ph_model_graph(m), 0));
+    ph_graph *body = ph_node_add_subgraph(loop, "body");
+    int64_t dims[2] = {2, 3}, zero = 0, one = 1;
+    ph_graph_add_input(body, "i", PH_DT_INT64, 0, NULL);
+    ph_value *cin = ph_graph_add_input(body, "cin", PH_DT_BOOL, 0, NULL);
+    ph_value *v = ph_graph_add_input(body, "v", PH_DT_FLOAT, 2, dims);
+    ph_node *sm = ph_node_create(body, NULL, "Softmax", 1, &v, 1);
+    ph_node_set_attr_int(sm, "axis", 0);
+    ph_value *a = ph_graph_add_initializer(body, "a", ph_tensor_new(PH_DT_INT64, 1, &one, &zero));
+    ph_node *un = ph_node_create(body, NULL, "Unsqueeze", 2, (ph_value *[]){ph_node_output(sm, 0), a}, 1);
+    ph_node *sq = ph_node_create(body, NULL, "Squeeze", 2, (ph_value *[]){ph_node_output(un, 0), a}, 1);
+    ph_node *id = ph_node_create(body, NULL, "Identity", 1, &cin, 1);
+    ph_graph_add_output(body, ph_node_output(id, 0));
+    ph_graph_add_output(body, ph_node_output(sq, 0));
+    const char *params[] = {"opset=7..11", NULL};
+    ph_test_options o = {.params = params};
+    ck_assert_msg(ph_test_run(pass, m, &o, NULL, &err) == 1, "%s", err.message);
+    ck_assert_int_eq(ph_model_opset(m, ""), 11);
+    PC_GRAPH_IS(body, "t = Transpose(v) {perm=[1, 0]}\ns = Softmax(t) {axis=1}\nb = Transpose(s) {perm=[1, 0]}\n"
+                      "u = Unsqueeze(b) {axes=[0]}\nq = Squeeze(u) {axes=[0]}\n--\nk = Identity(cin)");
+    ph_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("convert_opset");
@@ -235,10 +279,12 @@ int main(void)
     tcase_add_test(tc, dropout_at_12);
     tcase_add_test(tc, softmax_axis_semantics);
     tcase_add_test(tc, layernorm_and_gelu_decomposed);
+    tcase_add_test(tc, hardswish_and_comparisons_decomposed);
     tcase_add_test(tc, batchnorm_outputs_and_gemm_c);
     tcase_add_test(tc, resize_and_upsample);
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, if_bodies);
+    tcase_add_test(tc, loop_body);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_run_all(sr, CK_NORMAL);

@@ -10,8 +10,8 @@
  *   version (docs/targets.md, "Opset conversion", lists them): operands
  *   moved between attributes and inputs, Softmax's axis semantics of
  *   before 13 kept by a Flatten/Reshape or Transpose around it, Upsample <->
- *   Resize, LayerNormalization (17) and Gelu (20) decomposed below their
- *   version, extra outputs and attributes a version does not have dropped
+ *   Resize, LayerNormalization (17), Gelu (20), HardSwish (14) and
+ *   GreaterOrEqual/LessOrEqual (12, to 11) decomposed below their version, extra outputs and attributes a version does not have dropped
  *   when unused or at their default; then the model imports the new opset.
  *   What has no faithful conversion (an operand that must become an
  *   attribute but is computed, an attribute value the target version does
@@ -224,6 +224,17 @@ static const ph_rule layernorm_rules[] = {
     {"layernorm", "y = LayerNormalization(x:float32|double, s, b?)", NULL, layernorm}, {0}};
 static const ph_rule gelu_rules[] = {{"gelu", "y = Gelu(x:float32|double|float16)", NULL, gelu}, {0}};
 
+/* GreaterOrEqual and LessOrEqual (12) as the comparison or Equal (exact,
+ * NaN included: both are false); Equal takes floats from 11. */
+static const ph_rule compare_rules[] = {
+    {"greater_or_equal", "y = GreaterOrEqual(a, b)\n=>\ng = Greater(a, b); e = Equal(a, b); y = Or(g, e)", NULL, NULL},
+    {"less_or_equal", "y = LessOrEqual(a, b)\n=>\nl = Less(a, b); e = Equal(a, b); y = Or(l, e)", NULL, NULL},
+    {0}};
+/* HardSwish (14) = x * HardSigmoid(x) with alpha 1/6, beta 0.5. */
+static const ph_rule hardswish_rules[] = {
+    {"hardswish", "y = HardSwish(x)\n=>\nh = HardSigmoid(x) {alpha=0.16666667, beta=0.5}; y = Mul(x, h)", NULL, NULL},
+    {0}};
+
 static int run_rules(const ph_rule *rules, ph_graph *g, const ph_params *p, ph_ctx *ctx)
 {
     ph_error err = {0};
@@ -332,6 +343,10 @@ static int run(ph_graph *g, const ph_params *p, ph_ctx *ctx)
         rc = run_rules(layernorm_rules, g, p, ctx);
     if (rc >= 0 && c.to < 20)
         rc = run_rules(gelu_rules, g, p, ctx);
+    if (rc >= 0 && c.to < 14)
+        rc = run_rules(hardswish_rules, g, p, ctx);
+    if (rc >= 0 && c.to < 12 && c.to >= 11)
+        rc = run_rules(compare_rules, g, p, ctx);
     if (rc >= 0)
         rc = ph_graph_walk(g, check_node, &c);
     if (rc < 0)
