@@ -12,7 +12,8 @@
  *   before 13 kept by a Flatten/Reshape or Transpose around it, Upsample <->
  *   Resize, LayerNormalization (17), Gelu (20), HardSwish (14) and
  *   GreaterOrEqual/LessOrEqual (12, to 11) decomposed below their version, extra outputs and attributes a version does not have dropped
- *   when unused or at their default; then the model imports the new opset.
+ *   when unused or at their default; then the model imports the new opset
+ *   (and its ir_version is raised to what that opset needs, going up).
  *   What has no faithful conversion (an operand that must become an
  *   attribute but is computed, an attribute value the target version does
  *   not have, an operator that does not exist there) fails the pass with
@@ -339,6 +340,8 @@ static int run(ph_graph *g, const ph_params *p, ph_ctx *ctx)
     int rc = ph_graph_walk(g, adapt_node, &c);
     if (rc >= 0)
         rc = ph_model_set_opset(m, "", c.to);
+    if (rc >= 0)
+        rc = ph_model_require_ir_version(m, c.to);
     if (rc >= 0 && c.to < 17)
         rc = run_rules(layernorm_rules, g, p, ctx);
     if (rc >= 0 && c.to < 20)
