@@ -6,7 +6,8 @@
 #   make run        optimize the bundled CNN with configs/optimize.ini and print the report
 #   make test       build a sanitized tree (ASan + UBSan) in build/san and run every test
 #                   (and the plain tree build/, whose library the Python test loads)
-#   make test-ort   run original and rewritten bundled models in ONNX Runtime and compare
+#   make test-ort   run original and rewritten bundled models in ONNX Runtime and compare;
+#                   convert_opset's adapters on small models (scripts/opset_ort_cases.py)
 #   make test-zoo   the real-model table against ONNX Runtime's basic level (bench/zoo.py),
 #                   and each model converted to opsets 11 and 17 (scripts/opset_zoo_check.sh)
 #   make test-conformance  the ONNX backend conformance suite (libonnx-testdata): round
@@ -250,6 +251,7 @@ check-layers: all
 # model, original vs rewritten, on the same inputs.
 test-ort: all
 	scripts/test_ort.sh $(BUILD)
+	/usr/bin/python3 scripts/opset_ort_cases.py $(BUILD)
 
 # The real-model table (bench/zoo.py): torchvision CNNs, a ViT and BERT-style
 # encoders exported by torch; fails when passhost's default stages leave more
