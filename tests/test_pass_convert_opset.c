@@ -198,6 +198,7 @@ START_TEST(refusals)
             "largest");
     refused("9", "opset 13; x: float[2,3]; lo: float[]\ny = Clip(x, lo)\nreturn y", "Clip", "computed");
     refused("11", "opset 13; x: float[2,8]\ny = Shape(x) {start=1}\nreturn y", "Shape", "start");
+    refused("11", "opset 6; x: float[2,8]\ny = Relu(x)\nreturn y", "from opset 6", "adapters cover opsets 7");
     refused("11", "opset 17; x: float[2,8]\ny = Trilu(x)\nreturn y", "Trilu", "does not exist");
     refused("11", "opset 18; x: float[2,3]; a: int64[0]\ny = ReduceMean(x, a) {noop_with_empty_axes=1}\nreturn y",
             "ReduceMean", "noop_with_empty_axes");

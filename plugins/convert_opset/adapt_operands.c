@@ -137,7 +137,7 @@ static int pad(cv *c, ph_node *n)
         int r = ph_value_rank(x);
         ptrdiff_t na = cv_const_ints(ph_node_input(n, 3), axes, MAXR);
         ptrdiff_t np = cv_const_ints(ph_node_input(n, 1), pads, 2 * MAXR);
-        if (na < 0 || np != 2 * na || r < 0)
+        if (na < 0 || np != 2 * na || r < 0 || r > MAXR)
             return cv_refuse(c, n, "its axes or pads are computed, or the rank is not known: the full pads list of "
                                    "opset %lld cannot be written", (long long)c->to);
         for (ptrdiff_t i = 0; i < na; i++) {

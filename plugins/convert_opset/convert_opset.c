@@ -129,9 +129,8 @@ int cv_input_to_attr(cv *c, ph_node *n, size_t i, const char *attr)
         return 0;
     ptrdiff_t k = cv_const_ints(v, vals, 64);
     if (k < 0)
-        return cv_refuse(c, n, "input %zu (%s, '%s') is computed, and at opset %lld it is the attribute '%s', a constant",
-                         i, ph_schema_input_name(ph_schema_find("", ph_node_op_type(n), c->from), i), ph_value_name(v),
-                         (long long)c->to, attr);
+        return cv_refuse(c, n, "input %zu ('%s') is computed, and at opset %lld it is the attribute '%s', a constant",
+                         i, ph_value_name(v), (long long)c->to, attr);
     if (ph_node_set_attr_ints(n, attr, (size_t)k, vals) || cv_drop_input(n, i))
         return ph_ctx_error(c->ctx, PH_ENOMEM, "out of memory");
     return 1;
@@ -328,7 +327,7 @@ static int run(ph_graph *g, const ph_params *p, ph_ctx *ctx)
         return 0;
     cv c = {ctx, from, from < lo ? lo : hi};
     ph_schema_domain_known("", &min_known, &max_known);
-    if (c.to > max_known || c.to < 7)
+    if (c.to > max_known || c.to < 7 || from < 7)
         return ph_ctx_error(ctx, PH_EUNSUPPORTED,
                             "cannot convert the model from opset %lld to %lld: the adapters cover opsets 7 to 21, "
                             "and the operator schemas of this build (ONNX %s) end at opset %lld",
