@@ -6,8 +6,10 @@
 #   make run        optimize the bundled CNN with configs/optimize.ini and print the report
 #   make test       build a sanitized tree (ASan + UBSan) in build/san and run every test
 #                   (and the plain tree build/, whose library the Python test loads)
-#   make test-ort   run original and rewritten bundled models in ONNX Runtime and compare
-#   make test-zoo   the real-model table against ONNX Runtime's basic level (bench/zoo.py)
+#   make test-ort   run original and rewritten bundled models in ONNX Runtime and compare;
+#                   convert_opset's adapters on small models (scripts/opset_ort_cases.py)
+#   make test-zoo   the real-model table against ONNX Runtime's basic level (bench/zoo.py),
+#                   and each model converted to opsets 11 and 17 (scripts/opset_zoo_check.sh)
 #   make test-conformance  the ONNX backend conformance suite (libonnx-testdata): round
 #                   trip, evaluator, default stages and shape inference on every model
 #                   (tests/conformance/run_conformance.c; prints one table of counts)
@@ -249,6 +251,7 @@ check-layers: all
 # model, original vs rewritten, on the same inputs.
 test-ort: all
 	scripts/test_ort.sh $(BUILD)
+	/usr/bin/python3 scripts/opset_ort_cases.py $(BUILD)
 
 # The real-model table (bench/zoo.py): torchvision CNNs, a ViT and BERT-style
 # encoders exported by torch; fails when passhost's default stages leave more
@@ -257,7 +260,8 @@ test-ort: all
 test-zoo: all
 	@if /usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null; then \
 	  /usr/bin/python3 bench/gen_zoo.py $(BUILD)/zoo-models && \
-	  /usr/bin/python3 bench/zoo.py $(BUILD) $(BUILD)/zoo-models; \
+	  /usr/bin/python3 bench/zoo.py $(BUILD) $(BUILD)/zoo-models && \
+	  scripts/opset_zoo_check.sh $(BUILD) $(BUILD)/zoo-models; \
 	else echo "test-zoo: skipped (python3-torch / python3-torchvision not installed)"; fi
 
 # The ONNX backend conformance suite (Debian's libonnx-testdata, installed by

@@ -28,8 +28,12 @@ out=docs/passes.md
     echo "in name order."
     echo
     "$BUILD/bin/passhost" --list-passes --markdown --plugin-dir "$BUILD/plugins"
-    for src in plugins/*/*.c; do
-        name=$(basename "$(dirname "$src")")
+    for dir in plugins/*/; do
+        name=$(basename "$dir")
+        # a pass of several files: its NAME.c holds the header comment
+        src=$dir$name.c
+        [ -f "$src" ] || src=$(ls "$dir"*.c 2>/dev/null | head -n 1)
+        [ -n "$src" ] || continue
         echo
         echo "## $name"
         echo

@@ -544,6 +544,22 @@ START_TEST(test_walk_ops)
 }
 END_TEST
 
+/* ir_version raised to what an opset needs, never lowered. */
+START_TEST(test_require_ir_version)
+{
+    ph_model *m = ph_model_new(13);
+    ck_assert_int_eq(ph_model_ir_version(m), 8);
+    ck_assert_int_eq(ph_model_require_ir_version(m, 11), 0);
+    ck_assert_int_eq(ph_model_ir_version(m), 8);
+    ck_assert_int_eq(ph_model_require_ir_version(m, 19), 0);
+    ck_assert_int_eq(ph_model_ir_version(m), 9);
+    ck_assert_int_eq(ph_model_require_ir_version(m, 21), 0);
+    ck_assert_int_eq(ph_model_ir_version(m), 10);
+    ck_assert_int_eq(ph_model_require_ir_version(NULL, 21), PH_EINVAL);
+    ph_model_free(m);
+}
+END_TEST
+
 START_TEST(test_node_opset)
 {
     ph_model *m = ph_model_new(13);
@@ -624,6 +640,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_initializer_version_and_memo);
     tcase_add_test(tc, test_walk_ops);
     tcase_add_test(tc, test_node_opset);
+    tcase_add_test(tc, test_require_ir_version);
     tcase_add_test(tc, test_ctx_run_sticky);
     suite_add_tcase(s, tc);
     return s;

@@ -18,6 +18,8 @@
 #include "config/plan.h"
 #include "config/profile.h"
 #include "passhost/passhost.h"
+#include "passhost/testing.h"
+#include "passhost/host.h"
 #include "clirun.h"
 #include "tmpdir.h"
 
@@ -377,6 +379,33 @@ START_TEST(cli_target_options)
 }
 END_TEST
 
+/* --target opset11 end to end: a model at opset 13 comes out at 11 (the
+ * shipped profile and the real convert_opset plugin); one whose Unsqueeze
+ * axes are computed fails naming the node, and writes nothing. */
+START_TEST(cli_target_opset11)
+{
+    const char *in = PH_SOURCE_DIR "/tests/models/transformer_block.onnx", *out = tk_tpath("o11.onnx");
+    tk_cli_result r = TK_CLI("-i", in, "-o", out, "--target", "opset11", "--strict-target");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.out, "convert_opset"), "%s", r.out);
+    tk_cli_free(&r);
+    ph_model *m = NULL;
+    ph_error err = {0};
+    ck_assert_msg(ph_model_load(out, &m, &err) == 0, "%s", err.message);
+    ck_assert_int_eq(ph_model_opset(m, ""), 11);
+    ph_model_free(m);
+
+    m = ph_test_model_text("opset 13; x: float[2,3]; a: int64[1]\nu = Unsqueeze(x, a)\nreturn u", &err);
+    ck_assert_msg(m != NULL, "%s", err.message);
+    const char *dyn = tk_tpath("dyn.onnx"), *dout = tk_tpath("dyn11.onnx");
+    ck_assert_msg(ph_model_save(m, dyn, &err) == 0, "%s", err.message);
+    ph_model_free(m);
+    r = TK_CLI("-i", dyn, "-o", dout, "--target", "opset11");
+    tk_expect_failure(&r, HOST_EXIT_PASS, "Unsqueeze", "is computed");
+    ck_assert_int_ne(access(dout, F_OK), 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("targets");
@@ -391,6 +420,7 @@ static Suite *suite(void)
     tcase_add_test(tc, plan_profile_passes_section);
     tcase_add_test(tc, config_file_is_its_own_profile);
     tcase_add_test(tc, cli_target_options);
+    tcase_add_test(tc, cli_target_opset11);
     suite_add_tcase(s, tc);
     return s;
 }

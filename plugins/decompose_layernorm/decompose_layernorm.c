@@ -49,21 +49,6 @@ static ph_value *op2(ph_rewriter *rw, const char *op, ph_value *a, ph_value *b)
     return a && b ? ph_rw_op(rw, op, 2, in) : NULL;
 }
 
-/* ReduceMean of x over axes[0..n) keeping them, in the opset's form. */
-static ph_value *mean(ph_rewriter *rw, ph_value *x, int n, const int64_t *axes, int64_t opset)
-{
-    ph_node *r = NULL;
-    if (x && ph_op_axes_is_input(PH_OP_ReduceMean, opset) > 0) {
-        int64_t len = n;
-        ph_value *in[2] = {x, ph_rw_initializer(rw, "ln_axes", ph_tensor_new(PH_DT_INT64, 1, &len, axes))};
-        r = in[1] ? ph_rw_node(rw, "ReduceMean", 2, in, 1) : NULL;
-    } else if (x && (r = ph_rw_node(rw, "ReduceMean", 1, &x, 1)) != NULL &&
-               ph_node_set_attr_ints(r, "axes", (size_t)n, axes) < 0) {
-        return NULL;
-    }
-    return r && ph_node_set_attr_int(r, "keepdims", 1) == 0 ? ph_node_output(r, 0) : NULL;
-}
-
 static int decompose(ph_rewriter *rw, const ph_match *m)
 {
     ph_node *ln = ph_match_root(m);
@@ -71,7 +56,7 @@ static int decompose(ph_rewriter *rw, const ph_match *m)
     ph_value *y = ph_match_value(m, "y"), *r;
     int64_t opset = ph_rw_opset(rw);
     int R = ph_value_rank(x), dt = ph_value_dtype(x);
-    int64_t axis = ph_node_attr_int(ln, "axis", -1), axes[MAXR], dims[MAXR];
+    int64_t axis = ph_node_attr_int(ln, "axis", -1), dims[MAXR];
     axis += axis < 0 ? R : 0;
     if (opset < 17 || R < 1 || R > MAXR || axis < 0 || axis >= R || !fits(s, x, (int)axis) ||
         !fits(b, x, (int)axis))
@@ -101,15 +86,7 @@ static int decompose(ph_rewriter *rw, const ph_match *m)
     } else {
         if (dt != PH_DT_FLOAT && dt != PH_DT_DOUBLE)
             return 0;
-        for (int i = 0; i < nr; i++)
-            axes[i] = axis + i;
-        double eps = ph_node_attr_float(ln, "epsilon", 1e-5f);
-        int64_t none[1] = {0};
-        ph_value *d = op2(rw, "Sub", x, mean(rw, x, nr, axes, opset));
-        ph_value *var = mean(rw, op2(rw, "Mul", d, d), nr, axes, opset);
-        ph_value *e = ph_rw_initializer(rw, "ln_epsilon", ph_tensor_from_f64(dt, 0, none, &eps));
-        ph_value *sd = op2(rw, "Add", var, e);
-        r = op2(rw, "Div", d, sd ? ph_rw_op(rw, "Sqrt", 1, &sd) : NULL);
+        r = ph_rw_layernorm_normalize(rw, x, R, (int)axis, ph_node_attr_float(ln, "epsilon", 1e-5f));
     }
     if (need_mul)
         r = op2(rw, "Mul", r, s);

@@ -86,6 +86,11 @@ PH_API int64_t ph_model_opset(const ph_model *m, const char *domain);
 /* Import (or change) an opset; returns 0 or a PH_E* code. */
 PH_API int ph_model_set_opset(ph_model *m, const char *domain, int64_t version);
 PH_API int64_t ph_model_ir_version(const ph_model *m);
+/* Raise the model's ir_version to at least the one the default-domain
+ * opset `opset` requires (ONNX's table: opset 11 needs IR 6, 12 to 14 IR 7,
+ * 15 to 18 IR 8, 19 and 20 IR 9, 21 IR 10); never lowers it.  For opset
+ * conversion (convert_opset).  0, or PH_EINVAL for m NULL. */
+PH_API int ph_model_require_ir_version(ph_model *m, int64_t opset);
 
 /* A number that changes whenever an initializer of any graph is added or
  * removed, has its data replaced (ph_value_set_const), or becomes or stops

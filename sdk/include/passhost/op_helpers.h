@@ -217,6 +217,19 @@ PH_API ph_value *ph_rw_axes_op(ph_rewriter *rw, const char *op, ph_value *x, siz
 PH_API ph_value *ph_rw_slice(ph_rewriter *rw, ph_value *x, size_t n, const int64_t *starts, const int64_t *ends,
                              const int64_t *axes, const int64_t *steps);
 
+/* ------------------------------------------------ layer normalization
+ * (sdk/src/ops/rw_layernorm.c; for decompose_layernorm and convert_opset.) */
+
+/* LayerNormalization's normalization without its affine part, in primitive
+ * operators of the model's default-domain opset:
+ *     mean = ReduceMean(x), d = x - mean, var = ReduceMean(d * d),
+ *     returned: d / Sqrt(var + epsilon)
+ * over the axes [axis, rank) with keepdims = 1 (axes an attribute before
+ * opset 18, an input from 18).  x (borrowed) is float or double of known
+ * rank `rank`, 0 <= axis < rank <= 64; the caller multiplies by Scale and
+ * adds B.  NULL on failure (the rewrite then fails). */
+PH_API ph_value *ph_rw_layernorm_normalize(ph_rewriter *rw, ph_value *x, int rank, int axis, double epsilon);
+
 #ifdef __cplusplus
 }
 #endif

@@ -78,6 +78,23 @@ PH_API void ph_model_free(ph_model *m)
 PH_API ph_graph *ph_model_graph(ph_model *m) { return m->graph; }
 PH_API int64_t ph_model_ir_version(const ph_model *m) { return m->proto->ir_version; }
 
+PH_API int ph_model_require_ir_version(ph_model *m, int64_t opset)
+{
+    /* the first opset of IR versions 3 to 10 (onnx/helper.py's table) */
+    static const int64_t first_opset[] = {1, 1, 1, 1, 9, 10, 11, 12, 15, 19, 21};
+    if (!m)
+        return PH_EINVAL;
+    int64_t ir = 3;
+    for (int64_t v = 4; v <= 10; v++)
+        if (opset >= first_opset[v])
+            ir = v;
+    if (m->proto->ir_version < ir) {
+        m->proto->ir_version = ir;
+        m->proto->has_ir_version = 1;
+    }
+    return 0;
+}
+
 PH_API size_t ph_model_node_count(const ph_model *m) { return m->n_nodes_total; }
 
 static int is_default_domain(const char *d) { return !d || !*d || strcmp(d, "ai.onnx") == 0; }
