@@ -49,7 +49,7 @@ extern "C" {
 #endif
 
 #define PH_ABI_MAJOR 1
-#define PH_ABI_MINOR 3
+#define PH_ABI_MINOR 4
 
 /* The one symbol the host looks up in every plugin. */
 #define PH_PASS_ENTRY_SYMBOL "passhost_pass_descriptor"
@@ -126,6 +126,12 @@ typedef struct ph_pass_desc {
     /* Since 1.3: the target-profile keys the pass reads (ph_profile_key),
      * or NULL. */
     const ph_profile_key *profile_keys;
+    /* Since 1.4: the float dtype the pass makes the model compute in when
+     * it is less precise than the model's own (PH_DT_FLOAT16 for a pass
+     * converting float32 to float16), or 0.  --verify then allows the
+     * rounding of that dtype (docs/verify.md, "Error budgets").  Only for
+     * PH_APPROX passes. */
+    int precision;
 } ph_pass_desc;
 
 typedef const ph_pass_desc *(*ph_pass_entry_fn)(void);
