@@ -73,11 +73,16 @@ static int is_control(const ph_node *n)
     return op == PH_OP_If || op == PH_OP_Loop || op == PH_OP_Scan;
 }
 
-/* A node that computes in float32 as it is. */
+/* A node that computes in float32 as it is: the block list, other domains,
+ * an output of unknown dtype, and a Cast from float16 to float32 (a border
+ * Cast, or the model's own widening: its readers read its input). */
 static int kept(const conv *c, const ph_node *n)
 {
     if (is_control(n))
         return 0;
+    if (ph_node_op(n) == PH_OP_Cast && ph_node_attr_int(n, "to", 0) == PH_DT_FLOAT &&
+        ph_value_dtype(ph_node_input(n, 0)) == PH_DT_FLOAT16)
+        return 1;
     if (ph_node_domain(n)[0] || list_has(c->keep, ph_node_op_type(n)))
         return 1;
     for (size_t i = 0; i < ph_node_output_count(n); i++)
