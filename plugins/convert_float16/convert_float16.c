@@ -36,6 +36,7 @@
  *   (docs/verify.md).
  */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <passhost/passhost.h>
@@ -310,19 +311,26 @@ static void retarget_outputs(conv *c, ph_value *v, ph_value *t)
 
 /* ---------------------------------------------------------------- nodes */
 
+/* v's dtype becomes dtype, its dims and their names kept. */
 static void set_dtype(ph_value *v, int dtype)
 {
+    enum { MAX_RANK = 64 };
     int rank = ph_value_rank(v);
-    int64_t dims[64];
-    for (int d = 0; d < rank && d < 64; d++)
+    if (rank > MAX_RANK)
+        rank = -1;
+    int64_t dims[MAX_RANK];
+    char *names[MAX_RANK] = {0}; /* copies: setting the type frees the value's own */
+    for (int d = 0; d < rank; d++) {
         dims[d] = ph_value_dim(v, d);
-    char *params[64] = {0};
-    for (int d = 0; d < rank && d < 64; d++)
-        params[d] = (char *)ph_value_dim_param(v, d);
-    ph_value_set_type(v, dtype, rank <= 64 ? rank : -1, dims);
-    for (int d = 0; d < rank && d < 64; d++)
-        if (params[d])
-            ph_value_set_dim_param(v, d, params[d]);
+        const char *p = ph_value_dim_param(v, d);
+        names[d] = p ? strdup(p) : NULL;
+    }
+    ph_value_set_type(v, dtype, rank, dims);
+    for (int d = 0; d < rank; d++) {
+        if (names[d])
+            ph_value_set_dim_param(v, d, names[d]);
+        free(names[d]);
+    }
 }
 
 /* The attributes that name an output dtype of float32 become float16. */
