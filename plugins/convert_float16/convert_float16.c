@@ -8,7 +8,7 @@
  *     a Cast back to float32 before an output (the output keeps its name);
  *   - the operators of the parameter keep_float32_ops (reductions and
  *     normalizations that overflow or lose precision in float16, shape
- *     computations, operators without a float16 kernel), and operators of
+ *     computations, operators whose schema has no float16), and operators of
  *     other domains: they read and write float32, with Casts around them;
  *   - the inputs that stay float in every opset (Resize's scales,
  *     Upsample's scales);
@@ -491,13 +491,11 @@ static const ph_param_def params[] = {
      "ReduceSum, ReduceSumSquare, ReduceMean, ReduceProd, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, "
      "CumSum, Softmax, LogSoftmax, LayerNormalization, GroupNormalization, InstanceNormalization, "
      "LpNormalization, MeanVarianceNormalization, Exp, Pow, Range, NonMaxSuppression, RoiAlign, "
-     "QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, Celu, Mish",
+     "QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, Celu",
      "operators kept in float32 (Casts around them): reductions and normalizations that overflow or lose "
-     "precision in float16, exponentials, shape computations, operators without a float16 kernel"},
+     "precision in float16, exponentials, shape computations, operators whose schema has no float16"},
     {NULL, 0, NULL, NULL},
 };
-
-static const ph_profile_key keys[] = {{"dtypes", NULL}, {NULL, NULL}};
 
 PH_PASS_DEFINE(
     .name = "convert_float16",
@@ -507,5 +505,4 @@ PH_PASS_DEFINE(
     .exactness = PH_APPROX,
     .params = params,
     .run = run,
-    .profile_keys = keys,
     .precision = PH_DT_FLOAT16)
