@@ -221,6 +221,46 @@ START_TEST(if_bodies_and_captured_values)
 }
 END_TEST
 
+/* A Loop whose body carries a float state, reads a weight and a main-graph
+ * input (captured), and has a block-listed Softmax: the body's float inputs
+ * and outputs become float16 with the Loop's, the captured input is cast
+ * once in the main graph; checked numerically (the evaluator runs Loop). */
+START_TEST(loop_body_numeric)
+{
+    ph_model *m = model("x: float[4]; s0: float[4]; n: int64[] = [3]; c: bool[] = [1]; w: const float[4]\n"
+                        "sf, sm = Loop(n, c, s0)\ny = Add(sf, x)\nreturn y, sm");
+    ph_graph *g = ph_model_graph(m);
+    ph_node *loop = tk_find_op(g, PH_OP_Loop);
+    ph_graph *b = ph_node_add_subgraph(loop, "body");
+    ck_assert_ptr_nonnull(b);
+    ph_graph_add_input(b, "i", PH_DT_INT64, 0, NULL);
+    ph_value *ci = ph_graph_add_input(b, "c_in", PH_DT_BOOL, 0, NULL);
+    ph_value *si = ph_graph_add_input(b, "s_in", PH_DT_FLOAT, 1, TK_I64(4));
+    ph_value *r = tk_op1(b, "Relu", tk_op2(b, "Mul", si, ph_graph_find_value(g, "w")));
+    ph_value *so = tk_op2(b, "Add", r, ph_graph_find_value(g, "x"));
+    ph_node *sm = tk_node(b, "Softmax", 1, &so);
+    ph_node_set_attr_int(sm, "axis", 0);
+    tk_output(b, tk_op1(b, "Identity", ci));
+    tk_output(b, so);
+    tk_output(b, ph_node_output(sm, 0));
+    tk_infer(m);
+    ph_test_result res;
+    ph_error err = {0};
+    int rc = ph_test_run_checked(pass, m, NULL, &res, &err);
+    ck_assert_msg(rc == 1, "%d %s", rc, err.message);
+    ck_assert_int_eq(ph_value_dtype(ph_graph_input(b, 2)), PH_DT_FLOAT16);
+    ck_assert_int_eq(ph_value_dtype(ph_graph_output(b, 1)), PH_DT_FLOAT16);
+    ck_assert_int_eq(ph_value_dtype(ph_graph_output(b, 2)), PH_DT_FLOAT16);
+    ck_assert_int_eq(ph_value_dtype(ph_graph_output(g, 0)), PH_DT_FLOAT);
+    ck_assert_int_eq(ph_value_dtype(ph_graph_output(g, 1)), PH_DT_FLOAT);
+    ck_assert_uint_eq(tk_count_op(g, PH_OP_Cast), 4); /* x and s0 in, y and sm out */
+    ck_assert_uint_eq(tk_count_op(b, PH_OP_Cast), 2); /* around the Softmax */
+    no_redundant_cast(g);
+    no_redundant_cast(b);
+    ph_model_free(m);
+}
+END_TEST
+
 /* A small CNN: within float16's budget on random inputs; the same run
  * with one operator replaced (a bug) fails it. */
 static const char *cnn = "x: float[1,3,8,8]; w: const float[4,3,3,3]; b: const float[4]; w2: const float[2,4,1,1]\n"
@@ -275,6 +315,7 @@ int main(void)
     tcase_add_test(tc, int_double_and_kept_only_untouched);
     tcase_add_test(tc, dtype_attributes_and_float_only_inputs);
     tcase_add_test(tc, if_bodies_and_captured_values);
+    tcase_add_test(tc, loop_body_numeric);
     tcase_add_test(tc, numeric_check_within_float16_budget_and_a_bug_fails);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
