@@ -130,30 +130,35 @@ static int was_float32(const conv *c, const ph_value *v)
 
 /* ------------------------------------------------------------ constants */
 
-/* A float16 copy of float tensor t (name for the warning), clamped to
- * float16's range.  NULL on failure. */
+/* A float16 copy of float32 tensor t (name for the warning), clamped to
+ * float16's range; straight from the floats, no buffer of its own beside
+ * the new tensor.  NULL on failure. */
 static ph_tensor *half_of(conv *c, const ph_tensor *t, const char *name)
 {
     int64_t n = ph_tensor_numel(t);
-    double *v = ph_ctx_alloc(c->ctx, (size_t)(n > 0 ? n : 1) * sizeof *v);
-    if (!v || ph_tensor_read_f64(t, ph_tensor_rank(t), ph_tensor_dims(t), v)) {
+    const float *f = ph_tensor_data(t);
+    void *data = NULL;
+    ph_tensor *h = ph_tensor_new_uninit(PH_DT_FLOAT16, ph_tensor_rank(t), ph_tensor_dims(t), &data);
+    if (!h || (n > 0 && !f)) {
+        ph_tensor_free(h);
         c->rc = PH_ENOMEM;
         return NULL;
     }
+    uint16_t *o = data;
     int64_t clamped = 0;
     double worst = 0;
-    for (int64_t k = 0; k < n; k++)
-        if (isfinite(v[k]) && fabs(v[k]) > F16_MAX) {
-            worst = fmax(worst, fabs(v[k]));
-            v[k] = v[k] > 0 ? F16_MAX : -F16_MAX;
+    for (int64_t k = 0; k < n; k++) {
+        double v = f[k];
+        if (isfinite(v) && fabs(v) > F16_MAX) {
+            worst = fmax(worst, fabs(v));
+            v = v > 0 ? F16_MAX : -F16_MAX;
             clamped++;
         }
+        o[k] = ph_f64_to_f16_bits(v);
+    }
     if (clamped)
         ph_log(c->ctx, PH_LOG_WARN, "constant '%s': %lld value%s beyond float16's range (largest |v| %g) "
                "clamped to +-65504", name, (long long)clamped, clamped == 1 ? "" : "s", worst);
-    ph_tensor *h = ph_tensor_from_f64(PH_DT_FLOAT16, ph_tensor_rank(t), ph_tensor_dims(t), v);
-    if (!h)
-        c->rc = PH_ENOMEM;
     return h;
 }
 
@@ -395,8 +400,11 @@ static void convert_node(conv *c, ph_node *n)
             t = as16(c, v);
         else if (w == 32 && ph_value_dtype(v) == PH_DT_FLOAT16 && was_float32(c, v))
             t = as32(c, v);
-        if (t && t != v)
+        if (t && t != v) {
             ph_node_set_input(n, i, t);
+            if (!ph_value_use_count(v))
+                ph_value_prune(v); /* e.g. the model's own Cast(float16 -> float) whose readers read its input now */
+        }
     }
     if (kept(c, n) || c->rc)
         return;
@@ -482,7 +490,6 @@ static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
     ph_hmap_free(c.to32);
     if (c.rc)
         return ph_ctx_error(ctx, c.rc, "converting to float16: %s", ph_strerror(c.rc));
-    ph_graph_remove_dead(g);
     return 1;
 }
 
