@@ -498,7 +498,7 @@ static const ph_param_def params[] = {
      "ReduceSum, ReduceSumSquare, ReduceMean, ReduceProd, ReduceL1, ReduceL2, ReduceLogSum, ReduceLogSumExp, "
      "CumSum, Softmax, LogSoftmax, LayerNormalization, GroupNormalization, InstanceNormalization, "
      "LpNormalization, MeanVarianceNormalization, Exp, Pow, Range, NonMaxSuppression, RoiAlign, "
-     "QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, Celu",
+     "QuantizeLinear, DequantizeLinear, DynamicQuantizeLinear, QLinearConv, QLinearMatMul, Celu",
      "operators kept in float32 (Casts around them): reductions and normalizations that overflow or lose "
      "precision in float16, exponentials, shape computations, operators whose schema has no float16"},
     {NULL, 0, NULL, NULL},
