@@ -136,7 +136,7 @@ static int was_float32(const conv *c, const ph_value *v)
 static ph_tensor *half_of(conv *c, const ph_tensor *t, const char *name)
 {
     int64_t n = ph_tensor_numel(t);
-    const float *f = ph_tensor_data(t);
+    const unsigned char *f = ph_tensor_data(t); /* maybe unaligned (the file's bytes) */
     void *data = NULL;
     ph_tensor *h = ph_tensor_new_uninit(PH_DT_FLOAT16, ph_tensor_rank(t), ph_tensor_dims(t), &data);
     if (!h || (n > 0 && !f)) {
@@ -148,7 +148,9 @@ static ph_tensor *half_of(conv *c, const ph_tensor *t, const char *name)
     int64_t clamped = 0;
     double worst = 0;
     for (int64_t k = 0; k < n; k++) {
-        double v = f[k];
+        float x;
+        memcpy(&x, f + (size_t)k * sizeof x, sizeof x);
+        double v = x;
         if (isfinite(v) && fabs(v) > F16_MAX) {
             worst = fmax(worst, fabs(v));
             v = v > 0 ? F16_MAX : -F16_MAX;
