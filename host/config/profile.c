@@ -82,7 +82,8 @@ static void shipped_scan(shipped *s)
             found[nf++] = host_xstrndup(e->d_name, n - 4);
         }
         closedir(d);
-        qsort(found, nf, sizeof *found, by_name);
+        if (nf) /* found is NULL in a folder without profiles (qsort wants a pointer) */
+            qsort(found, nf, sizeof *found, by_name);
         for (size_t k = 0; k < nf; k++) {
             int seen = 0;
             for (size_t j = 0; j < s->count && !seen; j++)
