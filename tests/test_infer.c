@@ -595,7 +595,12 @@ START_TEST(test_opset_differences)
     ph_node *sl = node("Slice", 1, in("e", F, "10,10"), i64s(1, 2LL), i64s(1, 8LL), END);
     ph_node *tk = node("TopK", 2, in("t", F, "3,10"), i64s(1, 4LL), END);
     ph_node *pd = node("Pad", 1, in("p", F, "2,2"), i64s(4, 1LL, 0LL, 1LL, 0LL), END);
+    /* negative pads crop a known dim; on a symbolic dim they cancel or give unknown */
+    ph_node *pn = node("Pad", 1, in("pn", F, "3,5"), i64s(4, -1LL, 1LL, 0LL, -3LL), END);
+    ph_node *ps = node("Pad", 1, in("ps", F, "n,m"), i64s(4, -1LL, 0LL, 2LL, 0LL), END);
     infer_ok();
+    EXPECT(out(pn, 0), "float[2,3]");
+    EXPECT(out(ps, 0), "float[?,m]");
     EXPECT(out(sq, 0), "float[1,3]");
     EXPECT(out(us, 0), "float[1,3,1]");
     EXPECT(out(sp, 1), "float[3,2]");

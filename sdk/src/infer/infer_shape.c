@@ -617,11 +617,19 @@ static int infer_pad(infer_ictx *c)
         int ax = infer_inf_axis(axes[i], r);
         if (ax < 0)
             return infer_fail(c, "axis out of range");
-        infer_dim d = infer_dim_add(infer_dim_add(x->d[ax], pads[i]), pads[i + na]);
-        if (x->d[ax] >= 0 && d < 0)
-            return infer_fail(c, "pads make dim %d negative", ax);
-        int64_t both;
-        c->out[0].d[ax] = !__builtin_add_overflow(pads[i], pads[i + na], &both) && both == 0 ? x->d[ax] : d;
+        /* pads may be negative (cropping): add them as integers to a known
+         * dim; a symbolic dim stays itself only when they cancel */
+        int64_t both, d;
+        int ovf = __builtin_add_overflow(pads[i], pads[i + na], &both);
+        if (x->d[ax] >= 0) {
+            if (ovf || __builtin_add_overflow(x->d[ax], both, &d))
+                c->out[0].d[ax] = INFER_DIM_UNK;
+            else if (d < 0)
+                return infer_fail(c, "pads make dim %d negative", ax);
+            else
+                c->out[0].d[ax] = d;
+        } else
+            c->out[0].d[ax] = !ovf && both == 0 ? x->d[ax] : INFER_DIM_UNK;
     }
     return 0;
 }
