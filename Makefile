@@ -9,7 +9,8 @@
 #   make test-ort   run original and rewritten bundled models in ONNX Runtime and compare;
 #                   convert_opset's adapters on small models (scripts/opset_ort_cases.py)
 #   make test-zoo   the real-model table against ONNX Runtime's basic level (bench/zoo.py),
-#                   and each model converted to opsets 11 and 17 (scripts/opset_zoo_check.sh)
+#                   each model converted to opsets 11 and 17 (scripts/opset_zoo_check.sh),
+#                   then the fp16 profile on the same models in ONNX Runtime (bench/fp16.py)
 #   make test-conformance  the ONNX backend conformance suite (libonnx-testdata): round
 #                   trip, evaluator, default stages and shape inference on every model
 #                   (tests/conformance/run_conformance.c; prints one table of counts)
@@ -261,7 +262,8 @@ test-zoo: all
 	@if /usr/bin/python3 -c 'import torch, torchvision' 2>/dev/null; then \
 	  /usr/bin/python3 bench/gen_zoo.py $(BUILD)/zoo-models && \
 	  /usr/bin/python3 bench/zoo.py $(BUILD) $(BUILD)/zoo-models && \
-	  scripts/opset_zoo_check.sh $(BUILD) $(BUILD)/zoo-models; \
+	  scripts/opset_zoo_check.sh $(BUILD) $(BUILD)/zoo-models && \
+	  /usr/bin/python3 bench/fp16.py $(BUILD) $(BUILD)/zoo-models; \
 	else echo "test-zoo: skipped (python3-torch / python3-torchvision not installed)"; fi
 
 # The ONNX backend conformance suite (Debian's libonnx-testdata, installed by

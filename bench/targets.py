@@ -14,7 +14,9 @@ For every ZOODIR/NAME.onnx and every profile (default: ort and npu):
 --set KEY=VALUE is given to every passhost run (e.g. adapt.level=approx: the
 adapt stage may then run approx passes, type_cast_narrow for npu).
 Prints a markdown table and, below it, the violations left, by model.
-Exit 1 when passhost fails or the outputs differ in ONNX Runtime.
+Exit 1 when passhost fails or the outputs differ in ONNX Runtime (beyond
+1e-5 + 1e-4|x|; for a profile that changes results by design, APPROX, the
+difference is printed, not judged: bench/fp16.py judges fp16).
 """
 import json
 import os
@@ -23,6 +25,10 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter
+
+
+# profiles whose adapt stage changes results by design (convert_float16)
+APPROX = {"fp16"}
 
 
 def run(cmd):
@@ -71,7 +77,8 @@ def main():
                 summary = report["summary"]
                 target = report.get("target") or {"violations": []}
                 after = target["violations"]
-                c = run(["node", "scripts/ort_check.js", model, out, "--symbolic", "1,3"])
+                c = run(["node", "scripts/ort_check.js", model, out, "--symbolic", "1,3"] +
+                        (["--atol", "1e30"] if profile in APPROX else []))
                 m = re.search(r"max abs ([0-9.e+-]+)", c.stdout.splitlines()[-1] if c.stdout else "")
                 diff = m.group(1) if m and c.returncode == 0 else "MISMATCH"
                 failed |= c.returncode != 0

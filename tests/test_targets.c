@@ -406,6 +406,42 @@ START_TEST(cli_target_opset11)
 }
 END_TEST
 
+/* The shipped fp16 profile end to end: convert_float16 (approx) runs
+ * because the profile switches it on, --verify passes with float16's
+ * budget, the inputs and outputs keep float32, the weights are float16 and
+ * the file halves; pass_off still wins; the same pass asked for by the
+ * config without allow_approximate is refused. */
+START_TEST(cli_fp16_profile)
+{
+    const char *in = PH_SOURCE_DIR "/tests/models/cnn_small.onnx", *out = tk_tpath("fp16.onnx");
+    tk_cli_result r = TK_CLI("-i", in, "-o", out, "--target", "fp16", "--verify");
+    ck_assert_msg(r.status == 0, "%s", r.err);
+    ck_assert_msg(strstr(r.out, "convert_float16") && strstr(r.out, "error budget (float64 reference): OK"), "%s",
+                  r.out);
+    tk_cli_free(&r);
+    ph_model *m = NULL;
+    ph_error err = {0};
+    ck_assert_msg(ph_model_load(out, &m, &err) == 0, "%s", err.message);
+    ph_graph *g = ph_model_graph(m);
+    ck_assert_int_eq(ph_value_dtype(ph_graph_input(g, 0)), PH_DT_FLOAT);
+    ck_assert_int_eq(ph_value_dtype(ph_graph_output(g, 0)), PH_DT_FLOAT);
+    size_t half = 0;
+    for (size_t i = 0; i < ph_graph_initializer_count(g); i++)
+        half += ph_tensor_dtype(ph_value_const(ph_graph_initializer(g, i))) == PH_DT_FLOAT16;
+    ck_assert_uint_gt(half, 0);
+    ph_model_free(m);
+    struct stat a, b;
+    ck_assert(stat(in, &a) == 0 && stat(out, &b) == 0);
+    ck_assert_msg(b.st_size * 100 <= a.st_size * 55, "%lld of %lld bytes", (long long)b.st_size,
+                  (long long)a.st_size);
+    r = TK_CLI("-i", in, "-o", out, "--target", "fp16", "--set", "adapt.pass_off=convert_float16");
+    ck_assert_msg(r.status == 0 && !strstr(r.out, "convert_float16 1"), "%s %s", r.out, r.err);
+    tk_cli_free(&r);
+    r = TK_CLI("-i", in, "-o", out, "--target", "ort", "--set", "adapt.pass_on=convert_float16");
+    tk_expect_failure(&r, HOST_EXIT_CONFIG, "convert_float16 changes results by design", "allow_approximate");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("targets");
@@ -421,6 +457,7 @@ static Suite *suite(void)
     tcase_add_test(tc, config_file_is_its_own_profile);
     tcase_add_test(tc, cli_target_options);
     tcase_add_test(tc, cli_target_opset11);
+    tcase_add_test(tc, cli_fp16_profile);
     suite_add_tcase(s, tc);
     return s;
 }

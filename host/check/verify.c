@@ -27,6 +27,7 @@ struct host_verify {
     char ref_why[400];   /* why there is no reference */
     int budget_mode;     /* judged by the budget (else fixed tolerances) */
     int exact_broken;
+    int precision;       /* 0, or the less precise float dtype a pass made the model compute in */
     host_verify_result *results;
     host_verify_expected *expected;
     size_t n_expected;
@@ -40,25 +41,6 @@ static int is_float(int dtype)
 }
 
 /* The dtype's machine epsilon and smallest normal. */
-static double epsilon(int dtype)
-{
-    switch (dtype) {
-    case PH_DT_DOUBLE: return DBL_EPSILON;
-    case PH_DT_FLOAT16: return 0x1p-10;
-    case PH_DT_BFLOAT16: return 0x1p-7;
-    default: return FLT_EPSILON;
-    }
-}
-
-static double smallest_normal(int dtype)
-{
-    switch (dtype) {
-    case PH_DT_DOUBLE: return DBL_MIN;
-    case PH_DT_FLOAT16: return 0x1p-14;
-    default: return FLT_MIN;
-    }
-}
-
 static double element(const void *d, int dtype, int64_t i)
 {
     switch (dtype) {
@@ -156,8 +138,7 @@ static void original_error(const ph_tensor *orig, const ph_tensor *ref, double *
 static double budget_of(const host_verify *v, size_t o)
 {
     int dt = v->dtypes[o];
-    return v->cfg.budget_factor * v->orig_err[o] +
-           v->cfg.budget_ulps * epsilon(dt) * fmax(v->scale[o], smallest_normal(dt));
+    return ph_error_budget(v->cfg.budget_factor, v->cfg.budget_ulps, v->orig_err[o], v->scale[o], dt, v->precision);
 }
 
 /* The same dtype and dims; 0 or a message. */
@@ -282,9 +263,7 @@ static int check_expected(host_verify *v, ph_error *err)
                 original_error(orig, ref, &oe, &scale);
             int dt = ph_tensor_dtype(orig);
             x->original_error = oe;
-            x->budget = x->is_float ? v->cfg.budget_factor * oe +
-                                          v->cfg.budget_ulps * epsilon(dt) * fmax(scale, smallest_normal(dt))
-                                    : oe;
+            x->budget = x->is_float ? ph_error_budget(v->cfg.budget_factor, v->cfg.budget_ulps, oe, scale, dt, 0) : oe;
             acc a = {0};
             accumulate(&a, want, orig, ref, x->budget, atol, rtol);
             x->max_abs = a.max_abs;
@@ -424,10 +403,11 @@ static int judge(host_verify *v, ph_tensor **got, ph_error *err)
         else
             rc = ph_error_set(err, HOST_EXIT_MISMATCH,
                               "output '%s' differs: optimized error %.3g beyond its budget %.3g (%g x the "
-                              "original's error %.3g + %g ulp of %.3g, against the float64 reference); "
+                              "original's error %.3g%s + %g ulp%s of %.3g, against the float64 reference); "
                               "%zu elements beyond it, max abs %.3g from the original",
                               res->name, res->optimized_error, res->budget, v->cfg.budget_factor,
-                              res->original_error, v->cfg.budget_ulps, res->scale, res->mismatches,
+                              res->original_error, v->precision ? " x the ratio of the rounding units" : "",
+                              v->cfg.budget_ulps, v->precision ? (v->precision == PH_DT_FLOAT16 ? " (float16)" : " (bfloat16)") : "", res->scale, res->mismatches,
                               res->max_abs);
     }
     return rc;
@@ -557,6 +537,18 @@ int host_verify_same_bits(host_verify *v, ph_model *m, ph_error *err)
 }
 
 int host_verify_exact_broken(const host_verify *v) { return v->exact_broken; }
+
+void host_verify_lower_precision(host_verify *v, int dtype)
+{
+    if (!v || !dtype || (v->precision && ph_dtype_epsilon(dtype) <= ph_dtype_epsilon(v->precision)))
+        return;
+    v->precision = dtype;
+    for (size_t o = 0; o < v->n_outputs; o++)
+        if (v->results[o].is_float)
+            v->results[o].budget = budget_of(v, o);
+}
+
+int host_verify_precision(const host_verify *v) { return v ? v->precision : 0; }
 
 /* ----------------------------------------------------------- reading */
 

@@ -109,6 +109,13 @@ int host_verify_snapshot(host_verify *v, ph_model *m, ph_error *err);
 int host_verify_same_bits(host_verify *v, ph_model *m, ph_error *err);
 int host_verify_exact_broken(const host_verify *v);
 
+/* A pass that declares a precision (ph_pass_desc.precision, e.g. float16)
+ * changed the model: from now on the budgets allow that dtype's rounding
+ * (ph_error_budget; the least precise such dtype wins).  v may be NULL.
+ * host_verify_precision: that dtype, or 0. */
+void host_verify_lower_precision(host_verify *v, int dtype);
+int host_verify_precision(const host_verify *v);
+
 const host_verify_result *host_verify_results(const host_verify *v, size_t *count);
 const host_verify_expected *host_verify_expected_results(const host_verify *v, size_t *count);
 /* 1 when the float64 reference was computed; else 0 and *why (may be NULL)

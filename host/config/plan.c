@@ -307,14 +307,27 @@ static int apply_level(int stage, const host_stage_config *sc, const host_regist
     return 0;
 }
 
-static int refuse_approx(int stage, const host_stage_config *sc, const host_registry *reg,
-                         const char *on, const char **why, ph_error *err)
+/* 1 when the profile's [target.passes] switches pass `name` on: the
+ * profile asks for it, approx or not (fp16's convert_float16). */
+static int profile_switches_on(const host_profile *prof, const char *name)
+{
+    int b = 0;
+    for (size_t k = 0; prof && k < prof->passes.count; k++) {
+        const host_target_item *it = &prof->passes.items[k];
+        if (!strcmp(it->section, "passes") && !strcmp(it->key, name))
+            b = host_parse_bool(it->value, &b) && b;
+    }
+    return b;
+}
+
+static int refuse_approx(int stage, const host_stage_config *sc, const host_profile *prof,
+                         const host_registry *reg, const char *on, const char **why, ph_error *err)
 {
     if (sc->allow_approximate || sc->level >= HOST_LEVEL_APPROX)
         return 0;
     for (size_t i = 0; i < host_registry_count(reg); i++) {
         const ph_pass_desc *d = host_registry_at(reg, i)->desc;
-        if (!on[i] || d->exactness != PH_APPROX)
+        if (!on[i] || d->exactness != PH_APPROX || profile_switches_on(prof, d->name))
             continue;
         return ph_error_set(err, HOST_EXIT_CONFIG,
                             "%s%spass %s changes results by design (approx); set "
@@ -517,7 +530,7 @@ static int build_stage(host_stage_plan *sp, int stage, const host_config *cfg,
     if (!rc)
         rc = apply_level(stage, sc, reg, on, why, err);
     if (!rc)
-        rc = refuse_approx(stage, sc, reg, on, why, err);
+        rc = refuse_approx(stage, sc, sp->profile, reg, on, why, err);
     if (!rc && sc->keep_order) {
         rc = given_order(sp, stage, sc, reg, on, err);
     } else if (!rc) {

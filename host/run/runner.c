@@ -238,6 +238,8 @@ static long long call_pass_checked(stage_run *sr, size_t i)
     if (r > 0) {
         ps->rewrites += r;
         sr->stats->last_changed = d->name;
+        if (d->exactness == PH_APPROX) /* the budgets of --verify allow its dtype from now on */
+            host_verify_lower_precision(sr->opts->verify, d->precision);
         ph_error verr = {0};
         if (ph_graph_toposort(g) < 0) {
             ph_error_set(sr->err, HOST_EXIT_PASS, "pass %s: left a cycle in the graph", d->name);

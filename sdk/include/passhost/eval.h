@@ -72,6 +72,25 @@ PH_API int ph_eval_output_is_random(const ph_eval *e, size_t i);
 PH_API int ph_eval_node(const ph_node *n, int64_t opset, const ph_tensor *const *inputs,
                         ph_tensor **outputs, ph_error *err);
 
+/* ------------------------------------------------------------ error budgets
+ * The rule of --verify and of the pass test harness (docs/verify.md, "Error
+ * budgets"): a rewritten model's float output of dtype `dtype` may be off
+ * from the float64 reference by
+ *     factor x orig_error x u / eps(dtype) + ulps x u x max(scale, smallest normal)
+ * where orig_error is the original's own error against the reference,
+ * scale the reference's largest magnitude, and u the rounding unit:
+ * eps(dtype), or eps(precision) when precision (0, or the float dtype a
+ * pass makes the model compute in: ph_pass_desc.precision) is less
+ * precise.  A model's rounding error grows in proportion to its unit, so
+ * the original's error is scaled by the ratio.  Pure functions. */
+PH_API double ph_error_budget(double factor, double ulps, double orig_error, double scale, int dtype,
+                              int precision);
+/* The machine epsilon of a float dtype (2^-23 for float and any other
+ * dtype, 2^-10 float16, 2^-7 bfloat16, 2^-52 double) and its smallest
+ * normal number. */
+PH_API double ph_dtype_epsilon(int dtype);
+PH_API double ph_dtype_smallest_normal(int dtype);
+
 /* 1 if ph_eval_node can evaluate nodes of this op type at all. */
 PH_API int ph_eval_supports(const ph_node *n);
 

@@ -156,6 +156,12 @@ typedef struct ph_pass_desc {
     /* Since 1.4: example graphs for the rule checker (ph_rule_example), or
      * NULL.  Read only by the rule checker. */
     const ph_rule_example *rule_examples;
+    /* Since 1.4: the float dtype the pass makes the model compute in when
+     * it is less precise than the model's own (PH_DT_FLOAT16 for a pass
+     * converting float32 to float16), or 0.  --verify then allows the
+     * rounding of that dtype (docs/verify.md, "Error budgets").  Only for
+     * PH_APPROX passes. */
+    int precision;
 } ph_pass_desc;
 
 typedef const ph_pass_desc *(*ph_pass_entry_fn)(void);

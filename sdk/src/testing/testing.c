@@ -413,26 +413,6 @@ static const char *label(const ph_graph *g, size_t i, char *buf, size_t size)
     return buf;
 }
 
-/* eps of a float dtype: 2^-(mantissa bits). */
-static double dtype_eps(int dt)
-{
-    switch (dt) {
-    case PH_DT_DOUBLE: return ldexp(1, -52);
-    case PH_DT_FLOAT16: return ldexp(1, -10);
-    case PH_DT_BFLOAT16: return ldexp(1, -7);
-    default: return ldexp(1, -23);
-    }
-}
-
-static double dtype_smallest_normal(int dt)
-{
-    switch (dt) {
-    case PH_DT_DOUBLE: return ldexp(1, -1022);
-    case PH_DT_FLOAT16: return ldexp(1, -14);
-    default: return ldexp(1, -126);
-    }
-}
-
 /* The rule of --verify (docs/verify.md, "Error budgets") for output i of a
  * PH_FP / PH_APPROX pass: ref is the original evaluated in float64.  A
  * float output passes when max |after - ref| <= BUDGET_FACTOR x max
@@ -442,7 +422,8 @@ static double dtype_smallest_normal(int dt)
  * is not finite and before is, before stands in for it.  1 if it fails. */
 #define BUDGET_FACTOR 4.0
 #define BUDGET_ULPS 4.0
-static int budget_one(const ph_tensor *a, const ph_tensor *b, const ph_tensor *ref, size_t i, const char *what,
+static int budget_one(const ph_tensor *a, const ph_tensor *b, const ph_tensor *ref, size_t i, int precision,
+                      const char *what,
                       int failed_before, ph_test_result *res, char *msg, size_t msg_size, char *err_msg,
                       size_t err_size, int *fail_rc)
 {
@@ -509,7 +490,7 @@ static int budget_one(const ph_tensor *a, const ph_tensor *b, const ph_tensor *r
         if (fabs(r) > scale)
             scale = fabs(r);
     }
-    double budget = BUDGET_FACTOR * orig + BUDGET_ULPS * dtype_eps(dt) * fmax(scale, dtype_smallest_normal(dt));
+    double budget = ph_error_budget(BUDGET_FACTOR, BUDGET_ULPS, orig, scale, dt, precision);
     int failed = special != (size_t)-1 || (is_float && opt > budget);
     size_t k = special != (size_t)-1 ? special : worst;
     if (!failed_before && n && (failed || !(res->output >= 0))) {
@@ -538,7 +519,7 @@ static int budget_one(const ph_tensor *a, const ph_tensor *b, const ph_tensor *r
 
 /* Compare output i of both sets into res; 1 if it fails (first failure
  * recorded in res and msg), 0 if it passes.  g (may be NULL) names outputs. */
-static int compare_one(const ph_tensor *a, const ph_tensor *b, const ph_tensor *ref, size_t i, int exact,
+static int compare_one(const ph_tensor *a, const ph_tensor *b, const ph_tensor *ref, size_t i, int exact, int precision,
                        const ph_test_options *o, const ph_graph *g, ph_test_result *res, char *msg,
                        size_t msg_size, int *fail_rc)
 {
@@ -578,7 +559,7 @@ static int compare_one(const ph_tensor *a, const ph_tensor *b, const ph_tensor *
         goto fail_whole;
     }
     if (ref && !exact && !(o->atol > 0) && !(o->rtol > 0))
-        return budget_one(a, b, ref, i, what, failed_before, res, msg, msg_size, err_msg, err_size, fail_rc);
+        return budget_one(a, b, ref, i, precision, what, failed_before, res, msg, msg_size, err_msg, err_size, fail_rc);
     exact = exact || !ph_dtype_is_float(dt);
     double atol, rtol;
     default_tol(dt, &atol, &rtol);
@@ -649,7 +630,7 @@ fail_whole:
  * 0, PH_EVERIFY on a mismatch, or another code when values cannot be read
  * (msg then says so). */
 static int compare_sets(ph_tensor *const *a, size_t na, ph_tensor *const *b, size_t nb, ph_tensor *const *ref,
-                        int exact, const ph_test_options *o, const ph_graph *g, ph_test_result *res, char *msg,
+                        int exact, int precision, const ph_test_options *o, const ph_graph *g, ph_test_result *res, char *msg,
                         size_t msg_size)
 {
     if (na != nb) {
@@ -663,7 +644,7 @@ static int compare_sets(ph_tensor *const *a, size_t na, ph_tensor *const *b, siz
     }
     int fail_rc = 0, any = 0;
     for (size_t i = 0; i < na && !fail_rc; i++)
-        any |= compare_one(a[i], b[i], ref ? ref[i] : NULL, i, exact, o, g, res, msg, msg_size, &fail_rc);
+        any |= compare_one(a[i], b[i], ref ? ref[i] : NULL, i, exact, precision, o, g, res, msg, msg_size, &fail_rc);
     if (fail_rc)
         return fail_rc;
     return any ? PH_EVERIFY : 0;
@@ -681,7 +662,7 @@ PH_API int ph_test_compare(ph_tensor *const *a, size_t na, ph_tensor *const *b, 
         return ph_error_set(err, PH_EINVAL, "ph_test_compare: no outputs");
     const ph_test_options *o = opts ? opts : &no_options;
     char msg[400] = "";
-    int rc = compare_sets(a, na, b, nb, NULL, ex == PH_EXACT || o->exact, o, NULL, res, msg, sizeof msg);
+    int rc = compare_sets(a, na, b, nb, NULL, ex == PH_EXACT || o->exact, 0, o, NULL, res, msg, sizeof msg);
     return rc ? ph_error_set(err, rc, "%s", msg) : 0;
 }
 
@@ -839,7 +820,8 @@ PH_API int ph_test_run_checked(const ph_pass_desc *desc, ph_model *m, const ph_t
         int had = res->mismatch;
         double prev_max = res->max_abs_err;
         int crc = compare_sets(runs[r].before, runs[r].n_before, after, n_after, runs[r].ref,
-                               d.exactness == PH_EXACT || o->exact, o, g, res, msg, sizeof msg);
+                               d.exactness == PH_EXACT || o->exact, d.exactness == PH_APPROX ? d.precision : 0, o, g,
+                               res, msg, sizeof msg);
         free_set(after, n_after);
         res->evaluations++;
         if (crc < 0 && crc != PH_EVERIFY) {
