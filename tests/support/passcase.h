@@ -103,6 +103,17 @@ static inline void pc_run_structure(ph_model *m, int rewrites)
  * times), so a pass that is not idempotent shows more rewrites than the
  * case expects. */
 static const ph_test_options pc_defaults = {.max_iterations = 4};
+
+/* Run the pass to a fixpoint between two evaluations of m (the numeric
+ * check of ph_test_run_checked), asserting `rewrites`: for models built
+ * with the IR or read from a file. */
+static inline void pc_run_checked(ph_model *m, int rewrites)
+{
+    ph_error err = {0};
+    int rc = ph_test_run_checked(pass, m, &pc_defaults, NULL, &err);
+    ck_assert_msg(rc == rewrites, "%d rewrites, expected %d: %s", rc, rewrites, err.message);
+}
+
 /* The same without the numeric check: for a model the evaluator cannot run
  * (a rank it cannot know, shapes ONNX does not allow). */
 static const ph_test_options pc_unchecked = {.max_iterations = 4, .unchecked = 1};
