@@ -114,7 +114,7 @@ START_TEST(inside_an_if_branch)
     /* then: Neg(Cast(x, int64)) loses the Cast; else: Neg(Cast(x, float)) stays */
     tk_output(then_g, cast(then_g, tk_op1(then_g, "Neg", cast(then_g, x, PH_DT_INT64)), PH_DT_FLOAT));
     tk_output(else_g, tk_op1(else_g, "Neg", cast(else_g, x, PH_DT_FLOAT)));
-    pc_run_structure(m, 1); /* the evaluator has no If: structure only */
+    pc_run_checked(m, 1); /* the evaluator runs If: the numeric check too */
     PC_GRAPH_IS(then_g, "n = Neg(x)\ny = Cast(n) {to=1}");
     PC_GRAPH_IS(else_g, "c = Cast(x) {to=1}\ny = Neg(c)");
     ph_model_free(m);

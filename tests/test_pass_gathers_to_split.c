@@ -110,7 +110,7 @@ START_TEST(inside_an_if_branch)
     }
     tk_output(body[0], tk_op2(body[0], "Add", g[0], g[1])); /* x[0] + x[1] */
     tk_output(body[1], tk_op1(body[1], "Neg", g[2]));       /* one Gather alone */
-    pc_run_structure(m, 1); /* the evaluator has no If: structure only */
+    pc_run_checked(m, 1); /* the evaluator runs If: the numeric check too */
     PC_GRAPH_IS(body[0], "a, b = Split(x, _:const)\n--\nsa = Squeeze(a, _:const)\nsb = Squeeze(b, _:const)\ny = Add(sa, sb)");
     PC_GRAPH_IS(body[1], "g = Gather(x, i0)\ny = Neg(g)");
     ph_model_free(m);

@@ -128,7 +128,7 @@ START_TEST(inside_an_if_branch)
         ph_node_set_attr_string(r, "mode", i ? "nearest" : "linear");
         tk_output(body[i], ph_node_output(r, 0));
     }
-    pc_run_structure(m, 1); /* the evaluator has no If: structure only */
+    pc_run_structure(m, 1); /* the pass changes values by design: structure only */
     PC_GRAPH_IS(body[0], "y = Resize(x, _?, scales) {mode=\"nearest\", nearest_mode=\"round_prefer_floor\"}");
     PC_GRAPH_IS(body[1], "y = Resize(x, _?, scales) {mode=\"nearest\", !nearest_mode}");
     ph_model_free(m);

@@ -155,7 +155,7 @@ START_TEST(inside_an_if_branch)
         ck_assert_int_eq(ph_node_set_attr_int(c, "group", 2), 0);
         tk_output(body[i], ph_node_output(c, 0));
     }
-    pc_run_structure(m, 2); /* the evaluator has no If: structure only */
+    pc_run_checked(m, 2); /* the evaluator runs If: the numeric check too */
     PC_GRAPH_IS(body[0], split_result_2d(2, 2, 1, 1));
     PC_GRAPH_IS(body[1], split_result_2d(2, 2, 0, 1));
     ph_model_free(m);

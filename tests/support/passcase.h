@@ -77,8 +77,9 @@ static inline ph_value *pc_body_bn(ph_graph *g, ph_value *v, int64_t C)
     return ph_node_output(n, 0);
 }
 
-/* Run the pass to a fixpoint without the numeric check (the evaluator has
- * no If), asserting `rewrites`. */
+/* Run the pass to a fixpoint without the numeric check, asserting
+ * `rewrites`: for a pass that changes values by design (its structure is
+ * what the case checks); pc_run_checked otherwise. */
 static inline void pc_run_structure(ph_model *m, int rewrites)
 {
     ph_error err = {0};
