@@ -86,6 +86,21 @@ static double saturate(double v, double lo, double hi)
 
 /* ------------------------------------------------------------ Quantize / Dequantize */
 
+/* QuantizeLinear's and DequantizeLinear's common part: their scale and
+ * zero point (names sname, zname) along the node's axis of x, and the
+ * output of dtype odt with x's shape (*o NULL when only shapes are asked). */
+static int linear_qparams_and_out(eval_kargs *a, const ph_tensor *x, const ph_tensor *st, const ph_tensor *zt,
+                                  const char *sname, const char *zname, int odt, qparam *qs, qparam *qz, void **o)
+{
+    size_t r = ph_tensor_rank(x);
+    int64_t axis = ph_node_attr_int(a->node, "axis", 1);
+    int rc;
+    if ((rc = qparam_of(a, st, sname, r, ph_tensor_dims(x), axis, qs)) != 0 ||
+        (rc = qparam_of(a, zt, zname, r, ph_tensor_dims(x), axis, qz)) != 0)
+        return rc;
+    return eval_out(a, 0, odt, r, ph_tensor_dims(x), o);
+}
+
 int eval_k_quantize_linear(eval_kargs *a)
 {
     const ph_tensor *x, *st, *zt = eval_in(a, 2);
@@ -100,14 +115,9 @@ int eval_k_quantize_linear(eval_kargs *a)
     double lo, hi;
     if (quant_range(odt, &lo, &hi) || odt == PH_DT_INT32)
         return eval_kbad_dtype(a, "y", odt);
-    size_t r = ph_tensor_rank(x);
-    int64_t axis = ph_node_attr_int(a->node, "axis", 1);
     qparam qs, qz;
-    if ((rc = qparam_of(a, st, "y_scale", r, ph_tensor_dims(x), axis, &qs)) != 0 ||
-        (rc = qparam_of(a, zt, "y_zero_point", r, ph_tensor_dims(x), axis, &qz)) != 0)
-        return rc;
     void *o;
-    if ((rc = eval_out(a, 0, odt, r, ph_tensor_dims(x), &o)) != 0 || !o)
+    if ((rc = linear_qparams_and_out(a, x, st, zt, "y_scale", "y_zero_point", odt, &qs, &qz, &o)) != 0 || !o)
         return rc;
     int in_float = xdt != PH_DT_DOUBLE;
     int64_t n = ph_tensor_numel(x);
@@ -135,14 +145,9 @@ int eval_k_dequantize_linear(eval_kargs *a)
         return eval_kbad_dtype(a, "x_scale", odt);
     if (zt && ph_tensor_dtype(zt) != xdt)
         return eval_kfail(a, PH_EINVAL, "x_zero_point must have x's dtype");
-    size_t r = ph_tensor_rank(x);
-    int64_t axis = ph_node_attr_int(a->node, "axis", 1);
     qparam qs, qz;
-    if ((rc = qparam_of(a, st, "x_scale", r, ph_tensor_dims(x), axis, &qs)) != 0 ||
-        (rc = qparam_of(a, zt, "x_zero_point", r, ph_tensor_dims(x), axis, &qz)) != 0)
-        return rc;
     void *o;
-    if ((rc = eval_out(a, 0, odt, r, ph_tensor_dims(x), &o)) != 0 || !o)
+    if ((rc = linear_qparams_and_out(a, x, st, zt, "x_scale", "x_zero_point", odt, &qs, &qz, &o)) != 0 || !o)
         return rc;
     int64_t n = ph_tensor_numel(x);
     for (int64_t e = 0; e < n; e++) {
