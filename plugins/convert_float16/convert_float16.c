@@ -168,13 +168,8 @@ static ph_tensor *half_of(conv *c, const ph_tensor *t, const char *name)
  * value), or NULL. */
 static const ph_tensor *const_of(const ph_value *v, ph_node **constant)
 {
-    *constant = NULL;
-    const ph_tensor *t = ph_value_const(v);
-    ph_node *p = ph_value_producer(v);
-    if (!t && p && ph_node_op(p) == PH_OP_Constant && ph_node_attr_type(p, "value") == PH_ATTR_TENSOR) {
-        t = ph_node_attr_tensor(p, "value");
-        *constant = p;
-    }
+    const ph_tensor *t = ph_value_const_tensor(v);
+    *constant = t && !ph_value_const(v) ? ph_value_producer(v) : NULL;
     return t && ph_tensor_dtype(t) == PH_DT_FLOAT ? t : NULL;
 }
 

@@ -31,7 +31,7 @@ static ph_value *floats(ph_node *n, const char *hint, size_t count, const float 
  * tensor), or -1 when v is not a constant float list. */
 static ptrdiff_t const_floats(const ph_value *v, float *s, size_t max)
 {
-    const ph_tensor *t = cv_const(v);
+    const ph_tensor *t = ph_value_const_tensor(v);
     double d[MAXR];
     if (!t || ph_tensor_rank(t) != 1 || ph_tensor_numel(t) > (int64_t)max ||
         ph_tensor_read_f64(t, 1, ph_tensor_dims(t), d))

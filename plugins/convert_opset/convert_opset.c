@@ -45,20 +45,9 @@ int cv_refuse(cv *c, const ph_node *n, const char *fmt, ...)
                         label, ph_node_op_type(n), (long long)c->from, (long long)c->to, why);
 }
 
-const ph_tensor *cv_const(const ph_value *v)
-{
-    if (!v)
-        return NULL;
-    const ph_tensor *t = ph_value_const(v);
-    const ph_node *p = t ? NULL : ph_value_producer(v);
-    if (p && ph_node_op(p) == PH_OP_Constant && !*ph_node_domain(p))
-        t = ph_node_attr_tensor(p, "value");
-    return t;
-}
-
 ptrdiff_t cv_const_ints(const ph_value *v, int64_t *out, size_t max)
 {
-    const ph_tensor *t = cv_const(v);
+    const ph_tensor *t = ph_value_const_tensor(v);
     int dt = t ? ph_tensor_dtype(t) : 0;
     if (!t || (dt != PH_DT_INT64 && dt != PH_DT_INT32) || ph_tensor_rank(t) > 1 ||
         ph_tensor_numel(t) > (int64_t)max)
@@ -68,7 +57,7 @@ ptrdiff_t cv_const_ints(const ph_value *v, int64_t *out, size_t max)
 
 int cv_const_scalar(const ph_value *v, double *out)
 {
-    const ph_tensor *t = cv_const(v);
+    const ph_tensor *t = ph_value_const_tensor(v);
     if (!t || ph_tensor_numel(t) != 1 || !ph_dtype_is_numeric(ph_tensor_dtype(t)))
         return -1;
     return ph_tensor_read_f64(t, ph_tensor_rank(t), ph_tensor_dims(t), out) ? -1 : 0;

@@ -25,9 +25,6 @@ static inline int cv_down(const cv *c, int64_t v) { return c->from >= v && c->to
  * Returns PH_EUNSUPPORTED. */
 int cv_refuse(cv *c, const ph_node *n, const char *fmt, ...) PH_PRINTF(3, 4);
 
-/* The constant tensor behind v: an initializer, or a Constant node's value
- * tensor; NULL when v is not constant (borrowed). */
-const ph_tensor *cv_const(const ph_value *v);
 /* The integers of constant v into out (at most max): the count, or -1 when
  * v is not a constant integer list. */
 ptrdiff_t cv_const_ints(const ph_value *v, int64_t *out, size_t max);

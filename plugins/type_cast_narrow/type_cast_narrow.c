@@ -122,16 +122,6 @@ static ph_tensor *narrow_tensor(const ph_tensor *t, const narrowing *nw)
     return out;
 }
 
-/* The constant a value holds: an initializer, or a Constant node's value. */
-static const ph_tensor *const_of(const ph_value *v)
-{
-    const ph_tensor *t = ph_value_const(v);
-    if (t)
-        return t;
-    const ph_node *p = ph_value_producer(v);
-    return p && ph_node_op(p) == PH_OP_Constant ? ph_node_attr_tensor(p, "value") : NULL;
-}
-
 /* ------------------------------------------------------------- union-find */
 
 static long set_of(run_state *st, const ph_value *v, int create)
@@ -325,7 +315,7 @@ static void mark_unfit(run_state *st, ph_node *n, node_plan *p)
         int g = p->in_group[i];
         if (!v || g < 0 || !p->narrow[g] || !p->computes[g] || p->set[g] < 0)
             continue;
-        const ph_tensor *t = const_of(v);
+        const ph_tensor *t = ph_value_const_tensor(v);
         if (!t)
             continue;
         ph_tensor *c = narrow_tensor(t, st->nw);
@@ -375,7 +365,7 @@ static void decide_readers(run_state *st, ph_node *n, node_plan *p)
             if (!v || p->in_group[i] != g)
                 continue;
             any |= computed_narrow(st, v);
-            const ph_tensor *t = const_of(v);
+            const ph_tensor *t = ph_value_const_tensor(v);
             ph_tensor *c = t ? narrow_tensor(t, st->nw) : NULL;
             fit &= !t || c;
             ph_tensor_free(c);

@@ -375,6 +375,11 @@ PH_API int ph_value_is_initializer(const ph_value *v);
  * NULL otherwise. */
 PH_API const ph_tensor *ph_value_const(const ph_value *v);
 
+/* The constant value behind v: ph_value_const's initializer, or the `value`
+ * tensor of the default-domain Constant node that produces v.  NULL
+ * otherwise (v NULL included).  Borrowed from v or its producer. */
+PH_API const ph_tensor *ph_value_const_tensor(const ph_value *v);
+
 /* The one node that reads v, if v has exactly one use and is not a graph
  * output; NULL otherwise.  The usual check before fusing into a consumer. */
 PH_API ph_node *ph_value_sole_consumer(const ph_value *v);

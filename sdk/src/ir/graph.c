@@ -1240,6 +1240,14 @@ PH_API const ph_tensor *ph_value_const(const ph_value *v)
     return v && v->tensor && !v->is_input && !v->dead ? v->tensor : NULL;
 }
 
+PH_API const ph_tensor *ph_value_const_tensor(const ph_value *v)
+{
+    const ph_tensor *t = ph_value_const(v);
+    if (t || !v || !v->producer || v->producer->op != PH_OP_Constant)
+        return t;
+    return ph_node_attr_tensor(v->producer, "value");
+}
+
 PH_API ph_node *ph_value_sole_consumer(const ph_value *v)
 {
     return v->n_uses == 1 && v->n_output_refs == 0 ? v->uses[0].node : NULL;

@@ -39,11 +39,7 @@ PH_API ptrdiff_t ph_value_const_ints(const ph_value *v, int64_t *out, const char
     if (sym)
         for (size_t k = 0; k < max; k++)
             sym[k] = NULL;
-    const ph_tensor *t = ph_value_const(v);
-    const ph_node *p = ph_value_producer(v);
-    if (!t && p && ph_node_op(p) == PH_OP_Constant)
-        t = ph_node_attr_tensor(p, "value");
-    ptrdiff_t n = tensor_ints(t, out, max);
+    ptrdiff_t n = tensor_ints(ph_value_const_tensor(v), out, max);
     if (n != PH_ENOTFOUND)
         return n; /* the count, or PH_ERANGE */
     if (ph_value_is_graph_input(v))

@@ -63,28 +63,16 @@ static const char *op_or_model(const checker *c, const char *op, const char *nam
     return ph_target_value(c->t, name);
 }
 
-/* The constant tensor behind v: an initializer or a Constant's value. */
-static const ph_tensor *const_of(const ph_value *v)
-{
-    if (!v)
-        return NULL;
-    const ph_tensor *t = ph_value_const(v);
-    if (t)
-        return t;
-    ph_node *p = ph_value_producer(v);
-    return p && ph_node_op(p) == PH_OP_Constant ? ph_node_attr_tensor(p, "value") : NULL;
-}
-
 static int is_constant(const ph_value *v)
 {
-    return const_of(v) != NULL;
+    return ph_value_const_tensor(v) != NULL;
 }
 
 /* Read a small constant of integers (at most max) into out; its count, or
  * -1 when v is not such a constant. */
 static long read_ints(const ph_value *v, int64_t *out, size_t max)
 {
-    const ph_tensor *t = const_of(v);
+    const ph_tensor *t = ph_value_const_tensor(v);
     if (!t || ph_tensor_rank(t) > 1)
         return -1;
     int64_t n = ph_tensor_numel(t);
@@ -96,7 +84,7 @@ static long read_ints(const ph_value *v, int64_t *out, size_t max)
 
 static long read_floats(const ph_value *v, double *out, size_t max)
 {
-    const ph_tensor *t = const_of(v);
+    const ph_tensor *t = ph_value_const_tensor(v);
     if (!t || ph_tensor_rank(t) > 1)
         return -1;
     int64_t n = ph_tensor_numel(t);
