@@ -230,12 +230,13 @@ test-build: all $(TEST_PLUGIN_SO) $(TEST_BIN) $(TEST_TOOL_SO)
 # plain build in build/ is brought up to date too, for tests/python_api.sh
 # (ctypes loads the library into python3, which has no sanitizer runtime).
 # Both trees build TEST_JOBS files at a time unless the command line chose
-# (make -jN test); the tests themselves run one after the other.
-TEST_JOBS ?= 2
+# (make -jN test), and the test programs run TEST_JOBS at a time (default:
+# the number of processors).
+TEST_JOBS ?= $(shell getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2)
 test:
 	$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(TEST_JOBS)) BUILD=build/san SAN=1 test-build
 	$(MAKE) --no-print-directory $(if $(findstring -j,$(MAKEFLAGS)),,-j$(TEST_JOBS)) BUILD=build all
-	scripts/run_tests.sh build/san
+	TEST_JOBS=$(TEST_JOBS) scripts/run_tests.sh build/san
 
 # The rule checker on every pattern pass (docs/sdk.md, "Checking rules").
 RULE_INSTANCES ?= 60

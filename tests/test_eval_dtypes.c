@@ -1430,6 +1430,7 @@ static Suite *suite(void)
 int main(void)
 {
     SRunner *r = srunner_create(suite());
+    srunner_set_fork_status(r, CK_NOFORK); /* cases that only compute share one process */
     srunner_run_all(r, CK_NORMAL);
     int failed = srunner_ntests_failed(r);
     srunner_free(r);

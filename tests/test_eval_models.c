@@ -192,6 +192,7 @@ int main(void)
     tcase_add_test(t, test_control_flow_refused);
     suite_add_tcase(s, t);
     SRunner *r = srunner_create(s);
+    srunner_set_fork_status(r, CK_NOFORK); /* cases that only compute share one process */
     srunner_run_all(r, CK_NORMAL);
     int failed = srunner_ntests_failed(r);
     srunner_free(r);

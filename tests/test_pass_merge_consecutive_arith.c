@@ -280,6 +280,7 @@ int main(void)
     tcase_add_test(tc, inside_an_if_branch);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
+    srunner_set_fork_status(sr, CK_NOFORK); /* cases that only compute share one process */
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

@@ -691,6 +691,7 @@ static Suite *suite(void)
 int main(void)
 {
     SRunner *sr = srunner_create(suite());
+    srunner_set_fork_status(sr, CK_NOFORK); /* cases that only compute share one process */
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);

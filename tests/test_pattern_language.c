@@ -768,6 +768,7 @@ Suite *pattern_language_suite(void)
 int main(void)
 {
     SRunner *sr = srunner_create(pattern_language_suite());
+    srunner_set_fork_status(sr, CK_NOFORK); /* cases that only compute share one process */
     srunner_run_all(sr, CK_NORMAL);
     int failed = srunner_ntests_failed(sr);
     srunner_free(sr);
