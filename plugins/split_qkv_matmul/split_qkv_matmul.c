@@ -213,10 +213,7 @@ static ph_value *build_part(ph_rewriter *rw, const qkv *a, int64_t start, int64_
     for (int k = 0; k < qi; k++)
         identity &= (F[k] = T2 ? Tp[T2[k]] : Tp[k]) == k;
     v = v ? ph_rw_reshape(rw, v, (size_t)qi, Ri) : NULL;
-    if (!v || identity)
-        return v;
-    ph_node *tr = ph_rw_node(rw, "Transpose", 1, &v, 1);
-    return tr && ph_node_set_attr_ints(tr, "perm", (size_t)qi, F) == 0 ? ph_node_output(tr, 0) : NULL;
+    return identity ? v : ph_rw_transpose(rw, v, (size_t)qi, F);
 }
 
 static int split_gather(ph_rewriter *rw, const ph_match *m)
