@@ -1269,6 +1269,46 @@ START_TEST(test_graph_shape_chain)
     ph_eval_free(e);
     ph_model_free(m);
 }
+
+/* ph_eval_fold: a node folds; the cap refuses an output before evaluating
+ * (ConstantOfShape asking for 4 GB: nothing is allocated) and after (Add of
+ * 16 bytes under a cap of 8); an op the evaluator does not know; a sequence
+ * output.  Refusals return 0 with every output NULL. */
+START_TEST(test_eval_fold_limits)
+{
+    ph_error why = {0};
+    tc *c = mk(17, "Add", 1, 2, T(PH_DT_FLOAT, 1, D(4), (const double[]){1, 2, 3, 4}),
+               T(PH_DT_FLOAT, 1, D(4), (const double[]){10, 20, 30, 40}));
+    ck_assert_int_eq(ph_eval_fold(c->n, 17, (const ph_tensor *const *)c->in, 0, c->out, &why), 1);
+    expect(c->out[0], PH_DT_FLOAT, 1, D(4), (const double[]){11, 22, 33, 44}, 0);
+    ph_tensor_free(c->out[0]);
+    c->out[0] = NULL;
+    ck_assert_int_eq(ph_eval_fold(c->n, 17, (const ph_tensor *const *)c->in, 8, c->out, &why), 0);
+    ck_assert_int_eq(why.code, PH_ERANGE);
+    ck_assert_ptr_null(c->out[0]);
+    ck_assert_msg(strstr(why.message, "not folded: output 0 takes 16 bytes (max_output_bytes 8)"), "%s",
+                  why.message);
+    done(c);
+
+    c = mk(17, "ConstantOfShape", 1, 1, T(PH_DT_INT64, 1, D(2), (const double[]){65536, 16384}));
+    ck_assert_int_eq(ph_eval_fold(c->n, 17, (const ph_tensor *const *)c->in, 1 << 20, c->out, &why), 0);
+    ck_assert_int_eq(why.code, PH_ERANGE);
+    ck_assert_ptr_null(c->out[0]);
+    ck_assert_msg(strstr(why.message, "would take 4294967296 bytes"), "%s", why.message);
+    done(c);
+
+    c = mk(17, "NoSuchOp", 1, 1, T(PH_DT_FLOAT, 1, D(1), (const double[]){1}));
+    ck_assert_int_eq(ph_eval_fold(c->n, 17, (const ph_tensor *const *)c->in, 0, c->out, &why), 0);
+    ck_assert_int_eq(why.code, PH_EUNSUPPORTED);
+    done(c);
+
+    c = mk(17, "SequenceConstruct", 1, 1, T(PH_DT_FLOAT, 1, D(1), (const double[]){1}));
+    ck_assert_int_eq(ph_eval_fold(c->n, 17, (const ph_tensor *const *)c->in, 0, c->out, NULL), 0);
+    ck_assert_ptr_null(c->out[0]);
+    done(c);
+}
+END_TEST
+
 END_TEST
 
 static Suite *suite(void)
@@ -1311,6 +1351,7 @@ static Suite *suite(void)
     tcase_add_test(core, test_graph_input_checks);
     tcase_add_test(core, test_graph_kernel_error);
     tcase_add_test(core, test_graph_shape_chain);
+    tcase_add_test(core, test_eval_fold_limits);
     suite_add_tcase(s, core);
     return s;
 }

@@ -1,5 +1,6 @@
 /* tests/test_layout_helpers.c - SDK helpers of the layout passes:
- * ph_tensor_transpose, ph_node_is_elementwise, ph_rw_node_after. */
+ * ph_tensor_transpose, ph_node_is_elementwise, ph_rw_node_after,
+ * ph_rw_transpose. */
 #include <check.h>
 #include <string.h>
 
@@ -93,6 +94,43 @@ START_TEST(rw_node_after_places_the_node)
 }
 END_TEST
 
+/* Rewrite of y = Neg(x): Transpose(x) {perm [1, 0]} when x has rank 2,
+ * else ph_rw_transpose of NULL, which must fail the rewrite. */
+static int transpose_then(ph_rewriter *rw, const ph_match *mt)
+{
+    ph_value *x = ph_match_value(mt, "x");
+    ph_value *t = ph_rw_transpose(rw, ph_value_rank(x) == 2 ? x : NULL, 2, TK_I64(1, 0)); /* rank 3: fails */
+    return ph_rw_replace_root(rw, t);
+}
+
+START_TEST(rw_transpose_builds_and_fails_on_null)
+{
+    static const ph_rule rules[] = {{"tr", "y = Neg(x)", NULL, transpose_then}, {0}};
+    ph_error err = {0};
+    ph_ruleset *rs = ph_ruleset_new(rules, &err);
+    ck_assert_ptr_nonnull(rs);
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    tk_output(g, tk_op1(g, "Neg", tk_input(g, "x", 2, TK_I64(2, 3))));
+    ck_assert_int_eq(ph_ruleset_run(rs, g, NULL, NULL), 1);
+    char ops[256];
+    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Transpose");
+    const int64_t *perm;
+    ck_assert_int_eq(ph_node_attr_ints(ph_graph_first_node(g), "perm", &perm), 2);
+    ck_assert_int_eq(perm[0], 1);
+    ck_assert_int_eq(perm[1], 0);
+    ck_assert_int_eq(ph_graph_verify(g, &err), 0);
+    ph_model_free(m);
+    m = tk_model(); /* NULL input: the rewrite fails, the graph is as before */
+    g = ph_model_graph(m);
+    tk_output(g, tk_op1(g, "Neg", tk_input(g, "x", 3, TK_I64(2, 3, 4))));
+    ck_assert_int_lt(ph_ruleset_run(rs, g, NULL, NULL), 0);
+    ck_assert_str_eq(tk_ops(g, ops, sizeof ops), "Neg");
+    ph_model_free(m);
+    ph_ruleset_free(rs);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("layout_helpers");
@@ -100,6 +138,7 @@ int main(void)
     tcase_add_test(tc, tensor_transpose_aligns_and_moves);
     tcase_add_test(tc, elementwise_ops);
     tcase_add_test(tc, rw_node_after_places_the_node);
+    tcase_add_test(tc, rw_transpose_builds_and_fails_on_null);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK); /* cases that only compute share one process */

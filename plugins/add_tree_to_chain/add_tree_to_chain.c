@@ -22,13 +22,13 @@
  *   name and place.  The top's output is replaced (a graph output keeps its
  *   name); the tree's Adds are removed.  Main graph and every If/Loop/Scan
  *   body.
- * Pattern: the top Add alone; the check and the rewrite walk the tree (its
- *   size varies, which a fixed pattern cannot say).  Cost: each tree is
- *   walked from its top only, so every Add is visited O(1) times.
+ * Pattern: an Add reading an Add (the tree's top and one Add below it);
+ *   the check and the rewrite walk the tree (its size varies, which a
+ *   fixed pattern cannot say), without a stack: an inner Add's parent is
+ *   the one reader of its output.  Cost: each tree is walked from its top
+ *   only, so every Add is visited O(1) times; no memory.
  * Exact:    fp (the additions are reassociated; exact for integers).
  */
-#include <stdlib.h>
-
 #include <passhost/passhost.h>
 
 /* An Add of one dtype and shape on both inputs and the output. */
@@ -53,90 +53,47 @@ static ph_node *inner_add(const ph_value *v, const ph_node *reader)
                : NULL;
 }
 
-/* 1 if input i of n is the output of an Add (the cheapest test first). */
-static int made_by_add(const ph_node *n, size_t i)
-{
-    const ph_value *v = i < ph_node_input_count(n) ? ph_node_input(n, i) : NULL;
-    const ph_node *p = v ? ph_value_producer(v) : NULL;
-    return p && ph_node_op(p) == PH_OP_Add;
-}
+/* A walk over the leaves of the tree under top, left to right. */
+typedef struct walk {
+    ph_node *top, *a; /* the Add being visited */
+    size_t i;         /* its input to visit next (2: done, go up) */
+    int branching;    /* an Add with two Adds of the tree as inputs was seen */
+} walk;
 
-/* Grow *arr (of *cap elements of size elem) to hold n + 1; 0 or -1. */
-static int grow(void **arr, size_t *cap, size_t n, size_t elem)
+/* The next leaf, or NULL when the walk is over. */
+static ph_value *next_leaf(walk *w)
 {
-    if (n < *cap)
-        return 0;
-    void *p = realloc(*arr, 2 * *cap * elem);
-    if (!p)
-        return -1;
-    *arr = p;
-    *cap *= 2;
-    return 0;
-}
-
-/* 1 if top is the top of a tree that is not a chain; with `leaves`, its
- * leaves in operand order go into a malloc'd array (caller frees) and *n
- * gets their count.  0 otherwise, -1 out of memory. */
-static int walk(ph_node *top, ph_value ***leaves, size_t *n)
-{
-    if (!made_by_add(top, 0) && !made_by_add(top, 1))
-        return 0; /* a lone Add, the common case: decided before any other look */
-    ph_node *up = ph_value_sole_consumer(ph_node_output(top, 0));
-    if (!tree_add(top) || (up && ph_node_graph(up) == ph_node_graph(top) && tree_add(up)))
-        return 0;
-    if (!inner_add(ph_node_input(top, 0), top) && !inner_add(ph_node_input(top, 1), top))
-        return 0; /* no Add of the tree below: no walk, no memory */
-    /* depth-first, left input first: each entry is an Add and the input to
-     * visit next, so leaves come out left to right */
-    size_t cap = 16, lcap = 16, sp = 0, nl = 0;
-    ph_node **stack = malloc(cap * sizeof *stack);
-    size_t *next = malloc(cap * sizeof *next);
-    ph_value **out = malloc(lcap * sizeof *out);
-    int branching = 0, rc = -1;
-    if (!stack || !next || !out)
-        goto done;
-    stack[sp] = top;
-    next[sp++] = 0;
-    while (sp) {
-        ph_node *a = stack[sp - 1];
-        size_t i = next[sp - 1]++;
-        if (i == 2) {
-            sp--;
+    for (;;) {
+        if (w->i == 2) {
+            if (w->a == w->top)
+                return NULL;
+            ph_value *y = ph_node_output(w->a, 0);
+            w->a = ph_value_sole_consumer(y);
+            w->i = ph_node_input(w->a, 0) == y ? 1 : 2;
             continue;
         }
-        if (i == 0)
-            branching |= inner_add(ph_node_input(a, 0), a) && inner_add(ph_node_input(a, 1), a);
-        ph_value *v = ph_node_input(a, i);
-        ph_node *p = inner_add(v, a);
-        if (p) {
-            size_t c2 = cap;
-            if (grow((void **)&stack, &c2, sp, sizeof *stack) || grow((void **)&next, &cap, sp, sizeof *next))
-                goto done;
-            stack[sp] = p;
-            next[sp++] = 0;
-        } else if (leaves) {
-            if (grow((void **)&out, &lcap, nl, sizeof *out))
-                goto done;
-            out[nl++] = v;
+        ph_value *v = ph_node_input(w->a, w->i);
+        ph_node *below = inner_add(v, w->a);
+        w->branching |= w->i == 0 && below && inner_add(ph_node_input(w->a, 1), w->a);
+        if (below) {
+            w->a = below, w->i = 0;
+            continue;
         }
+        w->i++;
+        return v;
     }
-    rc = branching;
-    if (leaves && rc) {
-        *leaves = out;
-        *n = nl;
-        out = NULL;
-    }
-done:
-    free(stack);
-    free(next);
-    free(out);
-    return rc;
 }
 
+/* The top is a tree Add that no tree Add reads, and the tree branches. */
 static int not_a_chain(const ph_match *m, const ph_params *params)
 {
-    int r = walk(ph_match_root(m), NULL, NULL);
-    return r < 0 ? PH_ENOMEM : r;
+    ph_node *top = ph_match_root(m), *up = ph_value_sole_consumer(ph_node_output(top, 0));
+    if (!tree_add(top) || (up && ph_node_graph(up) == ph_node_graph(top) && tree_add(up)))
+        return 0;
+    walk w = {top, top, 0, 0};
+    while (next_leaf(&w))
+        ;
+    return w.branching;
 }
 
 /* The producer of v when it is a node of g, else NULL. */
@@ -146,44 +103,30 @@ static ph_node *producer_in(const ph_value *v, const ph_graph *g)
     return p && ph_node_graph(p) == g ? p : NULL;
 }
 
+/* The chain over the leaves; one leaf behind the walk, so the last one
+ * (read by a copy of the top: its name and place) is known. */
 static int to_chain(ph_rewriter *rw, const ph_match *m)
 {
-    ph_node *top = ph_match_root(m);
+    ph_node *top = ph_match_root(m), *used = NULL, *prev = NULL;
     ph_graph *g = ph_node_graph(top);
-    ph_value *y = ph_node_output(top, 0), **leaf = NULL;
-    size_t n = 0;
-    int rc = walk(top, &leaf, &n);
-    if (rc <= 0)
-        return rc < 0 ? PH_ENOMEM : 0;
-    ph_value *acc = leaf[0];
-    ph_node *after = producer_in(leaf[0], g), *used = NULL, *prev = NULL;
-    for (size_t k = 1; k < n && rc > 0; k++) {
-        ph_value *in[2] = {acc, leaf[k]};
-        ph_node *p = producer_in(leaf[k], g), *add;
-        if (k + 1 == n) {
-            add = ph_rw_clone(rw, top, NULL, 2, in); /* the last one: the top's name and place */
-        } else {
-            if (p && p != used)
-                after = used = p;
-            else if (prev)
-                after = prev;
-            add = ph_rw_node_after(rw, after, "Add", 2, in, 1);
-        }
-        if (!add) {
-            rc = PH_ENOMEM;
-            break;
-        }
-        acc = ph_node_output(add, 0);
-        ph_value_copy_type(acc, y);
-        prev = add;
+    walk w = {top, top, 0, 0};
+    ph_value *y = ph_node_output(top, 0), *acc = next_leaf(&w), *leaf = next_leaf(&w), *next;
+    ph_node *after = producer_in(acc, g);
+    for (; (next = next_leaf(&w)) && ph_rw_status(rw) == 0; leaf = next) {
+        ph_value *in[2] = {acc, leaf};
+        ph_node *p = producer_in(leaf, g);
+        if (p && p != used)
+            after = used = p;
+        else if (prev)
+            after = prev;
+        if ((prev = ph_rw_node_after(rw, after, "Add", 2, in, 1)))
+            ph_value_copy_type(acc = ph_node_output(prev, 0), y);
     }
-    free(leaf);
-    if (rc <= 0)
-        return rc;
-    return ph_rw_replace(rw, y, acc) ? PH_ENOMEM : 1;
+    ph_node *last = ph_rw_clone(rw, top, NULL, 2, (ph_value *[]){acc, leaf});
+    return ph_rw_replace_root(rw, last ? ph_node_output(last, 0) : NULL);
 }
 
-static const ph_rule rules[] = {{"add_tree", "y = Add(a, b)", not_a_chain, to_chain}, {0}};
+static const ph_rule rules[] = {{"add_tree", "s = Add(_, _)\ny = Add(s, b)", not_a_chain, to_chain}, {0}};
 
 /* Examples for the rule checker: trees of 4 and 6 leaves. */
 static const ph_rule_example examples[] = {

@@ -209,14 +209,6 @@ static void free_tensors(ph_tensor **t, size_t n)
     }
 }
 
-/* Bytes of v's known type, or 0 when unknown. */
-static uint64_t known_bytes(const ph_value *v)
-{
-    int64_t numel = ph_value_numel(v);
-    size_t es = ph_dtype_size(ph_value_dtype(v));
-    return numel >= 0 && es ? (uint64_t)numel * es : 0;
-}
-
 /* Install the computed outputs of n (out[j] for output j, owned; taken over
  * whatever happens).  When no output is a graph output: each used output
  * becomes an initializer, n is removed and what fed only n is pruned (1).
@@ -363,13 +355,13 @@ static int fold_partial(fold_state *st, ph_node *n, const ph_tensor **in, ph_ten
                 return 0;
         }
     }
-    ph_error err = {0, ""};
-    int rc = ph_eval_node(n, st->opset, in, out, &err);
-    if (rc == PH_ENOMEM)
-        return ph_ctx_error(st->ctx, rc, "out of memory evaluating '%s'", ph_node_name(n));
-    if (rc < 0 || ph_tensor_dtype(out[0]) != PH_DT_INT64 || !ph_tensor_data(out[0])) {
+    ph_error why = {0, ""};
+    int rc = ph_eval_fold(n, st->opset, in, 0, out, &why);
+    if (rc < 0)
+        return ph_ctx_error(st->ctx, rc, "%s", why.message);
+    if (!rc || ph_tensor_dtype(out[0]) != PH_DT_INT64 || !ph_tensor_data(out[0])) {
         ph_log(st->ctx, PH_LOG_DEBUG, "node '%s' (%s): no partial shape: %s", ph_node_name(n),
-               ph_node_op_type(n), rc < 0 ? err.message : "not an int64 result");
+               ph_node_op_type(n), !rc ? why.message : "not an int64 result");
         free_tensors(out, 1);
         return 0;
     }
@@ -402,70 +394,6 @@ static int grow_io(fold_state *st, size_t n)
         return PH_ENOMEM;
     st->cap_io = c;
     return 0;
-}
-
-/* The entries of an int64 scalar or vector constant (*v, *count), or 0 when
- * t is not one or cannot be read. */
-#define PREDICT_MAX 64 /* entries of a shape or repeats operand read for the estimate */
-
-/* The entries of a 0-D or 1-D INT64 tensor of at most PREDICT_MAX entries,
- * read into v by the SDK (mapped raw_data may sit at any address): the
- * count, or -1. */
-static int64_t int64_entries(const ph_tensor *t, int64_t *v)
-{
-    if (!t || ph_tensor_dtype(t) != PH_DT_INT64 || ph_tensor_rank(t) > 1)
-        return -1;
-    int64_t k = ph_tensor_numel(t);
-    if (k < 0 || k > PREDICT_MAX || ph_tensor_read_i64(t, ph_tensor_rank(t), ph_tensor_dims(t), v))
-        return -1;
-    return k;
-}
-
-static uint64_t sat_mul(uint64_t a, uint64_t b)
-{
-    return b && a > UINT64_MAX / b ? UINT64_MAX : a * b;
-}
-
-/* Bytes the output of a node that can blow a small constant up (ConstantOfShape,
- * Expand, Tile) will take, computed from its constant inputs before running
- * it; 0 when not predicted.  Saturates instead of overflowing. */
-static uint64_t predicted_bytes(const ph_node *n, const ph_tensor *const *in)
-{
-    int64_t v[PREDICT_MAX], k;
-    uint64_t elems = 1;
-    size_t n_in = ph_node_input_count(n);
-    switch (ph_node_op(n)) {
-    case PH_OP_ConstantOfShape: {
-        if (n_in < 1 || (k = int64_entries(in[0], v)) < 0)
-            return 0;
-        const ph_tensor *val = ph_node_attr_tensor(n, "value");
-        size_t es = val ? ph_dtype_size(ph_tensor_dtype(val)) : sizeof(float);
-        for (int64_t i = 0; i < k; i++)
-            elems = sat_mul(elems, v[i] > 0 ? (uint64_t)v[i] : 0);
-        return sat_mul(elems, es ? es : 1);
-    }
-    case PH_OP_Expand: {
-        if (n_in < 2 || !in[0] || (k = int64_entries(in[1], v)) < 0)
-            return 0;
-        size_t r = ph_tensor_rank(in[0]), rank = r > (size_t)k ? r : (size_t)k;
-        for (size_t i = 0; i < rank; i++) {
-            int64_t a = i + r >= rank ? ph_tensor_dim(in[0], i + r - rank) : 1;
-            int64_t b = i + (size_t)k >= rank ? v[i + (size_t)k - rank] : 1;
-            elems = sat_mul(elems, (uint64_t)(a == 1 ? (b > 0 ? b : 0) : a));
-        }
-        return sat_mul(elems, ph_dtype_size(ph_tensor_dtype(in[0])));
-    }
-    case PH_OP_Tile: {
-        if (n_in < 2 || !in[0] || (k = int64_entries(in[1], v)) < 0)
-            return 0;
-        elems = (uint64_t)ph_tensor_numel(in[0]);
-        for (int64_t i = 0; i < k; i++)
-            elems = sat_mul(elems, v[i] > 0 ? (uint64_t)v[i] : 0);
-        return sat_mul(elems, ph_dtype_size(ph_tensor_dtype(in[0])));
-    }
-    default:
-        return 0;
-    }
 }
 
 /* 1 if some output of n is read by a node or is a graph output. */
@@ -510,52 +438,15 @@ static int fold_node(ph_node *n, void *user)
         return rc < 0 ? ph_ctx_error(st->ctx, rc, "out of memory") : 0;
     }
 
-    for (size_t j = 0; j < n_out && st->cap; j++) {
-        uint64_t b = ph_node_output(n, j) ? known_bytes(ph_node_output(n, j)) : 0;
-        if (b > st->cap) {
-            ph_log(st->ctx, PH_LOG_INFO, "node '%s' (%s) not folded: output %zu would take %llu bytes (max_output_bytes %llu)",
-                   ph_node_name(n), ph_node_op_type(n), j, (unsigned long long)b, (unsigned long long)st->cap);
-            return 0;
-        }
-    }
-    if (!ph_eval_supports(n)) {
-        ph_log(st->ctx, PH_LOG_WARN, "node '%s' (%s) not folded: the evaluator does not support %s",
-               ph_node_name(n), ph_node_op_type(n), ph_node_op_type(n));
-        return 0;
-    }
     for (size_t i = 0; i < n_in; i++)
         in[i] = ph_node_input(n, i) ? const_of(st, ph_node_input(n, i)) : NULL;
-    uint64_t est = predicted_bytes(n, in);
-    if (st->cap && est > st->cap) {
-        ph_log(st->ctx, PH_LOG_INFO, "node '%s' (%s) not folded: its output would take %llu bytes (max_output_bytes %llu)",
-               ph_node_name(n), ph_node_op_type(n), (unsigned long long)est, (unsigned long long)st->cap);
-        return 0;
-    }
-    ph_error err = {0, ""};
-    int rc = ph_eval_node(n, st->opset, in, out, &err);
-    if (rc == PH_ENOMEM)
-        return ph_ctx_error(st->ctx, rc, "out of memory evaluating '%s'", ph_node_name(n));
-    if (rc < 0) {
-        ph_log(st->ctx, PH_LOG_WARN, "node '%s' (%s) not folded: %s", ph_node_name(n), ph_node_op_type(n),
-               err.message[0] ? err.message : ph_strerror(rc));
-        free_tensors(out, n_out);
-        return 0;
-    }
-    for (size_t j = 0; j < n_out; j++)
-        if (out[j] && ph_tensor_kind(out[j]) != PH_KIND_TENSOR) {
-            free_tensors(out, n_out); /* a sequence or optional: no initializer */
-            return 0;
-        }
-    for (size_t j = 0; j < n_out && st->cap; j++) {
-        if (out[j] && ph_tensor_nbytes(out[j]) > st->cap) {
-            ph_log(st->ctx, PH_LOG_INFO, "node '%s' (%s) not folded: output %zu takes %zu bytes (max_output_bytes %llu)",
-                   ph_node_name(n), ph_node_op_type(n), j, ph_tensor_nbytes(out[j]),
-                   (unsigned long long)st->cap);
-            free_tensors(out, n_out);
-            return 0;
-        }
-    }
-    return install(st, n, out);
+    ph_error why = {0, ""};
+    int rc = ph_eval_fold(n, st->opset, in, st->cap, out, &why);
+    if (rc < 0)
+        return ph_ctx_error(st->ctx, rc, "%s", why.message);
+    if (!rc && why.code != PH_EINVAL) /* a sequence or an optional: left quietly */
+        ph_log(st->ctx, why.code == PH_ERANGE ? PH_LOG_INFO : PH_LOG_WARN, "%s", why.message);
+    return rc ? install(st, n, out) : 0;
 }
 
 static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)

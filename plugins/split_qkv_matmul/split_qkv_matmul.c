@@ -42,14 +42,17 @@
 #define MAX_CHAIN 8
 #define MAX_PARTS 64
 
+/* The analysis of a match, handed from the check to the rewrite. */
 typedef struct qkv {
     ph_node *chain[MAX_CHAIN]; /* elementwise ops, MatMul side first */
     size_t at[MAX_CHAIN];      /* input of chain[k] that reads the chain */
     int n_chain;
     ph_value *x;
     const ph_tensor *w;
-    int64_t H, K, R[MAX_R], T[MAX_R];
+    int64_t K, R[MAX_R], T[MAX_R], T2[MAX_R]; /* T2: the merged Transpose's perm */
     int rp, q, j, s, g; /* P's rank; R's rank; suffix start; split axis in R; in t */
+    int64_t start;      /* Gather: the piece taken; Split: the piece length */
+    int squeeze;        /* Gather: its index is a scalar (the axis goes) */
 } qkv;
 
 /* v is read once, by a node of g, and is no graph output. */
@@ -59,13 +62,14 @@ static int single_use(const ph_value *v, const ph_graph *g)
     return c && ph_node_graph(c) == g;
 }
 
-/* The common part: MatMul, elementwise chain, Reshape, Transpose; the axis g
- * of t that is cut (normalized here). */
-static int analyze(const ph_match *m, int64_t axis, qkv *a)
+/* The common part: MatMul, elementwise chain, Reshape, Transpose; the axis
+ * $axis of t that is cut (normalized here).  The elementwise chain has 0 to
+ * 8 links, which a fixed pattern cannot say: it is walked up from e. */
+static int analyze(const ph_match *m, qkv *a)
 {
     memset(a, 0, sizeof *a);
-    ph_node *root = ph_match_root(m), *r = ph_match_node(m, "r"), *t = ph_match_node(m, "t");
-    ph_graph *g = ph_node_graph(root);
+    ph_node *r = ph_match_node(m, "r"), *t = ph_match_node(m, "t");
+    ph_graph *g = ph_node_graph(r);
     ph_value *v = ph_match_value(m, "e");
     ph_node *n;
     if (ph_value_graph_output_count(ph_node_output(t, 0)))
@@ -93,7 +97,7 @@ static int analyze(const ph_match *m, int64_t axis, qkv *a)
     if (!a->w || ph_tensor_rank(a->w) != 2 || !ph_dtype_is_float(dt) || !a->x || ph_value_const(a->x) ||
         ph_value_dtype(a->x) != dt || a->rp < 1 || !ph_tensor_data(a->w) || ph_tensor_dim(a->w, 0) < 1)
         return 0;
-    a->H = ph_tensor_dim(a->w, 0), a->K = ph_tensor_dim(a->w, 1);
+    a->K = ph_tensor_dim(a->w, 1);
     for (int k = 0; k < a->n_chain; k++) {
         const ph_tensor *c = ph_value_const(ph_node_input(a->chain[k], 1 - a->at[k]));
         int rc = c ? (int)ph_tensor_rank(c) : -1;
@@ -117,8 +121,9 @@ static int analyze(const ph_match *m, int64_t axis, qkv *a)
     if (prod != a->K)
         return 0;
     for (int i = 0; i < a->j; i++)
-        if (a->R[i] < -1 || (a->R[i] == 0 && (i >= a->rp - 1 || ph_node_attr_int(r, "allowzero", 0))))
+        if (a->R[i] < -1 || (a->R[i] == 0 && (i >= a->rp - 1 || ph_match_int(m, "allowzero", 0))))
             return 0;
+    int64_t axis = ph_match_int(m, "axis", 0);
     a->g = (int)(axis < 0 ? axis + a->q : axis);
     if (a->g < 0 || a->g >= a->q)
         return 0;
@@ -148,21 +153,18 @@ static int gather_piece(const ph_node *ga, const qkv *a, int64_t *start)
     return *start >= 0 && *start < N ? ph_tensor_rank(it) == 0 : -1;
 }
 
-/* The Transpose merged after Gather y: its perm in T2 (rank ok), or NULL. */
-static ph_node *merged_transpose(const ph_node *ga, int squeeze, const qkv *a, int64_t *T2)
+/* Gather form: every reader of t is a Gather taking a distinct piece; the
+ * merged Transpose z (when the form has one) fits.  The analysis goes to
+ * the rewrite as the match's state. */
+static int check_gather(const ph_match *m, const ph_params *params)
 {
-    ph_node *z = ph_value_sole_consumer(ph_node_output(ga, 0));
-    if (!z || ph_node_op(z) != PH_OP_Transpose || ph_node_graph(z) != ph_node_graph(ga))
-        return NULL;
-    return ph_node_transpose_perm(z, T2, MAX_R) == a->q - squeeze ? z : NULL;
-}
-
-static int gather_checked(const ph_match *m, const ph_params *params, qkv *a)
-{
-    ph_node *ga = ph_match_node(m, "y");
+    qkv *a = ph_match_state(m, sizeof *a);
+    if (!a)
+        return PH_ENOMEM;
     ph_value *t = ph_match_value(m, "t"), *out = ph_node_output(ph_match_root(m), 0);
-    if ((!ph_value_use_count(out) && !ph_value_graph_output_count(out)) ||
-        !analyze(m, ph_node_attr_int(ga, "axis", 0), a) || !parts_ok(a, a->R[a->s], params))
+    ph_node *z = ph_match_node(m, "z");
+    if ((!ph_value_use_count(out) && !ph_value_graph_output_count(out)) || !analyze(m, a) ||
+        !parts_ok(a, a->R[a->s], params))
         return 0;
     uint64_t seen = 0;
     size_t n = ph_value_use_count(t);
@@ -172,29 +174,13 @@ static int gather_checked(const ph_match *m, const ph_params *params, qkv *a)
         size_t at;
         ph_node *c = ph_value_use(t, u, &at);
         int64_t i;
-        if (at != 0 || ph_node_graph(c) != ph_node_graph(ga) || gather_piece(c, a, &i) < 0 || (seen >> i & 1))
+        if (at != 0 || ph_node_graph(c) != ph_node_graph(ph_match_root(m)) || gather_piece(c, a, &i) < 0 ||
+            (seen >> i & 1))
             return 0;
         seen |= (uint64_t)1 << i;
     }
-    return 1;
-}
-
-static int check_gather(const ph_match *m, const ph_params *params)
-{
-    qkv a;
-    int64_t i, T2[MAX_R];
-    if (!gather_checked(m, params, &a))
-        return 0;
-    ph_node *ga = ph_match_node(m, "y");
-    return !merged_transpose(ga, gather_piece(ga, &a, &i), &a, T2); /* else the merging rule */
-}
-
-static int check_gather_transpose(const ph_match *m, const ph_params *params)
-{
-    qkv a;
-    int64_t i, T2[MAX_R];
-    ph_node *ga = ph_match_node(m, "y");
-    return gather_checked(m, params, &a) && merged_transpose(ga, gather_piece(ga, &a, &i), &a, T2);
+    a->squeeze = gather_piece(ph_match_node(m, "y"), a, &a->start);
+    return !z || ph_node_transpose_perm(z, a->T2, MAX_R) == a->q - a->squeeze;
 }
 
 /* Part [start, start + len) of axis s: the new chain's output (NULL on
@@ -202,48 +188,20 @@ static int check_gather_transpose(const ph_match *m, const ph_params *params)
 static ph_value *build_part(ph_rewriter *rw, const qkv *a, int64_t start, int64_t len, int squeeze,
                             const int64_t *T2)
 {
-    int64_t outer = 1, inner = 1, D = a->R[a->s];
-    for (int i = a->j; i < a->s; i++)
-        outer *= a->R[i];
+    int64_t inner = 1, D = a->R[a->s];
     for (int i = a->s + 1; i < a->q; i++)
         inner *= a->R[i];
-    int64_t Kp = outer * len * inner, wd[2] = {a->H, Kp};
-    int dt = ph_tensor_dtype(a->w);
-    size_t es = ph_dtype_size(dt), run = (size_t)inner * es;
-    const unsigned char *src = ph_tensor_data(a->w);
-    unsigned char *dst = ph_rw_alloc(rw, (size_t)(a->H * Kp) * es + 1);
-    if (!dst)
-        return NULL;
-    /* the columns of a [rows, K] row-major matrix that part keeps */
-#define COLUMNS(SRC, ROWS)                                                                                       \
-    for (int64_t h = 0; h < (ROWS); h++)                                                                         \
-        for (int64_t o = 0; o < outer; o++)                                                                      \
-            for (int64_t d = 0; d < len; d++)                                                                    \
-                memcpy(dst + (size_t)((h * outer + o) * len + d) * run,                                          \
-                       (SRC) + (size_t)(h * a->K + (o * D + start + d) * inner) * es, run);
-    COLUMNS(src, a->H)
-    ph_value *in[2] = {a->x, ph_rw_initializer(rw, "qkv_w", ph_tensor_new(dt, 2, wd, dst))};
-    ph_value *v = in[1] ? ph_rw_op(rw, "MatMul", 2, in) : NULL;
+    ph_value *in[2] = {a->x, ph_rw_initializer(rw, "qkv_w", ph_tensor_slice_columns(a->w, D, inner, start, len))};
+    ph_value *v = ph_rw_op(rw, "MatMul", 2, in);
     for (int k = 0; k < a->n_chain && v; k++) {
-        ph_value *cv = ph_node_input(a->chain[k], 1 - a->at[k]);
+        ph_value *cv = ph_node_input(a->chain[k], 1 - a->at[k]), *ein[2];
         const ph_tensor *c = ph_value_const(cv);
         size_t rc = ph_tensor_rank(c);
-        if (rc > 0 && ph_tensor_dim(c, rc - 1) == a->K && a->K != 1) {
-            int64_t cd[MAX_R];
-            const unsigned char *cs = ph_tensor_data(c);
-            if (!cs)
-                return NULL;
-            memcpy(cd, ph_tensor_dims(c), rc * sizeof *cd);
-            cd[rc - 1] = Kp;
-            COLUMNS(cs, 1)
-            cv = ph_rw_initializer(rw, "qkv_c", ph_tensor_new(dt, rc, cd, dst));
-        }
-        ph_value *ein[2];
+        if (rc > 0 && ph_tensor_dim(c, rc - 1) == a->K && a->K != 1) /* per column: its block */
+            cv = ph_rw_initializer(rw, "qkv_c", ph_tensor_slice_columns(c, D, inner, start, len));
         ein[a->at[k]] = v, ein[1 - a->at[k]] = cv;
-        ph_node *e = cv ? ph_rw_node(rw, ph_node_op_type(a->chain[k]), 2, ein, 1) : NULL;
-        v = e ? ph_node_output(e, 0) : NULL;
+        v = ph_rw_op(rw, ph_node_op_type(a->chain[k]), 2, ein);
     }
-#undef COLUMNS
     int64_t Ri[MAX_R], F[MAX_R], Tp[MAX_R];
     int qi = 0, identity = 1;
     for (int i = 0; i < a->q; i++)
@@ -255,41 +213,27 @@ static ph_value *build_part(ph_rewriter *rw, const qkv *a, int64_t start, int64_
     for (int k = 0; k < qi; k++)
         identity &= (F[k] = T2 ? Tp[T2[k]] : Tp[k]) == k;
     v = v ? ph_rw_reshape(rw, v, (size_t)qi, Ri) : NULL;
-    if (!v || identity)
-        return v;
-    ph_node *tr = ph_rw_node(rw, "Transpose", 1, &v, 1);
-    return tr && ph_node_set_attr_ints(tr, "perm", (size_t)qi, F) == 0 ? ph_node_output(tr, 0) : NULL;
+    return identity ? v : ph_rw_transpose(rw, v, (size_t)qi, F);
 }
 
 static int split_gather(ph_rewriter *rw, const ph_match *m)
 {
-    qkv a;
-    int64_t i, T2[MAX_R];
-    ph_node *ga = ph_match_node(m, "y");
-    if (!analyze(m, ph_node_attr_int(ga, "axis", 0), &a))
-        return 0;
-    int squeeze = gather_piece(ga, &a, &i);
-    ph_node *z = merged_transpose(ga, squeeze, &a, T2);
-    if (squeeze < 0 || (z && z != ph_match_root(m)))
-        return 0;
-    ph_value *v = build_part(rw, &a, i, 1, squeeze, z ? T2 : NULL);
-    if (!v)
-        return PH_ENOMEM;
-    return ph_rw_replace(rw, ph_node_output(ph_match_root(m), 0), v) ? PH_ENOMEM : 1;
+    const qkv *a = ph_match_state(m, sizeof *a);
+    return ph_rw_replace_root(rw, build_part(rw, a, a->start, 1, a->squeeze, ph_match_node(m, "z") ? a->T2 : NULL));
 }
 
-/* The piece length of Split sp (every piece the same), or 0. */
-static int64_t split_len(const ph_node *sp, const qkv *a)
+/* The piece length of the Split (every piece the same), or 0. */
+static int64_t split_len(const ph_match *m, const qkv *a)
 {
-    int64_t sizes[MAX_PARTS], D = a->R[a->s], N = (int64_t)ph_node_output_count(sp);
+    int64_t sizes[MAX_PARTS], D = a->R[a->s], N = (int64_t)ph_node_output_count(ph_match_root(m));
     const int64_t *attr;
-    ptrdiff_t n = ph_node_attr_ints(sp, "split", &attr);
+    ptrdiff_t n = ph_match_ints(m, "split", &attr);
     if (n >= 0) {
         if (n > MAX_PARTS)
             return 0;
         memcpy(sizes, attr, (size_t)n * sizeof *sizes);
-    } else if (ph_node_input(sp, 1)) {
-        n = ph_value_const_ints(ph_node_input(sp, 1), sizes, NULL, MAX_PARTS);
+    } else if (ph_match_value(m, "sp")) {
+        n = ph_value_const_ints(ph_match_value(m, "sp"), sizes, NULL, MAX_PARTS);
     } else {
         for (n = 0; n < N; n++)
             sizes[n] = D % N ? 0 : D / N;
@@ -302,41 +246,39 @@ static int64_t split_len(const ph_node *sp, const qkv *a)
     return sizes[0] * N == D ? sizes[0] : 0;
 }
 
+/* Split form: the pieces are even and their number allowed. */
 static int check_split(const ph_match *m, const ph_params *params)
 {
-    qkv a;
-    ph_node *sp = ph_match_root(m);
-    return analyze(m, ph_node_attr_int(sp, "axis", 0), &a) && split_len(sp, &a) &&
-           parts_ok(&a, (int64_t)ph_node_output_count(sp), params);
+    qkv *a = ph_match_state(m, sizeof *a);
+    if (!a)
+        return PH_ENOMEM;
+    return analyze(m, a) && (a->start = split_len(m, a)) &&
+           parts_ok(a, (int64_t)ph_node_output_count(ph_match_root(m)), params);
 }
 
 static int split_split(ph_rewriter *rw, const ph_match *m)
 {
-    qkv a;
+    const qkv *a = ph_match_state(m, sizeof *a);
     ph_node *sp = ph_match_root(m);
-    int64_t len;
-    if (!analyze(m, ph_node_attr_int(sp, "axis", 0), &a) || !(len = split_len(sp, &a)))
-        return 0;
     for (size_t k = 0; k < ph_node_output_count(sp); k++) {
-        ph_value *y = ph_node_output(sp, k), *v;
-        if (!y || (!ph_value_use_count(y) && !ph_value_graph_output_count(y)))
-            continue; /* a piece nobody reads needs no MatMul */
-        if (!(v = build_part(rw, &a, (int64_t)k * len, len, 0, NULL)) || ph_rw_replace(rw, y, v))
-            return PH_ENOMEM;
+        ph_value *y = ph_node_output(sp, k);
+        if (y && (ph_value_use_count(y) || ph_value_graph_output_count(y))) /* a piece nobody reads: no part */
+            ph_rw_replace(rw, y, build_part(rw, a, (int64_t)k * a->start, a->start, 0, NULL));
     }
-    return 1;
+    return ph_rw_done(rw);
 }
 
-#define CHAIN_SHARED "r = Reshape(e, shape:const)\nt:shared = Transpose(r)\n"
-#define CHAIN "r = Reshape(e, shape:const)\nt = Transpose(r)\n"
+#define CHAIN "r = Reshape(e, shape:const) {allowzero(0)=$allowzero}\n"
 
 static const ph_rule rules[] = {
-    {"qkv_gather_transpose", CHAIN_SHARED "y = Gather(t, i:const)\nz = Transpose(y)", check_gather_transpose,
-     split_gather},
-    {"qkv_gather", CHAIN_SHARED "y = Gather(t, i:const)", check_gather, split_gather},
-    {"qkv_split2", CHAIN "y0, y1 = Split(t, sp?:const)", check_split, split_split},
-    {"qkv_split3", CHAIN "y0, y1, y2 = Split(t, sp?:const)", check_split, split_split},
-    {"qkv_split4", CHAIN "y0, y1, y2, y3 = Split(t, sp?:const)", check_split, split_split},
+    {"qkv_gather", CHAIN "t:shared = Transpose(r)\n"
+     "( y = Gather(t, i:const) {axis(0)=$axis} | y = Gather(t, i:const) {axis(0)=$axis}; z = Transpose(y) )",
+     check_gather, split_gather},
+    {"qkv_split", CHAIN "t = Transpose(r)\n"
+     "( y0, y1 = Split(t, sp?:const) {axis(0)=$axis, split?=$split}\n"
+     "| y0, y1, y2 = Split(t, sp?:const) {axis(0)=$axis, split?=$split}\n"
+     "| y0, y1, y2, y3 = Split(t, sp?:const) {axis(0)=$axis, split?=$split} )",
+     check_split, split_split},
     {0}};
 
 static const ph_param_def params[] = {
@@ -353,17 +295,17 @@ static const ph_rule_example examples[] = {
                    "t = Transpose(r) {perm=[2,0,3,1,4]}\ni0: int64[] = [0]\ni1: int64[] = [1]\ni2: int64[] = [2]\n"
                    "q = Gather(t, i0) {axis=0}\nk = Gather(t, i1) {axis=0}\nv = Gather(t, i2) {axis=0}\n"
                    "return q, k, v", NULL},
-    {"qkv_gather_transpose", QKV_HEAD "sh: int64[5] = [0, 0, 3, 2, <HD~2|4>]\nr = Reshape(e, sh)\n"
+    {"qkv_gather", QKV_HEAD "sh: int64[5] = [0, 0, 3, 2, <HD~2|4>]\nr = Reshape(e, sh)\n"
                    "t = Transpose(r) {perm=[2,0,3,1,4]}\ni0: int64[] = [0]\ni1: int64[] = [1]\ni2: int64[] = [2]\n"
                    "q = Gather(t, i0) {axis=0}\nk0 = Gather(t, i1) {axis=0}\nk = Transpose(k0) {perm=[0,1,3,2]}\n"
                    "v = Gather(t, i2) {axis=0}\nreturn q, k, v", NULL},
-    {"qkv_split3", "opset <13|17>\n" QKV_HEAD "sh: int64[5] = [0, 0, 3, 2, <HD~2|4>]\nr = Reshape(e, sh)\n"
+    {"qkv_split", "opset <13|17>\n" QKV_HEAD "sh: int64[5] = [0, 0, 3, 2, <HD~2|4>]\nr = Reshape(e, sh)\n"
                    "t = Transpose(r) {perm=[2,0,3,1,4]}\n"
                    "q, k, v = Split(t) {axis=0}\nreturn q, k, v", NULL},
-    {"qkv_split2", "opset <13|17>\n" QKV_HEAD "sh: int64[5] = [0, 0, 2, 3, <HD~2|4>]\nr = Reshape(e, sh)\n"
+    {"qkv_split", "opset <13|17>\n" QKV_HEAD "sh: int64[5] = [0, 0, 2, 3, <HD~2|4>]\nr = Reshape(e, sh)\n"
                    "t = Transpose(r) {perm=[2,0,3,1,4]}\nq, k = Split(t) {axis=0}\nreturn q, k",
      (const char *const[]){"parts=2", NULL}},
-    {"qkv_split4", "opset <13|17>\n" QKV_HEAD "sh: int64[5] = [0, 0, 4, 3, <HD~1|2>]\nr = Reshape(e, sh)\n"
+    {"qkv_split", "opset <13|17>\n" QKV_HEAD "sh: int64[5] = [0, 0, 4, 3, <HD~1|2>]\nr = Reshape(e, sh)\n"
                    "t = Transpose(r) {perm=[2,0,3,1,4]}\nq, k, v, o = Split(t) {axis=0}\nreturn q, k, v, o",
      (const char *const[]){"parts=0", NULL}},
     {0}};

@@ -31,15 +31,15 @@
  *   which takes over its output (a graph output keeps its name).  The old
  *   chain and what only it read are removed.  Main graph and every
  *   If/Loop/Scan body.
- * Pattern: the chain's last node alone; the check and the rewrite walk the
- *   chain up (its length varies).  Each chain is walked from its end only.
+ * Pattern: the chain's last node alone (a chain's length varies, which a
+ *   fixed pattern cannot say): the check walks the chain up from it and
+ *   hands its first node to the rewrite, which walks it down (each node is
+ *   read only by the next).  Each chain is walked from its end only.
  * Exact:    fp (each Conv sums the same products in another order).
  */
 #include <string.h>
 
 #include <passhost/passhost.h>
-
-#define MAX_CHAIN 4096
 
 static const int64_t SWAP_HW[4] = {0, 1, 3, 2};
 
@@ -91,72 +91,58 @@ static ph_node *chain_prev(const ph_node *n)
                                                                                                            : NULL;
 }
 
-/* The length of the chain ending at root when root ends a chain worth
- * swapping, else 0; with nodes (room for MAX_CHAIN), the chain's nodes,
- * first node first. */
-static size_t chain(ph_node *root, int64_t min_width, ph_node **nodes)
+/* The first node of the chain ending at root, when root ends a chain worth
+ * swapping, else NULL. */
+static ph_node *chain_start(ph_node *root, int64_t min_width)
 {
-    ph_node *next = ph_value_sole_consumer(ph_node_output(root, 0));
+    ph_node *next = ph_value_sole_consumer(ph_node_output(root, 0)), *first = NULL;
     if (!chain_input(root) || (next && chain_prev(next) == root))
-        return 0; /* not the end of a chain */
-    size_t n = 0;
+        return NULL; /* not the end of a chain */
     int wide = 0, convs = 0;
     for (ph_node *c = root; c; c = chain_prev(c)) {
-        if (n == MAX_CHAIN)
-            return 0;
-        if (nodes)
-            nodes[n] = c;
-        n++;
+        first = c;
         if (ph_node_op(c) == PH_OP_Conv) {
             const ph_value *x = ph_node_input(c, 0);
             int64_t h = ph_value_dim(x, 2), w = ph_value_dim(x, 3);
             if (w < h)
-                return 0;
+                return NULL;
             wide |= w >= min_width && w > h;
             convs++;
         }
     }
-    if (!convs || !wide)
-        return 0;
-    for (size_t i = 0; nodes && i < n / 2; i++) {
-        ph_node *t = nodes[i];
-        nodes[i] = nodes[n - 1 - i];
-        nodes[n - 1 - i] = t;
-    }
-    return n;
+    return convs && wide ? first : NULL;
 }
 
+/* Worth it: the chain's first node goes to the rewrite. */
 static int worth_it(const ph_match *m, const ph_params *params)
 {
-    return chain(ph_match_root(m), ph_params_int(params, "min_width"), NULL) > 0;
+    ph_node **first = ph_match_state(m, sizeof *first);
+    if (!first)
+        return PH_ENOMEM;
+    return (*first = chain_start(ph_match_root(m), ph_params_int(params, "min_width"))) != NULL;
 }
 
 /* Swap entries i and j of attribute `name` of n when it has one. */
-static int swap_attr(ph_node *n, const char *name, int i, int j)
+static void swap_attr(ph_node *n, const char *name, int i, int j)
 {
     const int64_t *p;
+    int64_t v[4];
     ptrdiff_t len = ph_node_attr_ints(n, name, &p);
     if (len < 0)
-        return 0;
-    int64_t v[4];
+        return;
     memcpy(v, p, (size_t)len * sizeof *v);
-    int64_t t = v[i];
-    v[i] = v[j];
-    v[j] = t;
-    return ph_node_set_attr_ints(n, name, (size_t)len, v);
+    v[i] = p[j], v[j] = p[i];
+    ph_node_set_attr_ints(n, name, (size_t)len, v);
 }
 
-/* The copy of chain node n reading x on the swapped layout; NULL on
- * failure, with *declined set when the rewrite should just not happen. */
-static ph_node *swapped_copy(ph_rewriter *rw, const ph_node *n, ph_value *x, int *declined)
+/* The copy of chain node n reading x on the swapped layout: its output, or
+ * NULL (failed; *declined set when the rewrite should just not happen). */
+static ph_value *swapped_copy(ph_rewriter *rw, const ph_node *n, ph_value *x, int *declined)
 {
     size_t n_in = ph_node_input_count(n);
-    ph_value **in = ph_rw_alloc(rw, n_in * sizeof *in);
-    ph_value *chain_in = chain_input(n);
+    ph_value **in = ph_rw_alloc(rw, n_in * sizeof *in), *chain_in = chain_input(n);
     int conv = ph_node_op(n) == PH_OP_Conv;
-    if (!in)
-        return NULL;
-    for (size_t i = 0; i < n_in; i++) {
+    for (size_t i = 0; in && i < n_in; i++) {
         ph_value *v = ph_node_input(n, i);
         const ph_tensor *c = v ? ph_value_const(v) : NULL;
         ph_tensor *sc = NULL;
@@ -166,48 +152,31 @@ static ph_node *swapped_copy(ph_rewriter *rw, const ph_node *n, ph_value *x, int
             in[i] = v; /* absent, the bias, or one element */
         else if (!(sc = ph_tensor_transpose(c, 4, SWAP_HW)))
             return *declined = 1, NULL; /* a string constant, or unreadable data */
-        else if (!(in[i] = ph_rw_initializer(rw, ph_value_name(v), sc)))
-            return NULL;
+        else
+            in[i] = ph_rw_initializer(rw, ph_value_name(v), sc);
     }
-    ph_node *copy = ph_rw_clone(rw, n, NULL, n_in, in);
+    ph_node *copy = in ? ph_rw_clone(rw, n, NULL, n_in, in) : NULL;
     if (!copy)
         return NULL;
-    if (conv && (swap_attr(copy, "kernel_shape", 0, 1) < 0 || swap_attr(copy, "strides", 0, 1) < 0 ||
-                 swap_attr(copy, "dilations", 0, 1) < 0 || swap_attr(copy, "pads", 0, 1) < 0 ||
-                 swap_attr(copy, "pads", 2, 3) < 0))
-        return NULL;
-    const ph_value *y = ph_node_output(n, 0);
-    int64_t d[4] = {ph_value_dim(y, 0), ph_value_dim(y, 1), ph_value_dim(y, 3), ph_value_dim(y, 2)};
-    ph_value_set_type(ph_node_output(copy, 0), ph_value_dtype(y), 4, d);
-    return copy;
+    if (conv) {
+        swap_attr(copy, "kernel_shape", 0, 1), swap_attr(copy, "strides", 0, 1);
+        swap_attr(copy, "dilations", 0, 1), swap_attr(copy, "pads", 0, 1), swap_attr(copy, "pads", 2, 3);
+    }
+    ph_value_set_type_transposed(ph_node_output(copy, 0), ph_node_output(n, 0), 4, SWAP_HW);
+    return ph_node_output(copy, 0);
 }
 
 static int swap(ph_rewriter *rw, const ph_match *m)
 {
-    ph_node *root = ph_match_root(m);
-    ph_node **nodes = ph_rw_alloc(rw, MAX_CHAIN * sizeof *nodes);
-    if (!nodes)
-        return PH_ENOMEM;
-    size_t n = chain(root, ph_params_int(ph_rw_params(rw), "min_width"), nodes);
-    if (!n)
-        return 0;
-    ph_value *x = chain_input(nodes[0]);
-    ph_node *t = ph_rw_node(rw, "Transpose", 1, &x, 1);
-    if (!t || ph_node_set_attr_ints(t, "perm", 4, SWAP_HW) < 0)
-        return PH_ENOMEM;
-    x = ph_node_output(t, 0);
-    for (size_t i = 0; i < n; i++) {
-        int declined = 0;
-        ph_node *copy = swapped_copy(rw, nodes[i], x, &declined);
-        if (!copy)
-            return declined ? 0 : PH_ENOMEM;
-        x = ph_node_output(copy, 0);
+    ph_node *root = ph_match_root(m), *const *first = ph_match_state(m, sizeof *first);
+    ph_value *x = ph_rw_transpose(rw, chain_input(*first), 4, SWAP_HW);
+    int declined = 0;
+    for (ph_node *c = *first; x; c = ph_value_sole_consumer(ph_node_output(c, 0))) {
+        x = swapped_copy(rw, c, x, &declined);
+        if (c == root)
+            break;
     }
-    t = ph_rw_node(rw, "Transpose", 1, &x, 1);
-    if (!t || ph_node_set_attr_ints(t, "perm", 4, SWAP_HW) < 0)
-        return PH_ENOMEM;
-    ph_value_copy_type(ph_node_output(t, 0), ph_node_output(root, 0));
-    return ph_rw_replace(rw, ph_node_output(root, 0), ph_node_output(t, 0)) ? PH_ENOMEM : 1;
+    return declined ? 0 : ph_rw_replace_root(rw, ph_rw_transpose(rw, x, 4, SWAP_HW));
 }
 
 static const ph_rule rules[] = {

@@ -181,6 +181,19 @@ PH_API int ph_const_channel_values(const ph_tensor *t, int out_rank, int axis, i
  * push_transpose_through_elementwise and transpose_large_input_conv.) */
 PH_API ph_tensor *ph_tensor_transpose(const ph_tensor *t, size_t rank, const int64_t *perm);
 
+/* A block of the columns of t (rank >= 1, fixed-size dtype): its last axis,
+ * of size K, read as [outer, parts, inner] (K = outer * parts * inner), keeps
+ * parts start .. start + len - 1, in order: the result has t's dtype and
+ * shape but the last dim, outer * len * inner.  This is the slice of a fused
+ * weight [H, K] that one of the parts it is cut into keeps, when the
+ * product's last axis is reshaped to [..., parts, inner] (inner = 1: plain
+ * columns start .. start + len - 1).  NULL when K is not a multiple of
+ * parts * inner, the block is not within 0..parts, the data cannot be read,
+ * or out of memory.  t is borrowed; the caller owns the result.
+ * (sdk/src/const/tensor_columns.c; added for split_qkv_matmul.) */
+PH_API ph_tensor *ph_tensor_slice_columns(const ph_tensor *t, int64_t parts, int64_t inner, int64_t start,
+                                          int64_t len);
+
 #ifdef __cplusplus
 }
 #endif

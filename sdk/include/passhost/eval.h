@@ -72,6 +72,25 @@ PH_API int ph_eval_output_is_random(const ph_eval *e, size_t i);
 PH_API int ph_eval_node(const ph_node *n, int64_t opset, const ph_tensor *const *inputs,
                         ph_tensor **outputs, ph_error *err);
 
+/* Fold node n: ph_eval_node on constant inputs (NULL for omitted optional
+ * ones), the outputs into outputs[0..ph_node_output_count(n)) (new tensors
+ * the caller owns; NULL for omitted outputs), with the limits of a folding
+ * pass in one place.  max_bytes (0: no cap) caps each output: checked
+ * before evaluating, from the output's known type and, for the ops that
+ * blow a small constant up (ConstantOfShape, Expand, Tile), from the shape
+ * their constant inputs ask for; and after.  Returns 1 folded; 0 not
+ * folded, every output NULL, with why (may be NULL) saying so:
+ *   why->code PH_EUNSUPPORTED  the evaluator cannot run n (its op, or a
+ *                              dtype or attribute of this node);
+ *   why->code PH_ERANGE        an output would be, or is, over max_bytes;
+ *   why->code PH_EINVAL        an output is a sequence or an optional (an
+ *                              initializer holds only a tensor);
+ * the message reads "node 'NAME' (OP) not folded: ...".  PH_ENOMEM when out
+ * of memory (outputs NULL).  n and inputs borrowed.
+ * (sdk/src/eval/eval_fold.c; for constant_folding.) */
+PH_API int ph_eval_fold(const ph_node *n, int64_t opset, const ph_tensor *const *inputs, uint64_t max_bytes,
+                        ph_tensor **outputs, ph_error *why);
+
 /* ------------------------------------------------------------ error budgets
  * The rule of --verify and of the pass test harness (docs/verify.md, "Error
  * budgets"): a rewritten model's float output of dtype `dtype` may be off

@@ -216,6 +216,9 @@ PH_API ph_value *ph_rw_axes_op(ph_rewriter *rw, const char *op, ph_value *x, siz
  * attributes before, where steps must be NULL or all 1. */
 PH_API ph_value *ph_rw_slice(ph_rewriter *rw, ph_value *x, size_t n, const int64_t *starts, const int64_t *ends,
                              const int64_t *axes, const int64_t *steps);
+/* Transpose(x) {perm = perm[0..rank)}.  NULL x fails the rewrite (so a chain of calls needs no check between them).  (Added
+ * for split_qkv_matmul and transpose_large_input_conv.) */
+PH_API ph_value *ph_rw_transpose(ph_rewriter *rw, ph_value *x, size_t rank, const int64_t *perm);
 
 /* ------------------------------------------------ layer normalization
  * (sdk/src/ops/rw_layernorm.c; for decompose_layernorm and convert_opset.) */

@@ -1,5 +1,5 @@
 /* sdk/src/ops/rw_shape_ops.c - a rewrite's Reshape, Squeeze/Unsqueeze and
- * Slice with constant operands, in the form the model's default-domain opset
+ * Slice with constant operands, and Transpose, in the form the model's default-domain opset
  * wants (see ph_rw_reshape in op_helpers.h).  Added for
  * conv_after_gap_to_gemm, conv_to_matmul, conv1d_to_conv2d and
  * conv3d_to_conv2d. */
@@ -67,4 +67,18 @@ PH_API ph_value *ph_rw_slice(ph_rewriter *rw, ph_value *x, size_t n, const int64
         return NULL;
     }
     return node ? ph_node_output(node, 0) : NULL;
+}
+
+PH_API ph_value *ph_rw_transpose(ph_rewriter *rw, ph_value *x, size_t rank, const int64_t *perm)
+{
+    if (!x) {
+        ph_rw_fail(rw, PH_EINVAL);
+        return NULL;
+    }
+    ph_node *t = ph_rw_node(rw, "Transpose", 1, &x, 1);
+    if (!t || ph_node_set_attr_ints(t, "perm", rank, perm) < 0) {
+        ph_rw_fail(rw, PH_ENOMEM);
+        return NULL;
+    }
+    return ph_node_output(t, 0);
 }
