@@ -23,7 +23,7 @@ typedef struct walk {
     uint64_t exact, structure;
     ph_hmap *ids;  /* value -> its number (1, 2, ...) in order of definition */
     uintptr_t next;
-    int names;     /* the map failed: structure takes names, as exact does */
+    int failed;    /* the map ran out of memory */
 } walk;
 
 static void both(walk *w, uint64_t v)
@@ -46,8 +46,8 @@ static void mix_type(walk *w, const ph_value *v)
 }
 
 /* v is defined here (a graph input, an initializer, a node output): its
- * name (exact; structure too when named is set or the map failed), its
- * number (structure), its type and constant. */
+ * name (exact; structure too when named is set), its number (structure),
+ * its type and constant. */
 static void define(walk *w, const ph_value *v, int named)
 {
     if (!v) {
@@ -55,9 +55,9 @@ static void define(walk *w, const ph_value *v, int named)
         return;
     }
     w->exact = mix_str(w->exact, ph_value_name(v));
-    if (!w->names && ph_hmap_put(w->ids, ph_hash_ptr(v), v, (void *)++w->next))
-        w->names = 1;
-    if (named || w->names)
+    if (!w->failed && ph_hmap_put(w->ids, ph_hash_ptr(v), v, (void *)++w->next))
+        w->failed = 1;
+    if (named)
         w->structure = mix_str(w->structure, ph_value_name(v));
     else
         w->structure = mix(w->structure, (uint64_t)w->next);
@@ -73,7 +73,7 @@ static void use(walk *w, const ph_value *v, int named)
         return;
     }
     w->exact = mix_str(w->exact, ph_value_name(v));
-    uintptr_t id = w->names ? 0 : (uintptr_t)ph_hmap_get(w->ids, ph_hash_ptr(v), v);
+    uintptr_t id = w->failed ? 0 : (uintptr_t)ph_hmap_get(w->ids, ph_hash_ptr(v), v);
     if (named || !id)
         w->structure = mix_str(w->structure, ph_value_name(v));
     if (id)
@@ -133,13 +133,15 @@ static void graph_hash(walk *w, const ph_graph *g, int main_graph)
     }
 }
 
-host_fingerprint host_model_fingerprint(ph_model *m, ph_hmap *ids)
+int host_model_fingerprint(ph_model *m, ph_hmap *ids, host_fingerprint *out)
 {
-    walk w = {.ids = ids, .names = !ids};
-    if (ids)
-        ph_hmap_clear(ids);
+    if (!ids)
+        return PH_ENOMEM;
+    walk w = {.ids = ids};
+    ph_hmap_clear(ids);
     both(&w, 0x243F6A8885A308D3ull);
     both(&w, ph_model_initializers_version(m));
     graph_hash(&w, ph_model_graph(m), 1);
-    return (host_fingerprint){.exact = w.exact, .structure = w.structure};
+    *out = (host_fingerprint){.exact = w.exact, .structure = w.structure};
+    return w.failed ? PH_ENOMEM : 0;
 }

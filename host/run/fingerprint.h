@@ -35,9 +35,9 @@ typedef struct host_fingerprint {
     uint64_t structure; /* the same with names aside */
 } host_fingerprint;
 
-/* Both fingerprints of m (borrowed).  ids: a map the caller owns
- * (ph_hmap_new(NULL, NULL)), used as scratch; when it is NULL or runs out
- * of memory, structure is exact (names then count: never a false repeat). */
-host_fingerprint host_model_fingerprint(ph_model *m, ph_hmap *ids);
+/* Both fingerprints of m (borrowed) into *out.  ids: a map the caller owns
+ * (ph_hmap_new(NULL, NULL)), used as scratch.  0, or PH_ENOMEM when ids is
+ * NULL or runs out of memory (*out is then not to be used). */
+int host_model_fingerprint(ph_model *m, ph_hmap *ids, host_fingerprint *out);
 
 #endif

@@ -368,11 +368,16 @@ static void warn_cap(stage_run *sr, const char *changed)
                  "the last round: %s", host_stage_name(st->stage), st->rounds, names);
 }
 
-static host_fingerprint fingerprint(stage_run *sr)
+/* The model's fingerprints into *fp: 0, or HOST_EXIT_PASS (out of memory,
+ * with the run's error set). */
+static int fingerprint(stage_run *sr, host_fingerprint *fp)
 {
     if (!sr->fp_ids)
-        sr->fp_ids = ph_hmap_new(NULL, NULL); /* NULL: names count, as in the exact one */
-    return host_model_fingerprint(sr->model, sr->fp_ids);
+        sr->fp_ids = ph_hmap_new(NULL, NULL);
+    if (host_model_fingerprint(sr->model, sr->fp_ids, fp) == 0)
+        return 0;
+    return ph_error_set(sr->err, HOST_EXIT_PASS, "stage %s: out of memory (the fixpoint's fingerprint)",
+                        host_stage_name(sr->stats->stage));
 }
 
 /* Append "name" or "name (N rewrites)" to list, ", "-separated. */
@@ -401,7 +406,8 @@ static int diagnose_stall(stage_run *sr, const char *changed, int renamed)
     long long *claimed = host_xcalloc(n, sizeof *claimed);
     int rc = 0, round = st->rounds;
     st->rounds++;
-    host_fingerprint fp = fingerprint(sr);
+    host_fingerprint fp, after;
+    rc = fingerprint(sr, &fp);
     for (size_t i = 0; i < n && !rc; i++) {
         if (sr->plan->steps[i].plugin->desc->run_once)
             continue;
@@ -412,7 +418,8 @@ static int diagnose_stall(stage_run *sr, const char *changed, int renamed)
         }
         if (r == 0)
             continue;
-        host_fingerprint after = fingerprint(sr);
+        if ((rc = fingerprint(sr, &after)) != 0)
+            break;
         idle[i] = after.exact == fp.exact;
         names_only[i] = !idle[i] && after.structure == fp.structure;
         claimed[i] += r;
@@ -491,7 +498,9 @@ static int run_fixpoint(stage_run *sr)
         if (n_now != nodes || v_now != init_version) {
             have_fp = renamed = 0; /* the model changed: no fingerprint needed */
         } else {
-            host_fingerprint now = fingerprint(sr);
+            host_fingerprint now;
+            if ((rc = fingerprint(sr, &now)) != 0)
+                continue;
             renamed = have_fp && now.exact != fp.exact && now.structure == fp.structure ? renamed + 1 : 0;
             if ((have_fp && now.exact == fp.exact) || renamed == 2) {
                 rc = diagnose_stall(sr, changed, renamed > 0);
