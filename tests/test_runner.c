@@ -15,6 +15,7 @@
 #include "config/loader.h"
 #include "config/plan.h"
 #include "report/report.h"
+#include "run/fingerprint.h"
 #include "run/runner.h"
 #include "testkit.h"
 #include "tmpdir.h"
@@ -333,6 +334,68 @@ START_TEST(pass_changing_only_names_is_named)
 }
 END_TEST
 
+/* x -> Relu -> Sub(., c) -> y, with what the fingerprint cases vary. */
+typedef struct fp_case {
+    const char *x, *c, *relu; /* input, initializer and node names */
+    const char *op;           /* Relu, or another unary op */
+    float c2;                 /* c = [1, c2, 3] */
+    int swap;                 /* Sub(c, a) */
+    int64_t rows;             /* x: float[rows, 3] */
+    int two_outputs;          /* the Relu's output is a graph output too */
+} fp_case;
+
+static host_fingerprint fingerprint_of(fp_case k)
+{
+    ph_model *m = ph_model_new(13);
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = ph_graph_add_input(g, k.x, PH_DT_FLOAT, 2, (int64_t[]){k.rows, 3});
+    ph_value *c = ph_graph_add_initializer(g, k.c, ph_tensor_new(PH_DT_FLOAT, 1, (int64_t[]){3},
+                                                                 (float[]){1, k.c2, 3}));
+    ph_node *r = ph_node_create(g, NULL, k.op, 1, &x, 1);
+    ck_assert_int_eq(ph_node_set_name(r, k.relu), 0);
+    ph_value *a = ph_node_output(r, 0);
+    ph_node *sub = ph_node_create(g, NULL, "Sub", 2, k.swap ? (ph_value *[]){c, a} : (ph_value *[]){a, c}, 1);
+    ck_assert_int_eq(ph_graph_add_output(g, ph_node_output(sub, 0)), 0);
+    if (k.two_outputs)
+        ck_assert_int_eq(ph_graph_add_output(g, a), 0);
+    ck_assert_int_eq(ph_graph_infer_shapes(g, NULL), 0);
+    ph_hmap *ids = ph_hmap_new(NULL, NULL);
+    host_fingerprint fp, again;
+    ck_assert_int_eq(host_model_fingerprint(m, ids, &fp), 0);
+    ck_assert_int_eq(host_model_fingerprint(m, ids, &again), 0); /* the map is reused */
+    ck_assert(fp.exact == again.exact && fp.structure == again.structure);
+    ph_hmap_free(ids);
+    ph_model_free(m);
+    return fp;
+}
+
+/* The structure fingerprint leaves out the names of nodes and of values
+ * inside the graph (here an initializer's), and nothing else: operand
+ * order, ops, types, small constants and the model's input names count.
+ * (Two models: the exact fingerprints differ anyway, by the initializers'
+ * identity.) */
+START_TEST(structure_fingerprint_is_the_graph_names_aside)
+{
+    const fp_case base = {.x = "x", .c = "c", .relu = "relu", .op = "Relu", .c2 = 2, .rows = 2};
+    host_fingerprint f = fingerprint_of(base);
+    fp_case k = base;
+    k.c = "k", k.relu = "other";
+    ck_assert(fingerprint_of(k).structure == f.structure);
+    fp_case other[6];
+    for (int i = 0; i < 6; i++)
+        other[i] = base;
+    other[0].swap = 1;
+    other[1].op = "Sigmoid";
+    other[2].c2 = 5;
+    other[3].x = "w";
+    other[4].rows = 4;
+    other[5].two_outputs = 1;
+    for (int i = 0; i < 6; i++)
+        ck_assert_msg(fingerprint_of(other[i]).structure != f.structure, "case %d", i);
+    ck_assert_int_eq(host_model_fingerprint(NULL, NULL, &f), PH_ENOMEM); /* no map */
+}
+END_TEST
+
 /* A pass that reports a rewrite on every call and changes nothing is named
  * as such (the stage stops after the round that shows it, not at the cap),
  * also next to a pass that really changes the graph meanwhile. */
@@ -554,6 +617,7 @@ static Suite *suite(void)
     tcase_add_test(tc, rule_passes_oscillate_through_the_worklist);
     tcase_add_test(tc, declarative_results_that_undo_each_other_are_named);
     tcase_add_test(tc, pass_changing_only_names_is_named);
+    tcase_add_test(tc, structure_fingerprint_is_the_graph_names_aside);
     tcase_add_test(tc, pass_off_takes_a_rule_pass_out);
     tcase_add_test(tc, pass_claiming_changes_it_does_not_make_is_named);
     tcase_add_test(tc, run_once_after_the_loop);

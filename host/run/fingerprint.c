@@ -45,6 +45,25 @@ static void mix_type(walk *w, const ph_value *v)
     }
 }
 
+/* A tensor (an initializer's, a tensor attribute's; may be NULL): by
+ * identity in exact (the attribute hash reads its first bytes only); by
+ * content when small in structure, so a rewrite that makes the same small
+ * constant afresh makes the same structure. */
+static void mix_tensor(walk *w, const ph_tensor *t)
+{
+    w->exact = mix(w->exact, (uint64_t)(uintptr_t)t);
+    size_t nbytes = t ? ph_tensor_nbytes(t) : 0;
+    const void *data = t ? ph_tensor_data(t) : NULL;
+    if (!t || nbytes > 256 || (nbytes && !data)) {
+        w->structure = mix(w->structure, (uint64_t)(uintptr_t)t);
+        return;
+    }
+    w->structure = mix(w->structure, (uint64_t)ph_tensor_dtype(t));
+    for (size_t d = 0; d < ph_tensor_rank(t); d++)
+        w->structure = mix(w->structure, (uint64_t)ph_tensor_dim(t, d));
+    w->structure = mix(w->structure, ph_hash_bytes(nbytes, data, nbytes));
+}
+
 /* v is defined here (a graph input, an initializer, a node output): its
  * name (exact; structure too when named is set), its number (structure),
  * its type and constant. */
@@ -62,7 +81,7 @@ static void define(walk *w, const ph_value *v, int named)
     else
         w->structure = mix(w->structure, (uint64_t)w->next);
     mix_type(w, v);
-    both(w, (uint64_t)(uintptr_t)ph_value_const(v));
+    mix_tensor(w, ph_value_const(v));
 }
 
 /* v is read here (a node input, a graph output). */
@@ -78,24 +97,6 @@ static void use(walk *w, const ph_value *v, int named)
         w->structure = mix_str(w->structure, ph_value_name(v));
     if (id)
         w->structure = mix(w->structure, (uint64_t)id);
-}
-
-/* A tensor attribute: by identity in exact (the attribute hash reads its
- * first bytes only); by content when small in structure, so a rewrite that
- * makes the same small constant afresh makes the same structure. */
-static void mix_tensor(walk *w, const ph_tensor *t)
-{
-    w->exact = mix(w->exact, (uint64_t)(uintptr_t)t);
-    size_t nbytes = t ? ph_tensor_nbytes(t) : 0;
-    const void *data = t ? ph_tensor_data(t) : NULL;
-    if (!t || nbytes > 256 || (nbytes && !data)) {
-        w->structure = mix(w->structure, (uint64_t)(uintptr_t)t);
-        return;
-    }
-    w->structure = mix(w->structure, (uint64_t)ph_tensor_dtype(t));
-    for (size_t d = 0; d < ph_tensor_rank(t); d++)
-        w->structure = mix(w->structure, (uint64_t)ph_tensor_dim(t, d));
-    w->structure = mix(w->structure, ph_hash_bytes(nbytes, data, nbytes));
 }
 
 static void graph_hash(walk *w, const ph_graph *g, int main_graph)

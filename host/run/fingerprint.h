@@ -15,8 +15,9 @@
  * known by where it is defined (its place among the graph's inputs,
  * initializers and node outputs, in order), not by its name, and node
  * names are left out; the names of the main graph's inputs and outputs
- * (the model's interface, which passes keep) still count.  Tensors of
- * tensor attributes count by content up to 256 bytes, by identity above.
+ * (the model's interface, which passes keep) still count.  Tensors
+ * (initializers', tensor attributes') count by content up to 256 bytes,
+ * by identity above.
  * Two models with equal structure fingerprints differ at most in the names
  * of nodes and of values inside: a rule whose result makes nodes (and
  * their outputs) under fresh names changes the exact fingerprint only.
