@@ -1,4 +1,5 @@
-/* tests/test_operands.c - constant operands and the Slice rules (shape.h). */
+/* tests/test_operands.c - constant operands, the Slice rules (shape.h), a
+ * value's dtype alone (ph_value_set_dtype) and typed Casts (op_helpers.h). */
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -170,6 +171,142 @@ START_TEST(slice_params)
 }
 END_TEST
 
+/* ph_value_set_dtype changes the dtype alone: dims and their names stay
+ * (also above rank 64), an unknown shape stays unknown. */
+START_TEST(set_dtype_keeps_the_shape)
+{
+    ph_model *m = ph_model_new(13);
+    ph_graph *g = ph_model_graph(m);
+    int64_t xd[] = {2, -1, 4};
+    ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT, 3, xd);
+    ck_assert_int_eq(ph_value_set_dim_param(x, 1, "seq"), 0);
+    ck_assert_int_eq(ph_value_set_dtype(x, PH_DT_FLOAT16), 0);
+    ck_assert_int_eq(ph_value_dtype(x), PH_DT_FLOAT16);
+    ck_assert_int_eq(ph_value_rank(x), 3);
+    ck_assert_int_eq(ph_value_dim(x, 0), 2);
+    ck_assert_int_eq(ph_value_dim(x, 1), -1);
+    ck_assert_str_eq(ph_value_dim_param(x, 1), "seq");
+    ck_assert_int_eq(ph_value_dim(x, 2), 4);
+    int64_t big[70];
+    for (int i = 0; i < 70; i++)
+        big[i] = 1 + i % 3;
+    ph_value *b = ph_graph_add_input(g, "b", PH_DT_INT64, 70, big);
+    ck_assert_int_eq(ph_value_set_dtype(b, PH_DT_INT32), 0);
+    ck_assert_int_eq(ph_value_rank(b), 70);
+    ck_assert_int_eq(ph_value_dim(b, 69), 1 + 69 % 3);
+    ph_node *r = ph_node_create(g, NULL, "Relu", 1, &x, 1);
+    ph_value *y = ph_node_output(r, 0); /* no type yet */
+    ck_assert_int_eq(ph_value_set_dtype(y, PH_DT_FLOAT16), 0);
+    ck_assert_int_eq(ph_value_dtype(y), PH_DT_FLOAT16);
+    ck_assert_int_eq(ph_value_rank(y), -1);
+    ck_assert_int_eq(ph_value_set_dtype(NULL, PH_DT_FLOAT), PH_EINVAL);
+    ph_model_free(m);
+}
+END_TEST
+
+/* x: float [n, 3] -> Neg (typed like x), no graph output yet. */
+static ph_model *neg_model(void)
+{
+    ph_model *m = ph_model_new(13);
+    ph_graph *g = ph_model_graph(m);
+    int64_t xd[] = {-1, 3};
+    ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT, 2, xd);
+    ck_assert_int_eq(ph_value_set_dim_param(x, 0, "n"), 0);
+    ph_node *neg = ph_node_create(g, NULL, "Neg", 1, &x, 1);
+    ck_assert_int_eq(ph_value_copy_type(ph_node_output(neg, 0), x), 0);
+    return m;
+}
+
+/* ph_cast_create: a Cast placed before the node given (or last), its
+ * output typed like its input with the new dtype; nothing made for a NULL
+ * argument.  The model still verifies. */
+START_TEST(cast_create_types_its_output)
+{
+    ph_model *m = neg_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_node *neg = ph_graph_first_node(g);
+    ph_value *x = ph_node_input(neg, 0);
+    ph_value *h = ph_cast_create(g, neg, x, PH_DT_FLOAT16);
+    ck_assert_ptr_nonnull(h);
+    ph_node *c = ph_value_producer(h);
+    ck_assert_ptr_eq(ph_graph_first_node(g), c); /* before neg */
+    ck_assert_ptr_eq(ph_node_next(c), neg);
+    ck_assert_int_eq(ph_node_op(c), PH_OP_Cast);
+    ck_assert_int_eq(ph_node_attr_int(c, "to", 0), PH_DT_FLOAT16);
+    ck_assert_ptr_eq(ph_node_input(c, 0), x);
+    ck_assert_int_eq(ph_value_dtype(h), PH_DT_FLOAT16);
+    ck_assert_int_eq(ph_value_rank(h), 2);
+    ck_assert_str_eq(ph_value_dim_param(h, 0), "n");
+    ck_assert_int_eq(ph_value_dim(h, 1), 3);
+    ck_assert_int_eq(ph_value_dtype(x), PH_DT_FLOAT); /* x itself keeps its type */
+    ph_value *back = ph_cast_create(g, NULL, h, PH_DT_FLOAT);
+    ck_assert_ptr_nonnull(back);
+    ck_assert_ptr_null(ph_node_next(ph_value_producer(back))); /* last */
+    ck_assert_int_eq(ph_value_dtype(back), PH_DT_FLOAT);
+    ck_assert_str_eq(ph_value_dim_param(back, 0), "n");
+    ck_assert_int_eq(ph_graph_add_output(g, back), 0);
+    ck_assert_int_eq(ph_graph_add_output(g, ph_node_output(neg, 0)), 0);
+    size_t nodes = ph_model_node_count(m);
+    ck_assert_ptr_null(ph_cast_create(g, NULL, NULL, PH_DT_FLOAT));
+    ck_assert_ptr_null(ph_cast_create(NULL, NULL, x, PH_DT_FLOAT));
+    ck_assert_uint_eq(ph_model_node_count(m), nodes);
+    ph_error err = {0};
+    ck_assert_msg(ph_graph_verify(g, &err) == 0, "%s", err.message);
+    ph_model_free(m);
+}
+END_TEST
+
+static int cast_round_trip(ph_rewriter *rw, const ph_match *mt)
+{
+    ph_value *h = ph_rw_cast(rw, ph_match_value(mt, "x"), PH_DT_FLOAT16);
+    ph_value *back = ph_rw_cast(rw, h, PH_DT_FLOAT);
+    ph_value *y = ph_rw_op(rw, "Abs", 1, &back);
+    return ph_rw_replace_root(rw, y);
+}
+
+static int cast_of_nothing(ph_rewriter *rw, const ph_match *mt)
+{
+    (void)mt;
+    ph_value *bad = ph_rw_cast(rw, NULL, PH_DT_FLOAT16);
+    ck_assert_ptr_null(bad);
+    return 1; /* the sticky failure makes the rewrite fail: nothing changes */
+}
+
+/* ph_rw_cast: Casts made through the rewriter, typed; a NULL input fails
+ * the rewrite. */
+START_TEST(rw_cast_types_its_output)
+{
+    static const ph_rule rules[] = {{"round_trip", "y = Neg(x)", NULL, cast_round_trip}, {0}};
+    static const ph_rule bad_rules[] = {{"nothing", "y = Neg(x)", NULL, cast_of_nothing}, {0}};
+    ph_model *m = neg_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_node *neg = ph_graph_first_node(g);
+    ck_assert_int_eq(ph_graph_add_output(g, ph_node_output(neg, 0)), 0);
+    ph_error err = {0};
+    ph_ruleset *bad = ph_ruleset_new(bad_rules, &err);
+    ck_assert_ptr_nonnull(bad);
+    ck_assert_int_le(ph_ruleset_run(bad, g, NULL, NULL), 0);
+    ck_assert_uint_eq(ph_model_node_count(m), 1);
+    ck_assert_int_eq(ph_node_op(ph_graph_first_node(g)), PH_OP_Neg);
+    ph_ruleset_free(bad);
+    ph_ruleset *rs = ph_ruleset_new(rules, &err);
+    ck_assert_ptr_nonnull(rs);
+    ck_assert_int_eq(ph_ruleset_run(rs, g, NULL, NULL), 1);
+    ph_node *c16 = ph_graph_first_node(g), *c32 = ph_node_next(c16);
+    ck_assert_int_eq(ph_node_op(c16), PH_OP_Cast);
+    ck_assert_int_eq(ph_node_attr_int(c16, "to", 0), PH_DT_FLOAT16);
+    ck_assert_int_eq(ph_value_dtype(ph_node_output(c16, 0)), PH_DT_FLOAT16);
+    ck_assert_str_eq(ph_value_dim_param(ph_node_output(c16, 0), 0), "n");
+    ck_assert_int_eq(ph_node_op(c32), PH_OP_Cast);
+    ck_assert_int_eq(ph_node_attr_int(c32, "to", 0), PH_DT_FLOAT);
+    ck_assert_int_eq(ph_value_dtype(ph_node_output(c32, 0)), PH_DT_FLOAT);
+    ck_assert_int_eq(ph_value_dim(ph_node_output(c32, 0), 1), 3);
+    ck_assert_msg(ph_graph_verify(g, &err) == 0, "%s", err.message);
+    ph_ruleset_free(rs);
+    ph_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("operands");
@@ -180,6 +317,9 @@ int main(void)
     tcase_add_test(tc, slice_params);
     tcase_add_test(tc, type_of_a_transposed_value);
     tcase_add_test(tc, helpers_answer_no_without_minus_one);
+    tcase_add_test(tc, set_dtype_keeps_the_shape);
+    tcase_add_test(tc, cast_create_types_its_output);
+    tcase_add_test(tc, rw_cast_types_its_output);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK); /* cases that only compute share one process */

@@ -106,6 +106,14 @@ START_TEST(slice_at_10)
              "y = Slice(x) {starts=[1, 0], ends=[3, 5], axes=[0, 1]}");
     CONVERTS("10..", "opset 9; x: float[4,6]\ny = Slice(x) {starts=[1], ends=[-1], axes=[1]}\nreturn y",
              "y = Slice(x, s:const, e:const, a:const)");
+    /* ends computed from the Shape of an input of known dims: a shape
+     * constant (ph_value_const_ints), written as the attribute; the Shape
+     * goes.  Of a symbolic dim: refused. */
+    CONVERTS("9", "opset 13; x: float[4,6]; z: float[3,5]; s: int64[2] = [1, 0]; a: int64[2] = [0, 1]\n"
+                  "e = Shape(z); y = Slice(x, s, e, a)\nreturn y",
+             "y = Slice(x) {starts=[1, 0], ends=[3, 5], axes=[0, 1]}");
+    refused("9", "opset 13; x: float[4,6]; z: float[N,5]; s: int64[2] = [1, 0]; a: int64[2] = [0, 1]\n"
+                 "e = Shape(z); y = Slice(x, s, e, a)\nreturn y", "Slice", "computed");
 }
 END_TEST
 

@@ -199,6 +199,62 @@ START_TEST(inside_a_loop_body)
 }
 END_TEST
 
+/* A Scan over the rows of int64 x [4,3]: the state s (int64 [3]) becomes
+ * s + row, and each step also gives (s + row) * c, c an int64 constant of
+ * the body (three: fits; 10^10: does not).  Built with the IR calls (the
+ * text has no bodies). */
+static ph_model *scan_model(int64_t c, ph_graph **body_out)
+{
+    ph_model *m = pc_model("opset 16; s0: int64[3]; x: int64[4,3]\ny, z = Scan(s0, x) {num_scan_inputs=1}\n"
+                           "return y, z");
+    ph_graph *g = ph_model_graph(m);
+    ph_node *scan = ph_value_producer(ph_graph_output(g, 0));
+    ph_graph *body = ph_node_add_subgraph(scan, "body");
+    ph_value *s = ph_graph_add_input(body, "s", PH_DT_INT64, 1, (int64_t[]){3});
+    ph_value *row = ph_graph_add_input(body, "row", PH_DT_INT64, 1, (int64_t[]){3});
+    ph_value *k = ph_graph_add_initializer(body, "c", ph_tensor_new(PH_DT_INT64, 0, NULL, &c));
+    ph_value *sum = tk_op2(body, "Add", s, row);
+    tk_output(body, sum);
+    tk_output(body, tk_op2(body, "Mul", sum, k));
+    ck_assert_int_eq(ph_graph_infer_shapes(g, NULL), 0);
+    *body_out = body;
+    return m;
+}
+
+/* A Scan body: its inputs (the state, the scanned row) and outputs keep
+ * int64, as the Scan's own inputs and outputs do; its Add and Mul compute
+ * in int32 between Casts, the constant narrowed.  The numeric check runs
+ * the Scan before and after on random inputs.  A constant that does not
+ * fit int32 leaves the body as it is. */
+START_TEST(inside_a_scan_body)
+{
+    ph_graph *body;
+    ph_model *m = scan_model(3, &body);
+    ph_graph *g = ph_model_graph(m);
+    pc_run_checked(m, 2);
+    PC_GRAPH_IS(g, "y, z = Scan(s0, x)");
+    PC_GRAPH_IS(body, "sn = Cast(s) {to=6}\nrn = Cast(row) {to=6}\na:shared = Add(sn, rn)\nw = Cast(a) {to=7}\n--\n"
+                      "p = Mul(a, _:const:int32)\npw = Cast(p) {to=7}");
+    for (size_t i = 0; i < 2; i++) {
+        ck_assert_int_eq(ph_value_dtype(ph_graph_input(body, i)), PH_DT_INT64);
+        ck_assert_int_eq(ph_value_dtype(ph_graph_output(body, i)), PH_DT_INT64);
+        ck_assert_int_eq(ph_value_dtype(ph_graph_output(g, i)), PH_DT_INT64);
+    }
+    ph_error err = {0};
+    ck_assert_msg(ph_graph_verify(g, &err) == 0, "%s", err.message);
+    ph_model_free(m);
+
+    warnings[0] = '\0';
+    ph_test_options o = pc_defaults;
+    o.log = keep_warning;
+    m = scan_model(10000000000, &body);
+    ck_assert_int_eq(ph_test_run_checked(pass, m, &o, NULL, &err), 0);
+    ck_assert_msg(strstr(warnings, "constant c does not fit int32"), "%s", warnings);
+    PC_GRAPH_IS(body, "a:shared = Add(s, row)\n--\np = Mul(a, c)");
+    ph_model_free(m);
+}
+END_TEST
+
 /* The program: --check-target npu lists the int64 values of a model with
  * int64 arithmetic (a dynamic batch: the shape computation stays); the
  * adapt stage with --target npu leaves them at the default level (the
@@ -257,6 +313,7 @@ int main(void)
     tcase_add_test(tc, profile_dtypes);
     tcase_add_test(tc, inside_if_branches);
     tcase_add_test(tc, inside_a_loop_body);
+    tcase_add_test(tc, inside_a_scan_body);
     tcase_add_test(tc, cli_check_and_adapt);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

@@ -15,7 +15,9 @@
 #include "config/loader.h"
 #include "config/plan.h"
 #include "report/report.h"
+#include "run/fingerprint.h"
 #include "run/runner.h"
+#include "testkit.h"
 #include "tmpdir.h"
 
 static const char *tmpdir;
@@ -33,7 +35,8 @@ static void teardown(void)
 static const char *const all_plugins[] = {
     "tp_good", "tp_one_step", "tp_flip_a", "tp_flip_b", "tp_once", "tp_order_a", "tp_order_b",
     "tp_order_c", "tp_cycle_x", "tp_cycle_y", "tp_fail", "tp_make_cycle", "tp_break_graph",
-    "tp_rule_flip_a", "tp_rule_flip_b", "tp_rule_break", "tp_claims_nothing", NULL};
+    "tp_rule_flip_a", "tp_rule_flip_b", "tp_rule_break", "tp_claims_nothing", "tp_rule_swap_a",
+    "tp_rule_swap_b", "tp_rule_renew", NULL};
 
 static host_registry *load_plugins(void)
 {
@@ -198,26 +201,36 @@ START_TEST(oscillation_is_named)
 END_TEST
 
 /* The same with rule passes, which the stage runs through one worklist:
- * each pass's calls and rewrites are its own, the cap and the report as
- * for passes that walk the graph themselves. */
+ * each pass's calls and rewrites are its own, the report as for passes
+ * that walk the graph themselves.  Their declarative results make the
+ * replacing node's output under a fresh name each time, so no round ends
+ * with the graph the round before ended with, only with the same structure
+ * (fingerprint.h): rounds 3 and 4 repeat round 2's, and round 5 names the
+ * pair, long before the cap. */
 START_TEST(rule_passes_oscillate_through_the_worklist)
 {
     host_registry *reg = load_plugins();
-    const char *sets[] = {"optimize.pass_on=tp_rule_flip_a,tp_rule_flip_b,tp_good", "optimize.max_iterations=6",
+    const char *sets[] = {"optimize.pass_on=tp_rule_flip_a,tp_rule_flip_b,tp_good", "optimize.max_iterations=16",
                           NULL};
     host_plan plan = build_plan(reg, sets);
     ph_model *m = chain_model(1);
     run_result r = run_optimize(m, &plan, 1);
     ck_assert_msg(r.rc == 0, "%s", r.err.message);
-    ck_assert_int_eq(r.stats.rounds, 6);
-    ck_assert_int_eq(r.stats.hit_cap, 1);
-    ck_assert_uint_eq(stats_of(&r, "tp_rule_flip_a")->calls, 6);
-    ck_assert_uint_eq(stats_of(&r, "tp_rule_flip_b")->calls, 6);
-    ck_assert_int_eq(stats_of(&r, "tp_rule_flip_a")->rewrites, 6);
-    ck_assert_int_eq(stats_of(&r, "tp_rule_flip_b")->rewrites, 6);
+    ck_assert_int_eq(r.stats.rounds, 5);
+    ck_assert_int_eq(r.stats.hit_cap, 0);
+    ck_assert_int_eq(r.stats.stalled, 1);
+    ck_assert_uint_eq(stats_of(&r, "tp_rule_flip_a")->calls, 5);
+    ck_assert_uint_eq(stats_of(&r, "tp_rule_flip_b")->calls, 5);
+    ck_assert_int_eq(stats_of(&r, "tp_rule_flip_a")->rewrites, 5);
+    ck_assert_int_eq(stats_of(&r, "tp_rule_flip_b")->rewrites, 5);
     ck_assert_ptr_nonnull(r.log);
-    ck_assert_msg(strstr(r.log, "warning") && strstr(r.log, "tp_rule_flip_a") && strstr(r.log, "tp_rule_flip_b"),
+    ck_assert_msg(strstr(r.log, "warning") &&
+                  strstr(r.log, "round 4 left the graph as it was but for names: these passes undo each "
+                                "other's rewrites: tp_rule_flip_a, tp_rule_flip_b; stopped after round 5"),
                   "log: %s", r.log);
+    ck_assert_msg(strstr(r.log, "tp_good") == NULL && strstr(r.log, "max_iterations") == NULL, "log: %s", r.log);
+    ck_assert_str_eq(ph_node_op_type(ph_graph_first_node(ph_model_graph(m))), "Relu");
+    ck_assert_int_eq(ph_graph_verify(ph_model_graph(m), NULL), 0);
     free_result(&r);
     ph_model_free(m);
     host_plan_free(&plan);
@@ -236,6 +249,150 @@ START_TEST(rule_passes_oscillate_through_the_worklist)
     ph_model_free(m);
     host_plan_free(&plan);
     host_registry_free(reg);
+}
+END_TEST
+
+/* x -> Neg -> Sin -> Exp -> y, with the node and value names given. */
+static ph_model *neg_sin_model(void)
+{
+    static const int64_t dims[] = {2, 3};
+    ph_model *m = ph_model_new(13);
+    ck_assert_ptr_nonnull(m);
+    ph_graph *g = ph_model_graph(m);
+    ph_value *v = ph_graph_add_input(g, "x", PH_DT_FLOAT, 2, dims);
+    static const char *const ops[] = {"Neg", "Sin", "Exp"};
+    for (int i = 0; i < 3; i++) {
+        ph_node *n = ph_node_create(g, NULL, ops[i], 1, &v, 1);
+        ck_assert_ptr_nonnull(n);
+        ck_assert_int_eq(ph_node_set_name(n, ops[i]), 0);
+        v = ph_node_output(n, 0);
+    }
+    ck_assert_int_eq(ph_graph_add_output(g, v), 0);
+    ck_assert_int_eq(ph_graph_verify(g, NULL), 0);
+    return m;
+}
+
+/* Two rules whose declarative results of two nodes undo each other: each
+ * rewrite makes one node under a fresh name and both outputs under fresh
+ * names, so the graph repeats only names aside.  The stage stops after
+ * the round that shows it and names both; the model is still one that
+ * computes Exp(Sin(-x)), and the numbers say so. */
+START_TEST(declarative_results_that_undo_each_other_are_named)
+{
+    host_registry *reg = load_plugins();
+    const char *sets[] = {"optimize.pass_on=tp_rule_swap_a,tp_rule_swap_b", "optimize.max_iterations=16", NULL};
+    host_plan plan = build_plan(reg, sets);
+    ph_model *m = neg_sin_model(), *before = neg_sin_model();
+    run_result r = run_optimize(m, &plan, 1);
+    ck_assert_msg(r.rc == 0, "%s", r.err.message);
+    ck_assert_int_eq(r.stats.rounds, 5);
+    ck_assert_int_eq(r.stats.hit_cap, 0);
+    ck_assert_int_eq(r.stats.stalled, 1);
+    ck_assert_int_eq(stats_of(&r, "tp_rule_swap_a")->rewrites, 5);
+    ck_assert_int_eq(stats_of(&r, "tp_rule_swap_b")->rewrites, 5);
+    ck_assert_msg(r.log && strstr(r.log, "but for names: these passes undo each other's rewrites: "
+                                         "tp_rule_swap_a, tp_rule_swap_b; stopped after round 5"),
+                  "log: %s", r.log ? r.log : "");
+    ph_graph *g = ph_model_graph(m);
+    ck_assert_int_eq(ph_graph_verify(g, NULL), 0);
+    ck_assert_uint_eq(ph_model_node_count(m), 3);
+    const ph_node *first = ph_graph_first_node(g);
+    ck_assert_str_eq(ph_node_op_type(first), "Neg"); /* swap_b ran last: Sin(Neg(x)) again */
+    ck_assert_str_eq(ph_node_name(ph_node_next(first)), "Sin"); /* the root's name kept */
+    ck_assert_str_eq(ph_value_name(ph_graph_output(g, 0)), ph_value_name(ph_graph_output(ph_model_graph(before), 0)));
+    tk_assert_same_outputs(before, m, 7);
+    free_result(&r);
+    ph_model_free(m);
+    ph_model_free(before);
+    host_plan_free(&plan);
+    host_registry_free(reg);
+}
+END_TEST
+
+/* A pass whose result is its pattern changes only names, each call: named
+ * as such (its rewrites counted), not as one undoing another. */
+START_TEST(pass_changing_only_names_is_named)
+{
+    host_registry *reg = load_plugins();
+    const char *sets[] = {"optimize.pass_on=tp_rule_renew,tp_good", "optimize.max_iterations=16", NULL};
+    host_plan plan = build_plan(reg, sets);
+    ph_model *m = chain_model(1);
+    run_result r = run_optimize(m, &plan, 1);
+    ck_assert_msg(r.rc == 0, "%s", r.err.message);
+    ck_assert_int_eq(r.stats.rounds, 5);
+    ck_assert_int_eq(r.stats.stalled, 1);
+    ck_assert_int_eq(r.stats.hit_cap, 0);
+    ck_assert_msg(r.log && strstr(r.log, "round 4 left the graph as it was but for names, yet passes reported "
+                                         "rewrites; these change only the names of nodes and values: "
+                                         "tp_rule_renew (1 rewrite); stopped after round 5"),
+                  "log: %s", r.log ? r.log : "");
+    ck_assert_int_eq(ph_graph_verify(ph_model_graph(m), NULL), 0);
+    free_result(&r);
+    ph_model_free(m);
+    host_plan_free(&plan);
+    host_registry_free(reg);
+}
+END_TEST
+
+/* x -> Relu -> Sub(., c) -> y, with what the fingerprint cases vary. */
+typedef struct fp_case {
+    const char *x, *c, *relu; /* input, initializer and node names */
+    const char *op;           /* Relu, or another unary op */
+    float c2;                 /* c = [1, c2, 3] */
+    int swap;                 /* Sub(c, a) */
+    int64_t rows;             /* x: float[rows, 3] */
+    int two_outputs;          /* the Relu's output is a graph output too */
+} fp_case;
+
+static host_fingerprint fingerprint_of(fp_case k)
+{
+    ph_model *m = ph_model_new(13);
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = ph_graph_add_input(g, k.x, PH_DT_FLOAT, 2, (int64_t[]){k.rows, 3});
+    ph_value *c = ph_graph_add_initializer(g, k.c, ph_tensor_new(PH_DT_FLOAT, 1, (int64_t[]){3},
+                                                                 (float[]){1, k.c2, 3}));
+    ph_node *r = ph_node_create(g, NULL, k.op, 1, &x, 1);
+    ck_assert_int_eq(ph_node_set_name(r, k.relu), 0);
+    ph_value *a = ph_node_output(r, 0);
+    ph_node *sub = ph_node_create(g, NULL, "Sub", 2, k.swap ? (ph_value *[]){c, a} : (ph_value *[]){a, c}, 1);
+    ck_assert_int_eq(ph_graph_add_output(g, ph_node_output(sub, 0)), 0);
+    if (k.two_outputs)
+        ck_assert_int_eq(ph_graph_add_output(g, a), 0);
+    ck_assert_int_eq(ph_graph_infer_shapes(g, NULL), 0);
+    ph_hmap *ids = ph_hmap_new(NULL, NULL);
+    host_fingerprint fp, again;
+    ck_assert_int_eq(host_model_fingerprint(m, ids, &fp), 0);
+    ck_assert_int_eq(host_model_fingerprint(m, ids, &again), 0); /* the map is reused */
+    ck_assert(fp.exact == again.exact && fp.structure == again.structure);
+    ph_hmap_free(ids);
+    ph_model_free(m);
+    return fp;
+}
+
+/* The structure fingerprint leaves out the names of nodes and of values
+ * inside the graph (here an initializer's), and nothing else: operand
+ * order, ops, types, small constants and the model's input names count.
+ * (Two models: the exact fingerprints differ anyway, by the initializers'
+ * identity.) */
+START_TEST(structure_fingerprint_is_the_graph_names_aside)
+{
+    const fp_case base = {.x = "x", .c = "c", .relu = "relu", .op = "Relu", .c2 = 2, .rows = 2};
+    host_fingerprint f = fingerprint_of(base);
+    fp_case k = base;
+    k.c = "k", k.relu = "other";
+    ck_assert(fingerprint_of(k).structure == f.structure);
+    fp_case other[6];
+    for (int i = 0; i < 6; i++)
+        other[i] = base;
+    other[0].swap = 1;
+    other[1].op = "Sigmoid";
+    other[2].c2 = 5;
+    other[3].x = "w";
+    other[4].rows = 4;
+    other[5].two_outputs = 1;
+    for (int i = 0; i < 6; i++)
+        ck_assert_msg(fingerprint_of(other[i]).structure != f.structure, "case %d", i);
+    ck_assert_int_eq(host_model_fingerprint(NULL, NULL, &f), PH_ENOMEM); /* no map */
 }
 END_TEST
 
@@ -458,6 +615,9 @@ static Suite *suite(void)
     tcase_add_test(tc, cap_stops_a_slow_pass);
     tcase_add_test(tc, oscillation_is_named);
     tcase_add_test(tc, rule_passes_oscillate_through_the_worklist);
+    tcase_add_test(tc, declarative_results_that_undo_each_other_are_named);
+    tcase_add_test(tc, pass_changing_only_names_is_named);
+    tcase_add_test(tc, structure_fingerprint_is_the_graph_names_aside);
     tcase_add_test(tc, pass_off_takes_a_rule_pass_out);
     tcase_add_test(tc, pass_claiming_changes_it_does_not_make_is_named);
     tcase_add_test(tc, run_once_after_the_loop);

@@ -29,6 +29,7 @@ typedef struct stage_run {
     unsigned local_seq; /* dump numbering when opts->dump_seq is NULL */
     ph_worklist *rules;  /* the stage's rule passes (stage_worklist) */
     size_t *member;      /* per step: its member in rules, or NOT_A_MEMBER */
+    ph_hmap *fp_ids;     /* scratch of the structure fingerprint (fingerprint.h) */
 } stage_run;
 
 #define NOT_A_MEMBER ((size_t)-1)
@@ -367,20 +368,46 @@ static void warn_cap(stage_run *sr, const char *changed)
                  "the last round: %s", host_stage_name(st->stage), st->rounds, names);
 }
 
-/* A round ended with the model it began with, though its passes reported
- * rewrites: one more round with a fingerprint after each call that reports
- * rewrites names each pass whose call changed nothing; if every such call
- * did change the model, the passes undo each other.  Either way the stage
- * stops: the model is at a fixpoint, more rounds would only repeat this. */
-static int diagnose_stall(stage_run *sr, const char *changed)
+/* The model's fingerprints into *fp: 0, or HOST_EXIT_PASS (out of memory,
+ * with the run's error set). */
+static int fingerprint(stage_run *sr, host_fingerprint *fp)
+{
+    if (!sr->fp_ids)
+        sr->fp_ids = ph_hmap_new(NULL, NULL);
+    if (host_model_fingerprint(sr->model, sr->fp_ids, fp) == 0)
+        return 0;
+    return ph_error_set(sr->err, HOST_EXIT_PASS, "stage %s: out of memory (the fixpoint's fingerprint)",
+                        host_stage_name(sr->stats->stage));
+}
+
+/* Append "name" or "name (N rewrites)" to list, ", "-separated. */
+static void list_pass(char *list, size_t size, const char *name, long long rewrites)
+{
+    size_t len = strlen(list);
+    if (rewrites < 0)
+        snprintf(list + len, size - len, "%s%s", len ? ", " : "", name);
+    else
+        snprintf(list + len, size - len, "%s%s (%lld rewrite%s)", len ? ", " : "", name, rewrites,
+                 rewrites == 1 ? "" : "s");
+}
+
+/* A round ended with the model it began with (renamed: with the same
+ * structure, its names aside, for two rounds running), though its passes
+ * reported rewrites: one more round with fingerprints after each call that
+ * reports rewrites names each pass whose call changed nothing, and each
+ * whose call changed only names; if every such call did change the model,
+ * the passes undo each other.  Either way the stage stops: the model is at
+ * a fixpoint, more rounds would only repeat this (under new names). */
+static int diagnose_stall(stage_run *sr, const char *changed, int renamed)
 {
     host_stage_stats *st = sr->stats;
     size_t n = sr->plan->count;
-    char *idle = host_xcalloc(n, 1);
+    char *idle = host_xcalloc(n, 1), *names_only = host_xcalloc(n, 1);
     long long *claimed = host_xcalloc(n, sizeof *claimed);
     int rc = 0, round = st->rounds;
     st->rounds++;
-    uint64_t fp = host_model_fingerprint(sr->model);
+    host_fingerprint fp, after;
+    rc = fingerprint(sr, &fp);
     for (size_t i = 0; i < n && !rc; i++) {
         if (sr->plan->steps[i].plugin->desc->run_once)
             continue;
@@ -391,33 +418,38 @@ static int diagnose_stall(stage_run *sr, const char *changed)
         }
         if (r == 0)
             continue;
-        uint64_t after = host_model_fingerprint(sr->model);
-        idle[i] = after == fp;
+        if ((rc = fingerprint(sr, &after)) != 0)
+            break;
+        idle[i] = after.exact == fp.exact;
+        names_only[i] = !idle[i] && after.structure == fp.structure;
         claimed[i] += r;
         fp = after;
     }
-    char liars[600] = "", movers[600] = "";
+    char liars[600] = "", renamers[600] = "", movers[600] = "";
     for (size_t i = 0; i < n; i++) {
-        char *list = idle[i] ? liars : changed[i] ? movers : NULL;
-        size_t len = list ? strlen(list) : 0;
-        if (list && idle[i])
-            snprintf(list + len, sizeof liars - len, "%s%s (%lld rewrite%s)", len ? ", " : "",
-                     st->passes[i].name, claimed[i], claimed[i] == 1 ? "" : "s");
-        else if (list)
-            snprintf(list + len, sizeof movers - len, "%s%s", len ? ", " : "", st->passes[i].name);
+        if (idle[i])
+            list_pass(liars, sizeof liars, st->passes[i].name, claimed[i]);
+        else if (names_only[i])
+            list_pass(renamers, sizeof renamers, st->passes[i].name, claimed[i]);
+        else if (changed[i])
+            list_pass(movers, sizeof movers, st->passes[i].name, -1);
     }
     st->stalled = 1;
-    if (!rc && sr->opts->log && liars[0])
+    const char *as_it_was = renamed ? "left the graph as it was but for names" : "left the graph as it was";
+    if (!rc && sr->opts->log && (liars[0] || renamers[0]))
         host_log_msg(sr->opts->log, PH_LOG_WARN, NULL,
-                     "stage %s: round %d left the graph as it was, yet passes reported rewrites; "
-                     "these report rewrites but change nothing: %s; stopped after round %d",
-                     host_stage_name(st->stage), round, liars, st->rounds);
+                     "stage %s: round %d %s, yet passes reported rewrites; %s%s%s%s%s; stopped after round %d",
+                     host_stage_name(st->stage), round, as_it_was,
+                     liars[0] ? "these report rewrites but change nothing: " : "", liars,
+                     liars[0] && renamers[0] ? "; " : "",
+                     renamers[0] ? "these change only the names of nodes and values: " : "", renamers,
+                     st->rounds);
     else if (!rc && sr->opts->log)
         host_log_msg(sr->opts->log, PH_LOG_WARN, NULL,
-                     "stage %s: round %d left the graph as it was: these passes undo each "
-                     "other's rewrites: %s; stopped after round %d", host_stage_name(st->stage),
-                     round, movers, st->rounds);
+                     "stage %s: round %d %s: these passes undo each other's rewrites: %s; stopped "
+                     "after round %d", host_stage_name(st->stage), round, as_it_was, movers, st->rounds);
     free(idle);
+    free(names_only);
     free(claimed);
     return rc;
 }
@@ -425,9 +457,13 @@ static int diagnose_stall(stage_run *sr, const char *changed)
 /* Rounds of the repeatable passes until one makes no rewrite.  After each
  * round that reported rewrites (while the cap allows another) and left the
  * node count and the initializers' version as the round before left them
- * (else it surely changed the model: no walk), the model's fingerprint is
- * compared with the one taken then: equal means the passes' rewrites added
- * up to nothing (diagnose_stall). */
+ * (else it surely changed the model: no walk), the model's fingerprints
+ * are compared with the ones taken then: the exact one equal means the
+ * passes' rewrites added up to nothing; the structure equal two rounds
+ * running means they added up to new names only (rules whose results undo
+ * each other make their nodes under fresh names each time): either way
+ * diagnose_stall.  One round of the same structure alone is not enough: a
+ * pass may name in one round what another made in the round before. */
 static int run_fixpoint(stage_run *sr)
 {
     size_t n = sr->plan->count;
@@ -436,8 +472,9 @@ static int run_fixpoint(stage_run *sr)
     for (size_t i = 0; i < n; i++)
         repeatable |= !sr->plan->steps[i].plugin->desc->run_once;
     long long total = repeatable;
-    int rc = 0, have_fp = 0;
-    uint64_t fp = 0, init_version = 0;
+    int rc = 0, have_fp = 0, renamed = 0;
+    host_fingerprint fp = {0};
+    uint64_t init_version = 0;
     size_t nodes = (size_t)-1;
     while (total > 0 && sr->stats->rounds < sr->plan->max_iterations && !rc &&
            ph_ctx_rewrite_allowed(sr->ctx)) {
@@ -459,11 +496,14 @@ static int run_fixpoint(stage_run *sr)
         size_t n_now = ph_model_node_count(sr->model);
         uint64_t v_now = ph_model_initializers_version(sr->model);
         if (n_now != nodes || v_now != init_version) {
-            have_fp = 0; /* the model changed: no fingerprint needed */
+            have_fp = renamed = 0; /* the model changed: no fingerprint needed */
         } else {
-            uint64_t now = host_model_fingerprint(sr->model);
-            if (have_fp && now == fp) {
-                rc = diagnose_stall(sr, changed);
+            host_fingerprint now;
+            if ((rc = fingerprint(sr, &now)) != 0)
+                continue;
+            renamed = have_fp && now.exact != fp.exact && now.structure == fp.structure ? renamed + 1 : 0;
+            if ((have_fp && now.exact == fp.exact) || renamed == 2) {
+                rc = diagnose_stall(sr, changed, renamed > 0);
                 total = 0;
             }
             fp = now;
@@ -533,6 +573,7 @@ int host_run_stage(ph_model *m, const host_stage_plan *sp, ph_ctx *ctx,
     forget_names(&sr);
     free(sr.names);
     ph_worklist_free(sr.rules);
+    ph_hmap_free(sr.fp_ids);
     free(sr.member);
     return rc;
 }

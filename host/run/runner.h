@@ -16,9 +16,11 @@
  * declared exact must keep every output bit for bit).  Reaching the
  * cap is not an error: a warning names the passes that still changed the
  * graph in the last round.  A round that ends with the graph it began with
- * (compared by fingerprint, fingerprint.h) though passes reported rewrites
+ * (compared by fingerprint, fingerprint.h), or two running that end with
+ * its structure (the same but for names), though passes reported rewrites
  * stops the stage early, with a warning that names the passes that report
- * rewrites they do not make, or else the passes that undo each other.
+ * rewrites they do not make, those that change only names, or else the
+ * passes that undo each other.
  *
  * Numbered rewrites (plugin.h): every rewrite of a run has a global index,
  * counted by the context.  A pass asks ph_ctx_rewrite_begin() before each
@@ -58,8 +60,9 @@ typedef struct host_stage_stats {
     const char *target;     /* borrowed from the stage plan */
     int rounds;             /* fixpoint rounds run */
     int hit_cap;            /* the last round still changed the graph */
-    int stalled;            /* a round left the graph as it began though passes
-                               reported rewrites: stopped there (runner.c) */
+    int stalled;            /* a round left the graph as it began (or its
+                               structure, names aside) though passes reported
+                               rewrites: stopped there (runner.c) */
     double ms;
     size_t nodes_before;
     size_t nodes_after;

@@ -224,18 +224,11 @@ static ph_value *existing_cast(const ph_value *v, int to)
     return NULL;
 }
 
-static void set_dtype(ph_value *v, int dtype);
-
 static ph_value *new_cast(conv *c, ph_value *v, int to)
 {
-    ph_node *n = ph_node_create(ph_value_graph(v), after(v), "Cast", 1, &v, 1);
-    if (!n || ph_node_set_attr_int(n, "to", to)) {
+    ph_value *out = ph_cast_create(ph_value_graph(v), after(v), v, to);
+    if (!out)
         c->rc = PH_ENOMEM;
-        return NULL;
-    }
-    ph_value *out = ph_node_output(n, 0);
-    ph_value_copy_type(out, v);
-    set_dtype(out, to);
     return out;
 }
 
@@ -313,28 +306,6 @@ static void retarget_outputs(conv *c, ph_value *v, ph_value *t)
 
 /* ---------------------------------------------------------------- nodes */
 
-/* v's dtype becomes dtype, its dims and their names kept. */
-static void set_dtype(ph_value *v, int dtype)
-{
-    enum { MAX_RANK = 64 };
-    int rank = ph_value_rank(v);
-    if (rank > MAX_RANK)
-        rank = -1;
-    int64_t dims[MAX_RANK];
-    char *names[MAX_RANK] = {0}; /* copies: setting the type frees the value's own */
-    for (int d = 0; d < rank; d++) {
-        dims[d] = ph_value_dim(v, d);
-        const char *p = ph_value_dim_param(v, d);
-        names[d] = p ? strdup(p) : NULL;
-    }
-    ph_value_set_type(v, dtype, rank, dims);
-    for (int d = 0; d < rank; d++) {
-        if (names[d])
-            ph_value_set_dim_param(v, d, names[d]);
-        free(names[d]);
-    }
-}
-
 /* The attributes that name an output dtype of float32 become float16. */
 static void adjust_attrs(conv *c, ph_node *n)
 {
@@ -373,7 +344,7 @@ static void convert_body(conv *c, ph_graph *b)
     for (size_t i = 0; i < ph_graph_input_count(b); i++) {
         ph_value *v = ph_graph_input(b, i);
         if (ph_value_dtype(v) == PH_DT_FLOAT) {
-            set_dtype(v, PH_DT_FLOAT16);
+            ph_value_set_dtype(v, PH_DT_FLOAT16);
             mark(c, c->converted, v, v);
         }
     }
@@ -409,7 +380,7 @@ static void convert_node(conv *c, ph_node *n)
     for (size_t o = 0; o < ph_node_output_count(n); o++) {
         ph_value *v = ph_node_output(n, o);
         if (ph_value_dtype(v) == PH_DT_FLOAT) {
-            set_dtype(v, PH_DT_FLOAT16);
+            ph_value_set_dtype(v, PH_DT_FLOAT16);
             mark(c, c->converted, v, v);
         }
     }

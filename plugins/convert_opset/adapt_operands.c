@@ -32,7 +32,7 @@ static int axes_at(cv *c, ph_node *n, int64_t v, int reduce)
         return 0;
     if (reduce && ph_node_attr_int(n, "noop_with_empty_axes", 0)) {
         int64_t tmp[MAXR];
-        if (!ph_node_input(n, 1) || cv_const_ints(ph_node_input(n, 1), tmp, MAXR) == 0)
+        if (!ph_node_input(n, 1) || ph_value_const_ints(ph_node_input(n, 1), tmp, NULL, MAXR) == 0)
             return cv_refuse(c, n, "noop_with_empty_axes = 1 with no axes (an identity) does not exist at opset %lld",
                              (long long)c->to);
     }
@@ -41,7 +41,7 @@ static int axes_at(cv *c, ph_node *n, int64_t v, int reduce)
     changed |= rc > 0;
     /* An empty axes input is the default: no attribute. */
     int64_t tmp[1];
-    if (ph_node_input(n, 1) && cv_const_ints(ph_node_input(n, 1), tmp, 1) == 0)
+    if (ph_node_input(n, 1) && ph_value_const_ints(ph_node_input(n, 1), tmp, NULL, 1) == 0)
         return cv_drop_input(n, 1) ? PH_ENOMEM : 1;
     rc = cv_input_to_attr(c, n, 1, "axes");
     return rc < 0 ? rc : (changed | rc);
@@ -135,8 +135,8 @@ static int pad(cv *c, ph_node *n)
         /* axes: the pads of the other axes are 0. */
         int64_t axes[MAXR], pads[2 * MAXR], full[2 * MAXR] = {0};
         int r = ph_value_rank(x);
-        ptrdiff_t na = cv_const_ints(ph_node_input(n, 3), axes, MAXR);
-        ptrdiff_t np = cv_const_ints(ph_node_input(n, 1), pads, 2 * MAXR);
+        ptrdiff_t na = ph_value_const_ints(ph_node_input(n, 3), axes, NULL, MAXR);
+        ptrdiff_t np = ph_value_const_ints(ph_node_input(n, 1), pads, NULL, 2 * MAXR);
         if (na < 0 || np != 2 * na || r < 0 || r > MAXR)
             return cv_refuse(c, n, "its axes or pads are computed, or the rank is not known: the full pads list of "
                                    "opset %lld cannot be written", (long long)c->to);
@@ -194,7 +194,7 @@ static int slice(cv *c, ph_node *n)
     ph_value *steps = ph_node_input(n, 4);
     if (steps) {
         int64_t s[MAXR];
-        ptrdiff_t k = cv_const_ints(steps, s, MAXR);
+        ptrdiff_t k = ph_value_const_ints(steps, s, NULL, MAXR);
         for (ptrdiff_t i = 0; i < k; i++)
             if (s[i] != 1)
                 k = -1;
@@ -231,7 +231,7 @@ static int topk(cv *c, ph_node *n)
     if (!cv_down(c, 10))
         return changed;
     int64_t k[1];
-    if (cv_const_ints(ph_node_input(n, 1), k, 1) != 1)
+    if (ph_value_const_ints(ph_node_input(n, 1), k, NULL, 1) != 1)
         return cv_refuse(c, n, "its K ('%s') is computed, and at opset %lld it is the attribute k",
                          ph_value_name(ph_node_input(n, 1)), (long long)c->to);
     if (ph_node_set_attr_int(n, "k", k[0]) < 0 || cv_drop_input(n, 1))

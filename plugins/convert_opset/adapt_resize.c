@@ -132,7 +132,7 @@ static int down(cv *c, ph_node *n)
     if (k == 0) {
         int64_t sz[MAXR];
         int r = ph_value_rank(x);
-        k = sizes ? cv_const_ints(sizes, sz, MAXR) : -1;
+        k = sizes ? ph_value_const_ints(sizes, sz, NULL, MAXR) : -1;
         if (k < 0 || k != r)
             return cv_refuse(c, n, "its sizes are computed or the input's rank is not known: no scales for opset %lld",
                              (long long)c->to);

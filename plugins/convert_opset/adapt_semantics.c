@@ -206,7 +206,7 @@ int cv_adapt_semantics(cv *c, ph_node *n)
     if (!strcmp(op, "Reshape") && cv_down(c, 14) && ph_node_attr_type(n, "allowzero") != PH_ATTR_NONE) {
         /* allowzero = 1 differs only where the shape has a 0. */
         int64_t shape[64];
-        ptrdiff_t k = ph_node_attr_int(n, "allowzero", 0) ? cv_const_ints(ph_node_input(n, 1), shape, 64) : 0;
+        ptrdiff_t k = ph_node_attr_int(n, "allowzero", 0) ? ph_value_const_ints(ph_node_input(n, 1), shape, NULL, 64) : 0;
         for (ptrdiff_t i = 0; i < k; i++)
             if (shape[i] == 0)
                 k = -1;

@@ -45,16 +45,6 @@ int cv_refuse(cv *c, const ph_node *n, const char *fmt, ...)
                         label, ph_node_op_type(n), (long long)c->from, (long long)c->to, why);
 }
 
-ptrdiff_t cv_const_ints(const ph_value *v, int64_t *out, size_t max)
-{
-    const ph_tensor *t = ph_value_const_tensor(v);
-    int dt = t ? ph_tensor_dtype(t) : 0;
-    if (!t || (dt != PH_DT_INT64 && dt != PH_DT_INT32) || ph_tensor_rank(t) > 1 ||
-        ph_tensor_numel(t) > (int64_t)max)
-        return -1;
-    return ph_tensor_read_i64(t, ph_tensor_rank(t), ph_tensor_dims(t), out) ? -1 : (ptrdiff_t)ph_tensor_numel(t);
-}
-
 int cv_const_scalar(const ph_value *v, double *out)
 {
     const ph_tensor *t = ph_value_const_tensor(v);
@@ -116,7 +106,7 @@ int cv_input_to_attr(cv *c, ph_node *n, size_t i, const char *attr)
     int64_t vals[64];
     if (!v)
         return 0;
-    ptrdiff_t k = cv_const_ints(v, vals, 64);
+    ptrdiff_t k = ph_value_const_ints(v, vals, NULL, 64);
     if (k < 0)
         return cv_refuse(c, n, "input %zu ('%s') is computed, and at opset %lld it is the attribute '%s', a constant",
                          i, ph_value_name(v), (long long)c->to, attr);

@@ -25,9 +25,6 @@ static inline int cv_down(const cv *c, int64_t v) { return c->from >= v && c->to
  * Returns PH_EUNSUPPORTED. */
 int cv_refuse(cv *c, const ph_node *n, const char *fmt, ...) PH_PRINTF(3, 4);
 
-/* The integers of constant v into out (at most max): the count, or -1 when
- * v is not a constant integer list. */
-ptrdiff_t cv_const_ints(const ph_value *v, int64_t *out, size_t max);
 /* The first element of constant v as a double; 0 when v is constant, -1 not. */
 int cv_const_scalar(const ph_value *v, double *out);
 

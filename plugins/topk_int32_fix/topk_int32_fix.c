@@ -44,16 +44,12 @@ static int cast_indices(ph_rewriter *rw, const ph_match *m)
     ph_node *copy = ph_rw_clone(rw, root, NULL, 2, in);
     if (!copy)
         return ph_rw_fail(rw, PH_ENOMEM);
-    ph_value *idx = ph_node_output(copy, 1);
-    ph_node *narrow = ph_rw_node(rw, "Cast", 1, &idx, 1);
-    ph_value *n32 = narrow ? ph_node_output(narrow, 0) : NULL;
-    ph_node *wide = n32 ? ph_rw_node(rw, "Cast", 1, &n32, 1) : NULL;
+    ph_value *n32 = ph_rw_cast(rw, ph_node_output(copy, 1), PH_DT_INT32);
+    ph_value *wide = n32 ? ph_rw_cast(rw, n32, PH_DT_INT64) : NULL;
     if (!wide)
-        return ph_rw_fail(rw, PH_ENOMEM);
-    ph_node_set_attr_int(narrow, "to", PH_DT_INT32);
-    ph_node_set_attr_int(wide, "to", PH_DT_INT64);
+        return ph_rw_done(rw);
     ph_rw_replace(rw, ph_match_value(m, "v"), ph_node_output(copy, 0));
-    ph_rw_replace(rw, ph_match_value(m, "i"), ph_node_output(wide, 0));
+    ph_rw_replace(rw, ph_match_value(m, "i"), wide);
     return ph_rw_done(rw);
 }
 

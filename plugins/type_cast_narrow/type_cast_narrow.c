@@ -398,37 +398,6 @@ static ph_node *ancestor_in(ph_node *n, const ph_graph *g)
     return n;
 }
 
-/* Copy the dims of from onto to, with dtype `dtype`. */
-static int retype(ph_value *to, const ph_value *from, int dtype)
-{
-    if (ph_value_copy_type(to, from))
-        return PH_ENOMEM;
-    int r = ph_value_rank(from);
-    if (r < 0)
-        return ph_value_set_type(to, dtype, -1, NULL);
-    int64_t *dims = malloc(((size_t)r + 1) * sizeof *dims);
-    if (!dims)
-        return PH_ENOMEM;
-    for (int i = 0; i < r; i++)
-        dims[i] = ph_value_dim(from, i);
-    int rc = ph_value_set_type(to, dtype, r, dims);
-    for (int i = 0; i < r && !rc; i++)
-        if (ph_value_dim_param(from, i))
-            rc = ph_value_set_dim_param(to, i, ph_value_dim_param(from, i));
-    free(dims);
-    return rc;
-}
-
-/* Cast(x) to `to`, inserted before `before`, typed as x with dtype to. */
-static ph_value *cast_before(ph_node *before, ph_value *x, int to)
-{
-    ph_node *c = ph_node_create(ph_node_graph(before), before, "Cast", 1, &x, 1);
-    if (!c || ph_node_set_attr_int(c, "to", to))
-        return NULL;
-    ph_value *y = ph_node_output(c, 0);
-    return retype(y, x, to) ? NULL : y;
-}
-
 /* The narrow version of wide value v, read by node `reader`: the narrow
  * output it was rebuilt as, a narrowed constant, or a Cast after it. */
 static ph_value *narrow_of(run_state *st, ph_value *v, ph_node *reader)
@@ -453,7 +422,7 @@ static ph_value *narrow_of(run_state *st, ph_value *v, ph_node *reader)
             return NULL;
     } else {
         ph_node *before = ancestor_in(reader, g);
-        nv = before ? cast_before(before, v, st->nw->narrow) : NULL;
+        nv = before ? ph_cast_create(g, before, v, st->nw->narrow) : NULL;
     }
     if (!nv || ph_hmap_put(st->narrowed, h, v, nv))
         return NULL;
@@ -480,11 +449,11 @@ static int rebuild(run_state *st, ph_node *n, node_plan *p, ph_value **in)
         ph_value *old = ph_node_output(n, i), *mine = ph_node_output(copy, i);
         int g2 = p->out_group[i];
         int nar = g2 >= 0 && p->narrow[g2];
-        if (retype(mine, old, nar ? st->nw->narrow : ph_value_dtype(old)))
+        if (ph_value_copy_type(mine, old) || (nar && ph_value_set_dtype(mine, st->nw->narrow)))
             return PH_ENOMEM;
         ph_value *with = mine;
         if (nar) {
-            with = cast_before(n, mine, st->nw->wide);
+            with = ph_cast_create(g, n, mine, st->nw->wide);
             if (!with ||
                 ph_hmap_put(st->narrowed, ph_hash_ptr(with), with, mine) || remember_prune(st, with))
                 return PH_ENOMEM;

@@ -404,6 +404,12 @@ PH_API const char *ph_value_dim_param(const ph_value *v, int i);
 /* Replace the known type; rank < 0 clears the shape. */
 PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *dims);
 PH_API int ph_value_set_dim_param(ph_value *v, int i, const char *param);
+/* Change only v's dtype: its rank, dims and dim names stay as they are (an
+ * unknown shape stays unknown).  Allocates nothing, so cannot run out of
+ * memory.  0, or PH_EINVAL for v NULL.  For passes that retype a value in
+ * place (convert_float16) or give a copy another dtype (type_cast_narrow,
+ * with ph_value_copy_type first). */
+PH_API int ph_value_set_dtype(ph_value *v, int dtype);
 
 /* ---------------------------------------------------------------- tensors */
 

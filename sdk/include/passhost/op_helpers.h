@@ -1,9 +1,9 @@
 /* passhost/op_helpers.h - what passes need to know about particular ONNX
  * operators: their constant operands (shapes, axes, pads, Slice
  * parameters), Transpose permutations, which operators are elementwise, a
- * BatchNormalization as a per-channel affine map, and rewrites that build
+ * BatchNormalization as a per-channel affine map, rewrites that build
  * Reshape, Squeeze/Unsqueeze, Slice and Split in the form the model's opset
- * wants.
+ * wants, and a typed Cast.
  *
  * Audience: pass authors.  Everything here is built on the public API of
  * ir.h, shape.h, constant.h, pattern.h and plugin.h only (sdk/src/ops/, the
@@ -219,6 +219,19 @@ PH_API ph_value *ph_rw_slice(ph_rewriter *rw, ph_value *x, size_t n, const int64
 /* Transpose(x) {perm = perm[0..rank)}.  NULL x fails the rewrite (so a chain of calls needs no check between them).  (Added
  * for split_qkv_matmul and transpose_large_input_conv.) */
 PH_API ph_value *ph_rw_transpose(ph_rewriter *rw, ph_value *x, size_t rank, const int64_t *perm);
+
+/* ------------------------------------------------------------------- Cast
+ * (sdk/src/ops/cast.c; for convert_float16, type_cast_narrow and
+ * topk_int32_fix.)  A default-domain Cast of x to dtype `to` (a PH_DT_*),
+ * its output typed like x (rank, dims and dim names) with dtype `to`. */
+
+/* Made in graph g (x in scope there) before node `before` (NULL: at the
+ * end of g).  Returns the Cast's output, owned by g; NULL when x or g is
+ * NULL or memory runs out, and then nothing is left in g. */
+PH_API ph_value *ph_cast_create(ph_graph *g, ph_node *before, ph_value *x, int to);
+/* Made through the rewriter (placed as ph_rw_node places nodes).  Returns
+ * the Cast's output; NULL on failure (the rewrite then fails). */
+PH_API ph_value *ph_rw_cast(ph_rewriter *rw, ph_value *x, int to);
 
 /* ------------------------------------------------ layer normalization
  * (sdk/src/ops/rw_layernorm.c; for decompose_layernorm and convert_opset.) */

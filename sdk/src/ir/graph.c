@@ -1370,6 +1370,17 @@ PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *di
     return ir_note(v->graph ? v->graph->model : NULL, ph_value_set_type_(v, dtype, rank, dims));
 }
 
+PH_API int ph_value_set_dtype(ph_value *v, int dtype)
+{
+    if (!v)
+        return PH_EINVAL;
+    v->dtype = dtype;
+    v->type_dirty = 1;
+    v->infer_fresh = 0;
+    ir_notify_type_changed(v);
+    return 0;
+}
+
 static int ph_value_set_dim_param_(ph_value *v, int i, const char *param)
 {
     if (i < 0 || i >= v->rank)
