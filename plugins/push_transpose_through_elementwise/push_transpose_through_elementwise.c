@@ -62,11 +62,8 @@ static ph_node *input_transpose(const ph_value *v, const ph_node *n, perm_info *
     ph_node *t = ph_value_producer(v);
     int64_t p[MAX_RANK];
     if (!t || ph_node_op(t) != PH_OP_Transpose || ph_node_graph(t) != ph_node_graph(n) ||
-        ph_value_graph_output_count(v))
+        ph_value_only_reader(v) != n)
         return NULL;
-    for (size_t u = 0; u < ph_value_use_count(v); u++)
-        if (ph_value_use(v, u, NULL) != n)
-            return NULL;
     int r = ph_node_transpose_perm(t, p, MAX_RANK), identity = 1;
     if (r < 1)
         return NULL;
