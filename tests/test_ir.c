@@ -56,6 +56,8 @@ START_TEST(test_build_and_query)
     ck_assert_uint_eq(idx, 0);
     ck_assert_ptr_eq(ph_value_sole_consumer(k.a), k.id);
     ck_assert_ptr_null(ph_value_sole_consumer(k.c)); /* graph output */
+    ck_assert_ptr_eq(ph_value_only_reader(k.a), k.id);
+    ck_assert_ptr_null(ph_value_only_reader(k.c)); /* graph output */
     ck_assert_uint_eq(ph_value_graph_output_count(k.c), 1);
     ck_assert(ph_value_is_graph_input(k.x));
     ck_assert_int_eq(ph_value_rank(k.x), 2);
@@ -72,6 +74,27 @@ START_TEST(test_build_and_query)
     ph_node_set_domain(c, "com.example");
     ck_assert_int_eq(ph_node_op(c), PH_OP_UNKNOWN);
     ck_assert_str_eq(ph_node_domain(c), "com.example");
+    ph_model_free(k.m);
+}
+END_TEST
+
+/* ph_value_only_reader: one node reading a value at two inputs is its only
+ * reader (ph_value_sole_consumer wants one use); a second reader or a
+ * graph output is not. */
+START_TEST(test_only_reader)
+{
+    chain k = make_chain();
+    ph_value *aa[2] = {k.a, k.a};
+    ph_node *add = ph_node_create(k.g, NULL, "Add", 2, aa, 1);
+    ph_value *s = ph_node_output(add, 0);
+    ck_assert_ptr_null(ph_value_only_reader(k.a)); /* Identity and Add */
+    ph_node *twice = ph_node_create(k.g, NULL, "Mul", 2, (ph_value *[]){s, s}, 1);
+    ck_assert_ptr_null(ph_value_sole_consumer(s));
+    ck_assert_ptr_eq(ph_value_only_reader(s), twice);
+    ck_assert_int_eq(ph_graph_add_output(k.g, s), 0);
+    ck_assert_ptr_null(ph_value_only_reader(s));
+    ck_assert_ptr_null(ph_value_only_reader(ph_node_output(twice, 0))); /* no use */
+    ck_assert_ptr_null(ph_value_only_reader(NULL));
     ph_model_free(k.m);
 }
 END_TEST
@@ -624,6 +647,7 @@ static Suite *suite(void)
     TCase *tc = tcase_create("mutation");
     tcase_set_timeout(tc, 60);
     tcase_add_test(tc, test_build_and_query);
+    tcase_add_test(tc, test_only_reader);
     tcase_add_test(tc, test_replace_and_bypass);
     tcase_add_test(tc, test_graph_output_keeps_its_name);
     tcase_add_test(tc, test_remove_busy_and_prune);

@@ -44,40 +44,28 @@
 
 #define MAX_AXES 64
 
-static int64_t opset_of(const ph_node *n)
-{
-    return ph_node_opset(n);
-}
-
 static int cmp_i64(const void *a, const void *b)
 {
     int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
     return (x > y) - (x < y);
 }
 
-/* Axes of Squeeze/Unsqueeze n normalised against rank r (< 0: unknown),
- * sorted.  The count, or -1 when none are given, -2 when they cannot be
- * read (not constant, out of range, repeated, negative with r unknown). */
-static int node_axes(const ph_node *n, int r, int64_t *ax)
+/* The axes bound to `v` (the attribute variable $v before opset 13, the
+ * value v from 13 on) normalised against rank r (< 0: unknown), sorted.
+ * The count, or -1 when none are given, -2 when they cannot be read (not
+ * constant, out of range, repeated, negative with r unknown). */
+static int node_axes(const ph_match *m, const char *v, int r, int64_t *ax)
 {
-    ptrdiff_t k;
-    if (opset_of(n) < 13) {
-        const int64_t *v;
-        k = ph_node_attr_ints(n, "axes", &v);
-        if (k < 0)
-            return ph_node_input(n, 1) ? -2 : -1;
-        if (k > MAX_AXES)
-            return -2;
-        if (k)
-            memcpy(ax, v, (size_t)k * sizeof *ax);
-    } else {
-        const ph_value *a = ph_node_input(n, 1);
-        if (!a)
-            return -1;
-        k = ph_value_const_ints(a, ax, NULL, MAX_AXES);
-        if (k < 0)
-            return -2;
-    }
+    const int64_t *a;
+    ptrdiff_t k = ph_match_ints(m, v, &a);
+    if (k > MAX_AXES)
+        return -2;
+    if (k > 0)
+        memcpy(ax, a, (size_t)k * sizeof *ax);
+    else if (k < 0 && !ph_match_value(m, v))
+        return -1;
+    else if (k < 0 && (k = ph_value_const_ints(ph_match_value(m, v), ax, NULL, MAX_AXES)) < 0)
+        return -2;
     for (ptrdiff_t i = 0; i < k; i++) {
         if (ax[i] < 0 && r < 0)
             return -2;
@@ -93,11 +81,11 @@ static int node_axes(const ph_node *n, int r, int64_t *ax)
     return (int)k;
 }
 
-/* The axes a Squeeze removes from v: given ones, or every dim of 1 (all
- * dims known).  Count or -2. */
-static int squeezed_axes(const ph_node *sq, const ph_value *v, int64_t *ax)
+/* The axes the Squeeze whose axes bind `sq` removes from v: given ones, or
+ * every dim of 1 (all dims known).  Count or -2. */
+static int squeezed_axes(const ph_match *m, const char *sq, const ph_value *v, int64_t *ax)
 {
-    int r = ph_value_rank(v), k = node_axes(sq, r, ax);
+    int r = ph_value_rank(v), k = node_axes(m, sq, r, ax);
     if (k > 0)
         return k;
     if (k == -2 || r < 0 || r > MAX_AXES)
@@ -122,9 +110,7 @@ static int squeeze_unsqueeze(const ph_match *m, const ph_params *p)
 {
     int64_t sa[MAX_AXES], ua[MAX_AXES];
     const ph_value *x = ph_match_value(m, "x");
-    int ns = squeezed_axes(ph_match_node(m, "s"), x, sa);
-    int nu = node_axes(ph_match_node(m, "y"), ph_value_rank(x), ua);
-    return same_axes(ns, sa, nu, ua);
+    return same_axes(squeezed_axes(m, "sa", x, sa), sa, node_axes(m, "ua", ph_value_rank(x), ua), ua);
 }
 
 /* x -> Unsqueeze -> u -> Squeeze -> y: both axes index u's dims. */
@@ -132,13 +118,13 @@ static int unsqueeze_squeeze(const ph_match *m, const ph_params *p)
 {
     int64_t ua[MAX_AXES], sa[MAX_AXES];
     const ph_value *x = ph_match_value(m, "x"), *u = ph_match_value(m, "u");
-    int nu = node_axes(ph_match_node(m, "u"), ph_value_rank(u), ua);
+    int nu = node_axes(m, "ua", ph_value_rank(u), ua);
     if (nu < 0)
         return 0;
     int r = ph_value_rank(u) >= 0 ? ph_value_rank(u) : ph_value_rank(x) >= 0 ? ph_value_rank(x) + nu : -1;
-    int ns = node_axes(ph_match_node(m, "y"), r, sa);
+    int ns = node_axes(m, "sa", r, sa);
     if (ns <= 0) /* no axes: every dim of 1 of u */
-        ns = ns == -2 ? -2 : squeezed_axes(ph_match_node(m, "y"), u, sa);
+        ns = ns == -2 ? -2 : squeezed_axes(m, "sa", u, sa);
     return same_axes(nu, ua, ns, sa);
 }
 
@@ -149,38 +135,27 @@ static int reshape_pair(const ph_match *m, const ph_params *p)
 
 static int cast_pair(const ph_match *m, const ph_params *p)
 {
-    int a = ph_value_dtype(ph_match_value(m, "x"));
-    int64_t b = ph_node_attr_int(ph_match_node(m, "c"), "to", -1);
-    int64_t back = ph_node_attr_int(ph_match_node(m, "y"), "to", -1);
-    return a != PH_DT_UNDEFINED && back == a && b >= 0 && b < 64 && ph_dtype_holds(a, (int)b);
+    int64_t b = ph_match_int(m, "b", -1);
+    return b >= 0 && b < 64 && ph_dtype_holds((int)ph_match_int(m, "a", 0), (int)b);
 }
 
-/* The Concat input a step-1 Slice on the Concat axis selects exactly, or
- * NULL.  Other sliced axes must take their whole range. */
-static ph_value *sliced_input(const ph_match *m)
+/* The Concat input a step-1 Slice on the Concat axis selects exactly,
+ * handed to the result as `src`.  Other sliced axes must take their whole
+ * range. */
+static int concat_slice(const ph_match *m, const ph_params *p)
 {
-    ph_node *cat = ph_match_node(m, "c"), *sl = ph_match_node(m, "y");
-    ph_value *const *xs;
+    ph_value *const *xs, **src = ph_match_state(m, sizeof *src);
     size_t n = ph_match_values(m, "xs", &xs);
     int r = ph_value_rank(ph_match_value(m, "c"));
     if (r < 0 && n)
         r = ph_value_rank(xs[0]);
-    if (n == 0 || !xs[0] || r < 1 || r > PH_SLICE_MAX)
-        return NULL;
-    int64_t axis;
-    if (ph_node_attr_type(cat, "axis") == PH_ATTR_INT)
-        axis = ph_node_attr_int(cat, "axis", 0);
-    else if (opset_of(cat) < 4)
-        axis = 1; /* Concat-1's default */
-    else
-        return NULL;
-    if (axis < 0)
-        axis += r;
-    if (axis < 0 || axis >= r)
-        return NULL;
+    int64_t axis = ph_match_int(m, "axis", INT64_MIN);
     ph_slice_params s;
-    if (ph_node_slice_params(sl, r, &s) < 0)
-        return NULL;
+    if (!src || n == 0 || !xs[0] || r < 1 || r > PH_SLICE_MAX || axis < -r || axis >= r ||
+        ph_node_slice_params(ph_match_root(m), r, &s) < 0)
+        return src ? 0 : PH_ENOMEM;
+    axis += axis < 0 ? r : 0;
+    *src = NULL;
     int k_axis = -1;
     for (int k = 0; k < s.n; k++) {
         if (s.axis[k] == axis) {
@@ -190,47 +165,63 @@ static ph_value *sliced_input(const ph_match *m)
         /* another axis must be taken whole */
         int64_t d = ph_value_dim(xs[0], (int)s.axis[k]), first = 0;
         if (s.step[k] != 1 || s.end_sym[k])
-            return NULL;
+            return 0;
         if (s.start[k] == 0 && s.end[k] >= INT32_MAX)
             continue;
         if (d < 0 || ph_slice_length(d, s.start[k], s.end[k], 1, &first) != d || first != 0)
-            return NULL;
+            return 0;
     }
     if (k_axis < 0 || s.step[k_axis] != 1 || s.end_sym[k_axis])
-        return NULL;
+        return 0;
     int64_t total = 0;
     for (size_t i = 0; i < n; i++) {
         if (!xs[i] || ph_value_rank(xs[i]) != r || ph_value_dim(xs[i], (int)axis) < 0)
-            return NULL;
+            return 0;
         total += ph_value_dim(xs[i], (int)axis);
     }
     int64_t first = 0, len = ph_slice_length(total, s.start[k_axis], s.end[k_axis], 1, &first);
-    for (size_t i = 0, off = 0; i < n; off += (size_t)ph_value_dim(xs[i], (int)axis), i++)
+    for (size_t i = 0, off = 0; i < n && !*src; off += (size_t)ph_value_dim(xs[i], (int)axis), i++)
         if ((int64_t)off == first && ph_value_dim(xs[i], (int)axis) == len)
-            return xs[i];
-    return NULL;
+            *src = xs[i];
+    return *src != NULL;
 }
 
-static int concat_slice(const ph_match *m, const ph_params *p) { return sliced_input(m) != NULL; }
-
-/* y now reads x (the first node's data input). */
-static int to_x(ph_rewriter *rw, const ph_match *m)
+static int bind_slice_source(ph_rewriter *rw, const ph_match *m)
 {
-    return ph_rw_replace(rw, ph_match_value(m, "y"), ph_match_value(m, "x")) ? PH_ENOMEM : 1;
+    ph_rw_bind(rw, "src", *(ph_value **)ph_match_state(m, sizeof(ph_value *)));
+    return 1;
 }
 
-static int to_slice_source(ph_rewriter *rw, const ph_match *m)
-{
-    ph_value *x = sliced_input(m);
-    return !x ? 0 : ph_rw_replace(rw, ph_match_value(m, "y"), x) ? PH_ENOMEM : 1;
-}
-
+/* Axes are the attribute before opset 13, an input from 13 on; Concat's
+ * axis defaults to 1 before opset 4 and is required from 4 on. */
 static const ph_rule rules[] = {
-    {"squeeze_unsqueeze", "s = Squeeze(x, sa?); y = Unsqueeze(s, ua?)", squeeze_unsqueeze, to_x},
-    {"unsqueeze_squeeze", "u = Unsqueeze(x, ua?); y = Squeeze(u, sa?)", unsqueeze_squeeze, to_x},
-    {"reshape_pair", "r = Reshape|Flatten(x, _?); y = Reshape|Flatten(r, _?)", reshape_pair, to_x},
-    {"cast_pair", "c = Cast(x); y = Cast(c)", cast_pair, to_x},
-    {"concat_slice", "c = Concat(xs*); y = Slice(c, ps*)", concat_slice, to_slice_source},
+    {"squeeze_unsqueeze",
+     "( opset < 13; s = Squeeze(x) {axes?=$sa}; y = Unsqueeze(s) {axes?=$ua}\n"
+     "| opset >= 13; s = Squeeze(x, sa?); y = Unsqueeze(s, ua?) )\n=> y = x",
+     squeeze_unsqueeze, NULL},
+    {"unsqueeze_squeeze",
+     "( opset < 13; u = Unsqueeze(x) {axes?=$ua}; y = Squeeze(u) {axes?=$sa}\n"
+     "| opset >= 13; u = Unsqueeze(x, ua?); y = Squeeze(u, sa?) )\n=> y = x",
+     unsqueeze_squeeze, NULL},
+    {"reshape_pair", "r = Reshape|Flatten(x, _?); y = Reshape|Flatten(r, _?)\n=> y = x", reshape_pair, NULL},
+    {"cast_pair", "c = Cast(x:dtype=$a) {to=$b}; y = Cast(c) {to=$a}\n=> y = x", cast_pair, NULL},
+    {"concat_slice",
+     "( opset < 4; c = Concat(xs*) {axis(1)=$axis} | opset >= 4; c = Concat(xs*) {axis=$axis} )\n"
+     "y = Slice(c, ps*)\n=> y = src",
+     concat_slice, bind_slice_source},
+    {0}};
+
+/* Examples for the rule checker: each form of the axes (an attribute before
+ * opset 13, an input from 13) and lossless Cast pairs. */
+static const ph_rule_example examples[] = {
+    {"squeeze_unsqueeze", "opset 11\nx: <T=float|int32>[2,1,3]\nr = Neg(x)\ns = Squeeze(r) {axes=[<1|-2>]}\n"
+                          "y = Unsqueeze(s) {axes=[1]}\nz = Neg(y)\nreturn z", NULL},
+    {"squeeze_unsqueeze", "opset <13|17>\nx: <T=float|int64>[2,1,3]\nax: int64[1] = [<1|-2>]\nr = Neg(x)\n"
+                          "s = Squeeze(r, ax)\ny = Unsqueeze(s, ax)\nz = Neg(y)\nreturn z", NULL},
+    {"unsqueeze_squeeze", "opset <11|13>\nx: <T=float|int32>[2,3]\nax: int64[1] = [<0|-1>]\nr = Neg(x)\n"
+                          "u = Unsqueeze(r, ax)\ny = Squeeze(u, ax)\nz = Neg(y)\nreturn z", NULL},
+    {"cast_pair", "x: <T=float|float16>[2,3]\nr = Neg(x)\nc = Cast(r) {to=11}\ny = Cast(c) {to=<1|10>}\n"
+                  "z = Neg(y)\nreturn z", NULL},
     {0}};
 
 PH_PASS_DEFINE(
@@ -240,4 +231,5 @@ PH_PASS_DEFINE(
     .stages = PH_STAGE_OPTIMIZE,
     .on_by_default = 1,
     .exactness = PH_EXACT,
-    .rules = rules)
+    .rules = rules,
+    .rule_examples = examples)

@@ -9,8 +9,9 @@
  *
  * Requires and changes, per operand (A or B) of a default-domain node M
  * whose operand is produced by a Transpose of M's graph:
- *   - M is Gemm, operand is a swap (of rank 2): toggle transA/transB and read
- *     the swap's input directly.
+ *   - M is Gemm, operand is a swap (of rank 2: perm [1, 0] or none): toggle
+ *     transA/transB and read the swap's input directly (a declarative
+ *     result; the rewrite only computes the toggled flags).
  *   - M is MatMul, operand is a swap of a constant x (ph_value_const, any
  *     rank >= 2) and M is the swap's only user: M reads a new initializer
  *     holding x with its last two dims swapped.  Works for N-D MatMul.  When
@@ -32,12 +33,9 @@
  * Exact:    yes: the same products summed in the same order; only where the
  *   operands are read from changes (alpha 1 and no C add nothing).
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include <passhost/passhost.h>
-
-#define MAX_RANK 64
 
 typedef enum fold_kind { FOLD_NONE, FOLD_CONST, FOLD_FLAG } fold_kind;
 
@@ -47,146 +45,90 @@ typedef struct operand {
     ph_value *x; /* the swap's input */
 } operand;
 
-/* Rank r if Transpose t swaps the last two of r dims, else -1.
- * rank_hint: the rank its output must have (Gemm operand), or -1. */
-static int swap_rank(const ph_node *t, int rank_hint)
+/* Gemm: the swaps toggle transA/transB, which the result reads as $na, $nb. */
+static int toggle_flags(ph_rewriter *rw, const ph_match *m)
 {
-    const int64_t *p;
-    ph_attr_type at = ph_node_attr_type(t, "perm");
-    if (at == PH_ATTR_NONE) {
-        int r = ph_value_rank(ph_node_input(t, 0));
-        if (r < 0)
-            r = ph_value_rank(ph_node_output(t, 0));
-        if (r < 0)
-            r = rank_hint;
-        return r == 2 ? 2 : -1;
-    }
-    if (at != PH_ATTR_INTS)
-        return -1;
-    ptrdiff_t r = ph_node_attr_ints(t, "perm", &p);
-    if (r < 2 || r > MAX_RANK || (rank_hint >= 0 && r != rank_hint))
-        return -1;
-    for (ptrdiff_t i = 0; i < r - 2; i++)
-        if (p[i] != i)
-            return -1;
-    return p[r - 2] == r - 1 && p[r - 1] == r - 2 ? (int)r : -1;
+    ph_rw_bind_int(rw, "na", !ph_match_int(m, "fa", 0));
+    ph_rw_bind_int(rw, "nb", !ph_match_int(m, "fb", 0));
+    return 1;
 }
 
-/* 1 if swap_last2 can copy t: rank 2..MAX_RANK, fixed-size elements, data
- * readable. */
-static int swappable(const ph_tensor *t)
+/* How the operand fed by the Transpose bound to `t` folds into the MatMul. */
+static operand plan(const ph_match *m, const char *t)
 {
-    size_t rank = ph_tensor_rank(t);
-    return rank >= 2 && rank <= MAX_RANK && ph_dtype_size(ph_tensor_dtype(t)) > 0 &&
-           (ph_tensor_nbytes(t) == 0 || ph_tensor_data(t) != NULL);
-}
-
-/* A copy of t (swappable) with its last two dims swapped; NULL when out of
- * memory.  Caller owns the result. */
-static ph_tensor *swap_last2(const ph_tensor *t)
-{
-    size_t rank = ph_tensor_rank(t), esz = ph_dtype_size(ph_tensor_dtype(t));
-    const unsigned char *src = ph_tensor_data(t);
-    int64_t dims[MAX_RANK];
-    memcpy(dims, ph_tensor_dims(t), rank * sizeof *dims);
-    int64_t rows = dims[rank - 2], cols = dims[rank - 1];
-    dims[rank - 2] = cols;
-    dims[rank - 1] = rows;
-    size_t nbytes = ph_tensor_nbytes(t);
-    unsigned char *dst = malloc(nbytes ? nbytes : 1);
-    if (!dst)
-        return NULL;
-    int64_t plane = rows * cols, planes = plane ? ph_tensor_numel(t) / plane : 0;
-    for (int64_t b = 0; b < planes; b++) {
-        const unsigned char *s = src + (size_t)(b * plane) * esz;
-        unsigned char *d = dst + (size_t)(b * plane) * esz;
-        for (int64_t i = 0; i < rows; i++)
-            for (int64_t j = 0; j < cols; j++)
-                memcpy(d + (size_t)(j * rows + i) * esz, s + (size_t)(i * cols + j) * esz, esz);
-    }
-    ph_tensor *out = ph_tensor_new(ph_tensor_dtype(t), rank, dims, dst);
-    free(dst);
-    return out;
-}
-
-/* How the operand fed by the Transpose bound to `t` folds into the root
- * (MatMul: before the Gemm check). */
-static operand plan(const ph_match *m, const char *t, int gemm)
-{
-    operand op = {FOLD_NONE, -1, NULL};
     ph_node *tr = ph_match_node(m, t);
-    if (!tr || (op.rank = swap_rank(tr, gemm ? 2 : -1)) < 0)
-        return op;
-    op.x = ph_node_input(tr, 0);
-    const ph_tensor *ct = ph_value_const(op.x);
-    if (gemm)
-        op.kind = FOLD_FLAG;
-    else if (ct && ph_value_sole_consumer(ph_match_value(m, t)) == ph_match_root(m) &&
-             (int)ph_tensor_rank(ct) == op.rank && swappable(ct))
+    operand op = {FOLD_NONE, tr ? ph_node_transpose_swap_rank(tr) : 0, tr ? ph_node_input(tr, 0) : NULL};
+    const ph_tensor *ct = op.x ? ph_value_const(op.x) : NULL;
+    if (op.rank && ct && ph_value_sole_consumer(ph_match_value(m, t)) == ph_match_root(m) &&
+        (int)ph_tensor_rank(ct) == op.rank)
         op.kind = FOLD_CONST;
-    else if (!ct && op.rank == 2)
+    else if (op.rank == 2 && !ct)
         op.kind = FOLD_FLAG;
     return op;
 }
 
-/* 1 if MatMul mm may become a Gemm: both operands 2-D, Gemm without C. */
-static int gemm_ok(const ph_node *mm, const operand *ops)
+/* MatMul: plan both operands into the match's state for the rewrite; a
+ * flag needs the MatMul to become a Gemm: both operands 2-D, opset >= 11
+ * (Gemm without C). */
+static int matmul_ok(const ph_match *m, const ph_params *params)
 {
+    operand *ops = ph_match_state(m, 2 * sizeof *ops);
+    if (!ops)
+        return PH_ENOMEM;
+    ops[0] = plan(m, "ta"), ops[1] = plan(m, "tb");
+    int gemm_ok = ph_node_opset(ph_match_root(m)) >= 11;
     for (size_t i = 0; i < 2; i++)
-        if ((ops[i].kind != FOLD_NONE ? ops[i].rank : ph_value_rank(ph_node_input(mm, i))) != 2)
-            return 0;
-    return ph_node_opset(mm) >= 11;
+        gemm_ok &= (ops[i].kind != FOLD_NONE ? ops[i].rank : ph_value_rank(ph_node_input(ph_match_root(m), i))) == 2;
+    for (size_t i = 0; i < 2; i++)
+        if (ops[i].kind == FOLD_FLAG && !gemm_ok)
+            ops[i].kind = FOLD_NONE;
+    return ops[0].kind != FOLD_NONE || ops[1].kind != FOLD_NONE;
 }
 
-/* Replace the root by a MatMul or Gemm of the same name reading the swaps'
- * inputs. */
+/* Replace the MatMul by a MatMul or Gemm of the same name reading the
+ * swaps' inputs or the transposed constants. */
 static int fold(ph_rewriter *rw, const ph_match *m)
 {
     static const char *const flag[2] = {"transA", "transB"};
+    const operand *ops = ph_match_state(m, 2 * sizeof *ops);
     ph_node *root = ph_match_root(m);
-    int gemm = ph_node_op(root) == PH_OP_Gemm;
-    size_t n_in = ph_node_input_count(root);
-    if (!gemm && n_in != 2)
-        return 0;
-    operand ops[2] = {plan(m, "ta", gemm), plan(m, "tb", gemm)};
-    int to_gemm = gemm || ops[0].kind == FOLD_FLAG || ops[1].kind == FOLD_FLAG;
-    if (to_gemm && !gemm && !gemm_ok(root, ops)) {
-        to_gemm = 0;
-        for (size_t i = 0; i < 2; i++)
-            if (ops[i].kind == FOLD_FLAG)
-                ops[i].kind = FOLD_NONE;
-    }
-    if (ops[0].kind == FOLD_NONE && ops[1].kind == FOLD_NONE)
-        return 0;
-    ph_value *in[3] = {ph_node_input(root, 0), ph_node_input(root, 1), ph_node_input(root, 2)};
+    ph_value *in[2] = {ph_node_input(root, 0), ph_node_input(root, 1)};
     for (size_t i = 0; i < 2; i++) {
+        int64_t perm[64];
+        for (int k = 0; k < ops[i].rank; k++)
+            perm[k] = k < ops[i].rank - 2 ? k : 2 * ops[i].rank - 3 - k;
+        const char *base = ops[i].kind == FOLD_CONST ? ph_value_name(ops[i].x) : NULL;
+        char *name = base ? ph_rw_alloc(rw, strlen(base) + 3) : NULL;
         if (ops[i].kind == FOLD_FLAG)
             in[i] = ops[i].x;
-        if (ops[i].kind != FOLD_CONST)
-            continue;
-        const char *base = ph_value_name(ops[i].x);
-        char *name = ph_rw_alloc(rw, strlen(base) + 3);
-        if (!name)
-            return PH_ENOMEM;
-        strcat(strcpy(name, base), "_T");
-        if (!(in[i] = ph_rw_initializer(rw, name, swap_last2(ph_value_const(ops[i].x)))))
-            return PH_ENOMEM;
+        else if (name)
+            in[i] = ph_rw_initializer(rw, strcat(strcpy(name, base), "_T"),
+                                      ph_tensor_transpose(ph_value_const(ops[i].x), (size_t)ops[i].rank, perm));
     }
-    ph_node *n = ph_rw_clone(rw, root, to_gemm ? "Gemm" : "MatMul", n_in, in);
-    if (!n)
-        return PH_ENOMEM;
+    int gemm = ops[0].kind == FOLD_FLAG || ops[1].kind == FOLD_FLAG;
+    ph_node *n = ph_rw_clone(rw, root, gemm ? "Gemm" : "MatMul", 2, in);
     for (size_t i = 0; i < 2; i++)
-        if (ops[i].kind == FOLD_FLAG && ph_node_set_attr_int(n, flag[i], !ph_node_attr_int(root, flag[i], 0)) < 0)
-            return PH_ENOMEM;
-    return ph_rw_replace(rw, ph_match_value(m, "y"), ph_node_output(n, 0)) ? PH_ENOMEM : 1;
+        if (ops[i].kind == FOLD_FLAG)
+            ph_node_set_attr_int(n, flag[i], 1);
+    return ph_rw_replace_root(rw, ph_node_output(n, 0));
 }
 
 /* The swaps are ':shared': one with other readers stays for them.  Two
- * operands fed by one Transpose match only the single-operand rules. */
+ * operands fed by one Transpose match only the single-operand rules.  A
+ * Gemm operand is 2-D: its swap is perm [1, 0] or no perm. */
+#define SWAP(t, x) t ":shared = Transpose(" x ") {perm?=[1,0]}; "
 static const ph_rule rules[] = {
-    {"both", "ta:shared = Transpose(a); tb:shared = Transpose(b); y = MatMul|Gemm(ta, tb, c?)", NULL, fold},
-    {"a", "ta:shared = Transpose(a); y = MatMul|Gemm(ta, b, c?)", NULL, fold},
-    {"b", "tb:shared = Transpose(b); y = MatMul|Gemm(a, tb, c?)", NULL, fold},
+    {"gemm_both",
+     SWAP("ta", "a") SWAP("tb", "b") "y = Gemm(ta, tb, c?) {transA(0)=$fa, transB(0)=$fb}\n"
+                                     "=> y = Gemm(a, b, c?) like y {transA=$na, transB=$nb}",
+     NULL, toggle_flags},
+    {"gemm_a", SWAP("ta", "a") "y = Gemm(ta, b, c?) {transA(0)=$fa}\n=> y = Gemm(a, b, c?) like y {transA=$na}",
+     NULL, toggle_flags},
+    {"gemm_b", SWAP("tb", "b") "y = Gemm(a, tb, c?) {transB(0)=$fb}\n=> y = Gemm(a, b, c?) like y {transB=$nb}",
+     NULL, toggle_flags},
+    {"both", "ta:shared = Transpose(a); tb:shared = Transpose(b); y = MatMul(ta, tb)", matmul_ok, fold},
+    {"a", "ta:shared = Transpose(a); y = MatMul(ta, b)", matmul_ok, fold},
+    {"b", "tb:shared = Transpose(b); y = MatMul(a, tb)", matmul_ok, fold},
     {0}};
 
 /* Let Transpose pairs cancel (and Identities between them go) first: folding
@@ -197,7 +139,9 @@ static const char *const run_after[] = {"eliminate_identity", "merge_consecutive
 /* Examples for the rule checker: transposed operands. */
 static const ph_rule_example examples[] = {
     {"both", "a: <T=float|double>[4,<3|1>]\nb: <T>[<5|2>,4]\nta = Transpose(a) {perm=[1,0]}\n"
-             "tb = Transpose(b) {perm=[1,0]}\ny = <MatMul(ta, tb)|Gemm(ta, tb)>\nreturn y", NULL},
+             "tb = Transpose(b) {perm=[1,0]}\ny = MatMul(ta, tb)\nreturn y", NULL},
+    {"gemm_both", "a: <T=float|double>[4,<3|1>]\nb: <T>[<5|2>,4]\nta = Transpose(a) {perm=[1,0]}\n"
+                  "tb = Transpose(b)\ny = Gemm(ta, tb) {transB=<0|1>}\nreturn y", NULL},
     {"b", "a: <T=float|double>[<3|1>,4]\nb: <T>[<5|2>,4]\ntb = Transpose(b) {perm=[1,0]}\ny = MatMul(a, tb)\nreturn y", NULL},
     {0}};
 

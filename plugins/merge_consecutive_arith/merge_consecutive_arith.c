@@ -29,7 +29,8 @@
  *   is not needed.
  * Changes:  the two nodes become Add(x, c) or Mul(x, c) (Div(x, c) for two
  *   Divs), or Mul|Div(x, b) then Add(., c) for the third form (b is reused
- *   as it is); the old nodes and constants only they read are removed.
+ *   as it is; declarative results, the node that replaces y keeps y's
+ *   name); the old nodes and constants only they read are removed.
  *   Main graph and every If/Loop/Scan body.
  * Exact:    fp: the folded constant rounds once where the original rounded
  *   twice; for integers the result is exact.
@@ -42,12 +43,6 @@
 
 #define MAX_RANK 16
 
-static int is_int(int dt)
-{
-    return dt == PH_DT_INT8 || dt == PH_DT_INT16 || dt == PH_DT_INT32 || dt == PH_DT_INT64 ||
-           dt == PH_DT_UINT8 || dt == PH_DT_UINT16 || dt == PH_DT_UINT32 || dt == PH_DT_UINT64;
-}
-
 static double min_normal(int dt)
 {
     switch (dt) {
@@ -57,17 +52,13 @@ static double min_normal(int dt)
     }
 }
 
-/* dtype, opset and operators allow the fold (the rest is in the rewrite). */
+/* The dtype $dt allows the fold (the rest is in the rewrite): a float, or
+ * an integer (not bool) without Div. */
 static int arith_ok(const ph_match *m, const ph_params *params)
 {
-    const ph_tensor *a = ph_match_const(m, "a"), *b = ph_match_const(m, "b");
+    int dt = (int)ph_match_int(m, "dt", 0);
     ph_op o1 = ph_node_op(ph_match_node(m, "t")), o2 = ph_node_op(ph_match_root(m));
-    int dt = ph_tensor_dtype(a);
-    if (ph_node_opset(ph_match_root(m)) < 7 || ph_tensor_dtype(b) != dt)
-        return 0;
-    if (ph_dtype_is_float(dt))
-        return 1;
-    return is_int(dt) && o1 != PH_OP_Div && o2 != PH_OP_Div;
+    return ph_dtype_is_float(dt) || (ph_dtype_is_numeric(dt) && dt != PH_DT_BOOL && o1 != PH_OP_Div && o2 != PH_OP_Div);
 }
 
 /* The broadcast shape of two tensors into (*rank, dims); 0, or -1. */
@@ -113,7 +104,7 @@ static ph_tensor *fold(ph_rewriter *rw, const ph_match *m, form f, size_t rank, 
     int dt = ph_tensor_dtype(a);
     ph_op o1 = ph_node_op(ph_match_node(m, "t")), o2 = ph_node_op(ph_match_root(m));
     int s1 = o1 == PH_OP_Sub || o1 == PH_OP_Div, s2 = o2 == PH_OP_Sub || o2 == PH_OP_Div;
-    if (is_int(dt)) { /* no Div here (arith_ok) */
+    if (!ph_dtype_is_float(dt)) { /* an integer: no Div here (arith_ok) */
         int64_t *A = ph_rw_alloc(rw, (size_t)n * sizeof *A), *B = ph_rw_alloc(rw, (size_t)n * sizeof *B);
         uint64_t *C = ph_rw_alloc(rw, (size_t)n * sizeof *C);
         if (!A || !B || !C || ph_tensor_read_i64(a, rank, dims, A) || ph_tensor_read_i64(b, rank, dims, B))
@@ -153,9 +144,14 @@ static ph_tensor *fold(ph_rewriter *rw, const ph_match *m, form f, size_t rank, 
     return t;
 }
 
-static int rewrite(ph_rewriter *rw, const ph_match *m, form f)
+/* Binds c, the folded constant, for the result; 0 when the fold is not
+ * allowed. */
+static int fold_constants(ph_rewriter *rw, const ph_match *m)
 {
     const ph_tensor *a = ph_match_const(m, "a"), *b = ph_match_const(m, "b");
+    ph_op o1 = ph_node_op(ph_match_node(m, "t")), o2 = ph_node_op(ph_match_root(m));
+    form f = o2 == PH_OP_Add || o2 == PH_OP_Sub ? ADD_CHAIN : o1 == PH_OP_Mul || o1 == PH_OP_Div ? MUL_CHAIN
+                                                                                               : ADD_THEN_MUL;
     size_t rank;
     int64_t dims[MAX_RANK], n = 1, na = ph_tensor_numel(a), nb = ph_tensor_numel(b);
     if (bcast(a, b, &rank, dims))
@@ -168,33 +164,27 @@ static int rewrite(ph_rewriter *rw, const ph_match *m, form f)
     ph_tensor *c = fold(rw, m, f, rank, dims, n);
     if (!c)
         return 0;
-    ph_value *cv = ph_rw_initializer(rw, "merged_const", c);
-    ph_value *x = ph_match_value(m, "x"), *y = ph_match_value(m, "y");
-    ph_op o1 = ph_node_op(ph_match_node(m, "t")), o2 = ph_node_op(ph_match_root(m));
-    ph_value *out;
-    if (!cv)
-        return PH_ENOMEM;
-    if (f == ADD_THEN_MUL) {
-        ph_value *in[2] = {x, ph_match_value(m, "b")};
-        ph_value *scaled = ph_rw_op(rw, o2 == PH_OP_Div ? "Div" : "Mul", 2, in);
-        in[0] = scaled, in[1] = cv;
-        out = scaled ? ph_rw_op(rw, "Add", 2, in) : NULL;
-    } else {
-        ph_value *in[2] = {x, cv};
-        const char *op = f == ADD_CHAIN ? "Add" : o1 == PH_OP_Div && o2 == PH_OP_Div ? "Div" : "Mul";
-        out = ph_rw_op(rw, op, 2, in);
-    }
-    return out && !ph_rw_replace(rw, y, out) ? 1 : PH_ENOMEM;
+    ph_rw_bind(rw, "c", ph_rw_initializer(rw, "merged_const", c));
+    return 1;
 }
 
-static int add_chain(ph_rewriter *rw, const ph_match *m) { return rewrite(rw, m, ADD_CHAIN); }
-static int mul_chain(ph_rewriter *rw, const ph_match *m) { return rewrite(rw, m, MUL_CHAIN); }
-static int add_then_mul(ph_rewriter *rw, const ph_match *m) { return rewrite(rw, m, ADD_THEN_MUL); }
-
+/* a and b share the dtype $dt; x / a / b folds to a Div, any other Mul and
+ * Div chain to a Mul. */
 static const ph_rule rules[] = {
-    {"add_chain", "t = Add|Sub(x, a:const); y = Add|Sub(t, b:const)", arith_ok, add_chain},
-    {"mul_chain", "t = Mul|Div(x, a:const); y = Mul|Div(t, b:const)", arith_ok, mul_chain},
-    {"add_then_mul", "t = Add|Sub(x, a:const); y = Mul|Div(t, b:const)", arith_ok, add_then_mul},
+    {"add_chain", "opset >= 7; t = Add|Sub(x, a:const:dtype=$dt); y = Add|Sub(t, b:const:dtype=$dt)\n=> y = Add(x, c)",
+     arith_ok, fold_constants},
+    {"div_chain", "opset >= 7; t = Div(x, a:const:dtype=$dt); y = Div(t, b:const:dtype=$dt)\n=> y = Div(x, c)",
+     arith_ok, fold_constants},
+    {"mul_chain",
+     "opset >= 7\n( t = Mul(x, a:const:dtype=$dt); y = Mul|Div(t, b:const:dtype=$dt)\n"
+     "| t = Div(x, a:const:dtype=$dt); y = Mul(t, b:const:dtype=$dt) )\n=> y = Mul(x, c)",
+     arith_ok, fold_constants},
+    {"add_then_mul",
+     "opset >= 7; t = Add|Sub(x, a:const:dtype=$dt); y = Mul(t, b:const:dtype=$dt)\n=> s = Mul(x, b); y = Add(s, c)",
+     arith_ok, fold_constants},
+    {"add_then_div",
+     "opset >= 7; t = Add|Sub(x, a:const:dtype=$dt); y = Div(t, b:const:dtype=$dt)\n=> s = Div(x, b); y = Add(s, c)",
+     arith_ok, fold_constants},
     {0}};
 
 PH_PASS_DEFINE(

@@ -51,11 +51,8 @@ static int splicable(const ph_value *v, const ph_node *reader, const ph_node *ou
 {
     ph_node *p = v ? ph_value_producer(v) : NULL;
     if (!p || ph_node_op(p) != PH_OP_Concat || ph_node_graph(p) != ph_node_graph(reader) ||
-        ph_value_graph_output_count(v) || !ph_node_input_count(p))
+        ph_value_only_reader(v) != reader || !ph_node_input_count(p))
         return 0;
-    for (size_t u = 0; u < ph_value_use_count(v); u++)
-        if (ph_value_use(v, u, NULL) != reader)
-            return 0;
     if (ph_node_attr_type(p, "axis") == PH_ATTR_INT && ph_node_attr_type(outer, "axis") == PH_ATTR_INT &&
         ph_node_attr_int(p, "axis", 0) == ph_node_attr_int(outer, "axis", 0))
         return 1;

@@ -39,8 +39,9 @@
  *   else reads are removed.  Main graph and every If/Loop/Scan body.
  * Pattern: the root alone (`y = Relu|...|Concat(xs*)`): which inputs are
  *   Transposes varies with the node, which the pattern language cannot say
- *   with a fixed set of statements, so the check reads the producers; the
- *   commit's pruning removes the Transposes the old node alone read.
+ *   with a fixed set of statements, so the check reads the producers and
+ *   hands the perm to the rewrite (ph_match_state); the commit's pruning
+ *   removes the Transposes the old node alone read.
  * Exact:    yes; the same operations on the same elements.
  */
 #include <string.h>
@@ -62,11 +63,8 @@ static ph_node *input_transpose(const ph_value *v, const ph_node *n, perm_info *
     ph_node *t = ph_value_producer(v);
     int64_t p[MAX_RANK];
     if (!t || ph_node_op(t) != PH_OP_Transpose || ph_node_graph(t) != ph_node_graph(n) ||
-        ph_value_graph_output_count(v))
+        ph_value_only_reader(v) != n)
         return NULL;
-    for (size_t u = 0; u < ph_value_use_count(v); u++)
-        if (ph_value_use(v, u, NULL) != n)
-            return NULL;
     int r = ph_node_transpose_perm(t, p, MAX_RANK), identity = 1;
     if (r < 1)
         return NULL;
@@ -140,28 +138,24 @@ static int leads_to_transpose(const ph_value *v, const perm_info *pi)
 
 static int worth_it(const ph_match *m, const ph_params *params)
 {
-    perm_info pi = {0};
+    perm_info *pi = ph_match_state(m, sizeof *pi);
     ph_node *n = ph_match_root(m);
-    int k = classify(n, NULL, &pi);
-    return k >= 2 || (k == 1 && leads_to_transpose(ph_node_output(n, 0), &pi));
+    int k = pi ? classify(n, NULL, pi) : 0;
+    return !pi ? PH_ENOMEM : k >= 2 || (k == 1 && leads_to_transpose(ph_node_output(n, 0), pi));
 }
 
 static int push(ph_rewriter *rw, const ph_match *m)
 {
     ph_node *n = ph_match_root(m);
     ph_value *y = ph_node_output(n, 0);
-    perm_info pi = {0};
-    if (classify(n, NULL, &pi) < 1)
-        return 0;
-    int r = pi.rank, concat = ph_node_op(n) == PH_OP_Concat;
+    const perm_info *pi = ph_match_state(m, sizeof *pi);
+    int r = pi->rank, concat = ph_node_op(n) == PH_OP_Concat;
     int64_t inv[MAX_RANK];
     for (int i = 0; i < r; i++)
-        inv[pi.perm[i]] = i;
+        inv[pi->perm[i]] = i;
     size_t n_in = ph_node_input_count(n);
     ph_value **in = ph_rw_alloc(rw, (n_in ? n_in : 1) * sizeof *in);
-    if (!in)
-        return PH_ENOMEM;
-    for (size_t i = 0; i < n_in; i++) {
+    for (size_t i = 0; in && i < n_in; i++) {
         ph_value *v = ph_node_input(n, i);
         const ph_tensor *c = v ? ph_value_const(v) : NULL;
         ph_tensor *pc = NULL;
@@ -171,24 +165,19 @@ static int push(ph_rewriter *rw, const ph_match *m)
             in[i] = ph_node_input(ph_value_producer(v), 0);
         else if (!(pc = ph_tensor_transpose(c, (size_t)r, inv)))
             return 0; /* a string constant, or unreadable data */
-        else if (!(in[i] = ph_rw_initializer(rw, ph_value_name(v), pc)))
-            return PH_ENOMEM;
+        else
+            in[i] = ph_rw_initializer(rw, ph_value_name(v), pc);
     }
-    ph_node *op = ph_rw_clone(rw, n, NULL, n_in, in);
-    if (!op)
-        return PH_ENOMEM;
+    ph_node *op = in ? ph_rw_clone(rw, n, NULL, n_in, in) : NULL;
     if (concat) {
         int64_t axis = ph_node_attr_int(n, "axis", 0);
-        if (ph_node_set_attr_int(op, "axis", pi.perm[axis < 0 ? axis + r : axis]) < 0)
-            return PH_ENOMEM;
+        ph_node_set_attr_int(op, "axis", pi->perm[axis < 0 ? axis + r : axis]);
     }
-    ph_value *z = ph_node_output(op, 0);
+    ph_value *z = op ? ph_node_output(op, 0) : NULL;
     ph_value_set_type_transposed(z, y, r, inv); /* the new value's type: y's, untransposed */
     ph_node *t = ph_rw_node(rw, "Transpose", 1, &z, 1);
-    if (!t || ph_node_set_attr_ints(t, "perm", (size_t)r, pi.perm) < 0)
-        return PH_ENOMEM;
-    ph_value_copy_type(ph_node_output(t, 0), y);
-    return ph_rw_replace(rw, y, ph_node_output(t, 0)) ? PH_ENOMEM : 1;
+    ph_node_set_attr_ints(t, "perm", (size_t)r, pi->perm);
+    return ph_rw_replace_root(rw, t ? ph_node_output(t, 0) : NULL);
 }
 
 static const ph_rule rules[] = {

@@ -383,6 +383,12 @@ PH_API const ph_tensor *ph_value_const_tensor(const ph_value *v);
 /* The one node that reads v, if v has exactly one use and is not a graph
  * output; NULL otherwise.  The usual check before fusing into a consumer. */
 PH_API ph_node *ph_value_sole_consumer(const ph_value *v);
+/* The node that reads v when every use of v is by that one node, which may
+ * read it at several inputs (Add(t, t)), and v is no graph output; NULL
+ * otherwise (no use, two readers, a graph output).  For rewrites that take
+ * a value over from the one node reading it (merge_consecutive_concat,
+ * push_transpose_through_elementwise). */
+PH_API ph_node *ph_value_only_reader(const ph_value *v);
 
 /* Redirect every use of `old` to `repl`.  If `old` is a graph output, the
  * output slot must keep its name: `repl` is renamed to old's name (and old

@@ -1253,6 +1253,16 @@ PH_API ph_node *ph_value_sole_consumer(const ph_value *v)
     return v->n_uses == 1 && v->n_output_refs == 0 ? v->uses[0].node : NULL;
 }
 
+PH_API ph_node *ph_value_only_reader(const ph_value *v)
+{
+    if (!v || !v->n_uses || v->n_output_refs)
+        return NULL;
+    for (size_t i = 1; i < v->n_uses; i++)
+        if (v->uses[i].node != v->uses[0].node)
+            return NULL;
+    return v->uses[0].node;
+}
+
 PH_API int ph_value_can_replace(const ph_value *old, const ph_value *repl)
 {
     if (!old || !repl || old == repl || old->dead || repl->dead)
