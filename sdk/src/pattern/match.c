@@ -947,13 +947,10 @@ int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m)
     if (!guards_ok(f, root, why) || !root_inputs_possible(f, root, why)) /* a guard is the first reason */
         return 0;
     if (m->dirty) { /* after a failed match, backtracking left all of this clear */
-        size_t ns = (size_t)(f->n_slots ? f->n_slots : 1);
-        memset(m->bound, 0, ns);
-        memset(m->vals, 0, ns * sizeof *m->vals);
-        memset(m->var_n, 0, ns * sizeof *m->var_n);
-        memset(m->nodes, 0, (size_t)f->n_stmts * sizeof *m->nodes);
-        for (int k = 0; k < f->n_vars; k++)
-            m->vv[k].kind = 0;
+        unbind_to(m, 0); /* what the match that held bound, from its trail */
+        var_unbind_to(m, 0);
+        memset(m->var_n, 0, (size_t)(f->n_slots ? f->n_slots : 1) * sizeof *m->var_n);
+        memset(m->nodes, 0, m->cap_stmts * sizeof *m->nodes);
         m->dirty = 0;
     }
     m->n_trail = m->n_vtrail = 0;
