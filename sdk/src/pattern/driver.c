@@ -394,14 +394,16 @@ static int look(ph_worklist *wl, ph_graph *g)
         wl->log = log;
         wl->birth = log->birth;
     }
+    size_t end = log->n;
     size_t present = 0; /* nodes of the root op types anywhere in the model */
-    for (int op = 0; op < PH_OP__COUNT && !present; op++)
+    /* (nothing to look at when nothing changed since the last look: the
+     * reaches below are read only while looking) */
+    for (int op = 0; op < PH_OP__COUNT && !present && (full || wl->pos < end); op++)
         present += wl->anchor[op] ? m->op_count[op] : 0;
     wl->reach_all = 0; /* how far each member's patterns that can match now reach */
     for (size_t i = 0; present && i < wl->n; i++)
         if ((wl->reach[i] = pat_ruleset_reach(wl->sets[i], m)) > wl->reach_all)
             wl->reach_all = wl->reach[i];
-    size_t end = log->n;
     int rc = 0;
     if (!present) {
         /* nothing to match: only mark the log read */
