@@ -248,12 +248,14 @@ static uint32_t held_index(const ph_worklist *wl, const ph_node *n)
                                                                                             : UINT32_MAX;
 }
 
-static int push(ph_worklist *wl, size_t member, ph_node *n)
+/* *held: n's entry in the log's held table, UINT32_MAX until it has one
+ * (then push gives it one). */
+static int push(ph_worklist *wl, size_t member, ph_node *n, uint32_t *held)
 {
-    uint32_t idx;
-    wl_agenda *a = &wl->agenda[member];
-    if (pat_log_hold(wl->log, n, &idx))
+    if (*held == UINT32_MAX && pat_log_hold(wl->log, n, held))
         return PH_ENOMEM;
+    uint32_t idx = *held;
+    wl_agenda *a = &wl->agenda[member];
     if (idx >= wl->cap_pending) {
         size_t cap = wl->cap_pending ? wl->cap_pending : 1024;
         while (cap <= idx)
@@ -287,7 +289,7 @@ static int classify(ph_worklist *wl, ph_node *n, int dist)
         uint32_t i = wl->members[k];
         if (dist < wl->reach[i] && !is_pending(wl, idx, i) &&
             pat_ruleset_may_match_memo(wl->sets[i], n, wl->form_ids[i], &wl->memo))
-            rc = push(wl, i, n);
+            rc = push(wl, i, n, &idx);
     }
     return rc;
 }
