@@ -248,12 +248,14 @@ static uint32_t held_index(const ph_worklist *wl, const ph_node *n)
                                                                                             : UINT32_MAX;
 }
 
-static int push(ph_worklist *wl, size_t member, ph_node *n)
+/* *held: n's entry in the log's held table, UINT32_MAX until it has one
+ * (then push gives it one). */
+static int push(ph_worklist *wl, size_t member, ph_node *n, uint32_t *held)
 {
-    uint32_t idx;
-    wl_agenda *a = &wl->agenda[member];
-    if (pat_log_hold(wl->log, n, &idx))
+    if (*held == UINT32_MAX && pat_log_hold(wl->log, n, held))
         return PH_ENOMEM;
+    uint32_t idx = *held;
+    wl_agenda *a = &wl->agenda[member];
     if (idx >= wl->cap_pending) {
         size_t cap = wl->cap_pending ? wl->cap_pending : 1024;
         while (cap <= idx)
@@ -287,7 +289,7 @@ static int classify(ph_worklist *wl, ph_node *n, int dist)
         uint32_t i = wl->members[k];
         if (dist < wl->reach[i] && !is_pending(wl, idx, i) &&
             pat_ruleset_may_match_memo(wl->sets[i], n, wl->form_ids[i], &wl->memo))
-            rc = push(wl, i, n);
+            rc = push(wl, i, n, &idx);
     }
     return rc;
 }
@@ -394,14 +396,16 @@ static int look(ph_worklist *wl, ph_graph *g)
         wl->log = log;
         wl->birth = log->birth;
     }
+    size_t end = log->n;
     size_t present = 0; /* nodes of the root op types anywhere in the model */
-    for (int op = 0; op < PH_OP__COUNT && !present; op++)
+    /* (nothing to look at when nothing changed since the last look: the
+     * reaches below are read only while looking) */
+    for (int op = 0; op < PH_OP__COUNT && !present && (full || wl->pos < end); op++)
         present += wl->anchor[op] ? m->op_count[op] : 0;
     wl->reach_all = 0; /* how far each member's patterns that can match now reach */
     for (size_t i = 0; present && i < wl->n; i++)
         if ((wl->reach[i] = pat_ruleset_reach(wl->sets[i], m)) > wl->reach_all)
             wl->reach_all = wl->reach[i];
-    size_t end = log->n;
     int rc = 0;
     if (!present) {
         /* nothing to match: only mark the log read */

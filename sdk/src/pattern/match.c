@@ -53,14 +53,13 @@ int pat_is_commutative(ph_op op)
     }
 }
 
-int pat_op_matches(const pat_stmt *s, const ph_node *n)
+/* The alternatives of other domains than the default one, by name (the
+ * known ops are pat_op_matches's bits). */
+int pat_op_matches_named(const pat_stmt *s, const ph_node *n)
 {
     for (int i = 0; i < s->n_ops; i++) {
         const pat_op *o = &s->ops[i];
-        if (o->op != PH_OP_UNKNOWN) {
-            if (n->op == o->op)
-                return 1;
-        } else if (strcmp(ph_node_op_type(n), o->op_type) == 0) {
+        if (o->op == PH_OP_UNKNOWN && strcmp(ph_node_op_type(n), o->op_type) == 0) {
             const char *d = ph_node_domain(n);
             if (strcmp(d, "ai.onnx") == 0)
                 d = "";
@@ -947,13 +946,13 @@ int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m)
     ph_match *why = m->why ? m : NULL;
     if (!guards_ok(f, root, why) || !root_inputs_possible(f, root, why)) /* a guard is the first reason */
         return 0;
-    size_t ns = (size_t)(f->n_slots ? f->n_slots : 1);
-    memset(m->bound, 0, ns);
-    memset(m->vals, 0, ns * sizeof *m->vals);
-    memset(m->var_n, 0, ns * sizeof *m->var_n);
-    memset(m->nodes, 0, (size_t)f->n_stmts * sizeof *m->nodes);
-    for (int k = 0; k < f->n_vars; k++)
-        m->vv[k].kind = 0;
+    if (m->dirty) { /* after a failed match, backtracking left all of this clear */
+        unbind_to(m, 0); /* what the match that held bound, from its trail */
+        var_unbind_to(m, 0);
+        memset(m->var_n, 0, (size_t)(f->n_slots ? f->n_slots : 1) * sizeof *m->var_n);
+        memset(m->nodes, 0, m->cap_stmts * sizeof *m->nodes);
+        m->dirty = 0;
+    }
     m->n_trail = m->n_vtrail = 0;
     m->state_fresh = 0;
     m->nodes[f->n_stmts - 1] = root;
@@ -961,6 +960,7 @@ int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m)
         memset(m->nodes, 0, (size_t)f->n_stmts * sizeof *m->nodes);
         return 0;
     }
+    m->dirty = 1;
     return 1;
 }
 

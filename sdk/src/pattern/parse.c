@@ -663,6 +663,10 @@ static int op_alternative(parser *ps, pat_stmt *st)
     if (!o->op_type || !o->domain)
         return oom(ps);
     o->op = ir_op_lookup(domain, name);
+    if (o->op == PH_OP_UNKNOWN)
+        st->n_named_ops++;
+    else
+        st->op_bits[(unsigned)o->op / 64] |= (uint64_t)1 << ((unsigned)o->op % 64);
     return 0;
 }
 

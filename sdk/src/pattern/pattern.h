@@ -85,6 +85,10 @@ typedef struct pat_op {
 typedef struct pat_stmt {
     pat_op *ops;        /* owned alternatives */
     int n_ops;
+    /* the alternatives' known ops as bits (op_bits[op / 64] bit op % 64), and
+     * how many are of other domains (matched by name): pat_op_matches */
+    uint64_t op_bits[(PH_OP__COUNT + 63) / 64];
+    int n_named_ops;
     int *outs;          /* owned: slot per output, -1 for '_' */
     int *shared;        /* owned: per output, 1 when ':shared' */
     int n_outs;
@@ -192,6 +196,8 @@ struct ph_match {
     void *state;        /* ph_match_state: owned */
     size_t state_size;
     int state_fresh;    /* state zeroed for this match */
+    int dirty;          /* the last match held: its bindings are still set (a failed
+                         * one unbinds everything as it backtracks) */
     char *why;          /* ph_pattern_explain: why the match failed (borrowed buffer), or NULL */
     size_t why_size;
     int why_stmt;       /* the statement of the form the reason is about: the deepest one reached */
@@ -200,8 +206,15 @@ struct ph_match {
 int pat_is_commutative(ph_op op);
 int pat_slot(const pat_form *f, const char *name);
 int pat_var(const pat_form *f, const char *name);
-/* 1 if n's op is one of s's alternatives. */
-int pat_op_matches(const pat_stmt *s, const ph_node *n);
+/* The alternatives of other domains, by name (pat_op_matches). */
+int pat_op_matches_named(const pat_stmt *s, const ph_node *n);
+/* 1 if n's op is one of statement s's alternatives. */
+static inline int pat_op_matches(const pat_stmt *s, const ph_node *n)
+{
+    if ((s->op_bits[(unsigned)n->op / 64] >> ((unsigned)n->op % 64)) & 1)
+        return 1;
+    return s->n_named_ops ? pat_op_matches_named(s, n) : 0;
+}
 /* The root statement of a form. */
 static inline const pat_stmt *pat_root(const pat_form *f) { return &f->stmts[f->n_stmts - 1]; }
 /* Match form fi of p with root as the root: 1 matched (m filled), 0 not. */
