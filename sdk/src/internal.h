@@ -222,9 +222,19 @@ typedef struct ir_use {
     uint32_t index; /* input slot */
 } ir_use;
 
+/* What shape inference keeps on a value (ph_value.infer).  The types are
+ * interned (infer_shape_intern): a graph has few distinct types, so a
+ * million values share a few hundred of them. */
+struct infer_value {
+    const struct infer_shape *shape; /* the type, valid while ph_value.infer_fresh (never NULL then) */
+    const struct infer_shape *decl;  /* the type last set outside inference (model, pass, user), or NULL */
+    struct infer_partial *pc;        /* owned: the partial constant, NULL when none */
+};
+
 struct ph_value {
-    /* pointers first, then the 32-bit fields: 104 bytes, not 144 (a
-     * million-node graph has over a million values) */
+    /* pointers first, then the 32-bit fields: 128 bytes with what shape
+     * inference keeps, in one allocation (a million-node graph has over a
+     * million values) */
     char *name; /* owned, or in the model's arena */
     ph_graph *graph;
     ph_node *producer;
@@ -233,8 +243,9 @@ struct ph_value {
     int64_t *dims;     /* owned, rank entries */
     char **dim_params; /* owned, rank entries (NULL each when none), or NULL when no dim is symbolic */
     ph_value *grave_next;
-    /* shape inference (infer_core.c) */
-    struct infer_value *infer; /* owned: cached interned type + partial constant */
+    /* shape inference (infer_core.c), in the value itself: a separate
+     * block would cost an allocation of 48 bytes a value */
+    struct infer_value infer;
     uint32_t out_index;
     uint32_t n_uses, cap_uses;
     uint32_t init_pos;      /* index in graph->inits while an initializer */
@@ -246,6 +257,7 @@ struct ph_value {
     uint8_t dead;
     uint8_t type_dirty;  /* type changed through the API: refresh its value_info at save */
     uint8_t infer_fresh; /* infer's cached type matches; cleared by the type setters */
+    uint8_t by_infer;    /* the type was written by inference (infer.shape) */
 };
 
 typedef struct ir_subgraph {
