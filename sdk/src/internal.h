@@ -79,6 +79,21 @@ static inline int ir_mul_ovf(int64_t a, int64_t b, int64_t *out)
  * fits too, even when a zero dim makes the count 0). */
 int64_t ir_dims_numel(const int64_t *dims, size_t n);
 
+/* ---------------------------------------------------------------- dims */
+
+/* The distinct dims arrays of a model's values (ir/dims.c). */
+typedef struct ir_dims_table {
+    int64_t **slots; /* owned array; entries in the model's arena */
+    size_t cap, count;
+} ir_dims_table;
+
+struct ph_model;
+/* The interned copy of dims d[0, r) of model m (valid until ph_model_free;
+ * never to be written), or NULL when out of memory. */
+const int64_t *ir_dims_intern(struct ph_model *m, const int64_t *d, size_t r);
+/* Free m's table (the arrays go with the arena). */
+void ir_dims_free(struct ph_model *m);
+
 /* ---------------------------------------------------------------- arena */
 
 /* A model's arena (ir/arena.c): bump allocation in large blocks, freed
@@ -240,7 +255,7 @@ struct ph_value {
     ph_node *producer;
     ir_use *uses;
     ph_tensor *tensor; /* initializer data, owned */
-    int64_t *dims;     /* owned, rank entries */
+    const int64_t *dims; /* rank entries, interned in the model (ir_dims_intern): never written */
     char **dim_params; /* owned, rank entries (NULL each when none), or NULL when no dim is symbolic */
     ph_value *grave_next;
     /* shape inference (infer_core.c), in the value itself: a separate
@@ -375,6 +390,7 @@ struct ph_model {
     ir_observer observers[IR_MAX_OBSERVERS];
     int n_observers;
     ir_arena *arena;              /* owned: nodes the loader read, value names (ir/arena.c) */
+    ir_dims_table dims;            /* the values' dims, interned in the arena (ir/dims.c) */
     int *trap;                     /* see ir_note; NULL when none is set */
 };
 
