@@ -681,6 +681,14 @@ START_TEST(large_tensors_go_to_one_data_file)
     ck_assert_int_eq(ext, 2);
     free(bytes);
     free(data);
+    /* the save left the model as it was: saved whole again, the same bytes */
+    const char *whole2 = tk_tpath("whole2.onnx");
+    ck_assert_int_eq(ph_model_save(m, whole2, &e), 0);
+    size_t b1, b2;
+    char *x1 = tk_slurp(whole, &b1), *x2 = tk_slurp(whole2, &b2);
+    ck_assert(b1 == b2 && memcmp(x1, x2, b1) == 0);
+    free(x1);
+    free(x2);
 
     /* it loads back with the same tensors, and saved whole again it is
      * byte-identical to the model saved whole at first */

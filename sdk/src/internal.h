@@ -300,10 +300,11 @@ struct ph_node {
     uint32_t n_outputs;
     uint8_t removed;
     uint8_t op_linked;    /* in the graph's op-type index */
-    /* the rest (counts in 32 bits: a node is 192 bytes, not 216) */
+    /* the rest (counts and positions in 32 bits: a node is 200 bytes) */
     uint32_t cap_inputs;
     uint32_t n_subgraphs;
     uint32_t n_attr_tensors;
+    uint32_t held_pos;    /* 1 + index of its entry in the change log's held table, or 0 */
     ph_node *prev, *next;
     Onnx__NodeProto *proto; /* owned, or in the model's arena; input/output arrays empty between saves */
     uint32_t *use_pos; /* use_pos[i]: index of this slot's entry in inputs[i]->uses */
@@ -313,13 +314,13 @@ struct ph_node {
     ph_node *grave_next;
     double order;         /* increasing along the graph's node list */
     ph_node *op_prev;     /* in the graph's op-type index */
-    uint32_t held_pos;    /* 1 + index of its entry in the change log's held table, or 0 */
     uint64_t op_seq;      /* when it was linked into its op's index (the model's count then) */
-    size_t log_pos;       /* 1 + index of its entry in the change log, or 0 */
+    uint32_t log_pos;     /* 1 + index of its entry in the change log, or 0 (a stale value
+                             is told by the entry not holding the node) */
+    uint32_t file_pos;    /* 1 + its index in its graph's node list in the file; 0: made by a pass */
     uint64_t walk_mark;   /* scratch of the rewrite driver: walks */
     ir_dlink infer_link; /* in the model's list of nodes to re-infer */
     double infer_pos;     /* topological position for incremental inference (0: not yet known) */
-    size_t file_pos;      /* 1 + its index in its graph's node list in the file; 0: made by a pass */
 };
 
 typedef struct ir_output {

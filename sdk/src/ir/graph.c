@@ -840,7 +840,7 @@ ph_node *ir_node_load(ph_graph *g, Onnx__NodeProto *np, size_t n_in, size_t n_ou
     }
     n->op = op >= 0 ? (ph_op)op : ir_op_lookup(np->domain, np->op_type ? np->op_type : "");
     node_link_before(g, n, NULL);
-    n->file_pos = g->n_nodes; /* appended: 1 + its index in the file's list */
+    n->file_pos = g->n_nodes <= UINT32_MAX ? (uint32_t)g->n_nodes : 0; /* appended: 1 + its index in the file's list */
     opidx_add(g, n);
     node_names_add(g->model, np->name);
     n->n_outputs = n_out; /* NULL until made: freed with the node on failure */
@@ -1039,7 +1039,7 @@ PH_API const char *ph_node_label(const ph_node *n, char *buf, size_t size)
     const ph_graph *g = n->graph;
     const char *where = g && g->parent ? ph_graph_name(g) : "";
     if (n->file_pos)
-        snprintf(buf, size, "%s%s%s#%zu", where, where[0] ? "/" : "", ph_node_op_type(n), n->file_pos - 1);
+        snprintf(buf, size, "%s%s%s#%zu", where, where[0] ? "/" : "", ph_node_op_type(n), (size_t)n->file_pos - 1);
     else
         snprintf(buf, size, "%s%s%s#new", where, where[0] ? "/" : "", ph_node_op_type(n));
     return buf;
