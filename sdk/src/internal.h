@@ -79,6 +79,21 @@ static inline int ir_mul_ovf(int64_t a, int64_t b, int64_t *out)
  * fits too, even when a zero dim makes the count 0). */
 int64_t ir_dims_numel(const int64_t *dims, size_t n);
 
+/* ---------------------------------------------------------------- dims */
+
+/* The distinct dims arrays of a model's values (ir/dims.c). */
+typedef struct ir_dims_table {
+    int64_t **slots; /* owned array; entries in the model's arena */
+    size_t cap, count;
+} ir_dims_table;
+
+struct ph_model;
+/* The interned copy of dims d[0, r) of model m (valid until ph_model_free;
+ * never to be written), or NULL when out of memory. */
+const int64_t *ir_dims_intern(struct ph_model *m, const int64_t *d, size_t r);
+/* Free m's table (the arrays go with the arena). */
+void ir_dims_free(struct ph_model *m);
+
 /* ---------------------------------------------------------------- arena */
 
 /* A model's arena (ir/arena.c): bump allocation in large blocks, freed
@@ -222,19 +237,30 @@ typedef struct ir_use {
     uint32_t index; /* input slot */
 } ir_use;
 
+/* What shape inference keeps on a value (ph_value.infer).  The types are
+ * interned (infer_shape_intern): a graph has few distinct types, so a
+ * million values share a few hundred of them. */
+struct infer_value {
+    const struct infer_shape *shape; /* the type, valid while ph_value.infer_fresh (never NULL then) */
+    const struct infer_shape *decl;  /* the type last set outside inference (model, pass, user), or NULL */
+    struct infer_partial *pc;        /* owned: the partial constant, NULL when none */
+};
+
 struct ph_value {
-    /* pointers first, then the 32-bit fields: 104 bytes, not 144 (a
-     * million-node graph has over a million values) */
+    /* pointers first, then the 32-bit fields: 128 bytes with what shape
+     * inference keeps, in one allocation (a million-node graph has over a
+     * million values) */
     char *name; /* owned, or in the model's arena */
     ph_graph *graph;
     ph_node *producer;
     ir_use *uses;
     ph_tensor *tensor; /* initializer data, owned */
-    int64_t *dims;     /* owned, rank entries */
+    const int64_t *dims; /* rank entries, interned in the model (ir_dims_intern): never written */
     char **dim_params; /* owned, rank entries (NULL each when none), or NULL when no dim is symbolic */
     ph_value *grave_next;
-    /* shape inference (infer_core.c) */
-    struct infer_value *infer; /* owned: cached interned type + partial constant */
+    /* shape inference (infer_core.c), in the value itself: a separate
+     * block would cost an allocation of 48 bytes a value */
+    struct infer_value infer;
     uint32_t out_index;
     uint32_t n_uses, cap_uses;
     uint32_t init_pos;      /* index in graph->inits while an initializer */
@@ -246,6 +272,7 @@ struct ph_value {
     uint8_t dead;
     uint8_t type_dirty;  /* type changed through the API: refresh its value_info at save */
     uint8_t infer_fresh; /* infer's cached type matches; cleared by the type setters */
+    uint8_t by_infer;    /* the type was written by inference (infer.shape) */
 };
 
 typedef struct ir_subgraph {
@@ -273,10 +300,11 @@ struct ph_node {
     uint32_t n_outputs;
     uint8_t removed;
     uint8_t op_linked;    /* in the graph's op-type index */
-    /* the rest (counts in 32 bits: a node is 192 bytes, not 216) */
+    /* the rest (counts and positions in 32 bits: a node is 200 bytes) */
     uint32_t cap_inputs;
     uint32_t n_subgraphs;
     uint32_t n_attr_tensors;
+    uint32_t held_pos;    /* 1 + index of its entry in the change log's held table, or 0 */
     ph_node *prev, *next;
     Onnx__NodeProto *proto; /* owned, or in the model's arena; input/output arrays empty between saves */
     uint32_t *use_pos; /* use_pos[i]: index of this slot's entry in inputs[i]->uses */
@@ -286,13 +314,13 @@ struct ph_node {
     ph_node *grave_next;
     double order;         /* increasing along the graph's node list */
     ph_node *op_prev;     /* in the graph's op-type index */
-    uint32_t held_pos;    /* 1 + index of its entry in the change log's held table, or 0 */
     uint64_t op_seq;      /* when it was linked into its op's index (the model's count then) */
-    size_t log_pos;       /* 1 + index of its entry in the change log, or 0 */
+    uint32_t log_pos;     /* 1 + index of its entry in the change log, or 0 (a stale value
+                             is told by the entry not holding the node) */
+    uint32_t file_pos;    /* 1 + its index in its graph's node list in the file; 0: made by a pass */
     uint64_t walk_mark;   /* scratch of the rewrite driver: walks */
     ir_dlink infer_link; /* in the model's list of nodes to re-infer */
     double infer_pos;     /* topological position for incremental inference (0: not yet known) */
-    size_t file_pos;      /* 1 + its index in its graph's node list in the file; 0: made by a pass */
 };
 
 typedef struct ir_output {
@@ -363,6 +391,7 @@ struct ph_model {
     ir_observer observers[IR_MAX_OBSERVERS];
     int n_observers;
     ir_arena *arena;              /* owned: nodes the loader read, value names (ir/arena.c) */
+    ir_dims_table dims;            /* the values' dims, interned in the arena (ir/dims.c) */
     int *trap;                     /* see ir_note; NULL when none is set */
 };
 

@@ -9,7 +9,7 @@
  * Partial constants (infer_pc) are small int64 vectors computed from shapes
  * (Shape -> Gather -> Concat -> Reshape ...): each entry is a known number,
  * a symbolic dim, or unknown.  A value's partial constant is kept in its
- * infer_value next to a cached copy of its type.
+ * value (ph_value.infer.pc) next to its cached type.
  *
  * The files call downward only, as eval/ does: infer_util.c, the helpers
  * below (symbols, shapes, types, constant inputs); one operator family per
@@ -48,16 +48,12 @@ typedef struct infer_pc {
     uint8_t k[INFER_PC_MAX];
 } infer_pc;
 
-/* What inference keeps on a value (ph_value.infer, owned).  The types are
- * interned (infer_shape_intern): a graph has few distinct types, so a million
- * values share a few hundred of them. */
-struct infer_value {
-    const infer_shape *shape; /* the type, valid while ph_value.infer_fresh (never NULL then) */
-    const infer_shape *decl;  /* the type last set outside inference (model, pass, user), or NULL */
-    int by_infer;    /* the value's type was written by inference */
-    int pc_n;        /* partial constant entries, -1 none */
-    int64_t *pc_v;
-    uint8_t *pc_k;
+/* A value's stored partial constant (ph_value.infer.pc, owned): one block,
+ * k points past v. */
+struct infer_partial {
+    int n;
+    uint8_t *k;
+    int64_t v[];
 };
 
 /* The distinct types of a model (open addressing; each entry owned). */

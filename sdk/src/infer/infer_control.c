@@ -30,7 +30,7 @@ static int set_body_input(infer_ictx *c, ph_value *v, const infer_shape *s)
 {
     infer_shape cur;
     infer_read_type(c->st, v, &cur);
-    int by_infer = v->infer && v->infer_fresh && v->infer->by_infer;
+    int by_infer = v->infer_fresh && v->by_infer;
     if (!by_infer && cur.rank >= 0 && cur.dtype)
         return 0;
     int r = infer_write_type(c->st, v, s, NULL, c->n, c->err);
@@ -100,7 +100,7 @@ static int infer_loop(infer_ictx *c)
             infer_read_type(c->st, bi, &in);
             infer_read_type(c->st, ph_graph_output(body, 1 + i), &out);
             join_shape(&in, &out, &j);
-            if (!infer_shape_eq(&j, &in) && bi->infer && bi->infer->by_infer) {
+            if (!infer_shape_eq(&j, &in) && bi->infer.shape && bi->by_infer) {
                 int r = infer_write_type(c->st, bi, &j, NULL, c->n, c->err);
                 if (r < 0)
                     return r;

@@ -71,19 +71,10 @@ void infer_touch(ph_node *n)
 
 static void infer_node_freed(void *self, ph_node *n) { link_unlink(&n->infer_link); }
 
-static void vinfer_free(struct infer_value *vi)
-{
-    if (!vi)
-        return;
-    free(vi->pc_v);
-    free(vi->pc_k);
-    free(vi);
-}
-
 static void infer_value_freed(void *self, ph_value *v)
 {
-    vinfer_free(v->infer);
-    v->infer = NULL;
+    free(v->infer.pc);
+    v->infer.pc = NULL;
 }
 
 static void infer_graph_freed(void *self, ph_graph *g)
@@ -172,9 +163,9 @@ static int infers_alike(const ph_value *old, const ph_value *repl)
     const ph_value *v[2] = {old, repl};
     for (int k = 0; k < 2; k++)
         if (!v[k]->producer || v[k]->producer->op == PH_OP_Constant || v[k]->tensor || v[k]->is_input ||
-            !v[k]->infer || !v[k]->infer_fresh || v[k]->infer->pc_n >= 0)
+            !v[k]->infer_fresh || v[k]->infer.pc)
             return 0;
-    const infer_shape *a = old->infer->shape, *b = repl->infer->shape;
+    const infer_shape *a = old->infer.shape, *b = repl->infer.shape;
     if (a->dtype != b->dtype || a->rank != b->rank || a->rank < 0 || a->dtype == PH_DT_UNDEFINED)
         return 0;
     for (int i = 0; i < a->rank; i++)

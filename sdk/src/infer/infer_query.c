@@ -55,30 +55,30 @@ PH_API int64_t ph_value_numel(const ph_value *v)
 }
 
 /* The tracked shape constant of v: inferred, or from a constant tensor. */
-static const struct infer_value *tracked(const ph_value *v)
+static const struct infer_partial *tracked(const ph_value *v)
 {
-    return v && v->infer && v->infer->pc_n >= 0 ? v->infer : NULL;
+    return v ? v->infer.pc : NULL;
 }
 
 PH_API ptrdiff_t ph_value_shape_const_len(const ph_value *v)
 {
-    const struct infer_value *vi = tracked(v);
-    return vi ? vi->pc_n : -1;
+    const struct infer_partial *vi = tracked(v);
+    return vi ? vi->n : -1;
 }
 
 PH_API ph_shape_const_kind ph_value_shape_const_at(const ph_value *v, size_t i, int64_t *val, const char **param)
 {
-    const struct infer_value *vi = tracked(v);
-    if (!vi || i >= (size_t)vi->pc_n)
+    const struct infer_partial *vi = tracked(v);
+    if (!vi || i >= (size_t)vi->n)
         return PH_SC_UNKNOWN;
-    if (vi->pc_k[i] == INFER_PC_NUM) {
+    if (vi->k[i] == INFER_PC_NUM) {
         if (val)
-            *val = vi->pc_v[i];
+            *val = vi->v[i];
         return PH_SC_KNOWN;
     }
-    if (vi->pc_k[i] == INFER_PC_SYM && v->graph->model->infer) {
+    if (vi->k[i] == INFER_PC_SYM && v->graph->model->infer) {
         if (param)
-            *param = infer_sym_name(v->graph->model->infer, vi->pc_v[i]);
+            *param = infer_sym_name(v->graph->model->infer, vi->v[i]);
         return PH_SC_SYMBOLIC;
     }
     return PH_SC_UNKNOWN;
@@ -86,15 +86,15 @@ PH_API ph_shape_const_kind ph_value_shape_const_at(const ph_value *v, size_t i, 
 
 PH_API ptrdiff_t ph_value_shape_const(const ph_value *v, const int64_t **vals)
 {
-    const struct infer_value *vi = tracked(v);
+    const struct infer_partial *vi = tracked(v);
     if (!vi)
         return -1;
-    for (int i = 0; i < vi->pc_n; i++)
-        if (vi->pc_k[i] != INFER_PC_NUM)
+    for (int i = 0; i < vi->n; i++)
+        if (vi->k[i] != INFER_PC_NUM)
             return -1;
     if (vals)
-        *vals = vi->pc_v;
-    return vi->pc_n;
+        *vals = vi->v;
+    return vi->n;
 }
 
 PH_API void ph_model_infer_stats(const ph_model *m, ph_infer_stats *out)

@@ -199,22 +199,10 @@ infer_dim infer_dim_add(infer_dim a, infer_dim b)
 
 /* ======================================================= value types */
 
-static struct infer_value *vinfer_get(ph_value *v)
-{
-    if (!v->infer) {
-        v->infer = calloc(1, sizeof *v->infer);
-        if (v->infer)
-            v->infer->pc_n = -1;
-        else
-            ir_alloc_failed(v->graph ? v->graph->model : NULL);
-    }
-    return v->infer;
-}
-
 void infer_read_type(struct infer_state *st, ph_value *v, infer_shape *s)
 {
-    if (v->infer && v->infer_fresh) {
-        *s = *v->infer->shape;
+    if (v->infer_fresh) {
+        *s = *v->infer.shape;
         return;
     }
     s->dtype = v->dtype;
@@ -228,57 +216,55 @@ void infer_read_type(struct infer_state *st, ph_value *v, infer_shape *s)
         } else
             s->d[i] = INFER_DIM_UNK;
     }
-    struct infer_value *vi = vinfer_get(v);
-    const infer_shape *shared = vi ? infer_shape_intern(st, s) : NULL;
-    if (vi && !shared)
+    const infer_shape *shared = infer_shape_intern(st, s);
+    if (!shared)
         ir_alloc_failed(v->graph ? v->graph->model : NULL);
     if (shared) {
-        vi->shape = shared;
-        vi->decl = s->dtype || s->rank >= 0 ? shared : NULL;
-        vi->by_infer = 0;
+        v->infer.shape = shared;
+        v->infer.decl = s->dtype || s->rank >= 0 ? shared : NULL;
+        v->by_infer = 0;
         v->infer_fresh = 1;
     }
 }
 
 void infer_value_pc(const ph_value *v, infer_pc *pc)
 {
+    const struct infer_partial *p = v ? v->infer.pc : NULL;
     pc->n = -1;
-    if (!v || !v->infer || v->infer->pc_n < 0)
+    if (!p)
         return;
-    pc->n = v->infer->pc_n;
-    memcpy(pc->v, v->infer->pc_v, (size_t)pc->n * sizeof *pc->v);
-    memcpy(pc->k, v->infer->pc_k, (size_t)pc->n * sizeof *pc->k);
+    pc->n = p->n;
+    memcpy(pc->v, p->v, (size_t)pc->n * sizeof *pc->v);
+    memcpy(pc->k, p->k, (size_t)pc->n * sizeof *pc->k);
 }
 
-static int pc_same(const struct infer_value *vi, const infer_pc *pc)
+static int pc_same(const struct infer_partial *p, const infer_pc *pc)
 {
     int n = pc ? pc->n : -1;
-    int have = vi ? vi->pc_n : -1;
+    int have = p ? p->n : -1;
     if (n != have)
         return 0;
     if (n <= 0)
         return 1;
-    return memcmp(vi->pc_v, pc->v, (size_t)n * sizeof *pc->v) == 0 &&
-           memcmp(vi->pc_k, pc->k, (size_t)n * sizeof *pc->k) == 0;
+    return memcmp(p->v, pc->v, (size_t)n * sizeof *pc->v) == 0 &&
+           memcmp(p->k, pc->k, (size_t)n * sizeof *pc->k) == 0;
 }
 
-static int pc_store(struct infer_value *vi, const infer_pc *pc)
+static int pc_store(ph_value *v, const infer_pc *pc)
 {
-    free(vi->pc_v);
-    free(vi->pc_k);
-    vi->pc_v = NULL;
-    vi->pc_k = NULL;
-    vi->pc_n = -1;
+    free(v->infer.pc);
+    v->infer.pc = NULL;
     if (!pc || pc->n < 0)
         return 0;
     size_t n = (size_t)pc->n;
-    vi->pc_v = malloc((n ? n : 1) * sizeof *vi->pc_v);
-    vi->pc_k = malloc(n ? n : 1);
-    if (!vi->pc_v || !vi->pc_k)
+    struct infer_partial *p = malloc(sizeof *p + n * sizeof *p->v + (n ? n : 1));
+    if (!p)
         return PH_ENOMEM;
-    memcpy(vi->pc_v, pc->v, n * sizeof *pc->v);
-    memcpy(vi->pc_k, pc->k, n);
-    vi->pc_n = pc->n;
+    p->n = pc->n;
+    p->k = (uint8_t *)(p->v + n);
+    memcpy(p->v, pc->v, n * sizeof *pc->v);
+    memcpy(p->k, pc->k, n);
+    v->infer.pc = p;
     return 0;
 }
 
@@ -306,10 +292,10 @@ int infer_write_type(struct infer_state *st, ph_value *v, const infer_shape *sin
 {
     infer_shape cur, s = *sin;
     infer_read_type(st, v, &cur);
-    struct infer_value *vi = v->infer;
+    struct infer_value *vi = &v->infer;
     /* Merge with the declared type: on the first inference of any value,
      * and always for graph outputs (their declared type is the interface). */
-    int first = !(vi && v->infer_fresh && vi->by_infer);
+    int first = !(v->infer_fresh && v->by_infer);
     infer_shape decl = cur;
     int declared = first ? (cur.dtype || cur.rank >= 0) : (v->n_output_refs && vi->decl);
     if (!first && vi->decl)
@@ -342,20 +328,18 @@ int infer_write_type(struct infer_state *st, ph_value *v, const infer_shape *sin
         }
         cur = cur_saved;
     }
-    int same = infer_shape_eq(&s, &cur) && pc_same(vi, pc);
+    int same = infer_shape_eq(&s, &cur) && pc_same(vi->pc, pc);
     if (same) {
-        if (vi)
-            vi->by_infer = 1;
+        v->by_infer = 1;
         return 0;
     }
     if (!infer_shape_eq(&s, &cur) && store_type(st, v, &s))
         return ph_error_set(err, PH_ENOMEM, "out of memory");
-    vi = vinfer_get(v);
-    const infer_shape *shared = vi ? infer_shape_intern(st, &s) : NULL;
-    if (!shared || pc_store(vi, pc))
+    const infer_shape *shared = infer_shape_intern(st, &s);
+    if (!shared || pc_store(v, pc))
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     vi->shape = shared;
-    vi->by_infer = 1;
+    v->by_infer = 1;
     v->infer_fresh = 1;
     st->stats.values_changed++;
     ir_notify_type_changed(v); /* also when only the shape constant changed */

@@ -101,18 +101,18 @@ static void value_clear_type(ph_value *v)
     for (int i = 0; i < v->rank && v->dim_params; i++)
         free(v->dim_params[i]);
     free(v->dim_params);
-    free(v->dims);
     v->dim_params = NULL;
     v->dims = NULL;
     v->rank = -1;
 }
 
-/* Room for rank r dims (dim_params comes with the first symbolic dim). */
-static int value_alloc_dims(ph_value *v, size_t r)
+/* v's dims: d[0, r), interned (dim_params comes with the first symbolic
+ * dim). */
+static int value_set_dims(ph_value *v, const int64_t *d, size_t r)
 {
-    v->dims = malloc((r ? r : 1) * sizeof *v->dims);
-    if (!v->dims) {
-        ir_alloc_failed(v->graph ? v->graph->model : NULL);
+    ph_model *m = v->graph ? v->graph->model : NULL;
+    if (!(v->dims = ir_dims_intern(m, d, r))) {
+        ir_alloc_failed(m);
         return PH_ENOMEM;
     }
     return 0;
@@ -160,15 +160,24 @@ void ir_value_parse_type(ph_value *v, const Onnx__TypeProto *tp)
     if (!tt->shape)
         return;
     size_t r = tt->shape->n_dim;
-    if (value_alloc_dims(v, r))
+    int64_t small[16], *dims = r <= 16 ? small : malloc(r * sizeof *dims);
+    if (!dims) {
+        ir_alloc_failed(v->graph ? v->graph->model : NULL);
+        return;
+    }
+    for (size_t i = 0; i < r; i++) {
+        const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
+        dims[i] = d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE ? d->dim_value : -1;
+    }
+    int rc = value_set_dims(v, dims, r);
+    if (dims != small)
+        free(dims);
+    if (rc)
         return;
     v->rank = (int)r;
     for (size_t i = 0; i < r; i++) {
         const Onnx__TensorShapeProto__Dimension *d = tt->shape->dim[i];
-        v->dims[i] = -1;
-        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_VALUE)
-            v->dims[i] = d->dim_value;
-        else if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param &&
+        if (d->value_case == ONNX__TENSOR_SHAPE_PROTO__DIMENSION__VALUE_DIM_PARAM && d->dim_param &&
                  value_dim_params(v) && !(v->dim_params[i] = ir_strdup(d->dim_param)))
             ir_alloc_failed(v->graph ? v->graph->model : NULL);
     }
@@ -831,7 +840,7 @@ ph_node *ir_node_load(ph_graph *g, Onnx__NodeProto *np, size_t n_in, size_t n_ou
     }
     n->op = op >= 0 ? (ph_op)op : ir_op_lookup(np->domain, np->op_type ? np->op_type : "");
     node_link_before(g, n, NULL);
-    n->file_pos = g->n_nodes; /* appended: 1 + its index in the file's list */
+    n->file_pos = g->n_nodes <= UINT32_MAX ? (uint32_t)g->n_nodes : 0; /* appended: 1 + its index in the file's list */
     opidx_add(g, n);
     node_names_add(g->model, np->name);
     n->n_outputs = n_out; /* NULL until made: freed with the node on failure */
@@ -1030,7 +1039,7 @@ PH_API const char *ph_node_label(const ph_node *n, char *buf, size_t size)
     const ph_graph *g = n->graph;
     const char *where = g && g->parent ? ph_graph_name(g) : "";
     if (n->file_pos)
-        snprintf(buf, size, "%s%s%s#%zu", where, where[0] ? "/" : "", ph_node_op_type(n), n->file_pos - 1);
+        snprintf(buf, size, "%s%s%s#%zu", where, where[0] ? "/" : "", ph_node_op_type(n), (size_t)n->file_pos - 1);
     else
         snprintf(buf, size, "%s%s%s#new", where, where[0] ? "/" : "", ph_node_op_type(n));
     return buf;
@@ -1365,10 +1374,18 @@ static int ph_value_set_type_(ph_value *v, int dtype, int rank, const int64_t *d
     if (rank < 0)
         return 0;
     size_t r = (size_t)rank;
-    if (value_alloc_dims(v, r))
+    int64_t small[16], *d = r <= 16 ? small : malloc(r * sizeof *d);
+    if (!d) {
+        ir_alloc_failed(v->graph ? v->graph->model : NULL);
         return PH_ENOMEM;
+    }
     for (size_t i = 0; i < r; i++)
-        v->dims[i] = dims && dims[i] >= 0 ? dims[i] : -1;
+        d[i] = dims && dims[i] >= 0 ? dims[i] : -1;
+    int rc = value_set_dims(v, d, r);
+    if (d != small)
+        free(d);
+    if (rc)
+        return PH_ENOMEM;
     v->rank = rank;
     return 0;
 }
@@ -1401,6 +1418,23 @@ static int ph_value_set_dim_param_(ph_value *v, int i, const char *param)
         ir_alloc_failed(v->graph ? v->graph->model : NULL); /* callers may go on without it */
         return PH_ENOMEM;
     }
+    if (d && v->dims[i] != -1) { /* a symbolic dim's size is unknown: new dims */
+        size_t r = (size_t)v->rank;
+        int64_t small[16], *nd = r <= 16 ? small : malloc(r * sizeof *nd);
+        int rc = nd ? 0 : PH_ENOMEM;
+        if (nd) {
+            memcpy(nd, v->dims, r * sizeof *nd);
+            nd[i] = -1;
+            rc = value_set_dims(v, nd, r);
+            if (nd != small)
+                free(nd);
+        }
+        if (rc) { /* the old dims stay */
+            free(d);
+            ir_alloc_failed(v->graph ? v->graph->model : NULL);
+            return PH_ENOMEM;
+        }
+    }
     if (v->dim_params) { /* none to clear when no dim is symbolic */
         free(v->dim_params[i]);
         v->dim_params[i] = d;
@@ -1408,8 +1442,6 @@ static int ph_value_set_dim_param_(ph_value *v, int i, const char *param)
     v->type_dirty = 1;
     v->infer_fresh = 0;
     ir_notify_type_changed(v);
-    if (d)
-        v->dims[i] = -1;
     return 0;
 }
 

@@ -71,6 +71,7 @@ PH_API void ph_model_free(ph_model *m)
             free((char *)m->node_names.slots[i].key);
     ir_map_free(&m->node_names);
     free(m->source_path);
+    ir_dims_free(m);
     ir_arena_free(m->arena); /* last: what was freed above asked it what it owns */
     free(m);
 }

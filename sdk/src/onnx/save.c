@@ -53,6 +53,8 @@ typedef struct save_state {
     size_t n_ext, cap_ext;
     Onnx__ValueInfoProto **made; /* input entries made for this save (freed after) */
     size_t n_made;
+    Onnx__TensorProto **raw_set; /* tensors whose empty raw_data the save set: emptied after */
+    size_t n_raw_set, cap_raw_set;
 } save_state;
 
 /* Set the field at addr (size bytes) to *val, remembering the old bytes. */
@@ -99,6 +101,10 @@ static void restore(save_state *st)
     while (st->n_undo) {
         undo_entry *e = &st->undo[--st->n_undo];
         memcpy(e->addr, e->old, e->size);
+    }
+    for (size_t i = 0; i < st->n_raw_set; i++) { /* after the log, which restores what it set on top */
+        st->raw_set[i]->has_raw_data = 0;
+        st->raw_set[i]->raw_data = (ProtobufCBinaryData){0, NULL};
     }
     for (size_t i = 0; i < st->n_made; i++) /* before the tmp blocks: made is one */
         protobuf_c_message_free_unpacked(&st->made[i]->base, NULL);
@@ -148,6 +154,14 @@ static void unsync_nodes(ph_graph *g)
     }
 }
 
+/* Whether t's raw bytes field is empty, as between saves (the IR holds the
+ * bytes): the save then sets it through raw_set, not the undo log. */
+static int raw_empty(const ph_tensor *t)
+{
+    const Onnx__TensorProto *p = t->proto;
+    return !p->has_raw_data && !p->raw_data.len && !p->raw_data.data && !t->external;
+}
+
 static void sync_tensor(save_state *st, ph_value *v)
 {
     ph_tensor *t = v->tensor;
@@ -156,8 +170,16 @@ static void sync_tensor(save_state *st, ph_value *v)
         SET(st, p->name, v->name);
     if (t->storage == IR_DATA_MAPPED || t->storage == IR_DATA_OWNED) {
         ProtobufCBinaryData raw = {t->nbytes, (uint8_t *)t->data};
-        SET(st, p->has_raw_data, 1);
-        SET(st, p->raw_data, raw);
+        if (raw_empty(t) && st->n_raw_set < st->cap_raw_set) {
+            /* the usual case, the field empty between saves: a list entry
+             * of 8 bytes instead of two undo entries of 32 */
+            st->raw_set[st->n_raw_set++] = p;
+            p->has_raw_data = 1;
+            p->raw_data = raw;
+        } else {
+            SET(st, p->has_raw_data, 1);
+            SET(st, p->raw_data, raw);
+        }
         if (t->external) { /* written inline unless placed in the data file */
             SET(st, p->has_data_location, 0);
             SET(st, p->data_location, ONNX__TENSOR_PROTO__DATA_LOCATION__DEFAULT);
@@ -217,10 +239,25 @@ static void sync_graph(save_state *st, ph_graph *g)
     }
     SET(st, gp->node, nodes);
     SET(st, gp->n_node, k);
-    /* room for what the initializers set (their raw bytes; external data
-     * may add more) in one step, not by doubling: on a graph of 200 000
-     * initializers the log is then 13 MB, not 34 */
-    size_t need = st->n_undo + 2 * g->n_inits + 16;
+    /* room for what the initializers set in one step, not by doubling:
+     * the raw bytes of a tensor whose field is empty go to raw_set (the
+     * main graph's: one list), others to the log; external data may add
+     * more */
+    if (!g->parent && !st->raw_set) {
+        if (!(st->raw_set = tmp_alloc(st, g->n_inits * sizeof *st->raw_set)))
+            return;
+        st->cap_raw_set = g->n_inits;
+    }
+    size_t need = st->n_undo + 16;
+    for (size_t i = 0, fast = st->n_raw_set; i < g->n_inits; i++) {
+        const ph_tensor *t = g->inits[i]->tensor;
+        if (t->storage != IR_DATA_MAPPED && t->storage != IR_DATA_OWNED)
+            continue;
+        if (raw_empty(t) && fast < st->cap_raw_set)
+            fast++;
+        else
+            need += 2 + 3 * (t->external != 0);
+    }
     if (need > st->cap_undo) {
         undo_entry *u = realloc(st->undo, need * sizeof *u);
         if (u) {

@@ -43,7 +43,7 @@ static void log_touch(ph_node *n)
         return;
     }
     log->items[log->n++] = n;
-    n->log_pos = log->n;
+    n->log_pos = log->n <= UINT32_MAX ? (uint32_t)log->n : 0; /* past 2^32 entries: not found again, may be logged twice */
 }
 
 static void on_node_changed(void *self, ph_node *n) { log_touch(n); }
