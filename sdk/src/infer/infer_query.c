@@ -47,6 +47,16 @@ PH_API int ph_value_dim_equal(const ph_value *a, int i, const ph_value *b, int j
     return dim_eq(a, i, b, j);
 }
 
+PH_API int ph_value_dims_are(const ph_value *v, int rank, const int64_t *want, const ph_value *x)
+{
+    if (!v || !want || v->rank != rank)
+        return 0;
+    for (int i = 0; i < rank; i++)
+        if (want[i] >= 0 ? ph_value_dim(v, i) != want[i] : !ph_value_dim_equal(v, i, x, (int)(-1 - want[i])))
+            return 0;
+    return 1;
+}
+
 PH_API int64_t ph_value_numel(const ph_value *v)
 {
     if (!ph_value_shape_known(v))
