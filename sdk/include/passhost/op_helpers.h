@@ -47,6 +47,16 @@ extern "C" {
  * sym NULL: not a number), PH_ERANGE when there are more than max. */
 PH_API ptrdiff_t ph_value_const_ints(const ph_value *v, int64_t *out, const char **sym, size_t max);
 
+/* The tensor a Constant node n holds, as a new tensor in *out (the caller
+ * owns it): a copy of its `value` (numeric, with readable data), or one
+ * built from value_float (float32 []), value_int (int64 []), value_floats
+ * (float32 [k]) or value_ints (int64 [k]).  Returns 0; PH_ENOTFOUND (*out
+ * NULL) when n holds none of them (a string value, value_string(s),
+ * sparse_value, an attribute of the wrong type, or several value
+ * attributes, which is malformed); PH_ENOMEM.  n is borrowed.  (Used by
+ * constant_to_initializer; the same forms as the evaluator's Constant.) */
+PH_API int ph_constant_node_tensor(const ph_node *n, ph_tensor **out);
+
 /* 1 if a Conv (or ConvTranspose, pooling) node pads nothing: auto_pad
  * VALID; NOTSET with `pads` absent or all zero; SAME_UPPER/SAME_LOWER when
  * w (the weight, may be NULL: then SAME counts as padding) has every

@@ -1,7 +1,7 @@
 /* sdk/src/ops/operands.c - reading constant operands the way passes need them:
  * small integer vectors (shapes, axes, pads, Slice parameters) from an
- * initializer, a Constant node or a shape constant of shape inference, and
- * a Slice's parameters (see op_helpers.h; ph_slice_length, the Slice rule
+ * initializer, a Constant node or a shape constant of shape inference, the
+ * tensor a Constant node holds, and a Slice's parameters (see op_helpers.h; ph_slice_length, the Slice rule
  * shape inference and the evaluator share, is infer/infer_util.c's). */
 #include <string.h>
 
@@ -30,6 +30,47 @@ static ptrdiff_t tensor_ints(const ph_tensor *t, int64_t *out, size_t max)
         }
     }
     return (ptrdiff_t)n;
+}
+
+/* The attributes a Constant may carry, at most one of which may be set. */
+static const char *const constant_attrs[] = {"value",     "value_float",  "value_floats",  "value_int",
+                                             "value_ints", "value_string", "value_strings", "sparse_value"};
+
+PH_API int ph_constant_node_tensor(const ph_node *n, ph_tensor **out)
+{
+    const char *which = NULL;
+    *out = NULL;
+    for (size_t i = 0; n && i < sizeof constant_attrs / sizeof *constant_attrs; i++) {
+        if (ph_node_attr_type(n, constant_attrs[i]) == PH_ATTR_NONE)
+            continue;
+        if (which)
+            return PH_ENOTFOUND; /* several values: malformed */
+        which = constant_attrs[i];
+    }
+    if (!which)
+        return PH_ENOTFOUND;
+    const int64_t *iv;
+    const float *fv;
+    ptrdiff_t c;
+    if (!strcmp(which, "value")) {
+        const ph_tensor *src = ph_node_attr_tensor(n, "value");
+        if (!src || ph_tensor_dtype(src) == PH_DT_STRING || !ph_tensor_data(src))
+            return PH_ENOTFOUND;
+        *out = ph_tensor_clone(src);
+    } else if (!strcmp(which, "value_float") && ph_node_attr_type(n, which) == PH_ATTR_FLOAT) {
+        float f = ph_node_attr_float(n, which, 0.0f);
+        *out = ph_tensor_new(PH_DT_FLOAT, 0, NULL, &f);
+    } else if (!strcmp(which, "value_int") && ph_node_attr_type(n, which) == PH_ATTR_INT) {
+        int64_t i = ph_node_attr_int(n, which, 0);
+        *out = ph_tensor_new(PH_DT_INT64, 0, NULL, &i);
+    } else if (!strcmp(which, "value_floats") && (c = ph_node_attr_floats(n, which, &fv)) >= 0) {
+        *out = ph_tensor_new(PH_DT_FLOAT, 1, (int64_t[]){c}, c ? (const void *)fv : NULL);
+    } else if (!strcmp(which, "value_ints") && (c = ph_node_attr_ints(n, which, &iv)) >= 0) {
+        *out = ph_tensor_new(PH_DT_INT64, 1, (int64_t[]){c}, c ? (const void *)iv : NULL);
+    } else {
+        return PH_ENOTFOUND; /* string, sparse, or an attribute of the wrong type */
+    }
+    return *out ? 0 : PH_ENOMEM;
 }
 
 PH_API ptrdiff_t ph_value_const_ints(const ph_value *v, int64_t *out, const char **sym, size_t max)
