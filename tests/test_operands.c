@@ -73,6 +73,34 @@ END_TEST
 /* The op helpers' one convention (op_helpers.h): a yes/no question answers
  * 1 or 0, "not such a node" is PH_ENOTFOUND, too many for the caller's
  * array PH_ERANGE, a bad argument PH_EINVAL: never -1, which is PH_ENOMEM. */
+/* Whole axes: a known dim by its clamped range, a symbolic one by the
+ * "to the end" sentinels or its own name; never a negative step. */
+START_TEST(slice_axis_whole)
+{
+    ph_model *m = ph_model_new(13);
+    ph_value *x = ph_graph_add_input(ph_model_graph(m), "x", PH_DT_FLOAT, 3, (int64_t[]){4, -1, 1});
+    ph_value_set_dim_param(x, 1, "batch");
+    static const struct {
+        int64_t axis, start, end, step;
+        const char *sym;
+        int whole;
+    } cases[] = {
+        {0, 0, INT64_MAX, 1, NULL, 1}, {0, -4, 4, 1, NULL, 1},         {0, 0, 3, 1, NULL, 0},
+        {0, 1, 4, 1, NULL, 0},         {0, -1, INT64_MIN, -1, NULL, 0}, {0, 0, 0, 1, "batch", 0},
+        {1, 0, INT32_MAX, 1, NULL, 1}, {1, INT32_MIN, INT64_MAX, 1, NULL, 1}, {1, 0, 100, 1, NULL, 0},
+        {1, 0, 0, 1, "batch", 1},      {1, 0, 0, 1, "other", 0},        {1, 0, INT64_MAX, 2, NULL, 0},
+        {2, 0, 1, 5, NULL, 1},         {2, 0, 1, -1, NULL, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        ph_slice_params s = {.n = 1};
+        s.axis[0] = cases[i].axis, s.start[0] = cases[i].start, s.end[0] = cases[i].end;
+        s.step[0] = cases[i].step, s.end_sym[0] = cases[i].sym;
+        ck_assert_msg(ph_slice_axis_whole(x, &s, 0) == cases[i].whole, "case %zu", i);
+    }
+    ph_model_free(m);
+}
+END_TEST
+
 /* Every form of a Constant's value as a tensor; the forms it cannot give. */
 START_TEST(constant_node_tensor_of_every_form)
 {
@@ -219,6 +247,7 @@ int main(void)
     tcase_add_test(tc, const_ints_from_every_kind_of_constant);
     tcase_add_test(tc, slice_params);
     tcase_add_test(tc, type_of_a_transposed_value);
+    tcase_add_test(tc, slice_axis_whole);
     tcase_add_test(tc, constant_node_tensor_of_every_form);
     tcase_add_test(tc, helpers_answer_no_without_minus_one);
     suite_add_tcase(s, tc);

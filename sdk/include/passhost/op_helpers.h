@@ -80,6 +80,19 @@ typedef struct ph_slice_params {
  * step is 0 or rank is out of [0, PH_SLICE_MAX]. */
 PH_API int ph_node_slice_params(const ph_node *n, int rank, ph_slice_params *out);
 
+/* 1 if sliced axis k of s (0 <= k < s->n) provably keeps every element of
+ * x's axis s->axis[k], in order; 0 otherwise:
+ *  - dim d known: the clamped range starts at 0 and has d elements, with
+ *    step 1 (d == 1: any positive step; d == 0: any slice, the output is
+ *    empty either way); a negative step never (runtimes clamp its start
+ *    differently), a symbolic end never (not provable);
+ *  - dim d symbolic or unknown: step 1, start 0 (or <= -2^31+1, which clamps
+ *    to 0), and an end >= 2^31-1 (the "to the end" sentinels exporters
+ *    write: INT64_MAX, INT32_MAX) or x's own symbolic dim name.  An axis of
+ *    2^31 or more elements is taken to be impossible, as shape inference
+ *    does.  Borrows both.  (Added for eliminate_nop_slice.) */
+PH_API int ph_slice_axis_whole(const ph_value *x, const ph_slice_params *s, int k);
+
 /* ------------------------------------------------------------- Transpose
  * (sdk/src/ops/transpose_perm.c; for transpose_to_reshape,
  * simplify_layout_chain, demerge_transpose and the layout passes.) */

@@ -131,6 +131,28 @@ PH_API int ph_conv_adds_no_padding(const ph_node *conv, const ph_tensor *w)
     return 1;
 }
 
+PH_API int ph_slice_axis_whole(const ph_value *x, const ph_slice_params *s, int k)
+{
+    const int64_t big = INT32_MAX; /* an end this large means "to the end" */
+    int ax = (int)s->axis[k];
+    int64_t d = ph_value_dim(x, ax), st = s->step[k], first;
+    if (d >= 0) {
+        if (s->end_sym[k])
+            return 0; /* a symbolic end on a static axis: not provable */
+        if (d == 0)
+            return 1; /* nothing to select: the output is as empty as x */
+        int64_t len = ph_slice_length(d, s->start[k], s->end[k], st, &first);
+        return len == d && first == 0 && (st == 1 || (d == 1 && st > 0));
+    }
+    if (st != 1 || (s->start[k] != 0 && s->start[k] > -big))
+        return 0;
+    if (s->end_sym[k]) {
+        const char *p = ph_value_dim_param(x, ax);
+        return p && p[0] && !strcmp(p, s->end_sym[k]);
+    }
+    return s->end[k] >= big;
+}
+
 PH_API int ph_node_slice_params(const ph_node *n, int rank, ph_slice_params *s)
 {
     memset(s, 0, sizeof *s);
