@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 /* ---------------------------------------------------- constant operands
- * (sdk/src/ops/operands.c) */
+ * (sdk/src/ops/operands.c; ph_value_const_ints: sdk/src/infer/infer_query.c) */
 
 /* The integer entries of a constant operand such as a shape, axes, pads or a
  * Slice parameter: a 0-D or 1-D int32/int64 initializer (not a graph input),

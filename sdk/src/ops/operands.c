@@ -1,36 +1,13 @@
-/* sdk/src/ops/operands.c - reading constant operands the way passes need them:
+/* sdk/src/ops/operands.c - reading constant operands the way passes need them
+ * (see op_helpers.h): the tensor a Constant node holds, a Slice's
+ * parameters and whether a sliced axis is whole.  ph_value_const_ints, the
  * small integer vectors (shapes, axes, pads, Slice parameters) from an
- * initializer, a Constant node or a shape constant of shape inference, the
- * tensor a Constant node holds, and a Slice's parameters (see op_helpers.h; ph_slice_length, the Slice rule
- * shape inference and the evaluator share, is infer/infer_util.c's). */
+ * initializer, a Constant node or a shape constant, is infer/infer_query.c's
+ * (below the pattern matcher, whose ':ints' calls it); ph_slice_length, the
+ * Slice rule shape inference and the evaluator share, infer/infer_util.c's. */
 #include <string.h>
 
 #include "passhost/passhost.h"
-
-/* A 0-D or 1-D int32/int64 tensor as numbers: the count, PH_ENOTFOUND when
- * t is no such tensor, PH_ERANGE when it has more than max elements. */
-static ptrdiff_t tensor_ints(const ph_tensor *t, int64_t *out, size_t max)
-{
-    if (!t || ph_tensor_rank(t) > 1)
-        return PH_ENOTFOUND;
-    int dt = ph_tensor_dtype(t);
-    int64_t n = ph_tensor_numel(t);
-    const unsigned char *d = ph_tensor_data(t);
-    if ((dt != PH_DT_INT64 && dt != PH_DT_INT32) || n < 0 || (n && !d))
-        return PH_ENOTFOUND;
-    if ((uint64_t)n > max)
-        return PH_ERANGE;
-    for (int64_t k = 0; k < n; k++) {
-        if (dt == PH_DT_INT64) {
-            memcpy(&out[k], d + 8 * k, 8);
-        } else {
-            int32_t v;
-            memcpy(&v, d + 4 * k, 4);
-            out[k] = v;
-        }
-    }
-    return (ptrdiff_t)n;
-}
 
 /* The attributes a Constant may carry, at most one of which may be set. */
 static const char *const constant_attrs[] = {"value",     "value_float",  "value_floats",  "value_int",
@@ -73,40 +50,6 @@ PH_API int ph_constant_node_tensor(const ph_node *n, ph_tensor **out)
     return *out ? 0 : PH_ENOMEM;
 }
 
-PH_API ptrdiff_t ph_value_const_ints(const ph_value *v, int64_t *out, const char **sym, size_t max)
-{
-    if (!v)
-        return PH_ENOTFOUND;
-    if (sym)
-        for (size_t k = 0; k < max; k++)
-            sym[k] = NULL;
-    ptrdiff_t n = tensor_ints(ph_value_const_tensor(v), out, max);
-    if (n != PH_ENOTFOUND)
-        return n; /* the count, or PH_ERANGE */
-    if (ph_value_is_graph_input(v))
-        return PH_ENOTFOUND;
-    ptrdiff_t len = ph_value_shape_const_len(v);
-    if (len < 0)
-        return PH_ENOTFOUND;
-    if ((size_t)len > max)
-        return PH_ERANGE;
-    for (ptrdiff_t k = 0; k < len; k++) {
-        const char *param = NULL;
-        switch (ph_value_shape_const_at(v, (size_t)k, &out[k], &param)) {
-        case PH_SC_KNOWN:
-            break;
-        case PH_SC_SYMBOLIC:
-            if (!sym || !param || !param[0])
-                return PH_ENOTFOUND;
-            sym[k] = param;
-            out[k] = 0;
-            break;
-        default:
-            return PH_ENOTFOUND;
-        }
-    }
-    return len;
-}
 
 PH_API int ph_conv_adds_no_padding(const ph_node *conv, const ph_tensor *w)
 {
