@@ -991,6 +991,13 @@ START_TEST(test_helpers_and_value_info)
     ck_assert(ph_value_dim_equal(a, -1, c, 1));
     ck_assert(ph_value_dim_equal(a, 0, b, 0));
     ck_assert(!ph_value_dim_equal(a, 0, c, 0));
+    ck_assert(ph_value_dims_are(a, 2, (int64_t[]){PH_DIM_OF(0), 3}, b));
+    ck_assert(ph_value_dims_are(b, 2, (int64_t[]){PH_DIM_OF(0), PH_DIM_OF(1)}, a));
+    ck_assert(ph_value_dims_are(c, 1, (int64_t[]){PH_DIM_OF(1)}, a) == 0); /* rank 2, not 1 */
+    ck_assert(!ph_value_dims_are(a, 2, (int64_t[]){PH_DIM_OF(0), 3}, c)); /* batch is not N */
+    ck_assert(!ph_value_dims_are(a, 2, (int64_t[]){PH_DIM_OF(0), 4}, b));
+    ck_assert(!ph_value_dims_are(a, 3, (int64_t[]){PH_DIM_OF(0), 3, 1}, b)); /* rank 2 */
+    ck_assert(!ph_value_dims_are(d, 2, (int64_t[]){PH_DIM_OF(0), 3}, d)); /* an unnamed unknown dim */
     ck_assert_int_eq(ph_value_numel(a), -1);
     ph_value *r = out(node("Relu", 1, a, END), 0);
     ph_value *o = out(node("Neg", 1, r, END), 0);

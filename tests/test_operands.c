@@ -74,6 +74,74 @@ END_TEST
 /* The op helpers' one convention (op_helpers.h): a yes/no question answers
  * 1 or 0, "not such a node" is PH_ENOTFOUND, too many for the caller's
  * array PH_ERANGE, a bad argument PH_EINVAL: never -1, which is PH_ENOMEM. */
+/* Whole axes: a known dim by its clamped range, a symbolic one by the
+ * "to the end" sentinels or its own name; never a negative step. */
+START_TEST(slice_axis_whole)
+{
+    ph_model *m = ph_model_new(13);
+    ph_value *x = ph_graph_add_input(ph_model_graph(m), "x", PH_DT_FLOAT, 3, (int64_t[]){4, -1, 1});
+    ph_value_set_dim_param(x, 1, "batch");
+    static const struct {
+        int64_t axis, start, end, step;
+        const char *sym;
+        int whole;
+    } cases[] = {
+        {0, 0, INT64_MAX, 1, NULL, 1}, {0, -4, 4, 1, NULL, 1},         {0, 0, 3, 1, NULL, 0},
+        {0, 1, 4, 1, NULL, 0},         {0, -1, INT64_MIN, -1, NULL, 0}, {0, 0, 0, 1, "batch", 0},
+        {1, 0, INT32_MAX, 1, NULL, 1}, {1, INT32_MIN, INT64_MAX, 1, NULL, 1}, {1, 0, 100, 1, NULL, 0},
+        {1, 0, 0, 1, "batch", 1},      {1, 0, 0, 1, "other", 0},        {1, 0, INT64_MAX, 2, NULL, 0},
+        {2, 0, 1, 5, NULL, 1},         {2, 0, 1, -1, NULL, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        ph_slice_params s = {.n = 1};
+        s.axis[0] = cases[i].axis, s.start[0] = cases[i].start, s.end[0] = cases[i].end;
+        s.step[0] = cases[i].step, s.end_sym[0] = cases[i].sym;
+        ck_assert_msg(ph_slice_axis_whole(x, &s, 0) == cases[i].whole, "case %zu", i);
+    }
+    ph_model_free(m);
+}
+END_TEST
+
+/* Every form of a Constant's value as a tensor; the forms it cannot give. */
+START_TEST(constant_node_tensor_of_every_form)
+{
+    ph_model *m = ph_model_new(13);
+    ph_graph *g = ph_model_graph(m);
+    ph_node *c[7];
+    for (int i = 0; i < 7; i++)
+        c[i] = ph_node_create(g, NULL, "Constant", 0, NULL, 1);
+    int64_t iv[] = {4, -5}, two[] = {2};
+    ph_node_set_attr_tensor(c[0], "value", ph_tensor_new(PH_DT_INT64, 1, two, iv));
+    ph_node_set_attr_float(c[1], "value_float", 0.5f);
+    ph_node_set_attr_int(c[2], "value_int", 7);
+    ph_node_set_attr_floats(c[3], "value_floats", 2, (float[]){1.5f, -2});
+    ph_node_set_attr_ints(c[4], "value_ints", 2, iv);
+    ph_node_set_attr_string(c[5], "value_string", "s");
+    ph_node_set_attr_int(c[6], "value_int", 1);
+    ph_node_set_attr_float(c[6], "value_float", 1); /* two values: malformed */
+    int dts[] = {PH_DT_INT64, PH_DT_FLOAT, PH_DT_INT64, PH_DT_FLOAT, PH_DT_INT64};
+    size_t ranks[] = {1, 0, 0, 1, 1};
+    double first[] = {4, 0.5, 7, 1.5, 4};
+    for (int i = 0; i < 5; i++) {
+        ph_tensor *t;
+        ck_assert_int_eq(ph_constant_node_tensor(c[i], &t), 0);
+        ck_assert_int_eq(ph_tensor_dtype(t), dts[i]);
+        ck_assert_uint_eq(ph_tensor_rank(t), ranks[i]);
+        ck_assert_int_eq(ph_tensor_numel(t), ranks[i] ? 2 : 1);
+        double all[2];
+        ck_assert_int_eq(ph_tensor_read_f64(t, ranks[i], ranks[i] ? two : NULL, all), 0);
+        ck_assert(all[0] == first[i]);
+        ph_tensor_free(t);
+    }
+    for (int i = 5; i < 7; i++) {
+        ph_tensor *t = (ph_tensor *)1;
+        ck_assert_int_eq(ph_constant_node_tensor(c[i], &t), PH_ENOTFOUND);
+        ck_assert_ptr_null(t);
+    }
+    ph_model_free(m);
+}
+END_TEST
+
 START_TEST(helpers_answer_no_without_minus_one)
 {
     ph_model *m = ph_model_new(13);
@@ -316,6 +384,8 @@ int main(void)
     tcase_add_test(tc, const_ints_from_every_kind_of_constant);
     tcase_add_test(tc, slice_params);
     tcase_add_test(tc, type_of_a_transposed_value);
+    tcase_add_test(tc, slice_axis_whole);
+    tcase_add_test(tc, constant_node_tensor_of_every_form);
     tcase_add_test(tc, helpers_answer_no_without_minus_one);
     tcase_add_test(tc, set_dtype_keeps_the_shape);
     tcase_add_test(tc, cast_create_types_its_output);

@@ -271,6 +271,32 @@ static ph_value *const_f(ph_graph *g, const char *name, size_t rank, const int64
     return ph_graph_add_initializer(g, name, ph_tensor_from_f64(PH_DT_FLOAT, rank, dims, vals));
 }
 
+/* ':ints': integers ph_value_const_ints reads (an int64 initializer, a
+ * shape constant with a symbolic entry); not floats, not a graph input. */
+START_TEST(ints_constraint)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT, 2, TK_I64(-1, 6));
+    ph_value_set_dim_param(x, 0, "batch");
+    ph_value *shp = tk_op1(g, "Shape", x), *dyn = ph_graph_add_input(g, "dyn", PH_DT_INT64, 1, TK_I64(2));
+    ph_value *shapes[] = {tk_ints(g, "s", 2, TK_I64(3, 2)), shp, const_f(g, "f", 1, TK_I64(2), (double[]){3, 2}), dyn};
+    ph_node *n[4];
+    for (int i = 0; i < 4; i++) {
+        ph_value *y = tk_op2(g, "Reshape", x, shapes[i]);
+        tk_output(g, y);
+        n[i] = ph_value_producer(y);
+    }
+    tk_infer(m);
+    ck_assert(matches("y = Reshape(x, s:ints)", n[0]));
+    ck_assert(matches("y = Reshape(x, s:ints)", n[1])); /* [batch, 6] */
+    ck_assert(!matches("y = Reshape(x, s:const)", n[1]));
+    ck_assert(!matches("y = Reshape(x, s:ints)", n[2])); /* floats */
+    ck_assert(!matches("y = Reshape(x, s:ints)", n[3])); /* a graph input */
+    ph_model_free(m);
+}
+END_TEST
+
 START_TEST(constant_value_tests)
 {
     ph_model *m = tk_model();
@@ -752,6 +778,7 @@ Suite *pattern_language_suite(void)
     tcase_add_test(tc, alternatives_between_statements);
     tcase_add_test(tc, attribute_variables_defaults_and_comparisons);
     tcase_add_test(tc, dtype_variables);
+    tcase_add_test(tc, ints_constraint);
     tcase_add_test(tc, constant_value_tests);
     tcase_add_test(tc, opset_guards);
     tcase_add_test(tc, explain_says_why_in_the_language);

@@ -17,39 +17,27 @@
  *   If/Loop/Scan body.
  * Exact:    yes; without padding every window holds kernel-size elements.
  */
-#include <string.h>
-
 #include <passhost/passhost.h>
 
-static int pads_nothing(const ph_match *m, const ph_params *params)
+/* The node's count_include_pad ($cip) is not the target's. */
+static int differs(const ph_match *m, const ph_params *params)
 {
-    const ph_node *n = ph_match_root(m);
-    if ((ph_node_attr_int(n, "count_include_pad", 0) != 0) == ph_params_bool(params, "count_include_pad"))
-        return 0;
-    const char *ap = ph_node_attr_string(n, "auto_pad", "NOTSET");
-    if (strcmp(ap, "NOTSET") && strcmp(ap, "VALID"))
-        return 0;
-    if (ph_node_attr_int(n, "ceil_mode", 0))
-        return 0;
-    const int64_t *pads = NULL;
-    ptrdiff_t k = ph_node_attr_ints(n, "pads", &pads);
-    for (ptrdiff_t i = 0; i < k; i++)
-        if (pads[i])
-            return 0;
-    return 1;
+    return (ph_match_int(m, "cip", 0) != 0) != ph_params_bool(params, "count_include_pad");
 }
 
 static int set_it(ph_rewriter *rw, const ph_match *m)
 {
-    ph_node *root = ph_match_root(m);
-    ph_value *x = ph_match_value(m, "x");
-    ph_node *copy = ph_rw_clone(rw, root, NULL, 1, &x);
-    if (copy)
-        ph_node_set_attr_int(copy, "count_include_pad", ph_params_bool(ph_rw_params(rw), "count_include_pad"));
-    return copy ? ph_rw_replace_root(rw, ph_node_output(copy, 0)) : ph_rw_fail(rw, PH_ENOMEM);
+    ph_rw_bind_int(rw, "want", ph_params_bool(ph_rw_params(rw), "count_include_pad"));
+    return ph_rw_done(rw);
 }
 
-static const ph_rule rules[] = {{"count_include_pad", "y = AveragePool(x)", pads_nothing, set_it}, {0}};
+static const ph_rule rules[] = {
+    {"count_include_pad",
+     "y = AveragePool(x) {count_include_pad(0)=$cip, pads? all=0, auto_pad? in [\"NOTSET\", \"VALID\"], ceil_mode?=0}\n"
+     "=>\n"
+     "y = AveragePool(x) like y {count_include_pad=$want}",
+     differs, set_it},
+    {0}};
 
 static const ph_param_def params[] = {
     {"count_include_pad", PH_PARAM_BOOL, "true", "the count_include_pad the target computes"},

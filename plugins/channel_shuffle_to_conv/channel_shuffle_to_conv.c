@@ -24,18 +24,13 @@
 static int to_conv(ph_rewriter *rw, const ph_match *m)
 {
     ph_value *x = ph_match_value(m, "x"), *r = ph_match_value(m, "r"), *y = ph_match_value(m, "y");
-    int64_t C = ph_value_dim(x, 1), g = ph_value_dim(r, 1), tmp[8];
-    const char *sym[8];
-    if (ph_value_rank(r) != 5 || ph_value_rank(y) != 4 || C <= 0 || g <= 0 || C % g || ph_value_dim(r, 2) != C / g ||
-        ph_value_dim(y, 1) != C || !ph_value_dim_equal(r, 0, x, 0) || !ph_value_dim_equal(r, 3, x, 2) ||
-        !ph_value_dim_equal(r, 4, x, 3) || !ph_value_dim_equal(y, 0, x, 0) || !ph_value_dim_equal(y, 2, x, 2) ||
-        !ph_value_dim_equal(y, 3, x, 3) || ph_value_const_ints(ph_match_value(m, "s1"), tmp, sym, 8) < 0 ||
-        ph_value_const_ints(ph_match_value(m, "s2"), tmp, sym, 8) < 0)
+    int64_t C = ph_value_dim(x, 1), g = ph_value_dim(r, 1), N = PH_DIM_OF(0), H = PH_DIM_OF(2), W = PH_DIM_OF(3);
+    if (C <= 0 || g <= 0 || C % g || !ph_value_dims_are(r, 5, (int64_t[]){N, g, C / g, H, W}, x) ||
+        !ph_value_dims_are(y, 4, (int64_t[]){N, C, H, W}, x))
         return 0;
-    double *w = ph_rw_alloc(rw, (size_t)(C * C) * sizeof *w);
+    double *w = ph_rw_alloc(rw, (size_t)(C * C) * sizeof *w); /* zeroed */
     for (int64_t o = 0; w && o < C; o++)
-        for (int64_t i = 0; i < C; i++)
-            w[o * C + i] = i == (o % g) * (C / g) + o / g;
+        w[o * C + (o % g) * (C / g) + o / g] = 1;
     if (w)
         ph_rw_bind(rw, "w", ph_rw_initializer(rw, "shuffle_w", ph_tensor_from_f64(ph_value_dtype(x), 4,
                                                                                   (int64_t[]){C, C, 1, 1}, w)));
@@ -43,9 +38,9 @@ static int to_conv(ph_rewriter *rw, const ph_match *m)
 }
 
 static const ph_rule rules[] = {{"channel_shuffle",
-                                 "r = Reshape(x:float32|float16|double:rank=4, s1)\n"
-                                 "t = Transpose(r) {perm=[0,2,1,3,4]}\n"
-                                 "y = Reshape(t, s2)\n"
+                                 "r = Reshape(x:float32|float16|double:rank=4, s1:ints)\n"
+                                 "t = Transpose(r:rank=5) {perm=[0,2,1,3,4]}\n"
+                                 "y = Reshape(t, s2:ints)\n"
                                  "=>\n"
                                  "y = Conv(x, w) {kernel_shape=[1,1]}",
                                  NULL, to_conv},

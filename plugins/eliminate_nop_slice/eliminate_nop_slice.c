@@ -9,7 +9,7 @@
  *   constants the inference knows as numbers (opset < 10: the attributes).
  *   The data input's rank must be known (to resolve negative axes); axes
  *   must be distinct and in range, steps non-zero.  Each sliced axis must
- *   provably select the whole axis, in order:
+ *   provably select the whole axis, in order (ph_slice_axis_whole):
  *   - dim d known: the clamped range (ONNX Slice rules) starts at 0 and has
  *     d elements, with step 1 (d == 1: any positive step; d == 0: any
  *     slice, the output is empty either way).  Negative steps are never
@@ -27,35 +27,7 @@
  *   uses them.  Main graph and every If/Loop/Scan body.
  * Exact:    yes; the output is the input.
  */
-#include <stdint.h>
-#include <string.h>
-
 #include <passhost/passhost.h>
-
-#define BIG ((int64_t)INT32_MAX) /* an end this large means "to the end" */
-
-/* 1 if slicing axis k of the spec keeps every element of x in order. */
-static int axis_whole(const ph_value *x, const ph_slice_params *s, int k)
-{
-    int ax = (int)s->axis[k];
-    int64_t d = ph_value_dim(x, ax), st = s->step[k], first;
-    if (d >= 0) {
-        int64_t e = s->end[k];
-        if (s->end_sym[k])
-            return 0; /* a symbolic end on a static axis: not provable */
-        if (d == 0)
-            return 1; /* nothing to select: the output is as empty as x */
-        int64_t len = ph_slice_length(d, s->start[k], e, st, &first);
-        return len == d && first == 0 && (st == 1 || (d == 1 && st > 0));
-    }
-    if (st != 1 || (s->start[k] != 0 && s->start[k] > -BIG))
-        return 0;
-    if (s->end_sym[k]) {
-        const char *p = ph_value_dim_param(x, ax);
-        return p && p[0] && !strcmp(p, s->end_sym[k]);
-    }
-    return s->end[k] >= BIG;
-}
 
 static int keeps_everything(const ph_match *m, const ph_params *params)
 {
@@ -65,7 +37,7 @@ static int keeps_everything(const ph_match *m, const ph_params *params)
     if (r < 0 || r > PH_SLICE_MAX || ph_node_slice_params(ph_match_root(m), r, &s) < 0)
         return 0;
     for (int k = 0; k < s.n; k++)
-        if (!axis_whole(x, &s, k))
+        if (!ph_slice_axis_whole(x, &s, k))
             return 0;
     return 1;
 }

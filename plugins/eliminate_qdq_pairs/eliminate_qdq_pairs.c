@@ -22,26 +22,20 @@
  */
 #include <passhost/passhost.h>
 
-/* Both omitted, or both constants and equal. */
-static int same_const(const ph_match *m, const char *a, const char *b)
-{
-    const ph_tensor *ta = ph_match_const(m, a), *tb = ph_match_const(m, b);
-    if (!ph_match_value(m, a) || !ph_match_value(m, b))
-        return !ph_match_value(m, a) && !ph_match_value(m, b);
-    return ta && tb && ph_tensor_equal(ta, tb);
-}
-
+/* x's dtype comes out ($dt, which output_dtype equals when present); the
+ * scales are equal, the zero points both omitted or equal. */
 static int same_params(const ph_match *m, const ph_params *params)
 {
-    int64_t dt = ph_match_int(m, "dt", 0); /* the dtype of x, and of the result */
-    return ph_value_dtype(ph_match_value(m, "y")) == dt && ph_match_int(m, "out", dt) == dt &&
-           same_const(m, "s", "s2") && same_const(m, "z", "z2");
+    const ph_tensor *z = ph_match_const(m, "z"), *z2 = ph_match_const(m, "z2");
+    return ph_value_dtype(ph_match_value(m, "y")) == ph_match_int(m, "dt", 0) &&
+           ph_tensor_equal(ph_match_const(m, "s"), ph_match_const(m, "s2")) &&
+           (z && z2 ? ph_tensor_equal(z, z2) : !z && !z2);
 }
 
 static const ph_rule rules[] = {
     {"qdq_pair",
-     "q = QuantizeLinear(x:dtype=$dt, s:const, z?) {axis(1)=$axis, block_size(0)=$block}\n"
-     "y = DequantizeLinear(q, s2:const, z2?) {axis(1)=$axis, block_size(0)=$block, output_dtype?=$out}\n"
+     "q = QuantizeLinear(x:dtype=$dt, s:const, z?:const) {axis(1)=$axis, block_size(0)=$block}\n"
+     "y = DequantizeLinear(q, s2:const, z2?:const) {axis(1)=$axis, block_size(0)=$block, output_dtype?=$dt}\n"
      "=>\n"
      "y = x",
      same_params, NULL},

@@ -14,34 +14,18 @@
  */
 #include <passhost/passhost.h>
 
-/* 1 if dims 1.. of v are want[1..n) and dim 0 is x's dim 0. */
-static int dims_are(const ph_value *v, const ph_value *x, int n, const int64_t *want)
-{
-    if (ph_value_rank(v) != n || !ph_value_dim_equal(v, 0, x, 0))
-        return 0;
-    for (int i = 1; i < n; i++)
-        if (ph_value_dim(v, i) != want[i])
-            return 0;
-    return 1;
-}
-
 static int shuffle(ph_rewriter *rw, const ph_match *m)
 {
     ph_value *x = ph_match_value(m, "x"), *r = ph_match_value(m, "r"), *y = ph_match_value(m, "y");
-    int64_t C = ph_value_dim(x, 1), H = ph_value_dim(x, 2), W = ph_value_dim(x, 3), perm[6], tmp[8];
-    const char *sym[8];
+    int64_t C = ph_value_dim(x, 1), H = ph_value_dim(x, 2), W = ph_value_dim(x, 3), N = PH_DIM_OF(0), perm[6];
     if (ph_node_transpose_perm(ph_match_node(m, "t"), perm, 6) != 6)
         return 0;
     int s2d = perm[2] == 5, crd = perm[1] == 1; /* else DCR */
-    int64_t b = ph_value_dim(r, s2d ? 3 : crd ? 2 : 1);
+    int64_t b = ph_value_dim(r, s2d ? 3 : crd ? 2 : 1), c = b > 0 ? C / (b * b) : 0;
     if (C <= 0 || H <= 0 || W <= 0 || b < 1 || (s2d ? H % b || W % b : C % (b * b)) ||
-        ph_value_const_ints(ph_match_value(m, "s1"), tmp, sym, 8) < 0 ||
-        ph_value_const_ints(ph_match_value(m, "s2"), tmp, sym, 8) < 0)
-        return 0;
-    int64_t c = C / (b * b), *view = s2d ? (int64_t[]){0, C, H / b, b, W / b, b}
-                                         : crd ? (int64_t[]){0, c, b, b, H, W} : (int64_t[]){0, b, b, c, H, W};
-    if (!dims_are(r, x, 6, view) ||
-        !dims_are(y, x, 4, s2d ? (int64_t[]){0, C * b * b, H / b, W / b} : (int64_t[]){0, c, H * b, W * b}))
+        !ph_value_dims_are(r, 6, s2d  ? (int64_t[]){N, C, H / b, b, W / b, b}
+                                 : crd ? (int64_t[]){N, c, b, b, H, W} : (int64_t[]){N, b, b, c, H, W}, x) ||
+        !ph_value_dims_are(y, 4, s2d ? (int64_t[]){N, C * b * b, H / b, W / b} : (int64_t[]){N, c, H * b, W * b}, x))
         return 0;
     ph_rw_bind_int(rw, "b", b);
     if (!s2d && ph_rw_opset(rw) >= 11)
@@ -51,12 +35,12 @@ static int shuffle(ph_rewriter *rw, const ph_match *m)
 
 static const ph_rule rules[] = {
     {"depth_to_space",
-     "r = Reshape(x:rank=4, s1)\n"
+     "r = Reshape(x:rank=4, s1:ints)\n"
      "( t = Transpose(r:rank=6) {perm=[0,3,4,1,5,2]} | opset >= 11; t = Transpose(r:rank=6) {perm=[0,1,4,2,5,3]} )\n"
-     "y = Reshape(t, s2)\n=>\ny = DepthToSpace(x) {blocksize=$b, mode=$mode}",
+     "y = Reshape(t, s2:ints)\n=>\ny = DepthToSpace(x) {blocksize=$b, mode=$mode}",
      NULL, shuffle},
     {"space_to_depth",
-     "r = Reshape(x:rank=4, s1)\nt = Transpose(r:rank=6) {perm=[0,3,5,1,2,4]}\ny = Reshape(t, s2)\n"
+     "r = Reshape(x:rank=4, s1:ints)\nt = Transpose(r:rank=6) {perm=[0,3,5,1,2,4]}\ny = Reshape(t, s2:ints)\n"
      "=>\ny = SpaceToDepth(x) {blocksize=$b}",
      NULL, shuffle},
     {0}};

@@ -36,7 +36,7 @@ extern "C" {
 #endif
 
 /* ---------------------------------------------------- constant operands
- * (sdk/src/ops/operands.c) */
+ * (sdk/src/ops/operands.c; ph_value_const_ints: sdk/src/infer/infer_query.c) */
 
 /* The integer entries of a constant operand such as a shape, axes, pads or a
  * Slice parameter: a 0-D or 1-D int32/int64 initializer (not a graph input),
@@ -46,6 +46,16 @@ extern "C" {
  * PH_ENOTFOUND when v is no such constant or an entry is not known (with
  * sym NULL: not a number), PH_ERANGE when there are more than max. */
 PH_API ptrdiff_t ph_value_const_ints(const ph_value *v, int64_t *out, const char **sym, size_t max);
+
+/* The tensor a Constant node n holds, as a new tensor in *out (the caller
+ * owns it): a copy of its `value` (numeric, with readable data), or one
+ * built from value_float (float32 []), value_int (int64 []), value_floats
+ * (float32 [k]) or value_ints (int64 [k]).  Returns 0; PH_ENOTFOUND (*out
+ * NULL) when n holds none of them (a string value, value_string(s),
+ * sparse_value, an attribute of the wrong type, or several value
+ * attributes, which is malformed); PH_ENOMEM.  n is borrowed.  (Used by
+ * constant_to_initializer; the same forms as the evaluator's Constant.) */
+PH_API int ph_constant_node_tensor(const ph_node *n, ph_tensor **out);
 
 /* 1 if a Conv (or ConvTranspose, pooling) node pads nothing: auto_pad
  * VALID; NOTSET with `pads` absent or all zero; SAME_UPPER/SAME_LOWER when
@@ -69,6 +79,19 @@ typedef struct ph_slice_params {
  * may be symbolic), PH_EINVAL when an axis repeats or is out of range, a
  * step is 0 or rank is out of [0, PH_SLICE_MAX]. */
 PH_API int ph_node_slice_params(const ph_node *n, int rank, ph_slice_params *out);
+
+/* 1 if sliced axis k of s (0 <= k < s->n) provably keeps every element of
+ * x's axis s->axis[k], in order; 0 otherwise:
+ *  - dim d known: the clamped range starts at 0 and has d elements, with
+ *    step 1 (d == 1: any positive step; d == 0: any slice, the output is
+ *    empty either way); a negative step never (runtimes clamp its start
+ *    differently), a symbolic end never (not provable);
+ *  - dim d symbolic or unknown: step 1, start 0 (or <= -2^31+1, which clamps
+ *    to 0), and an end >= 2^31-1 (the "to the end" sentinels exporters
+ *    write: INT64_MAX, INT32_MAX) or x's own symbolic dim name.  An axis of
+ *    2^31 or more elements is taken to be impossible, as shape inference
+ *    does.  Borrows both.  (Added for eliminate_nop_slice.) */
+PH_API int ph_slice_axis_whole(const ph_value *x, const ph_slice_params *s, int k);
 
 /* ------------------------------------------------------------- Transpose
  * (sdk/src/ops/transpose_perm.c; for transpose_to_reshape,

@@ -23,7 +23,7 @@
  *   ops        := op {'|' op}          op  := Name ['@' domain]   (alternatives)
  *   args       := arg {',' arg} [',' name '*'] | name '*'
  *   arg        := (name | '_') ['?'] {':' constraint}
- *   constraint := const | scalar | rank=N | shape=[d,...] | perchannel=K
+ *   constraint := const | ints | scalar | rank=N | shape=[d,...] | perchannel=K
  *               | dtypes | dtype=dtypes | dtype=$t | fits(name)
  *               | scalar=V | scalar~V | all=V | all~V    (V~: within tolerance;
  *                                                          V~+-T: absolute T)
@@ -52,8 +52,11 @@
  *  - Two-input commutative operators (Add Mul Max Min Sum And Or Xor Equal
  *    BitwiseAnd BitwiseOr BitwiseXor) match their inputs in either order.
  *  - Ops without '@' are of the default domain (ai.onnx).
- *  - Constraints: const = a constant tensor (ph_value_const); scalar = const
- *    with one element; rank, shape and dtype read the known type
+ *  - Constraints: const = a constant tensor (ph_value_const); ints = up to
+ *    64 constant integers as ph_value_const_ints reads them (a 0-D or 1-D
+ *    int32/int64 initializer or Constant, or a shape constant, whose
+ *    entries may be symbolic dims: a Reshape's shape, a Slice's starts);
+ *    scalar = const with one element; rank, shape and dtype read the known type
  *    (ph_value_rank/dim/dtype; '*' is any dim, an unknown dim never equals a
  *    number).  Dtypes are ONNX's names with their width: float32 (ONNX's
  *    "float"), float16, bfloat16, double or float64, the integers, bool,
@@ -269,8 +272,8 @@ PH_API int ph_rw_replace(ph_rewriter *rw, ph_value *old, ph_value *with);
  * for `return ph_rw_fail(rw, PH_EINVAL)`.  (For helpers that build through
  * the rewriter, such as op_helpers.h's ph_rw_reshape.) */
 PH_API int ph_rw_fail(ph_rewriter *rw, int code);
-/* Scratch memory freed when this rewrite ends (committed or not).  NULL on
- * OOM. */
+/* Scratch memory, zeroed, freed when this rewrite ends (committed or not).
+ * NULL on OOM. */
 PH_API void *ph_rw_alloc(ph_rewriter *rw, size_t size);
 /* The first failure so far (0: none); 1 when none, else that failure: the
  * one final check of a rewrite ('return ph_rw_done(rw);'). */

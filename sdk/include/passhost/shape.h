@@ -73,6 +73,14 @@ PH_API int ph_value_same_shape(const ph_value *a, const ph_value *b);
 /* 1 if dim i of a and dim j of b are provably equal (same number or same
  * name); negative indices count from the end. */
 PH_API int ph_value_dim_equal(const ph_value *a, int i, const ph_value *b, int j);
+/* 1 if v has rank `rank` and each dim i is want[i] when want[i] >= 0 (a
+ * known number), or provably x's dim k when want[i] is PH_DIM_OF(k) (the
+ * same number or name: ph_value_dim_equal).  0 otherwise.  For rewrites
+ * that check the shapes of a view (a Reshape's output) against their
+ * input's.  Borrows all three.  (Added for channel_shuffle_to_conv and
+ * transpose_to_depth_to_space.) */
+#define PH_DIM_OF(k) (-1 - (int64_t)(k))
+PH_API int ph_value_dims_are(const ph_value *v, int rank, const int64_t *want, const ph_value *x);
 /* Number of elements when the shape is known, else -1. */
 PH_API int64_t ph_value_numel(const ph_value *v);
 

@@ -1,6 +1,7 @@
 /* sdk/src/infer/infer_query.c - the queries of shape.h over what inference
  * keeps on each value: known shapes, equal dims, shape constants, the
- * counters of the last run, and value_info written from the known types. */
+ * counters of the last run, value_info written from the known types, and
+ * constant integer operands (ph_value_const_ints, op_helpers.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,78 @@ PH_API int ph_value_dim_equal(const ph_value *a, int i, const ph_value *b, int j
     if (i < 0 || i >= a->rank || j < 0 || j >= b->rank)
         return 0;
     return dim_eq(a, i, b, j);
+}
+
+/* (ph_value_const_ints is declared in op_helpers.h; it lives here, below the
+ * pattern matcher, whose ':ints' constraint calls it.) */
+/* A 0-D or 1-D int32/int64 tensor as numbers: the count, PH_ENOTFOUND when
+ * t is no such tensor, PH_ERANGE when it has more than max elements. */
+static ptrdiff_t tensor_ints(const ph_tensor *t, int64_t *out, size_t max)
+{
+    if (!t || ph_tensor_rank(t) > 1)
+        return PH_ENOTFOUND;
+    int dt = ph_tensor_dtype(t);
+    int64_t n = ph_tensor_numel(t);
+    const unsigned char *d = ph_tensor_data(t);
+    if ((dt != PH_DT_INT64 && dt != PH_DT_INT32) || n < 0 || (n && !d))
+        return PH_ENOTFOUND;
+    if ((uint64_t)n > max)
+        return PH_ERANGE;
+    for (int64_t k = 0; k < n; k++) {
+        if (dt == PH_DT_INT64) {
+            memcpy(&out[k], d + 8 * k, 8);
+        } else {
+            int32_t v;
+            memcpy(&v, d + 4 * k, 4);
+            out[k] = v;
+        }
+    }
+    return (ptrdiff_t)n;
+}
+
+PH_API ptrdiff_t ph_value_const_ints(const ph_value *v, int64_t *out, const char **sym, size_t max)
+{
+    if (!v)
+        return PH_ENOTFOUND;
+    if (sym)
+        for (size_t k = 0; k < max; k++)
+            sym[k] = NULL;
+    ptrdiff_t n = tensor_ints(ph_value_const_tensor(v), out, max);
+    if (n != PH_ENOTFOUND)
+        return n; /* the count, or PH_ERANGE */
+    if (ph_value_is_graph_input(v))
+        return PH_ENOTFOUND;
+    ptrdiff_t len = ph_value_shape_const_len(v);
+    if (len < 0)
+        return PH_ENOTFOUND;
+    if ((size_t)len > max)
+        return PH_ERANGE;
+    for (ptrdiff_t k = 0; k < len; k++) {
+        const char *param = NULL;
+        switch (ph_value_shape_const_at(v, (size_t)k, &out[k], &param)) {
+        case PH_SC_KNOWN:
+            break;
+        case PH_SC_SYMBOLIC:
+            if (!sym || !param || !param[0])
+                return PH_ENOTFOUND;
+            sym[k] = param;
+            out[k] = 0;
+            break;
+        default:
+            return PH_ENOTFOUND;
+        }
+    }
+    return len;
+}
+
+PH_API int ph_value_dims_are(const ph_value *v, int rank, const int64_t *want, const ph_value *x)
+{
+    if (!v || !want || v->rank != rank)
+        return 0;
+    for (int i = 0; i < rank; i++)
+        if (want[i] >= 0 ? ph_value_dim(v, i) != want[i] : !ph_value_dim_equal(v, i, x, (int)(-1 - want[i])))
+            return 0;
+    return 1;
 }
 
 PH_API int64_t ph_value_numel(const ph_value *v)

@@ -1,71 +1,55 @@
-/* sdk/src/ops/operands.c - reading constant operands the way passes need them:
+/* sdk/src/ops/operands.c - reading constant operands the way passes need them
+ * (see op_helpers.h): the tensor a Constant node holds, a Slice's
+ * parameters and whether a sliced axis is whole.  ph_value_const_ints, the
  * small integer vectors (shapes, axes, pads, Slice parameters) from an
- * initializer, a Constant node or a shape constant of shape inference, and
- * a Slice's parameters (see op_helpers.h; ph_slice_length, the Slice rule
- * shape inference and the evaluator share, is infer/infer_util.c's). */
+ * initializer, a Constant node or a shape constant, is infer/infer_query.c's
+ * (below the pattern matcher, whose ':ints' calls it); ph_slice_length, the
+ * Slice rule shape inference and the evaluator share, infer/infer_util.c's. */
 #include <string.h>
 
 #include "passhost/passhost.h"
 
-/* A 0-D or 1-D int32/int64 tensor as numbers: the count, PH_ENOTFOUND when
- * t is no such tensor, PH_ERANGE when it has more than max elements. */
-static ptrdiff_t tensor_ints(const ph_tensor *t, int64_t *out, size_t max)
+/* The attributes a Constant may carry, at most one of which may be set. */
+static const char *const constant_attrs[] = {"value",     "value_float",  "value_floats",  "value_int",
+                                             "value_ints", "value_string", "value_strings", "sparse_value"};
+
+PH_API int ph_constant_node_tensor(const ph_node *n, ph_tensor **out)
 {
-    if (!t || ph_tensor_rank(t) > 1)
-        return PH_ENOTFOUND;
-    int dt = ph_tensor_dtype(t);
-    int64_t n = ph_tensor_numel(t);
-    const unsigned char *d = ph_tensor_data(t);
-    if ((dt != PH_DT_INT64 && dt != PH_DT_INT32) || n < 0 || (n && !d))
-        return PH_ENOTFOUND;
-    if ((uint64_t)n > max)
-        return PH_ERANGE;
-    for (int64_t k = 0; k < n; k++) {
-        if (dt == PH_DT_INT64) {
-            memcpy(&out[k], d + 8 * k, 8);
-        } else {
-            int32_t v;
-            memcpy(&v, d + 4 * k, 4);
-            out[k] = v;
-        }
+    const char *which = NULL;
+    *out = NULL;
+    for (size_t i = 0; n && i < sizeof constant_attrs / sizeof *constant_attrs; i++) {
+        if (ph_node_attr_type(n, constant_attrs[i]) == PH_ATTR_NONE)
+            continue;
+        if (which)
+            return PH_ENOTFOUND; /* several values: malformed */
+        which = constant_attrs[i];
     }
-    return (ptrdiff_t)n;
+    if (!which)
+        return PH_ENOTFOUND;
+    const int64_t *iv;
+    const float *fv;
+    ptrdiff_t c;
+    if (!strcmp(which, "value")) {
+        const ph_tensor *src = ph_node_attr_tensor(n, "value");
+        if (!src || ph_tensor_dtype(src) == PH_DT_STRING || !ph_tensor_data(src))
+            return PH_ENOTFOUND;
+        *out = ph_tensor_clone(src);
+    } else if (!strcmp(which, "value_float") && ph_node_attr_type(n, which) == PH_ATTR_FLOAT) {
+        float f = ph_node_attr_float(n, which, 0.0f);
+        *out = ph_tensor_new(PH_DT_FLOAT, 0, NULL, &f);
+    } else if (!strcmp(which, "value_int") && ph_node_attr_type(n, which) == PH_ATTR_INT) {
+        int64_t i = ph_node_attr_int(n, which, 0);
+        *out = ph_tensor_new(PH_DT_INT64, 0, NULL, &i);
+    } else if (!strcmp(which, "value_floats") && (c = ph_node_attr_floats(n, which, &fv)) >= 0) {
+        *out = ph_tensor_new(PH_DT_FLOAT, 1, (int64_t[]){c}, c ? (const void *)fv : NULL);
+    } else if (!strcmp(which, "value_ints") && (c = ph_node_attr_ints(n, which, &iv)) >= 0) {
+        *out = ph_tensor_new(PH_DT_INT64, 1, (int64_t[]){c}, c ? (const void *)iv : NULL);
+    } else {
+        return PH_ENOTFOUND; /* string, sparse, or an attribute of the wrong type */
+    }
+    return *out ? 0 : PH_ENOMEM;
 }
 
-PH_API ptrdiff_t ph_value_const_ints(const ph_value *v, int64_t *out, const char **sym, size_t max)
-{
-    if (!v)
-        return PH_ENOTFOUND;
-    if (sym)
-        for (size_t k = 0; k < max; k++)
-            sym[k] = NULL;
-    ptrdiff_t n = tensor_ints(ph_value_const_tensor(v), out, max);
-    if (n != PH_ENOTFOUND)
-        return n; /* the count, or PH_ERANGE */
-    if (ph_value_is_graph_input(v))
-        return PH_ENOTFOUND;
-    ptrdiff_t len = ph_value_shape_const_len(v);
-    if (len < 0)
-        return PH_ENOTFOUND;
-    if ((size_t)len > max)
-        return PH_ERANGE;
-    for (ptrdiff_t k = 0; k < len; k++) {
-        const char *param = NULL;
-        switch (ph_value_shape_const_at(v, (size_t)k, &out[k], &param)) {
-        case PH_SC_KNOWN:
-            break;
-        case PH_SC_SYMBOLIC:
-            if (!sym || !param || !param[0])
-                return PH_ENOTFOUND;
-            sym[k] = param;
-            out[k] = 0;
-            break;
-        default:
-            return PH_ENOTFOUND;
-        }
-    }
-    return len;
-}
 
 PH_API int ph_conv_adds_no_padding(const ph_node *conv, const ph_tensor *w)
 {
@@ -88,6 +72,28 @@ PH_API int ph_conv_adds_no_padding(const ph_node *conv, const ph_tensor *w)
         if (p[i] != 0)
             return 0;
     return 1;
+}
+
+PH_API int ph_slice_axis_whole(const ph_value *x, const ph_slice_params *s, int k)
+{
+    const int64_t big = INT32_MAX; /* an end this large means "to the end" */
+    int ax = (int)s->axis[k];
+    int64_t d = ph_value_dim(x, ax), st = s->step[k], first;
+    if (d >= 0) {
+        if (s->end_sym[k])
+            return 0; /* a symbolic end on a static axis: not provable */
+        if (d == 0)
+            return 1; /* nothing to select: the output is as empty as x */
+        int64_t len = ph_slice_length(d, s->start[k], s->end[k], st, &first);
+        return len == d && first == 0 && (st == 1 || (d == 1 && st > 0));
+    }
+    if (st != 1 || (s->start[k] != 0 && s->start[k] > -big))
+        return 0;
+    if (s->end_sym[k]) {
+        const char *p = ph_value_dim_param(x, ax);
+        return p && p[0] && !strcmp(p, s->end_sym[k]);
+    }
+    return s->end[k] >= big;
 }
 
 PH_API int ph_node_slice_params(const ph_node *n, int rank, ph_slice_params *s)

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "passhost/op_helpers.h"
 #include "pattern.h"
 
 /* A failure of statement i of the form being matched (-1: of the match as
@@ -336,6 +337,11 @@ static int check_cons(ph_match *m, const pat_cons *c, const ph_value *v, const p
     switch (c->kind) {
     case PAT_CONST:
         return ph_value_const(v) != NULL;
+    case PAT_INTS: {
+        int64_t out[PAT_INTS_MAX];
+        const char *sym[PAT_INTS_MAX];
+        return ph_value_const_ints(v, out, sym, PAT_INTS_MAX) >= 0;
+    }
     case PAT_SCALAR:
         t = ph_value_const(v);
         return t && ph_tensor_numel(t) == 1;
@@ -473,6 +479,7 @@ static void cons_text(const pat_form *f, const pat_cons *c, char *buf, size_t si
     buf[0] = 0;
     switch (c->kind) {
     case PAT_CONST: put(buf, size, "const"); break;
+    case PAT_INTS: put(buf, size, "ints"); break;
     case PAT_SCALAR: put(buf, size, "scalar"); break;
     case PAT_RANK: put(buf, size, "rank=%lld", (long long)c->n); break;
     case PAT_PERCHANNEL: put(buf, size, "perchannel=%lld", (long long)c->n); break;

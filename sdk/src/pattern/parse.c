@@ -478,7 +478,7 @@ static int constraint(parser *ps, pat_arg *a)
     skip(ps);
     const char *start = ps->s; /* errors point at the word */
     if (ident(ps, word, sizeof word,
-              "a constraint (const, scalar, all, a dtype such as float32 or floating, rank=, dtype=, shape=, "
+              "a constraint (const, ints, scalar, all, a dtype such as float32 or floating, rank=, dtype=, shape=, "
               "perchannel=, fits())"))
         return -1;
     pat_cons *c = grow1(ps, (void **)&a->cons, &a->n_cons, sizeof *a->cons);
@@ -486,6 +486,8 @@ static int constraint(parser *ps, pat_arg *a)
         return -1;
     if (strcmp(word, "const") == 0) {
         c->kind = PAT_CONST;
+    } else if (strcmp(word, "ints") == 0) {
+        c->kind = PAT_INTS;
     } else if (strcmp(word, "scalar") == 0 || strcmp(word, "all") == 0) {
         int all = word[0] == 'a';
         skip(ps);

@@ -22,9 +22,11 @@ enum pat_cons_kind {
     PAT_VALUE,      /* scalar= / scalar~ / all= / all~ */
     PAT_FITS,       /* fits(x): broadcasts to x's shape without widening it */
     PAT_DTYPE_VAR,  /* dtype=$t: the known dtype, bound to variable t */
-    PAT_SCALAR_VAR  /* scalar=$v: a finite one-element constant, its value bound to v */
+    PAT_SCALAR_VAR, /* scalar=$v: a finite one-element constant, its value bound to v */
+    PAT_INTS        /* ints: constant integers as ph_value_const_ints reads them (shape constants too) */
 };
 
+#define PAT_INTS_MAX 64       /* ':ints': at most this many entries */
 #define PAT_ANY_DIM INT64_MIN /* '*' in shape=[...] */
 
 typedef struct pat_cons {

@@ -73,7 +73,8 @@ static void leaf_summary(const pat_form *f, int slot, leaf_info *li)
             for (int c = 0; c < arg->n_cons; c++) {
                 const pat_cons *k = &arg->cons[c];
                 switch (k->kind) {
-                case PAT_CONST: li->is_const = 1; break;
+                case PAT_CONST:
+                case PAT_INTS: li->is_const = 1; break;
                 case PAT_SCALAR: li->is_const = li->scalar = 1; break;
                 case PAT_RANK: li->rank = (int)k->n; break;
                 case PAT_DTYPE: li->dtypes = li->dtypes ? li->dtypes & k->dtypes : k->dtypes; break;
