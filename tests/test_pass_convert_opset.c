@@ -38,6 +38,32 @@ static void refused(const char *range, const char *graph, const char *w1, const 
     ph_model_free(m);
 }
 
+/* Before 12 a Constant holds only `value`: value_float, value_int,
+ * value_floats and value_ints become that tensor, the same numbers. */
+START_TEST(constant_value_forms_below_12)
+{
+    static const char *const graphs[] = {
+        "opset 13; x: float[2,3]\nc = Constant() {value_floats=[0.5, -1.5, 2.0]}\ny = Add(x, c)\nreturn y",
+        "opset 13; x: float[2,3]\nc = Constant() {value_float=0.25}\ny = Mul(x, c)\nreturn y",
+        "opset 13; x: int64[2,3]\nc = Constant() {value_ints=[1, -2, 3]}\ny = Add(x, c)\nreturn y",
+        "opset 13; x: int64[2,3]\nc = Constant() {value_int=7}\ny = Mul(x, c)\nreturn y",
+    };
+    for (size_t g = 0; g < sizeof graphs / sizeof graphs[0]; g++) {
+        ph_error err = {0};
+        ph_model *m = ph_test_model_text(graphs[g], &err);
+        ck_assert_msg(m, "%s", err.message);
+        int rc = ph_test_run_checked(pass, m, OPTS("11"), NULL, &err);
+        ck_assert_msg(rc == 1, "%s: rc %d: %s", graphs[g], rc, err.message);
+        const ph_node *c = ph_value_producer(ph_node_input(ph_value_producer(ph_graph_output(ph_model_graph(m), 0)), 1));
+        ck_assert_int_eq(ph_node_op(c), PH_OP_Constant);
+        ck_assert_int_eq(ph_node_attr_type(c, "value"), PH_ATTR_TENSOR);
+        ck_assert_int_eq(ph_node_attr_count(c), 1);
+        ck_assert_int_eq(ph_model_opset(m, ""), 11);
+        ph_model_free(m);
+    }
+}
+END_TEST
+
 START_TEST(in_range_untouched)
 {
     PC_CASE_OPTS(OPTS("7..13"), "opset 13; x: float[2,3]\ny = Relu(x)\nreturn y", 0, NULL);
@@ -291,6 +317,7 @@ int main(void)
     tcase_add_test(tc, hardswish_and_comparisons_decomposed);
     tcase_add_test(tc, batchnorm_outputs_and_gemm_c);
     tcase_add_test(tc, resize_and_upsample);
+    tcase_add_test(tc, constant_value_forms_below_12);
     tcase_add_test(tc, refusals);
     tcase_add_test(tc, if_bodies);
     tcase_add_test(tc, loop_body);

@@ -138,29 +138,18 @@ static int pool(cv *c, ph_node *n, int max)
 
 static int constant(cv *c, ph_node *n)
 {
-    if (!cv_down(c, 12))
+    static const char *const forms[] = {"value_float", "value_int", "value_floats", "value_ints"};
+    if (!cv_down(c, 12) || ph_node_attr_type(n, "value") != PH_ATTR_NONE)
         return 0;
     ph_tensor *t = NULL;
-    int64_t one = 1;
-    const int64_t *iv;
-    const float *fv;
-    ptrdiff_t k;
-    const char *attr = NULL;
-    if (ph_node_attr_type(n, "value_float") != PH_ATTR_NONE) {
-        float f = ph_node_attr_float(n, "value_float", 0);
-        t = ph_tensor_new(PH_DT_FLOAT, 0, &one, &f), attr = "value_float";
-    } else if (ph_node_attr_type(n, "value_int") != PH_ATTR_NONE) {
-        int64_t i = ph_node_attr_int(n, "value_int", 0);
-        t = ph_tensor_new(PH_DT_INT64, 0, &one, &i), attr = "value_int";
-    } else if ((k = ph_node_attr_floats(n, "value_floats", &fv)) >= 0) {
-        t = ph_tensor_new(PH_DT_FLOAT, 1, (int64_t[]){k}, fv), attr = "value_floats";
-    } else if ((k = ph_node_attr_ints(n, "value_ints", &iv)) >= 0) {
-        t = ph_tensor_new(PH_DT_INT64, 1, (int64_t[]){k}, iv), attr = "value_ints";
-    } else {
-        return 0; /* value (or a string / sparse value the final check names) */
-    }
-    if (!t || ph_node_set_attr_tensor(n, "value", t) || ph_node_remove_attr(n, attr) < 0)
+    int rc = ph_constant_node_tensor(n, &t);
+    if (rc == PH_ENOTFOUND)
+        return 0; /* a string / sparse value the final check names */
+    if (rc || ph_node_set_attr_tensor(n, "value", t))
         return PH_ENOMEM;
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+        if (ph_node_remove_attr(n, forms[i]) < 0)
+            return PH_ENOMEM;
     return 1;
 }
 
