@@ -202,6 +202,9 @@ static const struct {
     /* b's length unknown */
     {AB("[2,?]") "s: int64[1] = [3]; e: int64[1] = [" I64MAX "]; x: int64[1] = [1]; l = Slice(c, s, e, x); y = Neg(l)\n"
      "return y", PC_UNCHECKED},
+    /* axis 0 reversed: every element, not in order */
+    {AB("[2,4]") "s: int64[2] = [3, -1]; e: int64[2] = [7, -3]; x: int64[2] = [1, 0]; p: int64[2] = [1, -1]\n"
+     "l = Slice(c, s, e, x, p); y = Neg(l)\nreturn y", PC_CHECKED},
     /* another axis */
     {AB("[2,4]") "s: int64[1] = [3]; e: int64[1] = [7]; x: int64[1] = [0]; l = Slice(c, s, e, x); y = Neg(l)\nreturn y",
      PC_CHECKED},

@@ -162,13 +162,7 @@ static int concat_slice(const ph_match *m, const ph_params *p)
             k_axis = k;
             continue;
         }
-        /* another axis must be taken whole */
-        int64_t d = ph_value_dim(xs[0], (int)s.axis[k]), first = 0;
-        if (s.step[k] != 1 || s.end_sym[k])
-            return 0;
-        if (s.start[k] == 0 && s.end[k] >= INT32_MAX)
-            continue;
-        if (d < 0 || ph_slice_length(d, s.start[k], s.end[k], 1, &first) != d || first != 0)
+        if (!ph_slice_axis_whole(xs[0], &s, k)) /* another axis must be taken whole */
             return 0;
     }
     if (k_axis < 0 || s.step[k_axis] != 1 || s.end_sym[k_axis])
