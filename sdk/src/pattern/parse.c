@@ -640,6 +640,13 @@ static int attribute(parser *ps, pat_stmt *st)
 
 /* -------------------------------------------------------------- statements */
 
+/* After a list 'name*': only `close` may follow. */
+static int list_is_last(parser *ps, char close, const char *what)
+{
+    skip(ps);
+    return peek(ps) == close ? 0 : fail(ps, "a variadic %s must come last", what);
+}
+
 static int op_name(parser *ps, char *name, size_t nsize, char *domain, size_t dsize)
 {
     domain[0] = 0;
@@ -691,10 +698,7 @@ static int argument(parser *ps, pat_stmt *st, int stmt_index)
             return fail(ps, "'%s' is already bound", name);
         f->slot_variadic[slot] = 1;
         st->variadic_slot = slot;
-        skip(ps);
-        if (peek(ps) != ')')
-            return fail(ps, "a variadic input must come last");
-        return 0;
+        return list_is_last(ps, ')', "input");
     }
     pat_arg *a = grow1(ps, (void **)&st->args, &st->n_args, sizeof *st->args);
     if (!a)
@@ -744,9 +748,8 @@ static int pattern_statement(parser *ps)
             f->slot_variadic[slot] = 1;
             f->slot_stmt[slot] = index;
             st->variadic_out = slot;
-            skip(ps);
-            if (peek(ps) != '=')
-                return fail(ps, "a variadic output must come last");
+            if (list_is_last(ps, '=', "output"))
+                return -1;
             break;
         }
         int *o = grow1(ps, (void **)&st->outs, &st->n_outs, sizeof *st->outs);
@@ -893,9 +896,8 @@ static int result_statement(parser *ps)
                 return fail_at(ps, at, "'%s' is made twice by the result", name);
             f->slot_rstmt[slot] = index;
             r->variadic_out = slot;
-            skip(ps);
-            if (peek(ps) != '=')
-                return fail(ps, "a variadic output must come last");
+            if (list_is_last(ps, '=', "output"))
+                return -1;
             break;
         }
         int *o = grow1(ps, (void **)&r->outs, &r->n_outs, sizeof *r->outs);
@@ -965,9 +967,8 @@ static int result_statement(parser *ps)
                 if (slot < 0 || !f->slot_variadic[slot])
                     return fail_at(ps, aat, "'%s*': %s is not a list 'xs*' of the pattern", arg, arg);
                 r->variadic_arg = slot;
-                skip(ps);
-                if (peek(ps) != ')')
-                    return fail(ps, "a variadic input must come last");
+                if (list_is_last(ps, ')', "input"))
+                    return -1;
                 break;
             }
             int n1 = r->n_args, n2 = r->n_args;
