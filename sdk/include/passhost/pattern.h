@@ -139,8 +139,8 @@
  * outputs), so 'c = Identity(a); ys* = _(c, qs*) like ys' rebuilds a
  * matched node, whatever its op and number of outputs, with another first
  * input.  An output named like a value the matched nodes make replaces
- * that value and takes its type; the node that replaces the root's first output takes the
- * root's name (unless 'like' names another).  'y = x' replaces y by x.  An
+ * that value and takes its type; the node that replaces the root's first
+ * output takes the root's name (unless 'like' names another).  'y = x' replaces y by x.  An
  * op of another domain makes the model import that domain (version 1).
  *
  * Parsing reports a malformed pattern with its position:
