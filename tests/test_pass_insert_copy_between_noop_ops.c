@@ -30,6 +30,30 @@ START_TEST(split_after_concat)
 }
 END_TEST
 
+/* a Split of any number of outputs (5 here) with its split input, rebuilt
+ * under its own name (before, the pattern named at most 4 outputs) */
+START_TEST(split_of_five_after_reshape)
+{
+    PC_CASE_OPTS(&with_views,
+                 "opset 13\nxi: float[2,10]; s: int64[2] = [10, 2]; sp: int64[5] = [1, 2, 3, 2, 2]\nx = Relu(xi)\n"
+                 "r = Reshape(x, s); a, b, c, d, e = Split(r, sp) {axis=0}; n = Neg(e)\nreturn a, b, c, d, n",
+                 1, "x = Relu(xi)\nr = Reshape(x, s)\ni = Identity(r)\na:shared, b:shared, c:shared, d:shared, e = Split(i, sp)\n"
+                 "n = Neg(e)");
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text("opset 13\nx: float[4,2]; s: int64[2] = [2, 4]\nr = Reshape(x, s)\n"
+                                     "a, b, c, d, e = Split(r) {axis=1}\nreturn a, b, c, d, e", &err);
+    ck_assert_ptr_nonnull(m);
+    ph_node *split = ph_value_producer(ph_graph_output(ph_model_graph(m), 0));
+    ph_node_set_name(split, "/blocks/Split");
+    ck_assert_int_eq(ph_test_run(pass, m, &with_views, NULL, &err), 1);
+    split = ph_value_producer(ph_graph_output(ph_model_graph(m), 4));
+    ck_assert_str_eq(ph_node_name(split), "/blocks/Split");
+    ck_assert_str_eq(ph_node_op_type(ph_value_producer(ph_node_input(split, 0))), "Identity");
+    ck_assert_int_eq(ph_node_attr_int(split, "axis", 0), 1);
+    ph_model_free(m);
+}
+END_TEST
+
 /* Reshape after Relu (an instruction), Squeeze after Reshape (not listed);
  * and with an empty list nothing at all */
 #define ALONE "xi: float[2,3,4]; s: int64[4] = [1, 2, 3, 4]; ax: int64[1] = [0]\n" \
@@ -70,6 +94,7 @@ int main(void)
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, copy_between_two_views);
     tcase_add_test(tc, split_after_concat);
+    tcase_add_test(tc, split_of_five_after_reshape);
     tcase_add_test(tc, left_alone);
     tcase_add_test(tc, inside_if_branches);
     suite_add_tcase(s, tc);

@@ -2,7 +2,8 @@
  * statements (passhost/pattern.h): benefits and the larger match winning,
  * attribute variables, defaults and comparisons, dtype variables, tests on
  * constant values, fits(), opset guards, alternatives between statements,
- * state from a condition to its rewrite, declarative results, sticky
+ * state from a condition to its rewrite, declarative results (output
+ * lists, '_' as the copied node's op), '!all' readers, sticky
  * errors, why a match fails (ph_pattern_explain); each with the cases it
  * must refuse, and parse errors that keep their position. */
 #include <check.h>
@@ -86,6 +87,15 @@ START_TEST(new_parse_errors_keep_their_position)
         {"y = Relu(x)\n=>\ny = Neg(x) like x", "not made by a statement", 3, 17},
         {"y = Relu(x)\n=>\ny = Neg(x) {...q}", "not made by a statement", 3, 16},
         {"y = Relu(x)\n=>\ny = Neg(x) {alpha}", "expected '='", 3, 18},
+        {"_* = Split(x)", "a variadic output needs a name", 1, 3},
+        {"ys*, z = Split(x)", "a variadic output must come last", 1, 4},
+        {"ys* = Split(x)\nzs* = Split(x)\ny = Neg(ys)", "a variadic list", 3, 11},
+        {"ys* = Split(x)\n=>\nys* = _(x)", "needs 'like'", 3, 7},
+        {"ys* = Split(x)\n=>\nys* = _@a.b(x) like ys", "takes no domain", 3, 7},
+        {"y = Relu(x)\n=>\nqs* = Neg(x)", "not an output list", 3, 1},
+        {"y = Relu(x)\n=>\ny = Neg(x*)", "not a list", 3, 9},
+        {"ys* = Split(x, qs*)\n=>\nys* = Split(qs*, x) like ys", "a variadic input must come last", 3, 16},
+        {"ys* = Split(x)\n=>\nys* = ys", "names one value on each side", 3, 7},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         ph_error err = {0};
@@ -721,6 +731,119 @@ START_TEST(results_refused_and_declined)
 }
 END_TEST
 
+/* Output lists, lists in results and '_' as a result's op. */
+START_TEST(output_lists_and_same_op_results)
+{
+    ph_error err = {0};
+    ph_model *m = ph_test_model_text("opset 13\nx: float[2,10]; sp: int64[5] = [1, 2, 3, 2, 2]\nr = Relu(x)\n"
+                                     "a, b, c, d, e = Split(r, sp) {axis=1}\nt, u = Split(r) {axis=0}\n"
+                                     "v = Neg(t)\nreturn a, b, c, d, e, v, u", &err);
+    ck_assert_msg(m != NULL, "%s", err.message);
+    ph_graph *g = ph_model_graph(m);
+    ph_node *five = ph_value_producer(ph_graph_output(g, 0)), *two = ph_value_producer(ph_graph_output(g, 6));
+    ph_node_set_name(five, "/s/Split");
+    /* the list takes the outputs after the named ones, every one of them */
+    ph_pattern *p = parse_ok("ys* = Split(x, qs*)");
+    ph_match *mt = ph_match_new(p);
+    ph_value *const *vals = NULL;
+    ck_assert_int_eq(ph_pattern_match_at(p, five, mt), 1);
+    ck_assert_uint_eq(ph_match_values(mt, "ys", &vals), 5);
+    ck_assert_ptr_eq(vals[4], ph_node_output(five, 4));
+    ck_assert_ptr_eq(ph_match_node(mt, "ys"), five);
+    ck_assert_uint_eq(ph_match_values(mt, "qs", &vals), 1);
+    ph_match_free(mt);
+    ph_pattern_free(p);
+    p = parse_ok("y0, y1, ys* = Split(x, qs*)");
+    mt = ph_match_new(p);
+    ck_assert_int_eq(ph_pattern_match_at(p, five, mt), 1);
+    ck_assert_uint_eq(ph_match_values(mt, "ys", &vals), 3);
+    ck_assert_ptr_eq(vals[0], ph_node_output(five, 2));
+    ck_assert_ptr_eq(ph_match_value(mt, "y1"), ph_node_output(five, 1));
+    ck_assert_int_eq(ph_pattern_match_at(p, two, mt), 1); /* two named, an empty list */
+    ck_assert_uint_eq(ph_match_values(mt, "ys", &vals), 0);
+    ph_match_free(mt);
+    ph_pattern_free(p);
+    /* interior: the list is private like any interior output (t is read
+     * by v, but u is a graph output) */
+    ck_assert_int_eq(matches("t, us* = Split(r)\ny = Neg(t)", ph_value_producer(ph_graph_output(g, 5))), 0);
+    ck_assert_int_eq(matches("t, _ = Split(r)\ny = Neg(t)", ph_value_producer(ph_graph_output(g, 5))), 0);
+
+    /* a result rebuilds the matched node (its op, attributes and name) with
+     * another first input, each output of the list replacing its own */
+    static const ph_rule copy[] = {
+        {"copy", "r = Relu(x)\nys* = Split(r, qs*)\n=>\nc = Identity(r)\nys* = _(c, qs*) like ys", NULL, NULL},
+        {0}};
+    ck_assert_int_eq(run_rules(copy, m), 0); /* r has three readers */
+    ph_model_free(m);
+    m = ph_test_model_text("opset 13\nx: float[2,10]; sp: int64[5] = [1, 2, 3, 2, 2]\nr = Relu(x)\n"
+                           "a, b, c, d, e = Split(r, sp) {axis=1}\nreturn a, b, c, d, e", &err);
+    g = ph_model_graph(m);
+    ph_node_set_name(ph_value_producer(ph_graph_output(g, 0)), "/s/Split");
+    tk_infer(m);
+    char e_name[64];
+    snprintf(e_name, sizeof e_name, "%s", ph_value_name(ph_graph_output(g, 4)));
+    ck_assert_int_eq(run_rules(copy, m), 1);
+    five = ph_value_producer(ph_graph_output(g, 4));
+    ck_assert_ptr_eq(ph_value_producer(ph_graph_output(g, 0)), five);
+    ck_assert_str_eq(ph_node_name(five), "/s/Split");
+    ck_assert_str_eq(ph_node_op_type(five), "Split");
+    ck_assert_int_eq(ph_node_attr_int(five, "axis", 0), 1);
+    ck_assert_uint_eq(ph_node_input_count(five), 2);
+    ck_assert_str_eq(ph_node_op_type(ph_value_producer(ph_node_input(five, 0))), "Identity");
+    ck_assert_str_eq(ph_value_name(ph_node_input(five, 1)), "sp");
+    ck_assert_str_eq(ph_value_name(ph_graph_output(g, 4)), e_name); /* graph outputs keep their names */
+    ck_assert_int_eq(ph_value_rank(ph_graph_output(g, 4)), 2);
+    ph_model_free(m);
+
+    /* without 'like': a new node of as many outputs, the root's name */
+    static const ph_rule axis[] = {
+        {"axis", "ys* = Split(x) {axis=-1}\n=>\nys* = Split(x) {axis=1}", NULL, NULL}, {0}};
+    m = ph_test_model_text("opset 13\nx: float[2,6]\na, b, c = Split(x) {axis=-1}\nreturn a, b, c", &err);
+    g = ph_model_graph(m);
+    ph_node_set_name(ph_value_producer(ph_graph_output(g, 0)), "cut");
+    ck_assert_int_eq(run_rules(axis, m), 1);
+    ph_node *n = ph_value_producer(ph_graph_output(g, 2));
+    ck_assert_ptr_eq(ph_value_producer(ph_graph_output(g, 0)), n);
+    ck_assert_int_eq(ph_node_attr_int(n, "axis", 0), 1);
+    ck_assert_uint_eq(ph_node_output_count(n), 3);
+    ck_assert_str_eq(ph_node_name(n), "cut");
+    ph_model_free(m);
+}
+END_TEST
+
+/* '!all Op(x)': refused when every reader of x is such a node (x no graph
+ * output; a value nobody reads counts), not when one reader is not. */
+START_TEST(negative_statement_every_reader)
+{
+    ph_model *m = tk_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = tk_input(g, "x", 1, TK_I64(4));
+    ph_value *all = tk_op1(g, "Neg", x), *some = tk_op1(g, "Neg", x), *none = tk_op1(g, "Neg", x);
+    ph_value *out = tk_op1(g, "Neg", x);
+    ph_value *c[5] = {tk_op1(g, "Cast", all), tk_op1(g, "Cast", all), tk_op1(g, "Cast", some),
+                      tk_op1(g, "Relu", some), tk_op1(g, "Cast", out)};
+    for (int i = 0; i < 5; i++) {
+        if (ph_node_op(ph_value_producer(c[i])) == PH_OP_Cast)
+            ph_node_set_attr_int(ph_value_producer(c[i]), "to", PH_DT_INT32);
+        tk_output(g, c[i]);
+    }
+    tk_output(g, out);
+    const char *rule = "y = Neg(x)\n!all Cast(y) {to=6}";
+    ck_assert_int_eq(matches(rule, ph_value_producer(all)), 0);
+    ck_assert_int_eq(matches(rule, ph_value_producer(some)), 1);  /* a Relu reads it too */
+    ck_assert_int_eq(matches(rule, ph_value_producer(none)), 0);  /* nothing reads it */
+    ck_assert_int_eq(matches(rule, ph_value_producer(out)), 1);   /* a graph output */
+    ck_assert_int_eq(matches("y = Neg(x)\n!all Cast(y) {to=7}", ph_value_producer(all)), 1);
+    ck_assert_int_eq(matches("y = Neg(x)\n!Cast(y) {to=6}", ph_value_producer(some)), 0); /* '!' alone: none */
+    /* a reader inside the match is not one of the readers */
+    ck_assert_int_eq(matches("y = Neg(x)\nz = Relu(y)\n!all Cast(y)", ph_value_producer(c[3])), 0);
+    char why[400];
+    ck_assert_int_eq(explain(rule, ph_value_producer(all), why, sizeof why), 0);
+    ck_assert_msg(strstr(why, "every reader of") && strstr(why, "(!all Cast) excludes"), "%s", why);
+    ph_model_free(m);
+}
+END_TEST
+
 /* ------------------------------------------------------- sticky errors */
 
 static int rw_bad_setter(ph_rewriter *rw, const ph_match *m)
@@ -787,6 +910,8 @@ Suite *pattern_language_suite(void)
     tcase_add_test(tc, declarative_results);
     tcase_add_test(tc, float_lists_and_domains_from_callbacks);
     tcase_add_test(tc, results_refused_and_declined);
+    tcase_add_test(tc, output_lists_and_same_op_results);
+    tcase_add_test(tc, negative_statement_every_reader);
     tcase_add_test(tc, setters_record_the_first_failure);
     suite_add_tcase(s, tc);
     return s;

@@ -8,49 +8,27 @@
  * Requires: a default-domain Reshape, Flatten, Squeeze, Unsqueeze, Concat,
  *   Split, Slice, Transpose or Expand (the operators a target may compile to
  *   a view) in the parameter noop_ops (the profile's noop_ops), whose first
- *   input is made by a node whose op is in noop_ops too.  A Split is
- *   rewritten when it has at most 4 outputs (the pattern names each).
+ *   input is made by a node whose op is in noop_ops too.
  * Changes:  an Identity between the two: the node is rebuilt reading
  *   Identity(first input).  Main graph and every If/Loop/Scan body.
  * Exact:    yes; Identity copies.
  */
-#include <string.h>
-
 #include <passhost/passhost.h>
 
+/* Both ops in noop_ops; the producer of the default domain. */
 static int after_noop(const ph_match *m, const ph_params *params)
 {
     const char *list = ph_params_string(params, "noop_ops");
-    const ph_node *n = ph_match_root(m);
     const ph_node *p = ph_value_producer(ph_match_value(m, "a"));
-    return p && !*ph_node_domain(n) && ph_target_list_has(list, ph_node_op_type(n)) && !*ph_node_domain(p) &&
-           ph_target_list_has(list, ph_node_op_type(p));
+    return p && !*ph_node_domain(p) && ph_target_list_has(list, ph_node_op_type(p)) &&
+           ph_target_list_has(list, ph_node_op_type(ph_match_root(m)));
 }
 
-static int insert_copy(ph_rewriter *rw, const ph_match *m)
-{
-    ph_node *root = ph_match_root(m);
-    size_t n_in = ph_node_input_count(root);
-    ph_value **in = ph_rw_alloc(rw, (n_in ? n_in : 1) * sizeof *in);
-    if (!in)
-        return ph_rw_fail(rw, PH_ENOMEM);
-    for (size_t i = 0; i < n_in; i++)
-        in[i] = ph_node_input(root, i);
-    in[0] = ph_rw_op(rw, "Identity", 1, in);
-    ph_node *copy = in[0] ? ph_rw_clone(rw, root, NULL, n_in, in) : NULL;
-    if (!copy)
-        return ph_rw_fail(rw, PH_ENOMEM);
-    for (size_t i = 0; i < ph_node_output_count(root); i++)
-        ph_rw_replace(rw, ph_node_output(root, i), ph_node_output(copy, i));
-    return ph_rw_done(rw);
-}
-
-#define VIEWS "Reshape|Flatten|Squeeze|Unsqueeze|Concat|Slice|Transpose|Expand"
 static const ph_rule rules[] = {
     {"copy_after_noop",
-     "( y = " VIEWS "|Split(a, qs*) | y0, y1 = Split(a, qs*) | y0, y1, y2 = Split(a, qs*)"
-     " | y0, y1, y2, y3 = Split(a, qs*) )",
-     after_noop, insert_copy},
+     "ys* = Reshape|Flatten|Squeeze|Unsqueeze|Concat|Split|Slice|Transpose|Expand(a, qs*)\n"
+     "=>\nc = Identity(a)\nys* = _(c, qs*) like ys",
+     after_noop, NULL},
     {0},
 };
 

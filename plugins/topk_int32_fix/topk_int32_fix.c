@@ -9,8 +9,8 @@
  * the TopK (the profile's TopK.index_dtype) and a runtime the same values.
  *
  * Requires: a default-domain TopK whose indices are read (or are a graph
- *   output), not all of their readers a Cast to int32 already, and the
- *   parameter index_dtype (the profile's TopK.index_dtype) int32.
+ *   output), not all of their readers a Cast to int32 already (!all), and
+ *   the parameter index_dtype (the profile's TopK.index_dtype) int32.
  * Changes:  TopK -> TopK, indices -> Cast(int32) -> Cast(int64) -> the
  *   old readers (a graph output keeps its name).  Main graph and every
  *   If/Loop/Scan body.
@@ -20,40 +20,19 @@
 
 #include <passhost/passhost.h>
 
-static int needs_cast(const ph_match *m, const ph_params *params)
+/* The target's indices are int32. */
+static int int32_target(const ph_match *m, const ph_params *params)
 {
     const char *want = ph_params_string(params, "index_dtype");
-    if (!want || strcmp(want, "int32"))
-        return 0;
-    const ph_value *idx = ph_match_value(m, "i");
-    size_t uses = ph_value_use_count(idx);
-    if (!uses && !ph_value_graph_output_count(idx))
-        return 0;
-    int all_cast = ph_value_graph_output_count(idx) == 0;
-    for (size_t u = 0; u < uses && all_cast; u++) {
-        const ph_node *n = ph_value_use(idx, u, NULL);
-        all_cast = ph_node_op(n) == PH_OP_Cast && ph_node_attr_int(n, "to", 0) == PH_DT_INT32;
-    }
-    return !all_cast;
+    return want && !strcmp(want, "int32");
 }
 
-static int cast_indices(ph_rewriter *rw, const ph_match *m)
-{
-    ph_node *root = ph_match_root(m);
-    ph_value *in[2] = {ph_match_value(m, "x"), ph_match_value(m, "k")};
-    ph_node *copy = ph_rw_clone(rw, root, NULL, 2, in);
-    if (!copy)
-        return ph_rw_fail(rw, PH_ENOMEM);
-    ph_value *n32 = ph_rw_cast(rw, ph_node_output(copy, 1), PH_DT_INT32);
-    ph_value *wide = n32 ? ph_rw_cast(rw, n32, PH_DT_INT64) : NULL;
-    if (!wide)
-        return ph_rw_done(rw);
-    ph_rw_replace(rw, ph_match_value(m, "v"), ph_node_output(copy, 0));
-    ph_rw_replace(rw, ph_match_value(m, "i"), wide);
-    return ph_rw_done(rw);
-}
-
-static const ph_rule rules[] = {{"topk_int32", "v, i = TopK(x, k)", needs_cast, cast_indices}, {0}};
+static const ph_rule rules[] = {
+    {"topk_int32",
+     "v, i = TopK(x, k)\n!all Cast(i) {to=6}\n"
+     "=>\nv, n = TopK(x, k) like v\nn32 = Cast(n) {to=6}\ni = Cast(n32) {to=7}",
+     int32_target, NULL},
+    {0}};
 
 static const ph_param_def params[] = {
     {"index_dtype", PH_PARAM_STRING, "int32", "the dtype of the target's TopK indices"},

@@ -16,10 +16,12 @@
  * Syntax ('#' starts a comment):
  *
  *   rule       := item {sep item} ['=>' {result}]
- *   item       := statement | directive | '(' items {'|' items} ')'
+ *   item       := statement | negative | directive | '(' items {'|' items} ')'
  *   directive  := 'benefit' N | 'opset' ['@' domain] cmp N
  *   statement  := outputs '=' ops '(' [args] ')' ['{' attrs '}']
- *   outputs    := out {',' out}        out := name [':shared'] | '_'
+ *   negative   := '!' ['all'] ops '(' args ')' ['{' attrs '}']
+ *   outputs    := out {',' out} [',' name '*'] | name '*'
+ *   out        := name [':shared'] | '_'
  *   ops        := op {'|' op}          op  := Name ['@' domain]   (alternatives)
  *   args       := arg {',' arg} [',' name '*'] | name '*'
  *   arg        := (name | '_') ['?'] {':' constraint}
@@ -37,9 +39,11 @@
  *   cmp        := '=' | '!=' | '<' | '<=' | '>' | '>=' | 'in'
  *   rhs        := literal | '$' name
  *   literal    := integer | float | "string" | '[' numbers or strings ']'
- *   result     := outs '=' Op ['@' domain] '(' [rarg {',' rarg}] ')' ['like' name]
+ *   result     := routs '=' (Op ['@' domain] | '_') '(' [rargs] ')' ['like' name]
  *                 ['{' rattr {',' rattr} '}']
  *               | name '=' name                     (an alias: y is x)
+ *   routs      := rout {',' rout} [',' name '*'] | name '*'    rout := name | '_'
+ *   rargs      := rarg {',' rarg} [',' name '*'] | name '*'
  *   rarg       := name ['?'] | '_'
  *   rattr      := key '=' (literal | '$' name) | '...' name
  *
@@ -48,7 +52,11 @@
  *    name is a leaf (an input of the match).  '_' matches anything.
  *  - 'x?' is an optional input: it may be omitted (ph_match_value gives
  *    NULL); its constraints apply when it is there.  'xs*' takes the
- *    remaining inputs, zero or more (ph_match_values).
+ *    remaining inputs, zero or more (ph_match_values).  'ys*' among the
+ *    outputs likewise takes the outputs after the named ones (a Split of
+ *    any number of pieces: 'ys* = Split(a, qs*)'); like every output of an
+ *    interior node they must have no reader outside the match.  A list is
+ *    read whole (ph_match_values, a result's 'xs*'), never as an input.
  *  - Two-input commutative operators (Add Mul Max Min Sum And Or Xor Equal
  *    BitwiseAnd BitwiseOr BitwiseXor) match their inputs in either order.
  *  - Ops without '@' are of the default domain (ai.onnx).
@@ -102,6 +110,13 @@
  *    order the nodes are visited in, without a look-ahead in the pass.
  *  - 'opset >= 17' (==, !=, <, <=, >) is a guard: the form matches only in
  *    a model whose default-domain opset (or 'opset@domain') is so.
+ *  - Negative statements: '!Op(x, ...) {attrs}' refuses the match when a
+ *    node outside it reads x (the first value named; in the root's graph)
+ *    and matches the statement (op, attributes, inputs): "no reader is
+ *    X".  '!all Op(x)' refuses it when every reader outside the match (in
+ *    any graph) matches, x being no graph output (a value nobody reads is
+ *    refused too): "not every reader is X", e.g. a rewrite already done
+ *    ('!all Cast(i) {to=6}').  Their inputs are '_' or values bound before.
  *  - The engine refuses a match where an interior value has a consumer
  *    outside the match (a node of a subgraph counts) or is a graph output,
  *    unless that output is marked ':shared', and one where an output of the
@@ -117,10 +132,15 @@
  * Attributes are literals, variables ('$eps': the pattern's, or bound by
  * the callback with ph_rw_bind_int/_float/_ints/_floats/_string; unbound: left out)
  * and '...c', every attribute of the matched node that makes c.  'like c'
- * makes the node a copy of c's (ph_rw_clone: attributes and name).  An
- * output named like a value the matched nodes make replaces that value and
- * takes its type; the node that replaces the root's first output takes the
- * root's name (unless 'like' names another).  'y = x' replaces y by x.  An
+ * makes the node a copy of c's (ph_rw_clone: attributes and name); its
+ * op may be '_', c's own op.  A list 'xs*' of the pattern as the last
+ * input is read whole (omitted entries kept in place), and an output list
+ * 'ys*' replaces the pattern's 'ys*' value by value (the node gets as many
+ * outputs), so 'c = Identity(a); ys* = _(c, qs*) like ys' rebuilds a
+ * matched node, whatever its op and number of outputs, with another first
+ * input.  An output named like a value the matched nodes make replaces
+ * that value and takes its type; the node that replaces the root's first
+ * output takes the root's name (unless 'like' names another).  'y = x' replaces y by x.  An
  * op of another domain makes the model import that domain (version 1).
  *
  * Parsing reports a malformed pattern with its position:

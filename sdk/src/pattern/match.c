@@ -726,33 +726,60 @@ static int nac_args(ph_match *m, const pat_stmt *s, ph_node *c, int swap)
     return 1;
 }
 
-/* A reader outside the match of the first value negative statement s
- * names that matches s, or NULL. */
-static ph_node *nac_hit(ph_match *m, const pat_stmt *s, const ph_graph *g)
+/* 1 when reader c matches negative statement s (op, attributes, inputs). */
+static int nac_reader(ph_match *m, const pat_stmt *s, ph_node *c)
+{
+    if (c->removed || c->n_inputs != (size_t)s->n_args || !pat_op_matches(s, c))
+        return 0;
+    int vmark = m->n_vtrail, hit = 1;
+    for (int a = 0; a < s->n_attrs && hit; a++)
+        hit = check_attr(m, &s->attrs[a], c);
+    if (hit) {
+        hit = nac_args(m, s, c, 0);
+        if (!hit && s->n_args >= 2 && pat_is_commutative(c->op)) {
+            var_unbind_to(m, vmark);
+            hit = nac_args(m, s, c, 1);
+        }
+    }
+    var_unbind_to(m, vmark);
+    return hit;
+}
+
+/* The first value negative statement s names. */
+static const ph_value *nac_value(const ph_match *m, const pat_stmt *s)
 {
     const ph_value *v = NULL;
     for (int j = 0; j < s->n_args && !v; j++)
         v = s->args[j].slot >= 0 ? m->vals[s->args[j].slot] : NULL;
+    return v;
+}
+
+/* A reader outside the match of the first value negative statement s
+ * names that matches s, or NULL. */
+static ph_node *nac_hit(ph_match *m, const pat_stmt *s, const ph_graph *g)
+{
+    const ph_value *v = nac_value(m, s);
     for (size_t u = 0; v && u < v->n_uses; u++) {
         ph_node *c = v->uses[u].node;
-        if (c->removed || c->graph != g || c->n_inputs != (size_t)s->n_args || !pat_op_matches(s, c) ||
-            pat_match_has(m, c))
-            continue;
-        int vmark = m->n_vtrail, hit = 1;
-        for (int a = 0; a < s->n_attrs && hit; a++)
-            hit = check_attr(m, &s->attrs[a], c);
-        if (hit) {
-            hit = nac_args(m, s, c, 0);
-            if (!hit && s->n_args >= 2 && pat_is_commutative(c->op)) {
-                var_unbind_to(m, vmark);
-                hit = nac_args(m, s, c, 1);
-            }
-        }
-        var_unbind_to(m, vmark);
-        if (hit)
+        if (c->graph == g && !pat_match_has(m, c) && nac_reader(m, s, c))
             return c;
     }
     return NULL;
+}
+
+/* '!all': 1 when the value s names is no graph output and every reader
+ * outside the match (in any graph; none at all counts) matches s. */
+static int nac_every(ph_match *m, const pat_stmt *s)
+{
+    const ph_value *v = nac_value(m, s);
+    if (!v || v->n_output_refs)
+        return 0;
+    for (size_t u = 0; u < v->n_uses; u++) {
+        ph_node *c = v->uses[u].node;
+        if (!c->removed && !pat_match_has(m, c) && !nac_reader(m, s, c))
+            return 0;
+    }
+    return 1;
 }
 
 /* Match statements i, i-1, ..., 0; at the end the interior rules, so a
@@ -761,7 +788,10 @@ static int match_from(ph_match *m, const pat_form *f, int i, const ph_graph *g)
 {
     if (i < 0) {
         for (int k = 0; k < f->n_nacs; k++) {
-            ph_node *c = nac_hit(m, &f->nacs[k], g);
+            if (f->nacs[k].every && nac_every(m, &f->nacs[k]))
+                return fail(m, -1, "every reader of '%s' is what the negative statement %d (!all %s) excludes",
+                            vname(nac_value(m, &f->nacs[k])), k + 1, f->nacs[k].ops[0].op_type);
+            ph_node *c = f->nacs[k].every ? NULL : nac_hit(m, &f->nacs[k], g);
             char label[200];
             if (c)
                 return fail(m, -1, "node '%s' reads the match and is what the negative statement %d (!%s) "
@@ -817,6 +847,11 @@ static int match_from(ph_match *m, const pat_form *f, int i, const ph_graph *g)
             return fail(m, i, "output %d of node '%s' is %s", o, ph_node_label(n, label, sizeof label),
                         n->outputs[o] ? "bound to another value already" : "omitted");
         }
+    if (s->variadic_out >= 0) { /* 'ys*': the outputs after the named ones */
+        size_t k = (size_t)s->n_outs;
+        m->var[s->variadic_out] = (ph_value *const *)(n->n_outputs > k ? n->outputs + k : NULL);
+        m->var_n[s->variadic_out] = n->n_outputs > k ? n->n_outputs - k : 0;
+    }
     m->nodes[i] = n;
     int tries = s->n_args >= 2 && s->variadic_slot < 0 && pat_is_commutative(n->op) ? 2 : 1;
     for (int swap = 0; swap < tries; swap++) {
@@ -867,7 +902,7 @@ static int interior_ok(ph_match *m, const pat_form *f)
             const ph_value *v = n->outputs[o];
             if (!v || ((int)o < s->n_outs && s->shared[o]))
                 continue;
-            if (root && (int)o < s->n_outs && s->outs[o] >= 0)
+            if (root && ((int)o < s->n_outs ? s->outs[o] >= 0 : s->variadic_out >= 0))
                 continue;
             if (v->n_output_refs)
                 return fail(m, -1, "'%s' (statement %d) is a graph output: the match would remove it (mark it "

@@ -640,6 +640,13 @@ static int attribute(parser *ps, pat_stmt *st)
 
 /* -------------------------------------------------------------- statements */
 
+/* After a list 'name*': only `close` may follow. */
+static int list_is_last(parser *ps, char close, const char *what)
+{
+    skip(ps);
+    return peek(ps) == close ? 0 : fail(ps, "a variadic %s must come last", what);
+}
+
 static int op_name(parser *ps, char *name, size_t nsize, char *domain, size_t dsize)
 {
     domain[0] = 0;
@@ -691,10 +698,7 @@ static int argument(parser *ps, pat_stmt *st, int stmt_index)
             return fail(ps, "'%s' is already bound", name);
         f->slot_variadic[slot] = 1;
         st->variadic_slot = slot;
-        skip(ps);
-        if (peek(ps) != ')')
-            return fail(ps, "a variadic input must come last");
-        return 0;
+        return list_is_last(ps, ')', "input");
     }
     pat_arg *a = grow1(ps, (void **)&st->args, &st->n_args, sizeof *st->args);
     if (!a)
@@ -730,10 +734,24 @@ static int pattern_statement(parser *ps)
         return -1;
     int index = f->n_stmts - 1;
     st->variadic_slot = -1;
+    st->variadic_out = -1;
     do {
         char name[64];
         if (ident(ps, name, sizeof name, "an output name or '_'"))
             return -1;
+        if (accept(ps, '*')) { /* 'ys*': the remaining outputs */
+            int slot = strcmp(name, "_") ? slot_get(ps, name) : fail(ps, "a variadic output needs a name");
+            if (slot < 0)
+                return -1;
+            if (f->slot_stmt[slot] >= 0 || f->slot_variadic[slot])
+                return fail(ps, "'%s' is bound twice", name);
+            f->slot_variadic[slot] = 1;
+            f->slot_stmt[slot] = index;
+            st->variadic_out = slot;
+            if (list_is_last(ps, '=', "output"))
+                return -1;
+            break;
+        }
         int *o = grow1(ps, (void **)&st->outs, &st->n_outs, sizeof *st->outs);
         int n_sh = st->n_outs - 1;
         int *sh = o ? grow1(ps, (void **)&st->shared, &n_sh, sizeof *st->shared) : NULL;
@@ -789,9 +807,11 @@ static int pattern_statement(parser *ps)
     return 0;
 }
 
-/* '!' ops '(' args ')' ['{' attrs '}']: a negative statement.  The form
- * matches only when no node outside the match that reads the value its
- * first named argument binds matches the statement.  Its arguments are '_'
+/* '!' ['all'] ops '(' args ')' ['{' attrs '}']: a negative statement.  The
+ * form matches only when no node outside the match that reads the value its
+ * first named argument binds matches the statement; with 'all', only when
+ * not every such reader does (the value is a graph output, or some reader
+ * does not match; a value nothing reads is refused).  Its arguments are '_'
  * or values of the pattern (bound before it). */
 static int negative_statement(parser *ps)
 {
@@ -800,6 +820,8 @@ static int negative_statement(parser *ps)
     if (!st)
         return -1;
     st->variadic_slot = -1;
+    st->variadic_out = -1;
+    st->every = keyword(ps, "all");
     do {
         if (op_alternative(ps, st))
             return -1;
@@ -859,12 +881,25 @@ static int result_statement(parser *ps)
         return -1;
     int index = f->n_result - 1;
     r->like = -1;
+    r->variadic_out = r->variadic_arg = -1;
     do {
         char name[64];
         skip(ps);
         const char *at = ps->s;
         if (ident(ps, name, sizeof name, "an output name or '_'"))
             return -1;
+        if (accept(ps, '*')) { /* 'ys*': replaces the pattern's output list ys */
+            int slot = pat_slot(f, name);
+            if (slot < 0 || !f->slot_variadic[slot] || f->slot_stmt[slot] < 0)
+                return fail_at(ps, at, "'%s*': %s is not an output list 'ys*' of the pattern", name, name);
+            if (f->slot_rstmt[slot] >= 0)
+                return fail_at(ps, at, "'%s' is made twice by the result", name);
+            f->slot_rstmt[slot] = index;
+            r->variadic_out = slot;
+            if (list_is_last(ps, '=', "output"))
+                return -1;
+            break;
+        }
         int *o = grow1(ps, (void **)&r->outs, &r->n_outs, sizeof *r->outs);
         if (!o)
             return -1;
@@ -901,7 +936,7 @@ static int result_statement(parser *ps)
     if (!accept(ps, '(')) { /* an alias: y = x */
         if (*domain)
             return fail(ps, "expected '('");
-        if (r->n_outs != 1 || r->outs[0] < 0)
+        if (r->n_outs != 1 || r->outs[0] < 0 || r->variadic_out >= 0)
             return fail_at(ps, at, "an alias 'y = x' names one value on each side");
         int *a = grow1(ps, (void **)&r->args, &r->n_args, sizeof *r->args);
         int n2 = 0, n3 = 0;
@@ -912,10 +947,14 @@ static int result_statement(parser *ps)
         *aa = (size_t)(at - ps->text);
         return 0;
     }
+    r->same_op = strcmp(name, "_") == 0; /* the op of the node 'like' copies */
     size_t len = strlen(name) + (*domain ? strlen(domain) + 1 : 0) + 1;
-    if (!(r->op = malloc(len)))
+    if (r->same_op && *domain)
+        return fail_at(ps, at, "'_' (the op of the node 'like' copies) takes no domain");
+    if (!r->same_op && !(r->op = malloc(len)))
         return oom(ps);
-    snprintf(r->op, len, "%s%s%s", name, *domain ? "@" : "", domain);
+    if (r->op)
+        snprintf(r->op, len, "%s%s%s", name, *domain ? "@" : "", domain);
     if (!accept(ps, ')')) {
         do {
             char arg[64];
@@ -923,6 +962,15 @@ static int result_statement(parser *ps)
             const char *aat = ps->s;
             if (ident(ps, arg, sizeof arg, "an input name or '_'"))
                 return -1;
+            if (accept(ps, '*')) { /* 'xs*': the values of the pattern's list xs */
+                int slot = pat_slot(f, arg);
+                if (slot < 0 || !f->slot_variadic[slot])
+                    return fail_at(ps, aat, "'%s*': %s is not a list 'xs*' of the pattern", arg, arg);
+                r->variadic_arg = slot;
+                if (list_is_last(ps, ')', "input"))
+                    return -1;
+                break;
+            }
             int n1 = r->n_args, n2 = r->n_args;
             int *a = grow1(ps, (void **)&r->args, &r->n_args, sizeof *r->args);
             size_t *aa = a ? grow1(ps, (void **)&r->arg_at, &n1, sizeof *r->arg_at) : NULL;
@@ -951,6 +999,8 @@ static int result_statement(parser *ps)
             return fail_at(ps, lat, "'like %s': %s is not made by a statement of the pattern", like, like);
         r->like = slot;
     }
+    if (r->same_op && r->like < 0)
+        return fail_at(ps, at, "'_' as the op is the op of the node 'like' copies: the statement needs 'like'");
     if (accept(ps, '{') && !accept(ps, '}')) {
         do {
             pat_rattr *a = grow1(ps, (void **)&r->attrs, &r->n_attrs, sizeof *r->attrs);

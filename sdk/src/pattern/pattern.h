@@ -97,8 +97,10 @@ typedef struct pat_stmt {
     pat_arg *args;      /* owned */
     int n_args;
     int variadic_slot;  /* slot of 'name*', or -1 */
+    int variadic_out;   /* slot of an output list 'name*' (the outputs after the named ones), or -1 */
     pat_attr *attrs;    /* owned */
     int n_attrs;
+    int every;          /* negative statement '!all': refused when every reader matches */
 } pat_stmt;
 
 /* `opset[@domain] CMP N` */
@@ -120,7 +122,10 @@ typedef struct pat_rattr {
 typedef struct pat_rstmt {
     int *outs;          /* owned: slot per output, -1 for '_' */
     int n_outs;
-    char *op;           /* owned "Op" or "Op@domain"; NULL: an alias 'y = x' */
+    char *op;           /* owned "Op" or "Op@domain"; NULL: an alias 'y = x', or '_' */
+    int same_op;        /* '_': the op of the node 'like' copies */
+    int variadic_out;   /* 'ys*' last: the pattern's output list it replaces, or -1 */
+    int variadic_arg;   /* 'xs*' last: the pattern's list it reads, or -1 */
     int *args;          /* owned: slots (-1 for '_': an omitted input) */
     int *arg_optional;  /* owned: 1 for 'name?' */
     size_t *arg_at;     /* owned: text offsets */
@@ -142,7 +147,8 @@ typedef struct pat_form {
     int *slot_rstmt;    /* owned: result statement making the slot, or -1 */
     pat_stmt *stmts;    /* owned */
     int n_stmts;
-    pat_stmt *nacs;     /* owned: '!Op(...)': no reader of the values they name may match */
+    pat_stmt *nacs;     /* owned: '!Op(...)': no reader of the values they name may match;
+                         * '!all Op(...)': not every reader may match */
     int n_nacs;
     int depth;
     char **vars;        /* owned: '$' variable names (without '$') */

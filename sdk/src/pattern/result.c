@@ -5,7 +5,9 @@
  * are values of the match, outputs of earlier result statements or values
  * the rewrite callback bound (ph_rw_bind); its attributes are literals,
  * variables of the pattern or of the callback (ph_rw_bind_int, ...), and
- * copies of a matched node's ('...c', 'like c').  An output named like a
+ * copies of a matched node's ('...c', 'like c'; op '_': the copied node's
+ * op).  A list 'xs*' of the pattern is read whole as the last inputs, and
+ * 'ys*' replaces the pattern's output list ys.  An output named like a
  * value the matched nodes make replaces it (taking its type); the node
  * that replaces the root's first output takes the root's name, unless
  * 'like c' gives it c's. */
@@ -72,7 +74,7 @@ static int set_attr(ph_node *n, const char *key, const pat_val *v)
 static int build_stmt(ph_rewriter *rw, const pat_form *f, const pat_rstmt *r, ph_value **local)
 {
     const ph_match *m = rw->m;
-    if (!r->op) { /* y = x */
+    if (!r->op && !r->same_op) { /* y = x */
         ph_value *x = resolve(rw, local, r->args[0]);
         int out = r->outs[0];
         if (!x)
@@ -82,10 +84,11 @@ static int build_stmt(ph_rewriter *rw, const pat_form *f, const pat_rstmt *r, ph
         local[out] = x;
         return 0;
     }
-    ph_value *in[64];
-    size_t n_in = 0;
-    if (r->n_args > 64)
-        return PH_EINVAL;
+    size_t n_var = r->variadic_arg >= 0 ? m->var_n[r->variadic_arg] : 0, n_in = 0;
+    size_t n_var_out = r->variadic_out >= 0 ? m->var_n[r->variadic_out] : 0;
+    ph_value **in = ph_rw_alloc(rw, ((size_t)r->n_args + n_var + 1) * sizeof *in);
+    if (!in)
+        return PH_ENOMEM;
     for (int k = 0; k < r->n_args; k++) {
         in[k] = resolve(rw, local, r->args[k]);
         if (!in[k] && r->args[k] >= 0 && !r->arg_optional[k])
@@ -93,11 +96,16 @@ static int build_stmt(ph_rewriter *rw, const pat_form *f, const pat_rstmt *r, ph
         if (in[k])
             n_in = (size_t)k + 1; /* trailing omitted inputs are left out */
     }
+    if (n_var) { /* 'xs*': the list as matched, omitted entries kept in place */
+        n_in = (size_t)r->n_args + n_var;
+        for (size_t k = 0; k < n_var; k++)
+            in[r->n_args + k] = m->var[r->variadic_arg][k];
+    }
     ph_node *n;
     if (r->like >= 0)
         n = ph_rw_clone(rw, m->nodes[f->slot_stmt[r->like]], r->op, n_in, in);
     else
-        n = ph_rw_node(rw, r->op, n_in, in, (size_t)r->n_outs);
+        n = ph_rw_node(rw, r->op, n_in, in, (size_t)r->n_outs + n_var_out);
     if (!n)
         return PH_EINVAL;
     int rc = 0;
@@ -114,7 +122,18 @@ static int build_stmt(ph_rewriter *rw, const pat_form *f, const pat_rstmt *r, ph
             rc = set_attr(n, ra->key, &v);
         }
     }
-    int root_out = pat_root(f)->outs[0];
+    const pat_stmt *root = pat_root(f);
+    int root_out = root->n_outs ? root->outs[0] : root->variadic_out;
+    for (size_t k = 0; k < n_var_out && !rc; k++) { /* 'ys*': each value of the list by the same output */
+        ph_value *old = m->var[r->variadic_out][k], *v = ph_node_output(n, (size_t)r->n_outs + k);
+        if (!old)
+            continue;
+        rc = v ? ph_value_copy_type(v, old) : PH_EINVAL;
+        if (!rc)
+            rc = ph_rw_replace(rw, old, v);
+        if (!rc && k == 0 && r->variadic_out == root_out && r->like < 0)
+            rc = ph_node_set_name(n, ph_node_name(ph_match_root(m)));
+    }
     for (int k = 0; k < r->n_outs && !rc; k++) {
         int slot = r->outs[k];
         ph_value *v = ph_node_output(n, (size_t)k);
