@@ -58,6 +58,35 @@ ir_map_entry *ir_map_lookup(const ir_map *m, const char *key);
 ir_map_entry *ir_map_upsert(ir_map *m, const char *key, int *created);
 void ir_map_remove(ir_map *m, ir_map_entry *e);
 
+/* The model's name maps (ir/names.c): the values by name (unique), or the
+ * nodes by name (ONNX allows two nodes of one name).  The key is the
+ * object's own name (ph_value.name, or the node's proto->name), read
+ * through the object; the caller takes an object out (ir_names_del) before
+ * its name changes or it is freed. */
+typedef struct ir_names {
+    uint64_t *slots; /* 0: empty; else the object's pointer, 16 bits of its hash on top */
+    size_t cap;      /* power of two, or 0 */
+    size_t count;    /* live entries */
+    size_t used;     /* live + removed */
+    uint8_t nodes;   /* holds ph_node, else ph_value */
+    uint8_t wide;    /* a pointer did not fit in 48 bits: slots hold plain pointers */
+} ir_names;
+
+void ir_names_init(ir_names *m, int nodes);
+void ir_names_free(ir_names *m);
+/* The (first) object named key, or key[0, len) (no NUL inside), or NULL. */
+void *ir_names_get(const ir_names *m, const char *key);
+void *ir_names_get_mem(const ir_names *m, const char *key, size_t len);
+/* How many objects are named key. */
+size_t ir_names_count(const ir_names *m, const char *key);
+/* Add o (its name non-NULL); unique: PH_EEXIST when an object of its name
+ * is there.  0 or PH_ENOMEM. */
+int ir_names_add(ir_names *m, void *o, int unique);
+/* Take o out (nothing when absent). */
+void ir_names_del(ir_names *m, const void *o);
+/* Room for n entries without growing.  0 or PH_ENOMEM. */
+int ir_names_reserve(ir_names *m, size_t n);
+
 /* --------------------------------------------------------------- arrays */
 
 /* Grow *arr (of elem bytes each) so it can hold need elements. */
@@ -273,6 +302,7 @@ struct ph_value {
     uint8_t type_dirty;  /* type changed through the API: refresh its value_info at save */
     uint8_t infer_fresh; /* infer's cached type matches; cleared by the type setters */
     uint8_t by_infer;    /* the type was written by inference (infer.shape) */
+    uint32_t name_hash;  /* of name, set by the name map (ir/names.c) */
 };
 
 typedef struct ir_subgraph {
@@ -300,6 +330,7 @@ struct ph_node {
     uint32_t n_outputs;
     uint8_t removed;
     uint8_t op_linked;    /* in the graph's op-type index */
+    uint8_t in_names;     /* in the model's node-name map */
     /* the rest (counts and positions in 32 bits: a node is 200 bytes) */
     uint32_t cap_inputs;
     uint32_t n_subgraphs;
@@ -362,11 +393,9 @@ struct ph_graph {
 struct ph_model {
     Onnx__ModelProto *proto; /* owned tree; graph arrays emptied */
     ph_graph *graph;
-    ir_map value_names; /* every value name in every graph */
-    ir_map node_names;  /* every node name (value: count of nodes, as a
-                            pointer); keys are owned copies, or the names
-                            themselves when in the arena.  Built on the
-                            first request for a new unique name */
+    ir_names value_names; /* every value of every graph, by name */
+    ir_names node_names;  /* every node of every graph, by name.  Built on
+                              the first request for a new unique name */
     int node_names_ready;
     ir_mapping *mappings;
     ph_node *grave_nodes;
