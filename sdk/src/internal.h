@@ -331,7 +331,7 @@ struct ph_node {
     uint8_t removed;
     uint8_t op_linked;    /* in the graph's op-type index */
     uint8_t in_names;     /* in the model's node-name map */
-    /* the rest (counts and positions in 32 bits: a node is 200 bytes) */
+    /* the rest (counts and positions in 32 bits: a node is 192 bytes) */
     uint32_t cap_inputs;
     uint32_t n_subgraphs;
     uint32_t n_attr_tensors;
@@ -342,9 +342,11 @@ struct ph_node {
     ir_subgraph *subgraphs;
     ir_attr_tensor *attr_tensors;
     size_t mark; /* scratch for toposort/verify */
-    ph_node *grave_next;
     double order;         /* increasing along the graph's node list */
-    ph_node *op_prev;     /* in the graph's op-type index */
+    union {
+        ph_node *op_prev;    /* in the graph's op-type index (NULL once removed) */
+        ph_node *grave_next; /* once removed: the model's list of nodes to free */
+    };
     uint64_t op_seq;      /* when it was linked into its op's index (the model's count then) */
     uint32_t log_pos;     /* 1 + index of its entry in the change log, or 0 (a stale value
                              is told by the entry not holding the node) */
