@@ -25,38 +25,17 @@
 
 /* ----------------------------------------------------------- string map */
 
-/* Open-addressing map from NUL-terminated keys (borrowed: the caller keeps
- * each key alive while it is in the map) to pointers. */
-typedef struct ir_map_entry {
-    uint64_t hash;   /* of the key: compared before the strings */
-    const char *key; /* NULL: empty slot */
-    void *val;
-} ir_map_entry;
-
+/* A map from NUL-terminated keys (borrowed: the caller keeps each key
+ * alive while it is in the map) to pointers, for the SDK's small maps: the
+ * public hash map (passhost/hashmap.h) with string keys.  Zeroed: empty. */
 typedef struct ir_map {
-    ir_map_entry *slots; /* one array: a probe touches one cache line */
-    size_t cap;   /* power of two, or 0 */
-    size_t count; /* live entries */
-    size_t used;  /* live + tombstones */
+    struct ph_hmap *h; /* owned, NULL until the first put */
 } ir_map;
 
 void ir_map_free(ir_map *m);
 void *ir_map_get(const ir_map *m, const char *key);
-/* The same for the key key[0, len) (not NUL-terminated; no NUL inside). */
-void *ir_map_get_mem(const ir_map *m, const char *key, size_t len);
 /* Insert or overwrite; PH_ENOMEM on failure. */
 int ir_map_put(ir_map *m, const char *key, void *val);
-/* Insert key only if absent (one probe): 0, PH_EEXIST or PH_ENOMEM. */
-int ir_map_add(ir_map *m, const char *key, void *val);
-/* Remove key if present and mapped to val (val NULL: any). */
-void ir_map_del(ir_map *m, const char *key, const void *val);
-/* One-probe access for maps whose values are updated in place: the entry
- * of key, or NULL; the entry of key, inserted with a NULL value when absent
- * (*created says so; the caller then may point e->key at its own copy of
- * the same string), or NULL when out of memory; and removal of an entry. */
-ir_map_entry *ir_map_lookup(const ir_map *m, const char *key);
-ir_map_entry *ir_map_upsert(ir_map *m, const char *key, int *created);
-void ir_map_remove(ir_map *m, ir_map_entry *e);
 
 /* The model's name maps (ir/names.c): the values by name (unique), or the
  * nodes by name (ONNX allows two nodes of one name).  The key is the
