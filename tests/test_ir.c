@@ -1,6 +1,7 @@
 /* tests/test_ir.c - the IR's mutation API keeps use lists, names and order right. */
 #include <check.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -484,6 +485,50 @@ START_TEST(test_duplicate_node_names)
 }
 END_TEST
 
+/* The name maps through growth and removals: thousands of nodes and
+ * values, every other one removed; each name left resolves to its value,
+ * no removed name does, and new unique names avoid every live one. */
+START_TEST(test_name_maps_grow_and_shrink)
+{
+    enum { N = 5000 };
+    ph_model *m = ph_model_new(17);
+    ph_graph *g = ph_model_graph(m);
+    int64_t d[1] = {4};
+    ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT, 1, d);
+    ck_assert_ptr_nonnull(ph_graph_unique_name(g, "Relu")); /* the node-name map exists from here */
+    static ph_node *nodes[N];
+    static char names[N][64], vnames[N][64];
+    for (int i = 0; i < N; i++) {
+        ck_assert_ptr_nonnull(nodes[i] = ph_node_create(g, NULL, "Relu", 1, &x, 1));
+        snprintf(names[i], sizeof names[i], "%s", ph_node_name(nodes[i]));
+        snprintf(vnames[i], sizeof vnames[i], "%s", ph_value_name(ph_node_output(nodes[i], 0)));
+    }
+    for (int i = 0; i < N; i += 2)
+        ck_assert_int_eq(ph_node_remove(nodes[i]), 0);
+    ph_model_collect(m);
+    for (int i = 0; i < N; i++) {
+        ph_value *v = ph_graph_find_value(g, vnames[i]);
+        if (i % 2)
+            ck_assert_ptr_eq(v, ph_node_output(nodes[i], 0));
+        else
+            ck_assert_ptr_null(v);
+    }
+    for (int i = 0; i < 100; i++) {
+        ph_node *c = ph_node_create(g, NULL, "Relu", 1, &x, 1);
+        ck_assert_ptr_nonnull(c);
+        for (int k = 1; k < N; k += 2)
+            ck_assert_str_ne(ph_node_name(c), names[k]);
+    }
+    ck_assert_int_eq(ph_node_set_name(nodes[1], "renamed"), 0);
+    const char *u = ph_graph_unique_name(g, "renamed");
+    ck_assert_str_ne(u, "renamed");
+    ck_assert_str_eq(ph_graph_unique_name(g, names[1]), names[1]); /* free again */
+    ph_error err = {0};
+    ck_assert_int_eq(ph_graph_verify(g, &err), 0);
+    ph_model_free(m);
+}
+END_TEST
+
 /* The initializers' version moves with every change a dedup-like pass
  * cares about, and a pass's memo word survives from call to call. */
 START_TEST(test_initializer_version_and_memo)
@@ -661,6 +706,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_build_subgraphs);
     tcase_add_test(tc, test_collect_removed_body_nodes);
     tcase_add_test(tc, test_duplicate_node_names);
+    tcase_add_test(tc, test_name_maps_grow_and_shrink);
     tcase_add_test(tc, test_initializer_version_and_memo);
     tcase_add_test(tc, test_walk_ops);
     tcase_add_test(tc, test_node_opset);

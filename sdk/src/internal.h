@@ -25,38 +25,46 @@
 
 /* ----------------------------------------------------------- string map */
 
-/* Open-addressing map from NUL-terminated keys (borrowed: the caller keeps
- * each key alive while it is in the map) to pointers. */
-typedef struct ir_map_entry {
-    uint64_t hash;   /* of the key: compared before the strings */
-    const char *key; /* NULL: empty slot */
-    void *val;
-} ir_map_entry;
-
+/* A map from NUL-terminated keys (borrowed: the caller keeps each key
+ * alive while it is in the map) to pointers, for the SDK's small maps: the
+ * public hash map (passhost/hashmap.h) with string keys.  Zeroed: empty. */
 typedef struct ir_map {
-    ir_map_entry *slots; /* one array: a probe touches one cache line */
-    size_t cap;   /* power of two, or 0 */
-    size_t count; /* live entries */
-    size_t used;  /* live + tombstones */
+    struct ph_hmap *h; /* owned, NULL until the first put */
 } ir_map;
 
 void ir_map_free(ir_map *m);
 void *ir_map_get(const ir_map *m, const char *key);
-/* The same for the key key[0, len) (not NUL-terminated; no NUL inside). */
-void *ir_map_get_mem(const ir_map *m, const char *key, size_t len);
 /* Insert or overwrite; PH_ENOMEM on failure. */
 int ir_map_put(ir_map *m, const char *key, void *val);
-/* Insert key only if absent (one probe): 0, PH_EEXIST or PH_ENOMEM. */
-int ir_map_add(ir_map *m, const char *key, void *val);
-/* Remove key if present and mapped to val (val NULL: any). */
-void ir_map_del(ir_map *m, const char *key, const void *val);
-/* One-probe access for maps whose values are updated in place: the entry
- * of key, or NULL; the entry of key, inserted with a NULL value when absent
- * (*created says so; the caller then may point e->key at its own copy of
- * the same string), or NULL when out of memory; and removal of an entry. */
-ir_map_entry *ir_map_lookup(const ir_map *m, const char *key);
-ir_map_entry *ir_map_upsert(ir_map *m, const char *key, int *created);
-void ir_map_remove(ir_map *m, ir_map_entry *e);
+
+/* The model's name maps (ir/names.c): the values by name (unique), or the
+ * nodes by name (ONNX allows two nodes of one name).  The key is the
+ * object's own name (ph_value.name, or the node's proto->name), read
+ * through the object; the caller takes an object out (ir_names_del) before
+ * its name changes or it is freed. */
+typedef struct ir_names {
+    uint64_t *slots; /* 0: empty; else the object's pointer, 16 bits of its hash on top */
+    size_t cap;      /* power of two, or 0 */
+    size_t count;    /* live entries */
+    size_t used;     /* live + removed */
+    uint8_t nodes;   /* holds ph_node, else ph_value */
+    uint8_t wide;    /* a pointer did not fit in 48 bits: slots hold plain pointers */
+} ir_names;
+
+void ir_names_init(ir_names *m, int nodes);
+void ir_names_free(ir_names *m);
+/* The (first) object named key, or key[0, len) (no NUL inside), or NULL. */
+void *ir_names_get(const ir_names *m, const char *key);
+void *ir_names_get_mem(const ir_names *m, const char *key, size_t len);
+/* How many objects are named key. */
+size_t ir_names_count(const ir_names *m, const char *key);
+/* Add o (its name non-NULL); unique: PH_EEXIST when an object of its name
+ * is there.  0 or PH_ENOMEM. */
+int ir_names_add(ir_names *m, void *o, int unique);
+/* Take o out (nothing when absent). */
+void ir_names_del(ir_names *m, const void *o);
+/* Room for n entries without growing.  0 or PH_ENOMEM. */
+int ir_names_reserve(ir_names *m, size_t n);
 
 /* --------------------------------------------------------------- arrays */
 
@@ -273,6 +281,7 @@ struct ph_value {
     uint8_t type_dirty;  /* type changed through the API: refresh its value_info at save */
     uint8_t infer_fresh; /* infer's cached type matches; cleared by the type setters */
     uint8_t by_infer;    /* the type was written by inference (infer.shape) */
+    uint32_t name_hash;  /* of name, set by the name map (ir/names.c) */
 };
 
 typedef struct ir_subgraph {
@@ -300,7 +309,8 @@ struct ph_node {
     uint32_t n_outputs;
     uint8_t removed;
     uint8_t op_linked;    /* in the graph's op-type index */
-    /* the rest (counts and positions in 32 bits: a node is 200 bytes) */
+    uint8_t in_names;     /* in the model's node-name map */
+    /* the rest (counts and positions in 32 bits: a node is 192 bytes) */
     uint32_t cap_inputs;
     uint32_t n_subgraphs;
     uint32_t n_attr_tensors;
@@ -311,9 +321,11 @@ struct ph_node {
     ir_subgraph *subgraphs;
     ir_attr_tensor *attr_tensors;
     size_t mark; /* scratch for toposort/verify */
-    ph_node *grave_next;
     double order;         /* increasing along the graph's node list */
-    ph_node *op_prev;     /* in the graph's op-type index */
+    union {
+        ph_node *op_prev;    /* in the graph's op-type index (NULL once removed) */
+        ph_node *grave_next; /* once removed: the model's list of nodes to free */
+    };
     uint64_t op_seq;      /* when it was linked into its op's index (the model's count then) */
     uint32_t log_pos;     /* 1 + index of its entry in the change log, or 0 (a stale value
                              is told by the entry not holding the node) */
@@ -362,11 +374,9 @@ struct ph_graph {
 struct ph_model {
     Onnx__ModelProto *proto; /* owned tree; graph arrays emptied */
     ph_graph *graph;
-    ir_map value_names; /* every value name in every graph */
-    ir_map node_names;  /* every node name (value: count of nodes, as a
-                            pointer); keys are owned copies, or the names
-                            themselves when in the arena.  Built on the
-                            first request for a new unique name */
+    ir_names value_names; /* every value of every graph, by name */
+    ir_names node_names;  /* every node of every graph, by name.  Built on
+                              the first request for a new unique name */
     int node_names_ready;
     ir_mapping *mappings;
     ph_node *grave_nodes;

@@ -40,7 +40,7 @@ static ph_value *resolve(cut *c, const char *what, const char *name)
     ph_value *v = name ? ir_graph_value(c->g, name) : NULL;
     if (v)
         return v;
-    ph_value *any = name ? ir_map_get(&c->g->model->value_names, name) : NULL;
+    ph_value *any = name ? ir_names_get(&c->g->model->value_names, name) : NULL;
     if (!any) {
         c->rc = ph_error_set(c->err, PH_ENOTFOUND, "%s '%s': no value of that name in the model", what,
                              name ? name : "");

@@ -77,7 +77,7 @@ static ph_value *value_new(ph_graph *g, char *name, int in_arena)
     }
     v->graph = g;
     v->rank = -1;
-    if (ir_map_add(&m->value_names, v->name, v)) { /* taken, or out of memory */
+    if (ir_names_add(&m->value_names, v, 1)) { /* taken, or out of memory */
         if (!in_arena)
             free(v->name);
         free(v);
@@ -92,7 +92,7 @@ ph_value *ir_value_new_in_arena(ph_graph *g, char *name) { return value_new(g, n
 
 ph_value *ir_graph_value(const ph_graph *g, const char *name)
 {
-    ph_value *v = ir_map_get(&g->model->value_names, name);
+    ph_value *v = ir_names_get(&g->model->value_names, name);
     return v && v->graph == g ? v : NULL;
 }
 
@@ -129,6 +129,8 @@ static char **value_dim_params(ph_value *v)
 /* m: the model v belonged to (v's graph may be gone already) */
 static void value_free(ph_model *m, ph_value *v)
 {
+    if (!v->dead) /* a body's value freed with its node, or an out-of-memory path */
+        ir_names_del(&m->value_names, v);
     ir_notify_value_freed(m, v);
     value_clear_type(v);
     ph_tensor_free(v->tensor);
@@ -142,7 +144,7 @@ static void value_free(ph_model *m, ph_value *v)
 static void value_bury(ph_value *v)
 {
     ph_model *m = v->graph->model;
-    ir_map_del(&m->value_names, v->name, v);
+    ir_names_del(&m->value_names, v);
     v->dead = 1;
     v->grave_next = m->grave_values;
     m->grave_values = v;
@@ -360,20 +362,20 @@ PH_API ph_value *ph_graph_initializer(const ph_graph *g, size_t i)
 
 PH_API ph_value *ph_graph_find_value(const ph_graph *g, const char *name)
 {
-    ph_value *v = ir_map_get(&g->model->value_names, name);
+    ph_value *v = ir_names_get(&g->model->value_names, name);
     return v && ir_in_scope(v, g) ? v : NULL;
 }
 
 /* hint, or hint__N, that neither map holds (b may be NULL), into buf.
  * Returns 0, or -1 when hint does not fit. */
-static int unique_into(ph_model *m, const ir_map *a, const ir_map *b, const char *hint, char *buf,
+static int unique_into(ph_model *m, const ir_names *a, const ir_names *b, const char *hint, char *buf,
                        size_t size)
 {
     size_t len = strlen(hint);
     if (len + 24 > size)
         return -1;
     memcpy(buf, hint, len + 1);
-    while (ir_map_get(a, buf) || (b && ir_map_get(b, buf))) {
+    while (ir_names_get(a, buf) || (b && ir_names_get(b, buf))) {
         /* hint__N without snprintf: this runs for every node a pass creates */
         char digits[24];
         int k = 0;
@@ -677,61 +679,47 @@ ph_node *ir_op_first(const ph_graph *g, ph_op op)
     return g->op_first[op];
 }
 
-/* node_names counts the nodes of each name (ONNX allows duplicates); its
- * keys are owned copies, so removing any node of a name never leaves the
- * map pointing at a freed string.  One probe each. */
-static void node_names_add(ph_model *m, const char *name)
+/* node_names holds every node of a name (ONNX allows duplicates), by its
+ * pointer: a node leaves it before its name changes and when removed or
+ * freed (n->in_names).  One probe each. */
+static void node_names_add(ph_model *m, ph_node *n)
 {
+    const char *name = n->proto ? n->proto->name : NULL;
     if (!name || !*name || !m->node_names_ready)
         return;
-    int created;
-    ir_map_entry *e = ir_map_upsert(&m->node_names, name, &created);
-    if (!e) {
+    if (ir_names_add(&m->node_names, n, 0)) {
         ir_alloc_failed(m); /* only unique-name generation would be less sure */
         return;
     }
-    /* the key is a copy, unless the name lies in the arena (never freed) */
-    if (created && !ir_arena_owns(m->arena, name) && !(e->key = ir_strdup(name))) {
-        e->key = name;
-        ir_map_remove(&m->node_names, e);
-        ir_alloc_failed(m);
-        return;
-    }
-    e->val = (void *)((uintptr_t)e->val + 1);
+    n->in_names = 1;
 }
 
-static void node_names_del(ph_model *m, const char *name)
+static void node_names_del(ph_model *m, ph_node *n)
 {
-    if (!name || !*name || !m->node_names_ready)
-        return;
-    ir_map_entry *e = ir_map_lookup(&m->node_names, name);
-    if (!e)
-        return;
-    if ((uintptr_t)e->val > 1) {
-        e->val = (void *)((uintptr_t)e->val - 1);
-        return;
+    if (n->in_names) {
+        ir_names_del(&m->node_names, n);
+        n->in_names = 0;
     }
-    if (!ir_arena_owns(m->arena, e->key))
-        free((char *)e->key);
-    ir_map_remove(&m->node_names, e);
 }
 
 static void node_names_add_graph(ph_model *m, const ph_graph *g)
 {
-    for (const ph_node *n = g->first; n; n = n->next) {
-        node_names_add(m, n->proto->name);
+    for (ph_node *n = g->first; n; n = n->next) {
+        node_names_add(m, n);
         for (size_t k = 0; k < n->n_subgraphs; k++)
             node_names_add_graph(m, n->subgraphs[k].graph);
     }
 }
 
-/* The node-name counts are built on the first request for a unique name,
- * so loading and passes that create no node never pay for them. */
+/* The node-name map is built on the first request for a unique name, so
+ * loading and passes that create no node never pay for it. */
 static void node_names_ensure(ph_model *m)
 {
     if (m->node_names_ready || !m->graph)
         return;
     m->node_names_ready = 1;
+    if (ir_names_reserve(&m->node_names, m->n_nodes_total))
+        ir_alloc_failed(m);
     node_names_add_graph(m, m->graph);
 }
 
@@ -740,8 +728,7 @@ size_t ir_node_name_count(ph_model *m, const char *name)
     if (!name || !*name)
         return 0;
     node_names_ensure(m);
-    ir_map_entry *e = ir_map_lookup(&m->node_names, name);
-    return e ? (size_t)(uintptr_t)e->val : 0;
+    return ir_names_count(&m->node_names, name);
 }
 
 /* Drop every use made by nodes of g and its subgraphs (before freeing them). */
@@ -767,6 +754,7 @@ static int node_inputs_inline(const ph_node *n)
  * the body it was in may be gone with its If/Loop/Scan: never read n->graph. */
 static void node_free(ph_model *m, ph_node *n)
 {
+    node_names_del(m, n); /* a body's node freed with its If/Loop/Scan */
     ir_notify_node_freed(m, n);
     for (size_t s = 0; s < n->n_subgraphs; s++)
         ir_graph_free(n->subgraphs[s].graph);
@@ -842,7 +830,7 @@ ph_node *ir_node_load(ph_graph *g, Onnx__NodeProto *np, size_t n_in, size_t n_ou
     node_link_before(g, n, NULL);
     n->file_pos = g->n_nodes <= UINT32_MAX ? (uint32_t)g->n_nodes : 0; /* appended: 1 + its index in the file's list */
     opidx_add(g, n);
-    node_names_add(g->model, np->name);
+    node_names_add(g->model, n);
     n->n_outputs = n_out; /* NULL until made: freed with the node on failure */
     return n;
 }
@@ -853,7 +841,7 @@ int ir_node_load_output(ph_node *n, size_t i, char *name, int in_arena, ph_error
     ph_value *v = value_new(g, name, in_arena);
     if (!v) {
         const Onnx__NodeProto *np = n->proto;
-        if (ir_map_get(&g->model->value_names, name))
+        if (ir_names_get(&g->model->value_names, name))
             return ph_error_set(err, PH_EPARSE, "node '%s' (%s): output '%s' is already defined (not SSA)",
                                 np->name ? np->name : "", np->op_type ? np->op_type : "", name);
         return ph_error_set(err, PH_ENOMEM, "out of memory");
@@ -942,7 +930,7 @@ PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type
     opidx_add(g, n);
     for (size_t i = 0; i < n_in; i++)
         ir_order_check(inputs[i], n);
-    node_names_add(g->model, np->name);
+    node_names_add(g->model, n);
     ir_notify_node_changed(n);
     return n;
 }
@@ -973,7 +961,7 @@ PH_API int ph_node_remove(ph_node *n)
     for (size_t i = 0; i < n->n_outputs; i++)
         if (n->outputs[i])
             value_bury(n->outputs[i]);
-    node_names_del(m, n->proto->name);
+    node_names_del(m, n);
     opidx_del(n->graph, n);
     for (size_t s = 0; s < n->n_subgraphs; s++) /* its bodies are no longer counted */
         count_nodes(n->graph, -(ptrdiff_t)ir_graph_count_nodes(n->subgraphs[s].graph));
@@ -1109,10 +1097,10 @@ static int ph_node_set_name_(ph_node *n, const char *name)
     char *d = ir_strdup(name);
     if (!d)
         return PH_ENOMEM;
-    node_names_del(m, n->proto->name);
+    node_names_del(m, n);
     free(n->proto->name);
     n->proto->name = d;
-    node_names_add(m, d);
+    node_names_add(m, n);
     return 0;
 }
 
@@ -1296,12 +1284,12 @@ PH_API int ph_value_can_replace(const ph_value *old, const ph_value *repl)
 static int swap_names(ph_value *a, ph_value *b)
 {
     ph_model *m = a->graph->model;
-    ir_map_del(&m->value_names, a->name, a);
-    ir_map_del(&m->value_names, b->name, b);
+    ir_names_del(&m->value_names, a);
+    ir_names_del(&m->value_names, b);
     char *t = a->name;
     a->name = b->name;
     b->name = t;
-    if (ir_map_put(&m->value_names, a->name, a) || ir_map_put(&m->value_names, b->name, b))
+    if (ir_names_add(&m->value_names, a, 1) || ir_names_add(&m->value_names, b, 1))
         return PH_ENOMEM;
     return 0;
 }

@@ -7,7 +7,12 @@
 
 ph_model *ir_model_alloc(void)
 {
-    return calloc(1, sizeof(ph_model));
+    ph_model *m = calloc(1, sizeof(ph_model));
+    if (m) {
+        ir_names_init(&m->value_names, 0);
+        ir_names_init(&m->node_names, 1);
+    }
+    return m;
 }
 
 PH_API ph_model *ph_model_new(int64_t opset)
@@ -52,6 +57,9 @@ PH_API void ph_model_free(ph_model *m)
     if (!m)
         return;
     ir_model_collect(m);
+    /* first: the nodes and values freed below need not leave the maps */
+    ir_names_free(&m->value_names);
+    ir_names_free(&m->node_names);
     ir_graph_free(m->graph);
     ir_notify_model_freed(m);
     if (m->proto)
@@ -64,12 +72,6 @@ PH_API void ph_model_free(ph_model *m)
     for (size_t i = 0; i < m->n_strings; i++)
         free(m->strings[i]);
     free(m->strings);
-    ir_map_free(&m->value_names);
-    for (size_t i = 0; i < m->node_names.cap; i++) /* owned keys, but for the arena's */
-        if (m->node_names.slots[i].key && m->node_names.slots[i].val &&
-            !ir_arena_owns(m->arena, m->node_names.slots[i].key))
-            free((char *)m->node_names.slots[i].key);
-    ir_map_free(&m->node_names);
     free(m->source_path);
     ir_dims_free(m);
     ir_arena_free(m->arena); /* last: what was freed above asked it what it owns */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "passhost/hashmap.h"
 
 /* ----------------------------------------------------------------- errors */
 
@@ -159,221 +160,32 @@ int ir_grow(void **arr, size_t *cap, size_t need, size_t elem)
 
 /* ------------------------------------------------------------ string map */
 
-static const char ir_tombstone[1];
+/* ir_map: the public hash map (ir/hashmap.c) with NUL-terminated keys. */
 
-static uint64_t hash_finish(uint64_t h)
+static int same_text(const void *a, const void *b, void *user)
 {
-    h ^= h >> 33; /* murmur3 finalizer: spread similar names over the table */
-    h *= 0xff51afd7ed558ccdull;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ull;
-    return h ^ (h >> 33);
+    (void)user;
+    return strcmp(a, b) == 0;
 }
 
-/* The hash of the first len bytes of s: hash_str of the same text. */
-static uint64_t hash_mem(const char *s, size_t len)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)s[i];
-        h *= 1099511628211ull;
-    }
-    return hash_finish(h);
-}
-
-static uint64_t hash_str(const char *s)
-{
-    uint64_t h = 1469598103934665603ull; /* FNV-1a */
-    for (; *s; s++) {
-        h ^= (unsigned char)*s;
-        h *= 1099511628211ull;
-    }
-    return hash_finish(h);
-}
-
+static uint64_t text_hash(const char *key) { return ph_hash_bytes(0, key, strlen(key)); }
 
 void ir_map_free(ir_map *m)
 {
-    free(m->slots);
-    memset(m, 0, sizeof *m);
-}
-
-/* The slot holding key (found = 1), or where to insert it. */
-static size_t map_find(const ir_map *m, const char *key, uint64_t h, int *found)
-{
-    size_t mask = m->cap - 1, i = h & mask, tomb = (size_t)-1;
-    for (;;) {
-        const ir_map_entry *e = &m->slots[i];
-        if (!e->key) {
-            *found = 0;
-            return tomb != (size_t)-1 ? tomb : i;
-        }
-        if (e->key == ir_tombstone) {
-            if (tomb == (size_t)-1)
-                tomb = i;
-        } else if (e->hash == h && strcmp(e->key, key) == 0) {
-            *found = 1;
-            return i;
-        }
-        i = (i + 1) & mask;
-    }
-}
-
-void *ir_map_get_mem(const ir_map *m, const char *key, size_t len)
-{
-    if (!m->cap)
-        return NULL;
-    uint64_t h = hash_mem(key, len);
-    for (size_t mask = m->cap - 1, i = h & mask;; i = (i + 1) & mask) {
-        const ir_map_entry *e = &m->slots[i];
-        if (!e->key)
-            return NULL;
-        if (e->key != ir_tombstone && e->hash == h && strncmp(e->key, key, len) == 0 &&
-            e->key[len] == '\0')
-            return e->val;
-    }
+    ph_hmap_free(m->h);
+    m->h = NULL;
 }
 
 void *ir_map_get(const ir_map *m, const char *key)
 {
-    if (!m->cap)
-        return NULL;
-    int found;
-    size_t i = map_find(m, key, hash_str(key), &found);
-    return found ? m->slots[i].val : NULL;
-}
-
-static int map_rehash(ir_map *m, size_t ncap)
-{
-    ir_map_entry *slots = calloc(ncap, sizeof *slots);
-    if (!slots)
-        return PH_ENOMEM;
-    size_t count = 0;
-    for (size_t i = 0; i < m->cap; i++) {
-        const ir_map_entry *e = &m->slots[i];
-        if (e->key && e->key != ir_tombstone) {
-            size_t j = e->hash & (ncap - 1); /* keys are distinct: just probe for a hole */
-            while (slots[j].key)
-                j = (j + 1) & (ncap - 1);
-            slots[j] = *e;
-            count++;
-        }
-    }
-    free(m->slots);
-    m->slots = slots;
-    m->cap = ncap;
-    m->count = m->used = count;
-    return 0;
-}
-
-/* Room for one more key: at most three quarters full (tombstones count);
- * at most half full after growing.  Every slot holds its key's hash, so a
- * probe compares strings only on a hash match and the longer runs of a
- * fuller table cost little; a million names take 2^21 slots (48 MB), not
- * 2^22. */
-static int map_reserve(ir_map *m)
-{
-    if ((m->used + 1) * 4 < m->cap * 3)
-        return 0;
-    size_t ncap = m->cap ? m->cap : 16;
-    while ((m->count + 1) * 2 >= ncap)
-        ncap *= 2;
-    return map_rehash(m, ncap);
+    return m->h ? ph_hmap_get(m->h, text_hash(key), key) : NULL;
 }
 
 int ir_map_put(ir_map *m, const char *key, void *val)
 {
-    if (map_reserve(m))
+    if (!m->h && !(m->h = ph_hmap_new(same_text, NULL)))
         return PH_ENOMEM;
-    int found;
-    uint64_t h = hash_str(key);
-    size_t i = map_find(m, key, h, &found);
-    ir_map_entry *e = &m->slots[i];
-    if (!found) {
-        if (!e->key)
-            m->used++;
-        m->count++;
-    }
-    e->key = key;
-    e->val = val;
-    e->hash = h;
-    return 0;
-}
-
-int ir_map_add(ir_map *m, const char *key, void *val)
-{
-    if (map_reserve(m))
-        return PH_ENOMEM;
-    int found;
-    uint64_t h = hash_str(key);
-    size_t i = map_find(m, key, h, &found);
-    if (found)
-        return PH_EEXIST;
-    ir_map_entry *e = &m->slots[i];
-    if (!e->key)
-        m->used++;
-    m->count++;
-    e->key = key;
-    e->val = val;
-    e->hash = h;
-    return 0;
-}
-
-ir_map_entry *ir_map_lookup(const ir_map *m, const char *key)
-{
-    if (!m->cap)
-        return NULL;
-    int found;
-    size_t i = map_find(m, key, hash_str(key), &found);
-    return found ? &m->slots[i] : NULL;
-}
-
-ir_map_entry *ir_map_upsert(ir_map *m, const char *key, int *created)
-{
-    if (map_reserve(m))
-        return NULL;
-    int found;
-    uint64_t h = hash_str(key);
-    size_t i = map_find(m, key, h, &found);
-    ir_map_entry *e = &m->slots[i];
-    *created = !found;
-    if (!found) {
-        if (!e->key)
-            m->used++;
-        m->count++;
-        e->key = key;
-        e->val = NULL;
-        e->hash = h;
-    }
-    return e;
-}
-
-void ir_map_remove(ir_map *m, ir_map_entry *e)
-{
-    size_t i = (size_t)(e - m->slots);
-    int last = !m->slots[(i + 1) & (m->cap - 1)].key;
-    e->key = last ? NULL : ir_tombstone;
-    e->val = NULL;
-    m->count--;
-    if (last)
-        m->used--;
-}
-
-void ir_map_del(ir_map *m, const char *key, const void *val)
-{
-    if (!m->cap)
-        return;
-    int found;
-    size_t i = map_find(m, key, hash_str(key), &found);
-    if (found && (!val || m->slots[i].val == val)) {
-        /* a slot whose successor is empty ends no probe run: empty it */
-        int last = !m->slots[(i + 1) & (m->cap - 1)].key;
-        m->slots[i].key = last ? NULL : ir_tombstone;
-        m->slots[i].val = NULL;
-        m->count--;
-        if (last)
-            m->used--;
-    }
+    return ph_hmap_put(m->h, text_hash(key), key, val);
 }
 
 /* --------------------------------------------------------------- mappings */

@@ -7,7 +7,7 @@
  * its name and values; the names of inputs and outputs would be copied only
  * to be looked up and freed again.  Here a node is read where it lies:
  *   - its input names are looked up in the name map straight from the file
- *     (ir_map_get_mem), never copied;
+ *     (ir_names_get_mem), never copied;
  *   - its output names become the names of its values, copied once into
  *     the model's arena (ir/arena.c), as are its name, op_type, domain and
  *     doc_string, into a NodeProto that is itself in the arena;
@@ -363,7 +363,7 @@ static int resolve_in_place(ph_node *n, const onnx_node_src *s, ph_error *err)
         n->inputs[i] = NULL;
         n->n_inputs = i + 1;
         if (len) { /* else an omitted optional input */
-            ph_value *v = ir_map_get_mem(&n->graph->model->value_names, name, len);
+            ph_value *v = ir_names_get_mem(&n->graph->model->value_names, name, len);
             if (!v || !ir_in_scope(v, n->graph))
                 return ph_error_set(err, PH_EPARSE, "node '%s' (%s): input '%.*s' is not defined",
                                     ph_node_name(n), ph_node_op_type(n), (int)(len > 300 ? 300 : len),
