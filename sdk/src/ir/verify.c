@@ -22,6 +22,7 @@ typedef struct vctx {
     int names;  /* also check that every name resolves to its value */
     const ph_model *model; /* for the opsets of other domains (NULL: a graph alone) */
     int64_t opset; /* of the default domain (-1: not imported) */
+    size_t nodes; /* nodes of the graphs verified so far, bodies included */
     /* the schema of each ph_op at that opset, looked up once per call */
     const ph_schema *by_op[PH_OP__COUNT];
     unsigned char looked[PH_OP__COUNT];
@@ -223,20 +224,19 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
 
 static int verify_graph(vctx *c, const ph_graph *g)
 {
+    /* one walk over the list: its links, its length, and each node's
+     * definition position (the checks below walk it once more) */
     size_t count = 0;
     const ph_node *prev = NULL;
     for (ph_node *n = g->first; n; n = n->next) {
         if (n->prev != prev)
             return fail(c, g, n, "node list links broken", NULL);
         prev = n;
-        n->mark = (size_t)-1;
-        count++;
+        n->mark = ++count;
     }
     if (prev != g->last || count != g->n_nodes)
         return fail(c, g, NULL, "node count or list tail wrong", NULL);
-    size_t pos = 0;
-    for (ph_node *n = g->first; n; n = n->next)
-        n->mark = ++pos; /* definition position */
+    c->nodes += count;
     for (size_t i = 0; i < g->n_inputs; i++) {
         const ph_value *v = g->inputs[i];
         if (v->dead || !v->is_input || v->graph != g || name_wrong(c, g, v))
@@ -293,12 +293,10 @@ int ir_graph_verify(const ph_graph *g, int names, ph_error *err)
 {
     vctx c = {.err = err, .names = names, .model = g->model, .opset = g->model ? ph_model_opset(g->model, "") : -1};
     int rc = verify_graph(&c, g);
-    if (!rc && g->model && g->model->graph == g) {
-        size_t walked = ir_graph_count_nodes(g);
-        if (walked != g->model->n_nodes_total)
-            return ph_error_set(err, PH_EVERIFY, "the model counts %zu nodes but has %zu",
-                                g->model->n_nodes_total, walked);
-    }
+    /* c.nodes: every node of g and of its bodies, each list walked above */
+    if (!rc && g->model && g->model->graph == g && c.nodes != g->model->n_nodes_total)
+        return ph_error_set(err, PH_EVERIFY, "the model counts %zu nodes but has %zu", g->model->n_nodes_total,
+                            c.nodes);
     return rc;
 }
 
