@@ -239,8 +239,9 @@ static int install(fold_state *st, ph_node *n, ph_tensor **out)
         return 0;
     }
 
-    char label[200];
-    if (!ph_ctx_rewrite_begin(st->ctx, ph_node_label(n, label, sizeof label))) {
+    char label[200]; /* formatted only when the run shows it */
+    const char *what = ph_ctx_wants_names(st->ctx) ? ph_node_label(n, label, sizeof label) : NULL;
+    if (!ph_ctx_rewrite_begin(st->ctx, what)) {
         free_tensors(out, n_out);
         return 0;
     }

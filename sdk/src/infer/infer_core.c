@@ -246,7 +246,8 @@ static int infer_node(struct infer_state *st, ph_node *n, int64_t opset, ph_erro
 done:
     if (c.out_pc)
         for (size_t i = 0; i < c.nout; i++)
-            free(c.out_pc[i]);
+            if (c.out_pc[i]) /* most outputs carry no partial constant */
+                free(c.out_pc[i]);
     if (c.in != in_small)
         free(c.in);
     if (c.out != out_small)
