@@ -111,6 +111,10 @@ static int dedup_graph(ph_graph *g, ph_ctx *ctx)
         /* phase 1: those whose dtype and dims occur twice or more, then of
          * those, whose first bytes occur twice or more */
         kept = keep_shared_keys(counts, inits, maybe, ts, n_maybe, keys, shape_hash);
+        /* (prefixes are nearly all distinct: the map is sized once, not
+         * grown step by step) */
+        if (kept >= 0 && ph_hmap_reserve(counts, (size_t)kept) < 0)
+            kept = PH_ENOMEM;
         if (kept >= 0)
             kept = keep_shared_keys(counts, inits, maybe, ts, (size_t)kept, keys, prefix_hash);
     }
