@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/util.h"
+#include "passhost/host.h"
 
 /* One unknown operator: its domain and name, first node, how many nodes. */
 typedef struct unknown_op {
@@ -59,10 +60,44 @@ static int visit(ph_node *n, void *user)
     return 0;
 }
 
+/* Stops a walk at its first node, kept in *user. */
+static int first_node(ph_node *n, void *user)
+{
+    *(ph_node **)user = n;
+    return PH_EINVAL;
+}
+
+/* 1 when every node of m is of an operator of the table that ONNX defines,
+ * found without walking the nodes: through the op-type index, one look per
+ * operator.  0 when that cannot tell (bodies holding nodes, which the
+ * index of the main graph does not reach; nodes of other domains; an
+ * operator that is unknown; an index an allocation failure may have left
+ * out): then the walk below decides. */
+static int all_known(scan *s)
+{
+    ph_graph *g = ph_model_graph(s->model);
+    if (ph_model_node_count(s->model) != ph_graph_node_count(g) || ph_model_alloc_failures(s->model))
+        return 0;
+    for (int k = PH_OP_UNKNOWN; k < PH_OP__COUNT; k++) {
+        ph_op op = (ph_op)k;
+        ph_node *n = NULL;
+        if (ph_graph_walk_ops(g, &op, 1, first_node, &n) >= 0 || !n)
+            continue; /* no node of op */
+        if (op == PH_OP_UNKNOWN || !*ph_node_op_type(n))
+            return 0;
+        if (!s->by_op[k])
+            s->by_op[k] = known(s, "", ph_node_op_type(n)) ? 1 : 2;
+        if (s->by_op[k] != 1)
+            return 0;
+    }
+    return 1;
+}
+
 size_t host_warn_unknown_operators(ph_model *m, void (*warn)(void *user, const char *message), void *user)
 {
     scan s = {.model = m};
-    ph_graph_walk(ph_model_graph(m), visit, &s);
+    if (!all_known(&s))
+        ph_graph_walk(ph_model_graph(m), visit, &s);
     for (size_t i = 0; i < s.n; i++) {
         const unknown_op *u = &s.unknown[i];
         const char *domain = default_domain(u->domain) ? "ai.onnx" : u->domain;

@@ -154,11 +154,14 @@ static int makes_container(ph_op op)
     }
 }
 
-/* Ops whose semantics allow folding at all (before looking at inputs). */
+/* Ops whose semantics allow folding at all (before looking at inputs).
+ * A node of the table whose domain is spelled out ("ai.onnx") is left too,
+ * but that is asked last (named_domain): the domain lies in another cache
+ * line than the node, and most nodes are settled before. */
 static int foldable_op(const ph_node *n)
 {
     ph_op op = ph_node_op(n);
-    if (op == PH_OP_UNKNOWN || ph_node_domain(n)[0] != '\0')
+    if (op == PH_OP_UNKNOWN)
         return 0;
     if (is_nondeterministic(op) || is_quantization(op) || makes_container(op))
         return 0;
@@ -167,6 +170,8 @@ static int foldable_op(const ph_node *n)
         return 0;
     return 1;
 }
+
+static int named_domain(const ph_node *n) { return ph_node_domain(n)[0] != '\0'; }
 
 /* The constant value of v: an initializer, or a value computed earlier in
  * this walk whose node stayed.  NULL when not constant. */
@@ -239,8 +244,9 @@ static int install(fold_state *st, ph_node *n, ph_tensor **out)
         return 0;
     }
 
-    char label[200];
-    if (!ph_ctx_rewrite_begin(st->ctx, ph_node_label(n, label, sizeof label))) {
+    char label[200]; /* formatted only when the run shows it */
+    const char *what = ph_ctx_wants_names(st->ctx) ? ph_node_label(n, label, sizeof label) : NULL;
+    if (!ph_ctx_rewrite_begin(st->ctx, what)) {
         free_tensors(out, n_out);
         return 0;
     }
@@ -417,6 +423,11 @@ static int fold_node(ph_node *n, void *user)
     for (size_t i = 0; i < n_in && all_const; i++)
         if (ph_node_input(n, i) && !const_of(st, ph_node_input(n, i)))
             all_const = 0;
+    ph_op op = ph_node_op(n);
+    if (!all_const && op != PH_OP_Shape && op != PH_OP_Size && !moves_entries(op))
+        return 0; /* fold_partial would refuse it at once */
+    if (named_domain(n))
+        return 0;
 
     if (grow_io(st, n_in > n_out ? n_in : n_out) < 0)
         return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");
@@ -424,7 +435,6 @@ static int fold_node(ph_node *n, void *user)
     const ph_tensor **in = st->in;
     for (size_t j = 0; j < n_out; j++)
         out[j] = NULL;
-    ph_op op = ph_node_op(n);
     if (!all_const) {
         if (op != PH_OP_Shape && op != PH_OP_Size)
             return fold_partial(st, n, in, out);

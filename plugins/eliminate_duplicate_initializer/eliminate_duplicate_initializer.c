@@ -65,25 +65,27 @@ static const ph_tensor *candidate(const ph_value *v)
     return t;
 }
 
-/* Of the initializers inits[idx[0..n)], keep those whose key another one
- * shares (equal tensors have equal keys, so one alone has no twin), in
- * order; keys (n entries) is scratch, counts (a map of same_hash) is left
- * empty.  Returns how many are kept, or PH_ENOMEM.  Each key is computed
- * once. */
-static ptrdiff_t keep_shared_keys(ph_hmap *counts, ph_value **inits, size_t *idx, size_t n, uint64_t *keys,
-                                  uint64_t (*key)(const ph_tensor *))
+/* Of the candidates inits[idx[0..n)], whose tensors are ts[0..n), keep
+ * those whose key another one shares (equal tensors have equal keys, so
+ * one alone has no twin), in order, compacting idx and ts alike; keys (n
+ * entries) is scratch, counts (a map of same_hash) is left empty.  Returns
+ * how many are kept, or PH_ENOMEM.  Each key is computed once. */
+static ptrdiff_t keep_shared_keys(ph_hmap *counts, ph_value **inits, size_t *idx, const ph_tensor **ts, size_t n,
+                                  uint64_t *keys, uint64_t (*key)(const ph_tensor *))
 {
     for (size_t m = 0; m < n; m++) {
         int created;
-        void **count = ph_hmap_slot(counts, keys[m] = key(candidate(inits[idx[m]])), inits[idx[m]], &created);
+        void **count = ph_hmap_slot(counts, keys[m] = key(ts[m]), inits[idx[m]], &created);
         if (!count)
             return PH_ENOMEM;
         *count = (void *)((uintptr_t)*count + 1); /* a count kept in the pointer */
     }
     size_t kept = 0;
     for (size_t m = 0; m < n; m++)
-        if ((uintptr_t)ph_hmap_get(counts, keys[m], inits[idx[m]]) >= 2)
-            idx[kept++] = idx[m];
+        if ((uintptr_t)ph_hmap_get(counts, keys[m], inits[idx[m]]) >= 2) {
+            idx[kept] = idx[m];
+            ts[kept++] = ts[m];
+        }
     ph_hmap_clear(counts);
     return (ptrdiff_t)kept;
 }
@@ -98,24 +100,30 @@ static int dedup_graph(ph_graph *g, ph_ctx *ctx)
     /* Copy the list first: removing initializers compacts the graph's. */
     ph_value **inits = malloc(n * sizeof *inits);
     size_t *maybe = malloc(n * sizeof *maybe), n_maybe = 0; /* indices worth hashing */
+    const ph_tensor **ts = malloc(n * sizeof *ts); /* their tensors: each value is read once */
     uint64_t *keys = malloc(n * sizeof *keys);
     ph_hmap *counts = ph_hmap_new(same_hash, NULL), *first = ph_hmap_new(same_data, NULL);
     ptrdiff_t kept = PH_ENOMEM;
-    if (inits && maybe && keys && counts && first) {
+    if (inits && maybe && ts && keys && counts && first) {
         for (size_t i = 0; i < n; i++)
-            if (candidate(inits[i] = ph_graph_initializer(g, i)))
+            if ((ts[n_maybe] = candidate(inits[i] = ph_graph_initializer(g, i))))
                 maybe[n_maybe++] = i;
         /* phase 1: those whose dtype and dims occur twice or more, then of
          * those, whose first bytes occur twice or more */
-        kept = keep_shared_keys(counts, inits, maybe, n_maybe, keys, shape_hash);
+        kept = keep_shared_keys(counts, inits, maybe, ts, n_maybe, keys, shape_hash);
+        /* (prefixes are nearly all distinct: the map is sized once, not
+         * grown step by step) */
+        if (kept >= 0 && ph_hmap_reserve(counts, (size_t)kept) < 0)
+            kept = PH_ENOMEM;
         if (kept >= 0)
-            kept = keep_shared_keys(counts, inits, maybe, (size_t)kept, keys, prefix_hash);
+            kept = keep_shared_keys(counts, inits, maybe, ts, (size_t)kept, keys, prefix_hash);
     }
     free(keys);
     ph_hmap_free(counts);
     if (kept < 0) {
         free(inits);
         free(maybe);
+        free(ts);
         ph_hmap_free(first);
         return ph_ctx_error(ctx, PH_ENOMEM, "out of memory");
     }
@@ -125,7 +133,7 @@ static int dedup_graph(ph_graph *g, ph_ctx *ctx)
     int merged = 0;
     for (size_t m = 0; m < n_maybe; m++) {
         ph_value *v = inits[maybe[m]];
-        const ph_tensor *t = candidate(v);
+        const ph_tensor *t = ts[m];
         int created;
         void **slot = ph_hmap_slot(first, ph_hash_bytes(shape_hash(t), ph_tensor_data(t), ph_tensor_nbytes(t)), v,
                                    &created);
@@ -155,6 +163,7 @@ static int dedup_graph(ph_graph *g, ph_ctx *ctx)
     free(inits);
     ph_hmap_free(first);
     free(maybe);
+    free(ts);
     return merged;
 }
 

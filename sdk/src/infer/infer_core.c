@@ -246,7 +246,8 @@ static int infer_node(struct infer_state *st, ph_node *n, int64_t opset, ph_erro
 done:
     if (c.out_pc)
         for (size_t i = 0; i < c.nout; i++)
-            free(c.out_pc[i]);
+            if (c.out_pc[i]) /* most outputs carry no partial constant */
+                free(c.out_pc[i]);
     if (c.in != in_small)
         free(c.in);
     if (c.out != out_small)
@@ -259,7 +260,10 @@ done:
 int infer_graph(struct infer_state *st, ph_graph *g, ph_error *err)
 {
     int64_t opset = ph_model_opset(g->model, "");
+    double pos = 0;
     for (ph_node *n = g->first; n; n = n->next) {
+        if (!g->parent) /* the main graph's positions for later updates (read by updates only) */
+            n->infer_pos = ++pos;
         if (n->removed)
             continue;
         int rc = infer_node(st, n, opset, err);
@@ -299,12 +303,7 @@ static int infer_shapes(ph_graph *g, ph_error *err)
     if (!st)
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     memset(&st->stats, 0, sizeof st->stats);
-    if (!g->parent) {
-        double pos = 0;
-        for (ph_node *n = g->first; n; n = n->next)
-            n->infer_pos = ++pos;
-    }
-    int rc = infer_graph(st, g, err);
+    int rc = infer_graph(st, g, err); /* numbers the main graph's nodes as it goes */
     if (!g->parent) {
         while (st->dirty.next != &st->dirty)
             link_unlink(st->dirty.next);

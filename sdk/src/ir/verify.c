@@ -22,6 +22,18 @@ typedef struct vctx {
     int names;  /* also check that every name resolves to its value */
     const ph_model *model; /* for the opsets of other domains (NULL: a graph alone) */
     int64_t opset; /* of the default domain (-1: not imported) */
+    size_t nodes; /* nodes of the graphs verified so far, bodies included */
+    /* Counting mode (a whole model): instead of visiting the reader of every
+     * use list entry, count the entries (uses) of the values whose lists the
+     * full check would walk, and the input slots (slots) that read one of
+     * those values, each slot having checked its own entry.  The slots map
+     * to distinct entries, so equal counts prove that every entry is some
+     * live slot's: what the full check would find.  Any doubt (a slot whose
+     * value cannot be shown to be counted, counts that differ, any failure)
+     * and the full check runs instead, so results and messages are its. */
+    int counting;
+    int unsure;
+    size_t uses, slots;
     /* the schema of each ph_op at that opset, looked up once per call */
     const ph_schema *by_op[PH_OP__COUNT];
     unsigned char looked[PH_OP__COUNT];
@@ -44,6 +56,10 @@ static int fail(vctx *c, const ph_graph *g, const ph_node *n, const char *what, 
 
 static int check_value_uses(vctx *c, const ph_graph *g, const ph_value *v)
 {
+    if (c->counting) {
+        c->uses += v->n_uses;
+        return 0;
+    }
     for (size_t i = 0; i < v->n_uses; i++) {
         const ir_use *u = &v->uses[i];
         if (!u->node || u->node->removed)
@@ -51,6 +67,26 @@ static int check_value_uses(vctx *c, const ph_graph *g, const ph_value *v)
         if (u->index >= u->node->n_inputs || u->node->inputs[u->index] != v || u->node->use_pos[u->index] != i)
             return fail(c, g, u->node, "use list out of step with the node's inputs", v->name);
     }
+    return 0;
+}
+
+/* 1 when the use list of v (read by a slot that passed its checks) is
+ * one the check walks: an output its producer points back to, an
+ * initializer its graph's list holds, an input among a few of its graph's
+ * inputs.  v's graph is verified (in scope of one, the whole model is). */
+static int counted(const ph_value *v)
+{
+    const ph_node *p = v->producer;
+    if (p)
+        return p->graph == v->graph && v->out_index < p->n_outputs && p->outputs[v->out_index] == v;
+    if (v->is_input == !!v->tensor) /* neither, or both: an input listed twice (ir_version < 4) */
+        return 0;
+    const ph_graph *g = v->graph;
+    if (v->tensor)
+        return v->init_pos < g->n_inits && g->inits[v->init_pos] == v;
+    for (size_t i = 0; i < g->n_inputs && i < 16; i++)
+        if (g->inputs[i] == v)
+            return 1;
     return 0;
 }
 
@@ -196,6 +232,8 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
         } else if (!v->is_input && !v->tensor) {
             return fail(c, g, n, "input has no producer, is no graph input and no initializer", v->name);
         }
+        if (c->counting && !c->unsure && !(counted(v) && ++c->slots))
+            c->unsure = 1;
     }
     for (size_t i = 0; i < n->n_outputs; i++) {
         const ph_value *v = n->outputs[i];
@@ -223,20 +261,19 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
 
 static int verify_graph(vctx *c, const ph_graph *g)
 {
+    /* one walk over the list: its links, its length, and each node's
+     * definition position (the checks below walk it once more) */
     size_t count = 0;
     const ph_node *prev = NULL;
     for (ph_node *n = g->first; n; n = n->next) {
         if (n->prev != prev)
             return fail(c, g, n, "node list links broken", NULL);
         prev = n;
-        n->mark = (size_t)-1;
-        count++;
+        n->mark = ++count;
     }
     if (prev != g->last || count != g->n_nodes)
         return fail(c, g, NULL, "node count or list tail wrong", NULL);
-    size_t pos = 0;
-    for (ph_node *n = g->first; n; n = n->next)
-        n->mark = ++pos; /* definition position */
+    c->nodes += count;
     for (size_t i = 0; i < g->n_inputs; i++) {
         const ph_value *v = g->inputs[i];
         if (v->dead || !v->is_input || v->graph != g || name_wrong(c, g, v))
@@ -292,13 +329,20 @@ static int verify_graph(vctx *c, const ph_graph *g)
 int ir_graph_verify(const ph_graph *g, int names, ph_error *err)
 {
     vctx c = {.err = err, .names = names, .model = g->model, .opset = g->model ? ph_model_opset(g->model, "") : -1};
-    int rc = verify_graph(&c, g);
-    if (!rc && g->model && g->model->graph == g) {
-        size_t walked = ir_graph_count_nodes(g);
-        if (walked != g->model->n_nodes_total)
-            return ph_error_set(err, PH_EVERIFY, "the model counts %zu nodes but has %zu",
-                                g->model->n_nodes_total, walked);
+    if (g->model && g->model->graph == g) { /* a whole model: counting first */
+        ph_error quiet = {0};
+        vctx fast = c;
+        fast.err = &quiet;
+        fast.counting = 1;
+        if (verify_graph(&fast, g) == 0 && !fast.unsure && fast.slots == fast.uses &&
+            fast.nodes == g->model->n_nodes_total)
+            return 0;
     }
+    int rc = verify_graph(&c, g);
+    /* c.nodes: every node of g and of its bodies, each list walked above */
+    if (!rc && g->model && g->model->graph == g && c.nodes != g->model->n_nodes_total)
+        return ph_error_set(err, PH_EVERIFY, "the model counts %zu nodes but has %zu", g->model->n_nodes_total,
+                            c.nodes);
     return rc;
 }
 
