@@ -30,17 +30,9 @@
 #include "pattern.h"
 
 typedef struct wl_agenda {
-    uint32_t *idx;   /* entries of the log's held table */
-    pat_saved *saved; /* per entry: what the look's match was (see `fresh`) */
-    size_t n, cap, cap_saved;
+    uint32_t *idx; /* entries of the log's held table */
+    size_t n, cap;
 } wl_agenda;
-
-/* A node a member's run tries, with what the look found there. */
-typedef struct wl_cand {
-    ph_node *n;
-    uint32_t idx;     /* held entry, UINT32_MAX for a node joined during the run */
-    pat_saved saved;
-} wl_cand;
 
 struct ph_worklist {
     ph_ruleset **sets;      /* borrowed members, in pipeline order */
@@ -61,13 +53,8 @@ struct ph_worklist {
     /* pending[idx * words + member / 64], bit member % 64: held node idx is
      * on the member's agenda (so a look need not try it again for it) */
     uint64_t *pending;
-    /* fresh, laid out as pending: the agenda entry's saved match still
-     * holds (set when the look matched there, cleared when a change comes
-     * within reach of the node), so the member's try rebuilds it from its
-     * path instead of searching */
-    uint64_t *fresh;
     size_t words, cap_pending; /* cap_pending: held entries covered */
-    wl_cand *cands;         /* scratch of a run */
+    ph_node **cands;        /* scratch of a run */
     size_t cap_cands;
     ph_node **queue;        /* scratch of a look near changes */
     size_t cap_queue;
@@ -138,8 +125,7 @@ static int number_forms(ph_worklist *wl)
     free(uses);
     wl->memo.stamp = calloc(keys ? keys : 1, sizeof *wl->memo.stamp);
     wl->memo.answer = calloc(keys ? keys : 1, 1);
-    wl->memo.swaps = calloc(keys ? keys : 1, sizeof *wl->memo.swaps);
-    return wl->memo.stamp && wl->memo.answer && wl->memo.swaps ? 0 : PH_ENOMEM;
+    return wl->memo.stamp && wl->memo.answer ? 0 : PH_ENOMEM;
 }
 
 PH_API ph_worklist *ph_worklist_new(ph_ruleset *const *sets, size_t n, ph_error *err)
@@ -192,10 +178,8 @@ static void forget(ph_worklist *wl)
 {
     for (size_t i = 0; i < wl->n; i++)
         wl->agenda[i].n = wl->ran[i] = 0;
-    if (wl->pending) {
+    if (wl->pending)
         memset(wl->pending, 0, wl->cap_pending * wl->words * sizeof *wl->pending);
-        memset(wl->fresh, 0, wl->cap_pending * wl->words * sizeof *wl->fresh);
-    }
     if (wl->log)
         pat_log_detach(wl->log, wl);
     wl->model = NULL;
@@ -206,10 +190,8 @@ void pat_worklist_detached(ph_worklist *wl)
 {
     for (size_t i = 0; i < wl->n; i++)
         wl->agenda[i].n = wl->ran[i] = 0;
-    if (wl->pending) {
+    if (wl->pending)
         memset(wl->pending, 0, wl->cap_pending * wl->words * sizeof *wl->pending);
-        memset(wl->fresh, 0, wl->cap_pending * wl->words * sizeof *wl->fresh);
-    }
     wl->model = NULL;
     wl->log = NULL;
 }
@@ -229,21 +211,17 @@ PH_API void ph_worklist_free(ph_worklist *wl)
     if (!wl)
         return;
     forget(wl);
-    for (size_t i = 0; wl->agenda && i < wl->n; i++) {
+    for (size_t i = 0; wl->agenda && i < wl->n; i++)
         free(wl->agenda[i].idx);
-        free(wl->agenda[i].saved);
-    }
     free(wl->agenda);
     for (size_t i = 0; wl->form_ids && i < wl->n; i++)
         free(wl->form_ids[i]);
     free(wl->form_ids);
     free(wl->memo.stamp);
     free(wl->memo.answer);
-    free(wl->memo.swaps);
     free(wl->ran);
     free(wl->reach);
     free(wl->pending);
-    free(wl->fresh);
     free(wl->sets);
     free(wl->members);
     free(wl->cands);
@@ -271,8 +249,8 @@ static uint32_t held_index(const ph_worklist *wl, const ph_node *n)
 }
 
 /* *held: n's entry in the log's held table, UINT32_MAX until it has one
- * (then push gives it one).  saved: what the look's match was. */
-static int push(ph_worklist *wl, size_t member, ph_node *n, uint32_t *held, pat_saved saved)
+ * (then push gives it one). */
+static int push(ph_worklist *wl, size_t member, ph_node *n, uint32_t *held)
 {
     if (*held == UINT32_MAX && pat_log_hold(wl->log, n, held))
         return PH_ENOMEM;
@@ -287,54 +265,31 @@ static int push(ph_worklist *wl, size_t member, ph_node *n, uint32_t *held, pat_
             return PH_ENOMEM;
         memset(p + wl->cap_pending * wl->words, 0, (cap - wl->cap_pending) * wl->words * sizeof *p);
         wl->pending = p;
-        uint64_t *f = realloc(wl->fresh, cap * wl->words * sizeof *f);
-        if (!f)
-            return PH_ENOMEM;
-        memset(f + wl->cap_pending * wl->words, 0, (cap - wl->cap_pending) * wl->words * sizeof *f);
-        wl->fresh = f;
         wl->cap_pending = cap;
     }
     uint64_t *bits = &wl->pending[idx * wl->words + member / 64];
-    uint64_t bit = (uint64_t)1 << (member % 64);
-    if (*bits & bit)
+    if ((*bits >> (member % 64)) & 1)
         return 0;
-    if (ir_grow((void **)&a->idx, &a->cap, a->n + 1, sizeof *a->idx) ||
-        ir_grow((void **)&a->saved, &a->cap_saved, a->n + 1, sizeof *a->saved))
+    if (ir_grow((void **)&a->idx, &a->cap, a->n + 1, sizeof *a->idx))
         return PH_ENOMEM;
-    *bits |= bit;
-    wl->fresh[idx * wl->words + member / 64] |= bit;
-    a->saved[a->n] = saved;
+    *bits |= (uint64_t)1 << (member % 64);
     a->idx[a->n++] = idx;
     return 0;
 }
 
-/* A change came within reach of held entry idx for the member: the match
- * saved there no longer holds. */
-static void stale(ph_worklist *wl, uint32_t idx, size_t member)
-{
-    if (idx < wl->cap_pending)
-        wl->fresh[idx * wl->words + member / 64] &= ~((uint64_t)1 << (member % 64));
-}
-
 /* The members anchored on n's op that reach `dist` hops, for which n is
  * not already pending, and whose patterns match at n get n on their
- * agendas (a pending node is tried in full at the member's run anyway:
- * the match saved for it no longer holds). */
+ * agendas (a pending node is tried in full at the member's run anyway). */
 static int classify(ph_worklist *wl, ph_node *n, int dist)
 {
     int rc = 0;
     uint32_t idx = held_index(wl, n);
     wl->memo.now++; /* answers hold for this node, while nothing changes */
-    pat_saved saved;
     for (uint32_t k = wl->by_op[n->op]; k < wl->by_op[n->op + 1] && !rc; k++) {
         uint32_t i = wl->members[k];
-        if (dist >= wl->reach[i])
-            continue;
-        if (is_pending(wl, idx, i))
-            stale(wl, idx, i);
-        else if (pat_ruleset_may_match_memo(wl->sets[i], n, wl->form_ids[i], &wl->memo, &saved.entry,
-                                            &saved.swaps))
-            rc = push(wl, i, n, &idx, saved);
+        if (dist < wl->reach[i] && !is_pending(wl, idx, i) &&
+            pat_ruleset_may_match_memo(wl->sets[i], n, wl->form_ids[i], &wl->memo))
+            rc = push(wl, i, n, &idx);
     }
     return rc;
 }
@@ -517,7 +472,7 @@ static int scan_before(const ph_node *a, const ph_node *b)
 
 typedef struct scan_key {
     uint64_t k1, k2; /* graph rank and op; op_seq */
-    wl_cand c;
+    ph_node *n;
 } scan_key;
 
 static int key_cmp(const void *pa, const void *pb)
@@ -531,7 +486,7 @@ static int key_cmp(const void *pa, const void *pb)
 /* Sort cands[0..n) in scan order.  What the first look found is in that
  * order already; what later looks added is sorted and merged in.  0 or
  * PH_ENOMEM. */
-static int scan_sort(wl_cand *cands, size_t n)
+static int scan_sort(ph_node **cands, size_t n)
 {
     scan_key *k = malloc((n ? n : 1) * sizeof *k), *out = k ? malloc((n ? n : 1) * sizeof *out) : NULL;
     if (!out) {
@@ -540,8 +495,8 @@ static int scan_sort(wl_cand *cands, size_t n)
     }
     size_t sorted = n;
     for (size_t i = 0; i < n; i++) {
-        ph_node *c = cands[i].n;
-        k[i] = (scan_key){(uint64_t)c->graph->wl_rank << 32 | (uint32_t)c->op, c->op_seq, cands[i]};
+        ph_node *c = cands[i];
+        k[i] = (scan_key){(uint64_t)c->graph->wl_rank << 32 | (uint32_t)c->op, c->op_seq, c};
         if (i && sorted == n && key_cmp(&k[i - 1], &k[i]) > 0)
             sorted = i;
     }
@@ -550,7 +505,7 @@ static int scan_sort(wl_cand *cands, size_t n)
     while (a < sorted || b < n)
         out[o++] = b == n || (a < sorted && key_cmp(&k[a], &k[b]) <= 0) ? k[a++] : k[b++];
     for (size_t i = 0; i < n; i++)
-        cands[i] = out[i].c;
+        cands[i] = out[i].n;
     free(k);
     free(out);
     return 0;
@@ -618,53 +573,6 @@ static int join_later(ph_worklist *wl, size_t member, size_t *from, const ph_nod
     return 0;
 }
 
-/* A member's run changed the graph (log entries *from on): the matches
- * saved at its candidates within its depth downstream of a change no
- * longer hold.  0 or PH_ENOMEM. */
-static int stale_near(ph_worklist *wl, size_t member, size_t *from)
-{
-    struct pat_changelog *log = wl->log;
-    int depth = ph_ruleset_depth(wl->sets[member]);
-    for (; *from < log->n; (*from)++) {
-        ph_node *e = log->items[*from];
-        if (!e || e->removed)
-            continue;
-        if (depth <= 1) { /* the node itself */
-            stale(wl, held_index(wl, e), member);
-            continue;
-        }
-        uint64_t walk = ++e->graph->model->visit_epoch;
-        size_t head = 0, tail = 0, level_end = 1;
-        int hops = 0;
-        if (ir_grow((void **)&wl->queue, &wl->cap_queue, 1, sizeof *wl->queue))
-            return PH_ENOMEM;
-        wl->queue[tail++] = e;
-        e->walk_mark = walk;
-        while (head < tail) {
-            ph_node *n = wl->queue[head++];
-            stale(wl, held_index(wl, n), member);
-            if (hops + 1 < depth)
-                for (size_t o = 0; o < n->n_outputs; o++) {
-                    ph_value *v = n->outputs[o];
-                    for (size_t u = 0; v && u < v->n_uses; u++) {
-                        ph_node *c = v->uses[u].node;
-                        if (c->walk_mark == walk)
-                            continue;
-                        c->walk_mark = walk;
-                        if (ir_grow((void **)&wl->queue, &wl->cap_queue, tail + 1, sizeof *wl->queue))
-                            return PH_ENOMEM;
-                        wl->queue[tail++] = c;
-                    }
-                }
-            if (head == level_end) {
-                hops++;
-                level_end = tail;
-            }
-        }
-    }
-    return 0;
-}
-
 PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph_params *params, ph_ctx *ctx)
 {
     if (!wl || !g || member >= wl->n)
@@ -682,18 +590,12 @@ PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph
         forget(wl);
         return ctx ? ph_ctx_error(ctx, PH_ENOMEM, "out of memory") : PH_ENOMEM;
     }
-    uint64_t bit = (uint64_t)1 << (member % 64);
-    size_t word = member / 64;
     for (size_t i = 0; i < a->n; i++) {
-        size_t at = a->idx[i] * wl->words + word;
-        wl->pending[at] &= ~bit;
+        wl->pending[a->idx[i] * wl->words + member / 64] &= ~((uint64_t)1 << (member % 64));
         ph_node *n = wl->log->held[a->idx[i]];
         if (n && !n->removed && n->visit_mark != epoch) {
             n->visit_mark = epoch;
-            /* the fresh bit stays set while the saved match holds (below) */
-            wl->cands[n_cands++] = (wl_cand){n, a->idx[i], a->saved[i]};
-        } else {
-            wl->fresh[at] &= ~bit;
+            wl->cands[n_cands++] = n;
         }
     }
     a->n = 0;
@@ -708,33 +610,22 @@ PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph
         }
     }
     later extra = {0};
-    size_t from = wl->log->n, stale_from = wl->log->n;
+    size_t from = wl->log->n;
     uint64_t seq0 = m->op_seq;
     int total = 0, stop = 0;
     for (size_t i = 0; !stop;) {
         ph_node *n;
-        const pat_saved *saved = NULL;
-        if (extra.head < extra.n && (i == n_cands || scan_before(extra.v[extra.head], wl->cands[i].n))) {
+        if (extra.head < extra.n && (i == n_cands || scan_before(extra.v[extra.head], wl->cands[i])))
             n = extra.v[extra.head++];
-        } else if (i < n_cands) {
-            wl_cand *c = &wl->cands[i++];
-            n = c->n;
-            if (wl->log->n > stale_from && (rc = stale_near(wl, member, &stale_from)) < 0) {
-                total = ctx ? ph_ctx_error(ctx, rc, "out of memory") : rc;
-                break;
-            }
-            uint64_t *fr = &wl->fresh[c->idx * wl->words + word];
-            if (*fr & bit)
-                saved = &c->saved;
-            *fr &= ~bit;
-        } else {
+        else if (i < n_cands)
+            n = wl->cands[i++];
+        else
             break;
-        }
         if (i + 8 < n_cands) /* a candidate of a large graph is a cache miss: ask early */
-            __builtin_prefetch(wl->cands[i + 8].n);
+            __builtin_prefetch(wl->cands[i + 8]);
         if (n->removed)
             continue;
-        int r = pat_ruleset_try(wl->sets[member], n, saved, params, ctx, &stop);
+        int r = pat_ruleset_try(wl->sets[member], n, params, ctx, &stop);
         if (r < 0) {
             total = r;
             break;
@@ -746,8 +637,6 @@ PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph
         }
     }
     free(extra.v);
-    for (size_t i = 0; i < n_cands; i++) /* those the run did not reach (a stop, an error) */
-        wl->fresh[wl->cands[i].idx * wl->words + word] &= ~bit;
     if (wl->log)
         pat_log_release(wl->log);
     if (total >= 0 && m->alloc_failures != failures) /* absorbed below: the result would depend on memory */

@@ -673,7 +673,7 @@ static int bind_args(ph_match *m, int i, const pat_stmt *s, ph_node *n, int swap
         if (!bind(m, a->slot, v))
             return fail(m, i, "input %d is '%s', but '%s' is already '%s' in this match", j, vname(v),
                         f->names[a->slot], vname(m->vals[a->slot]));
-        for (int c = 0; v && c < a->n_cons && !m->replay; c++)
+        for (int c = 0; v && c < a->n_cons; c++)
             if (!check_cons_why(m, i, j, &a->cons[c], v, n))
                 return 0;
     }
@@ -763,8 +763,6 @@ static ph_node *nac_hit(ph_match *m, const pat_stmt *s, const ph_graph *g)
 static int match_from(ph_match *m, const pat_form *f, int i, const ph_graph *g)
 {
     if (i < 0) {
-        if (m->replay) /* the tests below held when the path was recorded */
-            return 1;
         for (int k = 0; k < f->n_nacs; k++) {
             ph_node *c = nac_hit(m, &f->nacs[k], g);
             char label[200];
@@ -824,21 +822,10 @@ static int match_from(ph_match *m, const pat_form *f, int i, const ph_graph *g)
         }
     m->nodes[i] = n;
     int tries = s->n_args >= 2 && s->variadic_slot < 0 && pat_is_commutative(n->op) ? 2 : 1;
-    int swap = 0;
-    if (m->replay) { /* only the order the recorded match took */
-        swap = i < 32 ? (int)(m->swaps >> i) & 1 : 0;
-        if (swap >= tries)
-            tries = 0;
-        else
-            tries = swap + 1;
-    }
-    for (; swap < tries; swap++) {
+    for (int swap = 0; swap < tries; swap++) {
         int inner = m->n_trail, vinner = m->n_vtrail;
-        if (bind_args(m, i, s, n, swap) && match_from(m, f, i - 1, g)) {
-            if (swap && i < 32)
-                m->swaps |= (uint32_t)1 << i;
+        if (bind_args(m, i, s, n, swap) && match_from(m, f, i - 1, g))
             return 1;
-        }
         unbind_to(m, inner);
         var_unbind_to(m, vinner);
     }
@@ -967,7 +954,7 @@ int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m)
         return 0;
     m->form = fi; /* for the reasons of ph_pattern_explain */
     ph_match *why = m->why ? m : NULL;
-    if (!guards_ok(f, root, why) || (!m->replay && !root_inputs_possible(f, root, why))) /* a guard is the first reason */
+    if (!guards_ok(f, root, why) || !root_inputs_possible(f, root, why)) /* a guard is the first reason */
         return 0;
     if (m->dirty) { /* after a failed match, backtracking left all of this clear */
         unbind_to(m, 0); /* what the match that held bound, from its trail */
@@ -978,8 +965,6 @@ int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m)
     }
     m->n_trail = m->n_vtrail = 0;
     m->state_fresh = 0;
-    if (!m->replay)
-        m->swaps = 0;
     m->nodes[f->n_stmts - 1] = root;
     if (!match_from(m, f, f->n_stmts - 1, root->graph)) {
         memset(m->nodes, 0, (size_t)f->n_stmts * sizeof *m->nodes);
@@ -987,18 +972,6 @@ int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m)
     }
     m->dirty = 1;
     return 1;
-}
-
-int pat_match_replay(const ph_pattern *p, int fi, ph_node *root, ph_match *m, uint32_t swaps)
-{
-    if (p->forms[fi].n_stmts > 32 || m->why)
-        return 0;
-    m->replay = 1;
-    m->swaps = swaps;
-    int r = pat_match_form(p, fi, root, m);
-    m->replay = 0;
-    m->swaps = swaps;
-    return r;
 }
 
 PH_API int ph_pattern_match_at(const ph_pattern *p, ph_node *root, ph_match *m)

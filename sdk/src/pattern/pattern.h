@@ -200,9 +200,6 @@ struct ph_match {
     int state_fresh;    /* state zeroed for this match */
     int dirty;          /* the last match held: its bindings are still set (a failed
                          * one unbinds everything as it backtracks) */
-    uint32_t swaps;     /* after a match: bit i set when statement i's commutative
-                         * inputs were taken swapped (statements 0..31) */
-    int replay;         /* pat_match_replay: follow `swaps`, no tests */
     char *why;          /* ph_pattern_explain: why the match failed (borrowed buffer), or NULL */
     size_t why_size;
     int why_stmt;       /* the statement of the form the reason is about: the deepest one reached */
@@ -224,13 +221,6 @@ static inline int pat_op_matches(const pat_stmt *s, const ph_node *n)
 static inline const pat_stmt *pat_root(const pat_form *f) { return &f->stmts[f->n_stmts - 1]; }
 /* Match form fi of p with root as the root: 1 matched (m filled), 0 not. */
 int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m);
-/* Rebuild, without searching, the bindings of a match of form fi at root
- * that held when nothing it reads has changed since: the statements are
- * bound along the path m->swaps (as pat_match_form left it) records, the
- * constraints, interior rules and negative statements not tested again
- * (attribute tests still run, as they bind variables).  1 rebuilt, 0 the
- * path no longer fits (the caller matches in full). */
-int pat_match_replay(const ph_pattern *p, int fi, ph_node *root, ph_match *m, uint32_t swaps);
 /* 1 if node n is one of m's matched nodes. */
 int pat_match_has(const ph_match *m, const ph_node *n);
 /* A literal as a variable value (borrowed). */
@@ -329,30 +319,18 @@ int pat_ruleset_reach(ph_ruleset *rs, const ph_model *m);
 typedef struct pat_form_memo {
     uint64_t *stamp;       /* owned by the caller, one per key */
     unsigned char *answer; /* one per key */
-    uint32_t *swaps;       /* one per key: the path of a match (pat_match_replay) */
     uint64_t now;
 } pat_form_memo;
 /* 1 when a form of rs marked possible, anchored on n's op, matches at n
- * (no condition); each form's answer taken from or left in memo.  *entry
- * is the first of rs's entries that matches, *swaps its match's path. */
-int pat_ruleset_may_match_memo(ph_ruleset *rs, ph_node *n, const uint32_t *ids, pat_form_memo *memo,
-                               uint32_t *entry, uint32_t *swaps);
-/* What a look found at a node for a set: its first entry that matched (the
- * entries before it did not), and the path of that match. */
-typedef struct pat_saved {
-    uint32_t entry, swaps;
-} pat_saved;
+ * (no condition); each form's answer taken from or left in memo. */
+int pat_ruleset_may_match_memo(ph_ruleset *rs, ph_node *n, const uint32_t *ids, pat_form_memo *memo);
 /* The entries of rs (pairs of a rule and a form, listed under each root
  * op) and, for entry e, its pattern's text and its form. */
 size_t pat_ruleset_n_entries(const ph_ruleset *rs);
 void pat_ruleset_entry(const ph_ruleset *rs, size_t e, const char **text, uint32_t *form);
 /* Try rs's forms at n and rewrite the first that passes (the larger match
- * winning): 1, 0, or a negative PH_E* code; *stop when the budget ends.
- * saved (or NULL): what the look found at n, when nothing it read has
- * changed since: the entries before saved->entry are not tried, and that
- * entry's match is rebuilt from its path, not searched. */
-int pat_ruleset_try(ph_ruleset *rs, ph_node *n, const pat_saved *saved, const ph_params *params, ph_ctx *ctx,
-                    int *stop);
+ * winning): 1, 0, or a negative PH_E* code; *stop when the budget ends. */
+int pat_ruleset_try(ph_ruleset *rs, ph_node *n, const ph_params *params, ph_ctx *ctx, int *stop);
 
 /* Instantiate the matched form's result (result.c).  0 or a PH_E* code. */
 int pat_result_build(ph_rewriter *rw);

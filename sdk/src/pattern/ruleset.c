@@ -235,10 +235,8 @@ int pat_ruleset_reach(ph_ruleset *rs, const ph_model *m)
 }
 
 /* 1 if a possible form of the set anchored on n's op matches at n,
- * conditions aside: *entry is the first entry that matches, *swaps the
- * path of its match (pat_match_replay). */
-int pat_ruleset_may_match_memo(ph_ruleset *rs, ph_node *n, const uint32_t *ids, pat_form_memo *memo,
-                               uint32_t *entry, uint32_t *swaps)
+ * conditions aside. */
+int pat_ruleset_may_match_memo(ph_ruleset *rs, ph_node *n, const uint32_t *ids, pat_form_memo *memo)
 {
     for (uint32_t e = rs->by_op[n->op]; e < rs->by_op[n->op + 1]; e++) {
         const rs_entry *en = &rs->entries[e];
@@ -246,24 +244,17 @@ int pat_ruleset_may_match_memo(ph_ruleset *rs, ph_node *n, const uint32_t *ids, 
             continue;
         uint32_t key = ids[e];
         if (key == PAT_FORM_UNSHARED) {
-            if (pat_match_form(rs->pats[en->rule], (int)en->form, n, rs->matches[en->rule])) {
-                *entry = e;
-                *swaps = rs->matches[en->rule]->swaps;
+            if (pat_match_form(rs->pats[en->rule], (int)en->form, n, rs->matches[en->rule]))
                 return 1;
-            }
             continue;
         }
         if (memo->stamp[key] != memo->now) {
             memo->answer[key] = pat_match_form(rs->pats[en->rule], (int)en->form, n,
                                                   rs->matches[en->rule]) != 0;
-            memo->swaps[key] = rs->matches[en->rule]->swaps;
             memo->stamp[key] = memo->now;
         }
-        if (memo->answer[key]) {
-            *entry = e;
-            *swaps = memo->swaps[key];
+        if (memo->answer[key])
             return 1;
-        }
     }
     return 0;
 }
@@ -402,30 +393,13 @@ static int take_larger(ph_ruleset *rs, ph_node *n, int min, const ph_params *par
     return rc;
 }
 
-/* Match entry e at n: along the recorded path when `saved` is e's (the
- * look's match, nothing near n changed since), else in full. */
-static int match_entry(ph_ruleset *rs, uint32_t e, ph_node *n, const pat_saved *saved)
+int pat_ruleset_try(ph_ruleset *rs, ph_node *n, const ph_params *params, ph_ctx *ctx, int *stop)
 {
-    const rs_entry *en = &rs->entries[e];
-    const ph_pattern *p = rs->pats[en->rule];
-    ph_match *m = rs->matches[en->rule];
-    if (saved && saved->entry == e && pat_match_replay(p, (int)en->form, n, m, saved->swaps))
-        return 1;
-    return pat_match_form(p, (int)en->form, n, m);
-}
-
-int pat_ruleset_try(ph_ruleset *rs, ph_node *n, const pat_saved *saved, const ph_params *params, ph_ctx *ctx,
-                    int *stop)
-{
-    uint32_t e = rs->by_op[n->op];
-    if (saved && (saved->entry < e || saved->entry >= rs->by_op[n->op + 1]))
-        saved = NULL;
-    if (saved) /* the entries before it did not match at the look, and nothing they read changed */
-        e = saved->entry;
-    for (; e < rs->by_op[n->op + 1]; e++) {
+    for (uint32_t e = rs->by_op[n->op]; e < rs->by_op[n->op + 1]; e++) {
         const rs_entry *en = &rs->entries[e];
+        const ph_pattern *p = rs->pats[en->rule];
         ph_match *m = rs->matches[en->rule];
-        if (!match_entry(rs, e, n, saved))
+        if (!pat_match_form(p, (int)en->form, n, m))
             continue;
         int ok = condition(rs, en->rule, m, n, params, ctx);
         if (ok < 0)
@@ -436,8 +410,7 @@ int pat_ruleset_try(ph_ruleset *rs, ph_node *n, const pat_saved *saved, const ph
             int rc = take_larger(rs, n, en->benefit, params, ctx, stop);
             if (rc || *stop)
                 return rc;
-            /* matched again: the search reused the buffers */
-            if (!match_entry(rs, e, n, saved) || (ok = condition(rs, en->rule, m, n, params, ctx)) <= 0) {
+            if (!pat_match_form(p, (int)en->form, n, m) || (ok = condition(rs, en->rule, m, n, params, ctx)) <= 0) {
                 if (ok < 0)
                     return ok;
                 continue;
@@ -451,3 +424,4 @@ int pat_ruleset_try(ph_ruleset *rs, ph_node *n, const pat_saved *saved, const ph
     }
     return 0;
 }
+
