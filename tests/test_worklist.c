@@ -187,13 +187,12 @@ START_TEST(first_run_in_scan_order)
 }
 END_TEST
 
-/* Random chains of the three sets' ops, random graph outputs in the middle:
- * one worklist and separate runs end in the same graph. */
-START_TEST(random_stages_agree)
+/* 60 random chains of the sets' ops, random graph outputs in the middle:
+ * one worklist of the n sets and separate runs end in the same graph,
+ * with the same count. */
+static void random_stages(ph_ruleset **sets, size_t n_sets, uint64_t seed)
 {
     static const char *const pool[] = {"Neg", "Abs", "Sigmoid", "Relu", "Neg", "Abs"};
-    ph_ruleset **sets = three_sets();
-    uint64_t seed = 12345;
     for (int t = 0; t < 60; t++) {
         const char *ops[40];
         size_t n = 5 + (size_t)(t % 30);
@@ -203,12 +202,12 @@ START_TEST(random_stages_agree)
         }
         int every = (int)(seed >> 40) % 7;
         ph_model *a = chain_model(ops, n, every), *b = chain_model(ops, n, every);
-        for (size_t i = 0; i < 3; i++)
+        for (size_t i = 0; i < n_sets; i++)
             ph_ruleset_reset(sets[i]);
-        int shared = stage(a, sets, 3, 1);
-        for (size_t i = 0; i < 3; i++)
+        int shared = stage(a, sets, n_sets, 1);
+        for (size_t i = 0; i < n_sets; i++)
             ph_ruleset_reset(sets[i]);
-        int alone = stage(b, sets, 3, 0);
+        int alone = stage(b, sets, n_sets, 0);
         char *sa = tk_graph_sig(ph_model_graph(a)), *sb = tk_graph_sig(ph_model_graph(b));
         ck_assert_msg(shared == alone && !strcmp(sa, sb), "case %d: %d vs %d rewrites\n%s\nvs\n%s", t, shared,
                       alone, sa, sb);
@@ -217,6 +216,12 @@ START_TEST(random_stages_agree)
         ph_model_free(a);
         ph_model_free(b);
     }
+}
+
+START_TEST(random_stages_agree)
+{
+    ph_ruleset **sets = three_sets();
+    random_stages(sets, 3, 12345);
     free_sets(sets, 3);
 }
 END_TEST
@@ -224,40 +229,15 @@ END_TEST
 /* Every set given twice, the copy right after its original (as a pass
  * compiled again under another name), and one more on Neg with another
  * form: members with the same forms share one answer per node at a look,
- * and still keep their own agendas.  One
- * worklist and separate runs end in the same graph, with the same count. */
+ * and still keep their own agendas. */
 START_TEST(sets_given_twice_agree)
 {
-    static const char *const pool[] = {"Neg", "Abs", "Sigmoid", "Relu", "Neg", "Abs"};
     ph_error err = {0};
     ph_ruleset *sets[7];
     const ph_rule *tables[4] = {neg_rules, abs_rules, relu_rules, neg_relu_rules};
     for (size_t i = 0; i < 7; i++)
         ck_assert(sets[i] = ph_ruleset_new(tables[i / 2], &err));
-    uint64_t seed = 777;
-    for (int t = 0; t < 60; t++) {
-        const char *ops[40];
-        size_t n = 5 + (size_t)(t % 30);
-        for (size_t i = 0; i < n; i++) {
-            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
-            ops[i] = pool[(seed >> 33) % 6];
-        }
-        int every = (int)(seed >> 40) % 7;
-        ph_model *a = chain_model(ops, n, every), *b = chain_model(ops, n, every);
-        for (size_t i = 0; i < 7; i++)
-            ph_ruleset_reset(sets[i]);
-        int shared = stage(a, sets, 7, 1);
-        for (size_t i = 0; i < 7; i++)
-            ph_ruleset_reset(sets[i]);
-        int alone = stage(b, sets, 7, 0);
-        char *sa = tk_graph_sig(ph_model_graph(a)), *sb = tk_graph_sig(ph_model_graph(b));
-        ck_assert_msg(shared == alone && !strcmp(sa, sb), "case %d: %d vs %d rewrites\n%s\nvs\n%s", t, shared,
-                      alone, sa, sb);
-        free(sa);
-        free(sb);
-        ph_model_free(a);
-        ph_model_free(b);
-    }
+    random_stages(sets, 7, 777);
     free_sets(sets, 7);
 }
 END_TEST
