@@ -4,7 +4,8 @@
  * survive the nodes the host frees between two passes; a model freed
  * under a worklist is forgotten; a member's first run meets its nodes in
  * the order a scan of the graph would (its rewrites enabling later nodes
- * in the same run); randomized stages agree with separate rule-set runs. */
+ * in the same run); randomized stages agree with separate rule-set runs,
+ * also with every set given twice. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +30,9 @@ static int relu_to_neg(ph_rewriter *rw, const ph_match *m)
 static const ph_rule neg_rules[] = {{"neg_neg", "a = Neg(x); y = Neg(a)", NULL, to_inner}, {0}};
 static const ph_rule abs_rules[] = {{"abs_abs", "a = Abs(x); y = Abs(a)\n=>\ny = a", NULL, NULL}, {0}};
 static const ph_rule relu_rules[] = {{"relu_sig", "a = Sigmoid(x); y = Relu(a)", NULL, relu_to_neg}, {0}};
+/* Neg(Relu(x)) -> x (not an identity: only a stage to compare), on Neg
+ * as neg_rules is, with another form */
+static const ph_rule neg_relu_rules[] = {{"neg_relu", "a = Relu(x); y = Neg(a)", NULL, to_inner}, {0}};
 
 /* A chain of ops from a seed: the stage tests' models. */
 static ph_model *chain_model(const char *const *ops, size_t n, int outputs_every)
@@ -183,13 +187,12 @@ START_TEST(first_run_in_scan_order)
 }
 END_TEST
 
-/* Random chains of the three sets' ops, random graph outputs in the middle:
- * one worklist and separate runs end in the same graph. */
-START_TEST(random_stages_agree)
+/* 60 random chains of the sets' ops, random graph outputs in the middle:
+ * one worklist of the n sets and separate runs end in the same graph,
+ * with the same count. */
+static void random_stages(ph_ruleset **sets, size_t n_sets, uint64_t seed)
 {
     static const char *const pool[] = {"Neg", "Abs", "Sigmoid", "Relu", "Neg", "Abs"};
-    ph_ruleset **sets = three_sets();
-    uint64_t seed = 12345;
     for (int t = 0; t < 60; t++) {
         const char *ops[40];
         size_t n = 5 + (size_t)(t % 30);
@@ -199,12 +202,12 @@ START_TEST(random_stages_agree)
         }
         int every = (int)(seed >> 40) % 7;
         ph_model *a = chain_model(ops, n, every), *b = chain_model(ops, n, every);
-        for (size_t i = 0; i < 3; i++)
+        for (size_t i = 0; i < n_sets; i++)
             ph_ruleset_reset(sets[i]);
-        int shared = stage(a, sets, 3, 1);
-        for (size_t i = 0; i < 3; i++)
+        int shared = stage(a, sets, n_sets, 1);
+        for (size_t i = 0; i < n_sets; i++)
             ph_ruleset_reset(sets[i]);
-        int alone = stage(b, sets, 3, 0);
+        int alone = stage(b, sets, n_sets, 0);
         char *sa = tk_graph_sig(ph_model_graph(a)), *sb = tk_graph_sig(ph_model_graph(b));
         ck_assert_msg(shared == alone && !strcmp(sa, sb), "case %d: %d vs %d rewrites\n%s\nvs\n%s", t, shared,
                       alone, sa, sb);
@@ -213,7 +216,29 @@ START_TEST(random_stages_agree)
         ph_model_free(a);
         ph_model_free(b);
     }
+}
+
+START_TEST(random_stages_agree)
+{
+    ph_ruleset **sets = three_sets();
+    random_stages(sets, 3, 12345);
     free_sets(sets, 3);
+}
+END_TEST
+
+/* Every set given twice, the copy right after its original (as a pass
+ * compiled again under another name), and one more on Neg with another
+ * form: members with the same forms share one answer per node at a look,
+ * and still keep their own agendas. */
+START_TEST(sets_given_twice_agree)
+{
+    ph_error err = {0};
+    ph_ruleset *sets[7];
+    const ph_rule *tables[4] = {neg_rules, abs_rules, relu_rules, neg_relu_rules};
+    for (size_t i = 0; i < 7; i++)
+        ck_assert(sets[i] = ph_ruleset_new(tables[i / 2], &err));
+    random_stages(sets, 7, 777);
+    free_sets(sets, 7);
 }
 END_TEST
 
@@ -225,6 +250,7 @@ int main(void)
     tcase_add_test(tc, agendas_survive_freed_nodes_and_models);
     tcase_add_test(tc, first_run_in_scan_order);
     tcase_add_test(tc, random_stages_agree);
+    tcase_add_test(tc, sets_given_twice_agree);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK); /* cases that only compute share one process */

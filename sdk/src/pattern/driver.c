@@ -64,6 +64,13 @@ struct ph_worklist {
      * pat_form_memo): form_ids[i][e] is the key of member i's entry e */
     uint32_t **form_ids;
     pat_form_memo memo;
+    /* members anchored on one op whose entries there are the same forms in
+     * the same order (a pass given twice) get one answer at a node:
+     * same[k], for members[k], is the first such k (UINT32_MAX for a member
+     * no other is like); its answer holds while same_stamp[k] == memo.now */
+    uint32_t *same;
+    uint64_t *same_stamp;
+    unsigned char *same_answer;
 };
 
 /* One key per distinct (pattern text, form) among the members' entries,
@@ -111,6 +118,39 @@ static int number_forms(ph_worklist *wl)
         }
     }
     free(slot);
+    /* members with the same forms on an op (before unshared keys are made
+     * alike below) */
+    uint32_t n_k = wl->by_op[PH_OP__COUNT];
+    wl->same = malloc((n_k ? n_k : 1) * sizeof *wl->same);
+    wl->same_stamp = calloc(n_k ? n_k : 1, sizeof *wl->same_stamp);
+    wl->same_answer = calloc(n_k ? n_k : 1, 1);
+    if (!wl->same || !wl->same_stamp || !wl->same_answer)
+        return PH_ENOMEM;
+    for (int op = 0; op < PH_OP__COUNT; op++)
+        for (uint32_t k = wl->by_op[op]; k < wl->by_op[op + 1]; k++) {
+            uint32_t i = wl->members[k];
+            size_t lo, hi;
+            pat_ruleset_op_entries(wl->sets[i], (ph_op)op, &lo, &hi);
+            wl->same[k] = k;
+            for (uint32_t j = wl->by_op[op]; j < k && wl->same[k] == k; j++) {
+                uint32_t o = wl->members[j];
+                size_t olo, ohi;
+                pat_ruleset_op_entries(wl->sets[o], (ph_op)op, &olo, &ohi);
+                if (wl->same[j] == j && ohi - olo == hi - lo &&
+                    !memcmp(wl->form_ids[o] + olo, wl->form_ids[i] + lo, (hi - lo) * sizeof **wl->form_ids))
+                    wl->same[k] = j;
+            }
+        }
+    unsigned char *followed = calloc(n_k ? n_k : 1, 1);
+    if (!followed)
+        return PH_ENOMEM;
+    for (uint32_t k = 0; k < n_k; k++)
+        if (wl->same[k] != k)
+            followed[wl->same[k]] = 1;
+    for (uint32_t k = 0; k < n_k; k++)
+        if (wl->same[k] == k && !followed[k])
+            wl->same[k] = UINT32_MAX;
+    free(followed);
     /* a form only one entry holds is matched directly, without the memo */
     uint32_t *uses = calloc(keys ? keys : 1, sizeof *uses);
     if (!uses)
@@ -219,6 +259,9 @@ PH_API void ph_worklist_free(ph_worklist *wl)
     free(wl->form_ids);
     free(wl->memo.stamp);
     free(wl->memo.answer);
+    free(wl->same);
+    free(wl->same_stamp);
+    free(wl->same_answer);
     free(wl->ran);
     free(wl->reach);
     free(wl->pending);
@@ -287,8 +330,21 @@ static int classify(ph_worklist *wl, ph_node *n, int dist)
     wl->memo.now++; /* answers hold for this node, while nothing changes */
     for (uint32_t k = wl->by_op[n->op]; k < wl->by_op[n->op + 1] && !rc; k++) {
         uint32_t i = wl->members[k];
-        if (dist < wl->reach[i] && !is_pending(wl, idx, i) &&
-            pat_ruleset_may_match_memo(wl->sets[i], n, wl->form_ids[i], &wl->memo))
+        if (dist >= wl->reach[i] || is_pending(wl, idx, i))
+            continue;
+        uint32_t s = wl->same[k]; /* the members with these forms share the answer */
+        int hit;
+        if (s == UINT32_MAX) {
+            hit = pat_ruleset_may_match_memo(wl->sets[i], n, wl->form_ids[i], &wl->memo);
+        } else {
+            if (wl->same_stamp[s] != wl->memo.now) {
+                wl->same_answer[s] = (unsigned char)pat_ruleset_may_match_memo(wl->sets[i], n, wl->form_ids[i],
+                                                                               &wl->memo);
+                wl->same_stamp[s] = wl->memo.now;
+            }
+            hit = wl->same_answer[s];
+        }
+        if (hit)
             rc = push(wl, i, n, &idx);
     }
     return rc;

@@ -23,8 +23,11 @@
  * why: the reason about the deepest statement the match reached is kept,
  * the first of those (a commutative node's inputs as written before the
  * swapped order).  Returns 0. */
-static int fail(ph_match *m, int i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(ph_match *m, int i, const char *fmt, ...)
+static int fail_at(ph_match *m, int i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* (the reason's arguments, node labels among them, are only computed when
+ * a reason is asked for) */
+#define fail(m, i, ...) ((m)->why ? fail_at((m), (i), __VA_ARGS__) : 0)
+static int fail_at(ph_match *m, int i, const char *fmt, ...)
 {
     if (!m->why || i >= m->why_stmt)
         return 0;

@@ -334,6 +334,8 @@ int pat_ruleset_may_match_memo(ph_ruleset *rs, ph_node *n, const uint32_t *ids, 
  * op) and, for entry e, its pattern's text and its form. */
 size_t pat_ruleset_n_entries(const ph_ruleset *rs);
 void pat_ruleset_entry(const ph_ruleset *rs, size_t e, const char **text, uint32_t *form);
+/* The entries of rs rooted on op: lo .. hi - 1. */
+void pat_ruleset_op_entries(const ph_ruleset *rs, ph_op op, size_t *lo, size_t *hi);
 /* Try rs's forms at n and rewrite the first that passes (the larger match
  * winning): 1, 0, or a negative PH_E* code; *stop when the budget ends. */
 int pat_ruleset_try(ph_ruleset *rs, ph_node *n, const ph_params *params, ph_ctx *ctx, int *stop);

@@ -261,6 +261,12 @@ int pat_ruleset_may_match_memo(ph_ruleset *rs, ph_node *n, const uint32_t *ids, 
 
 size_t pat_ruleset_n_entries(const ph_ruleset *rs) { return rs->by_op[PH_OP__COUNT]; }
 
+void pat_ruleset_op_entries(const ph_ruleset *rs, ph_op op, size_t *lo, size_t *hi)
+{
+    *lo = rs->by_op[op];
+    *hi = rs->by_op[op + 1];
+}
+
 void pat_ruleset_entry(const ph_ruleset *rs, size_t e, const char **text, uint32_t *form)
 {
     *text = rs->pats[rs->entries[e].rule]->text;
