@@ -310,13 +310,23 @@ struct ph_node {
     uint8_t removed;
     uint8_t op_linked;    /* in the graph's op-type index */
     uint8_t in_names;     /* in the model's node-name map */
+    uint8_t fields_owned; /* name ... attrs are malloc'd, not in the arena */
     /* the rest (counts and positions in 32 bits: a node is 192 bytes) */
     uint32_t cap_inputs;
     uint32_t n_subgraphs;
     uint32_t n_attr_tensors;
     uint32_t held_pos;    /* 1 + index of its entry in the change log's held table, or 0 */
+    uint32_t n_attrs;
     ph_node *prev, *next;
-    Onnx__NodeProto *proto; /* owned, or in the model's arena; input/output arrays empty between saves */
+    /* NodeProto's fields besides inputs and outputs (the save builds each
+     * node's message from them, onnx/save.c).  With fields_owned, the
+     * strings, the attribute array and every attribute message are owned
+     * (malloc'd); else all lie in the model's arena, attribute messages
+     * shared between nodes: ir_node_fields_own copies them before a change. */
+    char *name, *op_type, *domain; /* NULL: absent */
+    Onnx__AttributeProto **attrs;
+    char *doc_string;
+    Onnx__NodeProto *unknown; /* owned; only for a message with unknown fields: those (its other fields empty) */
     uint32_t *use_pos; /* use_pos[i]: index of this slot's entry in inputs[i]->uses */
     ir_subgraph *subgraphs;
     ir_attr_tensor *attr_tensors;
@@ -466,10 +476,16 @@ ph_op ir_op_lookup(const char *domain, const char *op_type);
  * Names are unique in the whole model: one map serves every graph. */
 ph_value *ir_graph_value(const ph_graph *g, const char *name);
 
-/* Give n a malloc'd copy of its NodeProto when the message lies in the
- * model's arena; every function that changes a node's message calls it
+/* Give n malloc'd copies of its fields (name ... attrs) when they lie in
+ * the model's arena; every function that changes a node's fields calls it
  * first.  0 or PH_ENOMEM (n unchanged). */
-int ir_node_proto_own(ph_node *n);
+int ir_node_fields_own(ph_node *n);
+/* Free n's fields (those it owns) and its kept message; all empty after. */
+void ir_node_fields_free(ph_node *n);
+/* Once the loader has resolved the inputs of a node made from a message
+ * protobuf-c unpacked: drop the message's input and output names, and the
+ * message unless it has unknown fields (kept in n->unknown for the save). */
+void ir_node_settle(ph_node *n);
 /* A malloc'd deep copy of msg (packed, then unpacked by protobuf-c; the
  * caller frees it with protobuf_c_message_free_unpacked), or NULL when out
  * of memory (ir/arena.c). */
@@ -483,11 +499,13 @@ void ir_graph_free(ph_graph *g);
 ph_value *ir_value_new(ph_graph *g, const char *name);
 /* The same with a name already in the model's arena (not copied). */
 ph_value *ir_value_new_in_arena(ph_graph *g, char *name);
-/* Used by the loaders: a node around np (taken over, or in the model's
- * arena) with room for n_in inputs and n_out outputs (all NULL), appended
- * to g; op is its ph_op when the caller knows it, else -1.  NULL when out
- * of memory (np then freed unless in the arena). */
-ph_node *ir_node_load(ph_graph *g, Onnx__NodeProto *np, size_t n_in, size_t n_out, int op);
+/* Used by the loaders: a node with np's fields (but inputs and outputs),
+ * with room for n_in inputs and n_out outputs (all NULL), appended to g;
+ * op is its ph_op when the caller knows it, else -1.  With in_arena, np
+ * is the caller's and its fields lie in the model's arena; else np came
+ * from protobuf-c and is taken over (kept until ir_node_settle).  NULL when
+ * out of memory (np then freed unless in_arena). */
+ph_node *ir_node_load(ph_graph *g, Onnx__NodeProto *np, int in_arena, size_t n_in, size_t n_out, int op);
 /* Make output i of a loaded node, named name (name in the model's arena
  * when in_arena, else copied).  0, or PH_EPARSE for a name already
  * defined, PH_ENOMEM; err says which. */

@@ -1,17 +1,17 @@
-/* sdk/src/ir/arena.c - a model's arena, and copy-on-write of node messages
+/* sdk/src/ir/arena.c - a model's arena, and copy-on-write of node fields
  * that lie in it.
  *
  * The loader reads the main graph's nodes into the arena (onnx/read_nodes.c):
- * their NodeProto messages, attributes and strings, and the names of the
+ * their names, op types, attribute messages and strings, and the names of the
  * values they make, in a few large blocks instead of some twenty small
  * allocations a node.  Nothing in the arena is freed before the model: a
  * node removed by a pass leaves its bytes there, and a pointer read from it
  * (a name, an attribute's ints) stays valid until ph_model_free.
  *
  * Freeing code asks ir_arena_owns before it frees a message or a string it
- * might not own; a function that changes a node's message first calls
- * ir_node_proto_own, which gives the node a malloc'd copy of a message
- * that lies in the arena.
+ * might not own; a function that changes a node's fields first calls
+ * ir_node_fields_own, which gives the node malloc'd copies of those that
+ * lie in the arena.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -143,20 +143,60 @@ void *ir_message_copy(const ProtobufCMessage *msg)
     return copy;
 }
 
-int ir_node_proto_own(ph_node *n)
+/* A malloc'd copy of s (NULL stays NULL); 0 or PH_ENOMEM. */
+static int own_string(char **s)
 {
-    ph_model *m = n->graph ? n->graph->model : NULL;
-    if (!m || !ir_arena_owns(m->arena, n->proto))
+    if (!*s)
         return 0;
-    Onnx__NodeProto *np = ir_message_copy(&n->proto->base);
-    int rc = np ? 0 : PH_ENOMEM;
-    for (size_t i = 0; np && i < np->n_attribute && !rc; i++)
-        rc = ir_attr_normalize(np->attribute[i]);
+    char *d = ir_strdup(*s);
+    if (!d)
+        return PH_ENOMEM;
+    *s = d;
+    return 0;
+}
+
+int ir_node_fields_own(ph_node *n)
+{
+    if (n->fields_owned)
+        return 0;
+    ph_node copy = {0};
+    copy.name = n->name;
+    copy.op_type = n->op_type;
+    copy.domain = n->domain;
+    copy.doc_string = n->doc_string;
+    copy.fields_owned = 1;
+    int rc = 0;
+    if (own_string(&copy.name))
+        copy.name = NULL, rc = PH_ENOMEM;
+    if (own_string(&copy.op_type))
+        copy.op_type = NULL, rc = PH_ENOMEM;
+    if (own_string(&copy.domain))
+        copy.domain = NULL, rc = PH_ENOMEM;
+    if (own_string(&copy.doc_string))
+        copy.doc_string = NULL, rc = PH_ENOMEM;
+    if (!rc && n->n_attrs && !(copy.attrs = malloc(n->n_attrs * sizeof *copy.attrs)))
+        rc = PH_ENOMEM;
+    for (size_t i = 0; i < n->n_attrs && !rc; i++) {
+        Onnx__AttributeProto *a = ir_message_copy(&n->attrs[i]->base);
+        if (a && ir_attr_normalize(a)) {
+            protobuf_c_message_free_unpacked(&a->base, NULL);
+            a = NULL;
+        }
+        if (!a)
+            rc = PH_ENOMEM;
+        else
+            copy.attrs[copy.n_attrs++] = a;
+    }
     if (rc) {
-        if (np)
-            protobuf_c_message_free_unpacked(&np->base, NULL);
+        ir_node_fields_free(&copy);
         return rc;
     }
-    n->proto = np; /* the arena's copy stays, unused, until the model goes */
+    /* the arena's bytes stay, unused, until the model goes */
+    n->name = copy.name;
+    n->op_type = copy.op_type;
+    n->domain = copy.domain;
+    n->doc_string = copy.doc_string;
+    n->attrs = copy.attrs;
+    n->fields_owned = 1;
     return 0;
 }

@@ -12,12 +12,11 @@ typedef Onnx__AttributeProto attr_t;
 
 static attr_t *find_attr(const ph_node *n, const char *name, size_t *pos)
 {
-    const Onnx__NodeProto *p = n->proto;
-    for (size_t i = 0; i < p->n_attribute; i++)
-        if (p->attribute[i]->name && strcmp(p->attribute[i]->name, name) == 0) {
+    for (size_t i = 0; i < n->n_attrs; i++)
+        if (n->attrs[i]->name && strcmp(n->attrs[i]->name, name) == 0) {
             if (pos)
                 *pos = i;
-            return p->attribute[i];
+            return n->attrs[i];
         }
     return NULL;
 }
@@ -39,11 +38,11 @@ int ir_attr_normalize(attr_t *a)
     return 0;
 }
 
-PH_API size_t ph_node_attr_count(const ph_node *n) { return n->proto->n_attribute; }
+PH_API size_t ph_node_attr_count(const ph_node *n) { return n->n_attrs; }
 
 PH_API const char *ph_node_attr_name(const ph_node *n, size_t i)
 {
-    return i < n->proto->n_attribute && n->proto->attribute[i]->name ? n->proto->attribute[i]->name : NULL;
+    return i < n->n_attrs && n->attrs[i]->name ? n->attrs[i]->name : NULL;
 }
 
 PH_API ph_attr_type ph_node_attr_type(const ph_node *n, const char *name)
@@ -160,7 +159,7 @@ PH_API ph_graph *ph_node_subgraph(const ph_node *n, size_t i)
 /* A fresh attribute `name` replacing any of that name (not GRAPH ones). */
 static attr_t *new_attr(ph_node *n, const char *name, Onnx__AttributeProto__AttributeType type)
 {
-    if (ir_node_proto_own(n))
+    if (ir_node_fields_own(n))
         return NULL;
     size_t pos;
     attr_t *old = find_attr(n, name, &pos);
@@ -181,20 +180,19 @@ static attr_t *new_attr(ph_node *n, const char *name, Onnx__AttributeProto__Attr
         return NULL;
     }
     ir_notify_node_changed(n);
-    Onnx__NodeProto *p = n->proto;
     if (old) {
         drop_attr_tensor(n, old);
         protobuf_c_message_free_unpacked(&old->base, NULL);
-        p->attribute[pos] = a;
+        n->attrs[pos] = a;
         return a;
     }
-    attr_t **arr = realloc(p->attribute, (p->n_attribute + 1) * sizeof *arr);
+    attr_t **arr = realloc(n->attrs, (n->n_attrs + 1) * sizeof *arr);
     if (!arr) {
         protobuf_c_message_free_unpacked(&a->base, NULL);
         return NULL;
     }
-    p->attribute = arr;
-    arr[p->n_attribute++] = a;
+    n->attrs = arr;
+    arr[n->n_attrs++] = a;
     return a;
 }
 
@@ -350,7 +348,7 @@ PH_API int ph_node_set_attr_tensor(ph_node *n, const char *name, ph_tensor *t)
 
 static int copy_attr(ph_node *dst, const attr_t *src)
 {
-    if (ir_node_proto_own(dst))
+    if (ir_node_fields_own(dst))
         return PH_ENOMEM;
     attr_t *a = ir_message_copy(&src->base);
     if (!a || ir_attr_normalize(a)) {
@@ -361,27 +359,26 @@ static int copy_attr(ph_node *dst, const attr_t *src)
     size_t pos;
     ir_notify_node_changed(dst);
     attr_t *old = find_attr(dst, src->name, &pos);
-    Onnx__NodeProto *p = dst->proto;
     if (old) {
         drop_attr_tensor(dst, old);
         protobuf_c_message_free_unpacked(&old->base, NULL);
-        p->attribute[pos] = a;
+        dst->attrs[pos] = a;
         return 0;
     }
-    attr_t **arr = realloc(p->attribute, (p->n_attribute + 1) * sizeof *arr);
+    attr_t **arr = realloc(dst->attrs, (dst->n_attrs + 1) * sizeof *arr);
     if (!arr) {
         protobuf_c_message_free_unpacked(&a->base, NULL);
         return PH_ENOMEM;
     }
-    p->attribute = arr;
-    arr[p->n_attribute++] = a;
+    dst->attrs = arr;
+    arr[dst->n_attrs++] = a;
     return 0;
 }
 
 static int ph_node_copy_attrs_(ph_node *dst, const ph_node *src)
 {
-    for (size_t i = 0; i < src->proto->n_attribute; i++) {
-        const attr_t *a = src->proto->attribute[i];
+    for (size_t i = 0; i < src->n_attrs; i++) {
+        const attr_t *a = src->attrs[i];
         if (a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPH ||
             a->type == ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__GRAPHS || !a->name)
             continue;
@@ -401,7 +398,7 @@ PH_API int ph_node_copy_attrs(ph_node *dst, const ph_node *src)
 
 PH_API int ph_node_remove_attr(ph_node *n, const char *name)
 {
-    if (ir_node_proto_own(n))
+    if (ir_node_fields_own(n))
         return PH_ENOMEM;
     size_t pos;
     attr_t *a = find_attr(n, name, &pos);
@@ -413,9 +410,8 @@ PH_API int ph_node_remove_attr(ph_node *n, const char *name)
     drop_attr_tensor(n, a);
     protobuf_c_message_free_unpacked(&a->base, NULL);
     ir_notify_node_changed(n);
-    Onnx__NodeProto *p = n->proto;
-    memmove(p->attribute + pos, p->attribute + pos + 1, (p->n_attribute - pos - 1) * sizeof *p->attribute);
-    p->n_attribute--;
+    memmove(n->attrs + pos, n->attrs + pos + 1, (n->n_attrs - pos - 1) * sizeof *n->attrs);
+    n->n_attrs--;
     return 1;
 }
 
@@ -423,7 +419,7 @@ PH_API ph_graph *ph_node_add_subgraph(ph_node *n, const char *name)
 {
     if (n->graph && n->graph->model)
         n->graph->model->order_dirty = 1; /* its body may read values defined later */
-    if (!name || !*name || find_attr(n, name, NULL) || ir_node_proto_own(n))
+    if (!name || !*name || find_attr(n, name, NULL) || ir_node_fields_own(n))
         return NULL;
     ir_subgraph *subs = realloc(n->subgraphs, (n->n_subgraphs + 1) * sizeof *subs);
     if (!subs)

@@ -50,9 +50,9 @@ static int comparable(const attr_t *a)
 
 static const attr_t *find(const ph_node *n, const char *name)
 {
-    for (size_t i = 0; i < n->proto->n_attribute; i++)
-        if (n->proto->attribute[i]->name && strcmp(n->proto->attribute[i]->name, name) == 0)
-            return n->proto->attribute[i];
+    for (size_t i = 0; i < n->n_attrs; i++)
+        if (n->attrs[i]->name && strcmp(n->attrs[i]->name, name) == 0)
+            return n->attrs[i];
     return NULL;
 }
 
@@ -88,14 +88,14 @@ static int attr_eq(const ph_node *na, const attr_t *a, const ph_node *nb, const 
 
 PH_API int ph_node_attrs_equal(const ph_node *a, const ph_node *b)
 {
-    if (a->proto->n_attribute != b->proto->n_attribute)
+    if (a->n_attrs != b->n_attrs)
         return 0;
-    for (size_t i = 0; i < a->proto->n_attribute; i++) {
-        const attr_t *x = a->proto->attribute[i];
+    for (size_t i = 0; i < a->n_attrs; i++) {
+        const attr_t *x = a->attrs[i];
         if (!comparable(x))
             return 0;
         /* usually in the same order: try the same position first */
-        const attr_t *y = b->proto->attribute[i];
+        const attr_t *y = b->attrs[i];
         if (!y->name || strcmp(y->name, x->name) != 0)
             y = find(b, x->name);
         if (!y || !comparable(y) || !attr_eq(a, x, b, y))
@@ -106,9 +106,9 @@ PH_API int ph_node_attrs_equal(const ph_node *a, const ph_node *b)
 
 PH_API uint64_t ph_node_attrs_hash(const ph_node *n)
 {
-    uint64_t sum = n->proto->n_attribute;
-    for (size_t i = 0; i < n->proto->n_attribute; i++) {
-        const attr_t *a = n->proto->attribute[i];
+    uint64_t sum = n->n_attrs;
+    for (size_t i = 0; i < n->n_attrs; i++) {
+        const attr_t *a = n->attrs[i];
         if (!comparable(a))
             continue; /* equal to nothing anyway */
         uint64_t h = mix_bytes((uint64_t)a->type, a->name, strlen(a->name));

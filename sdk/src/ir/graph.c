@@ -684,7 +684,7 @@ ph_node *ir_op_first(const ph_graph *g, ph_op op)
  * freed (n->in_names).  One probe each. */
 static void node_names_add(ph_model *m, ph_node *n)
 {
-    const char *name = n->proto ? n->proto->name : NULL;
+    const char *name = n->name;
     if (!name || !*name || !m->node_names_ready)
         return;
     if (ir_names_add(&m->node_names, n, 0)) {
@@ -769,23 +769,81 @@ static void node_free(ph_model *m, ph_node *n)
         free(n->inputs);
         free(n->use_pos);
     }
-    if (n->proto && !ir_arena_owns(m->arena, n->proto))
-        protobuf_c_message_free_unpacked(&n->proto->base, NULL);
+    ir_node_fields_free(n);
     free(n);
 }
 
-/* Allocate a node around proto (taken over) with room for n_in inputs and
- * n_out outputs.  The arrays come in the node's own block (inputs, outputs,
+void ir_node_fields_free(ph_node *n)
+{
+    if (n->fields_owned) {
+        free(n->name);
+        free(n->op_type);
+        free(n->domain);
+        free(n->doc_string);
+        for (size_t i = 0; i < n->n_attrs; i++)
+            protobuf_c_message_free_unpacked(&n->attrs[i]->base, NULL);
+        free(n->attrs);
+    }
+    n->name = n->op_type = n->domain = n->doc_string = NULL;
+    n->attrs = NULL;
+    n->n_attrs = 0;
+    if (n->unknown)
+        protobuf_c_message_free_unpacked(&n->unknown->base, NULL);
+    n->unknown = NULL;
+}
+
+/* Move np's fields (but inputs and outputs) into n.  np is a carrier when
+ * in_arena (its fields in the model's arena; np itself the caller's);
+ * else np and its fields were malloc'd by protobuf-c: the node owns the
+ * fields and keeps np, with its input and output names, until
+ * ir_node_settle. */
+static void node_take_fields(ph_node *n, Onnx__NodeProto *np, int in_arena)
+{
+    n->name = np->name;
+    n->op_type = np->op_type;
+    n->domain = np->domain;
+    n->doc_string = np->doc_string;
+    n->attrs = np->attribute;
+    n->n_attrs = (uint32_t)np->n_attribute;
+    n->fields_owned = !in_arena;
+    np->name = np->op_type = np->domain = np->doc_string = NULL;
+    np->attribute = NULL;
+    np->n_attribute = 0;
+    if (!in_arena)
+        n->unknown = np;
+}
+
+void ir_node_settle(ph_node *n)
+{
+    Onnx__NodeProto *np = n->unknown;
+    if (!np || (!np->n_input && !np->n_output && np->base.n_unknown_fields))
+        return;
+    if (!np->base.n_unknown_fields) {
+        protobuf_c_message_free_unpacked(&np->base, NULL);
+        n->unknown = NULL;
+        return;
+    }
+    for (size_t i = 0; i < np->n_input; i++)
+        free(np->input[i]);
+    for (size_t i = 0; i < np->n_output; i++)
+        free(np->output[i]);
+    free(np->input);
+    free(np->output);
+    np->input = np->output = NULL;
+    np->n_input = np->n_output = 0;
+}
+
+/* Allocate a node with room for n_in inputs and n_out outputs (its fields
+ * empty).  The arrays come in the node's own block (inputs, outputs,
  * use_pos, after the struct): one allocation a node.  Only the inputs can
  * grow; they then move to blocks of their own (node_reserve_inputs). */
-static ph_node *node_alloc(Onnx__NodeProto *proto, size_t n_in, size_t n_out)
+static ph_node *node_alloc(size_t n_in, size_t n_out)
 {
     size_t cap_in = n_in ? n_in : 1, cap_out = n_out ? n_out : 1;
     ph_node *n = calloc(1, sizeof *n + cap_in * sizeof *n->inputs + cap_out * sizeof *n->outputs +
                                cap_in * sizeof *n->use_pos);
     if (!n)
         return NULL;
-    n->proto = proto;
     n->cap_inputs = cap_in;
     n->inputs = (ph_value **)(n + 1);
     n->outputs = n->inputs + cap_in;
@@ -818,15 +876,16 @@ ph_op ir_op_lookup(const char *domain, const char *op_type)
     return PH_OP_UNKNOWN;
 }
 
-ph_node *ir_node_load(ph_graph *g, Onnx__NodeProto *np, size_t n_in, size_t n_out, int op)
+ph_node *ir_node_load(ph_graph *g, Onnx__NodeProto *np, int in_arena, size_t n_in, size_t n_out, int op)
 {
-    ph_node *n = node_alloc(np, n_in, n_out);
+    ph_node *n = node_alloc(n_in, n_out);
     if (!n) {
-        if (!ir_arena_owns(g->model->arena, np))
+        if (!in_arena)
             protobuf_c_message_free_unpacked(&np->base, NULL);
         return NULL;
     }
-    n->op = op >= 0 ? (ph_op)op : ir_op_lookup(np->domain, np->op_type ? np->op_type : "");
+    node_take_fields(n, np, in_arena);
+    n->op = op >= 0 ? (ph_op)op : ir_op_lookup(n->domain, n->op_type ? n->op_type : "");
     node_link_before(g, n, NULL);
     n->file_pos = g->n_nodes <= UINT32_MAX ? (uint32_t)g->n_nodes : 0; /* appended: 1 + its index in the file's list */
     opidx_add(g, n);
@@ -840,10 +899,9 @@ int ir_node_load_output(ph_node *n, size_t i, char *name, int in_arena, ph_error
     ph_graph *g = n->graph;
     ph_value *v = value_new(g, name, in_arena);
     if (!v) {
-        const Onnx__NodeProto *np = n->proto;
         if (ir_names_get(&g->model->value_names, name))
             return ph_error_set(err, PH_EPARSE, "node '%s' (%s): output '%s' is already defined (not SSA)",
-                                np->name ? np->name : "", np->op_type ? np->op_type : "", name);
+                                ph_node_name(n), ph_node_op_type(n), name);
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     }
     v->producer = n;
@@ -857,7 +915,7 @@ int ir_node_load_output(ph_node *n, size_t i, char *name, int in_arena, ph_error
 ph_node *ir_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err);
 ph_node *ir_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err)
 {
-    ph_node *n = ir_node_load(g, np, np->n_input, np->n_output, -1);
+    ph_node *n = ir_node_load(g, np, 0, np->n_input, np->n_output, -1);
     if (!n) {
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;
@@ -877,27 +935,27 @@ PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type
     for (size_t i = 0; i < n_in; i++)
         if (inputs[i] && (inputs[i]->dead || !ir_in_scope(inputs[i], g)))
             return NULL;
-    Onnx__NodeProto *np = malloc(sizeof *np);
-    if (!np)
-        return NULL;
-    onnx__node_proto__init(np);
     /* node names and value names are separate namespaces in ONNX: each is
      * made unique in its own map (one probe each in the usual case) */
     char name[160];
     node_names_ensure(g->model);
     int named = unique_into(g->model, &g->model->node_names, NULL, op_type, name, sizeof name) == 0;
-    np->op_type = ir_strdup(op_type);
-    np->name = named ? ir_strdup(name) : NULL;
-    ph_node *n = np->op_type && np->name ? node_alloc(np, n_in, n_out) : NULL;
-    if (!n) {
-        protobuf_c_message_free_unpacked(&np->base, NULL);
+    ph_node *n = named ? node_alloc(n_in, n_out) : NULL;
+    if (!n)
+        return NULL;
+    n->fields_owned = 1;
+    n->op_type = ir_strdup(op_type);
+    n->name = ir_strdup(name);
+    if (!n->op_type || !n->name) {
+        ir_node_fields_free(n);
+        free(n);
         return NULL;
     }
     n->graph = g;
     n->op = ir_op_lookup(NULL, op_type);
     for (size_t i = 0; i < n_out; i++) {
         char hint[192], vn[224];
-        snprintf(hint, sizeof hint, "%s_out%zu", np->name, i);
+        snprintf(hint, sizeof hint, "%s_out%zu", n->name, i);
         int ok = unique_into(g->model, &g->model->value_names, NULL, hint, vn, sizeof vn) == 0;
         ph_value *v = ok ? ir_value_new(g, vn) : NULL;
         if (!v) {
@@ -1004,15 +1062,15 @@ PH_API ph_graph *ph_node_graph(const ph_node *n) { return n->graph; }
 PH_API ph_op ph_node_op(const ph_node *n) { return n->op; }
 PH_API const char *ph_node_op_type(const ph_node *n)
 {
-    return n->proto->op_type ? n->proto->op_type : "";
+    return n->op_type ? n->op_type : "";
 }
 PH_API const char *ph_node_domain(const ph_node *n)
 {
-    return n->proto->domain ? n->proto->domain : "";
+    return n->domain ? n->domain : "";
 }
 PH_API const char *ph_node_name(const ph_node *n)
 {
-    return n->proto->name ? n->proto->name : "";
+    return n->name ? n->name : "";
 }
 
 PH_API const char *ph_node_label(const ph_node *n, char *buf, size_t size)
@@ -1045,12 +1103,12 @@ static int set_string(char **field, const char *s)
 
 static int ph_node_set_op_type_(ph_node *n, const char *op_type)
 {
-    int rc = ir_node_proto_own(n);
+    int rc = ir_node_fields_own(n);
     if (!rc)
-        rc = set_string(&n->proto->op_type, op_type);
+        rc = set_string(&n->op_type, op_type);
     if (!rc && !n->removed) {
         opidx_del(n->graph, n);
-        n->op = ir_op_lookup(n->proto->domain, op_type);
+        n->op = ir_op_lookup(n->domain, op_type);
         opidx_add(n->graph, n);
     }
     ir_notify_node_changed(n);
@@ -1066,16 +1124,16 @@ PH_API int ph_node_set_op_type(ph_node *n, const char *op_type)
 
 static int ph_node_set_domain_(ph_node *n, const char *domain)
 {
-    int rc = ir_node_proto_own(n);
+    int rc = ir_node_fields_own(n);
     if (!rc && (!domain || !*domain)) {
-        free(n->proto->domain);
-        n->proto->domain = NULL;
+        free(n->domain);
+        n->domain = NULL;
     } else if (!rc) {
-        rc = set_string(&n->proto->domain, domain);
+        rc = set_string(&n->domain, domain);
     }
     if (!rc && !n->removed) {
         opidx_del(n->graph, n);
-        n->op = ir_op_lookup(n->proto->domain, ph_node_op_type(n));
+        n->op = ir_op_lookup(n->domain, ph_node_op_type(n));
         opidx_add(n->graph, n);
     }
     ir_notify_node_changed(n);
@@ -1092,14 +1150,14 @@ PH_API int ph_node_set_domain(ph_node *n, const char *domain)
 static int ph_node_set_name_(ph_node *n, const char *name)
 {
     ph_model *m = n->graph->model;
-    if (ir_node_proto_own(n))
+    if (ir_node_fields_own(n))
         return PH_ENOMEM;
     char *d = ir_strdup(name);
     if (!d)
         return PH_ENOMEM;
     node_names_del(m, n);
-    free(n->proto->name);
-    n->proto->name = d;
+    free(n->name);
+    n->name = d;
     node_names_add(m, n);
     return 0;
 }

@@ -70,8 +70,8 @@ PH_API int ph_node_inline_subgraph(ph_node *n, size_t index)
     for (ph_node *k = body->first, *next; k; k = next) {
         next = k->next;
         ir_node_move(k, g, n);
-        if (ir_node_name_count(g->model, k->proto->name) > 1) {
-            const char *name = ph_graph_unique_name(g, k->proto->name);
+        if (ir_node_name_count(g->model, k->name) > 1) {
+            const char *name = ph_graph_unique_name(g, k->name);
             if (!name || ph_node_set_name(k, name))
                 ir_alloc_failed(g->model); /* a duplicate node name is still a valid model */
         }

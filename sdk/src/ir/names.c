@@ -44,8 +44,7 @@ static uint64_t tag_of(uint32_t h) { return (uint64_t)((h * 0x9E3779B1u) >> 16) 
 static const char *obj_name(const ir_names *m, const void *o)
 {
     if (m->nodes) {
-        const Onnx__NodeProto *np = ((const ph_node *)o)->proto;
-        return np ? np->name : NULL;
+        return ((const ph_node *)o)->name;
     }
     return ((const ph_value *)o)->name;
 }

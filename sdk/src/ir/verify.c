@@ -106,23 +106,23 @@ static int is_default_domain(const char *d) { return !d || !*d || strcmp(d, "ai.
  * (an operator ONNX does not define, or a domain without opset import). */
 static const ph_schema *schema_of(vctx *c, const ph_node *n)
 {
-    const char *domain = n->proto->domain;
+    const char *domain = n->domain;
     if (is_default_domain(domain) && n->op > PH_OP_UNKNOWN && n->op < PH_OP__COUNT) {
         if (!c->looked[n->op]) {
-            c->by_op[n->op] = c->opset > 0 ? ph_schema_find("", n->proto->op_type, c->opset) : NULL;
+            c->by_op[n->op] = c->opset > 0 ? ph_schema_find("", n->op_type, c->opset) : NULL;
             c->looked[n->op] = 1;
         }
         return c->by_op[n->op];
     }
     int64_t opset = is_default_domain(domain) ? c->opset : c->model ? ph_model_opset(c->model, domain) : -1;
-    return opset > 0 ? ph_schema_find(domain, n->proto->op_type, opset) : NULL;
+    return opset > 0 ? ph_schema_find(domain, n->op_type, opset) : NULL;
 }
 
 /* The inputs and attributes the operator's schema requires, attributes of
  * the schema's types. */
 static int check_schema(vctx *c, const ph_graph *g, const ph_node *n)
 {
-    const char *domain = n->proto->domain;
+    const char *domain = n->domain;
     if (!is_default_domain(domain) && c->model && ph_model_opset(c->model, domain) < 0)
         return fail(c, g, n, "the model imports no opset of the operator's domain", domain);
     const ph_schema *s = schema_of(c, n);
@@ -143,9 +143,8 @@ static int check_schema(vctx *c, const ph_graph *g, const ph_node *n)
             snprintf(what, sizeof what, "required input %zu is missing", i);
             return fail(c, g, n, what, NULL);
         }
-    const Onnx__NodeProto *p = n->proto;
-    for (size_t i = 0; i < p->n_attribute; i++) {
-        const Onnx__AttributeProto *a = p->attribute[i];
+    for (size_t i = 0; i < n->n_attrs; i++) {
+        const Onnx__AttributeProto *a = n->attrs[i];
         long k = a->ref_attr_name ? -1 : ph_schema_attr_find(s, a->name);
         int want = k >= 0 ? ph_schema_attr_type(s, (size_t)k) : 0, have = attr_type_of(a);
         if (k >= 0 && have != want) {
@@ -160,9 +159,9 @@ static int check_schema(vctx *c, const ph_graph *g, const ph_node *n)
             continue;
         const char *name = ph_schema_attr_name(s, k);
         size_t i = 0;
-        while (i < p->n_attribute && strcmp(p->attribute[i]->name, name) != 0)
+        while (i < n->n_attrs && strcmp(n->attrs[i]->name, name) != 0)
             i++;
-        if (i == p->n_attribute) {
+        if (i == n->n_attrs) {
             snprintf(what, sizeof what, "required attribute '%s' (%s) is missing at opset %lld", name,
                      ph_attr_type_name(ph_schema_attr_type(s, k)), (long long)opset);
             return fail(c, g, n, what, NULL);
@@ -173,13 +172,12 @@ static int check_schema(vctx *c, const ph_graph *g, const ph_node *n)
 
 static int check_attrs(vctx *c, const ph_graph *g, const ph_node *n)
 {
-    const Onnx__NodeProto *p = n->proto;
-    for (size_t i = 0; i < p->n_attribute; i++) {
-        const Onnx__AttributeProto *a = p->attribute[i];
+    for (size_t i = 0; i < n->n_attrs; i++) {
+        const Onnx__AttributeProto *a = n->attrs[i];
         if (!a->name || !*a->name)
             return fail(c, g, n, "an attribute has no name", NULL);
         for (size_t k = 0; k < i; k++)
-            if (p->attribute[k]->name && strcmp(p->attribute[k]->name, a->name) == 0)
+            if (n->attrs[k]->name && strcmp(n->attrs[k]->name, a->name) == 0)
                 return fail(c, g, n, "attribute given twice", a->name);
         int ok = 1;
         switch (a->type) {
@@ -212,7 +210,7 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
         return fail(c, g, n, "a removed node is still linked", NULL);
     if (n->graph != g)
         return fail(c, g, n, "node linked into the wrong graph", NULL);
-    if (!n->proto->op_type || !*n->proto->op_type)
+    if (!n->op_type || !*n->op_type)
         return fail(c, g, n, "node has no op_type", NULL);
     for (size_t i = 0; i < n->n_inputs; i++) {
         const ph_value *v = n->inputs[i];

@@ -83,8 +83,8 @@ static int take_initializer(ph_graph *g, Onnx__TensorProto *tp, ph_error *err)
 
 int onnx_node_resolve_inputs(ph_node *n, ph_error *err)
 {
-    Onnx__NodeProto *np = n->proto;
-    for (size_t i = 0; i < np->n_input; i++) {
+    Onnx__NodeProto *np = n->unknown; /* the message protobuf-c unpacked, until settled */
+    for (size_t i = 0; np && i < np->n_input; i++) {
         const char *name = np->input[i];
         n->inputs[i] = NULL;
         n->n_inputs = i + 1;
@@ -99,14 +99,7 @@ int onnx_node_resolve_inputs(ph_node *n, ph_error *err)
             return ph_error_set(err, PH_ENOMEM, "out of memory");
     }
     /* the names now live in the values: drop the copies */
-    for (size_t i = 0; i < np->n_input; i++)
-        free(np->input[i]);
-    for (size_t i = 0; i < np->n_output; i++)
-        free(np->output[i]);
-    free(np->input);
-    free(np->output);
-    np->input = np->output = NULL;
-    np->n_input = np->n_output = 0;
+    ir_node_settle(n);
     return 0;
 }
 
@@ -205,10 +198,9 @@ int onnx_graph_build(ph_graph *g, ph_error *err)
 /* Build the IR of every GRAPH/GRAPHS attribute of n. */
 int onnx_node_build_subgraphs(ph_node *n, ph_error *err)
 {
-    Onnx__NodeProto *p = n->proto;
     size_t count = 0;
-    for (size_t i = 0; i < p->n_attribute; i++) {
-        Onnx__AttributeProto *a = p->attribute[i];
+    for (size_t i = 0; i < n->n_attrs; i++) {
+        Onnx__AttributeProto *a = n->attrs[i];
         int rc = ir_attr_normalize(a);
         if (rc)
             return ph_error_set(err, rc, "out of memory");
@@ -223,8 +215,8 @@ int onnx_node_build_subgraphs(ph_node *n, ph_error *err)
     n->subgraphs = calloc(count, sizeof *n->subgraphs);
     if (!n->subgraphs)
         return ph_error_set(err, PH_ENOMEM, "out of memory");
-    for (size_t i = 0; i < p->n_attribute; i++) {
-        Onnx__AttributeProto *a = p->attribute[i];
+    for (size_t i = 0; i < n->n_attrs; i++) {
+        Onnx__AttributeProto *a = n->attrs[i];
         for (size_t k = 0; k < (a->g ? 1 : 0) + a->n_graphs; k++) {
             Onnx__GraphProto *gp = a->g && k == 0 ? a->g : a->graphs[k - (a->g ? 1 : 0)];
             ph_graph *sub = ir_graph_new(n->graph->model, n, gp);

@@ -161,7 +161,7 @@ static int skel_graph(skeleton *s, const onnx_wire_field *gf, wbuf *out, const c
         else if (f.num == 1 && f.type == 2) /* a node: read in place later */
             rc = ir_grow((void **)&s->nodes, &s->cap_nodes, s->n_nodes + 1, sizeof *s->nodes)
                      ? ph_error_set(err, PH_ENOMEM, "%s: out of memory", path)
-                     : (s->nodes[s->n_nodes++] = (onnx_node_src){f.payload, f.len, NULL, 0, 0, 0, -1}, 0);
+                     : (s->nodes[s->n_nodes++] = (onnx_node_src){.data = f.payload, .len = f.len, .op = -1}, 0);
         else if (wbuf_put(&g, f.start, (size_t)(f.end - f.start)))
             rc = ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
     }
@@ -313,9 +313,8 @@ static int check_tensors(const ph_graph *g, int inits, ph_error *err)
             return PH_EPARSE;
     }
     for (const ph_node *n = g->first; n; n = n->next) {
-        const Onnx__NodeProto *np = n->proto;
-        for (size_t a = 0; a < np->n_attribute; a++) {
-            const Onnx__AttributeProto *ap = np->attribute[a];
+        for (size_t a = 0; a < n->n_attrs; a++) {
+            const Onnx__AttributeProto *ap = n->attrs[a];
             size_t nt = ap->n_tensors + (ap->t != NULL);
             for (size_t k = 0; k < nt; k++) {
                 const Onnx__TensorProto *tp = k < ap->n_tensors ? ap->tensors[k] : ap->t;

@@ -10,7 +10,8 @@
  *     (ir_names_get_mem), never copied;
  *   - its output names become the names of its values, copied once into
  *     the model's arena (ir/arena.c), as are its name, op_type, domain and
- *     doc_string, into a NodeProto that is itself in the arena;
+ *     doc_string, which the node holds (no NodeProto is made: the save
+ *     builds each node's message from the IR);
  *   - its attributes are unpacked by protobuf-c into the arena, through
  *     protobuf-c's allocator hook, once for each distinct attribute: nodes
  *     whose attribute has the same bytes share one message (a model repeats
@@ -19,7 +20,7 @@
  *     nothing changes an attribute message in place: a node that changes
  *     its attributes first gets a copy of its own (ir_node_proto_own).
  * The node the IR gets is the one protobuf-c's tree would give: the same
- * NodeProto fields, attribute messages unpacked by protobuf-c itself, the
+ * fields, attribute messages unpacked by protobuf-c itself, the
  * same values with the same names (a name with a NUL byte in it is cut
  * there, as a C string of protobuf-c's is), so saving it writes the same
  * bytes.
@@ -208,12 +209,12 @@ static int take_string(reader *r, const node_view *v, int num, int shared, char 
 }
 
 /* The node's ph_op, looked up once for each op_type of the default domain. */
-static int node_op(const Onnx__NodeProto *np, seen_entry *op_type)
+static int node_op(const onnx_node_src *s, seen_entry *op_type)
 {
-    if (!op_type || (np->domain && *np->domain && strcmp(np->domain, "ai.onnx") != 0))
+    if (!op_type || (s->domain && *s->domain && strcmp(s->domain, "ai.onnx") != 0))
         return -1; /* ir_node_load looks it up */
     if (op_type->op < 0)
-        op_type->op = (int)ir_op_lookup(NULL, np->op_type);
+        op_type->op = (int)ir_op_lookup(NULL, s->op_type);
     return op_type->op;
 }
 
@@ -247,42 +248,39 @@ static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributePro
     return 0;
 }
 
-/* The NodeProto of the message, in the arena.  0, 1 when the reader does
- * not take it, or PH_ENOMEM. */
+/* The fields of the message into src, in the arena.  0, 1 when the reader
+ * does not take it, or PH_ENOMEM. */
 static int read_in_place(reader *r, onnx_node_src *src)
 {
     const uint8_t *data = src->data;
     size_t len = src->len;
     node_view v;
-    if (node_scan(data, len, &v) || v.n_in > UINT32_MAX || v.n_out > UINT32_MAX)
+    if (node_scan(data, len, &v) || v.n_in > UINT32_MAX || v.n_out > UINT32_MAX || v.n_attr > UINT32_MAX)
         return 1;
     ph_model *m = r->m;
-    Onnx__NodeProto *np = ir_arena_alloc(&m->arena, sizeof *np);
-    if (!np)
-        return PH_ENOMEM;
-    onnx__node_proto__init(np);
     seen_entry *op_type = NULL;
-    int rc = take_string(r, &v, NODE_NAME, 0, &np->name, NULL);
+    src->n_attrs = 0;
+    src->attrs = NULL;
+    int rc = take_string(r, &v, NODE_NAME, 0, &src->name, NULL);
     if (!rc)
-        rc = take_string(r, &v, NODE_OP_TYPE, 1, &np->op_type, &op_type);
+        rc = take_string(r, &v, NODE_OP_TYPE, 1, &src->op_type, &op_type);
     if (!rc)
-        rc = take_string(r, &v, NODE_DOC_STRING, 0, &np->doc_string, NULL);
+        rc = take_string(r, &v, NODE_DOC_STRING, 0, &src->doc_string, NULL);
     if (!rc)
-        rc = take_string(r, &v, NODE_DOMAIN, 1, &np->domain, NULL);
-    if (!rc && v.n_attr && !(np->attribute = ir_arena_alloc(&m->arena, v.n_attr * sizeof *np->attribute)))
+        rc = take_string(r, &v, NODE_DOMAIN, 1, &src->domain, NULL);
+    if (!rc && v.n_attr && !(src->attrs = ir_arena_alloc(&m->arena, v.n_attr * sizeof *src->attrs)))
         rc = PH_ENOMEM;
     const uint8_t *p = data, *end = data + len;
     while (!rc && p < end) {
         onnx_wire_field f;
         next_bytes(&p, end, &f); /* node_scan read them all */
-        if (f.num == NODE_ATTRIBUTE && !(rc = take_attr(r, f.payload, f.len, &np->attribute[np->n_attribute])))
-            np->n_attribute++;
+        if (f.num == NODE_ATTRIBUTE && !(rc = take_attr(r, f.payload, f.len, &src->attrs[src->n_attrs])))
+            src->n_attrs++;
     }
     if (!rc) {
-        src->np = np;
         src->n_in = (uint32_t)v.n_in;
         src->n_out = (uint32_t)v.n_out;
-        src->op = node_op(np, op_type);
+        src->op = node_op(src, op_type);
     }
     return rc;
 }
@@ -312,7 +310,7 @@ int onnx_nodes_read(ph_model *m, onnx_node_src *src, size_t n, ph_error *err)
 void onnx_nodes_release(const ph_model *m, onnx_node_src *src, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (src[i].np && !ir_arena_owns(m->arena, src[i].np))
+        if (src[i].np)
             protobuf_c_message_free_unpacked(&src[i].np->base, NULL);
         src[i].np = NULL;
     }
@@ -320,10 +318,17 @@ void onnx_nodes_release(const ph_model *m, onnx_node_src *src, size_t n)
 
 /* ------------------------------------------------------------ building */
 
-/* A node read in place (its message np), with its outputs. */
-static ph_node *build_in_place(ph_graph *g, const onnx_node_src *s, Onnx__NodeProto *np, ph_error *err)
+/* A node read in place, with its outputs. */
+static ph_node *build_in_place(ph_graph *g, const onnx_node_src *s, ph_error *err)
 {
-    ph_node *n = ir_node_load(g, np, s->n_in, s->n_out, s->op);
+    Onnx__NodeProto carrier = ONNX__NODE_PROTO__INIT;
+    carrier.name = s->name;
+    carrier.op_type = s->op_type;
+    carrier.domain = s->domain;
+    carrier.doc_string = s->doc_string;
+    carrier.attribute = s->attrs;
+    carrier.n_attribute = s->n_attrs;
+    ph_node *n = ir_node_load(g, &carrier, 1, s->n_in, s->n_out, s->op);
     if (!n) {
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;
@@ -386,7 +391,7 @@ int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, ph_error *err)
     for (; i < n && !rc; i++) { /* every node and its outputs: a node may read a later one */
         Onnx__NodeProto *np = src[i].np;
         src[i].np = NULL; /* taken over by the node, or freed, either way */
-        ph_node *node = src[i].in_place ? build_in_place(g, &src[i], np, err)
+        ph_node *node = src[i].in_place ? build_in_place(g, &src[i], err)
                                         : ir_node_from_proto(g, np, err);
         if (!node)
             rc = err && err->code ? err->code : PH_ENOMEM;
@@ -398,7 +403,7 @@ int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, ph_error *err)
     for (i = 0; node && !rc; i++, node = node->next)
         rc = src[i].in_place ? resolve_in_place(node, &src[i], err) : onnx_node_resolve_inputs(node, err);
     for (node = first; node && !rc; node = node->next)
-        if (!ir_arena_owns(m->arena, node->proto)) /* one read in place has no body */
+        if (node->fields_owned) /* one read in place has no body */
             rc = onnx_node_build_subgraphs(node, err);
     return rc;
 }

@@ -9,10 +9,14 @@
 typedef struct onnx_node_src {
     const uint8_t *data; /* the message's bytes, in the mapping */
     size_t len;
-    Onnx__NodeProto *np; /* after onnx_nodes_read: the message; NULL once taken over */
-    int in_place;        /* np lies in the model's arena; inputs and outputs are read from data */
+    Onnx__NodeProto *np; /* unless in place, after onnx_nodes_read: the message; NULL once taken over */
+    int in_place;        /* read in place: its fields below, in the model's arena; inputs and outputs
+                            are read from data */
     uint32_t n_in, n_out; /* when in place: its input and output fields */
     int op;               /* when in place: its ph_op, or -1 (not looked up) */
+    uint32_t n_attrs;     /* when in place: NodeProto's other fields */
+    char *name, *op_type, *domain, *doc_string;
+    Onnx__AttributeProto **attrs;
 } onnx_node_src;
 
 /* Read the messages of src[0, n): in place into m's arena where the reader

@@ -1,6 +1,13 @@
 /* sdk/src/onnx/save.c - write a model: the IR is put back into the protobuf tree
  * for the duration of one streaming pack, then the tree is restored.
  *
+ * Nodes have no message between saves: each node's NodeProto is made from
+ * the IR (node_message).  The main graph's nodes are made one at a time on
+ * the stack as they are written, the model packed in pieces around them
+ * (pack_model): protobuf-c writes a message's fields in the order of their
+ * numbers, then its unknown fields, so the bytes are those of one pack of
+ * the whole tree.  A subgraph's node messages live until the save ends.
+ *
  * Nothing is serialized to memory first: protobuf-c packs straight into a
  * buffered file writer, and initializer bytes go from their mapping to the
  * file without a copy.  The files are written into a staging folder of the
@@ -55,6 +62,8 @@ typedef struct save_state {
     size_t n_made;
     Onnx__TensorProto **raw_set; /* tensors whose empty raw_data the save set: emptied after */
     size_t n_raw_set, cap_raw_set;
+    char **names;       /* scratch: a main-graph node's input and output names */
+    size_t cap_names;
 } save_state;
 
 /* Set the field at addr (size bytes) to *val, remembering the old bytes. */
@@ -113,6 +122,7 @@ static void restore(save_state *st)
     free(st->undo);
     free(st->tmp);
     free(st->ext);
+    free(st->names);
 }
 
 /* ----------------------------------------------------- IR -> protobuf */
@@ -122,12 +132,11 @@ static void restore(save_state *st)
 
 static void sync_graph(save_state *st, ph_graph *g);
 
-/* Point the node's name arrays into `names` (the node protos keep empty
- * input/output arrays between saves, so unsync_nodes can clear them without
- * an undo entry per node); returns the next free slot. */
-static char **sync_node(save_state *st, ph_node *n, char **names)
+/* n's NodeProto into *p, made from the IR: its input and output names in
+ * `names` (room for n_inputs + n_outputs), the rest borrowed from n. */
+static void node_message(const ph_node *n, Onnx__NodeProto *p, char **names)
 {
-    Onnx__NodeProto *p = n->proto;
+    *p = (Onnx__NodeProto)ONNX__NODE_PROTO__INIT;
     for (size_t i = 0; i < n->n_inputs; i++)
         names[i] = n->inputs[i] ? n->inputs[i]->name : EMPTY_NAME;
     p->input = names;
@@ -137,21 +146,25 @@ static char **sync_node(save_state *st, ph_node *n, char **names)
         names[i] = n->outputs[i] ? n->outputs[i]->name : EMPTY_NAME;
     p->output = names;
     p->n_output = n->n_outputs;
-    names += n->n_outputs;
-    for (size_t s = 0; s < n->n_subgraphs; s++)
-        sync_graph(st, n->subgraphs[s].graph);
-    return names;
+    p->name = n->name;
+    p->op_type = n->op_type;
+    p->domain = n->domain;
+    p->doc_string = n->doc_string;
+    p->attribute = n->attrs;
+    p->n_attribute = n->n_attrs;
+    if (n->unknown) {
+        p->base.n_unknown_fields = n->unknown->base.n_unknown_fields;
+        p->base.unknown_fields = n->unknown->base.unknown_fields;
+    }
 }
 
-/* Empty the name arrays sync_node set, in g and its subgraphs. */
-static void unsync_nodes(ph_graph *g)
+/* Room in st->names for n's names; 0 or -1 (out of memory). */
+static int names_room(save_state *st, const ph_node *n)
 {
-    for (ph_node *n = g->first; n; n = n->next) {
-        n->proto->input = n->proto->output = NULL;
-        n->proto->n_input = n->proto->n_output = 0;
-        for (size_t s = 0; s < n->n_subgraphs; s++)
-            unsync_nodes(n->subgraphs[s].graph);
-    }
+    size_t need = (size_t)n->n_inputs + n->n_outputs;
+    if (need <= st->cap_names)
+        return 0;
+    return ir_grow((void **)&st->names, &st->cap_names, need, sizeof *st->names);
 }
 
 /* Whether t's raw bytes field is empty, as between saves (the IR holds the
@@ -218,7 +231,10 @@ static void sync_graph(save_state *st, ph_graph *g)
     Onnx__GraphProto *gp = g->proto;
     ir_graph_compact_inits(g);
     size_t n_list = ir3_listings(g);
-    Onnx__NodeProto **nodes = tmp_alloc(st, g->n_nodes * sizeof *nodes);
+    /* the main graph's node messages are made as they are written */
+    size_t n_msgs = g->parent ? g->n_nodes : 0;
+    Onnx__NodeProto **nodes = tmp_alloc(st, n_msgs * sizeof *nodes);
+    Onnx__NodeProto *msgs = tmp_alloc(st, n_msgs * sizeof *msgs);
     Onnx__TensorProto **inits = tmp_alloc(st, g->n_inits * sizeof *inits);
     Onnx__ValueInfoProto **ins = tmp_alloc(st, (g->n_inputs + n_list) * sizeof *ins);
     if (n_list) /* the main graph only */
@@ -228,14 +244,20 @@ static void sync_graph(save_state *st, ph_graph *g)
     if (st->oom)
         return;
     size_t k = 0, n_names = 0;
-    for (ph_node *n = g->first; n; n = n->next)
+    for (ph_node *n = g->first; n && n_msgs; n = n->next)
         n_names += n->n_inputs + n->n_outputs;
     char **names = tmp_alloc(st, n_names * sizeof *names);
     if (!names)
         return;
     for (ph_node *n = g->first; n; n = n->next) {
-        nodes[k++] = n->proto;
-        names = sync_node(st, n, names);
+        if (n_msgs) {
+            node_message(n, &msgs[k], names);
+            nodes[k] = &msgs[k];
+            k++;
+            names += n->n_inputs + n->n_outputs;
+        }
+        for (size_t s = 0; s < n->n_subgraphs; s++)
+            sync_graph(st, n->subgraphs[s].graph);
     }
     SET(st, gp->node, nodes);
     SET(st, gp->n_node, k);
@@ -411,6 +433,102 @@ static void writer_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
     }
     memcpy(w->buf + w->len, data, len);
     w->len += len;
+}
+
+/* ------------------------------------------------ the model, in pieces */
+
+static size_t varint_size(uint64_t v)
+{
+    size_t n = 1;
+    for (; v >= 0x80; v >>= 7)
+        n++;
+    return n;
+}
+
+static void put_varint(file_writer *w, uint64_t v)
+{
+    uint8_t b[10];
+    size_t n = 0;
+    for (; v >= 0x80; v >>= 7)
+        b[n++] = (uint8_t)(v | 0x80);
+    b[n++] = (uint8_t)v;
+    writer_append(&w->base, n, b);
+}
+
+enum { MODEL_GRAPH_TAG = 7 << 3 | 2, GRAPH_NODE_TAG = 1 << 3 | 2 };
+
+/* The model's fields numbered before its graph (1 to 6), and those after
+ * it with its unknown fields, as two messages that borrow them. */
+static void model_split(const Onnx__ModelProto *mp, Onnx__ModelProto *before, Onnx__ModelProto *after)
+{
+    *before = (Onnx__ModelProto)ONNX__MODEL_PROTO__INIT;
+    before->has_ir_version = mp->has_ir_version;
+    before->ir_version = mp->ir_version;
+    before->producer_name = mp->producer_name;
+    before->producer_version = mp->producer_version;
+    before->domain = mp->domain;
+    before->has_model_version = mp->has_model_version;
+    before->model_version = mp->model_version;
+    before->doc_string = mp->doc_string;
+    *after = *mp;
+    after->has_ir_version = after->has_model_version = 0;
+    after->producer_name = after->producer_version = after->domain = after->doc_string = NULL;
+    after->graph = NULL;
+}
+
+/* The packed size of the main graph g (its message holds no nodes during
+ * the save: they are made here). */
+static uint64_t main_graph_size(save_state *st, const ph_graph *g)
+{
+    uint64_t size = protobuf_c_message_get_packed_size(&g->proto->base);
+    for (const ph_node *n = g->first; n && !st->oom; n = n->next) {
+        if (names_room(st, n)) {
+            st->oom = 1;
+            break;
+        }
+        Onnx__NodeProto p;
+        node_message(n, &p, st->names);
+        size_t s = protobuf_c_message_get_packed_size(&p.base);
+        size += 1 + varint_size(s) + s;
+    }
+    return size;
+}
+
+/* The packed size of the whole model. */
+static uint64_t model_size(save_state *st, const ph_model *m)
+{
+    Onnx__ModelProto before, after;
+    model_split(m->proto, &before, &after);
+    uint64_t g = main_graph_size(st, m->graph);
+    return protobuf_c_message_get_packed_size(&before.base) + 1 + varint_size(g) + g +
+           protobuf_c_message_get_packed_size(&after.base);
+}
+
+/* Write the model: the bytes of one protobuf-c pack of the whole tree, the
+ * main graph's node messages made one at a time. */
+static void pack_model(save_state *st, const ph_model *m, file_writer *w)
+{
+    Onnx__ModelProto before, after;
+    model_split(m->proto, &before, &after);
+    uint64_t g = main_graph_size(st, m->graph);
+    if (st->oom) {
+        w->err = ENOMEM;
+        return;
+    }
+    protobuf_c_message_pack_to_buffer(&before.base, &w->base);
+    uint8_t tag = MODEL_GRAPH_TAG;
+    writer_append(&w->base, 1, &tag);
+    put_varint(w, g);
+    for (const ph_node *n = m->graph->first; n && !w->err; n = n->next) {
+        Onnx__NodeProto p;
+        node_message(n, &p, st->names); /* main_graph_size made room */
+        tag = GRAPH_NODE_TAG;
+        writer_append(&w->base, 1, &tag);
+        put_varint(w, protobuf_c_message_get_packed_size(&p.base));
+        protobuf_c_message_pack_to_buffer(&p.base, &w->base);
+    }
+    protobuf_c_message_pack_to_buffer(&m->graph->proto->base, &w->base);
+    protobuf_c_message_pack_to_buffer(&after.base, &w->base);
 }
 
 /* ----------------------------------------------------------- saving */
@@ -605,8 +723,7 @@ PH_API int ph_model_save_staged(ph_model *m, const char *folder, const char *nam
         w.err = ENOMEM;
     /* external data: only when the whole model would pass the threshold
      * (the packed size is only computed when that is possible at all) */
-    if (!w.err && (threshold < (64u << 20) || st.raw_bytes >= threshold / 2) &&
-        protobuf_c_message_get_packed_size(&m->proto->base) > threshold) {
+    if (!w.err && (threshold < (64u << 20) || st.raw_bytes >= threshold / 2) && model_size(&st, m) > threshold) {
         unique_tag(tag);
         if ((size_t)snprintf(data_name, sizeof data_name, "%s.%s.data", name, tag) >= sizeof data_name) {
             w.err = ENAMETOOLONG;
@@ -614,7 +731,7 @@ PH_API int ph_model_save_staged(ph_model *m, const char *folder, const char *nam
             place_external(&st, data_name);
             if (st.oom)
                 w.err = ENOMEM;
-            else if (protobuf_c_message_get_packed_size(&m->proto->base) > PH_PROTOBUF_LIMIT) {
+            else if (model_size(&st, m) > PH_PROTOBUF_LIMIT) {
                 code = PH_EUNSUPPORTED;
                 what = "the model is larger than protobuf's 2 GB limit even with its large tensors as external data";
             } else if (out_make(&fd_, folder, data_name) != 0) {
@@ -628,10 +745,9 @@ PH_API int ph_model_save_staged(ph_model *m, const char *folder, const char *nam
         }
     }
     if (!w.err && !what) {
-        protobuf_c_message_pack_to_buffer(&m->proto->base, &w.base);
+        pack_model(&st, m, &w);
         flush_writer(&w);
     }
-    unsync_nodes(m->graph);
     restore(&st);
     free(w.buf);
     out_close(&fm, &w.err);
