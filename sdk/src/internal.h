@@ -506,6 +506,9 @@ ph_value *ir_value_new_in_arena(ph_graph *g, char *name);
  * from protobuf-c and is taken over (kept until ir_node_settle).  NULL when
  * out of memory (np then freed unless in_arena). */
 ph_node *ir_node_load(ph_graph *g, Onnx__NodeProto *np, int in_arena, size_t n_in, size_t n_out, int op);
+/* The outputs of a node ir_node_load made from a message protobuf-c
+ * unpacked, named as the message (n->unknown) says.  0 or an error. */
+int ir_node_load_proto_outputs(ph_node *n, ph_error *err);
 /* Make output i of a loaded node, named name (name in the model's arena
  * when in_arena, else copied).  0, or PH_EPARSE for a name already
  * defined, PH_ENOMEM; err says which. */

@@ -920,13 +920,20 @@ ph_node *ir_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err)
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;
     }
-    for (size_t i = 0; i < np->n_output; i++) {
+    return ir_node_load_proto_outputs(n, err) ? NULL : n;
+}
+
+int ir_node_load_proto_outputs(ph_node *n, ph_error *err)
+{
+    const Onnx__NodeProto *np = n->unknown;
+    for (size_t i = 0; np && i < np->n_output; i++) {
         if (!np->output[i][0])
             continue; /* omitted optional output */
-        if (ir_node_load_output(n, i, np->output[i], 0, err))
-            return NULL;
+        int rc = ir_node_load_output(n, i, np->output[i], 0, err);
+        if (rc)
+            return rc;
     }
-    return n;
+    return 0;
 }
 
 PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type, size_t n_in,

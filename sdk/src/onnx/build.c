@@ -135,12 +135,8 @@ int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, ph_erro
     free(inits);
 
     /* nodes: outputs first (a model may list nodes out of order), then inputs */
-    if (src) {
-        if (!rc)
-            rc = onnx_nodes_build(g, src, n_src, err);
-        else
-            onnx_nodes_release(g->model, src, n_src);
-    }
+    if (src && !rc)
+        rc = onnx_nodes_build(g, src, n_src, err);
     ph_node *first_new = NULL;
     for (i = 0; i < n_nodes && !rc; i++) {
         ph_node *n = ir_node_from_proto(g, nodes[i], err); /* owns nodes[i] even on failure */

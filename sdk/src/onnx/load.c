@@ -370,9 +370,16 @@ static int has_field_zero(const ProtobufCMessage *m)
 static int read_nodes(ph_model *m, onnx_node_src *src, size_t n, ph_error *err)
 {
     int rc = onnx_nodes_read(m, src, n, err);
-    for (size_t i = 0; i < n && !rc; i++)
-        if (!src[i].in_place && has_field_zero(&src[i].np->base))
+    for (size_t i = 0; i < n && !rc; i++) {
+        const ph_node *node = src[i].node; /* the message, its fields but inputs and outputs moved */
+        if (src[i].in_place)
+            continue;
+        int zero = has_field_zero(&node->unknown->base);
+        for (size_t k = 0; k < node->n_attrs && !zero; k++)
+            zero = has_field_zero(&node->attrs[k]->base);
+        if (zero)
             rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: a field numbered 0 (not valid protobuf)");
+    }
     return rc;
 }
 
@@ -456,8 +463,6 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
     rc = read_nodes(m, s.nodes, s.n_nodes, err);
     if (!rc)
         rc = onnx_graph_build_from(m->graph, s.nodes, s.n_nodes, err);
-    else
-        onnx_nodes_release(m, s.nodes, s.n_nodes);
     free(s.nodes);
     m->n_nodes_total = ir_graph_count_nodes(m->graph);
     m->order_dirty = 1; /* the file's order is checked by the first toposort */

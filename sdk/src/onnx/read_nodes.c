@@ -209,12 +209,12 @@ static int take_string(reader *r, const node_view *v, int num, int shared, char 
 }
 
 /* The node's ph_op, looked up once for each op_type of the default domain. */
-static int node_op(const onnx_node_src *s, seen_entry *op_type)
+static int node_op(const Onnx__NodeProto *np, seen_entry *op_type)
 {
-    if (!op_type || (s->domain && *s->domain && strcmp(s->domain, "ai.onnx") != 0))
+    if (!op_type || (np->domain && *np->domain && strcmp(np->domain, "ai.onnx") != 0))
         return -1; /* ir_node_load looks it up */
     if (op_type->op < 0)
-        op_type->op = (int)ir_op_lookup(NULL, s->op_type);
+        op_type->op = (int)ir_op_lookup(NULL, np->op_type);
     return op_type->op;
 }
 
@@ -248,9 +248,9 @@ static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributePro
     return 0;
 }
 
-/* The fields of the message into src, in the arena.  0, 1 when the reader
- * does not take it, or PH_ENOMEM. */
-static int read_in_place(reader *r, onnx_node_src *src)
+/* The fields of the message into the carrier np, in the arena.  0, 1 when
+ * the reader does not take it, or PH_ENOMEM. */
+static int read_in_place(reader *r, onnx_node_src *src, Onnx__NodeProto *np)
 {
     const uint8_t *data = src->data;
     size_t len = src->len;
@@ -259,28 +259,26 @@ static int read_in_place(reader *r, onnx_node_src *src)
         return 1;
     ph_model *m = r->m;
     seen_entry *op_type = NULL;
-    src->n_attrs = 0;
-    src->attrs = NULL;
-    int rc = take_string(r, &v, NODE_NAME, 0, &src->name, NULL);
+    int rc = take_string(r, &v, NODE_NAME, 0, &np->name, NULL);
     if (!rc)
-        rc = take_string(r, &v, NODE_OP_TYPE, 1, &src->op_type, &op_type);
+        rc = take_string(r, &v, NODE_OP_TYPE, 1, &np->op_type, &op_type);
     if (!rc)
-        rc = take_string(r, &v, NODE_DOC_STRING, 0, &src->doc_string, NULL);
+        rc = take_string(r, &v, NODE_DOC_STRING, 0, &np->doc_string, NULL);
     if (!rc)
-        rc = take_string(r, &v, NODE_DOMAIN, 1, &src->domain, NULL);
-    if (!rc && v.n_attr && !(src->attrs = ir_arena_alloc(&m->arena, v.n_attr * sizeof *src->attrs)))
+        rc = take_string(r, &v, NODE_DOMAIN, 1, &np->domain, NULL);
+    if (!rc && v.n_attr && !(np->attribute = ir_arena_alloc(&m->arena, v.n_attr * sizeof *np->attribute)))
         rc = PH_ENOMEM;
     const uint8_t *p = data, *end = data + len;
     while (!rc && p < end) {
         onnx_wire_field f;
         next_bytes(&p, end, &f); /* node_scan read them all */
-        if (f.num == NODE_ATTRIBUTE && !(rc = take_attr(r, f.payload, f.len, &src->attrs[src->n_attrs])))
-            src->n_attrs++;
+        if (f.num == NODE_ATTRIBUTE && !(rc = take_attr(r, f.payload, f.len, &np->attribute[np->n_attribute])))
+            np->n_attribute++;
     }
     if (!rc) {
         src->n_in = (uint32_t)v.n_in;
         src->n_out = (uint32_t)v.n_out;
-        src->op = node_op(src, op_type);
+        src->op = node_op(np, op_type);
     }
     return rc;
 }
@@ -291,48 +289,35 @@ int onnx_nodes_read(ph_model *m, onnx_node_src *src, size_t n, ph_error *err)
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         onnx_node_src *s = &src[i];
-        int got = read_in_place(&r, s);
+        Onnx__NodeProto carrier = ONNX__NODE_PROTO__INIT;
+        int got = read_in_place(&r, s, &carrier);
         if (got == 0) {
             s->in_place = 1;
+            s->node = ir_node_load(m->graph, &carrier, 1, s->n_in, s->n_out, s->op);
         } else if (got != 1) {
             rc = ph_error_set(err, PH_ENOMEM, "out of memory");
+            break;
         } else {
-            s->np = onnx__node_proto__unpack(NULL, s->len, s->data);
-            if (!s->np)
+            Onnx__NodeProto *np = onnx__node_proto__unpack(NULL, s->len, s->data);
+            if (!np) {
                 rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: protobuf parse failed");
+                break;
+            }
+            s->node = ir_node_load(m->graph, np, 0, np->n_input, np->n_output, -1); /* np taken over */
         }
+        if (!s->node)
+            rc = ph_error_set(err, PH_ENOMEM, "out of memory");
     }
     free(r.attrs.slots);
     free(r.strings.slots);
     return rc;
 }
 
-void onnx_nodes_release(const ph_model *m, onnx_node_src *src, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (src[i].np)
-            protobuf_c_message_free_unpacked(&src[i].np->base, NULL);
-        src[i].np = NULL;
-    }
-}
-
 /* ------------------------------------------------------------ building */
 
-/* A node read in place, with its outputs. */
-static ph_node *build_in_place(ph_graph *g, const onnx_node_src *s, ph_error *err)
+/* The outputs of a node read in place. */
+static int outputs_in_place(ph_graph *g, ph_node *n, const onnx_node_src *s, ph_error *err)
 {
-    Onnx__NodeProto carrier = ONNX__NODE_PROTO__INIT;
-    carrier.name = s->name;
-    carrier.op_type = s->op_type;
-    carrier.domain = s->domain;
-    carrier.doc_string = s->doc_string;
-    carrier.attribute = s->attrs;
-    carrier.n_attribute = s->n_attrs;
-    ph_node *n = ir_node_load(g, &carrier, 1, s->n_in, s->n_out, s->op);
-    if (!n) {
-        ph_error_set(err, PH_ENOMEM, "out of memory");
-        return NULL;
-    }
     const uint8_t *p = s->data, *end = s->data + s->len;
     for (size_t i = 0; p < end;) {
         onnx_wire_field f;
@@ -342,16 +327,15 @@ static ph_node *build_in_place(ph_graph *g, const onnx_node_src *s, ph_error *er
         size_t len = text_len(&f);
         if (len) { /* else an omitted optional output */
             char *name = ir_arena_strndup(&g->model->arena, (const char *)f.payload, len);
-            if (!name) {
-                ph_error_set(err, PH_ENOMEM, "out of memory");
-                return NULL;
-            }
-            if (ir_node_load_output(n, i, name, 1, err))
-                return NULL;
+            if (!name)
+                return ph_error_set(err, PH_ENOMEM, "out of memory");
+            int rc = ir_node_load_output(n, i, name, 1, err);
+            if (rc)
+                return rc;
         }
         i++;
     }
-    return n;
+    return 0;
 }
 
 /* The inputs of a node read in place, looked up by the names in the file. */
@@ -384,26 +368,15 @@ static int resolve_in_place(ph_node *n, const onnx_node_src *s, ph_error *err)
 
 int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, ph_error *err)
 {
-    ph_model *m = g->model;
-    ph_node *first = NULL;
     int rc = 0;
-    size_t i = 0;
-    for (; i < n && !rc; i++) { /* every node and its outputs: a node may read a later one */
-        Onnx__NodeProto *np = src[i].np;
-        src[i].np = NULL; /* taken over by the node, or freed, either way */
-        ph_node *node = src[i].in_place ? build_in_place(g, &src[i], err)
-                                        : ir_node_from_proto(g, np, err);
-        if (!node)
-            rc = err && err->code ? err->code : PH_ENOMEM;
-        else if (!first)
-            first = node;
-    }
-    onnx_nodes_release(m, src + i, n - i);
-    ph_node *node = first;
-    for (i = 0; node && !rc; i++, node = node->next)
-        rc = src[i].in_place ? resolve_in_place(node, &src[i], err) : onnx_node_resolve_inputs(node, err);
-    for (node = first; node && !rc; node = node->next)
-        if (node->fields_owned) /* one read in place has no body */
-            rc = onnx_node_build_subgraphs(node, err);
+    for (size_t i = 0; i < n && !rc; i++) /* every node's outputs: a node may read a later one */
+        rc = src[i].in_place ? outputs_in_place(g, src[i].node, &src[i], err)
+                             : ir_node_load_proto_outputs(src[i].node, err);
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = src[i].in_place ? resolve_in_place(src[i].node, &src[i], err)
+                             : onnx_node_resolve_inputs(src[i].node, err);
+    for (size_t i = 0; i < n && !rc; i++)
+        if (!src[i].in_place) /* one read in place has no body */
+            rc = onnx_node_build_subgraphs(src[i].node, err);
     return rc;
 }

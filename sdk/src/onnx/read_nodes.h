@@ -9,29 +9,24 @@
 typedef struct onnx_node_src {
     const uint8_t *data; /* the message's bytes, in the mapping */
     size_t len;
-    Onnx__NodeProto *np; /* unless in place, after onnx_nodes_read: the message; NULL once taken over */
-    int in_place;        /* read in place: its fields below, in the model's arena; inputs and outputs
-                            are read from data */
+    ph_node *node;       /* after onnx_nodes_read: its node (in the graph) */
+    int in_place;        /* read in place: its fields in the model's arena, inputs and outputs read
+                            from data; else the node keeps the message protobuf-c unpacked */
     uint32_t n_in, n_out; /* when in place: its input and output fields */
     int op;               /* when in place: its ph_op, or -1 (not looked up) */
-    uint32_t n_attrs;     /* when in place: NodeProto's other fields */
-    char *name, *op_type, *domain, *doc_string;
-    Onnx__AttributeProto **attrs;
 } onnx_node_src;
 
-/* Read the messages of src[0, n): in place into m's arena where the reader
- * can, else unpacked by protobuf-c (owned by src until built).  0, or
- * PH_EPARSE (a message protobuf-c refuses: "not a valid ONNX model:
- * protobuf parse failed") or PH_ENOMEM, with the message in err. */
+/* Read the messages of src[0, n) into nodes appended to m's main graph
+ * (no outputs or inputs yet): in place into m's arena where the reader
+ * can, else unpacked by protobuf-c.  0, or PH_EPARSE (a message protobuf-c
+ * refuses: "not a valid ONNX model: protobuf parse failed") or PH_ENOMEM,
+ * with the message in err; the nodes made go with the graph either way. */
 int onnx_nodes_read(ph_model *m, onnx_node_src *src, size_t n, ph_error *err);
 
-/* Build them into g, as onnx_graph_build does a graph's nodes: every node
- * with its outputs, then every input, then the bodies of If/Loop/Scan.
- * Every message is taken over, also on failure.  0 or an error. */
+/* Build them, as onnx_graph_build does a graph's nodes: every node's
+ * outputs, then every input, then the bodies of If/Loop/Scan.  0 or an
+ * error. */
 int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, ph_error *err);
-
-/* Free the messages of src that were not taken over. */
-void onnx_nodes_release(const ph_model *m, onnx_node_src *src, size_t n);
 
 /* Resolve the inputs of a node made from a NodeProto's names (build.c). */
 int onnx_node_resolve_inputs(ph_node *n, ph_error *err);
