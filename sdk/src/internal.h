@@ -295,6 +295,15 @@ typedef struct ir_attr_tensor {
     ph_tensor *tensor; /* borrowed-proto wrapper, owned */
 } ir_attr_tensor;
 
+/* The fields of a node that most nodes leave empty (ph_node.rare). */
+typedef struct ir_node_rare {
+    char *domain;     /* NULL: the default domain */
+    char *doc_string;
+    Onnx__NodeProto *unknown; /* always owned: the message protobuf-c unpacked, kept until
+                                 ir_node_settle, then only for its unknown fields (its other
+                                 fields empty) */
+} ir_node_rare;
+
 struct ph_node {
     /* first cache line: what the rewrite driver and the matcher read of
      * every candidate (a scan of a large graph misses the cache on each
@@ -320,13 +329,13 @@ struct ph_node {
     ph_node *prev, *next;
     /* NodeProto's fields besides inputs and outputs (the save builds each
      * node's message from them, onnx/save.c).  With fields_owned, the
-     * strings, the attribute array and every attribute message are owned
-     * (malloc'd); else all lie in the model's arena, attribute messages
-     * shared between nodes: ir_node_fields_own copies them before a change. */
-    char *name, *op_type, *domain; /* NULL: absent */
+     * strings, the attribute array, every attribute message and the rare
+     * block are owned (malloc'd); else all lie in the model's arena,
+     * attribute messages shared between nodes: ir_node_fields_own copies
+     * them before a change. */
+    char *name, *op_type; /* NULL: absent */
     Onnx__AttributeProto **attrs;
-    char *doc_string;
-    Onnx__NodeProto *unknown; /* owned; only for a message with unknown fields: those (its other fields empty) */
+    ir_node_rare *rare;   /* NULL when none of its fields is set */
     uint32_t *use_pos; /* use_pos[i]: index of this slot's entry in inputs[i]->uses */
     ir_subgraph *subgraphs;
     ir_attr_tensor *attr_tensors;
@@ -482,6 +491,13 @@ ph_value *ir_graph_value(const ph_graph *g, const char *name);
 int ir_node_fields_own(ph_node *n);
 /* Free n's fields (those it owns) and its kept message; all empty after. */
 void ir_node_fields_free(ph_node *n);
+/* n's rare fields (NULL when unset). */
+static inline char *ir_node_domain(const ph_node *n) { return n->rare ? n->rare->domain : NULL; }
+static inline char *ir_node_doc_string(const ph_node *n) { return n->rare ? n->rare->doc_string : NULL; }
+static inline Onnx__NodeProto *ir_node_unknown(const ph_node *n) { return n->rare ? n->rare->unknown : NULL; }
+/* n's rare block, made when it has none (n's fields owned first).  NULL
+ * when out of memory. */
+ir_node_rare *ir_node_rare_make(ph_node *n);
 /* Once the loader has resolved the inputs of a node made from a message
  * protobuf-c unpacked: drop the message's input and output names, and the
  * message unless it has unknown fields (kept in n->unknown for the save). */

@@ -162,18 +162,23 @@ int ir_node_fields_own(ph_node *n)
     ph_node copy = {0};
     copy.name = n->name;
     copy.op_type = n->op_type;
-    copy.domain = n->domain;
-    copy.doc_string = n->doc_string;
     copy.fields_owned = 1;
     int rc = 0;
     if (own_string(&copy.name))
         copy.name = NULL, rc = PH_ENOMEM;
     if (own_string(&copy.op_type))
         copy.op_type = NULL, rc = PH_ENOMEM;
-    if (own_string(&copy.domain))
-        copy.domain = NULL, rc = PH_ENOMEM;
-    if (own_string(&copy.doc_string))
-        copy.doc_string = NULL, rc = PH_ENOMEM;
+    if (n->rare && !rc) { /* a node in the arena keeps no message */
+        if (!(copy.rare = malloc(sizeof *copy.rare))) {
+            rc = PH_ENOMEM;
+        } else {
+            *copy.rare = (ir_node_rare){n->rare->domain, n->rare->doc_string, NULL};
+            if (own_string(&copy.rare->domain))
+                copy.rare->domain = NULL, rc = PH_ENOMEM;
+            if (own_string(&copy.rare->doc_string))
+                copy.rare->doc_string = NULL, rc = PH_ENOMEM;
+        }
+    }
     if (!rc && n->n_attrs && !(copy.attrs = malloc(n->n_attrs * sizeof *copy.attrs)))
         rc = PH_ENOMEM;
     for (size_t i = 0; i < n->n_attrs && !rc; i++) {
@@ -194,8 +199,7 @@ int ir_node_fields_own(ph_node *n)
     /* the arena's bytes stay, unused, until the model goes */
     n->name = copy.name;
     n->op_type = copy.op_type;
-    n->domain = copy.domain;
-    n->doc_string = copy.doc_string;
+    n->rare = copy.rare;
     n->attrs = copy.attrs;
     n->fields_owned = 1;
     return 0;

@@ -775,52 +775,71 @@ static void node_free(ph_model *m, ph_node *n)
 
 void ir_node_fields_free(ph_node *n)
 {
+    ir_node_rare *r = n->rare;
     if (n->fields_owned) {
         free(n->name);
         free(n->op_type);
-        free(n->domain);
-        free(n->doc_string);
         for (size_t i = 0; i < n->n_attrs; i++)
             protobuf_c_message_free_unpacked(&n->attrs[i]->base, NULL);
         free(n->attrs);
+        if (r) {
+            free(r->domain);
+            free(r->doc_string);
+        }
     }
-    n->name = n->op_type = n->domain = n->doc_string = NULL;
+    if (r && r->unknown)
+        protobuf_c_message_free_unpacked(&r->unknown->base, NULL);
+    if (n->fields_owned)
+        free(r);
+    n->name = n->op_type = NULL;
     n->attrs = NULL;
     n->n_attrs = 0;
-    if (n->unknown)
-        protobuf_c_message_free_unpacked(&n->unknown->base, NULL);
-    n->unknown = NULL;
+    n->rare = NULL;
+}
+
+ir_node_rare *ir_node_rare_make(ph_node *n)
+{
+    if (!n->rare && !ir_node_fields_own(n))
+        n->rare = calloc(1, sizeof *n->rare);
+    return n->rare;
 }
 
 /* Move np's fields (but inputs and outputs) into n.  np is a carrier when
- * in_arena (its fields in the model's arena; np itself the caller's);
- * else np and its fields were malloc'd by protobuf-c: the node owns the
- * fields and keeps np, with its input and output names, until
- * ir_node_settle. */
-static void node_take_fields(ph_node *n, Onnx__NodeProto *np, int in_arena)
+ * in_arena (its fields in the model's arena, where the rare block goes
+ * too; np itself the caller's); else np and its fields were malloc'd by
+ * protobuf-c: the node owns the fields and keeps np, with its input and
+ * output names, until ir_node_settle.  0 or PH_ENOMEM (n unchanged). */
+static int node_take_fields(ph_model *m, ph_node *n, Onnx__NodeProto *np, int in_arena)
 {
+    if (!in_arena || np->domain || np->doc_string) {
+        n->rare = in_arena ? ir_arena_alloc(&m->arena, sizeof *n->rare) : malloc(sizeof *n->rare);
+        if (!n->rare)
+            return PH_ENOMEM;
+        *n->rare = (ir_node_rare){np->domain, np->doc_string, in_arena ? NULL : np};
+    }
     n->name = np->name;
     n->op_type = np->op_type;
-    n->domain = np->domain;
-    n->doc_string = np->doc_string;
     n->attrs = np->attribute;
     n->n_attrs = (uint32_t)np->n_attribute;
     n->fields_owned = !in_arena;
     np->name = np->op_type = np->domain = np->doc_string = NULL;
     np->attribute = NULL;
     np->n_attribute = 0;
-    if (!in_arena)
-        n->unknown = np;
+    return 0;
 }
 
 void ir_node_settle(ph_node *n)
 {
-    Onnx__NodeProto *np = n->unknown;
+    Onnx__NodeProto *np = ir_node_unknown(n);
     if (!np || (!np->n_input && !np->n_output && np->base.n_unknown_fields))
         return;
     if (!np->base.n_unknown_fields) {
         protobuf_c_message_free_unpacked(&np->base, NULL);
-        n->unknown = NULL;
+        n->rare->unknown = NULL;
+        if (!n->rare->domain && !n->rare->doc_string && n->fields_owned) {
+            free(n->rare);
+            n->rare = NULL;
+        }
         return;
     }
     for (size_t i = 0; i < np->n_input; i++)
@@ -879,13 +898,13 @@ ph_op ir_op_lookup(const char *domain, const char *op_type)
 ph_node *ir_node_load(ph_graph *g, Onnx__NodeProto *np, int in_arena, size_t n_in, size_t n_out, int op)
 {
     ph_node *n = node_alloc(n_in, n_out);
-    if (!n) {
+    if (!n || node_take_fields(g->model, n, np, in_arena)) {
         if (!in_arena)
             protobuf_c_message_free_unpacked(&np->base, NULL);
+        free(n);
         return NULL;
     }
-    node_take_fields(n, np, in_arena);
-    n->op = op >= 0 ? (ph_op)op : ir_op_lookup(n->domain, n->op_type ? n->op_type : "");
+    n->op = op >= 0 ? (ph_op)op : ir_op_lookup(ir_node_domain(n), n->op_type ? n->op_type : "");
     node_link_before(g, n, NULL);
     n->file_pos = g->n_nodes <= UINT32_MAX ? (uint32_t)g->n_nodes : 0; /* appended: 1 + its index in the file's list */
     opidx_add(g, n);
@@ -925,7 +944,7 @@ ph_node *ir_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err)
 
 int ir_node_load_proto_outputs(ph_node *n, ph_error *err)
 {
-    const Onnx__NodeProto *np = n->unknown;
+    const Onnx__NodeProto *np = ir_node_unknown(n);
     for (size_t i = 0; np && i < np->n_output; i++) {
         if (!np->output[i][0])
             continue; /* omitted optional output */
@@ -1073,7 +1092,7 @@ PH_API const char *ph_node_op_type(const ph_node *n)
 }
 PH_API const char *ph_node_domain(const ph_node *n)
 {
-    return n->domain ? n->domain : "";
+    return ir_node_domain(n) ? ir_node_domain(n) : "";
 }
 PH_API const char *ph_node_name(const ph_node *n)
 {
@@ -1115,7 +1134,7 @@ static int ph_node_set_op_type_(ph_node *n, const char *op_type)
         rc = set_string(&n->op_type, op_type);
     if (!rc && !n->removed) {
         opidx_del(n->graph, n);
-        n->op = ir_op_lookup(n->domain, op_type);
+        n->op = ir_op_lookup(ir_node_domain(n), op_type);
         opidx_add(n->graph, n);
     }
     ir_notify_node_changed(n);
@@ -1133,14 +1152,16 @@ static int ph_node_set_domain_(ph_node *n, const char *domain)
 {
     int rc = ir_node_fields_own(n);
     if (!rc && (!domain || !*domain)) {
-        free(n->domain);
-        n->domain = NULL;
+        if (n->rare) {
+            free(n->rare->domain);
+            n->rare->domain = NULL;
+        }
     } else if (!rc) {
-        rc = set_string(&n->domain, domain);
+        rc = ir_node_rare_make(n) ? set_string(&n->rare->domain, domain) : PH_ENOMEM;
     }
     if (!rc && !n->removed) {
         opidx_del(n->graph, n);
-        n->op = ir_op_lookup(n->domain, ph_node_op_type(n));
+        n->op = ir_op_lookup(ir_node_domain(n), ph_node_op_type(n));
         opidx_add(n->graph, n);
     }
     ir_notify_node_changed(n);

@@ -106,7 +106,7 @@ static int is_default_domain(const char *d) { return !d || !*d || strcmp(d, "ai.
  * (an operator ONNX does not define, or a domain without opset import). */
 static const ph_schema *schema_of(vctx *c, const ph_node *n)
 {
-    const char *domain = n->domain;
+    const char *domain = ir_node_domain(n);
     if (is_default_domain(domain) && n->op > PH_OP_UNKNOWN && n->op < PH_OP__COUNT) {
         if (!c->looked[n->op]) {
             c->by_op[n->op] = c->opset > 0 ? ph_schema_find("", n->op_type, c->opset) : NULL;
@@ -122,7 +122,7 @@ static const ph_schema *schema_of(vctx *c, const ph_node *n)
  * the schema's types. */
 static int check_schema(vctx *c, const ph_graph *g, const ph_node *n)
 {
-    const char *domain = n->domain;
+    const char *domain = ir_node_domain(n);
     if (!is_default_domain(domain) && c->model && ph_model_opset(c->model, domain) < 0)
         return fail(c, g, n, "the model imports no opset of the operator's domain", domain);
     const ph_schema *s = schema_of(c, n);

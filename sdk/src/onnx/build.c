@@ -83,7 +83,7 @@ static int take_initializer(ph_graph *g, Onnx__TensorProto *tp, ph_error *err)
 
 int onnx_node_resolve_inputs(ph_node *n, ph_error *err)
 {
-    Onnx__NodeProto *np = n->unknown; /* the message protobuf-c unpacked, until settled */
+    Onnx__NodeProto *np = ir_node_unknown(n); /* the message protobuf-c unpacked, until settled */
     for (size_t i = 0; np && i < np->n_input; i++) {
         const char *name = np->input[i];
         n->inputs[i] = NULL;

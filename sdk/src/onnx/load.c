@@ -374,7 +374,7 @@ static int read_nodes(ph_model *m, onnx_node_src *src, size_t n, ph_error *err)
         const ph_node *node = src[i].node; /* the message, its fields but inputs and outputs moved */
         if (src[i].in_place)
             continue;
-        int zero = has_field_zero(&node->unknown->base);
+        int zero = has_field_zero(&ir_node_unknown(node)->base);
         for (size_t k = 0; k < node->n_attrs && !zero; k++)
             zero = has_field_zero(&node->attrs[k]->base);
         if (zero)

@@ -148,13 +148,15 @@ static void node_message(const ph_node *n, Onnx__NodeProto *p, char **names)
     p->n_output = n->n_outputs;
     p->name = n->name;
     p->op_type = n->op_type;
-    p->domain = n->domain;
-    p->doc_string = n->doc_string;
     p->attribute = n->attrs;
     p->n_attribute = n->n_attrs;
-    if (n->unknown) {
-        p->base.n_unknown_fields = n->unknown->base.n_unknown_fields;
-        p->base.unknown_fields = n->unknown->base.unknown_fields;
+    if (n->rare) {
+        p->domain = n->rare->domain;
+        p->doc_string = n->rare->doc_string;
+        if (n->rare->unknown) {
+            p->base.n_unknown_fields = n->rare->unknown->base.n_unknown_fields;
+            p->base.unknown_fields = n->rare->unknown->base.unknown_fields;
+        }
     }
 }
 
