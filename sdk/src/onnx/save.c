@@ -64,6 +64,7 @@ typedef struct save_state {
     size_t n_raw_set, cap_raw_set;
     char **names;       /* scratch: a main-graph node's input and output names */
     size_t cap_names;
+    uint32_t *sizes;    /* the main graph's node messages' packed sizes (UINT32_MAX: larger) */
 } save_state;
 
 /* Set the field at addr (size bytes) to *val, remembering the old bytes. */
@@ -123,6 +124,7 @@ static void restore(save_state *st)
     free(st->tmp);
     free(st->ext);
     free(st->names);
+    free(st->sizes);
 }
 
 /* ----------------------------------------------------- IR -> protobuf */
@@ -447,13 +449,15 @@ static size_t varint_size(uint64_t v)
     return n;
 }
 
-static void put_varint(file_writer *w, uint64_t v)
+/* A length-delimited field's tag and length. */
+static void put_header(file_writer *w, uint8_t tag, uint64_t len)
 {
-    uint8_t b[10];
+    uint8_t b[11];
     size_t n = 0;
-    for (; v >= 0x80; v >>= 7)
-        b[n++] = (uint8_t)(v | 0x80);
-    b[n++] = (uint8_t)v;
+    b[n++] = tag;
+    for (; len >= 0x80; len >>= 7)
+        b[n++] = (uint8_t)(len | 0x80);
+    b[n++] = (uint8_t)len;
     writer_append(&w->base, n, b);
 }
 
@@ -479,11 +483,14 @@ static void model_split(const Onnx__ModelProto *mp, Onnx__ModelProto *before, On
 }
 
 /* The packed size of the main graph g (its message holds no nodes during
- * the save: they are made here). */
+ * the save: they are made here), each node's kept in st->sizes. */
 static uint64_t main_graph_size(save_state *st, const ph_graph *g)
 {
     uint64_t size = protobuf_c_message_get_packed_size(&g->proto->base);
-    for (const ph_node *n = g->first; n && !st->oom; n = n->next) {
+    if (!st->sizes && !(st->sizes = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof *st->sizes)))
+        st->oom = 1;
+    size_t k = 0;
+    for (const ph_node *n = g->first; n && !st->oom; n = n->next, k++) {
         if (names_room(st, n)) {
             st->oom = 1;
             break;
@@ -491,6 +498,7 @@ static uint64_t main_graph_size(save_state *st, const ph_graph *g)
         Onnx__NodeProto p;
         node_message(n, &p, st->names);
         size_t s = protobuf_c_message_get_packed_size(&p.base);
+        st->sizes[k] = s < UINT32_MAX ? (uint32_t)s : UINT32_MAX;
         size += 1 + varint_size(s) + s;
     }
     return size;
@@ -512,21 +520,19 @@ static void pack_model(save_state *st, const ph_model *m, file_writer *w)
 {
     Onnx__ModelProto before, after;
     model_split(m->proto, &before, &after);
-    uint64_t g = main_graph_size(st, m->graph);
+    uint64_t g = main_graph_size(st, m->graph); /* sizes as they are now, after place_external */
     if (st->oom) {
         w->err = ENOMEM;
         return;
     }
     protobuf_c_message_pack_to_buffer(&before.base, &w->base);
-    uint8_t tag = MODEL_GRAPH_TAG;
-    writer_append(&w->base, 1, &tag);
-    put_varint(w, g);
-    for (const ph_node *n = m->graph->first; n && !w->err; n = n->next) {
+    put_header(w, MODEL_GRAPH_TAG, g);
+    size_t k = 0;
+    for (const ph_node *n = m->graph->first; n && !w->err; n = n->next, k++) {
         Onnx__NodeProto p;
         node_message(n, &p, st->names); /* main_graph_size made room */
-        tag = GRAPH_NODE_TAG;
-        writer_append(&w->base, 1, &tag);
-        put_varint(w, protobuf_c_message_get_packed_size(&p.base));
+        size_t s = st->sizes[k] < UINT32_MAX ? st->sizes[k] : protobuf_c_message_get_packed_size(&p.base);
+        put_header(w, GRAPH_NODE_TAG, s);
         protobuf_c_message_pack_to_buffer(&p.base, &w->base);
     }
     protobuf_c_message_pack_to_buffer(&m->graph->proto->base, &w->base);
