@@ -308,6 +308,68 @@ START_TEST(test_build_save_load)
 }
 END_TEST
 
+/* Nodes read in place share attribute messages and strings in the model's
+ * arena: editing one node (its attributes, name, domain) changes that node
+ * only, in the IR and in the saved file; a node's domain survives a load
+ * and a save. */
+START_TEST(test_edit_nodes_read_in_place)
+{
+    ph_model *m = ph_model_new(13);
+    ph_graph *g = ph_model_graph(m);
+    int64_t d[] = {2, 3};
+    ph_value *v = ph_graph_add_input(g, "x", PH_DT_FLOAT, 2, d);
+    const int64_t perm[] = {1, 0};
+    for (int i = 0; i < 3; i++) { /* three Transposes with the same perm bytes */
+        ph_node *t = ph_node_create(g, NULL, "Transpose", 1, &v, 1);
+        ck_assert_int_eq(ph_node_set_attr_ints(t, "perm", 2, perm), 0);
+        v = ph_node_output(t, 0);
+    }
+    ph_node *c = ph_node_create(g, NULL, "Custom", 1, &v, 1);
+    ck_assert_int_eq(ph_node_set_domain(c, "com.example"), 0);
+    ph_model_set_opset(m, "com.example", 1);
+    ph_graph_add_output(g, ph_node_output(c, 0));
+    char a[512], b[512];
+    snprintf(a, sizeof a, "%s/in_place_a.onnx", tmpdir);
+    snprintf(b, sizeof b, "%s/in_place_b.onnx", tmpdir);
+    ph_error e = {0};
+    ck_assert_int_eq(ph_model_save(m, a, &e), 0);
+    ph_model_free(m);
+
+    ck_assert_int_eq(ph_model_load(a, &m, &e), 0);
+    g = ph_model_graph(m);
+    ph_node *t0 = ph_graph_first_node(g), *t1 = ph_node_next(t0), *t2 = ph_node_next(t1);
+    c = ph_node_next(t2);
+    ck_assert_str_eq(ph_node_domain(c), "com.example");
+    ck_assert_str_eq(ph_node_domain(t0), "");
+    const int64_t other[] = {0, 1};
+    ck_assert_int_eq(ph_node_set_attr_ints(t1, "perm", 2, other), 0);
+    ck_assert_int_eq(ph_node_set_name(t2, "renamed"), 0);
+    ck_assert_int_eq(ph_node_set_domain(t0, "com.example"), 0);
+    ck_assert_int_eq(ph_node_set_domain(c, NULL), 0);
+    const int64_t *p;
+    ck_assert_int_eq(ph_node_attr_ints(t0, "perm", &p), 2);
+    ck_assert(p[0] == 1 && p[1] == 0);
+    ck_assert_int_eq(ph_node_attr_ints(t2, "perm", &p), 2);
+    ck_assert(p[0] == 1 && p[1] == 0);
+    ck_assert_int_eq(ph_model_save(m, b, &e), 0);
+    ph_model_free(m);
+
+    ck_assert_int_eq(ph_model_load(b, &m, &e), 0);
+    g = ph_model_graph(m);
+    t0 = ph_graph_first_node(g), t1 = ph_node_next(t0), t2 = ph_node_next(t1), c = ph_node_next(t2);
+    ck_assert_str_eq(ph_node_domain(t0), "com.example");
+    ck_assert_str_eq(ph_node_domain(c), "");
+    ck_assert_str_eq(ph_node_name(t2), "renamed");
+    ck_assert_int_eq(ph_node_attr_ints(t0, "perm", &p), 2);
+    ck_assert(p[0] == 1 && p[1] == 0);
+    ck_assert_int_eq(ph_node_attr_ints(t1, "perm", &p), 2);
+    ck_assert(p[0] == 0 && p[1] == 1);
+    ck_assert_int_eq(ph_node_attr_ints(t2, "perm", &p), 2);
+    ck_assert(p[0] == 1 && p[1] == 0);
+    ph_model_free(m);
+}
+END_TEST
+
 START_TEST(test_edit_then_save_keeps_unmodelled_parts)
 {
     ph_model *m, *m2;
@@ -393,6 +455,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_bad_files);
     tcase_add_test(tc, test_save_is_safe);
     tcase_add_test(tc, test_build_save_load);
+    tcase_add_test(tc, test_edit_nodes_read_in_place);
     tcase_add_test(tc, test_edit_then_save_keeps_unmodelled_parts);
     tcase_add_test(tc, test_large_tensors_keep_their_order);
     suite_add_tcase(s, tc);
