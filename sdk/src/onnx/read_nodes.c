@@ -18,7 +18,7 @@
  *     its kernel shapes, strides, pads and perms over and over), as nodes
  *     share the copy of an op_type or a domain.  Sharing is safe because
  *     nothing changes an attribute message in place: a node that changes
- *     its attributes first gets a copy of its own (ir_node_proto_own).
+ *     its attributes first gets a copy of its own (ir_node_fields_own).
  * The node the IR gets is the one protobuf-c's tree would give: the same
  * fields, attribute messages unpacked by protobuf-c itself, the
  * same values with the same names (a name with a NUL byte in it is cut
