@@ -39,15 +39,7 @@ static int wbuf_put(wbuf *b, const void *p, size_t len)
 static int wbuf_varint(wbuf *b, uint64_t v)
 {
     uint8_t tmp[10];
-    size_t k = 0;
-    do {
-        tmp[k] = (uint8_t)(v & 0x7f);
-        v >>= 7;
-        if (v)
-            tmp[k] |= 0x80;
-        k++;
-    } while (v);
-    return wbuf_put(b, tmp, k);
+    return wbuf_put(b, tmp, onnx_wire_put_varint(tmp, v));
 }
 
 /* The ModelProto fields a model file starts with: number and wire type. */

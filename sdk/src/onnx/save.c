@@ -441,24 +441,12 @@ static void writer_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 
 /* ------------------------------------------------ the model, in pieces */
 
-static size_t varint_size(uint64_t v)
-{
-    size_t n = 1;
-    for (; v >= 0x80; v >>= 7)
-        n++;
-    return n;
-}
-
 /* A length-delimited field's tag and length. */
 static void put_header(file_writer *w, uint8_t tag, uint64_t len)
 {
     uint8_t b[11];
-    size_t n = 0;
-    b[n++] = tag;
-    for (; len >= 0x80; len >>= 7)
-        b[n++] = (uint8_t)(len | 0x80);
-    b[n++] = (uint8_t)len;
-    writer_append(&w->base, n, b);
+    b[0] = tag;
+    writer_append(&w->base, 1 + onnx_wire_put_varint(b + 1, len), b);
 }
 
 enum { MODEL_GRAPH_TAG = 7 << 3 | 2, GRAPH_NODE_TAG = 1 << 3 | 2 };
@@ -499,7 +487,7 @@ static uint64_t main_graph_size(save_state *st, const ph_graph *g)
         node_message(n, &p, st->names);
         size_t s = protobuf_c_message_get_packed_size(&p.base);
         st->sizes[k] = s < UINT32_MAX ? (uint32_t)s : UINT32_MAX;
-        size += 1 + varint_size(s) + s;
+        size += 1 + onnx_wire_varint_size(s) + s;
     }
     return size;
 }
@@ -510,7 +498,7 @@ static uint64_t model_size(save_state *st, const ph_model *m)
     Onnx__ModelProto before, after;
     model_split(m->proto, &before, &after);
     uint64_t g = main_graph_size(st, m->graph);
-    return protobuf_c_message_get_packed_size(&before.base) + 1 + varint_size(g) + g +
+    return protobuf_c_message_get_packed_size(&before.base) + 1 + onnx_wire_varint_size(g) + g +
            protobuf_c_message_get_packed_size(&after.base);
 }
 

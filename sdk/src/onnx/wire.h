@@ -1,7 +1,8 @@
 /* sdk/src/onnx/wire.h - the protobuf wire format, field by field: what the
  * loader reads itself (the skeleton of a model, nodes in place) instead of
  * handing it to protobuf-c; scans of a ModelProto that unpack nothing
- * (nesting.c); and the file a save replaces (commit.c). */
+ * (nesting.c); the file a save replaces (commit.c); and the varints the
+ * save writes around the node messages it packs one by one (save.c). */
 #ifndef PASSHOST_SDK_ONNX_WIRE_H
 #define PASSHOST_SDK_ONNX_WIRE_H
 
@@ -22,6 +23,10 @@ typedef struct onnx_wire_field {
 /* A varint at *p (advanced past it); 0, or -1 when truncated or longer
  * than 10 bytes. */
 int onnx_wire_varint(const uint8_t **p, const uint8_t *end, uint64_t *out);
+/* v as a varint into out (room for 10 bytes); returns the bytes written,
+ * which onnx_wire_varint_size gives without writing. */
+size_t onnx_wire_put_varint(uint8_t *out, uint64_t v);
+size_t onnx_wire_varint_size(uint64_t v);
 
 /* The field at *p (advanced past it); 0, or -1 when it is truncated, its
  * number is 0 or too large, or its wire type is a group (3, 4) or does not
