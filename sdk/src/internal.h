@@ -295,13 +295,22 @@ typedef struct ir_attr_tensor {
     ph_tensor *tensor; /* borrowed-proto wrapper, owned */
 } ir_attr_tensor;
 
-/* The fields of a node that most nodes leave empty (ph_node.rare). */
+/* The fields of a node that most nodes leave empty (ph_node.rare).  The
+ * block is always malloc'd (owned by the node); its strings are owned
+ * like the node's other fields (ph_node.fields_owned), the arrays always. */
 typedef struct ir_node_rare {
     char *domain;     /* NULL: the default domain */
     char *doc_string;
+    char *op_type;    /* only when the op is not a known one (ph_node.op ==
+                         PH_OP_UNKNOWN): a known op's name is the op table's
+                         (ir_node_op_type); NULL: absent */
     Onnx__NodeProto *unknown; /* always owned: the message protobuf-c unpacked, kept until
                                  ir_node_settle, then only for its unknown fields (its other
                                  fields empty) */
+    ir_subgraph *subgraphs;   /* owned, n_subgraphs */
+    ir_attr_tensor *attr_tensors; /* owned, n_attr_tensors */
+    uint32_t n_subgraphs;
+    uint32_t n_attr_tensors;
 } ir_node_rare;
 
 struct ph_node {
@@ -312,47 +321,53 @@ struct ph_node {
     uint32_t n_inputs;
     ph_value **inputs;    /* in the node's own block until they grow (graph.c) */
     ph_node *op_next;     /* in the graph's op-type index; kept when removed, like next */
-    uint64_t visit_mark;  /* scratch of the rewrite driver: candidates */
+    uint32_t visit_mark;  /* scratch of the rewrite driver: candidates (ir_visit_epoch) */
+    uint32_t walk_mark;   /* scratch of the rewrite driver: walks (ir_walk_epoch) */
     ph_graph *graph;
     ph_value **outputs;   /* owned values; the array is in the node's own block */
     uint32_t n_outputs;
     uint8_t removed;
     uint8_t op_linked;    /* in the graph's op-type index */
     uint8_t in_names;     /* in the model's node-name map */
-    uint8_t fields_owned; /* name ... attrs are malloc'd, not in the arena */
-    /* the rest (counts and positions in 32 bits: a node is 192 bytes) */
-    uint32_t cap_inputs;
-    uint32_t n_subgraphs;
-    uint32_t n_attr_tensors;
+    uint8_t fields_owned; /* name, attrs and the rare block's strings are malloc'd, not in the arena */
+    /* the rest: counts, positions and scratch in 32 bits, the fields only
+     * some nodes need in the rare block, the inputs' capacity implied
+     * (node_inputs_cap): a node is 168 bytes, with one input and one
+     * output in a 192-byte block */
     uint32_t held_pos;    /* 1 + index of its entry in the change log's held table, or 0 */
     uint32_t n_attrs;
     ph_node *prev, *next;
     /* NodeProto's fields besides inputs and outputs (the save builds each
-     * node's message from them, onnx/save.c).  With fields_owned, the
-     * strings, the attribute array, every attribute message and the rare
-     * block are owned (malloc'd); else all lie in the model's arena,
-     * attribute messages shared between nodes: ir_node_fields_own copies
-     * them before a change. */
-    char *name, *op_type; /* NULL: absent */
+     * node's message from them, onnx/save.c; op_type is the op's, or in
+     * the rare block).  With fields_owned, the strings, the attribute
+     * array and every attribute message are owned (malloc'd); else all lie
+     * in the model's arena, attribute messages shared between nodes:
+     * ir_node_fields_own copies them before a change. */
+    char *name;           /* NULL: absent */
     Onnx__AttributeProto **attrs;
     ir_node_rare *rare;   /* NULL when none of its fields is set */
     uint32_t *use_pos; /* use_pos[i]: index of this slot's entry in inputs[i]->uses */
-    ir_subgraph *subgraphs;
-    ir_attr_tensor *attr_tensors;
-    size_t mark; /* scratch for toposort/verify */
     double order;         /* increasing along the graph's node list */
     union {
         ph_node *op_prev;    /* in the graph's op-type index (NULL once removed) */
         ph_node *grave_next; /* once removed: the model's list of nodes to free */
     };
-    uint64_t op_seq;      /* when it was linked into its op's index (the model's count then) */
+    uint32_t op_seq;      /* when it was linked into its op's index (the model's count then,
+                             see ir_op_seq_start) */
     uint32_t log_pos;     /* 1 + index of its entry in the change log, or 0 (a stale value
                              is told by the entry not holding the node) */
     uint32_t file_pos;    /* 1 + its index in its graph's node list in the file; 0: made by a pass */
-    uint64_t walk_mark;   /* scratch of the rewrite driver: walks */
+    uint32_t mark;        /* scratch for toposort/verify */
     ir_dlink infer_link; /* in the model's list of nodes to re-infer */
     double infer_pos;     /* topological position for incremental inference (0: not yet known) */
 };
+_Static_assert(sizeof(struct ph_node) <= 168, "a node with one input and one output fits a 192-byte block");
+
+/* n's subgraphs and cached attribute tensors (in the rare block). */
+static inline uint32_t ir_node_n_subgraphs(const ph_node *n) { return n->rare ? n->rare->n_subgraphs : 0; }
+static inline ir_subgraph *ir_node_subgraphs(const ph_node *n) { return n->rare ? n->rare->subgraphs : NULL; }
+static inline uint32_t ir_node_n_attr_tensors(const ph_node *n) { return n->rare ? n->rare->n_attr_tensors : 0; }
+static inline ir_attr_tensor *ir_node_attr_tensors(const ph_node *n) { return n->rare ? n->rare->attr_tensors : NULL; }
 
 typedef struct ir_output {
     ph_value *value;
@@ -408,12 +423,14 @@ struct ph_model {
     uint64_t source_dev, source_ino;
     struct infer_state *infer; /* owned: shape inference state, NULL until first inference */
     struct pat_changelog *changes; /* owned: the rewrite driver's change log, or NULL */
-    uint64_t visit_epoch;          /* for ph_node.visit_mark and walk_mark */
+    uint32_t visit_epoch;          /* for ph_node.visit_mark (ir_visit_epoch) */
+    uint32_t walk_epoch;           /* for ph_node.walk_mark (ir_walk_epoch) */
     int order_dirty;               /* a node may read a value defined after it */
     int loaded_bodies;             /* the loader built a subgraph (If/Loop/Scan body) */
     size_t load_reordered;         /* see ph_model_load_reordered */
     size_t op_count[PH_OP__COUNT]; /* nodes of each op in the op-type indexes */
-    uint64_t op_seq;               /* nodes ever linked into an op-type index (ph_node.op_seq) */
+    uint32_t op_seq;               /* nodes linked into an op-type index (ph_node.op_seq), up
+                                      to UINT32_MAX, renumbered by ir_op_seq_start */
     uint64_t init_version;         /* see ph_model_initializers_version */
     uint64_t alloc_failures;       /* see ph_model_alloc_failures */
     size_t n_nodes_total;          /* nodes of every graph reachable from the main one */
@@ -498,6 +515,23 @@ static inline Onnx__NodeProto *ir_node_unknown(const ph_node *n) { return n->rar
 /* n's rare block, made when it has none (n's fields owned first).  NULL
  * when out of memory. */
 ir_node_rare *ir_node_rare_make(ph_node *n);
+/* n's rare block, made empty when it has none (its fields not owned
+ * first).  NULL when out of memory. */
+ir_node_rare *ir_node_rare_get(ph_node *n);
+/* n's op_type as in the file: the op table's name of a known op, else the
+ * rare block's string; NULL when absent. */
+const char *ir_node_op_type(const ph_node *n);
+/* The rewrite driver's epochs for ph_node.visit_mark and walk_mark: the
+ * next one, `span` values on (the last of them returned).  When the count
+ * would wrap, every node's mark is cleared first (a mark of 0 is never an
+ * epoch), so a mark equals an epoch only if set in it. */
+uint32_t ir_visit_epoch(ph_model *m);
+uint32_t ir_walk_epoch(ph_model *m, uint32_t span);
+/* The op-type indexes' count (ph_node.op_seq) at the start of a run that
+ * compares with it: past half the 32-bit range, the linked nodes are
+ * numbered again from 1 in each index's order first (a run then has 2^31
+ * links before the count stops at UINT32_MAX). */
+uint32_t ir_op_seq_start(ph_model *m);
 /* Once the loader has resolved the inputs of a node made from a message
  * protobuf-c unpacked: drop the message's input and output names, and the
  * message unless it has unknown fields (kept in n->unknown for the save). */

@@ -208,8 +208,8 @@ PH_API int ph_graph_write_value_info(ph_graph *g, ph_error *err)
             rc = write_vi(g, &have, n->outputs[i]);
             count += rc > 0;
         }
-        for (size_t s = 0; s < n->n_subgraphs && rc >= 0; s++) {
-            rc = ph_graph_write_value_info(n->subgraphs[s].graph, err);
+        for (size_t s = 0; s < ir_node_n_subgraphs(n) && rc >= 0; s++) {
+            rc = ph_graph_write_value_info(ir_node_subgraphs(n)[s].graph, err);
             count += rc > 0 ? rc : 0;
         }
     }

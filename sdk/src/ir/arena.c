@@ -159,27 +159,21 @@ int ir_node_fields_own(ph_node *n)
 {
     if (n->fields_owned)
         return 0;
-    ph_node copy = {0};
-    copy.name = n->name;
-    copy.op_type = n->op_type;
-    copy.fields_owned = 1;
+    ir_node_rare *r = n->rare; /* its arrays are the node's already */
+    char *name = n->name, *domain = r ? r->domain : NULL, *doc = r ? r->doc_string : NULL;
+    char *op_type = r ? r->op_type : NULL;
+    Onnx__AttributeProto **attrs = NULL;
+    size_t n_attrs = 0;
     int rc = 0;
-    if (own_string(&copy.name))
-        copy.name = NULL, rc = PH_ENOMEM;
-    if (own_string(&copy.op_type))
-        copy.op_type = NULL, rc = PH_ENOMEM;
-    if (n->rare && !rc) { /* a node in the arena keeps no message */
-        if (!(copy.rare = malloc(sizeof *copy.rare))) {
-            rc = PH_ENOMEM;
-        } else {
-            *copy.rare = (ir_node_rare){n->rare->domain, n->rare->doc_string, NULL};
-            if (own_string(&copy.rare->domain))
-                copy.rare->domain = NULL, rc = PH_ENOMEM;
-            if (own_string(&copy.rare->doc_string))
-                copy.rare->doc_string = NULL, rc = PH_ENOMEM;
-        }
-    }
-    if (!rc && n->n_attrs && !(copy.attrs = malloc(n->n_attrs * sizeof *copy.attrs)))
+    if (own_string(&name))
+        name = NULL, rc = PH_ENOMEM;
+    if (own_string(&domain))
+        domain = NULL, rc = PH_ENOMEM;
+    if (own_string(&doc))
+        doc = NULL, rc = PH_ENOMEM;
+    if (own_string(&op_type))
+        op_type = NULL, rc = PH_ENOMEM;
+    if (!rc && n->n_attrs && !(attrs = malloc(n->n_attrs * sizeof *attrs)))
         rc = PH_ENOMEM;
     for (size_t i = 0; i < n->n_attrs && !rc; i++) {
         Onnx__AttributeProto *a = ir_message_copy(&n->attrs[i]->base);
@@ -190,17 +184,30 @@ int ir_node_fields_own(ph_node *n)
         if (!a)
             rc = PH_ENOMEM;
         else
-            copy.attrs[copy.n_attrs++] = a;
+            attrs[n_attrs++] = a;
     }
     if (rc) {
-        ir_node_fields_free(&copy);
+        if (name != n->name)
+            free(name);
+        if (r && domain != r->domain)
+            free(domain);
+        if (r && doc != r->doc_string)
+            free(doc);
+        if (r && op_type != r->op_type)
+            free(op_type);
+        for (size_t i = 0; i < n_attrs; i++)
+            protobuf_c_message_free_unpacked(&attrs[i]->base, NULL);
+        free(attrs);
         return rc;
     }
     /* the arena's bytes stay, unused, until the model goes */
-    n->name = copy.name;
-    n->op_type = copy.op_type;
-    n->rare = copy.rare;
-    n->attrs = copy.attrs;
+    n->name = name;
+    if (r) {
+        r->domain = domain;
+        r->doc_string = doc;
+        r->op_type = op_type;
+    }
+    n->attrs = attrs;
     n->fields_owned = 1;
     return 0;
 }

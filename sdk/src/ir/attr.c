@@ -105,10 +105,10 @@ PH_API ptrdiff_t ph_node_attr_floats(const ph_node *n, const char *name, const f
 
 static void drop_attr_tensor(ph_node *n, const attr_t *a)
 {
-    for (size_t i = 0; i < n->n_attr_tensors; i++)
-        if (n->attr_tensors[i].attr == a) {
-            ph_tensor_free(n->attr_tensors[i].tensor);
-            n->attr_tensors[i] = n->attr_tensors[--n->n_attr_tensors];
+    for (size_t i = 0; i < ir_node_n_attr_tensors(n); i++)
+        if (ir_node_attr_tensors(n)[i].attr == a) {
+            ph_tensor_free(ir_node_attr_tensors(n)[i].tensor);
+            ir_node_attr_tensors(n)[i] = ir_node_attr_tensors(n)[--n->rare->n_attr_tensors];
             return;
         }
 }
@@ -118,24 +118,25 @@ PH_API const ph_tensor *ph_node_attr_tensor(const ph_node *n, const char *name)
     const attr_t *a = find_attr(n, name, NULL);
     if (!a || a->type != ONNX__ATTRIBUTE_PROTO__ATTRIBUTE_TYPE__TENSOR || !a->t)
         return NULL;
-    for (size_t i = 0; i < n->n_attr_tensors; i++)
-        if (n->attr_tensors[i].attr == a)
-            return n->attr_tensors[i].tensor;
+    for (size_t i = 0; i < ir_node_n_attr_tensors(n); i++)
+        if (ir_node_attr_tensors(n)[i].attr == a)
+            return ir_node_attr_tensors(n)[i].tensor;
     /* First access: wrap the attribute's tensor (the node caches the wrapper). */
     ph_node *m = (ph_node *)n;
-    size_t cap = m->n_attr_tensors;
-    ir_attr_tensor *arr = realloc(m->attr_tensors, (cap + 1) * sizeof *arr);
+    ir_node_rare *r = ir_node_rare_get(m);
+    size_t cap = r ? r->n_attr_tensors : 0;
+    ir_attr_tensor *arr = r ? realloc(r->attr_tensors, (cap + 1) * sizeof *arr) : NULL;
     if (!arr) {
         ir_alloc_failed(n->graph ? n->graph->model : NULL); /* NULL would read as "no tensor" */
         return NULL;
     }
-    m->attr_tensors = arr;
+    r->attr_tensors = arr;
     ph_tensor *t = ir_tensor_wrap(a->t, 1);
     if (!t) {
         ir_alloc_failed(n->graph ? n->graph->model : NULL);
         return NULL;
     }
-    arr[m->n_attr_tensors++] = (ir_attr_tensor){(attr_t *)a, t};
+    arr[r->n_attr_tensors++] = (ir_attr_tensor){(attr_t *)a, t};
     return t;
 }
 
@@ -144,16 +145,16 @@ PH_API ph_graph *ph_node_attr_graph(const ph_node *n, const char *name)
     const attr_t *a = find_attr(n, name, NULL);
     if (!a)
         return NULL;
-    for (size_t i = 0; i < n->n_subgraphs; i++)
-        if (n->subgraphs[i].attr == a)
-            return n->subgraphs[i].graph;
+    for (size_t i = 0; i < ir_node_n_subgraphs(n); i++)
+        if (ir_node_subgraphs(n)[i].attr == a)
+            return ir_node_subgraphs(n)[i].graph;
     return NULL;
 }
 
-PH_API size_t ph_node_subgraph_count(const ph_node *n) { return n->n_subgraphs; }
+PH_API size_t ph_node_subgraph_count(const ph_node *n) { return ir_node_n_subgraphs(n); }
 PH_API ph_graph *ph_node_subgraph(const ph_node *n, size_t i)
 {
-    return i < n->n_subgraphs ? n->subgraphs[i].graph : NULL;
+    return i < ir_node_n_subgraphs(n) ? ir_node_subgraphs(n)[i].graph : NULL;
 }
 
 /* A fresh attribute `name` replacing any of that name (not GRAPH ones). */
@@ -164,8 +165,8 @@ static attr_t *new_attr(ph_node *n, const char *name, Onnx__AttributeProto__Attr
     size_t pos;
     attr_t *old = find_attr(n, name, &pos);
     if (old) {
-        for (size_t i = 0; i < n->n_subgraphs; i++)
-            if (n->subgraphs[i].attr == old)
+        for (size_t i = 0; i < ir_node_n_subgraphs(n); i++)
+            if (ir_node_subgraphs(n)[i].attr == old)
                 return NULL; /* graph attributes are not replaced through this API */
     }
     attr_t *a = malloc(sizeof *a);
@@ -335,14 +336,15 @@ PH_API int ph_node_set_attr_tensor(ph_node *n, const char *name, ph_tensor *t)
     a->t = p;
     t->borrowed = 1;
     /* keep the wrapper as this attribute's cached tensor */
-    ir_attr_tensor *arr = realloc(n->attr_tensors, (n->n_attr_tensors + 1) * sizeof *arr);
+    ir_node_rare *r = ir_node_rare_get(n);
+    ir_attr_tensor *arr = r ? realloc(r->attr_tensors, (r->n_attr_tensors + 1) * sizeof *arr) : NULL;
     if (!arr) {
         free(t->owned_data);
         free(t);
         return 0;
     }
-    n->attr_tensors = arr;
-    arr[n->n_attr_tensors++] = (ir_attr_tensor){a, t};
+    r->attr_tensors = arr;
+    arr[r->n_attr_tensors++] = (ir_attr_tensor){a, t};
     return 0;
 }
 
@@ -404,8 +406,8 @@ PH_API int ph_node_remove_attr(ph_node *n, const char *name)
     attr_t *a = find_attr(n, name, &pos);
     if (!a)
         return 0;
-    for (size_t i = 0; i < n->n_subgraphs; i++)
-        if (n->subgraphs[i].attr == a)
+    for (size_t i = 0; i < ir_node_n_subgraphs(n); i++)
+        if (ir_node_subgraphs(n)[i].attr == a)
             return PH_EBUSY;
     drop_attr_tensor(n, a);
     protobuf_c_message_free_unpacked(&a->base, NULL);
@@ -421,10 +423,11 @@ PH_API ph_graph *ph_node_add_subgraph(ph_node *n, const char *name)
         n->graph->model->order_dirty = 1; /* its body may read values defined later */
     if (!name || !*name || find_attr(n, name, NULL) || ir_node_fields_own(n))
         return NULL;
-    ir_subgraph *subs = realloc(n->subgraphs, (n->n_subgraphs + 1) * sizeof *subs);
+    ir_node_rare *r = ir_node_rare_get(n);
+    ir_subgraph *subs = r ? realloc(r->subgraphs, (r->n_subgraphs + 1) * sizeof *subs) : NULL;
     if (!subs)
         return NULL;
-    n->subgraphs = subs;
+    r->subgraphs = subs;
     Onnx__GraphProto *gp = malloc(sizeof *gp);
     if (!gp)
         return NULL;
@@ -444,7 +447,7 @@ PH_API ph_graph *ph_node_add_subgraph(ph_node *n, const char *name)
         ph_node_remove_attr(n, name);
         return NULL;
     }
-    n->subgraphs[n->n_subgraphs++] = (ir_subgraph){a, 0, sub};
+    r->subgraphs[r->n_subgraphs++] = (ir_subgraph){a, 0, sub};
     ir_notify_node_changed(n);
     return sub;
 }

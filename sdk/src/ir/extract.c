@@ -87,8 +87,8 @@ static void need_inputs(cut *c, const ph_node *n, const ph_node *reader)
 {
     for (size_t i = 0; i < n->n_inputs && !c->rc; i++)
         need(c, n->inputs[i], reader);
-    for (size_t s = 0; s < n->n_subgraphs && !c->rc; s++)
-        for (const ph_node *k = n->subgraphs[s].graph->first; k && !c->rc; k = k->next)
+    for (size_t s = 0; s < ir_node_n_subgraphs(n) && !c->rc; s++)
+        for (const ph_node *k = ir_node_subgraphs(n)[s].graph->first; k && !c->rc; k = k->next)
             need_inputs(c, k, reader);
 }
 

@@ -574,8 +574,8 @@ size_t ir_graph_count_nodes(const ph_graph *g)
 {
     size_t c = g->n_nodes;
     for (const ph_node *n = g->first; n; n = n->next)
-        for (size_t s = 0; s < n->n_subgraphs; s++)
-            c += ir_graph_count_nodes(n->subgraphs[s].graph);
+        for (size_t s = 0; s < ir_node_n_subgraphs(n); s++)
+            c += ir_graph_count_nodes(ir_node_subgraphs(n)[s].graph);
     return c;
 }
 
@@ -619,7 +619,9 @@ static void opidx_add(ph_graph *g, ph_node *n)
         g->op_first[n->op] = n;
     g->op_last[n->op] = n;
     n->op_linked = 1;
-    n->op_seq = g->model ? ++g->model->op_seq : 0;
+    if (g->model && g->model->op_seq < UINT32_MAX)
+        g->model->op_seq++;
+    n->op_seq = g->model ? g->model->op_seq : 0;
     if (g->op_snap)
         g->op_snap->fresh[n->op] = 0;
     if (g->model)
@@ -706,8 +708,8 @@ static void node_names_add_graph(ph_model *m, const ph_graph *g)
 {
     for (ph_node *n = g->first; n; n = n->next) {
         node_names_add(m, n);
-        for (size_t k = 0; k < n->n_subgraphs; k++)
-            node_names_add_graph(m, n->subgraphs[k].graph);
+        for (size_t k = 0; k < ir_node_n_subgraphs(n); k++)
+            node_names_add_graph(m, ir_node_subgraphs(n)[k].graph);
     }
 }
 
@@ -739,8 +741,8 @@ static void graph_drop_all_uses(ph_graph *g)
             ir_drop_use(n, i);
             n->inputs[i] = NULL;
         }
-        for (size_t s = 0; s < n->n_subgraphs; s++)
-            graph_drop_all_uses(n->subgraphs[s].graph);
+        for (size_t s = 0; s < ir_node_n_subgraphs(n); s++)
+            graph_drop_all_uses(ir_node_subgraphs(n)[s].graph);
     }
 }
 
@@ -756,15 +758,13 @@ static void node_free(ph_model *m, ph_node *n)
 {
     node_names_del(m, n); /* a body's node freed with its If/Loop/Scan */
     ir_notify_node_freed(m, n);
-    for (size_t s = 0; s < n->n_subgraphs; s++)
-        ir_graph_free(n->subgraphs[s].graph);
-    for (size_t i = 0; i < n->n_attr_tensors; i++)
-        ph_tensor_free(n->attr_tensors[i].tensor);
+    for (size_t s = 0; s < ir_node_n_subgraphs(n); s++)
+        ir_graph_free(ir_node_subgraphs(n)[s].graph);
+    for (size_t i = 0; i < ir_node_n_attr_tensors(n); i++)
+        ph_tensor_free(ir_node_attr_tensors(n)[i].tensor);
     for (size_t i = 0; i < n->n_outputs; i++)
         if (n->outputs[i] && !n->outputs[i]->dead)
             value_free(m, n->outputs[i]);
-    free(n->subgraphs);
-    free(n->attr_tensors);
     if (!node_inputs_inline(n)) { /* outputs always are */
         free(n->inputs);
         free(n->use_pos);
@@ -778,30 +778,81 @@ void ir_node_fields_free(ph_node *n)
     ir_node_rare *r = n->rare;
     if (n->fields_owned) {
         free(n->name);
-        free(n->op_type);
         for (size_t i = 0; i < n->n_attrs; i++)
             protobuf_c_message_free_unpacked(&n->attrs[i]->base, NULL);
         free(n->attrs);
         if (r) {
             free(r->domain);
             free(r->doc_string);
+            free(r->op_type);
         }
     }
-    if (r && r->unknown)
-        protobuf_c_message_free_unpacked(&r->unknown->base, NULL);
-    if (n->fields_owned)
+    if (r) {
+        if (r->unknown)
+            protobuf_c_message_free_unpacked(&r->unknown->base, NULL);
+        free(r->subgraphs); /* what they hold is the caller's (node_free) */
+        free(r->attr_tensors);
         free(r);
-    n->name = n->op_type = NULL;
+    }
+    n->name = NULL;
     n->attrs = NULL;
     n->n_attrs = 0;
     n->rare = NULL;
 }
 
-ir_node_rare *ir_node_rare_make(ph_node *n)
+ir_node_rare *ir_node_rare_get(ph_node *n)
 {
-    if (!n->rare && !ir_node_fields_own(n))
+    if (!n->rare)
         n->rare = calloc(1, sizeof *n->rare);
     return n->rare;
+}
+
+ir_node_rare *ir_node_rare_make(ph_node *n)
+{
+    return ir_node_fields_own(n) ? NULL : ir_node_rare_get(n);
+}
+
+/* the op table's names, by ph_op ("" for PH_OP_UNKNOWN), sorted from 1 on */
+static const char *const op_names[] = {
+    "",
+#define PH_X_NAME(name) #name,
+    PH_OP_TABLE(PH_X_NAME)
+#undef PH_X_NAME
+};
+
+const char *ir_node_op_type(const ph_node *n)
+{
+    if (n->op != PH_OP_UNKNOWN)
+        return op_names[n->op];
+    return n->rare ? n->rare->op_type : NULL;
+}
+
+/* Set n's op from domain and op_type (a copy owned as n's fields are when
+ * the op is not a known one).  0 or PH_ENOMEM (n unchanged). */
+static int node_set_op(ph_node *n, const char *domain, const char *op_type)
+{
+    ph_op op = ir_op_lookup(domain, op_type ? op_type : "");
+    if (op == PH_OP_UNKNOWN && !(op_type && n->rare && n->rare->op_type == op_type)) {
+        char *copy = NULL;
+        if (op_type && n->fields_owned && !(copy = ir_strdup(op_type)))
+            return PH_ENOMEM;
+        ir_node_rare *r = op_type ? ir_node_rare_get(n) : n->rare;
+        if (op_type && !r) {
+            free(copy);
+            return PH_ENOMEM;
+        }
+        if (r) {
+            if (n->fields_owned)
+                free(r->op_type);
+            r->op_type = n->fields_owned ? copy : (char *)op_type;
+        }
+    } else if (op != PH_OP_UNKNOWN && n->rare && n->rare->op_type) {
+        if (n->fields_owned)
+            free(n->rare->op_type);
+        n->rare->op_type = NULL;
+    }
+    n->op = op;
+    return 0;
 }
 
 /* Move np's fields (but inputs and outputs) into n.  np is a carrier when
@@ -809,16 +860,20 @@ ir_node_rare *ir_node_rare_make(ph_node *n)
  * too; np itself the caller's); else np and its fields were malloc'd by
  * protobuf-c: the node owns the fields and keeps np, with its input and
  * output names, until ir_node_settle.  0 or PH_ENOMEM (n unchanged). */
-static int node_take_fields(ph_model *m, ph_node *n, Onnx__NodeProto *np, int in_arena)
+static int node_take_fields(ph_node *n, Onnx__NodeProto *np, int in_arena, int op)
 {
-    if (!in_arena || np->domain || np->doc_string) {
-        n->rare = in_arena ? ir_arena_alloc(&m->arena, sizeof *n->rare) : malloc(sizeof *n->rare);
-        if (!n->rare)
+    if (op < 0)
+        op = (int)ir_op_lookup(np->domain, np->op_type ? np->op_type : "");
+    char *op_type = op == PH_OP_UNKNOWN ? np->op_type : NULL;
+    if (!in_arena || np->domain || np->doc_string || op_type) {
+        if (!(n->rare = malloc(sizeof *n->rare)))
             return PH_ENOMEM;
-        *n->rare = (ir_node_rare){np->domain, np->doc_string, in_arena ? NULL : np};
+        *n->rare = (ir_node_rare){np->domain, np->doc_string, op_type, in_arena ? NULL : np, NULL, NULL, 0, 0};
     }
+    if (!in_arena && !op_type)
+        free(np->op_type); /* the op table's name stands for it */
+    n->op = (ph_op)op;
     n->name = np->name;
-    n->op_type = np->op_type;
     n->attrs = np->attribute;
     n->n_attrs = (uint32_t)np->n_attribute;
     n->fields_owned = !in_arena;
@@ -836,8 +891,10 @@ void ir_node_settle(ph_node *n)
     if (!np->base.n_unknown_fields) {
         protobuf_c_message_free_unpacked(&np->base, NULL);
         n->rare->unknown = NULL;
-        if (!n->rare->domain && !n->rare->doc_string && n->fields_owned) {
-            free(n->rare);
+        ir_node_rare *r = n->rare;
+        if (!r->domain && !r->doc_string && !r->op_type && !r->n_subgraphs && !r->n_attr_tensors &&
+            !r->subgraphs && !r->attr_tensors) {
+            free(r);
             n->rare = NULL;
         }
         return;
@@ -863,7 +920,6 @@ static ph_node *node_alloc(size_t n_in, size_t n_out)
                                cap_in * sizeof *n->use_pos);
     if (!n)
         return NULL;
-    n->cap_inputs = cap_in;
     n->inputs = (ph_value **)(n + 1);
     n->outputs = n->inputs + cap_in;
     n->use_pos = (uint32_t *)(n->outputs + cap_out);
@@ -874,12 +930,7 @@ ph_op ir_op_lookup(const char *domain, const char *op_type)
 {
     if (domain && *domain && strcmp(domain, "ai.onnx") != 0)
         return PH_OP_UNKNOWN;
-    static const char *const names[] = {
-        "",
-#define PH_X_NAME(name) #name,
-        PH_OP_TABLE(PH_X_NAME)
-#undef PH_X_NAME
-    };
+    const char *const *names = op_names;
     /* binary search: the table is sorted by name */
     size_t lo = 1, hi = PH_OP__COUNT;
     while (lo < hi) {
@@ -898,13 +949,12 @@ ph_op ir_op_lookup(const char *domain, const char *op_type)
 ph_node *ir_node_load(ph_graph *g, Onnx__NodeProto *np, int in_arena, size_t n_in, size_t n_out, int op)
 {
     ph_node *n = node_alloc(n_in, n_out);
-    if (!n || node_take_fields(g->model, n, np, in_arena)) {
+    if (!n || node_take_fields(n, np, in_arena, op)) {
         if (!in_arena)
             protobuf_c_message_free_unpacked(&np->base, NULL);
         free(n);
         return NULL;
     }
-    n->op = op >= 0 ? (ph_op)op : ir_op_lookup(ir_node_domain(n), n->op_type ? n->op_type : "");
     node_link_before(g, n, NULL);
     n->file_pos = g->n_nodes <= UINT32_MAX ? (uint32_t)g->n_nodes : 0; /* appended: 1 + its index in the file's list */
     opidx_add(g, n);
@@ -970,15 +1020,13 @@ PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type
     if (!n)
         return NULL;
     n->fields_owned = 1;
-    n->op_type = ir_strdup(op_type);
     n->name = ir_strdup(name);
-    if (!n->op_type || !n->name) {
+    if (!n->name || node_set_op(n, NULL, op_type)) {
         ir_node_fields_free(n);
         free(n);
         return NULL;
     }
     n->graph = g;
-    n->op = ir_op_lookup(NULL, op_type);
     for (size_t i = 0; i < n_out; i++) {
         char hint[192], vn[224];
         snprintf(hint, sizeof hint, "%s_out%zu", n->name, i);
@@ -1040,15 +1088,15 @@ PH_API int ph_node_remove(ph_node *n)
         ir_drop_use(n, i);
         n->inputs[i] = NULL;
     }
-    for (size_t s = 0; s < n->n_subgraphs; s++)
-        graph_drop_all_uses(n->subgraphs[s].graph);
+    for (size_t s = 0; s < ir_node_n_subgraphs(n); s++)
+        graph_drop_all_uses(ir_node_subgraphs(n)[s].graph);
     for (size_t i = 0; i < n->n_outputs; i++)
         if (n->outputs[i])
             value_bury(n->outputs[i]);
     node_names_del(m, n);
     opidx_del(n->graph, n);
-    for (size_t s = 0; s < n->n_subgraphs; s++) /* its bodies are no longer counted */
-        count_nodes(n->graph, -(ptrdiff_t)ir_graph_count_nodes(n->subgraphs[s].graph));
+    for (size_t s = 0; s < ir_node_n_subgraphs(n); s++) /* its bodies are no longer counted */
+        count_nodes(n->graph, -(ptrdiff_t)ir_graph_count_nodes(ir_node_subgraphs(n)[s].graph));
     node_unlink(n);
     n->removed = 1;
     n->grave_next = m->grave_nodes;
@@ -1088,7 +1136,8 @@ PH_API ph_graph *ph_node_graph(const ph_node *n) { return n->graph; }
 PH_API ph_op ph_node_op(const ph_node *n) { return n->op; }
 PH_API const char *ph_node_op_type(const ph_node *n)
 {
-    return n->op_type ? n->op_type : "";
+    const char *t = ir_node_op_type(n);
+    return t ? t : "";
 }
 PH_API const char *ph_node_domain(const ph_node *n)
 {
@@ -1130,12 +1179,12 @@ static int set_string(char **field, const char *s)
 static int ph_node_set_op_type_(ph_node *n, const char *op_type)
 {
     int rc = ir_node_fields_own(n);
-    if (!rc)
-        rc = set_string(&n->op_type, op_type);
     if (!rc && !n->removed) {
         opidx_del(n->graph, n);
-        n->op = ir_op_lookup(ir_node_domain(n), op_type);
+        rc = node_set_op(n, ir_node_domain(n), op_type);
         opidx_add(n->graph, n);
+    } else if (!rc) {
+        rc = node_set_op(n, ir_node_domain(n), op_type);
     }
     ir_notify_node_changed(n);
     return rc;
@@ -1161,8 +1210,10 @@ static int ph_node_set_domain_(ph_node *n, const char *domain)
     }
     if (!rc && !n->removed) {
         opidx_del(n->graph, n);
-        n->op = ir_op_lookup(ir_node_domain(n), ph_node_op_type(n));
+        rc = node_set_op(n, ir_node_domain(n), ir_node_op_type(n));
         opidx_add(n->graph, n);
+    } else if (!rc) {
+        rc = node_set_op(n, ir_node_domain(n), ir_node_op_type(n));
     }
     ir_notify_node_changed(n);
     return rc;
@@ -1213,11 +1264,24 @@ PH_API ph_value *ph_node_output(const ph_node *n, size_t i)
     return n && i < n->n_outputs ? n->outputs[i] : NULL;
 }
 
+/* Room for n's inputs: in the node's block, what it was made with (the
+ * outputs follow); out of it, the least power of two >= n_inputs or more
+ * (a block only grows). */
+static size_t node_inputs_cap(const ph_node *n)
+{
+    if (node_inputs_inline(n))
+        return (size_t)(n->outputs - n->inputs);
+    size_t cap = 1;
+    while (cap < n->n_inputs)
+        cap *= 2;
+    return cap;
+}
+
 static int node_reserve_inputs(ph_node *n, size_t need)
 {
-    if (need <= n->cap_inputs)
+    if (need <= node_inputs_cap(n))
         return 0;
-    size_t cap = n->cap_inputs;
+    size_t cap = 1;
     while (cap < need)
         cap *= 2;
     if (node_inputs_inline(n)) { /* out of the node's block */
@@ -1232,7 +1296,6 @@ static int node_reserve_inputs(ph_node *n, size_t need)
         memcpy(pos, n->use_pos, n->n_inputs * sizeof *pos);
         n->inputs = in;
         n->use_pos = pos;
-        n->cap_inputs = cap;
         return 0;
     }
     ph_value **in = realloc(n->inputs, cap * sizeof *in);
@@ -1243,7 +1306,6 @@ static int node_reserve_inputs(ph_node *n, size_t need)
     if (!p)
         return PH_ENOMEM;
     n->use_pos = p;
-    n->cap_inputs = cap;
     return 0;
 }
 
@@ -1588,8 +1650,8 @@ static int remove_dead(ph_graph *g, ph_dead_gate gate, void *user, int *stopped)
     for (ph_node *n = g->last, *prev; n && !*stopped; n = prev) {
         prev = n->prev;
         if (!outputs_dead(n)) {
-            for (size_t s = 0; s < n->n_subgraphs && !*stopped; s++)
-                removed += remove_dead(n->subgraphs[s].graph, gate, user, stopped);
+            for (size_t s = 0; s < ir_node_n_subgraphs(n) && !*stopped; s++)
+                removed += remove_dead(ir_node_subgraphs(n)[s].graph, gate, user, stopped);
             continue;
         }
         if (gate && !gate(user, n, NULL)) {
@@ -1662,8 +1724,8 @@ PH_API int ph_graph_walk_ops(ph_graph *g, const ph_op *ops, size_t n_ops, ph_nod
     int total = 0, rc;
     if (!g->op_first) { /* no index (it could not be allocated): the node list */
         for (ph_node *n = g->first; n; n = ph_node_next(n)) {
-            for (size_t s = 0; s < n->n_subgraphs && !n->removed; s++)
-                if ((rc = ph_graph_walk_ops(n->subgraphs[s].graph, ops, n_ops, fn, user)) < 0)
+            for (size_t s = 0; s < ir_node_n_subgraphs(n) && !n->removed; s++)
+                if ((rc = ph_graph_walk_ops(ir_node_subgraphs(n)[s].graph, ops, n_ops, fn, user)) < 0)
                     return rc;
                 else
                     total += rc;
@@ -1681,8 +1743,8 @@ PH_API int ph_graph_walk_ops(ph_graph *g, const ph_op *ops, size_t n_ops, ph_nod
     static const ph_op holders[] = {PH_OP_If, PH_OP_Loop, PH_OP_Scan, PH_OP_UNKNOWN};
     for (size_t h = 0; h < sizeof holders / sizeof holders[0]; h++)
         for (ph_node *n = g->op_first[holders[h]]; n; n = n->op_next)
-            for (size_t s = 0; s < n->n_subgraphs && !n->removed; s++)
-                if ((rc = ph_graph_walk_ops(n->subgraphs[s].graph, ops, n_ops, fn, user)) < 0)
+            for (size_t s = 0; s < ir_node_n_subgraphs(n) && !n->removed; s++)
+                if ((rc = ph_graph_walk_ops(ir_node_subgraphs(n)[s].graph, ops, n_ops, fn, user)) < 0)
                     return rc;
                 else
                     total += rc;
@@ -1705,8 +1767,8 @@ PH_API int ph_graph_walk(ph_graph *g, ph_node_fn fn, void *user)
 {
     int total = 0;
     for (ph_node *n = g->first; n; n = ph_node_next(n)) {
-        for (size_t s = 0; s < n->n_subgraphs && !n->removed; s++) {
-            int rc = ph_graph_walk(n->subgraphs[s].graph, fn, user);
+        for (size_t s = 0; s < ir_node_n_subgraphs(n) && !n->removed; s++) {
+            int rc = ph_graph_walk(ir_node_subgraphs(n)[s].graph, fn, user);
             if (rc < 0)
                 return rc;
             total += rc;
@@ -1730,8 +1792,8 @@ void ir_node_deps(const ph_node *n, const ph_graph *g, void (*fn)(ph_node *, voi
         if (v && v->producer && v->graph == g)
             fn(v->producer, ctx);
     }
-    for (size_t s = 0; s < n->n_subgraphs; s++)
-        for (const ph_node *k = n->subgraphs[s].graph->first; k; k = k->next)
+    for (size_t s = 0; s < ir_node_n_subgraphs(n); s++)
+        for (const ph_node *k = ir_node_subgraphs(n)[s].graph->first; k; k = k->next)
             ir_node_deps(k, g, fn, ctx);
 }
 
@@ -1766,6 +1828,64 @@ static void push_dep(ph_node *dep, void *ctx)
 
 static int toposort_graph(ph_graph *g);
 
+/* ---------------------------------------------- the driver's 32-bit counts */
+
+/* Clear the visit (which 0) or walk (1) marks of g's nodes and its bodies'. */
+static void graph_clear_marks(ph_graph *g, int which)
+{
+    for (ph_node *n = g->first; n; n = n->next) {
+        if (which)
+            n->walk_mark = 0;
+        else
+            n->visit_mark = 0;
+        for (size_t s = 0; s < ir_node_n_subgraphs(n); s++)
+            graph_clear_marks(ir_node_subgraphs(n)[s].graph, which);
+    }
+}
+
+static uint32_t epoch_next(ph_model *m, uint32_t *epoch, uint32_t span, int which)
+{
+    if (*epoch >= UINT32_MAX - span) { /* (a walk reads epoch + 1) */
+        if (m->graph)
+            graph_clear_marks(m->graph, which);
+        for (ph_node *n = m->grave_nodes; n; n = n->grave_next) {
+            if (which)
+                n->walk_mark = 0;
+            else
+                n->visit_mark = 0;
+            for (size_t s = 0; s < ir_node_n_subgraphs(n); s++)
+                graph_clear_marks(ir_node_subgraphs(n)[s].graph, which);
+        }
+        *epoch = 0;
+    }
+    return *epoch += span;
+}
+
+uint32_t ir_visit_epoch(ph_model *m) { return epoch_next(m, &m->visit_epoch, 1, 0); }
+uint32_t ir_walk_epoch(ph_model *m, uint32_t span) { return epoch_next(m, &m->walk_epoch, span, 1); }
+
+/* Number the op-type indexes' nodes of g and its bodies' from *next on. */
+static void graph_renumber_ops(ph_graph *g, uint32_t *next)
+{
+    if (g->op_first)
+        for (int op = 0; op < PH_OP__COUNT; op++)
+            for (ph_node *n = g->op_first[op]; n; n = n->op_next)
+                n->op_seq = ++*next;
+    for (ph_node *n = g->first; n; n = n->next)
+        for (size_t s = 0; s < ir_node_n_subgraphs(n); s++)
+            graph_renumber_ops(ir_node_subgraphs(n)[s].graph, next);
+}
+
+uint32_t ir_op_seq_start(ph_model *m)
+{
+    if (m->op_seq > UINT32_MAX / 2 && m->graph) {
+        uint32_t next = 0;
+        graph_renumber_ops(m->graph, &next);
+        m->op_seq = next;
+    }
+    return m->op_seq;
+}
+
 PH_API int ph_graph_toposort(ph_graph *g)
 {
     ir_model_collect_some(g->model);
@@ -1785,7 +1905,7 @@ static int toposort_graph(ph_graph *g)
     /* Fast path: already in order?  mark = position + 1. */
     size_t pos = 0;
     for (ph_node *n = g->first; n; n = n->next)
-        n->mark = (size_t)-1;
+        n->mark = UINT32_MAX;
     for (ph_node *n = g->first; n && !st.unsorted; n = n->next) {
         st.pos = pos + 1;
         n->mark = ++pos;
@@ -1839,7 +1959,7 @@ static int toposort_graph(ph_graph *g)
     }
     free(st.stack);
     for (ph_node *n = g->first; n && !rc; n = n->next)
-        for (size_t s = 0; s < n->n_subgraphs && !rc; s++)
-            rc = toposort_graph(n->subgraphs[s].graph);
+        for (size_t s = 0; s < ir_node_n_subgraphs(n) && !rc; s++)
+            rc = toposort_graph(ir_node_subgraphs(n)[s].graph);
     return rc;
 }

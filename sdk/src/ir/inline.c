@@ -34,9 +34,9 @@ static int take_output(ph_node *n, size_t i, ph_value *b)
 
 PH_API int ph_node_inline_subgraph(ph_node *n, size_t index)
 {
-    if (!n || n->removed || index >= n->n_subgraphs)
+    if (!n || n->removed || index >= ir_node_n_subgraphs(n))
         return PH_EINVAL;
-    ph_graph *g = n->graph, *body = n->subgraphs[index].graph;
+    ph_graph *g = n->graph, *body = ir_node_subgraphs(n)[index].graph;
     if (body->n_inputs || body->n_outputs != n->n_outputs)
         return PH_EINVAL;
     for (size_t i = 0; i < body->n_outputs; i++)

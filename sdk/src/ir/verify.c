@@ -109,13 +109,13 @@ static const ph_schema *schema_of(vctx *c, const ph_node *n)
     const char *domain = ir_node_domain(n);
     if (is_default_domain(domain) && n->op > PH_OP_UNKNOWN && n->op < PH_OP__COUNT) {
         if (!c->looked[n->op]) {
-            c->by_op[n->op] = c->opset > 0 ? ph_schema_find("", n->op_type, c->opset) : NULL;
+            c->by_op[n->op] = c->opset > 0 ? ph_schema_find("", ir_node_op_type(n), c->opset) : NULL;
             c->looked[n->op] = 1;
         }
         return c->by_op[n->op];
     }
     int64_t opset = is_default_domain(domain) ? c->opset : c->model ? ph_model_opset(c->model, domain) : -1;
-    return opset > 0 ? ph_schema_find(domain, n->op_type, opset) : NULL;
+    return opset > 0 ? ph_schema_find(domain, ir_node_op_type(n), opset) : NULL;
 }
 
 /* The inputs and attributes the operator's schema requires, attributes of
@@ -210,7 +210,7 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
         return fail(c, g, n, "a removed node is still linked", NULL);
     if (n->graph != g)
         return fail(c, g, n, "node linked into the wrong graph", NULL);
-    if (!n->op_type || !*n->op_type)
+    if (!ir_node_op_type(n) || !*ir_node_op_type(n))
         return fail(c, g, n, "node has no op_type", NULL);
     for (size_t i = 0; i < n->n_inputs; i++) {
         const ph_value *v = n->inputs[i];
@@ -248,8 +248,8 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
     int rc = check_attrs(c, g, n);
     if (!rc)
         rc = check_schema(c, g, n); /* the attributes are named and typed by now */
-    for (size_t s = 0; s < n->n_subgraphs && !rc; s++) {
-        const ph_graph *sub = n->subgraphs[s].graph;
+    for (size_t s = 0; s < ir_node_n_subgraphs(n) && !rc; s++) {
+        const ph_graph *sub = ir_node_subgraphs(n)[s].graph;
         if (sub->parent != n)
             return fail(c, g, n, "subgraph does not point back to its node", NULL);
         rc = verify_graph(c, sub);

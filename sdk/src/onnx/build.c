@@ -208,8 +208,8 @@ int onnx_node_build_subgraphs(ph_node *n, ph_error *err)
         return 0;
     if (n->graph->model)
         n->graph->model->loaded_bodies = 1;
-    n->subgraphs = calloc(count, sizeof *n->subgraphs);
-    if (!n->subgraphs)
+    ir_node_rare *r = ir_node_rare_get(n);
+    if (!r || !(r->subgraphs = calloc(count, sizeof *r->subgraphs)))
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     for (size_t i = 0; i < n->n_attrs; i++) {
         Onnx__AttributeProto *a = n->attrs[i];
@@ -218,7 +218,7 @@ int onnx_node_build_subgraphs(ph_node *n, ph_error *err)
             ph_graph *sub = ir_graph_new(n->graph->model, n, gp);
             if (!sub)
                 return ph_error_set(err, PH_ENOMEM, "out of memory");
-            n->subgraphs[n->n_subgraphs++] = (ir_subgraph){a, k, sub};
+            r->subgraphs[r->n_subgraphs++] = (ir_subgraph){a, k, sub};
             int rc = onnx_graph_build(sub, err);
             if (rc)
                 return rc;

@@ -317,8 +317,8 @@ static int check_tensors(const ph_graph *g, int inits, ph_error *err)
                     return PH_EPARSE;
             }
         }
-        for (size_t k = 0; k < n->n_subgraphs; k++)
-            if (check_tensors(n->subgraphs[k].graph, 1, err))
+        for (size_t k = 0; k < ir_node_n_subgraphs(n); k++)
+            if (check_tensors(ir_node_subgraphs(n)[k].graph, 1, err))
                 return PH_EPARSE;
     }
     return 0;

@@ -41,8 +41,8 @@ static size_t count_early_readers(const ph_graph *g)
         count += (size_t)e.late;
     }
     for (ph_node *n = g->first; n; n = n->next)
-        for (size_t s = 0; s < n->n_subgraphs; s++)
-            count += count_early_readers(n->subgraphs[s].graph);
+        for (size_t s = 0; s < ir_node_n_subgraphs(n); s++)
+            count += count_early_readers(ir_node_subgraphs(n)[s].graph);
     return count;
 }
 
@@ -129,8 +129,8 @@ static const ph_value *read_value(const ph_node *from, const ph_node *to)
     for (size_t i = 0; i < from->n_inputs; i++)
         if (from->inputs[i] && from->inputs[i]->producer == to)
             return from->inputs[i];
-    for (size_t s = 0; s < from->n_subgraphs; s++)
-        for (const ph_node *k = from->subgraphs[s].graph->first; k; k = k->next) {
+    for (size_t s = 0; s < ir_node_n_subgraphs(from); s++)
+        for (const ph_node *k = ir_node_subgraphs(from)[s].graph->first; k; k = k->next) {
             const ph_value *v = read_value(k, to);
             if (v)
                 return v;
@@ -153,8 +153,8 @@ static int cycle_error(const ph_graph *g, ph_error *err)
                             ph_node_op_type(to));
     }
     for (ph_node *n = g->first; n; n = n->next)
-        for (size_t s = 0; s < n->n_subgraphs; s++) {
-            int rc = cycle_error(n->subgraphs[s].graph, err);
+        for (size_t s = 0; s < ir_node_n_subgraphs(n); s++) {
+            int rc = cycle_error(ir_node_subgraphs(n)[s].graph, err);
             if (rc)
                 return rc;
         }

@@ -149,7 +149,7 @@ static void node_message(const ph_node *n, Onnx__NodeProto *p, char **names)
     p->output = names;
     p->n_output = n->n_outputs;
     p->name = n->name;
-    p->op_type = n->op_type;
+    p->op_type = (char *)ir_node_op_type(n);
     p->attribute = n->attrs;
     p->n_attribute = n->n_attrs;
     if (n->rare) {
@@ -260,8 +260,8 @@ static void sync_graph(save_state *st, ph_graph *g)
             k++;
             names += n->n_inputs + n->n_outputs;
         }
-        for (size_t s = 0; s < n->n_subgraphs; s++)
-            sync_graph(st, n->subgraphs[s].graph);
+        for (size_t s = 0; s < ir_node_n_subgraphs(n); s++)
+            sync_graph(st, ir_node_subgraphs(n)[s].graph);
     }
     SET(st, gp->node, nodes);
     SET(st, gp->n_node, k);

@@ -358,8 +358,8 @@ static int look_all(ph_worklist *wl, ph_graph *g)
         for (ph_node *n = g->first; n && !rc; n = n->next) {
             if (wl->anchor[n->op])
                 rc = classify(wl, n, 0);
-            for (size_t s = 0; s < n->n_subgraphs && !rc; s++)
-                rc = look_all(wl, n->subgraphs[s].graph);
+            for (size_t s = 0; s < ir_node_n_subgraphs(n) && !rc; s++)
+                rc = look_all(wl, ir_node_subgraphs(n)[s].graph);
         }
         return rc;
     }
@@ -382,8 +382,8 @@ static int look_all(ph_worklist *wl, ph_graph *g)
     static const ph_op holders[] = {PH_OP_If, PH_OP_Loop, PH_OP_Scan, PH_OP_UNKNOWN};
     for (size_t h = 0; h < sizeof holders / sizeof holders[0] && !rc; h++)
         for (ph_node *n = g->op_first[holders[h]]; n && !rc; n = n->op_next)
-            for (size_t s = 0; s < n->n_subgraphs && !rc; s++)
-                rc = look_all(wl, n->subgraphs[s].graph);
+            for (size_t s = 0; s < ir_node_n_subgraphs(n) && !rc; s++)
+                rc = look_all(wl, ir_node_subgraphs(n)[s].graph);
     return rc;
 }
 
@@ -391,7 +391,7 @@ static int look_all(ph_worklist *wl, ph_graph *g)
  * reaches.  A node's walk_mark is base + its least distance from the
  * changes of this look; a node met again farther away is not walked again.
  * New nodes go to `reached` in the order first met. */
-static int reach(ph_worklist *wl, ph_node *start, uint64_t base)
+static int reach(ph_worklist *wl, ph_node *start, uint32_t base)
 {
     size_t head = 0, tail = 0;
     if (ir_grow((void **)&wl->queue, &wl->cap_queue, 1, sizeof *wl->queue))
@@ -408,7 +408,7 @@ static int reach(ph_worklist *wl, ph_node *start, uint64_t base)
     wl->queue[tail++] = start;
     while (head < tail) {
         ph_node *n = wl->queue[head++];
-        uint64_t d = n->walk_mark - base;
+        uint32_t d = n->walk_mark - base;
         if ((int)d + 1 >= wl->reach_all)
             continue;
         for (size_t o = 0; o < n->n_outputs; o++) {
@@ -468,7 +468,7 @@ static int look(ph_worklist *wl, ph_graph *g)
     } else if (full) {
         rc = look_all(wl, g);
     } else if (wl->pos < end) {
-        uint64_t base = (m->visit_epoch += 256) - 255;
+        uint32_t base = ir_walk_epoch(m, 256) - 255;
         wl->n_reached = 0;
         for (size_t i = wl->pos; i < end && !rc; i++) {
             ph_node *n = log->items[i];
@@ -506,15 +506,15 @@ static void rank_graphs(ph_graph *g, uint32_t *next)
     g->wl_rank = (*next)++;
     if (!g->op_first) {
         for (ph_node *n = g->first; n; n = n->next)
-            for (size_t s = 0; s < n->n_subgraphs; s++)
-                rank_graphs(n->subgraphs[s].graph, next);
+            for (size_t s = 0; s < ir_node_n_subgraphs(n); s++)
+                rank_graphs(ir_node_subgraphs(n)[s].graph, next);
         return;
     }
     static const ph_op holders[] = {PH_OP_If, PH_OP_Loop, PH_OP_Scan, PH_OP_UNKNOWN};
     for (size_t h = 0; h < sizeof holders / sizeof holders[0]; h++)
         for (ph_node *n = g->op_first[holders[h]]; n; n = n->op_next)
-            for (size_t s = 0; s < n->n_subgraphs; s++)
-                rank_graphs(n->subgraphs[s].graph, next);
+            for (size_t s = 0; s < ir_node_n_subgraphs(n); s++)
+                rank_graphs(ir_node_subgraphs(n)[s].graph, next);
 }
 
 static int scan_before(const ph_node *a, const ph_node *b)
@@ -586,7 +586,7 @@ static int join_later(ph_worklist *wl, size_t member, size_t *from, const ph_nod
         ph_node *e = log->items[*from];
         if (!e || e->removed)
             continue;
-        uint64_t walk = ++e->graph->model->visit_epoch;
+        uint32_t walk = ir_walk_epoch(e->graph->model, 1);
         size_t head = 0, tail = 0, level_end = 1;
         int hops = 0;
         if (ir_grow((void **)&wl->queue, &wl->cap_queue, 1, sizeof *wl->queue))
@@ -640,7 +640,7 @@ PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph
         return ctx ? ph_ctx_error(ctx, rc, "collecting candidates: %s", ph_strerror(rc)) : rc;
     /* the agenda's nodes, each once, in the order found */
     wl_agenda *a = &wl->agenda[member];
-    uint64_t epoch = ++m->visit_epoch;
+    uint32_t epoch = ir_visit_epoch(m);
     size_t n_cands = 0;
     if (a->n && ir_grow((void **)&wl->cands, &wl->cap_cands, a->n, sizeof *wl->cands)) {
         forget(wl);
@@ -667,7 +667,7 @@ PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph
     }
     later extra = {0};
     size_t from = wl->log->n;
-    uint64_t seq0 = m->op_seq;
+    uint64_t seq0 = ir_op_seq_start(m);
     int total = 0, stop = 0;
     for (size_t i = 0; !stop;) {
         ph_node *n;

@@ -328,7 +328,7 @@ static ph_node **downstream(ph_node *n, int hops, size_t *count)
     size_t cap = 8, k = 0, head = 0;
     ph_node **q = malloc(cap * sizeof *q);
     ph_model *model = n->graph->model;
-    uint64_t walk = ++model->visit_epoch;
+    uint32_t walk = ir_walk_epoch(model, 1);
     if (!q) {
         ir_alloc_failed(model);
         return NULL;
