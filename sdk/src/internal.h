@@ -255,34 +255,40 @@ struct infer_value {
 };
 
 struct ph_value {
-    /* pointers first, then the 32-bit fields: 128 bytes with what shape
+    /* pointers first, then the 32-bit fields: 112 bytes with what shape
      * inference keeps, in one allocation (a million-node graph has over a
      * million values) */
     char *name; /* owned, or in the model's arena */
     ph_graph *graph;
     ph_node *producer;
-    ir_use *uses;
+    union {
+        ir_use *uses;         /* n_uses entries (room for cap_uses) */
+        ph_value *grave_next; /* once dead (buried with no uses, its array freed): the
+                                 model's list of values to free */
+    };
     ph_tensor *tensor; /* initializer data, owned */
     const int64_t *dims; /* rank entries, interned in the model (ir_dims_intern): never written */
     char **dim_params; /* owned, rank entries (NULL each when none), or NULL when no dim is symbolic */
-    ph_value *grave_next;
     /* shape inference (infer_core.c), in the value itself: a separate
      * block would cost an allocation of 48 bytes a value */
     struct infer_value infer;
-    uint32_t out_index;
+    union {                 /* a value has a producer or is an initializer, never both */
+        uint32_t out_index; /* with a producer: its index among the producer's outputs */
+        uint32_t init_pos;  /* index in graph->inits while an initializer */
+    };
     uint32_t n_uses, cap_uses;
-    uint32_t init_pos;      /* index in graph->inits while an initializer */
     uint32_t n_output_refs;
     /* known type */
     int dtype;
     int rank;
-    uint8_t is_input;
-    uint8_t dead;
-    uint8_t type_dirty;  /* type changed through the API: refresh its value_info at save */
-    uint8_t infer_fresh; /* infer's cached type matches; cleared by the type setters */
-    uint8_t by_infer;    /* the type was written by inference (infer.shape) */
     uint32_t name_hash;  /* of name, set by the name map (ir/names.c) */
+    uint8_t is_input : 1;
+    uint8_t dead : 1;
+    uint8_t type_dirty : 1;  /* type changed through the API: refresh its value_info at save */
+    uint8_t infer_fresh : 1; /* infer's cached type matches; cleared by the type setters */
+    uint8_t by_infer : 1;    /* the type was written by inference (infer.shape) */
 };
+_Static_assert(sizeof(struct ph_value) <= 112, "a value in a 112-byte block");
 
 typedef struct ir_subgraph {
     Onnx__AttributeProto *attr; /* the attribute holding it (owned by node proto) */

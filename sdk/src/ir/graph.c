@@ -31,6 +31,8 @@ static int value_reserve_uses(ph_value *v, size_t need)
 
 int ir_add_use(ph_value *v, ph_node *n, uint32_t index)
 {
+    if (v->dead) /* (its uses array is the list of values to free) */
+        return PH_EINVAL;
     if (value_reserve_uses(v, (size_t)v->n_uses + 1))
         return PH_ENOMEM;
     v->uses[v->n_uses] = (ir_use){n, index};
@@ -134,18 +136,23 @@ static void value_free(ph_model *m, ph_value *v)
     ir_notify_value_freed(m, v);
     value_clear_type(v);
     ph_tensor_free(v->tensor);
-    free(v->uses);
+    if (!v->dead) /* a dead value's array went when it was buried */
+        free(v->uses);
     if (!ir_arena_owns(m->arena, v->name))
         free(v->name);
     free(v);
 }
 
-/* Take v out of the name maps and mark it dead; freed at collection. */
+/* Take v (which has no uses: every caller sees to it) out of the name
+ * maps and mark it dead; freed at collection.  Its uses array goes now:
+ * the list of values to free takes its place. */
 static void value_bury(ph_value *v)
 {
     ph_model *m = v->graph->model;
     ir_names_del(&m->value_names, v);
     v->dead = 1;
+    free(v->uses);
+    v->n_uses = v->cap_uses = 0;
     v->grave_next = m->grave_values;
     m->grave_values = v;
 }
@@ -1366,7 +1373,7 @@ PH_API int ph_node_remove_input(ph_node *n, size_t i)
 PH_API const char *ph_value_name(const ph_value *v) { return v->name; }
 PH_API ph_graph *ph_value_graph(const ph_value *v) { return v->graph; }
 PH_API ph_node *ph_value_producer(const ph_value *v) { return v->producer; }
-PH_API size_t ph_value_producer_index(const ph_value *v) { return v->out_index; }
+PH_API size_t ph_value_producer_index(const ph_value *v) { return v->producer ? v->out_index : 0; }
 PH_API size_t ph_value_use_count(const ph_value *v) { return v->n_uses; }
 PH_API ph_node *ph_value_use(const ph_value *v, size_t i, size_t *input_index)
 {
