@@ -453,6 +453,12 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
     if (n_inits)
         memcpy(init_protos, mp->graph->initializer, n_inits * sizeof *init_protos);
     rc = read_nodes(m, s.nodes, s.n_nodes, err);
+    /* The nodes are read (their strings are in the arena): the file's pages
+     * go before the build adds the values and name maps to the heap, so the
+     * load does not hold both at once.  The mapping stays (private and read
+     * only: a page read again comes back from the file), for the weights
+     * read in place and what the build checks of the file. */
+    ir_mapping_release(map);
     if (!rc)
         rc = onnx_graph_build_from(m->graph, s.nodes, s.n_nodes, err);
     free(s.nodes);
