@@ -524,9 +524,14 @@ ir_node_rare *ir_node_rare_make(ph_node *n);
 /* n's rare block, made empty when it has none (its fields not owned
  * first).  NULL when out of memory. */
 ir_node_rare *ir_node_rare_get(ph_node *n);
+/* The op table's names, by ph_op ("" for PH_OP_UNKNOWN; ir/graph.c). */
+extern const char *const ir_op_names[PH_OP__COUNT];
 /* n's op_type as in the file: the op table's name of a known op, else the
  * rare block's string; NULL when absent. */
-const char *ir_node_op_type(const ph_node *n);
+static inline const char *ir_node_op_type(const ph_node *n)
+{
+    return n->op != PH_OP_UNKNOWN ? ir_op_names[n->op] : n->rare ? n->rare->op_type : NULL;
+}
 /* The rewrite driver's epochs for ph_node.visit_mark and walk_mark: the
  * next one, `span` values on (the last of them returned).  When the count
  * would wrap, every node's mark is cleared first (a mark of 0 is never an

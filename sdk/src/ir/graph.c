@@ -29,10 +29,10 @@ static int value_reserve_uses(ph_value *v, size_t need)
     return 0;
 }
 
+/* v is not dead (every caller checks: a dead value's uses field links the
+ * list of values to free). */
 int ir_add_use(ph_value *v, ph_node *n, uint32_t index)
 {
-    if (v->dead) /* (its uses array is the list of values to free) */
-        return PH_EINVAL;
     if (value_reserve_uses(v, (size_t)v->n_uses + 1))
         return PH_ENOMEM;
     v->uses[v->n_uses] = (ir_use){n, index};
@@ -819,20 +819,13 @@ ir_node_rare *ir_node_rare_make(ph_node *n)
     return ir_node_fields_own(n) ? NULL : ir_node_rare_get(n);
 }
 
-/* the op table's names, by ph_op ("" for PH_OP_UNKNOWN), sorted from 1 on */
-static const char *const op_names[] = {
+/* sorted from 1 on (ir_op_lookup's binary search) */
+const char *const ir_op_names[PH_OP__COUNT] = {
     "",
 #define PH_X_NAME(name) #name,
     PH_OP_TABLE(PH_X_NAME)
 #undef PH_X_NAME
 };
-
-const char *ir_node_op_type(const ph_node *n)
-{
-    if (n->op != PH_OP_UNKNOWN)
-        return op_names[n->op];
-    return n->rare ? n->rare->op_type : NULL;
-}
 
 /* Set n's op from domain and op_type (a copy owned as n's fields are when
  * the op is not a known one).  0 or PH_ENOMEM (n unchanged). */
@@ -937,7 +930,7 @@ ph_op ir_op_lookup(const char *domain, const char *op_type)
 {
     if (domain && *domain && strcmp(domain, "ai.onnx") != 0)
         return PH_OP_UNKNOWN;
-    const char *const *names = op_names;
+    const char *const *names = ir_op_names;
     /* binary search: the table is sorted by name */
     size_t lo = 1, hi = PH_OP__COUNT;
     while (lo < hi) {

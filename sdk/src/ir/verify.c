@@ -210,7 +210,8 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
         return fail(c, g, n, "a removed node is still linked", NULL);
     if (n->graph != g)
         return fail(c, g, n, "node linked into the wrong graph", NULL);
-    if (!ir_node_op_type(n) || !*ir_node_op_type(n))
+    const char *op_type = ir_node_op_type(n);
+    if (!op_type || !*op_type)
         return fail(c, g, n, "node has no op_type", NULL);
     for (size_t i = 0; i < n->n_inputs; i++) {
         const ph_value *v = n->inputs[i];
