@@ -1830,17 +1830,23 @@ static int toposort_graph(ph_graph *g);
 
 /* ---------------------------------------------- the driver's 32-bit counts */
 
-/* Clear the visit (which 0) or walk (1) marks of g's nodes and its bodies'. */
+static void graph_clear_marks(ph_graph *g, int which);
+
+/* Clear the visit (which 0) or walk (1) mark of n and its bodies' nodes. */
+static void node_clear_marks(ph_node *n, int which)
+{
+    if (which)
+        n->walk_mark = 0;
+    else
+        n->visit_mark = 0;
+    for (size_t s = 0; s < ir_node_n_subgraphs(n); s++)
+        graph_clear_marks(ir_node_subgraphs(n)[s].graph, which);
+}
+
 static void graph_clear_marks(ph_graph *g, int which)
 {
-    for (ph_node *n = g->first; n; n = n->next) {
-        if (which)
-            n->walk_mark = 0;
-        else
-            n->visit_mark = 0;
-        for (size_t s = 0; s < ir_node_n_subgraphs(n); s++)
-            graph_clear_marks(ir_node_subgraphs(n)[s].graph, which);
-    }
+    for (ph_node *n = g->first; n; n = n->next)
+        node_clear_marks(n, which);
 }
 
 static uint32_t epoch_next(ph_model *m, uint32_t *epoch, uint32_t span, int which)
@@ -1848,14 +1854,8 @@ static uint32_t epoch_next(ph_model *m, uint32_t *epoch, uint32_t span, int whic
     if (*epoch >= UINT32_MAX - span) { /* (a walk reads epoch + 1) */
         if (m->graph)
             graph_clear_marks(m->graph, which);
-        for (ph_node *n = m->grave_nodes; n; n = n->grave_next) {
-            if (which)
-                n->walk_mark = 0;
-            else
-                n->visit_mark = 0;
-            for (size_t s = 0; s < ir_node_n_subgraphs(n); s++)
-                graph_clear_marks(ir_node_subgraphs(n)[s].graph, which);
-        }
+        for (ph_node *n = m->grave_nodes; n; n = n->grave_next)
+            node_clear_marks(n, which);
         *epoch = 0;
     }
     return *epoch += span;
