@@ -333,13 +333,16 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
         ir_unmap_file(map);
         return ph_error_set(err, PH_EPARSE, "%s: empty file, not an ONNX model", path);
     }
-    int rc = onnx_check_nesting(map->data, map->size, path, err); /* before any recursion */
-    if (rc) {
-        ir_unmap_file(map);
-        return rc;
-    }
+    /* How deep the messages nest is checked before any recursion: here for
+     * what protobuf-c unpacks at once (the skeleton: the file but the main
+     * graph's nodes, and raw data, which holds no message; else the whole
+     * file), each node as it is read (read_nodes.c).  Making the skeleton
+     * does not recurse. */
     skeleton s = {0};
-    rc = skel_model(&s, map->data, map->size, path, err);
+    int rc = skel_model(&s, map->data, map->size, path, err);
+    if (!rc)
+        rc = s.buf.n ? onnx_check_nesting(s.buf.d, s.buf.n, path, err)
+                     : onnx_check_nesting(map->data, map->size, path, err);
     if (rc) {
         free(s.buf.d);
         free(s.refs);

@@ -295,8 +295,8 @@ static int node_op(const Onnx__NodeProto *np, seen_entry *op_type)
 
 /* The attribute message of the bytes [p, p + len), in the arena, shared
  * by every node that has the same bytes.  0; 1 when the reader does not
- * take it; PH_ENOMEM. */
-static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributeProto **out)
+ * take it; 2 when its messages nest too deep (*deep set); PH_ENOMEM. */
+static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributeProto **out, ph_error *deep)
 {
     int is_new;
     seen_entry *e = seen_get(&r->attrs, p, len, &is_new);
@@ -306,6 +306,10 @@ static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributePro
         *out = e->val;
         return e->val ? 0 : 1;
     }
+    /* before protobuf-c recurses into it: an attribute of a main-graph node
+     * sits at depth 4 (model, graph, node) */
+    if (onnx_check_nesting_at(p, len, &onnx__attribute_proto__descriptor, 4, 1, NULL, deep))
+        return 2;
     ProtobufCAllocator alloc = ir_arena_allocator(&r->m->arena);
     Onnx__AttributeProto *a = onnx__attribute_proto__unpack(&alloc, len, p);
     if (!a || !plain_attr(a))
@@ -324,15 +328,15 @@ static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributePro
 }
 
 /* The fields of the message into the carrier np, in the arena.  0, 1 when
- * the reader does not take it, or PH_ENOMEM. */
-static int read_in_place(reader *r, onnx_node_src *src, Onnx__NodeProto *np)
+ * the reader does not take it, or an error (with err set). */
+static int read_in_place(reader *r, onnx_node_src *src, Onnx__NodeProto *np, ph_error *err)
 {
     const uint8_t *data = src->data;
     size_t len = src->len;
     node_view v;
     int scan = node_scan(data, len, &v, &r->ins, &r->outs);
     if (scan)
-        return scan;
+        return scan == 1 ? 1 : ph_error_set(err, PH_ENOMEM, "out of memory");
     if (v.n_in > UINT32_MAX || v.n_out > UINT32_MAX || v.n_attr > UINT32_MAX)
         return 1;
     ph_model *m = r->m;
@@ -350,9 +354,13 @@ static int read_in_place(reader *r, onnx_node_src *src, Onnx__NodeProto *np)
     while (!rc && p < end) {
         onnx_wire_field f;
         next_bytes(&p, end, &f); /* node_scan read them all */
-        if (f.num == NODE_ATTRIBUTE && !(rc = take_attr(r, f.payload, f.len, &np->attribute[np->n_attribute])))
+        if (f.num == NODE_ATTRIBUTE && !(rc = take_attr(r, f.payload, f.len, &np->attribute[np->n_attribute], err)))
             np->n_attribute++;
     }
+    if (rc == PH_ENOMEM)
+        return ph_error_set(err, PH_ENOMEM, "out of memory");
+    if (rc == 2)
+        return PH_EPARSE; /* too deep: err set */
     if (!rc) {
         src->n_in = (uint32_t)v.n_in;
         src->n_out = (uint32_t)v.n_out;
@@ -369,13 +377,18 @@ static int read_node(reader *r, onnx_node_src *s, ph_error *err)
 {
     ph_model *m = r->m;
     Onnx__NodeProto carrier = ONNX__NODE_PROTO__INIT;
-    int got = read_in_place(r, s, &carrier);
+    int got = read_in_place(r, s, &carrier, err);
     if (got == 0) {
         s->in_place = 1;
         s->node = ir_node_load(m->graph, &carrier, 1, s->n_in, s->n_out, s->op);
     } else if (got != 1) {
-        return ph_error_set(err, PH_ENOMEM, "out of memory");
+        return got;
     } else {
+        /* before protobuf-c recurses into it: a main-graph node sits at
+         * depth 3 (model, graph) */
+        int rc = onnx_check_nesting_at(s->data, s->len, &onnx__node_proto__descriptor, 3, 1, NULL, err);
+        if (rc)
+            return rc;
         Onnx__NodeProto *np = onnx__node_proto__unpack(NULL, s->len, s->data);
         if (!np)
             return ph_error_set(err, PH_EPARSE, "not a valid ONNX model: protobuf parse failed");
