@@ -457,6 +457,11 @@ size_t ir_node_name_count(ph_model *m, const char *name);
 /* ph_graph_verify, with the check that every name resolves to its value
  * (the map's consistency, which the loader builds itself) only when names. */
 int ir_graph_verify(const ph_graph *g, int names, ph_error *err);
+/* ir_graph_verify(m->graph, 0, err) of a model whose main graph the loader
+ * built in order, every node read in place (no bodies): the same result
+ * and message, checking only what the file decides (op types, attributes,
+ * schemas) since the build makes the rest hold (verify.c). */
+int ir_graph_verify_loaded(const ph_model *m, ph_error *err);
 
 /* Nodes of g and of the bodies of its nodes, by walking them. */
 size_t ir_graph_count_nodes(const ph_graph *g);

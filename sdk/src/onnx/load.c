@@ -445,16 +445,19 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
      * a value of the main graph listed after their node), needs neither. */
     if (!rc && !(in_order && !m->loaded_bodies))
         rc = onnx_model_sort_loaded(m, err);
-    /* what loaded must also hold together (e.g. no attribute without a name) */
+    /* what loaded must also hold together (e.g. no attribute without a name;
+     * names are resolved by the build); of a graph built in order from
+     * nodes read in place, only what the file decides can fail */
     ph_error verr = {0};
-    if (!rc && ir_graph_verify(m->graph, 0, &verr) != 0) /* names: resolved by the build */
+    if (!rc && (in_place ? ir_graph_verify_loaded(m, &verr) : ir_graph_verify(m->graph, 0, &verr)) != 0)
         rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: %.400s", verr.message);
     if (!rc && m->alloc_failures) /* e.g. a declared type that could not be kept */
         rc = ph_error_set(err, PH_ENOMEM, "out of memory");
     /* The verifier refuses a node that reads a value of its own graph
-     * defined after it, so without bodies (whose outer references it does
-     * not order) the file's order is known good: the first toposort, a walk
-     * of the whole graph, is not needed. */
+     * defined after it (and a graph built in order has none), so without
+     * bodies (whose outer references it does not order) the file's order is
+     * known good: the first toposort, a walk of the whole graph, is not
+     * needed. */
     if (!rc && !m->loaded_bodies)
         m->order_dirty = 0;
     /* What the IR needs of the file is in the IR, but for the weights, read
