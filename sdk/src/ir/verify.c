@@ -17,6 +17,7 @@
  * before use, outputs pointing back) the build makes so, and the first
  * failure of the whole check on such a graph is always one of these. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -371,10 +372,36 @@ int ir_graph_verify(const ph_graph *g, int names, ph_error *err)
     return rc;
 }
 
-int ir_graph_verify_loaded(const ph_model *m, ph_error *err)
+struct ir_file_check {
+    vctx c;
+};
+
+ir_file_check *ir_file_check_new(const ph_model *m)
+{
+    ir_file_check *fc = calloc(1, sizeof *fc);
+    if (fc)
+        fc->c = (vctx){.model = m, .opset = ph_model_opset(m, ""), .built = 1};
+    return fc;
+}
+
+int ir_file_check_node(ir_file_check *fc, const ph_node *n)
+{
+    ph_error quiet = {0};
+    fc->c.err = &quiet; /* formatted only on failure */
+    return check_node_built(&fc->c, n->graph, n) == 0;
+}
+
+void ir_file_check_free(ir_file_check *fc) { free(fc); }
+
+int ir_graph_verify_loaded(const ph_model *m, const ph_node *from, ph_error *err)
 {
     vctx c = {.err = err, .model = m, .opset = ph_model_opset(m, ""), .built = 1};
-    return verify_graph(&c, m->graph);
+    for (const ph_node *n = from; n; n = n->next) {
+        int rc = check_node_built(&c, m->graph, n);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 PH_API int ph_graph_verify(const ph_graph *g, ph_error *err) { return ir_graph_verify(g, 1, err); }

@@ -103,11 +103,11 @@ int onnx_node_resolve_inputs(ph_node *n, ph_error *err)
     return 0;
 }
 
-int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, int *in_order, ph_error *err)
+int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, onnx_build_facts *facts, ph_error *err)
 {
     Onnx__GraphProto *gp = g->proto;
     int rc = 0;
-    *in_order = 0;
+    *facts = (onnx_build_facts){0};
     /* take the arrays over */
     Onnx__NodeProto **nodes = gp->node;
     size_t n_nodes = gp->n_node;
@@ -124,7 +124,7 @@ int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, int *in
 
     /* the name map sized once for the values to come (most nodes have one
      * output), not grown step by step: each growth reads every value again */
-    if (n_src && ir_names_reserve(&g->model->value_names, g->model->value_names.count + n_ins + n_inits + n_src))
+    if (n_src && ir_names_presize(&g->model->value_names, g->model->value_names.count + n_ins + n_inits + n_src))
         rc = ph_error_set(err, PH_ENOMEM, "out of memory");
     size_t i = 0;
     for (i = 0; i < n_ins && !rc; i++)
@@ -140,9 +140,9 @@ int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, int *in
     free(inits);
 
     /* nodes: outputs first (a model may list nodes out of order), then inputs */
-    int ordered = 1;
+    onnx_build_facts built = {.in_order = 1};
     if (src && !rc)
-        rc = onnx_nodes_build(g, src, n_src, &ordered, err);
+        rc = onnx_nodes_build(g, src, n_src, &built, err);
     ph_node *first_new = NULL;
     for (i = 0; i < n_nodes && !rc; i++) {
         ph_node *n = ir_node_from_proto(g, nodes[i], err); /* owns nodes[i] even on failure */
@@ -189,14 +189,15 @@ int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, int *in
     }
     if (!rc && ph_graph_toposort(g) != 0)
         rc = ph_error_set(err, PH_EPARSE, "graph '%s': the nodes form a cycle", ph_graph_name(g));
-    *in_order = !rc && ordered && !n_nodes;
+    if (!rc && built.in_order && !n_nodes)
+        *facts = built;
     return rc;
 }
 
 int onnx_graph_build(ph_graph *g, ph_error *err)
 {
-    int in_order;
-    return onnx_graph_build_from(g, NULL, 0, &in_order, err);
+    onnx_build_facts facts;
+    return onnx_graph_build_from(g, NULL, 0, &facts, err);
 }
 
 /* Build the IR of every GRAPH/GRAPHS attribute of n. */

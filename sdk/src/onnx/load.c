@@ -404,8 +404,9 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
     }
     if (n_inits)
         memcpy(init_protos, mp->graph->initializer, n_inits * sizeof *init_protos);
-    int in_order = 0; /* every main-graph node reads only values defined before it */
-    rc = onnx_graph_build_from(m->graph, s.nodes, s.n_nodes, &in_order, err);
+    onnx_build_facts facts;
+    rc = onnx_graph_build_from(m->graph, s.nodes, s.n_nodes, &facts, err);
+    int in_order = facts.in_order; /* every main-graph node reads only values defined before it */
     /* all read in place: no node with a tensor attribute, none with a body */
     int in_place = in_order && !m->loaded_bodies;
     for (size_t i = 0; i < s.n_nodes && in_place; i++)
@@ -449,7 +450,7 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
      * names are resolved by the build); of a graph built in order from
      * nodes read in place, only what the file decides can fail */
     ph_error verr = {0};
-    if (!rc && (in_place ? ir_graph_verify_loaded(m, &verr) : ir_graph_verify(m->graph, 0, &verr)) != 0)
+    if (!rc && (in_place ? ir_graph_verify_loaded(m, facts.failed, &verr) : ir_graph_verify(m->graph, 0, &verr)) != 0)
         rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: %.400s", verr.message);
     if (!rc && m->alloc_failures) /* e.g. a declared type that could not be kept */
         rc = ph_error_set(err, PH_ENOMEM, "out of memory");

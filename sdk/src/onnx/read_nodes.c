@@ -527,20 +527,29 @@ static int build_unpacked_in_order(ph_node *n, ph_error *err)
     return rc ? rc : onnx_node_resolve_inputs(n, err);
 }
 
-int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, int *in_order, ph_error *err)
+int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, onnx_build_facts *facts, ph_error *err)
 {
     reader r = {.m = g->model};
     int rc = 0;
     size_t i = 0;
-    /* each node as it is read, while every input it names is defined */
+    ir_file_check *fc = ir_file_check_new(g->model);
+    const ph_node *failed = NULL;
+    if (!fc)
+        return ph_error_set(err, PH_ENOMEM, "out of memory");
+    /* each node as it is read, while every input it names is defined; one
+     * read in place is checked for what the file decides while it is in
+     * the cache */
     for (; i < n && !rc; i++) {
         rc = read_node(&r, &src[i], err);
         if (!rc)
             rc = src[i].in_place ? build_in_order(&r, &src[i], err) : build_unpacked_in_order(src[i].node, err);
         if (rc == 1)
             break;
+        if (!rc && !failed && src[i].in_place && !ir_file_check_node(fc, src[i].node))
+            failed = src[i].node;
     }
-    *in_order = !rc;
+    ir_file_check_free(fc);
+    *facts = (onnx_build_facts){.in_order = !rc, .failed = failed};
     if (rc == 1) {
         /* The rest as a whole (src[i] is read): every node's outputs, since a
          * node may read a later one, then every input. */
