@@ -374,20 +374,19 @@ int ir_graph_verify(const ph_graph *g, int names, ph_error *err)
 
 struct ir_file_check {
     vctx c;
+    ph_error quiet; /* written only on a failure, then dropped */
 };
 
 ir_file_check *ir_file_check_new(const ph_model *m)
 {
     ir_file_check *fc = calloc(1, sizeof *fc);
     if (fc)
-        fc->c = (vctx){.model = m, .opset = ph_model_opset(m, ""), .built = 1};
+        fc->c = (vctx){.err = &fc->quiet, .model = m, .opset = ph_model_opset(m, ""), .built = 1};
     return fc;
 }
 
 int ir_file_check_node(ir_file_check *fc, const ph_node *n)
 {
-    ph_error quiet = {0};
-    fc->c.err = &quiet; /* formatted only on failure */
     return check_node_built(&fc->c, n->graph, n) == 0;
 }
 
