@@ -65,6 +65,10 @@ int ir_names_add(ir_names *m, void *o, int unique);
 void ir_names_del(ir_names *m, const void *o);
 /* Room for n entries without growing.  0 or PH_ENOMEM. */
 int ir_names_reserve(ir_names *m, size_t n);
+/* Room for n entries at the size adding them one by one would reach (no
+ * larger), made at once: no growth step reads every entry again.  0 or
+ * PH_ENOMEM. */
+int ir_names_presize(ir_names *m, size_t n);
 
 /* --------------------------------------------------------------- arrays */
 
@@ -480,6 +484,18 @@ size_t ir_node_name_count(ph_model *m, const char *name);
 /* ph_graph_verify, with the check that every name resolves to its value
  * (the map's consistency, which the loader builds itself) only when names. */
 int ir_graph_verify(const ph_graph *g, int names, ph_error *err);
+/* What the file decides of a main-graph node the loader built in place (its
+ * op type, attributes and schema), checked as each node is built while it
+ * is in the cache: 1 when they pass (verify.c). */
+typedef struct ir_file_check ir_file_check;
+ir_file_check *ir_file_check_new(const ph_model *m); /* NULL when out of memory */
+int ir_file_check_node(ir_file_check *fc, const ph_node *n);
+void ir_file_check_free(ir_file_check *fc);
+/* ir_graph_verify(m->graph, 0, err) of a model whose main graph the loader
+ * built in order, every node read in place (no bodies), and checked with
+ * ir_file_check_node up to `from`, the first node that failed (NULL: none):
+ * the same result and message, since the build makes the rest hold. */
+int ir_graph_verify_loaded(const ph_model *m, const ph_node *from, ph_error *err);
 
 /* Nodes of g and of the bodies of its nodes, by walking them. */
 size_t ir_graph_count_nodes(const ph_graph *g);

@@ -168,6 +168,16 @@ int ir_names_reserve(ir_names *m, size_t n)
     return rehash(m, ncap);
 }
 
+/* The size adding n entries one by one would reach (ir_names_add grows the
+ * map when an entry would take three quarters of the slots), at once. */
+int ir_names_presize(ir_names *m, size_t n)
+{
+    size_t cap = m->cap ? m->cap : 16;
+    while (n * 4 >= cap * 3)
+        cap *= 2;
+    return cap > m->cap ? rehash(m, cap) : 0;
+}
+
 /* A pointer that does not fit in 48 bits: every slot holds its plain
  * pointer from now on (each probe then reads the object). */
 static void go_wide(ir_names *m)

@@ -9,8 +9,15 @@
  * (passhost/schema.h, the schemas of libonnx) has the input slots and the
  * attributes its schema requires at the model's opset, each attribute of
  * the type the schema gives it (a Transpose whose perm is a STRING would
- * otherwise be read as having none). */
+ * otherwise be read as having none).
+ *
+ * The loader's check of a model it built in order from nodes it read in
+ * place (ir_graph_verify_loaded) is of what the file decides only: op
+ * types, attributes, schemas.  The rest (lists, use lists, definition
+ * before use, outputs pointing back) the build makes so, and the first
+ * failure of the whole check on such a graph is always one of these. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
@@ -34,6 +41,9 @@ typedef struct vctx {
     int counting;
     int unsure;
     size_t uses, slots;
+    /* A graph as the loader built it (ir_graph_verify_loaded): only what
+     * the file decides is checked, the structure holding by construction. */
+    int built;
     /* the schema of each ph_op at that opset, looked up once per call */
     const ph_schema *by_op[PH_OP__COUNT];
     unsigned char looked[PH_OP__COUNT];
@@ -204,6 +214,16 @@ static int check_attrs(vctx *c, const ph_graph *g, const ph_node *n)
 
 static int verify_graph(vctx *c, const ph_graph *g);
 
+/* What the file decides of a node the loader built: its op_type, its
+ * attributes, its schema (check_node's checks of them, in its order). */
+static int check_node_built(vctx *c, const ph_graph *g, const ph_node *n)
+{
+    if (!n->op_type || !*n->op_type)
+        return fail(c, g, n, "node has no op_type", NULL);
+    int rc = check_attrs(c, g, n);
+    return rc ? rc : check_schema(c, g, n);
+}
+
 static int check_node(vctx *c, const ph_graph *g, ph_node *n)
 {
     if (n->removed)
@@ -260,6 +280,14 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
 
 static int verify_graph(vctx *c, const ph_graph *g)
 {
+    if (c->built) {
+        for (const ph_node *n = g->first; n; n = n->next) {
+            int rc = check_node_built(c, g, n);
+            if (rc)
+                return rc;
+        }
+        return 0;
+    }
     /* one walk over the list: its links, its length, and each node's
      * definition position (the checks below walk it once more) */
     size_t count = 0;
@@ -343,6 +371,37 @@ int ir_graph_verify(const ph_graph *g, int names, ph_error *err)
         return ph_error_set(err, PH_EVERIFY, "the model counts %zu nodes but has %zu", g->model->n_nodes_total,
                             c.nodes);
     return rc;
+}
+
+struct ir_file_check {
+    vctx c;
+    ph_error quiet; /* written only on a failure, then dropped */
+};
+
+ir_file_check *ir_file_check_new(const ph_model *m)
+{
+    ir_file_check *fc = calloc(1, sizeof *fc);
+    if (fc)
+        fc->c = (vctx){.err = &fc->quiet, .model = m, .opset = ph_model_opset(m, ""), .built = 1};
+    return fc;
+}
+
+int ir_file_check_node(ir_file_check *fc, const ph_node *n)
+{
+    return check_node_built(&fc->c, n->graph, n) == 0;
+}
+
+void ir_file_check_free(ir_file_check *fc) { free(fc); }
+
+int ir_graph_verify_loaded(const ph_model *m, const ph_node *from, ph_error *err)
+{
+    vctx c = {.err = err, .model = m, .opset = ph_model_opset(m, ""), .built = 1};
+    for (const ph_node *n = from; n; n = n->next) {
+        int rc = check_node_built(&c, m->graph, n);
+        if (rc)
+            return rc;
+    }
+    return 0;
 }
 
 PH_API int ph_graph_verify(const ph_graph *g, ph_error *err) { return ir_graph_verify(g, 1, err); }

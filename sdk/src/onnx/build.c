@@ -103,10 +103,11 @@ int onnx_node_resolve_inputs(ph_node *n, ph_error *err)
     return 0;
 }
 
-int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, ph_error *err)
+int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, onnx_build_facts *facts, ph_error *err)
 {
     Onnx__GraphProto *gp = g->proto;
     int rc = 0;
+    *facts = (onnx_build_facts){0};
     /* take the arrays over */
     Onnx__NodeProto **nodes = gp->node;
     size_t n_nodes = gp->n_node;
@@ -121,6 +122,10 @@ int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, ph_erro
     gp->input = gp->output = gp->value_info = NULL;
     gp->n_node = gp->n_initializer = gp->n_input = gp->n_output = gp->n_value_info = 0;
 
+    /* the name map sized once for the values to come (most nodes have one
+     * output), not grown step by step: each growth reads every value again */
+    if (n_src && ir_names_presize(&g->model->value_names, g->model->value_names.count + n_ins + n_inits + n_src))
+        rc = ph_error_set(err, PH_ENOMEM, "out of memory");
     size_t i = 0;
     for (i = 0; i < n_ins && !rc; i++)
         rc = take_input_checked(g, ins[i], err);
@@ -135,8 +140,9 @@ int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, ph_erro
     free(inits);
 
     /* nodes: outputs first (a model may list nodes out of order), then inputs */
+    onnx_build_facts built = {.in_order = 1};
     if (src && !rc)
-        rc = onnx_nodes_build(g, src, n_src, err);
+        rc = onnx_nodes_build(g, src, n_src, &built, err);
     ph_node *first_new = NULL;
     for (i = 0; i < n_nodes && !rc; i++) {
         ph_node *n = ir_node_from_proto(g, nodes[i], err); /* owns nodes[i] even on failure */
@@ -183,12 +189,15 @@ int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, ph_erro
     }
     if (!rc && ph_graph_toposort(g) != 0)
         rc = ph_error_set(err, PH_EPARSE, "graph '%s': the nodes form a cycle", ph_graph_name(g));
+    if (!rc && built.in_order && !n_nodes)
+        *facts = built;
     return rc;
 }
 
 int onnx_graph_build(ph_graph *g, ph_error *err)
 {
-    return onnx_graph_build_from(g, NULL, 0, err);
+    onnx_build_facts facts;
+    return onnx_graph_build_from(g, NULL, 0, &facts, err);
 }
 
 /* Build the IR of every GRAPH/GRAPHS attribute of n. */

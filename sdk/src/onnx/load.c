@@ -324,57 +324,6 @@ static int check_tensors(const ph_graph *g, int inits, ph_error *err)
     return 0;
 }
 
-/* 1 if a message of the tree holds an unknown field numbered 0, which no
- * valid protobuf encoding has: protobuf-c accepts its tag when the varint
- * is padded (0x81 0x00) but not when written plainly, so such a model would
- * save to bytes that no longer load.  Walks every sub-message once (the
- * nesting is as deep as protobuf-c's own unpack went). */
-static int has_field_zero(const ProtobufCMessage *m)
-{
-    for (unsigned i = 0; i < m->n_unknown_fields; i++)
-        if (m->unknown_fields[i].tag == 0)
-            return 1;
-    const ProtobufCMessageDescriptor *d = m->descriptor;
-    const char *base = (const char *)m;
-    for (unsigned f = 0; f < d->n_fields; f++) {
-        const ProtobufCFieldDescriptor *fd = &d->fields[f];
-        if (fd->type != PROTOBUF_C_TYPE_MESSAGE)
-            continue;
-        if (fd->label == PROTOBUF_C_LABEL_REPEATED) {
-            size_t n = *(const size_t *)(base + fd->quantifier_offset);
-            ProtobufCMessage *const *arr = *(ProtobufCMessage *const *const *)(base + fd->offset);
-            for (size_t k = 0; k < n; k++)
-                if (arr[k] && has_field_zero(arr[k]))
-                    return 1;
-            continue;
-        }
-        if ((fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) && *(const uint32_t *)(base + fd->quantifier_offset) != fd->id)
-            continue; /* another member of the oneof is set */
-        const ProtobufCMessage *sub = *(ProtobufCMessage *const *)(base + fd->offset);
-        if (sub && has_field_zero(sub))
-            return 1;
-    }
-    return 0;
-}
-
-/* The main graph's nodes (read_nodes.c), with the check has_field_zero makes
- * of the rest of the model for those protobuf-c unpacked. */
-static int read_nodes(ph_model *m, onnx_node_src *src, size_t n, ph_error *err)
-{
-    int rc = onnx_nodes_read(m, src, n, err);
-    for (size_t i = 0; i < n && !rc; i++) {
-        const ph_node *node = src[i].node; /* the message, its fields but inputs and outputs moved */
-        if (src[i].in_place)
-            continue;
-        int zero = has_field_zero(&ir_node_unknown(node)->base);
-        for (size_t k = 0; k < node->n_attrs && !zero; k++)
-            zero = has_field_zero(&node->attrs[k]->base);
-        if (zero)
-            rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: a field numbered 0 (not valid protobuf)");
-    }
-    return rc;
-}
-
 /* Build a model from the mapping (owned from here on).  path names the
  * model in messages; dir is the folder of external data, NULL when the
  * model has no file (loaded from memory). */
@@ -384,13 +333,16 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
         ir_unmap_file(map);
         return ph_error_set(err, PH_EPARSE, "%s: empty file, not an ONNX model", path);
     }
-    int rc = onnx_check_nesting(map->data, map->size, path, err); /* before any recursion */
-    if (rc) {
-        ir_unmap_file(map);
-        return rc;
-    }
+    /* How deep the messages nest is checked before any recursion: here for
+     * what protobuf-c unpacks at once (the skeleton: the file but the main
+     * graph's nodes, and raw data, which holds no message; else the whole
+     * file), each node as it is read (read_nodes.c).  Making the skeleton
+     * does not recurse. */
     skeleton s = {0};
-    rc = skel_model(&s, map->data, map->size, path, err);
+    int rc = skel_model(&s, map->data, map->size, path, err);
+    if (!rc)
+        rc = s.buf.n ? onnx_check_nesting(s.buf.d, s.buf.n, path, err)
+                     : onnx_check_nesting(map->data, map->size, path, err);
     if (rc) {
         free(s.buf.d);
         free(s.refs);
@@ -401,7 +353,7 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
     Onnx__ModelProto *mp = s.buf.n ? onnx__model_proto__unpack(NULL, s.buf.n, s.buf.d)
                                    : onnx__model_proto__unpack(NULL, map->size, map->data);
     free(s.buf.d);
-    if (!mp || !mp->graph || has_field_zero(&mp->base)) {
+    if (!mp || !mp->graph || onnx_has_field_zero(&mp->base)) {
         const char *why = !mp ? "%s: not a valid ONNX model: protobuf parse failed"
                           : !mp->graph ? "%s: not an ONNX model: it has no graph"
                                        : "%s: not a valid ONNX model: a field numbered 0 (not valid protobuf)";
@@ -452,17 +404,16 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
     }
     if (n_inits)
         memcpy(init_protos, mp->graph->initializer, n_inits * sizeof *init_protos);
-    rc = read_nodes(m, s.nodes, s.n_nodes, err);
-    /* The nodes are read (their strings are in the arena): the file's pages
-     * go before the build adds the values and name maps to the heap, so the
-     * load does not hold both at once.  The mapping stays (private and read
-     * only: a page read again comes back from the file), for the weights
-     * read in place and what the build checks of the file. */
-    ir_mapping_release(map);
-    if (!rc)
-        rc = onnx_graph_build_from(m->graph, s.nodes, s.n_nodes, err);
+    onnx_build_facts facts;
+    rc = onnx_graph_build_from(m->graph, s.nodes, s.n_nodes, &facts, err);
+    int in_order = facts.in_order; /* every main-graph node reads only values defined before it */
+    /* all read in place: no node with a tensor attribute, none with a body */
+    int in_place = in_order && !m->loaded_bodies;
+    for (size_t i = 0; i < s.n_nodes && in_place; i++)
+        in_place = s.nodes[i].in_place;
     free(s.nodes);
-    m->n_nodes_total = ir_graph_count_nodes(m->graph);
+    /* bodies come only from the loader's onnx_node_build_subgraphs */
+    m->n_nodes_total = m->loaded_bodies ? ir_graph_count_nodes(m->graph) : m->graph->n_nodes;
     m->order_dirty = 1; /* the file's order is checked by the first toposort */
     m->init_version++;
     /* attach mapped raw data and external data to the main graph's initializers */
@@ -486,23 +437,28 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
             rc = attach_external(m, t, dir, err);
         }
     }
-    if (!rc)
+    if (!rc && !in_place) /* (the main graph's initializers are checked above) */
         rc = check_tensors(m->graph, 0, err);
     free(init_protos);
     free(s.refs);
-    /* a list out of order is sorted (onnx/order.c); a cycle is refused */
-    if (!rc)
+    /* a list out of order is sorted (onnx/order.c); a cycle is refused.  A
+     * list the build found in order, without bodies (whose nodes may read
+     * a value of the main graph listed after their node), needs neither. */
+    if (!rc && !(in_order && !m->loaded_bodies))
         rc = onnx_model_sort_loaded(m, err);
-    /* what loaded must also hold together (e.g. no attribute without a name) */
+    /* what loaded must also hold together (e.g. no attribute without a name;
+     * names are resolved by the build); of a graph built in order from
+     * nodes read in place, only what the file decides can fail */
     ph_error verr = {0};
-    if (!rc && ir_graph_verify(m->graph, 0, &verr) != 0) /* names: resolved by the build */
+    if (!rc && (in_place ? ir_graph_verify_loaded(m, facts.failed, &verr) : ir_graph_verify(m->graph, 0, &verr)) != 0)
         rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: %.400s", verr.message);
     if (!rc && m->alloc_failures) /* e.g. a declared type that could not be kept */
         rc = ph_error_set(err, PH_ENOMEM, "out of memory");
     /* The verifier refuses a node that reads a value of its own graph
-     * defined after it, so without bodies (whose outer references it does
-     * not order) the file's order is known good: the first toposort, a walk
-     * of the whole graph, is not needed. */
+     * defined after it (and a graph built in order has none), so without
+     * bodies (whose outer references it does not order) the file's order is
+     * known good: the first toposort, a walk of the whole graph, is not
+     * needed. */
     if (!rc && !m->loaded_bodies)
         m->order_dirty = 0;
     /* What the IR needs of the file is in the IR, but for the weights, read

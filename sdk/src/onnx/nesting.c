@@ -116,19 +116,26 @@ static const ProtobufCMessageDescriptor *sub_message(field_cache *cache, int *n_
     return f && f->type == PROTOBUF_C_TYPE_MESSAGE ? f->descriptor : NULL;
 }
 
-/* Walk the ModelProto in data[0, size).  Returns the visitor's nonzero
- * value, or -1 (with *graphs the bodies nested so far) when the messages
- * nest deeper than ONNX_MAX_MESSAGE_DEPTH, else 0. */
-static int wire_walk(const uint8_t *data, size_t size, wire_visit visit, void *user, int *graphs_deep)
+/* Walk the message of type desc in data[0, size), which sits at depth
+ * `at` of its model (the ModelProto is at 1) under `graphs` GraphProto
+ * messages.  Returns the visitor's nonzero value, or -1 (with *graphs_deep
+ * the most GraphProto levels seen so far) when the messages nest deeper
+ * than ONNX_MAX_MESSAGE_DEPTH, else 0. */
+static int wire_walk_at(const uint8_t *data, size_t size, const ProtobufCMessageDescriptor *desc, int at,
+                        int graphs, wire_visit visit, void *user, int *graphs_deep)
 {
     level stack[ONNX_MAX_MESSAGE_DEPTH];
     field_cache cache[CACHED_TYPES];
-    int depth = 1, graphs = 0, n_cache = 0;
+    int n_cache = 0;
+    int depth = at; /* of the message on top of the stack; stack[depth - at] */
     const uint8_t *p = data;
-    stack[0] = (level){data + size, &onnx__model_proto__descriptor, 0};
-    *graphs_deep = 0;
-    while (depth > 0) {
-        level *top = &stack[depth - 1];
+    if (at < 1 || at > ONNX_MAX_MESSAGE_DEPTH)
+        return -1;
+    stack[0] = (level){data + size, desc, desc == &onnx__graph_proto__descriptor};
+    graphs += stack[0].graph;
+    *graphs_deep = graphs;
+    while (depth >= at) {
+        level *top = &stack[depth - at];
         if (p >= top->end) { /* the message is over: back to its parent */
             p = top->end;
             graphs -= top->graph;
@@ -154,7 +161,7 @@ static int wire_walk(const uint8_t *data, size_t size, wire_visit visit, void *u
                 return rc;
         }
         int graph = sub == &onnx__graph_proto__descriptor;
-        stack[depth++] = (level){p, sub, graph};
+        stack[depth++ - at + 1] = (level){p, sub, graph};
         p = payload;
         graphs += graph;
         if (graphs > *graphs_deep)
@@ -163,15 +170,28 @@ static int wire_walk(const uint8_t *data, size_t size, wire_visit visit, void *u
     return 0;
 }
 
+/* The walk of a whole ModelProto. */
+static int wire_walk(const uint8_t *data, size_t size, wire_visit visit, void *user, int *graphs_deep)
+{
+    return wire_walk_at(data, size, &onnx__model_proto__descriptor, 1, 0, visit, user, graphs_deep);
+}
+
+int onnx_check_nesting_at(const uint8_t *data, size_t size, const ProtobufCMessageDescriptor *desc, int at,
+                          int graphs, const char *path, ph_error *err)
+{
+    int deep = 0;
+    if (wire_walk_at(data, size, desc, at, graphs, NULL, NULL, &deep) == 0)
+        return 0;
+    return ph_error_set(err, PH_EPARSE, "%s%srefused: its protobuf messages nest more than %d deep (%d "
+                        "levels of If/Loop/Scan bodies and more); passhost reads at most %d levels, "
+                        "protobuf's own default limit (about %d levels of bodies)", path ? path : "",
+                        path ? ": " : "", ONNX_MAX_MESSAGE_DEPTH, deep - 1, ONNX_MAX_MESSAGE_DEPTH,
+                        ONNX_MAX_MESSAGE_DEPTH / 3 - 2);
+}
+
 int onnx_check_nesting(const uint8_t *data, size_t size, const char *path, ph_error *err)
 {
-    int graphs = 0;
-    if (wire_walk(data, size, NULL, NULL, &graphs) == 0)
-        return 0;
-    return ph_error_set(err, PH_EPARSE, "%s: refused: its protobuf messages nest more than %d deep (%d "
-                        "levels of If/Loop/Scan bodies and more); passhost reads at most %d levels, "
-                        "protobuf's own default limit (about %d levels of bodies)", path, ONNX_MAX_MESSAGE_DEPTH,
-                        graphs - 1, ONNX_MAX_MESSAGE_DEPTH, ONNX_MAX_MESSAGE_DEPTH / 3 - 2);
+    return onnx_check_nesting_at(data, size, &onnx__model_proto__descriptor, 1, 0, path, err);
 }
 
 /* ------------------------------------------------ external-data locations */

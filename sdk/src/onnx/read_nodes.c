@@ -50,10 +50,24 @@ enum {
     NODE_DOMAIN = 7
 };
 
+/* Where node_scan found a node's input or output names (their bytes in the
+ * mapping, as the field holds them). */
+typedef struct name_ref {
+    const uint8_t *p;
+    size_t len;
+} name_ref;
+
+/* The reader's arrays of name_ref, kept from node to node. */
+typedef struct name_refs {
+    name_ref *d;
+    size_t cap;
+} name_refs;
+
 typedef struct node_view {
     size_t n_in, n_out, n_attr;
     onnx_wire_field single[NODE_DOMAIN + 1]; /* name, op_type, doc_string, domain by number */
     unsigned seen;                          /* bit per singular field given */
+    name_ref *in, *out;                     /* n_in and n_out of them (the reader's arrays) */
 } node_view;
 
 /* The length-delimited field at *p (advanced past it): in one step when its
@@ -75,28 +89,75 @@ static inline int next_bytes(const uint8_t **pp, const uint8_t *end, onnx_wire_f
     return onnx_wire_next(pp, end, f) || f->type != 2 ? -1 : 0;
 }
 
-/* 0 when the reader takes the message: only NodeProto's fields, each
- * length-delimited, the singular ones at most once; else -1. */
-static int node_scan(const uint8_t *p, size_t len, node_view *v)
+/* Room for n refs in *r; 0 or PH_ENOMEM. */
+static int refs_room(name_refs *r, size_t n)
 {
-    memset(v, 0, sizeof *v);
+    return n <= r->cap ? 0 : ir_grow((void **)&r->d, &r->cap, n, sizeof *r->d);
+}
+
+/* 0 when the reader takes the message: only NodeProto's fields, each
+ * length-delimited, the singular ones at most once; else 1, or PH_ENOMEM.
+ * The input and output names go to ins and outs. */
+static int node_scan(const uint8_t *p, size_t len, node_view *v, name_refs *ins, name_refs *outs)
+{
+    v->n_in = v->n_out = v->n_attr = 0;
+    v->seen = 0;
     const uint8_t *end = p + len;
     while (p < end) {
         onnx_wire_field f;
         if (next_bytes(&p, end, &f) || f.num > NODE_DOMAIN)
-            return -1;
+            return 1;
         if (f.num == NODE_INPUT) {
-            v->n_in++;
+            if (refs_room(ins, v->n_in + 1))
+                return PH_ENOMEM;
+            ins->d[v->n_in++] = (name_ref){f.payload, f.len};
         } else if (f.num == NODE_OUTPUT) {
-            v->n_out++;
+            if (refs_room(outs, v->n_out + 1))
+                return PH_ENOMEM;
+            outs->d[v->n_out++] = (name_ref){f.payload, f.len};
         } else if (f.num == NODE_ATTRIBUTE) {
             v->n_attr++;
         } else {
             if (v->seen & (1u << f.num))
-                return -1;
+                return 1;
             v->seen |= 1u << f.num;
             v->single[f.num] = f;
         }
+    }
+    v->in = ins->d;
+    v->out = outs->d;
+    return 0;
+}
+
+/* 1 if a message of the tree holds an unknown field numbered 0, which no
+ * valid protobuf encoding has: protobuf-c accepts its tag when the varint
+ * is padded (0x81 0x00) but not when written plainly, so such a model would
+ * save to bytes that no longer load.  Walks every sub-message once (the
+ * nesting is as deep as protobuf-c's own unpack went). */
+int onnx_has_field_zero(const ProtobufCMessage *m)
+{
+    for (unsigned i = 0; i < m->n_unknown_fields; i++)
+        if (m->unknown_fields[i].tag == 0)
+            return 1;
+    const ProtobufCMessageDescriptor *d = m->descriptor;
+    const char *base = (const char *)m;
+    for (unsigned f = 0; f < d->n_fields; f++) {
+        const ProtobufCFieldDescriptor *fd = &d->fields[f];
+        if (fd->type != PROTOBUF_C_TYPE_MESSAGE)
+            continue;
+        if (fd->label == PROTOBUF_C_LABEL_REPEATED) {
+            size_t n = *(const size_t *)(base + fd->quantifier_offset);
+            ProtobufCMessage *const *arr = *(ProtobufCMessage *const *const *)(base + fd->offset);
+            for (size_t k = 0; k < n; k++)
+                if (arr[k] && onnx_has_field_zero(arr[k]))
+                    return 1;
+            continue;
+        }
+        if ((fd->flags & PROTOBUF_C_FIELD_FLAG_ONEOF) && *(const uint32_t *)(base + fd->quantifier_offset) != fd->id)
+            continue; /* another member of the oneof is set */
+        const ProtobufCMessage *sub = *(ProtobufCMessage *const *)(base + fd->offset);
+        if (sub && onnx_has_field_zero(sub))
+            return 1;
     }
     return 0;
 }
@@ -161,10 +222,24 @@ static seen_entry *seen_get(seen_table *t, const uint8_t *key, size_t len, int *
     return &t->slots[k];
 }
 
+/* The values the last nodes made, newest last: where an exported graph's
+ * node finds most of its inputs (a producer is usually near its reader). */
+#define RECENT 16
+
+typedef struct recent_value {
+    const char *name; /* the value's, in the arena */
+    size_t len;
+    ph_value *v;
+} recent_value;
+
 typedef struct reader {
     ph_model *m;
     seen_table attrs;   /* attribute bytes -> message in the arena */
     seen_table strings; /* op_type / domain bytes -> string in the arena */
+    name_refs ins, outs; /* the names of the node being read (node_scan) */
+    node_view view;      /* of the node being read, when in place */
+    recent_value recent[RECENT];
+    size_t n_recent;     /* values ever put in recent (the newest at (n_recent - 1) % RECENT) */
 } reader;
 
 /* The C string a protobuf-c string field would hold: up to the first NUL. */
@@ -220,8 +295,8 @@ static int node_op(const Onnx__NodeProto *np, seen_entry *op_type)
 
 /* The attribute message of the bytes [p, p + len), in the arena, shared
  * by every node that has the same bytes.  0; 1 when the reader does not
- * take it; PH_ENOMEM. */
-static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributeProto **out)
+ * take it; 2 when its messages nest too deep (*deep set); PH_ENOMEM. */
+static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributeProto **out, ph_error *deep)
 {
     int is_new;
     seen_entry *e = seen_get(&r->attrs, p, len, &is_new);
@@ -231,6 +306,10 @@ static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributePro
         *out = e->val;
         return e->val ? 0 : 1;
     }
+    /* before protobuf-c recurses into it: an attribute of a main-graph node
+     * sits at depth 4 (model, graph, node) */
+    if (onnx_check_nesting_at(p, len, &onnx__attribute_proto__descriptor, 4, 1, NULL, deep))
+        return 2;
     ProtobufCAllocator alloc = ir_arena_allocator(&r->m->arena);
     Onnx__AttributeProto *a = onnx__attribute_proto__unpack(&alloc, len, p);
     if (!a || !plain_attr(a))
@@ -249,13 +328,16 @@ static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributePro
 }
 
 /* The fields of the message into the carrier np, in the arena.  0, 1 when
- * the reader does not take it, or PH_ENOMEM. */
-static int read_in_place(reader *r, onnx_node_src *src, Onnx__NodeProto *np)
+ * the reader does not take it, or an error (with err set). */
+static int read_in_place(reader *r, onnx_node_src *src, Onnx__NodeProto *np, ph_error *err)
 {
     const uint8_t *data = src->data;
     size_t len = src->len;
     node_view v;
-    if (node_scan(data, len, &v) || v.n_in > UINT32_MAX || v.n_out > UINT32_MAX || v.n_attr > UINT32_MAX)
+    int scan = node_scan(data, len, &v, &r->ins, &r->outs);
+    if (scan)
+        return scan == 1 ? 1 : ph_error_set(err, PH_ENOMEM, "out of memory");
+    if (v.n_in > UINT32_MAX || v.n_out > UINT32_MAX || v.n_attr > UINT32_MAX)
         return 1;
     ph_model *m = r->m;
     seen_entry *op_type = NULL;
@@ -272,45 +354,59 @@ static int read_in_place(reader *r, onnx_node_src *src, Onnx__NodeProto *np)
     while (!rc && p < end) {
         onnx_wire_field f;
         next_bytes(&p, end, &f); /* node_scan read them all */
-        if (f.num == NODE_ATTRIBUTE && !(rc = take_attr(r, f.payload, f.len, &np->attribute[np->n_attribute])))
+        if (f.num == NODE_ATTRIBUTE && !(rc = take_attr(r, f.payload, f.len, &np->attribute[np->n_attribute], err)))
             np->n_attribute++;
     }
+    if (rc == PH_ENOMEM)
+        return ph_error_set(err, PH_ENOMEM, "out of memory");
+    if (rc == 2)
+        return PH_EPARSE; /* too deep: err set */
     if (!rc) {
         src->n_in = (uint32_t)v.n_in;
         src->n_out = (uint32_t)v.n_out;
         src->op = node_op(np, op_type);
+        r->view = v;
     }
     return rc;
 }
 
-int onnx_nodes_read(ph_model *m, onnx_node_src *src, size_t n, ph_error *err)
+/* Read the message of s into a node appended to m's main graph (no inputs
+ * or outputs yet): in place when the reader takes it (r->view then holds
+ * its fields), else unpacked by protobuf-c.  0 or an error. */
+static int read_node(reader *r, onnx_node_src *s, ph_error *err)
 {
-    reader r = {.m = m};
-    int rc = 0;
-    for (size_t i = 0; i < n && !rc; i++) {
-        onnx_node_src *s = &src[i];
-        Onnx__NodeProto carrier = ONNX__NODE_PROTO__INIT;
-        int got = read_in_place(&r, s, &carrier);
-        if (got == 0) {
-            s->in_place = 1;
-            s->node = ir_node_load(m->graph, &carrier, 1, s->n_in, s->n_out, s->op);
-        } else if (got != 1) {
-            rc = ph_error_set(err, PH_ENOMEM, "out of memory");
-            break;
-        } else {
-            Onnx__NodeProto *np = onnx__node_proto__unpack(NULL, s->len, s->data);
-            if (!np) {
-                rc = ph_error_set(err, PH_EPARSE, "not a valid ONNX model: protobuf parse failed");
-                break;
-            }
-            s->node = ir_node_load(m->graph, np, 0, np->n_input, np->n_output, -1); /* np taken over */
+    ph_model *m = r->m;
+    Onnx__NodeProto carrier = ONNX__NODE_PROTO__INIT;
+    int got = read_in_place(r, s, &carrier, err);
+    if (got == 0) {
+        s->in_place = 1;
+        s->node = ir_node_load(m->graph, &carrier, 1, s->n_in, s->n_out, s->op);
+    } else if (got != 1) {
+        return got;
+    } else {
+        /* before protobuf-c recurses into it: a main-graph node sits at
+         * depth 3 (model, graph) */
+        int rc = onnx_check_nesting_at(s->data, s->len, &onnx__node_proto__descriptor, 3, 1, NULL, err);
+        if (rc)
+            return rc;
+        Onnx__NodeProto *np = onnx__node_proto__unpack(NULL, s->len, s->data);
+        if (!np)
+            return ph_error_set(err, PH_EPARSE, "not a valid ONNX model: protobuf parse failed");
+        if (onnx_has_field_zero(&np->base)) {
+            protobuf_c_message_free_unpacked(&np->base, NULL);
+            return ph_error_set(err, PH_EPARSE, "not a valid ONNX model: a field numbered 0 (not valid protobuf)");
         }
-        if (!s->node)
-            rc = ph_error_set(err, PH_ENOMEM, "out of memory");
+        s->node = ir_node_load(m->graph, np, 0, np->n_input, np->n_output, -1); /* np taken over */
     }
-    free(r.attrs.slots);
-    free(r.strings.slots);
-    return rc;
+    return s->node ? 0 : ph_error_set(err, PH_ENOMEM, "out of memory");
+}
+
+static void reader_free(reader *r)
+{
+    free(r->attrs.slots);
+    free(r->strings.slots);
+    free(r->ins.d);
+    free(r->outs.d);
 }
 
 /* ------------------------------------------------------------ building */
@@ -338,6 +434,12 @@ static int outputs_in_place(ph_graph *g, ph_node *n, const onnx_node_src *s, ph_
     return 0;
 }
 
+static int undefined_input(const ph_node *n, const char *name, size_t len, ph_error *err)
+{
+    return ph_error_set(err, PH_EPARSE, "node '%s' (%s): input '%.*s' is not defined", ph_node_name(n),
+                        ph_node_op_type(n), (int)(len > 300 ? 300 : len), name);
+}
+
 /* The inputs of a node read in place, looked up by the names in the file. */
 static int resolve_in_place(ph_node *n, const onnx_node_src *s, ph_error *err)
 {
@@ -354,9 +456,7 @@ static int resolve_in_place(ph_node *n, const onnx_node_src *s, ph_error *err)
         if (len) { /* else an omitted optional input */
             ph_value *v = ir_names_get_mem(&n->graph->model->value_names, name, len);
             if (!v || !ir_in_scope(v, n->graph))
-                return ph_error_set(err, PH_EPARSE, "node '%s' (%s): input '%.*s' is not defined",
-                                    ph_node_name(n), ph_node_op_type(n), (int)(len > 300 ? 300 : len),
-                                    name);
+                return undefined_input(n, name, len, err);
             n->inputs[i] = v;
             if (ir_add_use(v, n, (uint32_t)i))
                 return ph_error_set(err, PH_ENOMEM, "out of memory");
@@ -366,16 +466,106 @@ static int resolve_in_place(ph_node *n, const onnx_node_src *s, ph_error *err)
     return 0;
 }
 
-int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, ph_error *err)
+/* The value named name[0, len) when one is defined, else NULL: among the
+ * values the last nodes made first, then in the model's name map.  Names
+ * are unique in the map, and every value of recent is in it under its
+ * name, so a value found among recent is the one the map would give. */
+static ph_value *find_value(reader *r, const ph_graph *g, const char *name, size_t len)
 {
+    size_t newest = r->n_recent;
+    for (size_t k = 0; k < RECENT && k < newest; k++) {
+        const recent_value *e = &r->recent[(newest - 1 - k) % RECENT];
+        if (e->len == len && memcmp(e->name, name, len) == 0)
+            return e->v;
+    }
+    ph_value *v = ir_names_get_mem(&r->m->value_names, name, len);
+    return v && ir_in_scope(v, g) ? v : NULL;
+}
+
+/* Build the node of s, read in place (r->view), when every input it names is
+ * defined already: its inputs, then its outputs.  1 when an input is not
+ * defined yet (the node is left without inputs and outputs), 0, or an error. */
+static int build_in_order(reader *r, const onnx_node_src *s, ph_error *err)
+{
+    ph_node *n = s->node;
+    ph_graph *g = n->graph;
+    const node_view *v = &r->view;
+    for (size_t i = 0; i < v->n_in; i++) {
+        size_t len = text_len(&(onnx_wire_field){.payload = v->in[i].p, .len = v->in[i].len});
+        n->inputs[i] = len ? find_value(r, g, (const char *)v->in[i].p, len) : NULL;
+        if (len && !n->inputs[i])
+            return 1; /* read after the rest: as the file is out of order, or the name undefined */
+    }
+    for (size_t i = 0; i < v->n_in; i++) {
+        n->n_inputs = (uint32_t)i + 1;
+        if (n->inputs[i] && ir_add_use(n->inputs[i], n, (uint32_t)i))
+            return ph_error_set(err, PH_ENOMEM, "out of memory");
+    }
+    for (size_t i = 0; i < v->n_out; i++) {
+        size_t len = text_len(&(onnx_wire_field){.payload = v->out[i].p, .len = v->out[i].len});
+        if (!len)
+            continue; /* an omitted optional output */
+        char *name = ir_arena_strndup(&g->model->arena, (const char *)v->out[i].p, len);
+        if (!name)
+            return ph_error_set(err, PH_ENOMEM, "out of memory");
+        int rc = ir_node_load_output(n, i, name, 1, err);
+        if (rc)
+            return rc;
+        r->recent[r->n_recent++ % RECENT] = (recent_value){name, len, n->outputs[i]};
+    }
+    return 0;
+}
+
+/* The same for a node protobuf-c unpacked. */
+static int build_unpacked_in_order(ph_node *n, ph_error *err)
+{
+    const Onnx__NodeProto *np = ir_node_unknown(n);
+    for (size_t i = 0; np && i < np->n_input; i++)
+        if (np->input[i][0] && !ph_graph_find_value(n->graph, np->input[i]))
+            return 1;
+    int rc = ir_node_load_proto_outputs(n, err);
+    return rc ? rc : onnx_node_resolve_inputs(n, err);
+}
+
+int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, onnx_build_facts *facts, ph_error *err)
+{
+    reader r = {.m = g->model};
     int rc = 0;
-    for (size_t i = 0; i < n && !rc; i++) /* every node's outputs: a node may read a later one */
-        rc = src[i].in_place ? outputs_in_place(g, src[i].node, &src[i], err)
-                             : ir_node_load_proto_outputs(src[i].node, err);
-    for (size_t i = 0; i < n && !rc; i++)
-        rc = src[i].in_place ? resolve_in_place(src[i].node, &src[i], err)
-                             : onnx_node_resolve_inputs(src[i].node, err);
-    for (size_t i = 0; i < n && !rc; i++)
+    size_t i = 0;
+    ir_file_check *fc = ir_file_check_new(g->model);
+    const ph_node *failed = NULL;
+    if (!fc)
+        return ph_error_set(err, PH_ENOMEM, "out of memory");
+    /* each node as it is read, while every input it names is defined; one
+     * read in place is checked for what the file decides while it is in
+     * the cache */
+    for (; i < n && !rc; i++) {
+        rc = read_node(&r, &src[i], err);
+        if (!rc)
+            rc = src[i].in_place ? build_in_order(&r, &src[i], err) : build_unpacked_in_order(src[i].node, err);
+        if (rc == 1)
+            break;
+        if (!rc && !failed && src[i].in_place && !ir_file_check_node(fc, src[i].node))
+            failed = src[i].node;
+    }
+    ir_file_check_free(fc);
+    *facts = (onnx_build_facts){.in_order = !rc, .failed = failed};
+    if (rc == 1) {
+        /* The rest as a whole (src[i] is read): every node's outputs, since a
+         * node may read a later one, then every input. */
+        size_t first = i;
+        rc = 0;
+        for (i = first + 1; i < n && !rc; i++)
+            rc = read_node(&r, &src[i], err);
+        for (i = first; i < n && !rc; i++)
+            rc = src[i].in_place ? outputs_in_place(g, src[i].node, &src[i], err)
+                                 : ir_node_load_proto_outputs(src[i].node, err);
+        for (i = first; i < n && !rc; i++)
+            rc = src[i].in_place ? resolve_in_place(src[i].node, &src[i], err)
+                                 : onnx_node_resolve_inputs(src[i].node, err);
+    }
+    reader_free(&r);
+    for (i = 0; i < n && !rc; i++)
         if (!src[i].in_place) /* one read in place has no body */
             rc = onnx_node_build_subgraphs(src[i].node, err);
     return rc;

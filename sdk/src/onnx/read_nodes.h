@@ -9,32 +9,47 @@
 typedef struct onnx_node_src {
     const uint8_t *data; /* the message's bytes, in the mapping */
     size_t len;
-    ph_node *node;       /* after onnx_nodes_read: its node (in the graph) */
+    ph_node *node;       /* after onnx_nodes_build: its node (in the graph) */
     int in_place;        /* read in place: its fields in the model's arena, inputs and outputs read
                             from data; else the node keeps the message protobuf-c unpacked */
     uint32_t n_in, n_out; /* when in place: its input and output fields */
     int op;               /* when in place: its ph_op, or -1 (not looked up) */
 } onnx_node_src;
 
-/* Read the messages of src[0, n) into nodes appended to m's main graph
- * (no outputs or inputs yet): in place into m's arena where the reader
- * can, else unpacked by protobuf-c.  0, or PH_EPARSE (a message protobuf-c
- * refuses: "not a valid ONNX model: protobuf parse failed") or PH_ENOMEM,
- * with the message in err; the nodes made go with the graph either way. */
-int onnx_nodes_read(ph_model *m, onnx_node_src *src, size_t n, ph_error *err);
+/* What the build of a main graph found out. */
+typedef struct onnx_build_facts {
+    int in_order;          /* every node reads only values defined before it in the list */
+    const ph_node *failed; /* when in order: the first node read in place whose file-decided
+                              checks (ir_file_check_node) fail, or NULL */
+} onnx_build_facts;
 
-/* Build them, as onnx_graph_build does a graph's nodes: every node's
- * outputs, then every input, then the bodies of If/Loop/Scan.  0 or an
- * error. */
-int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, ph_error *err);
+/* Read the messages of src[0, n) into nodes appended to g (m's main
+ * graph) and build them, as onnx_graph_build does a graph's nodes: in
+ * place into the model's arena where the reader can, else unpacked by
+ * protobuf-c.  While every input a node names is defined already, each
+ * node is built as it is read (its inputs, then its outputs); from the
+ * first node that reads a value not defined yet (a list out of order, or
+ * an undefined name), the rest are read, then every one of their outputs
+ * is made, then every input resolved.  Then the bodies of If/Loop/Scan.
+ * facts->in_order: 1 when no node came to that, i.e. every node reads
+ * only values defined before it in the list; each node read in place is
+ * then checked as it is built (facts->failed).  0, or PH_EPARSE (a message
+ * protobuf-c refuses, a name defined twice or not at all) or PH_ENOMEM,
+ * with the message in err; the nodes made go with the graph either way. */
+int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, onnx_build_facts *facts, ph_error *err);
+
+/* 1 if a message of the tree holds an unknown field numbered 0, which no
+ * valid protobuf encoding has (see read_nodes.c). */
+int onnx_has_field_zero(const ProtobufCMessage *m);
 
 /* Resolve the inputs of a node made from a NodeProto's names (build.c). */
 int onnx_node_resolve_inputs(ph_node *n, ph_error *err);
 /* Build the IR of every GRAPH/GRAPHS attribute of n (build.c). */
 int onnx_node_build_subgraphs(ph_node *n, ph_error *err);
-/* onnx_graph_build, the nodes from src[0, n_src) (taken over) before those
- * of g's proto (build.c). */
-int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, ph_error *err);
+/* onnx_graph_build, the nodes from src[0, n_src) (onnx_nodes_build) before
+ * those of g's proto (build.c).  facts->in_order: 1 when every node of g
+ * (not of its bodies) reads only values defined before it in the list. */
+int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, onnx_build_facts *facts, ph_error *err);
 /* A node for np (taken over, even on failure), outputs made, inputs not yet
  * resolved; appended to g (ir/graph.c). */
 ph_node *ir_node_from_proto(ph_graph *g, Onnx__NodeProto *np, ph_error *err);

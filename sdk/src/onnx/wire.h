@@ -41,6 +41,12 @@ int onnx_wire_next(const uint8_t **p, const uint8_t *end, onnx_wire_field *f);
 /* 0 when the ModelProto in data[0, size) nests no deeper than that, else
  * PH_EPARSE with a message naming path.  Reads the wire format only. */
 int onnx_check_nesting(const uint8_t *data, size_t size, const char *path, ph_error *err);
+/* The same for a part of a model read on its own: the message of type desc
+ * in data[0, size), which sits at depth `at` (the ModelProto is at 1)
+ * under `graphs` GraphProto messages (a main-graph node: at 3 under 1).
+ * With path NULL the message does not name the file. */
+int onnx_check_nesting_at(const uint8_t *data, size_t size, const ProtobufCMessageDescriptor *desc, int at,
+                          int graphs, const char *path, ph_error *err);
 
 /* The external-data locations a ModelProto's bytes name (every tensor of
  * every graph), each once, into *names (caller frees with
