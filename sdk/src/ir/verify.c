@@ -218,7 +218,8 @@ static int verify_graph(vctx *c, const ph_graph *g);
  * attributes, its schema (check_node's checks of them, in its order). */
 static int check_node_built(vctx *c, const ph_graph *g, const ph_node *n)
 {
-    if (!n->op_type || !*n->op_type)
+    const char *op_type = ir_node_op_type(n);
+    if (!op_type || !*op_type)
         return fail(c, g, n, "node has no op_type", NULL);
     int rc = check_attrs(c, g, n);
     return rc ? rc : check_schema(c, g, n);
