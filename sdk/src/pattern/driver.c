@@ -39,6 +39,12 @@ struct ph_worklist {
     size_t n;
     uint32_t by_op[PH_OP__COUNT + 1]; /* members anchored on each op: members[by_op[op] ..] */
     uint32_t *members;
+    /* for each slot k of members[]: the member's reach (kreach[k], set by
+     * each look), and each op's slots by decreasing reach (order[by_op[op]
+     * ..]), so a look at a node `dist` hops from a change stops at the first
+     * member that cannot reach it */
+    int *kreach;
+    uint32_t *order;
     unsigned char anchor[PH_OP__COUNT];
     int depth;              /* greatest member depth */
     /* what it has read of a model's change log */
@@ -177,9 +183,12 @@ PH_API ph_worklist *ph_worklist_new(ph_ruleset *const *sets, size_t n, ph_error 
         wl->ran = calloc(n, 1);
         wl->reach = calloc(n, sizeof *wl->reach);
         wl->members = malloc(n * PH_OP__COUNT * sizeof *wl->members);
+        wl->kreach = calloc(n * PH_OP__COUNT, sizeof *wl->kreach);
+        wl->order = malloc(n * PH_OP__COUNT * sizeof *wl->order);
         wl->words = (n + 63) / 64;
     }
-    if (!wl || (n && (!wl->sets || !wl->agenda || !wl->ran || !wl->reach || !wl->members))) {
+    if (!wl || (n && (!wl->sets || !wl->agenda || !wl->ran || !wl->reach || !wl->members || !wl->kreach ||
+                      !wl->order))) {
         ph_worklist_free(wl);
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;
@@ -205,6 +214,8 @@ PH_API ph_worklist *ph_worklist_new(ph_ruleset *const *sets, size_t n, ph_error 
             }
     }
     wl->by_op[PH_OP__COUNT] = k;
+    for (uint32_t j = 0; j < k; j++)
+        wl->order[j] = j;
     if (number_forms(wl)) {
         ph_worklist_free(wl);
         ph_error_set(err, PH_ENOMEM, "out of memory");
@@ -267,6 +278,8 @@ PH_API void ph_worklist_free(ph_worklist *wl)
     free(wl->pending);
     free(wl->sets);
     free(wl->members);
+    free(wl->kreach);
+    free(wl->order);
     free(wl->cands);
     free(wl->queue);
     free(wl->reached);
@@ -276,13 +289,6 @@ PH_API void ph_worklist_free(ph_worklist *wl)
 PH_API size_t ph_worklist_count(const ph_worklist *wl) { return wl->n; }
 
 /* ------------------------------------------------------------- looking */
-
-/* 1 when n, held at idx (or not held: idx UINT32_MAX), is on the
- * member's agenda. */
-static int is_pending(const ph_worklist *wl, uint32_t idx, size_t member)
-{
-    return idx < wl->cap_pending && (wl->pending[idx * wl->words + member / 64] >> (member % 64)) & 1;
-}
 
 static uint32_t held_index(const ph_worklist *wl, const ph_node *n)
 {
@@ -313,7 +319,7 @@ static int push(ph_worklist *wl, size_t member, ph_node *n, uint32_t *held)
     uint64_t *bits = &wl->pending[idx * wl->words + member / 64];
     if ((*bits >> (member % 64)) & 1)
         return 0;
-    if (ir_grow((void **)&a->idx, &a->cap, a->n + 1, sizeof *a->idx))
+    if (a->n == a->cap && ir_grow((void **)&a->idx, &a->cap, a->n + 1, sizeof *a->idx))
         return PH_ENOMEM;
     *bits |= (uint64_t)1 << (member % 64);
     a->idx[a->n++] = idx;
@@ -322,15 +328,25 @@ static int push(ph_worklist *wl, size_t member, ph_node *n, uint32_t *held)
 
 /* The members anchored on n's op that reach `dist` hops, for which n is
  * not already pending, and whose patterns match at n get n on their
- * agendas (a pending node is tried in full at the member's run anyway). */
-static int classify(ph_worklist *wl, ph_node *n, int dist)
+ * agendas (a pending node is tried in full at the member's run anyway).
+ * `fresh`: nothing is pending on this worklist (its first look at a model
+ * classifies each node once), so n's held entry is not read until a member
+ * takes it.  Members are visited by decreasing reach: the pushes to
+ * different agendas do not depend on each other's order. */
+static int classify(ph_worklist *wl, ph_node *n, int dist, int fresh)
 {
-    int rc = 0;
-    uint32_t idx = held_index(wl, n);
+    uint32_t lo = wl->by_op[n->op], hi = wl->by_op[n->op + 1];
+    if (lo == hi || dist >= wl->kreach[wl->order[lo]])
+        return 0;
+    uint32_t idx = fresh ? UINT32_MAX : held_index(wl, n);
+    const uint64_t *pend = idx < wl->cap_pending ? wl->pending + (size_t)idx * wl->words : NULL;
     wl->memo.now++; /* answers hold for this node, while nothing changes */
-    for (uint32_t k = wl->by_op[n->op]; k < wl->by_op[n->op + 1] && !rc; k++) {
+    for (uint32_t j = lo; j < hi; j++) {
+        uint32_t k = wl->order[j];
+        if (dist >= wl->kreach[k])
+            break;
         uint32_t i = wl->members[k];
-        if (dist >= wl->reach[i] || is_pending(wl, idx, i))
+        if (pend && (pend[i / 64] >> (i % 64)) & 1)
             continue;
         uint32_t s = wl->same[k]; /* the members with these forms share the answer */
         int hit;
@@ -344,10 +360,41 @@ static int classify(ph_worklist *wl, ph_node *n, int dist)
             }
             hit = wl->same_answer[s];
         }
-        if (hit)
-            rc = push(wl, i, n, &idx);
+        if (hit) {
+            int rc = push(wl, i, n, &idx);
+            if (rc)
+                return rc;
+            pend = wl->pending + (size_t)idx * wl->words; /* push may have moved the table */
+        }
     }
-    return rc;
+    return 0;
+}
+
+/* Each slot's reach from the members' (wl->reach), and each op's slots
+ * sorted by it, greatest first (stable; only when a reach changed). */
+static void order_by_reach(ph_worklist *wl)
+{
+    int changed = 0;
+    for (uint32_t k = 0; k < wl->by_op[PH_OP__COUNT]; k++) {
+        int r = wl->reach[wl->members[k]];
+        changed |= r != wl->kreach[k];
+        wl->kreach[k] = r;
+    }
+    if (!changed)
+        return;
+    for (int op = 0; op < PH_OP__COUNT; op++) {
+        uint32_t lo = wl->by_op[op], hi = wl->by_op[op + 1];
+        for (uint32_t j = lo; j < hi; j++)
+            wl->order[j] = j;
+        for (uint32_t j = lo + 1; j < hi; j++) {
+            uint32_t k = wl->order[j], at = j;
+            while (at > lo && wl->kreach[wl->order[at - 1]] < wl->kreach[k]) {
+                wl->order[at] = wl->order[at - 1];
+                at--;
+            }
+            wl->order[at] = k;
+        }
+    }
 }
 
 /* Every node of g and its bodies whose op is an anchor. */
@@ -357,7 +404,7 @@ static int look_all(ph_worklist *wl, ph_graph *g)
     if (!g->op_first) { /* no index (it could not be allocated): the node list */
         for (ph_node *n = g->first; n && !rc; n = n->next) {
             if (wl->anchor[n->op])
-                rc = classify(wl, n, 0);
+                rc = classify(wl, n, 0, 1);
             for (size_t s = 0; s < n->n_subgraphs && !rc; s++)
                 rc = look_all(wl, n->subgraphs[s].graph);
         }
@@ -370,13 +417,13 @@ static int look_all(ph_worklist *wl, ph_graph *g)
         ph_node *const *arr = ir_op_nodes(g, (ph_op)op, &k);
         if (!arr) { /* out of memory (counted): the list itself */
             for (ph_node *n = g->op_first[op]; n && !rc; n = n->op_next)
-                rc = classify(wl, n, 0);
+                rc = classify(wl, n, 0, 1);
             continue;
         }
         for (size_t i = 0; i < k && !rc; i++) {
             if (i + 8 < k) /* an array, unlike the list, lets the misses overlap */
                 __builtin_prefetch(arr[i + 8]);
-            rc = classify(wl, arr[i], 0);
+            rc = classify(wl, arr[i], 0, 1);
         }
     }
     static const ph_op holders[] = {PH_OP_If, PH_OP_Loop, PH_OP_Scan, PH_OP_UNKNOWN};
@@ -462,6 +509,8 @@ static int look(ph_worklist *wl, ph_graph *g)
     for (size_t i = 0; present && i < wl->n; i++)
         if ((wl->reach[i] = pat_ruleset_reach(wl->sets[i], m)) > wl->reach_all)
             wl->reach_all = wl->reach[i];
+    if (present)
+        order_by_reach(wl);
     int rc = 0;
     if (!present) {
         /* nothing to match: only mark the log read */
@@ -478,7 +527,7 @@ static int look(ph_worklist *wl, ph_graph *g)
         for (size_t i = 0; i < wl->n_reached && !rc; i++) {
             ph_node *n = wl->reached[i];
             if (!n->removed)
-                rc = classify(wl, n, (int)(n->walk_mark - base));
+                rc = classify(wl, n, (int)(n->walk_mark - base), 0);
         }
     }
     if (rc) {
