@@ -86,6 +86,8 @@ PH_API ph_match *ph_match_new(const ph_pattern *p)
         ns = (size_t)f->n_slots > ns ? (size_t)f->n_slots : ns;
         nt = (size_t)f->n_stmts > nt ? (size_t)f->n_stmts : nt;
         nv = (size_t)f->n_vars > nv ? (size_t)f->n_vars : nv;
+        for (int k = 0; k < f->n_slots; k++)
+            m->has_variadic |= f->slot_variadic[k] != 0;
     }
     m->cap_slots = ns;
     m->cap_stmts = nt;
@@ -637,7 +639,7 @@ static int check_attr_why(ph_match *m, int i, const pat_attr *a, const ph_node *
 /* ----------------------------------------------------------------- binding */
 
 /* Bind slot to v (v may be NULL for an omitted optional input). */
-static int bind(ph_match *m, int slot, ph_value *v)
+static inline __attribute__((always_inline)) int bind(ph_match *m, int slot, ph_value *v)
 {
     if (slot < 0)
         return 1;
@@ -994,7 +996,8 @@ int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m)
     if (m->dirty) { /* after a failed match, backtracking left all of this clear */
         unbind_to(m, 0); /* what the match that held bound, from its trail */
         var_unbind_to(m, 0);
-        memset(m->var_n, 0, (size_t)(f->n_slots ? f->n_slots : 1) * sizeof *m->var_n);
+        if (m->has_variadic)
+            memset(m->var_n, 0, (size_t)(f->n_slots ? f->n_slots : 1) * sizeof *m->var_n);
         memset(m->nodes, 0, m->cap_stmts * sizeof *m->nodes);
         m->dirty = 0;
     }
@@ -1061,16 +1064,35 @@ PH_API int ph_pattern_explain(const ph_pattern *p, ph_node *root, ph_match *m, c
 
 static const pat_form *form_of(const ph_match *m) { return &m->p->forms[m->form]; }
 
+/* The slot (kind 0) or variable (kind 1) called `name` in the matched
+ * form, or -1: the accessors' lookups, remembered by the name's address
+ * (conditions ask for the same literals at every match) and confirmed by
+ * its text, so a reused buffer is never taken for another name. */
+static int name_index(const ph_match *m, const char *name, int kind)
+{
+    const pat_form *f = form_of(m);
+    struct pat_name_hit *h = (struct pat_name_hit *)&m->names[((uintptr_t)name >> 3 ^ (uintptr_t)kind) & 7];
+    if (h->name == name && h->form == m->form && h->kind == kind) {
+        const char *text = kind ? f->vars[h->index] : f->names[h->index];
+        if (strcmp(text, kind && name[0] == '$' ? name + 1 : name) == 0)
+            return h->index;
+    }
+    int i = kind ? pat_var(f, name) : pat_slot(f, name);
+    if (i >= 0)
+        *h = (struct pat_name_hit){name, m->form, kind, i}; /* a cache in a const match: see ph_match */
+    return i;
+}
+
 PH_API ph_value *ph_match_value(const ph_match *m, const char *name)
 {
-    int slot = pat_slot(form_of(m), name);
+    int slot = name_index(m, name, 0);
     return slot >= 0 && m->bound[slot] ? m->vals[slot] : NULL;
 }
 
 PH_API size_t ph_match_values(const ph_match *m, const char *name, ph_value *const **vals)
 {
     const pat_form *f = form_of(m);
-    int slot = pat_slot(f, name);
+    int slot = name_index(m, name, 0);
     if (slot < 0 || !f->slot_variadic[slot]) {
         if (vals)
             *vals = NULL;
@@ -1090,7 +1112,7 @@ PH_API const ph_tensor *ph_match_const(const ph_match *m, const char *name)
 PH_API ph_node *ph_match_node(const ph_match *m, const char *name)
 {
     const pat_form *f = form_of(m);
-    int slot = pat_slot(f, name);
+    int slot = name_index(m, name, 0);
     if (slot < 0 || f->slot_stmt[slot] < 0)
         return NULL;
     return m->nodes[f->slot_stmt[slot]];
@@ -1107,7 +1129,7 @@ PH_API size_t ph_match_form(const ph_match *m) { return (size_t)m->form; }
 /* The bound variable `name` ("$name" or "name"), or NULL. */
 static const pat_val *var_of(const ph_match *m, const char *name)
 {
-    int v = pat_var(form_of(m), name);
+    int v = name_index(m, name, 1);
     return v >= 0 && m->vv[v].kind > 0 ? &m->vv[v] : NULL;
 }
 

@@ -209,6 +209,14 @@ struct ph_match {
     char *why;          /* ph_pattern_explain: why the match failed (borrowed buffer), or NULL */
     size_t why_size;
     int why_stmt;       /* the statement of the form the reason is about: the deepest one reached */
+    int has_variadic;   /* some form has a 'name*' slot (var_n to clear between matches) */
+    /* names the accessors were asked for (ph_match_value, ph_match_int...):
+     * a small cache of (name pointer, form, kind) -> slot or variable,
+     * each hit confirmed by comparing the text */
+    struct pat_name_hit {
+        const char *name;
+        int form, kind, index;
+    } names[8];
 };
 
 int pat_is_commutative(ph_op op);
