@@ -1071,7 +1071,7 @@ static const pat_form *form_of(const ph_match *m) { return &m->p->forms[m->form]
 static int name_index(const ph_match *m, const char *name, int kind)
 {
     const pat_form *f = form_of(m);
-    struct pat_name_hit *h = (struct pat_name_hit *)&m->names[((uintptr_t)name >> 3 ^ (uintptr_t)kind) & 7];
+    struct pat_name_hit *h = (struct pat_name_hit *)&m->names[(((uint64_t)(uintptr_t)name + (uint64_t)kind) * 0x9E3779B97F4A7C15ull) >> 61];
     if (h->name == name && h->form == m->form && h->kind == kind) {
         const char *text = kind ? f->vars[h->index] : f->names[h->index];
         if (strcmp(text, kind && name[0] == '$' ? name + 1 : name) == 0)
