@@ -397,6 +397,29 @@ static void order_by_reach(ph_worklist *wl)
     }
 }
 
+/* Ask early for what a match at the node arr[i + 8] reads first, in
+ * three steps over the candidates to come (on a large graph each is a
+ * cache miss, and a node's line must be in before its arrays can be
+ * found): the node, four candidates later its input and output arrays,
+ * two later their first values. */
+static inline void prefetch_ahead(ph_node *const *arr, size_t i, size_t k)
+{
+    if (i + 8 < k)
+        __builtin_prefetch(arr[i + 8]);
+    if (i + 4 < k) {
+        const ph_node *a = arr[i + 4];
+        __builtin_prefetch(a->inputs);
+        __builtin_prefetch(a->outputs);
+    }
+    if (i + 2 < k) {
+        const ph_node *a = arr[i + 2];
+        if (a->n_inputs && a->inputs[0])
+            __builtin_prefetch(a->inputs[0]);
+        if (a->n_outputs && a->outputs[0])
+            __builtin_prefetch(a->outputs[0]);
+    }
+}
+
 /* Every node of g and its bodies whose op is an anchor. */
 static int look_all(ph_worklist *wl, ph_graph *g)
 {
@@ -421,8 +444,7 @@ static int look_all(ph_worklist *wl, ph_graph *g)
             continue;
         }
         for (size_t i = 0; i < k && !rc; i++) {
-            if (i + 8 < k) /* an array, unlike the list, lets the misses overlap */
-                __builtin_prefetch(arr[i + 8]);
+            prefetch_ahead(arr, i, k); /* an array, unlike the list, lets the misses overlap */
             rc = classify(wl, arr[i], 0, 1);
         }
     }
@@ -728,6 +750,10 @@ PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph
             break;
         if (i + 8 < n_cands) /* a candidate of a large graph is a cache miss: ask early */
             __builtin_prefetch(wl->cands[i + 8]);
+        if (i + 4 < n_cands) { /* (removed nodes are freed only between runs) */
+            __builtin_prefetch(wl->cands[i + 4]->inputs);
+            __builtin_prefetch(wl->cands[i + 4]->outputs);
+        }
         if (n->removed)
             continue;
         int r = pat_ruleset_try(wl->sets[member], n, params, ctx, &stop);
