@@ -100,9 +100,36 @@ PH_API ph_match *ph_match_new(const ph_pattern *p)
     m->nodes = calloc(nt, sizeof *m->nodes);
     m->vv = calloc(nv, sizeof *m->vv);
     m->vtrail = calloc(nv, sizeof *m->vtrail);
-    if (!m->vals || !m->bound || !m->var || !m->var_n || !m->trail || !m->nodes || !m->vv || !m->vtrail) {
+    size_t n_ints = 1;
+    for (int i = 0; i < p->n_forms; i++)
+        n_ints += (size_t)pat_root(&p->forms[i])->n_args + (size_t)p->forms[i].n_slots;
+    m->pre = calloc((size_t)p->n_forms + 1, sizeof *m->pre);
+    m->pre_ints = malloc(n_ints * sizeof *m->pre_ints);
+    if (!m->vals || !m->bound || !m->var || !m->var_n || !m->trail || !m->nodes || !m->vv || !m->vtrail ||
+        !m->pre || !m->pre_ints) {
         ph_match_free(m);
         return NULL;
+    }
+    int *at = m->pre_ints;
+    for (int i = 0; i < p->n_forms; i++) {
+        const pat_form *f = &p->forms[i];
+        const pat_stmt *r = pat_root(f);
+        struct pat_form_pre *pre = &m->pre[i];
+        pre->need = at;
+        for (int k = 0; k < r->n_args; k++) {
+            const pat_arg *a = &r->args[k];
+            if (a->slot < 0 || a->optional || f->slot_variadic[a->slot])
+                continue;
+            int st = f->slot_stmt[a->slot];
+            if (st >= 0 && st != f->n_stmts - 1)
+                at[pre->n_need++] = st;
+        }
+        at += pre->n_need;
+        pre->leaves = at;
+        for (int slot = 0; slot < f->n_slots; slot++)
+            if (f->slot_stmt[slot] < 0)
+                at[pre->n_leaves++] = slot;
+        at += pre->n_leaves;
     }
     return m;
 }
@@ -119,6 +146,8 @@ PH_API void ph_match_free(ph_match *m)
     free(m->nodes);
     free(m->vv);
     free(m->vtrail);
+    free(m->pre);
+    free(m->pre_ints);
     free(m->state);
     free(m);
 }
@@ -885,9 +914,11 @@ int pat_match_has(const ph_match *m, const ph_node *n)
  * a leaf name (which would let a rewrite read what it removes). */
 static int interior_ok(ph_match *m, const pat_form *f)
 {
-    for (int slot = 0; slot < f->n_slots; slot++) {
+    const struct pat_form_pre *pre = &m->pre[m->form];
+    for (int l = 0; l < pre->n_leaves; l++) {
+        int slot = pre->leaves[l];
         const ph_value *v = m->vals[slot];
-        if (f->slot_stmt[slot] >= 0 || !m->bound[slot] || !v || !v->producer)
+        if (!m->bound[slot] || !v || !v->producer)
             continue;
         for (int i = 0; i < f->n_stmts - 1; i++)
             if (m->nodes[i] == v->producer) {
@@ -929,16 +960,11 @@ static int interior_ok(ph_match *m, const pat_form *f)
  * a node of one of that statement's ops, whatever position binding or
  * commutation gives it.  On a large graph most candidates of a rule set
  * fail here, after reading only their inputs' producers. */
-static int root_inputs_possible(const pat_form *f, const ph_node *root, ph_match *why)
+static int root_inputs_possible(const ph_match *m, const pat_form *f, const ph_node *root, ph_match *why)
 {
-    const pat_stmt *r = pat_root(f);
-    for (int k = 0; k < r->n_args; k++) {
-        const pat_arg *a = &r->args[k];
-        if (a->slot < 0 || a->optional || f->slot_variadic[a->slot])
-            continue;
-        int s = f->slot_stmt[a->slot];
-        if (s < 0 || s == f->n_stmts - 1)
-            continue;
+    const struct pat_form_pre *pre = &m->pre[m->form];
+    for (int k = 0; k < pre->n_need; k++) {
+        int s = pre->need[k];
         int found = 0;
         for (size_t i = 0; i < root->n_inputs && !found; i++) {
             const ph_value *v = root->inputs[i];
@@ -991,7 +1017,7 @@ int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m)
         return 0;
     m->form = fi; /* for the reasons of ph_pattern_explain */
     ph_match *why = m->why ? m : NULL;
-    if (!guards_ok(f, root, why) || !root_inputs_possible(f, root, why)) /* a guard is the first reason */
+    if (!guards_ok(f, root, why) || !root_inputs_possible(m, f, root, why)) /* a guard is the first reason */
         return 0;
     if (m->dirty) { /* after a failed match, backtracking left all of this clear */
         unbind_to(m, 0); /* what the match that held bound, from its trail */
