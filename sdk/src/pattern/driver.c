@@ -718,6 +718,8 @@ PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph
         return ctx ? ph_ctx_error(ctx, PH_ENOMEM, "out of memory") : PH_ENOMEM;
     }
     for (size_t i = 0; i < a->n; i++) {
+        if (i + 8 < a->n) /* held nodes are spread over the heap */
+            __builtin_prefetch(wl->log->held[a->idx[i + 8]]);
         wl->pending[a->idx[i] * wl->words + member / 64] &= ~((uint64_t)1 << (member % 64));
         ph_node *n = wl->log->held[a->idx[i]];
         if (n && !n->removed && n->visit_mark != epoch) {
