@@ -29,6 +29,13 @@
 
 #include "pattern.h"
 
+/* Room for `need` elements in *p (capacity *cap): ir_grow, called only
+ * when the array is full.  0 or PH_ENOMEM. */
+static inline int room(void **p, size_t *cap, size_t need, size_t size)
+{
+    return need <= *cap ? 0 : ir_grow(p, cap, need, size);
+}
+
 typedef struct wl_agenda {
     uint32_t *idx; /* entries of the log's held table */
     size_t n, cap;
@@ -463,14 +470,14 @@ static int look_all(ph_worklist *wl, ph_graph *g)
 static int reach(ph_worklist *wl, ph_node *start, uint64_t base)
 {
     size_t head = 0, tail = 0;
-    if (ir_grow((void **)&wl->queue, &wl->cap_queue, 1, sizeof *wl->queue))
+    if (room((void **)&wl->queue, &wl->cap_queue, 1, sizeof *wl->queue))
         return PH_ENOMEM;
     if (start->walk_mark >= base && start->walk_mark == base)
         return 0; /* already walked from distance 0 */
     int seen = start->walk_mark > base && start->walk_mark < base + 256;
     start->walk_mark = base;
     if (!seen) {
-        if (ir_grow((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
+        if (room((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
             return PH_ENOMEM;
         wl->reached[wl->n_reached++] = start;
     }
@@ -489,11 +496,11 @@ static int reach(ph_worklist *wl, ph_node *start, uint64_t base)
                     continue;
                 c->walk_mark = base + d + 1;
                 if (!known) {
-                    if (ir_grow((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
+                    if (room((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
                         return PH_ENOMEM;
                     wl->reached[wl->n_reached++] = c;
                 }
-                if (ir_grow((void **)&wl->queue, &wl->cap_queue, tail + 1, sizeof *wl->queue))
+                if (room((void **)&wl->queue, &wl->cap_queue, tail + 1, sizeof *wl->queue))
                     return PH_ENOMEM;
                 wl->queue[tail++] = c;
             }
@@ -660,7 +667,7 @@ static int join_later(ph_worklist *wl, size_t member, size_t *from, const ph_nod
         uint64_t walk = ++e->graph->model->visit_epoch;
         size_t head = 0, tail = 0, level_end = 1;
         int hops = 0;
-        if (ir_grow((void **)&wl->queue, &wl->cap_queue, 1, sizeof *wl->queue))
+        if (room((void **)&wl->queue, &wl->cap_queue, 1, sizeof *wl->queue))
             return PH_ENOMEM;
         wl->queue[tail++] = e;
         e->walk_mark = walk;
@@ -669,7 +676,7 @@ static int join_later(ph_worklist *wl, size_t member, size_t *from, const ph_nod
             if (!n->removed && n->visit_mark != epoch && n->op_seq <= seq0 && pat_ruleset_anchored(rs, n->op) &&
                 scan_before(cur, n)) {
                 n->visit_mark = epoch;
-                if (ir_grow((void **)&extra->v, &extra->cap, extra->n + 1, sizeof *extra->v))
+                if (room((void **)&extra->v, &extra->cap, extra->n + 1, sizeof *extra->v))
                     return PH_ENOMEM;
                 size_t at = extra->n++;
                 while (at > extra->head && scan_before(n, extra->v[at - 1])) {
@@ -686,7 +693,7 @@ static int join_later(ph_worklist *wl, size_t member, size_t *from, const ph_nod
                         if (c->walk_mark == walk)
                             continue;
                         c->walk_mark = walk;
-                        if (ir_grow((void **)&wl->queue, &wl->cap_queue, tail + 1, sizeof *wl->queue))
+                        if (room((void **)&wl->queue, &wl->cap_queue, tail + 1, sizeof *wl->queue))
                             return PH_ENOMEM;
                         wl->queue[tail++] = c;
                     }
