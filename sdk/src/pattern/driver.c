@@ -29,6 +29,13 @@
 
 #include "pattern.h"
 
+/* Room for `need` elements in *p (capacity *cap): ir_grow, called only
+ * when the array is full.  0 or PH_ENOMEM. */
+static inline int room(void **p, size_t *cap, size_t need, size_t size)
+{
+    return need <= *cap ? 0 : ir_grow(p, cap, need, size);
+}
+
 typedef struct wl_agenda {
     uint32_t *idx; /* entries of the log's held table */
     size_t n, cap;
@@ -39,6 +46,12 @@ struct ph_worklist {
     size_t n;
     uint32_t by_op[PH_OP__COUNT + 1]; /* members anchored on each op: members[by_op[op] ..] */
     uint32_t *members;
+    /* for each slot k of members[]: the member's reach (kreach[k], set by
+     * each look), and each op's slots by decreasing reach (order[by_op[op]
+     * ..]), so a look at a node `dist` hops from a change stops at the first
+     * member that cannot reach it */
+    int *kreach;
+    uint32_t *order;
     unsigned char anchor[PH_OP__COUNT];
     int depth;              /* greatest member depth */
     /* what it has read of a model's change log */
@@ -177,9 +190,12 @@ PH_API ph_worklist *ph_worklist_new(ph_ruleset *const *sets, size_t n, ph_error 
         wl->ran = calloc(n, 1);
         wl->reach = calloc(n, sizeof *wl->reach);
         wl->members = malloc(n * PH_OP__COUNT * sizeof *wl->members);
+        wl->kreach = calloc(n * PH_OP__COUNT, sizeof *wl->kreach);
+        wl->order = malloc(n * PH_OP__COUNT * sizeof *wl->order);
         wl->words = (n + 63) / 64;
     }
-    if (!wl || (n && (!wl->sets || !wl->agenda || !wl->ran || !wl->reach || !wl->members))) {
+    if (!wl || (n && (!wl->sets || !wl->agenda || !wl->ran || !wl->reach || !wl->members || !wl->kreach ||
+                      !wl->order))) {
         ph_worklist_free(wl);
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;
@@ -205,6 +221,8 @@ PH_API ph_worklist *ph_worklist_new(ph_ruleset *const *sets, size_t n, ph_error 
             }
     }
     wl->by_op[PH_OP__COUNT] = k;
+    for (uint32_t j = 0; j < k; j++)
+        wl->order[j] = j;
     if (number_forms(wl)) {
         ph_worklist_free(wl);
         ph_error_set(err, PH_ENOMEM, "out of memory");
@@ -267,6 +285,8 @@ PH_API void ph_worklist_free(ph_worklist *wl)
     free(wl->pending);
     free(wl->sets);
     free(wl->members);
+    free(wl->kreach);
+    free(wl->order);
     free(wl->cands);
     free(wl->queue);
     free(wl->reached);
@@ -276,13 +296,6 @@ PH_API void ph_worklist_free(ph_worklist *wl)
 PH_API size_t ph_worklist_count(const ph_worklist *wl) { return wl->n; }
 
 /* ------------------------------------------------------------- looking */
-
-/* 1 when n, held at idx (or not held: idx UINT32_MAX), is on the
- * member's agenda. */
-static int is_pending(const ph_worklist *wl, uint32_t idx, size_t member)
-{
-    return idx < wl->cap_pending && (wl->pending[idx * wl->words + member / 64] >> (member % 64)) & 1;
-}
 
 static uint32_t held_index(const ph_worklist *wl, const ph_node *n)
 {
@@ -313,7 +326,7 @@ static int push(ph_worklist *wl, size_t member, ph_node *n, uint32_t *held)
     uint64_t *bits = &wl->pending[idx * wl->words + member / 64];
     if ((*bits >> (member % 64)) & 1)
         return 0;
-    if (ir_grow((void **)&a->idx, &a->cap, a->n + 1, sizeof *a->idx))
+    if (a->n == a->cap && ir_grow((void **)&a->idx, &a->cap, a->n + 1, sizeof *a->idx))
         return PH_ENOMEM;
     *bits |= (uint64_t)1 << (member % 64);
     a->idx[a->n++] = idx;
@@ -322,15 +335,25 @@ static int push(ph_worklist *wl, size_t member, ph_node *n, uint32_t *held)
 
 /* The members anchored on n's op that reach `dist` hops, for which n is
  * not already pending, and whose patterns match at n get n on their
- * agendas (a pending node is tried in full at the member's run anyway). */
-static int classify(ph_worklist *wl, ph_node *n, int dist)
+ * agendas (a pending node is tried in full at the member's run anyway).
+ * `fresh`: nothing is pending on this worklist (its first look at a model
+ * classifies each node once), so n's held entry is not read until a member
+ * takes it.  Members are visited by decreasing reach: the pushes to
+ * different agendas do not depend on each other's order. */
+static int classify(ph_worklist *wl, ph_node *n, int dist, int fresh)
 {
-    int rc = 0;
-    uint32_t idx = held_index(wl, n);
+    uint32_t lo = wl->by_op[n->op], hi = wl->by_op[n->op + 1];
+    if (lo == hi || dist >= wl->kreach[wl->order[lo]])
+        return 0;
+    uint32_t idx = fresh ? UINT32_MAX : held_index(wl, n);
+    const uint64_t *pend = idx < wl->cap_pending ? wl->pending + (size_t)idx * wl->words : NULL;
     wl->memo.now++; /* answers hold for this node, while nothing changes */
-    for (uint32_t k = wl->by_op[n->op]; k < wl->by_op[n->op + 1] && !rc; k++) {
+    for (uint32_t j = lo; j < hi; j++) {
+        uint32_t k = wl->order[j];
+        if (dist >= wl->kreach[k])
+            break;
         uint32_t i = wl->members[k];
-        if (dist >= wl->reach[i] || is_pending(wl, idx, i))
+        if (pend && (pend[i / 64] >> (i % 64)) & 1)
             continue;
         uint32_t s = wl->same[k]; /* the members with these forms share the answer */
         int hit;
@@ -344,10 +367,64 @@ static int classify(ph_worklist *wl, ph_node *n, int dist)
             }
             hit = wl->same_answer[s];
         }
-        if (hit)
-            rc = push(wl, i, n, &idx);
+        if (hit) {
+            int rc = push(wl, i, n, &idx);
+            if (rc)
+                return rc;
+            pend = wl->pending + (size_t)idx * wl->words; /* push may have moved the table */
+        }
     }
-    return rc;
+    return 0;
+}
+
+/* Each slot's reach from the members' (wl->reach), and each op's slots
+ * sorted by it, greatest first (stable; only when a reach changed). */
+static void order_by_reach(ph_worklist *wl)
+{
+    int changed = 0;
+    for (uint32_t k = 0; k < wl->by_op[PH_OP__COUNT]; k++) {
+        int r = wl->reach[wl->members[k]];
+        changed |= r != wl->kreach[k];
+        wl->kreach[k] = r;
+    }
+    if (!changed)
+        return;
+    for (int op = 0; op < PH_OP__COUNT; op++) {
+        uint32_t lo = wl->by_op[op], hi = wl->by_op[op + 1];
+        for (uint32_t j = lo; j < hi; j++)
+            wl->order[j] = j;
+        for (uint32_t j = lo + 1; j < hi; j++) {
+            uint32_t k = wl->order[j], at = j;
+            while (at > lo && wl->kreach[wl->order[at - 1]] < wl->kreach[k]) {
+                wl->order[at] = wl->order[at - 1];
+                at--;
+            }
+            wl->order[at] = k;
+        }
+    }
+}
+
+/* Ask early for what a match at the node arr[i + 8] reads first, in
+ * three steps over the candidates to come (on a large graph each is a
+ * cache miss, and a node's line must be in before its arrays can be
+ * found): the node, four candidates later its input and output arrays,
+ * two later their first values. */
+static inline void prefetch_ahead(ph_node *const *arr, size_t i, size_t k)
+{
+    if (i + 8 < k)
+        __builtin_prefetch(arr[i + 8]);
+    if (i + 4 < k) {
+        const ph_node *a = arr[i + 4];
+        __builtin_prefetch(a->inputs);
+        __builtin_prefetch(a->outputs);
+    }
+    if (i + 2 < k) {
+        const ph_node *a = arr[i + 2];
+        if (a->n_inputs && a->inputs[0])
+            __builtin_prefetch(a->inputs[0]);
+        if (a->n_outputs && a->outputs[0])
+            __builtin_prefetch(a->outputs[0]);
+    }
 }
 
 /* Every node of g and its bodies whose op is an anchor. */
@@ -357,7 +434,7 @@ static int look_all(ph_worklist *wl, ph_graph *g)
     if (!g->op_first) { /* no index (it could not be allocated): the node list */
         for (ph_node *n = g->first; n && !rc; n = n->next) {
             if (wl->anchor[n->op])
-                rc = classify(wl, n, 0);
+                rc = classify(wl, n, 0, 1);
             for (size_t s = 0; s < ir_node_n_subgraphs(n) && !rc; s++)
                 rc = look_all(wl, ir_node_subgraphs(n)[s].graph);
         }
@@ -370,13 +447,12 @@ static int look_all(ph_worklist *wl, ph_graph *g)
         ph_node *const *arr = ir_op_nodes(g, (ph_op)op, &k);
         if (!arr) { /* out of memory (counted): the list itself */
             for (ph_node *n = g->op_first[op]; n && !rc; n = n->op_next)
-                rc = classify(wl, n, 0);
+                rc = classify(wl, n, 0, 1);
             continue;
         }
         for (size_t i = 0; i < k && !rc; i++) {
-            if (i + 8 < k) /* an array, unlike the list, lets the misses overlap */
-                __builtin_prefetch(arr[i + 8]);
-            rc = classify(wl, arr[i], 0);
+            prefetch_ahead(arr, i, k); /* an array, unlike the list, lets the misses overlap */
+            rc = classify(wl, arr[i], 0, 1);
         }
     }
     static const ph_op holders[] = {PH_OP_If, PH_OP_Loop, PH_OP_Scan, PH_OP_UNKNOWN};
@@ -394,14 +470,14 @@ static int look_all(ph_worklist *wl, ph_graph *g)
 static int reach(ph_worklist *wl, ph_node *start, uint32_t base)
 {
     size_t head = 0, tail = 0;
-    if (ir_grow((void **)&wl->queue, &wl->cap_queue, 1, sizeof *wl->queue))
+    if (room((void **)&wl->queue, &wl->cap_queue, 1, sizeof *wl->queue))
         return PH_ENOMEM;
     if (start->walk_mark >= base && start->walk_mark == base)
         return 0; /* already walked from distance 0 */
     int seen = start->walk_mark > base && start->walk_mark < base + 256;
     start->walk_mark = base;
     if (!seen) {
-        if (ir_grow((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
+        if (room((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
             return PH_ENOMEM;
         wl->reached[wl->n_reached++] = start;
     }
@@ -420,11 +496,11 @@ static int reach(ph_worklist *wl, ph_node *start, uint32_t base)
                     continue;
                 c->walk_mark = base + d + 1;
                 if (!known) {
-                    if (ir_grow((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
+                    if (room((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
                         return PH_ENOMEM;
                     wl->reached[wl->n_reached++] = c;
                 }
-                if (ir_grow((void **)&wl->queue, &wl->cap_queue, tail + 1, sizeof *wl->queue))
+                if (room((void **)&wl->queue, &wl->cap_queue, tail + 1, sizeof *wl->queue))
                     return PH_ENOMEM;
                 wl->queue[tail++] = c;
             }
@@ -462,6 +538,8 @@ static int look(ph_worklist *wl, ph_graph *g)
     for (size_t i = 0; present && i < wl->n; i++)
         if ((wl->reach[i] = pat_ruleset_reach(wl->sets[i], m)) > wl->reach_all)
             wl->reach_all = wl->reach[i];
+    if (present)
+        order_by_reach(wl);
     int rc = 0;
     if (!present) {
         /* nothing to match: only mark the log read */
@@ -478,7 +556,7 @@ static int look(ph_worklist *wl, ph_graph *g)
         for (size_t i = 0; i < wl->n_reached && !rc; i++) {
             ph_node *n = wl->reached[i];
             if (!n->removed)
-                rc = classify(wl, n, (int)(n->walk_mark - base));
+                rc = classify(wl, n, (int)(n->walk_mark - base), 0);
         }
     }
     if (rc) {
@@ -589,7 +667,7 @@ static int join_later(ph_worklist *wl, size_t member, size_t *from, const ph_nod
         uint32_t walk = ir_walk_epoch(e->graph->model, 1);
         size_t head = 0, tail = 0, level_end = 1;
         int hops = 0;
-        if (ir_grow((void **)&wl->queue, &wl->cap_queue, 1, sizeof *wl->queue))
+        if (room((void **)&wl->queue, &wl->cap_queue, 1, sizeof *wl->queue))
             return PH_ENOMEM;
         wl->queue[tail++] = e;
         e->walk_mark = walk;
@@ -598,7 +676,7 @@ static int join_later(ph_worklist *wl, size_t member, size_t *from, const ph_nod
             if (!n->removed && n->visit_mark != epoch && n->op_seq <= seq0 && pat_ruleset_anchored(rs, n->op) &&
                 scan_before(cur, n)) {
                 n->visit_mark = epoch;
-                if (ir_grow((void **)&extra->v, &extra->cap, extra->n + 1, sizeof *extra->v))
+                if (room((void **)&extra->v, &extra->cap, extra->n + 1, sizeof *extra->v))
                     return PH_ENOMEM;
                 size_t at = extra->n++;
                 while (at > extra->head && scan_before(n, extra->v[at - 1])) {
@@ -615,7 +693,7 @@ static int join_later(ph_worklist *wl, size_t member, size_t *from, const ph_nod
                         if (c->walk_mark == walk)
                             continue;
                         c->walk_mark = walk;
-                        if (ir_grow((void **)&wl->queue, &wl->cap_queue, tail + 1, sizeof *wl->queue))
+                        if (room((void **)&wl->queue, &wl->cap_queue, tail + 1, sizeof *wl->queue))
                             return PH_ENOMEM;
                         wl->queue[tail++] = c;
                     }
@@ -647,6 +725,8 @@ PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph
         return ctx ? ph_ctx_error(ctx, PH_ENOMEM, "out of memory") : PH_ENOMEM;
     }
     for (size_t i = 0; i < a->n; i++) {
+        if (i + 8 < a->n) /* held nodes are spread over the heap */
+            __builtin_prefetch(wl->log->held[a->idx[i + 8]]);
         wl->pending[a->idx[i] * wl->words + member / 64] &= ~((uint64_t)1 << (member % 64));
         ph_node *n = wl->log->held[a->idx[i]];
         if (n && !n->removed && n->visit_mark != epoch) {
@@ -679,6 +759,10 @@ PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph
             break;
         if (i + 8 < n_cands) /* a candidate of a large graph is a cache miss: ask early */
             __builtin_prefetch(wl->cands[i + 8]);
+        if (i + 4 < n_cands) { /* (removed nodes are freed only between runs) */
+            __builtin_prefetch(wl->cands[i + 4]->inputs);
+            __builtin_prefetch(wl->cands[i + 4]->outputs);
+        }
         if (n->removed)
             continue;
         int r = pat_ruleset_try(wl->sets[member], n, params, ctx, &stop);

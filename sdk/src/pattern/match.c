@@ -86,6 +86,8 @@ PH_API ph_match *ph_match_new(const ph_pattern *p)
         ns = (size_t)f->n_slots > ns ? (size_t)f->n_slots : ns;
         nt = (size_t)f->n_stmts > nt ? (size_t)f->n_stmts : nt;
         nv = (size_t)f->n_vars > nv ? (size_t)f->n_vars : nv;
+        for (int k = 0; k < f->n_slots; k++)
+            m->has_variadic |= f->slot_variadic[k] != 0;
     }
     m->cap_slots = ns;
     m->cap_stmts = nt;
@@ -98,9 +100,36 @@ PH_API ph_match *ph_match_new(const ph_pattern *p)
     m->nodes = calloc(nt, sizeof *m->nodes);
     m->vv = calloc(nv, sizeof *m->vv);
     m->vtrail = calloc(nv, sizeof *m->vtrail);
-    if (!m->vals || !m->bound || !m->var || !m->var_n || !m->trail || !m->nodes || !m->vv || !m->vtrail) {
+    size_t n_ints = 1;
+    for (int i = 0; i < p->n_forms; i++)
+        n_ints += (size_t)pat_root(&p->forms[i])->n_args + (size_t)p->forms[i].n_slots;
+    m->pre = calloc((size_t)p->n_forms + 1, sizeof *m->pre);
+    m->pre_ints = malloc(n_ints * sizeof *m->pre_ints);
+    if (!m->vals || !m->bound || !m->var || !m->var_n || !m->trail || !m->nodes || !m->vv || !m->vtrail ||
+        !m->pre || !m->pre_ints) {
         ph_match_free(m);
         return NULL;
+    }
+    int *at = m->pre_ints;
+    for (int i = 0; i < p->n_forms; i++) {
+        const pat_form *f = &p->forms[i];
+        const pat_stmt *r = pat_root(f);
+        struct pat_form_pre *pre = &m->pre[i];
+        pre->need = at;
+        for (int k = 0; k < r->n_args; k++) {
+            const pat_arg *a = &r->args[k];
+            if (a->slot < 0 || a->optional || f->slot_variadic[a->slot])
+                continue;
+            int st = f->slot_stmt[a->slot];
+            if (st >= 0 && st != f->n_stmts - 1)
+                at[pre->n_need++] = st;
+        }
+        at += pre->n_need;
+        pre->leaves = at;
+        for (int slot = 0; slot < f->n_slots; slot++)
+            if (f->slot_stmt[slot] < 0)
+                at[pre->n_leaves++] = slot;
+        at += pre->n_leaves;
     }
     return m;
 }
@@ -117,6 +146,8 @@ PH_API void ph_match_free(ph_match *m)
     free(m->nodes);
     free(m->vv);
     free(m->vtrail);
+    free(m->pre);
+    free(m->pre_ints);
     free(m->state);
     free(m);
 }
@@ -637,7 +668,7 @@ static int check_attr_why(ph_match *m, int i, const pat_attr *a, const ph_node *
 /* ----------------------------------------------------------------- binding */
 
 /* Bind slot to v (v may be NULL for an omitted optional input). */
-static int bind(ph_match *m, int slot, ph_value *v)
+static inline __attribute__((always_inline)) int bind(ph_match *m, int slot, ph_value *v)
 {
     if (slot < 0)
         return 1;
@@ -883,9 +914,11 @@ int pat_match_has(const ph_match *m, const ph_node *n)
  * a leaf name (which would let a rewrite read what it removes). */
 static int interior_ok(ph_match *m, const pat_form *f)
 {
-    for (int slot = 0; slot < f->n_slots; slot++) {
+    const struct pat_form_pre *pre = &m->pre[m->form];
+    for (int l = 0; l < pre->n_leaves; l++) {
+        int slot = pre->leaves[l];
         const ph_value *v = m->vals[slot];
-        if (f->slot_stmt[slot] >= 0 || !m->bound[slot] || !v || !v->producer)
+        if (!m->bound[slot] || !v || !v->producer)
             continue;
         for (int i = 0; i < f->n_stmts - 1; i++)
             if (m->nodes[i] == v->producer) {
@@ -927,16 +960,11 @@ static int interior_ok(ph_match *m, const pat_form *f)
  * a node of one of that statement's ops, whatever position binding or
  * commutation gives it.  On a large graph most candidates of a rule set
  * fail here, after reading only their inputs' producers. */
-static int root_inputs_possible(const pat_form *f, const ph_node *root, ph_match *why)
+static int root_inputs_possible(const ph_match *m, const pat_form *f, const ph_node *root, ph_match *why)
 {
-    const pat_stmt *r = pat_root(f);
-    for (int k = 0; k < r->n_args; k++) {
-        const pat_arg *a = &r->args[k];
-        if (a->slot < 0 || a->optional || f->slot_variadic[a->slot])
-            continue;
-        int s = f->slot_stmt[a->slot];
-        if (s < 0 || s == f->n_stmts - 1)
-            continue;
+    const struct pat_form_pre *pre = &m->pre[m->form];
+    for (int k = 0; k < pre->n_need; k++) {
+        int s = pre->need[k];
         int found = 0;
         for (size_t i = 0; i < root->n_inputs && !found; i++) {
             const ph_value *v = root->inputs[i];
@@ -989,12 +1017,13 @@ int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m)
         return 0;
     m->form = fi; /* for the reasons of ph_pattern_explain */
     ph_match *why = m->why ? m : NULL;
-    if (!guards_ok(f, root, why) || !root_inputs_possible(f, root, why)) /* a guard is the first reason */
+    if (!guards_ok(f, root, why) || !root_inputs_possible(m, f, root, why)) /* a guard is the first reason */
         return 0;
     if (m->dirty) { /* after a failed match, backtracking left all of this clear */
         unbind_to(m, 0); /* what the match that held bound, from its trail */
         var_unbind_to(m, 0);
-        memset(m->var_n, 0, (size_t)(f->n_slots ? f->n_slots : 1) * sizeof *m->var_n);
+        if (m->has_variadic)
+            memset(m->var_n, 0, (size_t)(f->n_slots ? f->n_slots : 1) * sizeof *m->var_n);
         memset(m->nodes, 0, m->cap_stmts * sizeof *m->nodes);
         m->dirty = 0;
     }
@@ -1061,16 +1090,35 @@ PH_API int ph_pattern_explain(const ph_pattern *p, ph_node *root, ph_match *m, c
 
 static const pat_form *form_of(const ph_match *m) { return &m->p->forms[m->form]; }
 
+/* The slot (kind 0) or variable (kind 1) called `name` in the matched
+ * form, or -1: the accessors' lookups, remembered by the name's address
+ * (conditions ask for the same literals at every match) and confirmed by
+ * its text, so a reused buffer is never taken for another name. */
+static int name_index(const ph_match *m, const char *name, int kind)
+{
+    const pat_form *f = form_of(m);
+    struct pat_name_hit *h = (struct pat_name_hit *)&m->names[(((uint64_t)(uintptr_t)name + (uint64_t)kind) * 0x9E3779B97F4A7C15ull) >> 61];
+    if (h->name == name && h->form == m->form && h->kind == kind) {
+        const char *text = kind ? f->vars[h->index] : f->names[h->index];
+        if (strcmp(text, kind && name[0] == '$' ? name + 1 : name) == 0)
+            return h->index;
+    }
+    int i = kind ? pat_var(f, name) : pat_slot(f, name);
+    if (i >= 0)
+        *h = (struct pat_name_hit){name, m->form, kind, i}; /* a cache in a const match: see ph_match */
+    return i;
+}
+
 PH_API ph_value *ph_match_value(const ph_match *m, const char *name)
 {
-    int slot = pat_slot(form_of(m), name);
+    int slot = name_index(m, name, 0);
     return slot >= 0 && m->bound[slot] ? m->vals[slot] : NULL;
 }
 
 PH_API size_t ph_match_values(const ph_match *m, const char *name, ph_value *const **vals)
 {
     const pat_form *f = form_of(m);
-    int slot = pat_slot(f, name);
+    int slot = name_index(m, name, 0);
     if (slot < 0 || !f->slot_variadic[slot]) {
         if (vals)
             *vals = NULL;
@@ -1090,7 +1138,7 @@ PH_API const ph_tensor *ph_match_const(const ph_match *m, const char *name)
 PH_API ph_node *ph_match_node(const ph_match *m, const char *name)
 {
     const pat_form *f = form_of(m);
-    int slot = pat_slot(f, name);
+    int slot = name_index(m, name, 0);
     if (slot < 0 || f->slot_stmt[slot] < 0)
         return NULL;
     return m->nodes[f->slot_stmt[slot]];
@@ -1107,7 +1155,7 @@ PH_API size_t ph_match_form(const ph_match *m) { return (size_t)m->form; }
 /* The bound variable `name` ("$name" or "name"), or NULL. */
 static const pat_val *var_of(const ph_match *m, const char *name)
 {
-    int v = pat_var(form_of(m), name);
+    int v = name_index(m, name, 1);
     return v >= 0 && m->vv[v].kind > 0 ? &m->vv[v] : NULL;
 }
 

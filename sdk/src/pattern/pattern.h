@@ -209,6 +209,23 @@ struct ph_match {
     char *why;          /* ph_pattern_explain: why the match failed (borrowed buffer), or NULL */
     size_t why_size;
     int why_stmt;       /* the statement of the form the reason is about: the deepest one reached */
+    int has_variadic;   /* some form has a 'name*' slot (var_n to clear between matches) */
+    /* per form, read off the pattern once (ph_match_new): need[0 .. n_need)
+     * the statements whose op must make some input of the root (its
+     * required arguments bound by another statement), leaves[0 ..
+     * n_leaves) the slots no statement binds as an output */
+    struct pat_form_pre {
+        const int *need, *leaves;
+        int n_need, n_leaves;
+    } *pre;             /* owned, one per form */
+    int *pre_ints;      /* owned: what pre points into */
+    /* names the accessors were asked for (ph_match_value, ph_match_int...):
+     * a small cache of (name pointer, form, kind) -> slot or variable,
+     * each hit confirmed by comparing the text */
+    struct pat_name_hit {
+        const char *name;
+        int form, kind, index;
+    } names[8];
 };
 
 int pat_is_commutative(ph_op op);
