@@ -584,28 +584,32 @@ enum {
 };
 
 /* The packed form of attribute message a, shared between nodes: packed once
- * a save, then copied.  NULL when it is not kept (out of memory, the budget
- * spent): the caller packs it. */
+ * a save, then copied.  NULL when it is not kept (the budget spent: the
+ * caller packs it) or out of memory (st->oom: the save fails, as any other
+ * allocation of the save that fails). */
 static const attr_bytes *attr_packed(save_state *st, const Onnx__AttributeProto *a)
 {
-    if (st->attr_kept >= ATTR_KEPT_BUDGET)
+    if (st->attr_kept >= ATTR_KEPT_BUDGET || st->oom)
         return NULL;
-    if (!st->attr_seen && !(st->attr_seen = ph_hmap_new(NULL, NULL)))
+    if (!st->attr_seen && !(st->attr_seen = ph_hmap_new(NULL, NULL))) {
+        st->oom = 1;
         return NULL;
+    }
     uint64_t h = ph_hash_ptr(a);
     int created;
     void **slot = ph_hmap_slot(st->attr_seen, h, a, &created);
-    if (!slot)
+    if (!slot) {
+        st->oom = 1;
         return NULL;
+    }
     if (!created)
         return *slot;
     size_t len = protobuf_c_message_get_packed_size(&a->base);
     size_t need = (sizeof(attr_bytes) + (len <= ATTR_KEEP_MAX ? len : 0) + 7) & ~(size_t)7;
     if (need > st->chunk_left) {
-        if (!(st->chunk = tmp_alloc(st, ATTR_CHUNK))) {
-            st->oom = 0; /* not kept: packed by the caller instead */
+        if (!(st->chunk = tmp_alloc(st, ATTR_CHUNK))) { /* sets st->oom */
             st->chunk_left = 0;
-            *slot = NULL;
+            *slot = NULL; /* (the map is freed with the save) */
             return NULL;
         }
         st->chunk_left = ATTR_CHUNK;
