@@ -217,7 +217,7 @@ static void sync_tensor(save_state *st, ph_value *v)
 {
     ph_tensor *t = v->tensor;
     Onnx__TensorProto *p = t->proto;
-    if (!p->name || strcmp(p->name, v->name) != 0) /* the same text: nothing to set */
+    if (!p->name || (p->name != v->name && strcmp(p->name, v->name) != 0)) /* the same text: nothing to set */
         SET(st, p->name, v->name);
     if (t->storage == IR_DATA_MAPPED || t->storage == IR_DATA_OWNED) {
         ProtobufCBinaryData raw = {t->nbytes, (uint8_t *)t->data};
@@ -299,33 +299,12 @@ static void sync_graph(save_state *st, ph_graph *g)
     }
     SET(st, gp->node, nodes);
     SET(st, gp->n_node, k);
-    /* room for what the initializers set in one step, not by doubling:
-     * the raw bytes of a tensor whose field is empty go to raw_set (the
-     * main graph's: one list), others to the log; external data may add
-     * more */
+    /* the raw bytes of a tensor whose field is empty go to raw_set (the
+     * main graph's: one list), others to the log */
     if (!g->parent && !st->raw_set) {
         if (!(st->raw_set = tmp_alloc(st, g->n_inits * sizeof *st->raw_set)))
             return;
         st->cap_raw_set = g->n_inits;
-    }
-    size_t need = st->n_undo + 16;
-    for (size_t i = 0, fast = st->n_raw_set; i < g->n_inits; i++) {
-        const ph_tensor *t = g->inits[i]->tensor;
-        if (t->storage != IR_DATA_MAPPED && t->storage != IR_DATA_OWNED)
-            continue;
-        if (raw_empty(t) && fast < st->cap_raw_set)
-            fast++;
-        else
-            need += 2 + 3 * (t->external != 0);
-    }
-    if (need > st->cap_undo) {
-        undo_entry *u = realloc(st->undo, need * sizeof *u);
-        if (u) {
-            st->undo = u;
-            st->cap_undo = need;
-        } else {
-            st->oom = 1;
-        }
     }
     for (size_t i = 0; i < g->n_inits; i++) {
         inits[i] = g->inits[i]->tensor->proto;
