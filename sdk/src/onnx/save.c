@@ -353,6 +353,8 @@ static void sync_graph(save_state *st, ph_graph *g)
 
 /* ------------------------------------------------------- file writer */
 
+enum { WRITEBACK_STEP = 8 << 20 };
+
 typedef struct file_writer {
     ProtobufCBuffer base;
     int fd;
@@ -360,6 +362,7 @@ typedef struct file_writer {
     size_t len, cap;
     int err; /* errno of the first failure */
     uint64_t off; /* bytes written to the file so far (the buffer's not counted) */
+    uint64_t synced; /* bytes whose writeback has been started */
     const ph_model *model; /* whose mappings large writes may come from */
 } file_writer;
 
@@ -416,6 +419,13 @@ static void write_all(file_writer *w, const uint8_t *p, size_t n)
         p += k;
         n -= (size_t)k;
         w->off += (uint64_t)k;
+    }
+    /* start the disk writes of what is written so far, without waiting
+     * for them: the fsync that ends the save then waits for the last
+     * pieces only, not for the whole file */
+    if (!w->err && w->off - w->synced >= WRITEBACK_STEP) {
+        sync_file_range(w->fd, (off_t)w->synced, (off_t)(w->off - w->synced), SYNC_FILE_RANGE_WRITE);
+        w->synced = w->off;
     }
 }
 
@@ -858,7 +868,7 @@ static void pack_model(save_state *st, const ph_model *m, file_writer *w, uint64
         w->err = errno;
         return;
     }
-    w->off = 0;
+    w->off = w->synced = 0;
     pack_model(st, m, w, g);
 }
 
