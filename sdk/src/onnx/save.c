@@ -1055,7 +1055,7 @@ PH_API int ph_model_save_staged(ph_model *m, const char *folder, const char *nam
 
     save_state st = {.min_ext = o && o->external_min_bytes ? o->external_min_bytes : 1024};
     sync_graph(&st, m->graph);
-    file_writer w = {.base = {writer_append}, .fd = fm.fd, .cap = 1 << 20, .model = m};
+    file_writer w = {.base = {writer_append}, .fd = fm.fd, .cap = 256 << 10, .model = m};
     w.buf = malloc(w.cap);
     int code = PH_EIO;
     const char *what = NULL;
