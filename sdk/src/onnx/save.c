@@ -155,6 +155,7 @@ typedef struct node_view {
     size_t n_unknown;
     int shared_attrs; /* the attribute messages lie in the model's arena, shared
                          between nodes and unchanged during the save */
+    size_t name_len, op_type_len, domain_len, doc_len; /* set by node_measure */
 } node_view;
 
 static void node_view_of(const ph_node *n, char **names, node_view *v)
@@ -524,7 +525,7 @@ static void put_varint_field(file_writer *w, uint8_t tag, uint64_t v)
 enum { SMALL_FIELD = 4096 }; /* larger ones go through writer_append */
 
 /* A string or bytes field: tag, length, bytes. */
-static void put_bytes(file_writer *w, uint8_t tag, const void *data, size_t len)
+static inline void put_bytes(file_writer *w, uint8_t tag, const void *data, size_t len)
 {
     if (len > SMALL_FIELD) {
         put_header(w, tag, len);
@@ -647,18 +648,18 @@ static uint64_t node_measure(save_state *st, const ph_node *n, node_view *v)
     for (size_t i = 0, k = v->n_in + v->n_out; i < k; i++)
         size += field_size(st->lens[i] = strlen(st->names[i]));
     if (v->name)
-        size += field_size(strlen(v->name));
+        size += field_size(v->name_len = strlen(v->name));
     if (v->op_type)
-        size += field_size(strlen(v->op_type));
+        size += field_size(v->op_type_len = strlen(v->op_type));
     for (size_t i = 0; i < v->n_attrs; i++) {
         const attr_bytes *b = v->shared_attrs ? attr_packed(st, v->attrs[i]) : NULL;
         st->attr_bytes[i] = b;
         size += field_size(b ? b->len : protobuf_c_message_get_packed_size(&v->attrs[i]->base));
     }
     if (v->doc_string)
-        size += field_size(strlen(v->doc_string));
+        size += field_size(v->doc_len = strlen(v->doc_string));
     if (v->domain)
-        size += field_size(strlen(v->domain));
+        size += field_size(v->domain_len = strlen(v->domain));
     return size + unknown_size(v->unknown, v->n_unknown);
 }
 
@@ -672,9 +673,9 @@ static void node_write(save_state *st, file_writer *w, const node_view *v, uint6
     for (size_t i = v->n_in; i < v->n_in + v->n_out; i++)
         put_bytes(w, NODE_OUTPUT_TAG, st->names[i], st->lens[i]);
     if (v->name)
-        put_bytes(w, NODE_NAME_TAG, v->name, strlen(v->name));
+        put_bytes(w, NODE_NAME_TAG, v->name, v->name_len);
     if (v->op_type)
-        put_bytes(w, NODE_OP_TYPE_TAG, v->op_type, strlen(v->op_type));
+        put_bytes(w, NODE_OP_TYPE_TAG, v->op_type, v->op_type_len);
     for (size_t i = 0; i < v->n_attrs; i++) {
         const attr_bytes *b = st->attr_bytes[i];
         if (b && b->kept) {
@@ -685,9 +686,9 @@ static void node_write(save_state *st, file_writer *w, const node_view *v, uint6
         protobuf_c_message_pack_to_buffer(&v->attrs[i]->base, &w->base);
     }
     if (v->doc_string)
-        put_bytes(w, NODE_DOC_TAG, v->doc_string, strlen(v->doc_string));
+        put_bytes(w, NODE_DOC_TAG, v->doc_string, v->doc_len);
     if (v->domain)
-        put_bytes(w, NODE_DOMAIN_TAG, v->domain, strlen(v->domain));
+        put_bytes(w, NODE_DOMAIN_TAG, v->domain, v->domain_len);
     put_unknown(w, v->unknown, v->n_unknown);
 }
 
