@@ -1,17 +1,24 @@
 /* sdk/src/onnx/save.c - write a model: the IR is put back into the protobuf tree
  * for the duration of one streaming pack, then the tree is restored.
  *
- * Nodes have no message between saves: each node's NodeProto is made from
- * the IR (node_message).  The main graph's nodes are made one at a time on
- * the stack as they are written, the model packed in pieces around them
- * (pack_model): protobuf-c writes a message's fields in the order of their
- * numbers, then its unknown fields, so the bytes are those of one pack of
- * the whole tree.  A subgraph's node messages live until the save ends.
+ * Nodes have no message between saves.  The main graph's nodes are encoded
+ * straight from the IR into the writer's buffer (node_measure, node_write:
+ * tag, length and bytes of each field, as protobuf-c writes them), as are
+ * its initializers that hold only dims, data type, name and raw bytes; an
+ * attribute message shared between nodes is packed once a save.  The rest
+ * of the model is packed by protobuf-c in pieces around them (pack_model),
+ * so the bytes are those of one protobuf-c pack of the whole tree.  A
+ * subgraph's node messages are made from the IR (node_message) and live
+ * until the save ends.
  *
- * Nothing is serialized to memory first: protobuf-c packs straight into a
- * buffered file writer, and initializer bytes go from their mapping to the
- * file without a copy.  The files are written into a staging folder of the
- * save beside the target and put in place by one commit (commit.c).
+ * One pass: the main graph's length, which comes before it, is written
+ * after it (its width guessed from the first nodes; the file is written
+ * again when the guess was wrong, or the graph measured first when it is
+ * near a width's bound).  Nothing is serialized to memory first: a 256 KiB
+ * buffered writer, initializer bytes from their mapping to the file without
+ * a copy, the disk writes started as the file grows (sync_file_range).  The
+ * files are written into a staging folder of the save beside the target,
+ * fsync'ed and put in place by one commit (commit.c).
  *
  * External data: when the model written whole would pass the threshold
  * (protobuf's 2 GB limit by default), the large raw tensors go to one data
