@@ -225,7 +225,8 @@ static void sync_tensor(save_state *st, ph_value *v)
 {
     ph_tensor *t = v->tensor;
     Onnx__TensorProto *p = t->proto;
-    if (!p->name || (p->name != v->name && strcmp(p->name, v->name) != 0)) /* the same text: nothing to set */
+    /* the name: a main-graph initializer's is set as it is written (main_graph) */
+    if (v->graph->parent && (!p->name || (p->name != v->name && strcmp(p->name, v->name) != 0)))
         SET(st, p->name, v->name);
     if (t->storage == IR_DATA_MAPPED || t->storage == IR_DATA_OWNED) {
         ProtobufCBinaryData raw = {t->nbytes, (uint8_t *)t->data};
@@ -711,29 +712,28 @@ static int tensor_plain(const Onnx__TensorProto *p)
            !p->n_uint64_data && !p->base.n_unknown_fields;
 }
 
-/* A plain tensor's message size. */
-static uint64_t tensor_size(const Onnx__TensorProto *p)
+/* A plain tensor's message size, named name (name_len bytes: the value's
+ * name, which the proto may not hold). */
+static uint64_t tensor_size(const Onnx__TensorProto *p, size_t name_len)
 {
     uint64_t size = p->n_dims; /* a tag a dim */
     for (size_t i = 0; i < p->n_dims; i++)
         size += onnx_wire_varint_size((uint64_t)p->dims[i]);
     if (p->has_data_type)
         size += 1 + onnx_wire_varint_size((uint64_t)(int64_t)p->data_type);
-    if (p->name)
-        size += field_size(strlen(p->name));
+    size += field_size(name_len);
     if (p->has_raw_data)
         size += field_size(p->raw_data.len);
     return size;
 }
 
-static void tensor_write(file_writer *w, const Onnx__TensorProto *p)
+static void tensor_write(file_writer *w, const Onnx__TensorProto *p, const char *name, size_t name_len)
 {
     for (size_t i = 0; i < p->n_dims; i++)
         put_varint_field(w, TENSOR_DIMS_TAG, (uint64_t)p->dims[i]);
     if (p->has_data_type)
         put_varint_field(w, TENSOR_TYPE_TAG, (uint64_t)(int64_t)p->data_type);
-    if (p->name)
-        put_bytes(w, TENSOR_NAME_TAG, p->name, strlen(p->name));
+    put_bytes(w, TENSOR_NAME_TAG, name, name_len);
     if (p->has_raw_data)
         put_bytes(w, TENSOR_RAW_TAG, p->raw_data.data, p->raw_data.len);
 }
@@ -760,16 +760,20 @@ static uint64_t main_graph(save_state *st, const ph_graph *g, file_writer *w)
         if (w)
             put_bytes(w, GRAPH_NAME_TAG, gp->name, len);
     }
-    for (size_t i = 0; i < gp->n_initializer && !(w && w->err); i++) {
-        const Onnx__TensorProto *p = gp->initializer[i];
+    for (size_t i = 0; i < g->n_inits && !(w && w->err); i++) { /* gp->initializer's protos */
+        const ph_value *iv = g->inits[i];
+        Onnx__TensorProto *p = iv->tensor->proto;
         int plain = tensor_plain(p);
-        uint64_t s = plain ? tensor_size(p) : protobuf_c_message_get_packed_size(&p->base);
+        size_t name_len = plain ? strlen(iv->name) : 0;
+        if (!plain && (!p->name || (p->name != iv->name && strcmp(p->name, iv->name) != 0)))
+            SET(st, p->name, iv->name); /* for protobuf-c */
+        uint64_t s = plain ? tensor_size(p, name_len) : protobuf_c_message_get_packed_size(&p->base);
         size += field_size(s);
         if (!w)
             continue;
         put_header(w, GRAPH_INIT_TAG, s);
         if (plain)
-            tensor_write(w, p);
+            tensor_write(w, p, iv->name, name_len);
         else
             protobuf_c_message_pack_to_buffer(&p->base, &w->base);
     }
