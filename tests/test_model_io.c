@@ -49,6 +49,16 @@ static void write_file(const char *path, const void *d, size_t n)
     fclose(f);
 }
 
+/* Files a and b hold the same bytes. */
+static void assert_same_bytes(const char *a, const char *b)
+{
+    size_t na, nb;
+    unsigned char *da = read_file(a, &na), *db = read_file(b, &nb);
+    ck_assert_msg(na == nb && memcmp(da, db, na) == 0, "%s and %s differ", a, b);
+    free(da);
+    free(db);
+}
+
 static void assert_round_trip_identical(const char *path)
 {
     ph_model *m;
@@ -485,11 +495,7 @@ START_TEST(test_graph_length_wider_than_guessed)
         last = k;
     ck_assert_str_eq(ph_node_name(last), big);
     ck_assert_msg(ph_model_save(m2, again, &e) == 0, "%s", e.message);
-    size_t a, b;
-    unsigned char *da = read_file(out, &a), *db = read_file(again, &b);
-    ck_assert(a == b && memcmp(da, db, a) == 0);
-    free(da);
-    free(db);
+    assert_same_bytes(out, again);
     free(big);
     ph_model_free(m);
     ph_model_free(m2);
@@ -558,11 +564,7 @@ START_TEST(test_large_tensors_keep_their_order)
     char again[600];
     snprintf(again, sizeof again, "%s/again.onnx", tmpdir);
     ck_assert_int_eq(ph_model_save(m2, again, &e), 0);
-    size_t a, b;
-    unsigned char *da = read_file(out, &a), *db = read_file(again, &b);
-    ck_assert(a == b && memcmp(da, db, a) == 0);
-    free(da);
-    free(db);
+    assert_same_bytes(out, again);
     ph_model_free(m);
     ph_model_free(m2);
 }
