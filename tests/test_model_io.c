@@ -10,6 +10,7 @@
 
 #include "passhost/host.h"
 #include "passhost/passhost.h"
+#include "pbwire.h"
 
 static char tmpdir[256];
 
@@ -46,6 +47,16 @@ static void write_file(const char *path, const void *d, size_t n)
     ck_assert_ptr_nonnull(f);
     ck_assert_uint_eq(fwrite(d, 1, n, f), n);
     fclose(f);
+}
+
+/* Files a and b hold the same bytes. */
+static void assert_same_bytes(const char *a, const char *b)
+{
+    size_t na, nb;
+    unsigned char *da = read_file(a, &na), *db = read_file(b, &nb);
+    ck_assert_msg(na == nb && memcmp(da, db, na) == 0, "%s and %s differ", a, b);
+    free(da);
+    free(db);
 }
 
 static void assert_round_trip_identical(const char *path)
@@ -370,6 +381,127 @@ START_TEST(test_edit_nodes_read_in_place)
 }
 END_TEST
 
+/* Unknown fields of every wire type, a doc_string and a domain on main-graph
+ * nodes and on a node of an If body, an attribute two nodes share, plain
+ * and typed-field initializers: the save writes each main-graph node from
+ * the IR, and the bytes are those of the file (protobuf-c's, field by
+ * number, unknown fields last). */
+START_TEST(test_node_fields_round_trip_identical)
+{
+    pb model = {0}, graph = {0}, node = {0}, attrs = {0}, body = {0}, bnode = {0}, t = {0};
+    pb_int(&model, 1, 8); /* ir_version */
+    /* main graph: a node with every field and unknown ones */
+    pb_str(&node, 1, "x");
+    pb_str(&node, 1, "w");
+    pb_str(&node, 2, "a");
+    pb_str(&node, 3, "add0");
+    pb_str(&node, 4, "Add");
+    pb_str(&node, 6, "adds w");
+    pb_int(&node, 1000, 7);                     /* unknown varint */
+    pb_str(&node, 1001, "passhost-node-bytes"); /* unknown length-delimited */
+    pb_varint(&node, 1002u << 3 | 5);           /* unknown fixed32 */
+    for (int i = 0; i < 4; i++)
+        pb_byte(&node, (unsigned char)(0x11 * i));
+    pb_varint(&node, 1003u << 3 | 1); /* unknown fixed64 */
+    for (int i = 0; i < 8; i++)
+        pb_byte(&node, (unsigned char)i);
+    pb_msg(&graph, 1, &node);
+    /* two Transposes with the same perm (one attribute message, shared) */
+    int64_t perm[] = {0};
+    pb_ints_attr(&attrs, "perm", 1, perm);
+    pb_node(&graph, "Transpose", "a", NULL, "b", &attrs);
+    pb_node(&graph, "Transpose", "b", NULL, "c", &attrs);
+    /* an If whose both bodies hold a node with unknown fields and a domain */
+    int64_t d2[] = {2};
+    pb attrs2 = {0};
+    for (int k = 0; k < 2; k++) {
+        const char *out = k ? "u" : "t";
+        body.len = bnode.len = 0;
+        pb_str(&bnode, 1, "c");
+        pb_str(&bnode, 2, out);
+        pb_str(&bnode, 4, "Identity");
+        pb_str(&bnode, 7, "");
+        pb_str(&bnode, 2000, "passhost-body-bytes");
+        pb_msg(&body, 1, &bnode);
+        pb_str(&body, 2, k ? "then" : "else");
+        pb_value_info(&body, 12, out, 1, 1, d2);
+        pb_graph_attr(&attrs2, k ? "then_branch" : "else_branch", &body);
+    }
+    pb_node(&graph, "If", "cond", NULL, "y", &attrs2);
+    pb_str(&graph, 2, "g");
+    /* initializers: raw bytes (written from the IR), float_data (by protobuf-c) */
+    pb_int(&t, 1, 2);
+    pb_int(&t, 2, 1);
+    pb_str(&t, 8, "w");
+    float wv[2] = {1.5f, -2.0f};
+    pb_bytes(&t, 9, wv, sizeof wv);
+    pb_msg(&graph, 5, &t);
+    pb t2 = {0};
+    pb_int(&t2, 1, 1);
+    pb_int(&t2, 2, 1);
+    pb_bytes(&t2, 4, wv, sizeof wv[0]); /* packed float_data */
+    pb_str(&t2, 8, "unused");
+    pb_msg(&graph, 5, &t2);
+    pb_value_info(&graph, 11, "x", 1, 1, d2);
+    pb_value_info(&graph, 11, "cond", 9, 0, NULL);
+    pb_value_info(&graph, 12, "y", 1, 1, d2);
+    pb_msg(&model, 7, &graph);
+    pb opset = {0};
+    pb_str(&opset, 1, "");
+    pb_int(&opset, 2, 17);
+    pb_msg(&model, 8, &opset);
+    char in[512];
+    snprintf(in, sizeof in, "%s/fields.onnx", tmpdir);
+    write_file(in, model.data, model.len);
+    assert_round_trip_identical(in);
+}
+END_TEST
+
+/* A graph whose length takes a byte more than its first nodes suggest (the
+ * save guesses the width of the graph's length from them and writes the
+ * file again when the guess was wrong): the file reads back whole. */
+START_TEST(test_graph_length_wider_than_guessed)
+{
+    ph_model *m = ph_model_new(17), *m2;
+    ph_error e = {0};
+    ph_graph *g = ph_model_graph(m);
+    int64_t d[] = {2};
+    ph_value *v = ph_graph_add_input(g, "x", PH_DT_FLOAT, 1, d);
+    ck_assert_ptr_nonnull(v);
+    ph_node *n = NULL;
+    /* 2000 nodes of about 40 bytes, a graph of about 80 KB (its length in
+     * 3 bytes), then a name of 2.1 MB makes it take 4 */
+    for (int i = 0; i < 2000; i++) {
+        n = ph_node_create(g, NULL, "Relu", 1, &v, 1);
+        ck_assert_ptr_nonnull(n);
+        v = ph_node_output(n, 0);
+    }
+    size_t n_big = (size_t)2100 << 10;
+    char *big = malloc(n_big + 1);
+    ck_assert_ptr_nonnull(big);
+    memset(big, 'n', n_big);
+    big[n_big] = 0;
+    ck_assert_int_eq(ph_node_set_name(n, big), 0);
+    ck_assert_int_eq(ph_graph_add_output(g, v), 0);
+    char out[512], again[512];
+    snprintf(out, sizeof out, "%s/wide.onnx", tmpdir);
+    snprintf(again, sizeof again, "%s/again.onnx", tmpdir);
+    ck_assert_msg(ph_model_save(m, out, &e) == 0, "%s", e.message);
+    ck_assert_msg(ph_model_load(out, &m2, &e) == 0, "%s", e.message);
+    ph_graph *g2 = ph_model_graph(m2);
+    ck_assert_uint_eq(ph_graph_node_count(g2), 2000);
+    ph_node *last = NULL;
+    for (ph_node *k = ph_graph_first_node(g2); k; k = ph_node_next(k))
+        last = k;
+    ck_assert_str_eq(ph_node_name(last), big);
+    ck_assert_msg(ph_model_save(m2, again, &e) == 0, "%s", e.message);
+    assert_same_bytes(out, again);
+    free(big);
+    ph_model_free(m);
+    ph_model_free(m2);
+}
+END_TEST
+
 START_TEST(test_edit_then_save_keeps_unmodelled_parts)
 {
     ph_model *m, *m2;
@@ -432,11 +564,7 @@ START_TEST(test_large_tensors_keep_their_order)
     char again[600];
     snprintf(again, sizeof again, "%s/again.onnx", tmpdir);
     ck_assert_int_eq(ph_model_save(m2, again, &e), 0);
-    size_t a, b;
-    unsigned char *da = read_file(out, &a), *db = read_file(again, &b);
-    ck_assert(a == b && memcmp(da, db, a) == 0);
-    free(da);
-    free(db);
+    assert_same_bytes(out, again);
     ph_model_free(m);
     ph_model_free(m2);
 }
@@ -457,6 +585,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_build_save_load);
     tcase_add_test(tc, test_edit_nodes_read_in_place);
     tcase_add_test(tc, test_edit_then_save_keeps_unmodelled_parts);
+    tcase_add_test(tc, test_node_fields_round_trip_identical);
+    tcase_add_test(tc, test_graph_length_wider_than_guessed);
     tcase_add_test(tc, test_large_tensors_keep_their_order);
     suite_add_tcase(s, tc);
     return s;

@@ -1,17 +1,24 @@
 /* sdk/src/onnx/save.c - write a model: the IR is put back into the protobuf tree
  * for the duration of one streaming pack, then the tree is restored.
  *
- * Nodes have no message between saves: each node's NodeProto is made from
- * the IR (node_message).  The main graph's nodes are made one at a time on
- * the stack as they are written, the model packed in pieces around them
- * (pack_model): protobuf-c writes a message's fields in the order of their
- * numbers, then its unknown fields, so the bytes are those of one pack of
- * the whole tree.  A subgraph's node messages live until the save ends.
+ * Nodes have no message between saves.  The main graph's nodes are encoded
+ * straight from the IR into the writer's buffer (node_measure, node_write:
+ * tag, length and bytes of each field, as protobuf-c writes them), as are
+ * its initializers that hold only dims, data type, name and raw bytes; an
+ * attribute message shared between nodes is packed once a save.  The rest
+ * of the model is packed by protobuf-c in pieces around them (pack_model),
+ * so the bytes are those of one protobuf-c pack of the whole tree.  A
+ * subgraph's node messages are made from the IR (node_message) and live
+ * until the save ends.
  *
- * Nothing is serialized to memory first: protobuf-c packs straight into a
- * buffered file writer, and initializer bytes go from their mapping to the
- * file without a copy.  The files are written into a staging folder of the
- * save beside the target and put in place by one commit (commit.c).
+ * One pass: the main graph's length, which comes before it, is written
+ * after it (its width guessed from the first nodes; the file is written
+ * again when the guess was wrong, or the graph measured first when it is
+ * near a width's bound).  Nothing is serialized to memory first: a 256 KiB
+ * buffered writer, initializer bytes from their mapping to the file without
+ * a copy, the disk writes started as the file grows (sync_file_range).  The
+ * files are written into a staging folder of the save beside the target,
+ * fsync'ed and put in place by one commit (commit.c).
  *
  * External data: when the model written whole would pass the threshold
  * (protobuf's 2 GB limit by default), the large raw tensors go to one data
@@ -30,6 +37,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "passhost/hashmap.h"
 #include "wire.h"
 
 /* --------------------------------------------------------- undo log */
@@ -62,9 +70,15 @@ typedef struct save_state {
     size_t n_made;
     Onnx__TensorProto **raw_set; /* tensors whose empty raw_data the save set: emptied after */
     size_t n_raw_set, cap_raw_set;
-    char **names;       /* scratch: a main-graph node's input and output names */
+    /* scratch of the node writer (one main-graph node at a time) */
+    char **names;       /* its input and output names */
+    size_t *lens;       /* and their lengths */
     size_t cap_names;
-    uint32_t *sizes;    /* the main graph's node messages' packed sizes (UINT32_MAX: larger) */
+    const struct attr_bytes **attr_bytes; /* its attributes' packed forms (attr_packed) */
+    size_t cap_attrs;
+    ph_hmap *attr_seen; /* shared attribute message -> its attr_bytes */
+    uint8_t *chunk;     /* where the next attr_bytes goes, chunk_left bytes free */
+    size_t chunk_left, attr_kept;
 } save_state;
 
 /* Set the field at addr (size bytes) to *val, remembering the old bytes. */
@@ -124,7 +138,9 @@ static void restore(save_state *st)
     free(st->tmp);
     free(st->ext);
     free(st->names);
-    free(st->sizes);
+    free(st->lens);
+    free(st->attr_bytes);
+    ph_hmap_free(st->attr_seen);
 }
 
 /* ----------------------------------------------------- IR -> protobuf */
@@ -134,41 +150,67 @@ static void restore(save_state *st)
 
 static void sync_graph(save_state *st, ph_graph *g);
 
-/* n's NodeProto into *p, made from the IR: its input and output names in
- * `names` (room for n_inputs + n_outputs), the rest borrowed from n. */
-static void node_message(const ph_node *n, Onnx__NodeProto *p, char **names)
+/* What a node's message holds, read from the IR here and only here (the
+ * node record's layout is the IR's): its input and output names in the
+ * caller's array, the other fields borrowed from n. */
+typedef struct node_view {
+    size_t n_in, n_out; /* names[0, n_in) inputs, then the outputs */
+    char *name, *op_type, *domain, *doc_string; /* NULL: absent */
+    Onnx__AttributeProto **attrs;
+    size_t n_attrs;
+    const ProtobufCMessageUnknownField *unknown;
+    size_t n_unknown;
+    int shared_attrs; /* the attribute messages lie in the model's arena, shared
+                         between nodes and unchanged during the save */
+    size_t name_len, op_type_len, domain_len, doc_len; /* set by node_measure */
+} node_view;
+
+static void node_view_of(const ph_node *n, char **names, node_view *v)
 {
-    *p = (Onnx__NodeProto)ONNX__NODE_PROTO__INIT;
+    v->n_in = n->n_inputs;
+    v->n_out = n->n_outputs;
     for (size_t i = 0; i < n->n_inputs; i++)
         names[i] = n->inputs[i] ? n->inputs[i]->name : EMPTY_NAME;
-    p->input = names;
-    p->n_input = n->n_inputs;
     names += n->n_inputs;
     for (size_t i = 0; i < n->n_outputs; i++)
         names[i] = n->outputs[i] ? n->outputs[i]->name : EMPTY_NAME;
-    p->output = names;
-    p->n_output = n->n_outputs;
-    p->name = n->name;
-    p->op_type = (char *)ir_node_op_type(n);
-    p->attribute = n->attrs;
-    p->n_attribute = n->n_attrs;
+    v->name = n->name;
+    v->op_type = (char *)ir_node_op_type(n);
+    v->attrs = n->attrs;
+    v->n_attrs = n->n_attrs;
+    v->shared_attrs = !n->fields_owned && !ir_node_n_subgraphs(n) && !ir_node_n_attr_tensors(n);
+    v->domain = v->doc_string = NULL;
+    v->unknown = NULL;
+    v->n_unknown = 0;
     if (n->rare) {
-        p->domain = n->rare->domain;
-        p->doc_string = n->rare->doc_string;
+        v->domain = n->rare->domain;
+        v->doc_string = n->rare->doc_string;
         if (n->rare->unknown) {
-            p->base.n_unknown_fields = n->rare->unknown->base.n_unknown_fields;
-            p->base.unknown_fields = n->rare->unknown->base.unknown_fields;
+            v->n_unknown = n->rare->unknown->base.n_unknown_fields;
+            v->unknown = n->rare->unknown->base.unknown_fields;
         }
     }
 }
 
-/* Room in st->names for n's names; 0 or -1 (out of memory). */
-static int names_room(save_state *st, const ph_node *n)
+/* n's NodeProto into *p, made from the IR: its input and output names in
+ * `names` (room for n_inputs + n_outputs), the rest borrowed from n. */
+static void node_message(const ph_node *n, Onnx__NodeProto *p, char **names)
 {
-    size_t need = (size_t)n->n_inputs + n->n_outputs;
-    if (need <= st->cap_names)
-        return 0;
-    return ir_grow((void **)&st->names, &st->cap_names, need, sizeof *st->names);
+    node_view v;
+    node_view_of(n, names, &v);
+    *p = (Onnx__NodeProto)ONNX__NODE_PROTO__INIT;
+    p->input = names;
+    p->n_input = v.n_in;
+    p->output = names + v.n_in;
+    p->n_output = v.n_out;
+    p->name = v.name;
+    p->op_type = v.op_type;
+    p->attribute = v.attrs;
+    p->n_attribute = v.n_attrs;
+    p->domain = v.domain;
+    p->doc_string = v.doc_string;
+    p->base.n_unknown_fields = v.n_unknown;
+    p->base.unknown_fields = (ProtobufCMessageUnknownField *)v.unknown;
 }
 
 /* Whether t's raw bytes field is empty, as between saves (the IR holds the
@@ -183,7 +225,8 @@ static void sync_tensor(save_state *st, ph_value *v)
 {
     ph_tensor *t = v->tensor;
     Onnx__TensorProto *p = t->proto;
-    if (!p->name || strcmp(p->name, v->name) != 0) /* the same text: nothing to set */
+    /* the name: a main-graph initializer's is set as it is written (main_graph) */
+    if (v->graph->parent && (!p->name || (p->name != v->name && strcmp(p->name, v->name) != 0)))
         SET(st, p->name, v->name);
     if (t->storage == IR_DATA_MAPPED || t->storage == IR_DATA_OWNED) {
         ProtobufCBinaryData raw = {t->nbytes, (uint8_t *)t->data};
@@ -265,33 +308,12 @@ static void sync_graph(save_state *st, ph_graph *g)
     }
     SET(st, gp->node, nodes);
     SET(st, gp->n_node, k);
-    /* room for what the initializers set in one step, not by doubling:
-     * the raw bytes of a tensor whose field is empty go to raw_set (the
-     * main graph's: one list), others to the log; external data may add
-     * more */
+    /* the raw bytes of a tensor whose field is empty go to raw_set (the
+     * main graph's: one list), others to the log */
     if (!g->parent && !st->raw_set) {
         if (!(st->raw_set = tmp_alloc(st, g->n_inits * sizeof *st->raw_set)))
             return;
         st->cap_raw_set = g->n_inits;
-    }
-    size_t need = st->n_undo + 16;
-    for (size_t i = 0, fast = st->n_raw_set; i < g->n_inits; i++) {
-        const ph_tensor *t = g->inits[i]->tensor;
-        if (t->storage != IR_DATA_MAPPED && t->storage != IR_DATA_OWNED)
-            continue;
-        if (raw_empty(t) && fast < st->cap_raw_set)
-            fast++;
-        else
-            need += 2 + 3 * (t->external != 0);
-    }
-    if (need > st->cap_undo) {
-        undo_entry *u = realloc(st->undo, need * sizeof *u);
-        if (u) {
-            st->undo = u;
-            st->cap_undo = need;
-        } else {
-            st->oom = 1;
-        }
     }
     for (size_t i = 0; i < g->n_inits; i++) {
         inits[i] = g->inits[i]->tensor->proto;
@@ -340,12 +362,16 @@ static void sync_graph(save_state *st, ph_graph *g)
 
 /* ------------------------------------------------------- file writer */
 
+enum { WRITEBACK_STEP = 8 << 20 };
+
 typedef struct file_writer {
     ProtobufCBuffer base;
     int fd;
     uint8_t *buf;
     size_t len, cap;
     int err; /* errno of the first failure */
+    uint64_t off; /* bytes written to the file so far (the buffer's not counted) */
+    uint64_t synced; /* bytes whose writeback has been started */
     const ph_model *model; /* whose mappings large writes may come from */
 } file_writer;
 
@@ -401,6 +427,14 @@ static void write_all(file_writer *w, const uint8_t *p, size_t n)
         }
         p += k;
         n -= (size_t)k;
+        w->off += (uint64_t)k;
+    }
+    /* start the disk writes of what is written so far, without waiting
+     * for them: the fsync that ends the save then waits for the last
+     * pieces only, not for the whole file */
+    if (!w->err && w->off - w->synced >= WRITEBACK_STEP) {
+        sync_file_range(w->fd, (off_t)w->synced, (off_t)(w->off - w->synced), SYNC_FILE_RANGE_WRITE);
+        w->synced = w->off;
     }
 }
 
@@ -441,15 +475,319 @@ static void writer_append(ProtobufCBuffer *b, size_t len, const uint8_t *data)
 
 /* ------------------------------------------------ the model, in pieces */
 
+/* The model is written as protobuf-c would pack the whole tree, but the
+ * main graph's nodes and plain initializers are encoded here, straight from
+ * the IR into the writer's buffer: protobuf-c would walk each message twice
+ * (its size, then its bytes) through its descriptors.  protobuf-c writes a
+ * message's fields in the order of their numbers, each repeated element
+ * with its own tag, a string or bytes field as tag, length and bytes, then
+ * the message's unknown fields (tag and the bytes kept); this writes the
+ * same.  Every field number here is below 16, so each tag is one byte. */
+
+enum {
+    MODEL_GRAPH_TAG = 7 << 3 | 2,
+    GRAPH_NODE_TAG = 1 << 3 | 2,
+    GRAPH_NAME_TAG = 2 << 3 | 2,
+    GRAPH_INIT_TAG = 5 << 3 | 2,
+    NODE_INPUT_TAG = 1 << 3 | 2,
+    NODE_OUTPUT_TAG = 2 << 3 | 2,
+    NODE_NAME_TAG = 3 << 3 | 2,
+    NODE_OP_TYPE_TAG = 4 << 3 | 2,
+    NODE_ATTR_TAG = 5 << 3 | 2,
+    NODE_DOC_TAG = 6 << 3 | 2,
+    NODE_DOMAIN_TAG = 7 << 3 | 2,
+    TENSOR_DIMS_TAG = 1 << 3 | 0,
+    TENSOR_TYPE_TAG = 2 << 3 | 0,
+    TENSOR_NAME_TAG = 8 << 3 | 2,
+    TENSOR_RAW_TAG = 9 << 3 | 2,
+};
+
+/* Bytes of a length-delimited field of len bytes (one-byte tag). */
+static inline uint64_t field_size(uint64_t len) { return 1 + onnx_wire_varint_size(len) + len; }
+
+/* Room for n bytes at the end of w's buffer (n well below its size). */
+static inline uint8_t *writer_room(file_writer *w, size_t n)
+{
+    if (w->cap - w->len < n)
+        flush_writer(w);
+    return w->buf + w->len;
+}
+
 /* A length-delimited field's tag and length. */
 static void put_header(file_writer *w, uint8_t tag, uint64_t len)
 {
-    uint8_t b[11];
-    b[0] = tag;
-    writer_append(&w->base, 1 + onnx_wire_put_varint(b + 1, len), b);
+    uint8_t *p = writer_room(w, 11);
+    p[0] = tag;
+    w->len += 1 + onnx_wire_put_varint(p + 1, len);
 }
 
-enum { MODEL_GRAPH_TAG = 7 << 3 | 2, GRAPH_NODE_TAG = 1 << 3 | 2 };
+/* A varint field (protobuf-c writes a negative int32 as its 64-bit
+ * two's complement, as int64). */
+static void put_varint_field(file_writer *w, uint8_t tag, uint64_t v)
+{
+    uint8_t *p = writer_room(w, 11);
+    p[0] = tag;
+    w->len += 1 + onnx_wire_put_varint(p + 1, v);
+}
+
+enum { SMALL_FIELD = 4096 }; /* larger ones go through writer_append */
+
+/* A string or bytes field: tag, length, bytes. */
+static inline void put_bytes(file_writer *w, uint8_t tag, const void *data, size_t len)
+{
+    if (len > SMALL_FIELD) {
+        put_header(w, tag, len);
+        writer_append(&w->base, len, data);
+        return;
+    }
+    uint8_t *p = writer_room(w, 11 + len);
+    p[0] = tag;
+    size_t k = 1 + onnx_wire_put_varint(p + 1, len);
+    if (len)
+        memcpy(p + k, data, len);
+    w->len += k + len;
+}
+
+/* A message's unknown fields: their size, and their bytes. */
+static uint64_t unknown_size(const ProtobufCMessageUnknownField *u, size_t n)
+{
+    uint64_t size = 0;
+    for (size_t i = 0; i < n; i++)
+        size += onnx_wire_varint_size((uint64_t)u[i].tag << 3 | u[i].wire_type) + u[i].len;
+    return size;
+}
+
+static void put_unknown(file_writer *w, const ProtobufCMessageUnknownField *u, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint8_t *p = writer_room(w, 10);
+        w->len += onnx_wire_put_varint(p, (uint64_t)u[i].tag << 3 | u[i].wire_type);
+        writer_append(&w->base, u[i].len, u[i].data);
+    }
+}
+
+/* --- attributes: each shared message packed once */
+
+/* An attribute message's packed size, with its bytes when they are kept. */
+typedef struct attr_bytes {
+    uint32_t len;
+    uint32_t kept; /* bytes[] holds the message */
+    uint8_t bytes[];
+} attr_bytes;
+
+enum {
+    ATTR_KEEP_MAX = 1024,        /* bytes of a message kept whole */
+    ATTR_KEPT_BUDGET = 8 << 20,  /* bytes the save keeps in all */
+    ATTR_CHUNK = 64 << 10
+};
+
+/* The packed form of attribute message a, shared between nodes: packed once
+ * a save, then copied.  NULL when it is not kept (the budget spent: the
+ * caller packs it) or out of memory (st->oom: the save fails, as any other
+ * allocation of the save that fails). */
+static const attr_bytes *attr_packed(save_state *st, const Onnx__AttributeProto *a)
+{
+    if (st->attr_kept >= ATTR_KEPT_BUDGET || st->oom)
+        return NULL;
+    if (!st->attr_seen && !(st->attr_seen = ph_hmap_new(NULL, NULL))) {
+        st->oom = 1;
+        return NULL;
+    }
+    uint64_t h = ph_hash_ptr(a);
+    int created;
+    void **slot = ph_hmap_slot(st->attr_seen, h, a, &created);
+    if (!slot) {
+        st->oom = 1;
+        return NULL;
+    }
+    if (!created)
+        return *slot;
+    size_t len = protobuf_c_message_get_packed_size(&a->base);
+    size_t need = (sizeof(attr_bytes) + (len <= ATTR_KEEP_MAX ? len : 0) + 7) & ~(size_t)7;
+    if (need > st->chunk_left) {
+        if (!(st->chunk = tmp_alloc(st, ATTR_CHUNK))) { /* sets st->oom */
+            st->chunk_left = 0;
+            *slot = NULL; /* (the map is freed with the save) */
+            return NULL;
+        }
+        st->chunk_left = ATTR_CHUNK;
+    }
+    attr_bytes *b = (attr_bytes *)st->chunk;
+    st->chunk += need;
+    st->chunk_left -= need;
+    st->attr_kept += need;
+    b->len = (uint32_t)len;
+    b->kept = len <= ATTR_KEEP_MAX;
+    if (b->kept)
+        protobuf_c_message_pack(&a->base, b->bytes);
+    *slot = b;
+    return b;
+}
+
+/* --- nodes */
+
+/* Room in the node writer's scratch for a node's names and attributes; 0
+ * or -1 (out of memory). */
+static int node_room(save_state *st, size_t n_names, size_t n_attrs)
+{
+    if (n_names > st->cap_names) {
+        size_t cap = st->cap_names;
+        if (ir_grow((void **)&st->names, &cap, n_names, sizeof *st->names) ||
+            ir_grow((void **)&st->lens, &st->cap_names, n_names, sizeof *st->lens))
+            return -1;
+    }
+    if (n_attrs > st->cap_attrs &&
+        ir_grow((void **)&st->attr_bytes, &st->cap_attrs, n_attrs, sizeof *st->attr_bytes))
+        return -1;
+    return 0;
+}
+
+/* Main-graph node n: its view in *v, its names' lengths and attributes'
+ * packed forms in the scratch; returns its message's size (0 with st->oom
+ * when out of memory). */
+static uint64_t node_measure(save_state *st, const ph_node *n, node_view *v)
+{
+    if (node_room(st, (size_t)n->n_inputs + n->n_outputs, n->n_attrs)) {
+        st->oom = 1;
+        return 0;
+    }
+    node_view_of(n, st->names, v);
+    uint64_t size = 0;
+    for (size_t i = 0, k = v->n_in + v->n_out; i < k; i++)
+        size += field_size(st->lens[i] = strlen(st->names[i]));
+    if (v->name)
+        size += field_size(v->name_len = strlen(v->name));
+    if (v->op_type)
+        size += field_size(v->op_type_len = strlen(v->op_type));
+    for (size_t i = 0; i < v->n_attrs; i++) {
+        const attr_bytes *b = v->shared_attrs ? attr_packed(st, v->attrs[i]) : NULL;
+        st->attr_bytes[i] = b;
+        size += field_size(b ? b->len : protobuf_c_message_get_packed_size(&v->attrs[i]->base));
+    }
+    if (v->doc_string)
+        size += field_size(v->doc_len = strlen(v->doc_string));
+    if (v->domain)
+        size += field_size(v->domain_len = strlen(v->domain));
+    return size + unknown_size(v->unknown, v->n_unknown);
+}
+
+/* The node node_measure just measured (size bytes), as a GraphProto.node
+ * element. */
+static void node_write(save_state *st, file_writer *w, const node_view *v, uint64_t size)
+{
+    put_header(w, GRAPH_NODE_TAG, size);
+    for (size_t i = 0; i < v->n_in; i++)
+        put_bytes(w, NODE_INPUT_TAG, st->names[i], st->lens[i]);
+    for (size_t i = v->n_in; i < v->n_in + v->n_out; i++)
+        put_bytes(w, NODE_OUTPUT_TAG, st->names[i], st->lens[i]);
+    if (v->name)
+        put_bytes(w, NODE_NAME_TAG, v->name, v->name_len);
+    if (v->op_type)
+        put_bytes(w, NODE_OP_TYPE_TAG, v->op_type, v->op_type_len);
+    for (size_t i = 0; i < v->n_attrs; i++) {
+        const attr_bytes *b = st->attr_bytes[i];
+        if (b && b->kept) {
+            put_bytes(w, NODE_ATTR_TAG, b->bytes, b->len);
+            continue;
+        }
+        put_header(w, NODE_ATTR_TAG, b ? b->len : protobuf_c_message_get_packed_size(&v->attrs[i]->base));
+        protobuf_c_message_pack_to_buffer(&v->attrs[i]->base, &w->base);
+    }
+    if (v->doc_string)
+        put_bytes(w, NODE_DOC_TAG, v->doc_string, v->doc_len);
+    if (v->domain)
+        put_bytes(w, NODE_DOMAIN_TAG, v->domain, v->domain_len);
+    put_unknown(w, v->unknown, v->n_unknown);
+}
+
+/* --- initializers */
+
+/* Whether tensor p has only the fields an initializer the IR holds has
+ * (dims, data type, name, raw bytes): those are encoded here, others by
+ * protobuf-c. */
+static int tensor_plain(const Onnx__TensorProto *p)
+{
+    return !p->segment && !p->n_float_data && !p->n_int32_data && !p->n_string_data && !p->n_int64_data &&
+           !p->doc_string && !p->n_external_data && !p->has_data_location && !p->n_double_data &&
+           !p->n_uint64_data && !p->base.n_unknown_fields;
+}
+
+/* A plain tensor's message size, named name (name_len bytes: the value's
+ * name, which the proto may not hold). */
+static uint64_t tensor_size(const Onnx__TensorProto *p, size_t name_len)
+{
+    uint64_t size = p->n_dims; /* a tag a dim */
+    for (size_t i = 0; i < p->n_dims; i++)
+        size += onnx_wire_varint_size((uint64_t)p->dims[i]);
+    if (p->has_data_type)
+        size += 1 + onnx_wire_varint_size((uint64_t)(int64_t)p->data_type);
+    size += field_size(name_len);
+    if (p->has_raw_data)
+        size += field_size(p->raw_data.len);
+    return size;
+}
+
+static void tensor_write(file_writer *w, const Onnx__TensorProto *p, const char *name, size_t name_len)
+{
+    for (size_t i = 0; i < p->n_dims; i++)
+        put_varint_field(w, TENSOR_DIMS_TAG, (uint64_t)p->dims[i]);
+    if (p->has_data_type)
+        put_varint_field(w, TENSOR_TYPE_TAG, (uint64_t)(int64_t)p->data_type);
+    put_bytes(w, TENSOR_NAME_TAG, name, name_len);
+    if (p->has_raw_data)
+        put_bytes(w, TENSOR_RAW_TAG, p->raw_data.data, p->raw_data.len);
+}
+
+/* --- the main graph and the model */
+
+/* The main graph's message (its nodes are not in it during the save: they
+ * are written from the IR), written through w or, with w NULL, only
+ * measured; returns its size. */
+static uint64_t main_graph(save_state *st, const ph_graph *g, file_writer *w)
+{
+    const Onnx__GraphProto *gp = g->proto;
+    uint64_t size = 0;
+    for (const ph_node *n = g->first; n && !st->oom && !(w && w->err); n = n->next) {
+        node_view v;
+        uint64_t s = node_measure(st, n, &v);
+        size += field_size(s);
+        if (w && !st->oom)
+            node_write(st, w, &v, s);
+    }
+    if (gp->name) {
+        size_t len = strlen(gp->name);
+        size += field_size(len);
+        if (w)
+            put_bytes(w, GRAPH_NAME_TAG, gp->name, len);
+    }
+    for (size_t i = 0; i < g->n_inits && !(w && w->err); i++) { /* gp->initializer's protos */
+        const ph_value *iv = g->inits[i];
+        Onnx__TensorProto *p = iv->tensor->proto;
+        int plain = tensor_plain(p);
+        size_t name_len = plain ? strlen(iv->name) : 0;
+        if (!plain && (!p->name || (p->name != iv->name && strcmp(p->name, iv->name) != 0)))
+            SET(st, p->name, iv->name); /* for protobuf-c */
+        uint64_t s = plain ? tensor_size(p, name_len) : protobuf_c_message_get_packed_size(&p->base);
+        size += field_size(s);
+        if (!w)
+            continue;
+        put_header(w, GRAPH_INIT_TAG, s);
+        if (plain)
+            tensor_write(w, p, iv->name, name_len);
+        else
+            protobuf_c_message_pack_to_buffer(&p->base, &w->base);
+    }
+    /* the fields after the initializers (9 and up), and the unknown ones */
+    Onnx__GraphProto rest = *gp;
+    rest.n_node = rest.n_initializer = 0;
+    rest.node = NULL;
+    rest.initializer = NULL;
+    rest.name = NULL;
+    size += protobuf_c_message_get_packed_size(&rest.base);
+    if (w)
+        protobuf_c_message_pack_to_buffer(&rest.base, &w->base);
+    return size;
+}
 
 /* The model's fields numbered before its graph (1 to 6), and those after
  * it with its unknown fields, as two messages that borrow them. */
@@ -470,61 +808,80 @@ static void model_split(const Onnx__ModelProto *mp, Onnx__ModelProto *before, On
     after->graph = NULL;
 }
 
-/* The packed size of the main graph g (its message holds no nodes during
- * the save: they are made here), each node's kept in st->sizes. */
-static uint64_t main_graph_size(save_state *st, const ph_graph *g)
-{
-    uint64_t size = protobuf_c_message_get_packed_size(&g->proto->base);
-    if (!st->sizes && !(st->sizes = malloc((g->n_nodes ? g->n_nodes : 1) * sizeof *st->sizes)))
-        st->oom = 1;
-    size_t k = 0;
-    for (const ph_node *n = g->first; n && !st->oom; n = n->next, k++) {
-        if (names_room(st, n)) {
-            st->oom = 1;
-            break;
-        }
-        Onnx__NodeProto p;
-        node_message(n, &p, st->names);
-        size_t s = protobuf_c_message_get_packed_size(&p.base);
-        st->sizes[k] = s < UINT32_MAX ? (uint32_t)s : UINT32_MAX;
-        size += 1 + onnx_wire_varint_size(s) + s;
-    }
-    return size;
-}
-
-/* The packed size of the whole model. */
-static uint64_t model_size(save_state *st, const ph_model *m)
+/* The packed size of the whole model, its main graph's in *graph. */
+static uint64_t model_size(save_state *st, const ph_model *m, uint64_t *graph)
 {
     Onnx__ModelProto before, after;
     model_split(m->proto, &before, &after);
-    uint64_t g = main_graph_size(st, m->graph);
-    return protobuf_c_message_get_packed_size(&before.base) + 1 + onnx_wire_varint_size(g) + g +
+    uint64_t g = *graph = main_graph(st, m->graph, NULL);
+    return protobuf_c_message_get_packed_size(&before.base) + field_size(g) +
            protobuf_c_message_get_packed_size(&after.base);
 }
 
-/* Write the model: the bytes of one protobuf-c pack of the whole tree, the
- * main graph's node messages made one at a time. */
-static void pack_model(save_state *st, const ph_model *m, file_writer *w)
+/* How many bytes the main graph's length takes, guessed from a measure of
+ * its first nodes: 0 when the guess could be wrong (a graph near a size
+ * where its length takes one more byte). */
+static size_t graph_length_guess(save_state *st, const ph_graph *g)
 {
-    Onnx__ModelProto before, after;
-    model_split(m->proto, &before, &after);
-    uint64_t g = main_graph_size(st, m->graph); /* sizes as they are now, after place_external */
+    enum { SAMPLE = 256 };
+    uint64_t sampled = 0, k = 0;
+    for (const ph_node *n = g->first; n && k < SAMPLE && !st->oom; n = n->next, k++) {
+        node_view v;
+        sampled += field_size(node_measure(st, n, &v));
+    }
+    uint64_t est = (k ? sampled * (uint64_t)g->n_nodes / k : 0) + st->raw_bytes + 32 * (uint64_t)g->n_inits;
+    size_t lo = onnx_wire_varint_size(est / 2), hi = onnx_wire_varint_size(est * 2);
+    return lo == hi && est > 0 ? lo : 0;
+}
+
+/* Write the model: the bytes of one protobuf-c pack of the whole tree.  The
+ * main graph's length comes before it: graph is that length when known
+ * (else UINT64_MAX), or its size in bytes is guessed, the graph written
+ * after room for it and its length put there at the end; when the guess
+ * was wrong, the file is written again. */
+static void pack_model(save_state *st, const ph_model *m, file_writer *w, uint64_t graph)
+{
+    size_t width = graph != UINT64_MAX ? 0 : graph_length_guess(st, m->graph);
+    if (graph == UINT64_MAX && !width)
+        model_size(st, m, &graph);
     if (st->oom) {
         w->err = ENOMEM;
         return;
     }
+    Onnx__ModelProto before, after;
+    model_split(m->proto, &before, &after);
     protobuf_c_message_pack_to_buffer(&before.base, &w->base);
-    put_header(w, MODEL_GRAPH_TAG, g);
-    size_t k = 0;
-    for (const ph_node *n = m->graph->first; n && !w->err; n = n->next, k++) {
-        Onnx__NodeProto p;
-        node_message(n, &p, st->names); /* main_graph_size made room */
-        size_t s = st->sizes[k] < UINT32_MAX ? st->sizes[k] : protobuf_c_message_get_packed_size(&p.base);
-        put_header(w, GRAPH_NODE_TAG, s);
-        protobuf_c_message_pack_to_buffer(&p.base, &w->base);
+    uint64_t at = 0;
+    if (width) { /* the length goes at `at` once known */
+        uint8_t *p = writer_room(w, 1 + width);
+        p[0] = MODEL_GRAPH_TAG;
+        memset(p + 1, 0, width);
+        at = w->off + w->len + 1;
+        w->len += 1 + width;
+    } else {
+        put_header(w, MODEL_GRAPH_TAG, graph);
     }
-    protobuf_c_message_pack_to_buffer(&m->graph->proto->base, &w->base);
+    uint64_t g = main_graph(st, m->graph, w);
     protobuf_c_message_pack_to_buffer(&after.base, &w->base);
+    flush_writer(w);
+    if (st->oom && !w->err)
+        w->err = ENOMEM;
+    if (w->err || !width)
+        return;
+    if (onnx_wire_varint_size(g) == width) {
+        uint8_t b[10];
+        onnx_wire_put_varint(b, g);
+        if (pwrite(w->fd, b, width, (off_t)at) != (ssize_t)width)
+            w->err = errno ? errno : EIO;
+        return;
+    }
+    /* the guess was wrong: again, with the length now known */
+    if (ftruncate(w->fd, 0) != 0 || lseek(w->fd, 0, SEEK_SET) != 0) {
+        w->err = errno;
+        return;
+    }
+    w->off = w->synced = 0;
+    pack_model(st, m, w, g);
 }
 
 /* ----------------------------------------------------------- saving */
@@ -710,7 +1067,7 @@ PH_API int ph_model_save_staged(ph_model *m, const char *folder, const char *nam
 
     save_state st = {.min_ext = o && o->external_min_bytes ? o->external_min_bytes : 1024};
     sync_graph(&st, m->graph);
-    file_writer w = {.base = {writer_append}, .fd = fm.fd, .cap = 1 << 20, .model = m};
+    file_writer w = {.base = {writer_append}, .fd = fm.fd, .cap = 256 << 10, .model = m};
     w.buf = malloc(w.cap);
     int code = PH_EIO;
     const char *what = NULL;
@@ -719,7 +1076,9 @@ PH_API int ph_model_save_staged(ph_model *m, const char *folder, const char *nam
         w.err = ENOMEM;
     /* external data: only when the whole model would pass the threshold
      * (the packed size is only computed when that is possible at all) */
-    if (!w.err && (threshold < (64u << 20) || st.raw_bytes >= threshold / 2) && model_size(&st, m) > threshold) {
+    uint64_t graph = UINT64_MAX; /* the main graph's length, once measured */
+    if (!w.err && (threshold < (64u << 20) || st.raw_bytes >= threshold / 2) &&
+        model_size(&st, m, &graph) > threshold) {
         unique_tag(tag);
         if ((size_t)snprintf(data_name, sizeof data_name, "%s.%s.data", name, tag) >= sizeof data_name) {
             w.err = ENAMETOOLONG;
@@ -727,7 +1086,7 @@ PH_API int ph_model_save_staged(ph_model *m, const char *folder, const char *nam
             place_external(&st, data_name);
             if (st.oom)
                 w.err = ENOMEM;
-            else if (model_size(&st, m) > PH_PROTOBUF_LIMIT) {
+            else if (model_size(&st, m, &graph) > PH_PROTOBUF_LIMIT) {
                 code = PH_EUNSUPPORTED;
                 what = "the model is larger than protobuf's 2 GB limit even with its large tensors as external data";
             } else if (out_make(&fd_, folder, data_name) != 0) {
@@ -741,8 +1100,7 @@ PH_API int ph_model_save_staged(ph_model *m, const char *folder, const char *nam
         }
     }
     if (!w.err && !what) {
-        pack_model(&st, m, &w);
-        flush_writer(&w);
+        pack_model(&st, m, &w, graph);
     }
     restore(&st);
     free(w.buf);

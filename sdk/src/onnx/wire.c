@@ -55,20 +55,3 @@ int onnx_wire_next(const uint8_t **p, const uint8_t *end, onnx_wire_field *f)
     f->end = *p;
     return 0;
 }
-
-size_t onnx_wire_put_varint(uint8_t *out, uint64_t v)
-{
-    size_t n = 0;
-    for (; v >= 0x80; v >>= 7)
-        out[n++] = (uint8_t)(v | 0x80);
-    out[n++] = (uint8_t)v;
-    return n;
-}
-
-size_t onnx_wire_varint_size(uint64_t v)
-{
-    size_t n = 1;
-    for (; v >= 0x80; v >>= 7)
-        n++;
-    return n;
-}

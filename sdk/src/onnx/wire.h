@@ -24,9 +24,24 @@ typedef struct onnx_wire_field {
  * than 10 bytes. */
 int onnx_wire_varint(const uint8_t **p, const uint8_t *end, uint64_t *out);
 /* v as a varint into out (room for 10 bytes); returns the bytes written,
- * which onnx_wire_varint_size gives without writing. */
-size_t onnx_wire_put_varint(uint8_t *out, uint64_t v);
-size_t onnx_wire_varint_size(uint64_t v);
+ * which onnx_wire_varint_size gives without writing.  Inline: the save
+ * writes several for each node. */
+static inline size_t onnx_wire_put_varint(uint8_t *out, uint64_t v)
+{
+    size_t n = 0;
+    for (; v >= 0x80; v >>= 7)
+        out[n++] = (uint8_t)(v | 0x80);
+    out[n++] = (uint8_t)v;
+    return n;
+}
+
+static inline size_t onnx_wire_varint_size(uint64_t v)
+{
+    size_t n = 1;
+    for (; v >= 0x80; v >>= 7)
+        n++;
+    return n;
+}
 
 /* The field at *p (advanced past it); 0, or -1 when it is truncated, its
  * number is 0 or too large, or its wire type is a group (3, 4) or does not
