@@ -278,6 +278,12 @@ PH_API void ph_node_heap_free(ph_node_heap *h);
 PH_API int ph_node_heap_push(ph_node_heap *h, ph_node *n);
 /* The next node in order, NULL when none is left. */
 PH_API ph_node *ph_node_heap_pop(ph_node_heap *h);
+/* 1 if a comes before b in their graph's node list (the order of
+ * ph_graph_walk), 0 otherwise or when they are of different graphs. */
+PH_API int ph_node_before(const ph_node *a, const ph_node *b);
+/* How many live nodes of op `op` the graphs of m hold (what
+ * ph_graph_walk_ops over them costs); 0 for PH_OP_UNKNOWN. */
+PH_API size_t ph_model_op_count(const ph_model *m, ph_op op);
 /* -------------------------------------------------------- numbered rewrites */
 
 /* For passes: ask before each rewrite.  1: go ahead, the rewrite now has

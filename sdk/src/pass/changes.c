@@ -207,3 +207,13 @@ PH_API int ph_graph_remove_dead_near(ph_graph *g, ph_node *const *nodes, size_t 
     }
     return removed;
 }
+
+PH_API int ph_node_before(const ph_node *a, const ph_node *b)
+{
+    return a && b && a->graph == b->graph && a->order < b->order;
+}
+
+PH_API size_t ph_model_op_count(const ph_model *m, ph_op op)
+{
+    return m && op > PH_OP_UNKNOWN && op < PH_OP__COUNT ? m->op_count[op] : 0;
+}
