@@ -251,8 +251,9 @@ PH_API uint64_t *ph_ctx_pass_memo(ph_ctx *ctx);
  * m, a call on another model before this one, or changes that may have
  * gone unrecorded (an allocation failure of the IR since, counted by
  * ph_model_alloc_failures).  Each call, whatever it returns, starts the
- * period the next call reports.  PH_ENOMEM (the next call returns 0) or
- * PH_EINVAL (m NULL). */
+ * period the next call reports.  PH_ENOMEM (counted in the model's or the
+ * context's allocation failures, so the run fails; the next call returns
+ * 0) or PH_EINVAL (m NULL). */
 PH_API int ph_ctx_changed_nodes(ph_ctx *ctx, ph_model *m, ph_node ***nodes, size_t *n);
 /* ph_graph_remove_dead_gated for a pass that knows what changed since the
  * last sweep of g left no dead node (ph_ctx_changed_nodes, and a sweep

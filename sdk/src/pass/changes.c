@@ -27,8 +27,10 @@ PH_API int ph_ctx_changed_nodes(ph_ctx *ctx, ph_model *m, ph_node ***nodes, size
     void **slot = ctx && m ? ctx_pass_changes_slot(ctx) : NULL;
     if (!slot)
         return m ? PH_ENOMEM : PH_EINVAL;
-    if (!*slot && !(*slot = calloc(1, sizeof(log_reader))))
+    if (!*slot && !(*slot = calloc(1, sizeof(log_reader)))) {
+        ir_alloc_failed(m); /* the caller walks everything; the run still fails */
         return PH_ENOMEM;
+    }
     log_reader *r = *slot;
     struct pat_changelog *log = pat_log_get(m); /* observes from now on if new */
     if (!log) {
