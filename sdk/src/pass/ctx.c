@@ -25,7 +25,7 @@ struct ph_ctx {
     void *count_user;
     int pending;            /* a begun rewrite not yet reported to the hook */
     char *matched, *removed, *added; /* owned, of the pending rewrite */
-    /* per pass: its memo word and its reader of the change log (changes.c) */
+    /* per pass: its memo word and its reader of the change log (pattern/changes.c) */
     struct memo { char *pass; uint64_t word; void *changes; } *memos; /* owned */
     size_t n_memos, cap_memos;
     uint64_t alloc_failures; /* see ph_ctx_alloc_failures */

@@ -4,7 +4,7 @@
 
 #include <passhost/passhost.h>
 
-/* The running pass's slot for its change-log reader (changes.c): a block
+/* The running pass's slot for its change-log reader (pattern/changes.c): a block
  * the context frees with free() in ph_ctx_free; NULL in the slot until
  * first set.  NULL when out of memory. */
 void **ctx_pass_changes_slot(ph_ctx *ctx);

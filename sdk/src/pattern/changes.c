@@ -1,4 +1,4 @@
-/* sdk/src/pass/changes.c - what changed in a model since a pass's previous
+/* sdk/src/pattern/changes.c - what changed in a model since a pass's previous
  * call (ph_ctx_changed_nodes).
  *
  * The model's change log (pattern/changelog.c, kept for the rewrite
