@@ -589,6 +589,77 @@ START_TEST(sequences_are_not_folded)
 }
 END_TEST
 
+/* ------------------------------------------- calls after the first one */
+
+/* x -> 41 nodes -> v40; k = Sin(x), t = Add(x, w), z = Add(k, t), and
+ * g0 = Neg(w), g1 = Relu(g0) graph outputs: computed and kept, not
+ * folded. */
+static ph_model *far_model(int with_kept)
+{
+    static char text[4096];
+    int len = snprintf(text, sizeof text, "x: float[4]; w: const float[4]\nv0 = Neg(x)\n");
+    for (int i = 0; i < 40; i++)
+        len += snprintf(text + len, sizeof text - (size_t)len, "v%d = %s(v%d)\n", i + 1, i % 2 ? "Relu" : "Abs", i);
+    snprintf(text + len, sizeof text - (size_t)len, "%sk = Sin(x); t = Add(x, w); z = Add(k, t)\nreturn v40, z%s",
+             with_kept ? "g0 = Neg(w); g1 = Relu(g0); " : "", with_kept ? ", g0, g1" : "");
+    return pc_model(text);
+}
+
+/* far_model's nodes: 41 k, 42 t, 43 z (two more each with g0, g1: 41, 42) */
+static ph_node *far_node(ph_model *m, size_t k) { return ph_value_producer(pc_node_output(m, k)); }
+
+static int run_in(ph_ctx *ctx, ph_model *m)
+{
+    ph_error err = {0};
+    ph_params *params = ph_params_new(pass->params, &err);
+    ck_assert_ptr_nonnull(params);
+    ph_ctx_begin_pass(ctx, "constant_folding", "");
+    int r = ph_ctx_run(ctx, ph_model_graph(m), pass->run, params);
+    ph_ctx_end_pass(ctx);
+    ph_params_free(params);
+    return r;
+}
+
+/* A change far from most nodes makes Sin's input constant: the second
+ * call folds Sin; another makes t's inputs constant: the third folds t,
+ * and computes z (a graph output: kept, not folded). */
+START_TEST(second_call_folds_a_far_change)
+{
+    ph_model *m = far_model(0);
+    ph_graph *g = ph_model_graph(m);
+    ph_ctx *ctx = ph_ctx_new(NULL, NULL);
+    ck_assert_int_eq(run_in(ctx, m), 0);
+    ph_node *k = far_node(m, 41), *t = far_node(m, 42);
+    ph_value *w = ph_node_input(t, 1);
+    ck_assert_int_eq(ph_node_set_input(k, 0, w), 0);
+    ck_assert_int_eq(run_in(ctx, m), 1); /* Sin; z still reads t = Add(x, w) */
+    ck_assert_int_eq(ph_node_set_input(t, 0, w), 0);
+    ck_assert_int_eq(run_in(ctx, m), 1); /* t */
+    ck_assert_uint_eq(ph_graph_node_count(g), 42);
+    ck_assert_int_eq(run_in(ctx, m), 0);
+    ph_ctx_free(ctx);
+    ph_model_free(m);
+}
+END_TEST
+
+/* A call that kept a value (g0, g1: graph outputs computed from
+ * constants) makes the next one walk the whole graph: t, changed to read
+ * g1, folds with g1's value, which needs g0's, and nothing listed g0. */
+START_TEST(second_call_after_a_kept_value)
+{
+    ph_model *m = far_model(1);
+    ph_ctx *ctx = ph_ctx_new(NULL, NULL);
+    ck_assert_int_eq(run_in(ctx, m), 0);
+    ph_node *g1 = far_node(m, 42), *t = far_node(m, 44);
+    ck_assert_int_eq(ph_node_set_input(t, 0, ph_node_output(g1, 0)), 0);
+    ck_assert_int_eq(run_in(ctx, m), 1);
+    ck_assert(ph_node_is_removed(t));
+    ck_assert(!ph_node_is_removed(g1));
+    ph_ctx_free(ctx);
+    ph_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pass_constant_folding");
@@ -596,6 +667,8 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, folds_constant_chain);
+    tcase_add_test(tc, second_call_folds_a_far_change);
+    tcase_add_test(tc, second_call_after_a_kept_value);
     tcase_add_test(tc, folds_shape_gather_concat_reshape);
     tcase_add_test(tc, folds_shape_chain_after_inference);
     tcase_add_test(tc, shape_slice_of_partly_known_shape);

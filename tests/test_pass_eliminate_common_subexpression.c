@@ -194,6 +194,106 @@ START_TEST(attribute_comparison)
 }
 END_TEST
 
+/* ------------------------------------------- calls after the first one */
+
+/* x -> 41 nodes -> v40; j = Abs(x), k = Sin(x), p = Neg(k), q = Neg(j),
+ * r1 = Relu(p), r2 = Relu(q), z = Add(r1, r2): no two nodes equal. */
+static ph_model *far_model(void)
+{
+    static char text[4096];
+    int len = snprintf(text, sizeof text, "x: float[4]\nv0 = Neg(x)\n");
+    for (int i = 0; i < 40; i++)
+        len += snprintf(text + len, sizeof text - (size_t)len, "v%d = %s(v%d)\n", i + 1, i % 2 ? "Relu" : "Abs", i);
+    snprintf(text + len, sizeof text - (size_t)len,
+             "j = Abs(x); k = Sin(x); p = Neg(k); q = Neg(j); r1 = Relu(p); r2 = Relu(q); z = Add(r1, r2)\n"
+             "return v40, z");
+    return pc_model(text);
+}
+
+/* far_model's nodes: 41 j, 42 k, 43 p, 44 q, 45 r1, 46 r2, 47 z */
+static ph_node *far_node(ph_model *m, size_t k) { return ph_value_producer(pc_node_output(m, k)); }
+
+static int run_in(ph_ctx *ctx, ph_model *m)
+{
+    ph_ctx_begin_pass(ctx, "eliminate_common_subexpression", "");
+    int r = ph_ctx_run(ctx, ph_model_graph(m), pass->run, NULL);
+    ph_ctx_end_pass(ctx);
+    return r;
+}
+
+/* z's inputs are both r1's output, and r1 reads p's */
+static void check_merged(ph_model *m, ph_node *p, ph_node *r1, ph_node *z)
+{
+    ck_assert_ptr_eq(ph_node_input(z, 0), ph_node_input(z, 1));
+    ck_assert_ptr_eq(ph_value_producer(ph_node_input(z, 0)), r1);
+    ck_assert_ptr_eq(ph_value_producer(ph_node_input(r1, 0)), p);
+    ck_assert_uint_eq(ph_graph_node_count(ph_model_graph(m)), 46);
+}
+
+/* A change far from most nodes makes q equal to the earlier p: the second
+ * call merges q into p, then r2 into r1 (its reader, equal in turn), as a
+ * fresh walk of the whole graph does. */
+START_TEST(second_call_merges_a_new_twin)
+{
+    for (int fresh = 0; fresh < 2; fresh++) {
+        ph_model *m = far_model();
+        ph_ctx *ctx = ph_ctx_new(NULL, NULL);
+        if (!fresh)
+            ck_assert_int_eq(run_in(ctx, m), 0);
+        ph_node *p = far_node(m, 43), *q = far_node(m, 44), *r1 = far_node(m, 45), *z = far_node(m, 47);
+        ck_assert_int_eq(ph_node_set_input(q, 0, ph_node_input(p, 0)), 0);
+        ck_assert_int_eq(run_in(ctx, m), 2);
+        ck_assert(ph_node_is_removed(q));
+        check_merged(m, p, r1, z);
+        ck_assert_int_eq(run_in(ctx, m), 0);
+        ph_ctx_free(ctx);
+        ph_model_free(m);
+    }
+}
+END_TEST
+
+/* The changed node is the earlier one: the later, unchanged q merges into
+ * it (found among the readers of their input). */
+START_TEST(second_call_merges_the_later_twin)
+{
+    ph_model *m = far_model();
+    ph_ctx *ctx = ph_ctx_new(NULL, NULL);
+    ck_assert_int_eq(run_in(ctx, m), 0);
+    ph_node *p = far_node(m, 43), *q = far_node(m, 44), *r1 = far_node(m, 45), *z = far_node(m, 47);
+    ck_assert_int_eq(ph_node_set_input(p, 0, ph_node_input(q, 0)), 0);
+    ck_assert_int_eq(run_in(ctx, m), 2);
+    ck_assert(ph_node_is_removed(q));
+    check_merged(m, p, r1, z);
+    ph_ctx_free(ctx);
+    ph_model_free(m);
+}
+END_TEST
+
+/* Nodes without inputs: a Constant made equal to another one is found
+ * through the op's nodes. */
+START_TEST(second_call_merges_constants)
+{
+    static char text[4096];
+    int len = snprintf(text, sizeof text, "x: float[1]\na = Constant() {value_floats=[1.0]}\n"
+                       "b = Constant() {value_floats=[2.0]}\ns = Add(x, a); t = Add(x, b); u = Mul(s, t)\n"
+                       "v0 = Neg(u)\n");
+    for (int i = 0; i < 40; i++) /* a graph large enough for the near path */
+        len += snprintf(text + len, sizeof text - (size_t)len, "v%d = %s(v%d)\n", i + 1, i % 2 ? "Relu" : "Abs", i);
+    snprintf(text + len, sizeof text - (size_t)len, "return v40");
+    ph_model *m = pc_model(text);
+    ph_ctx *ctx = ph_ctx_new(NULL, NULL);
+    ck_assert_int_eq(run_in(ctx, m), 0);
+    ph_node *a = far_node(m, 0), *b = far_node(m, 1), *u = far_node(m, 4);
+    ck_assert_int_eq(ph_node_set_attr_floats(b, "value_floats", 1, (const float[]){1.0f}), 0);
+    ck_assert_int_eq(run_in(ctx, m), 2); /* b into a, then t into s */
+    ck_assert(ph_node_is_removed(b));
+    ck_assert(!ph_node_is_removed(a));
+    ck_assert_ptr_eq(ph_node_input(u, 0), ph_node_input(u, 1));
+    ph_ctx_free(ctx);
+    ph_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pass_eliminate_common_subexpression");
@@ -201,6 +301,9 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, twins_merged);
+    tcase_add_test(tc, second_call_merges_a_new_twin);
+    tcase_add_test(tc, second_call_merges_the_later_twin);
+    tcase_add_test(tc, second_call_merges_constants);
     tcase_add_test(tc, chain_collapses_in_one_run);
     tcase_add_test(tc, later_twin_graph_output);
     tcase_add_test(tc, both_graph_outputs_kept);

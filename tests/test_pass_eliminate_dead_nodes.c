@@ -105,6 +105,149 @@ START_TEST(body_outputs_left_alone)
 }
 END_TEST
 
+/* ------------------------------------------- calls after the first one */
+
+/* x -> 40 nodes -> y, and x -> Sin -> Tanh -> Exp -> z = Add(e, w): a
+ * model where a change near z is far from most nodes. */
+static ph_model *far_model(void)
+{
+    static char text[4096];
+    int len = snprintf(text, sizeof text, "x: float[4]; w: const float[4]\nv0 = Neg(x)\n");
+    for (int i = 0; i < 40; i++)
+        len += snprintf(text + len, sizeof text - (size_t)len, "v%d = %s(v%d)\n", i + 1, i % 2 ? "Relu" : "Abs", i);
+    snprintf(text + len, sizeof text - (size_t)len,
+             "k1 = Sin(x); k2 = Tanh(k1); k3 = Exp(k2); z = Add(k3, w)\nreturn v40, z");
+    return pc_model(text);
+}
+
+static int run_in(ph_ctx *ctx, const char *name, ph_model *m)
+{
+    ph_ctx_begin_pass(ctx, name, "");
+    int r = ph_ctx_run(ctx, ph_model_graph(m), pass->run, NULL);
+    ph_ctx_end_pass(ctx);
+    return r;
+}
+
+/* far_model's nodes by the name of their output */
+static ph_node *producer_of(ph_model *m, const char *name)
+{
+    size_t k = name[0] == 'z' ? 44 : 40 + (size_t)(name[1] - '0');
+    return ph_value_producer(pc_node_output(m, k));
+}
+
+static ph_value *input_x(ph_model *m) { return ph_graph_input(ph_model_graph(m), 0); }
+
+/* What ph_ctx_changed_nodes lists, and when it says "everything". */
+START_TEST(changed_nodes_since_the_last_call)
+{
+    ph_model *m = far_model(), *m2 = far_model();
+    ph_ctx *ctx = ph_ctx_new(NULL, NULL);
+    ph_node **nodes;
+    size_t n;
+    ph_ctx_begin_pass(ctx, "p", "");
+    ck_assert_int_eq(ph_ctx_changed_nodes(ctx, m, &nodes, &n), 0); /* first call: everything */
+    ck_assert_int_eq(ph_ctx_changed_nodes(ctx, m, &nodes, &n), 1);
+    ck_assert_uint_eq(n, 0);
+    /* z reads x instead of k3: z changed, Exp lost its reader */
+    ph_node *add = producer_of(m, "z"), *exp = producer_of(m, "k3");
+    ck_assert_int_eq(ph_node_set_input(add, 0, input_x(m)), 0);
+    ck_assert_int_eq(ph_ctx_changed_nodes(ctx, m, &nodes, &n), 1);
+    ck_assert_uint_eq(n, 2);
+    ck_assert((nodes[0] == add && nodes[1] == exp) || (nodes[0] == exp && nodes[1] == add));
+    ph_ctx_end_pass(ctx);
+    /* another pass has its own reader: its first call is everything */
+    ph_ctx_begin_pass(ctx, "q", "");
+    ck_assert_int_eq(ph_ctx_changed_nodes(ctx, m, &nodes, &n), 0);
+    ph_ctx_end_pass(ctx);
+    /* another model, then back: everything both times */
+    ph_ctx_begin_pass(ctx, "p", "");
+    ck_assert_int_eq(ph_ctx_changed_nodes(ctx, m2, &nodes, &n), 0);
+    ck_assert_int_eq(ph_ctx_changed_nodes(ctx, m, &nodes, &n), 0);
+    ck_assert_int_eq(ph_ctx_changed_nodes(ctx, m, &nodes, &n), 1);
+    ck_assert_uint_eq(n, 0);
+    /* a removed node is not listed; the producers it leaves are */
+    ck_assert_int_eq(ph_node_remove(exp), 0);
+    ck_assert_int_eq(ph_ctx_changed_nodes(ctx, m, &nodes, &n), 1);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_ptr_eq(nodes[0], producer_of(m, "k2"));
+    ck_assert_int_eq(ph_ctx_changed_nodes(ctx, NULL, &nodes, &n), PH_EINVAL);
+    ph_ctx_end_pass(ctx);
+    ph_ctx_free(ctx);
+    ph_model_free(m);
+    ph_model_free(m2);
+}
+END_TEST
+
+/* A second call finds what a change far from the rest left dead: the
+ * chain behind it, transitively, and the initializer it read. */
+START_TEST(second_call_finds_a_far_change)
+{
+    ph_model *m = far_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_ctx *ctx = ph_ctx_new(NULL, NULL);
+    ck_assert_int_eq(run_in(ctx, "eliminate_dead_nodes", m), 0);
+    ph_node *add = producer_of(m, "z");
+    ph_value *x = input_x(m);
+    ck_assert_uint_eq(ph_graph_initializer_count(g), 1);
+    ck_assert_int_eq(ph_node_set_input(add, 0, x), 0);
+    ck_assert_int_eq(ph_node_set_input(add, 1, x), 0);
+    ck_assert_int_eq(run_in(ctx, "eliminate_dead_nodes", m), 4); /* Exp, Tanh, Sin, w */
+    ck_assert_uint_eq(ph_graph_node_count(g), 42);
+    ck_assert_uint_eq(ph_graph_initializer_count(g), 0);
+    ck_assert_int_eq(run_in(ctx, "eliminate_dead_nodes", m), 0);
+    ph_ctx_free(ctx);
+    ph_model_free(m);
+}
+END_TEST
+
+/* The near sweep removes what the full one removes, in its order (the
+ * latest first), and a call on another model in between looks at all. */
+START_TEST(near_sweep_order_and_other_models)
+{
+    ph_model *m = far_model(), *m2 = far_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_ctx *ctx = ph_ctx_new(NULL, NULL);
+    ck_assert_int_eq(run_in(ctx, "eliminate_dead_nodes", m), 0);
+    /* m2 gets a dead chain before the pass ever ran on it; m changes too */
+    ph_node *add2 = producer_of(m2, "z");
+    ck_assert_int_eq(ph_node_set_input(add2, 0, input_x(m2)), 0);
+    ck_assert_int_eq(run_in(ctx, "eliminate_dead_nodes", m2), 3);
+    ck_assert_int_eq(ph_node_set_input(producer_of(m, "z"), 0, input_x(m)), 0);
+    /* by hand, with the list the pass would get: the order of removals */
+    ph_node **nodes;
+    size_t n;
+    ph_ctx_begin_pass(ctx, "order", "");
+    ck_assert_int_eq(ph_ctx_changed_nodes(ctx, m, &nodes, &n), 0);
+    ph_ctx_end_pass(ctx);
+    ph_node *seen[8];
+    size_t n_seen = 0;
+    ph_node *e = producer_of(m, "k3"), *t = producer_of(m, "k2"), *s = producer_of(m, "k1");
+    ph_node *list[2] = {e, producer_of(m, "z")};
+    ph_node_heap *h = ph_node_heap_new(1);
+    for (int i = 0; i < 2; i++)
+        ck_assert_int_eq(ph_node_heap_push(h, list[i]), 0);
+    ck_assert_int_eq(ph_node_heap_push(h, s), 0);
+    ck_assert_int_eq(ph_node_heap_push(h, t), 0);
+    ck_assert_int_eq(ph_node_heap_push(h, e), 0); /* twice: comes out once */
+    for (ph_node *k; (k = ph_node_heap_pop(h)) && n_seen < 8;)
+        seen[n_seen++] = k;
+    ck_assert_uint_eq(n_seen, 4);
+    ck_assert_ptr_eq(seen[0], list[1]);
+    ck_assert_ptr_eq(seen[1], e);
+    ck_assert_ptr_eq(seen[2], t);
+    ck_assert_ptr_eq(seen[3], s);
+    ck_assert_int_eq(ph_node_heap_push(h, list[1]), 0); /* behind the last one: not taken */
+    ck_assert_ptr_null(ph_node_heap_pop(h));
+    ph_node_heap_free(h);
+    ck_assert_int_eq(ph_graph_remove_dead_near(g, list, 2, NULL, NULL), 3);
+    ck_assert_uint_eq(ph_graph_node_count(g), 42);
+    ck_assert_int_eq(run_in(ctx, "eliminate_dead_nodes", m), 0);
+    ph_ctx_free(ctx);
+    ph_model_free(m);
+    ph_model_free(m2);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pass_eliminate_dead_nodes");
@@ -116,6 +259,9 @@ int main(void)
     tcase_add_test(tc, live_nodes_left_alone);
     tcase_add_test(tc, outer_values_read_by_bodies);
     tcase_add_test(tc, body_outputs_left_alone);
+    tcase_add_test(tc, changed_nodes_since_the_last_call);
+    tcase_add_test(tc, second_call_finds_a_far_change);
+    tcase_add_test(tc, near_sweep_order_and_other_models);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK); /* cases that only compute share one process */

@@ -49,6 +49,16 @@
  *   preprocessing of small weights, and refuses what blows a model up
  *   (Expand/Tile/ConstantOfShape/Range/broadcasts of small constants).
  *   Raise it, or set 0, to fold transposes/casts of large weights too.
+ * Later calls: after a call that kept no value (no graph output computed,
+ *   no partial shape) and was not stopped by --max-rewrites, a call on the
+ *   same model with the same opset and max_output_bytes visits only the
+ *   nodes changed since (ph_ctx_changed_nodes) and, in graph order, the
+ *   readers of what it folds or keeps: a node can fold now that did not
+ *   then only if an input became constant, an output gained a reader or
+ *   lost a graph-output slot, its attributes or an input's type changed,
+ *   and each of these lists it.  The folds and their order are those of a
+ *   walk of the whole graph, which is made instead when the changes are a
+ *   quarter of the graph or more, or bodies have nodes.
  * Exact:    yes; the evaluator computes what the runtime would, and the
  *   result is stored bit for bit.
  */
@@ -85,6 +95,7 @@ typedef struct fold_state {
     ph_value **ins;
     ph_tensor **out;
     size_t cap_io;
+    int stopped; /* the rewrite budget refused a fold */
 } fold_state;
 
 static kept *kept_find(const fold_state *st, const ph_value *v)
@@ -247,6 +258,7 @@ static int install(fold_state *st, ph_node *n, ph_tensor **out)
     char label[200]; /* formatted only when the run shows it */
     const char *what = ph_ctx_wants_names(st->ctx) ? ph_node_label(n, label, sizeof label) : NULL;
     if (!ph_ctx_rewrite_begin(st->ctx, what)) {
+        st->stopped = 1;
         free_tensors(out, n_out);
         return 0;
     }
@@ -459,18 +471,94 @@ static int fold_node(ph_node *n, void *user)
     return rc ? install(st, n, out) : 0;
 }
 
+/* The memo word of a call after which only changed nodes need a visit:
+ * the opset and the cap it ran with, and a set low bit. */
+static uint64_t clean_word(const fold_state *st)
+{
+    if (st->cap >= (UINT64_C(1) << 46) || st->opset <= 0 || st->opset >= (1 << 16))
+        return 0;
+    return (uint64_t)st->opset << 48 | st->cap << 1 | 1;
+}
+
+/* Visit the nodes of changed[0..n) and the readers of what folds or is
+ * kept, in graph order.  *done = 0 (nothing changed) when the whole graph
+ * must be walked instead. */
+static int fold_near(fold_state *st, ph_graph *g, ph_node **changed, size_t n, int *done)
+{
+    *done = 0;
+    size_t nodes = ph_graph_node_count(g);
+    if (ph_model_node_count(ph_graph_model(g)) != nodes || n >= nodes / 4)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (ph_node_graph(changed[i]) != g)
+            return 0;
+    ph_node_heap *h = ph_node_heap_new(0);
+    if (!h)
+        return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");
+    *done = 1;
+    int rc = 0, total = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = ph_node_heap_push(h, changed[i]);
+    ph_node **readers = NULL;
+    size_t cap = 0;
+    for (ph_node *x; rc >= 0 && !st->stopped && (x = ph_node_heap_pop(h));) {
+        size_t k = 0, kept_before = st->n_kept; /* x's readers, before a fold moves them */
+        for (size_t j = 0; j < ph_node_output_count(x) && rc >= 0; j++) {
+            const ph_value *o = ph_node_output(x, j);
+            for (size_t u = 0; o && u < ph_value_use_count(o); u++) {
+                if (k == cap) {
+                    ph_node **r = realloc(readers, (cap = cap ? 2 * cap : 16) * sizeof *r);
+                    if (!r) {
+                        rc = PH_ENOMEM;
+                        break;
+                    }
+                    readers = r;
+                }
+                readers[k++] = ph_value_use(o, u, NULL);
+            }
+        }
+        if (rc < 0)
+            break;
+        rc = fold_node(x, st);
+        if (rc > 0)
+            total += rc;
+        if (rc > 0 || st->n_kept > kept_before)
+            for (size_t i = 0; i < k && rc >= 0; i++)
+                rc = ph_node_heap_push(h, readers[i]) < 0 ? PH_ENOMEM : rc;
+    }
+    free(readers);
+    ph_node_heap_free(h);
+    if (rc == PH_ENOMEM)
+        return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");
+    return rc < 0 ? rc : total;
+}
+
 static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
 {
     int64_t cap = ph_params_int(params, "max_output_bytes");
     if (cap < 0)
         return ph_ctx_error(ctx, PH_EINVAL, "max_output_bytes must be >= 0 (0 = no cap), got %lld",
                             (long long)cap);
-    fold_state st = {ctx, ph_model_opset(ph_graph_model(g), ""), (uint64_t)cap, NULL, NULL, 0, 0, NULL, NULL, NULL, 0};
-    if (st.opset < 1)
+    fold_state st = {ctx, ph_model_opset(ph_graph_model(g), ""), (uint64_t)cap, NULL, NULL, 0, 0, NULL, NULL, NULL, 0, 0};
+    /* memo: clean_word of the last call when it kept nothing and was not stopped */
+    uint64_t *memo = ph_ctx_pass_memo(ctx);
+    ph_node **changed;
+    size_t n_changed;
+    int known = ph_ctx_changed_nodes(ctx, ph_graph_model(g), &changed, &n_changed);
+    if (st.opset < 1) {
+        if (memo)
+            *memo = 0;
         return 0; /* no default-domain opset: nothing to evaluate against */
+    }
     if (!(st.kept_of = ph_hmap_new(NULL, NULL)))
         return ph_ctx_error(ctx, PH_ENOMEM, "out of memory");
-    int rc = ph_graph_walk(g, fold_node, &st);
+    int rc = 0, done = 0;
+    if (known == 1 && memo && *memo && *memo == clean_word(&st))
+        rc = fold_near(&st, g, changed, n_changed, &done);
+    if (!done)
+        rc = ph_graph_walk(g, fold_node, &st);
+    if (memo)
+        *memo = rc >= 0 && !st.stopped && st.n_kept == 0 ? clean_word(&st) : 0;
     for (size_t i = 0; i < st.n_kept; i++)
         ph_tensor_free(st.kept[i].t);
     free(st.kept);

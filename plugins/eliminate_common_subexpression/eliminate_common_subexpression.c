@@ -25,11 +25,24 @@
  *   order (bodies just before their node, after every outer value they
  *   read), so once a node is merged its readers compare equal in turn and
  *   a whole chain collapses in one run.
+ *   A later call on the same model, after a call that refused no pair and
+ *   was not stopped by --max-rewrites, looks only near what changed since
+ *   (ph_ctx_changed_nodes): then no two live nodes were equal, so two are
+ *   equal now only if one of them was created or had an input or an
+ *   attribute changed, and is listed.  The listed nodes, the nodes equal
+ *   to them (they read the same inputs: found among the readers of the
+ *   input with the fewest; for a node without inputs, every node of its
+ *   op) and the readers of each merged node are visited in graph order,
+ *   each merged into the earliest live node equal to it: the merges, and
+ *   their order, of a walk of the whole graph.  Otherwise (and when the
+ *   changes are a quarter of the graph or more, or bodies have nodes) the
+ *   whole graph is walked.
  * Exact:    yes; deterministic operators on the same inputs give the same
  *   outputs.
  */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <passhost/passhost.h>
@@ -38,6 +51,11 @@ typedef struct cse {
     ph_ctx *ctx;
     ph_hmap *seen; /* node -> the first node equal to it */
     int stopped;
+    int refused; /* two equal nodes were left apart (can_merge) */
+    /* the incremental call */
+    ph_node_heap *heap;
+    ph_node **readers; /* scratch: readers of a merged node */
+    size_t cap_readers;
 } cse;
 
 static uint64_t mix_str(uint64_t h, const char *s)
@@ -150,18 +168,167 @@ static int visit(ph_node *n, void *user)
     }
     if (can_merge(*first, n))
         return merge(c, *first, n);
+    c->refused = 1;
     return 0; /* both are graph outputs: n stays, later twins merge into the first */
+}
+
+/* ---------------------------------------------- near what changed only */
+
+/* The input of n with the fewest readers (every node equal to n reads
+ * it), NULL when n reads nothing. */
+static const ph_value *narrowest_input(const ph_node *n)
+{
+    const ph_value *best = NULL;
+    for (size_t i = 0; i < ph_node_input_count(n); i++) {
+        const ph_value *v = ph_node_input(n, i);
+        if (v && (!best || ph_value_use_count(v) < ph_value_use_count(best)))
+            best = v;
+    }
+    return best;
+}
+
+/* Visit n as the walk would: merge it into the earliest live node equal to
+ * it, or else make it the first of its kind and queue the later nodes
+ * equal to it.  1 merged, 0 not, or a PH_E* code. */
+static int visit_near(cse *c, ph_node *n)
+{
+    if (!mergeable(n))
+        return 0;
+    const ph_value *in = narrowest_input(n);
+    ph_node *first = NULL;
+    if (!in) { /* no input: every node of n's op is queued; the table finds them */
+        int created;
+        void **slot = ph_hmap_slot(c->seen, node_hash(n), n, &created);
+        if (!slot)
+            return PH_ENOMEM;
+        if (created)
+            *slot = n;
+        else
+            first = *slot;
+    } else {
+        for (size_t u = 0; u < ph_value_use_count(in); u++) {
+            ph_node *o = ph_value_use(in, u, NULL);
+            if (o == n || ph_node_is_removed(o) || !same(o, n, NULL))
+                continue;
+            if (ph_node_before(o, n)) {
+                if (!first || ph_node_before(o, first))
+                    first = o;
+            } else if (ph_node_heap_push(c->heap, o) < 0) {
+                return PH_ENOMEM;
+            }
+        }
+    }
+    if (!first)
+        return 0;
+    if (!can_merge(first, n)) {
+        c->refused = 1;
+        return 0;
+    }
+    /* n's readers read first's outputs after the merge: visited in turn */
+    size_t k = 0;
+    for (size_t j = 0; j < ph_node_output_count(n); j++) {
+        const ph_value *o = ph_node_output(n, j);
+        for (size_t u = 0; o && u < ph_value_use_count(o); u++) {
+            if (k == c->cap_readers) {
+                size_t cap = c->cap_readers ? 2 * c->cap_readers : 16;
+                ph_node **r = realloc(c->readers, cap * sizeof *r);
+                if (!r)
+                    return PH_ENOMEM;
+                c->readers = r;
+                c->cap_readers = cap;
+            }
+            c->readers[k++] = ph_value_use(o, u, NULL);
+        }
+    }
+    int rc = merge(c, first, n);
+    for (size_t i = 0; i < k && rc > 0; i++)
+        if (ph_node_heap_push(c->heap, c->readers[i]) < 0)
+            return PH_ENOMEM;
+    return rc;
+}
+
+/* Queue every node of g of n's op (a node without inputs can equal any of
+ * them). */
+static int queue_op(ph_node *n, void *user)
+{
+    return ph_node_heap_push(user, n) < 0 ? PH_ENOMEM : 0;
+}
+
+/* The call near changed[0..n): 0 and *done = 0 when the whole graph must
+ * be walked instead; else the rewrites or a PH_E* code. */
+static int run_near(cse *c, ph_graph *g, ph_node **changed, size_t n, int *done)
+{
+    *done = 0;
+    ph_model *m = ph_graph_model(g);
+    size_t nodes = ph_graph_node_count(g), budget = nodes / 4, cost = n;
+    if (ph_model_node_count(m) != nodes || n >= budget)
+        return 0;
+    unsigned char op_queued[PH_OP__COUNT] = {0};
+    for (size_t i = 0; i < n && cost < budget; i++) {
+        if (ph_node_graph(changed[i]) != g)
+            return 0;
+        const ph_value *in = narrowest_input(changed[i]);
+        ph_op op = ph_node_op(changed[i]);
+        if (in) {
+            cost += ph_value_use_count(in);
+        } else if (op == PH_OP_UNKNOWN) {
+            return 0; /* nodes of other domains have no index to go through */
+        } else if (!op_queued[op]) {
+            op_queued[op] = 1;
+            cost += ph_model_op_count(m, op);
+        }
+    }
+    if (cost >= budget)
+        return 0;
+    if (!(c->heap = ph_node_heap_new(0)))
+        return PH_ENOMEM;
+    int rc = 0, total = 0;
+    for (size_t i = 0; i < n && !rc; i++)
+        rc = ph_node_heap_push(c->heap, changed[i]);
+    for (int op = 0; op < PH_OP__COUNT && !rc; op++)
+        if (op_queued[op]) {
+            ph_op one = (ph_op)op;
+            rc = ph_graph_walk_ops(g, &one, 1, queue_op, c->heap);
+        }
+    for (ph_node *x; rc >= 0 && !c->stopped && (x = ph_node_heap_pop(c->heap));) {
+        rc = visit_near(c, x);
+        if (rc == PH_ENOMEM)
+            rc = ph_ctx_error(c->ctx, PH_ENOMEM, "out of memory");
+        if (rc > 0)
+            total += rc;
+    }
+    ph_node_heap_free(c->heap);
+    c->heap = NULL;
+    free(c->readers);
+    *done = 1;
+    return rc < 0 ? rc : total;
 }
 
 static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
 {
-    cse c = {ctx, ph_hmap_new(same, NULL), 0};
-    if (!c.seen || ph_hmap_reserve(c.seen, ph_model_node_count(ph_graph_model(g)))) {
+    /* memo: 1 when the last call left no two live nodes equal */
+    uint64_t *clean = ph_ctx_pass_memo(ctx);
+    ph_node **changed;
+    size_t n_changed;
+    int known = ph_ctx_changed_nodes(ctx, ph_graph_model(g), &changed, &n_changed);
+    cse c = {ctx, ph_hmap_new(same, NULL), 0, 0, NULL, NULL, 0};
+    if (!c.seen) {
         ph_hmap_free(c.seen);
         return ph_ctx_error(ctx, PH_ENOMEM, "out of memory");
     }
-    int r = ph_graph_walk(g, visit, &c);
+    int r = 0, done = 0;
+    if (known == 1 && clean && *clean)
+        r = run_near(&c, g, changed, n_changed, &done);
+    if (!done && r == 0) {
+        if (ph_hmap_reserve(c.seen, ph_model_node_count(ph_graph_model(g)))) {
+            ph_hmap_free(c.seen);
+            return ph_ctx_error(ctx, PH_ENOMEM, "out of memory");
+        }
+        r = ph_graph_walk(g, visit, &c);
+    }
     ph_hmap_free(c.seen);
+    if (clean)
+        *clean = r >= 0 && !c.stopped && !c.refused;
     return r;
 }
 

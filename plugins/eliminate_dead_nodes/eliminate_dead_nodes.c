@@ -14,28 +14,51 @@
  *   those graphs.  One rewrite per node or initializer removed.
  * Hand-written: "no output is read" is about every node, not a pattern.
  *   The SDK's linear sweep (ph_graph_remove_dead_gated) does the work; the
- *   gate numbers each removal (--max-rewrites, --bisect).
+ *   gate numbers each removal (--max-rewrites, --bisect).  After a sweep
+ *   its gate did not stop, a later call on the same model looks only near
+ *   the nodes changed since (ph_ctx_changed_nodes,
+ *   ph_graph_remove_dead_near): a node dies only when an output loses its
+ *   last reader or graph-output slot, and such a node is listed.
  * Exact:    yes; nothing that is computed and read changes.  (ONNX
  *   operators have no side effects; a dead random op only drew numbers
  *   nobody used.)
  */
+#include <stdint.h>
 #include <stdio.h>
 
 #include <passhost/passhost.h>
 
+typedef struct sweep {
+    ph_ctx *ctx;
+    int stopped; /* the gate refused a removal */
+} sweep;
+
 static int number(void *user, const ph_node *node, const ph_value *init)
 {
-    ph_ctx *ctx = user;
+    sweep *s = user;
+    ph_ctx *ctx = s->ctx;
     char buf[512], label[200];
     if (ph_ctx_wants_names(ctx))
         snprintf(buf, sizeof buf, "%s%s", node ? "" : "initializer ",
                  node ? ph_node_label(node, label, sizeof label) : ph_value_name(init));
-    return ph_ctx_rewrite_begin(ctx, ph_ctx_wants_names(ctx) ? buf : NULL);
+    int go = ph_ctx_rewrite_begin(ctx, ph_ctx_wants_names(ctx) ? buf : NULL);
+    s->stopped |= !go;
+    return go;
 }
 
 static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
 {
-    return ph_graph_remove_dead_gated(g, number, ctx);
+    /* memo: 1 when the last call's sweep ran to its end */
+    uint64_t *swept = ph_ctx_pass_memo(ctx);
+    ph_node **changed;
+    size_t n_changed;
+    int known = ph_ctx_changed_nodes(ctx, ph_graph_model(g), &changed, &n_changed);
+    sweep s = {ctx, 0};
+    int r = known == 1 && swept && *swept ? ph_graph_remove_dead_near(g, changed, n_changed, number, &s)
+                                          : ph_graph_remove_dead_gated(g, number, &s);
+    if (swept)
+        *swept = r >= 0 && !s.stopped;
+    return r;
 }
 
 PH_PASS_DEFINE(

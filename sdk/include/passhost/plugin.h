@@ -226,6 +226,65 @@ PH_API void *ph_ctx_alloc(ph_ctx *ctx, size_t size);
  * run (0 at its first call), e.g. the ph_model_initializers_version it
  * last saw.  Owned by the context; NULL when out of memory. */
 PH_API uint64_t *ph_ctx_pass_memo(ph_ctx *ctx);
+/* For passes that look at every node: the nodes of m that changed since
+ * this pass's previous call of this function on m, so that a call can look
+ * at those (and what they lead to) instead of the whole graph.
+ *
+ * Returns 1 with *nodes (an array of *n live nodes, in no particular
+ * order, owned by the context and valid until run() returns) when it can
+ * say: then every node of any graph of m to which one of these happened
+ * since that previous call (including what the pass itself did after it)
+ * is listed:
+ *   - it was created, or an input, an attribute or its op changed (an
+ *     input replaced by ph_value_replace, a constant it reads given new
+ *     data by ph_value_set_const, a graph input it reads made an
+ *     initializer);
+ *   - an output gained or lost a reader or a graph-output slot (so a node
+ *     that a removal left without readers is listed; the removed node is
+ *     not);
+ *   - the known type of one of its inputs or outputs changed.
+ * Not listed: nodes removed since; initializers and graph inputs
+ * themselves (a value with no producer that gains or loses readers: see
+ * ph_model_initializers_version for added, removed or rewritten
+ * initializers).  A node may in rare cases be listed twice.
+ * Returns 0 when the pass must look at the whole graph: its first call on
+ * m, a call on another model before this one, or changes that may have
+ * gone unrecorded (an allocation failure of the IR since, counted by
+ * ph_model_alloc_failures).  Each call, whatever it returns, starts the
+ * period the next call reports.  PH_ENOMEM (counted in the model's or the
+ * context's allocation failures, so the run fails; the next call returns
+ * 0) or PH_EINVAL (m NULL). */
+PH_API int ph_ctx_changed_nodes(ph_ctx *ctx, ph_model *m, ph_node ***nodes, size_t *n);
+/* ph_graph_remove_dead_gated for a pass that knows what changed since the
+ * last sweep of g left no dead node (ph_ctx_changed_nodes, and a sweep
+ * that was not stopped by its gate): the nodes among nodes[0..n) that are
+ * dead, and transitively the producers that removals leave dead, are
+ * removed in the order the full sweep would remove them (the latest
+ * first), then every unused initializer of g as the full sweep does.
+ * When g is not the main graph, some graph under it has nodes, or n is a
+ * quarter of g's nodes or more (then the walk along the list costs less),
+ * this is the full sweep.  Returns how many were removed, or PH_ENOMEM. */
+PH_API int ph_graph_remove_dead_near(ph_graph *g, ph_node *const *nodes, size_t n, ph_dead_gate gate, void *user);
+
+/* A set of nodes of one graph taken out in the graph's order (or the
+ * reverse), for a pass that visits a few nodes as a walk of the whole
+ * graph would meet them.  Each node comes out once however often it was
+ * pushed; a node pushed behind the one taken last (where a walk has
+ * passed), of another graph, or removed is not taken.  Owned by the
+ * caller (ph_node_heap_free); NULL when out of memory. */
+typedef struct ph_node_heap ph_node_heap;
+PH_API ph_node_heap *ph_node_heap_new(int latest_first);
+PH_API void ph_node_heap_free(ph_node_heap *h);
+/* 0, or PH_ENOMEM. */
+PH_API int ph_node_heap_push(ph_node_heap *h, ph_node *n);
+/* The next node in order, NULL when none is left. */
+PH_API ph_node *ph_node_heap_pop(ph_node_heap *h);
+/* 1 if a comes before b in their graph's node list (the order of
+ * ph_graph_walk), 0 otherwise or when they are of different graphs. */
+PH_API int ph_node_before(const ph_node *a, const ph_node *b);
+/* How many live nodes of op `op` the graphs of m hold (what
+ * ph_graph_walk_ops over them costs); 0 for PH_OP_UNKNOWN. */
+PH_API size_t ph_model_op_count(const ph_model *m, ph_op op);
 /* -------------------------------------------------------- numbered rewrites */
 
 /* For passes: ask before each rewrite.  1: go ahead, the rewrite now has

@@ -77,7 +77,7 @@ struct ph_eval {
     int float64;  /* the float64 reference mode (ph_eval_options); its bodies inherit it */
 };
 
-static const eval_kernel_entry *find_kernel_node(const ph_node *n)
+const eval_kernel_entry *eval_find_kernel(const ph_node *n)
 {
     ph_op op = ph_node_op(n);
     if (op != PH_OP_UNKNOWN) {
@@ -103,7 +103,7 @@ static const eval_kernel_entry *find_kernel_node(const ph_node *n)
 
 PH_API int ph_eval_supports(const ph_node *n)
 {
-    return n && find_kernel_node(n) != NULL;
+    return n && eval_find_kernel(n) != NULL;
 }
 
 /* Dropout draws a mask unless its training_mode input is absent or a
@@ -353,10 +353,17 @@ static int unsupported(const ph_node *n, ph_error *err)
                         ph_node_name(n), ph_node_op_type(n));
 }
 
+int eval_node_kernel(const eval_kernel_entry *k, const ph_node *n, int64_t opset, const ph_tensor *const *inputs,
+                     ph_tensor **outputs, ph_error *err)
+{
+    return run_kernel(k, n, opset, 0, NULL, NULL, inputs, ph_node_input_count(n), outputs,
+                      ph_node_output_count(n), err);
+}
+
 PH_API int ph_eval_node(const ph_node *n, int64_t opset, const ph_tensor *const *inputs,
                         ph_tensor **outputs, ph_error *err)
 {
-    const eval_kernel_entry *k = find_kernel_node(n);
+    const eval_kernel_entry *k = eval_find_kernel(n);
     if (!k)
         return unsupported(n, err);
     return run_kernel(k, n, opset, 0, NULL, NULL, inputs, ph_node_input_count(n), outputs,
@@ -447,7 +454,7 @@ static int plan(ph_eval *e, ph_error *err)
     for (const ph_node *n = ph_graph_first_node(g); n; n = ph_node_next(n), si++) {
         step *st = &e->steps[si];
         st->node = n;
-        if (!(st->k = find_kernel_node(n)))
+        if (!(st->k = eval_find_kernel(n)))
             return unsupported(n, err);
         for (size_t j = 0; j < ph_node_input_count(n); j++)
             if (ph_node_input(n, j) && capture(e, n, ph_node_input(n, j), err) == NO_SLOT)

@@ -7,6 +7,7 @@
 #include "passhost/eval.h"
 #include "passhost/ir.h"
 #include "passhost/shape.h"
+#include "eval_kernels.h"
 
 #define PREDICT_MAX 64 /* entries of a shape or repeats operand read for the estimate */
 
@@ -97,7 +98,8 @@ PH_API int ph_eval_fold(const ph_node *n, int64_t opset, const ph_tensor *const 
                                 "(max_output_bytes %llu)", name, op, j, (unsigned long long)b,
                                 (unsigned long long)max_bytes), 0;
     }
-    if (!ph_eval_supports(n))
+    const eval_kernel_entry *k = eval_find_kernel(n); /* once for the question and the run */
+    if (!k)
         return ph_error_set(why, PH_EUNSUPPORTED, "node '%s' (%s) not folded: the evaluator does not support %s",
                             name, op, op), 0;
     uint64_t est = predicted_bytes(n, inputs);
@@ -106,7 +108,7 @@ PH_API int ph_eval_fold(const ph_node *n, int64_t opset, const ph_tensor *const 
                             "(max_output_bytes %llu)", name, op, (unsigned long long)est,
                             (unsigned long long)max_bytes), 0;
     ph_error err = {0, ""};
-    int rc = ph_eval_node(n, opset, inputs, outputs, &err);
+    int rc = eval_node_kernel(k, n, opset, inputs, outputs, &err);
     if (rc == PH_ENOMEM) {
         free_outputs(outputs, n_out);
         return ph_error_set(why, PH_ENOMEM, "out of memory evaluating '%s'", name);

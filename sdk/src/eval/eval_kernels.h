@@ -67,6 +67,12 @@ typedef struct eval_kernel_entry {
     unsigned flags;    /* EVAL_KF_* (1 alone: EVAL_KF_NATIVE_HALF) */
 } eval_kernel_entry;
 
+/* The kernel that evaluates n, NULL when none (eval_core.c). */
+const eval_kernel_entry *eval_find_kernel(const ph_node *n);
+/* ph_eval_node with n's kernel k (eval_find_kernel) already found. */
+int eval_node_kernel(const eval_kernel_entry *k, const ph_node *n, int64_t opset, const ph_tensor *const *inputs,
+                     ph_tensor **outputs, ph_error *err);
+
 /* Kernels of ops outside ph_op (other domains: com.microsoft; default-domain
  * ops the table lacks), looked up by domain ("" default) and op type. */
 typedef struct eval_named_kernel {

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "internal.h"
+#include "pass/pass_internal.h"
 
 struct ph_ctx {
     ph_log_fn log;
@@ -24,7 +25,8 @@ struct ph_ctx {
     void *count_user;
     int pending;            /* a begun rewrite not yet reported to the hook */
     char *matched, *removed, *added; /* owned, of the pending rewrite */
-    struct memo { char *pass; uint64_t word; } *memos; /* owned */
+    /* per pass: its memo word and its reader of the change log (pattern/changes.c) */
+    struct memo { char *pass; uint64_t word; void *changes; } *memos; /* owned */
     size_t n_memos, cap_memos;
     uint64_t alloc_failures; /* see ph_ctx_alloc_failures */
     ph_model *watched;      /* ph_ctx_watch: its trap points at status */
@@ -65,8 +67,10 @@ PH_API void ph_ctx_free(ph_ctx *ctx)
     free(ctx->matched);
     free(ctx->removed);
     free(ctx->added);
-    for (size_t i = 0; i < ctx->n_memos; i++)
+    for (size_t i = 0; i < ctx->n_memos; i++) {
         free(ctx->memos[i].pass);
+        free(ctx->memos[i].changes);
+    }
     free(ctx->memos);
     free(ctx);
 }
@@ -157,19 +161,33 @@ PH_API int ph_ctx_error(ph_ctx *ctx, int code, const char *fmt, ...)
 
 PH_API uint64_t ph_ctx_alloc_failures(const ph_ctx *ctx) { return ctx ? ctx->alloc_failures : 0; }
 
-PH_API uint64_t *ph_ctx_pass_memo(ph_ctx *ctx)
+/* The running pass's memo entry (made on first use); NULL when out of
+ * memory (counted). */
+static struct memo *pass_memo(ph_ctx *ctx)
 {
     for (size_t i = 0; i < ctx->n_memos; i++)
         if (strcmp(ctx->memos[i].pass, ctx->pass) == 0)
-            return &ctx->memos[i].word;
+            return &ctx->memos[i];
     char *name = ir_strdup(ctx->pass);
     if (!name || ir_grow((void **)&ctx->memos, &ctx->cap_memos, ctx->n_memos + 1, sizeof *ctx->memos)) {
         free(name);
         ctx->alloc_failures++;
         return NULL;
     }
-    ctx->memos[ctx->n_memos] = (struct memo){name, 0};
-    return &ctx->memos[ctx->n_memos++].word;
+    ctx->memos[ctx->n_memos] = (struct memo){name, 0, NULL};
+    return &ctx->memos[ctx->n_memos++];
+}
+
+PH_API uint64_t *ph_ctx_pass_memo(ph_ctx *ctx)
+{
+    struct memo *m = pass_memo(ctx);
+    return m ? &m->word : NULL;
+}
+
+void **ctx_pass_changes_slot(ph_ctx *ctx)
+{
+    struct memo *m = pass_memo(ctx);
+    return m ? &m->changes : NULL;
 }
 
 PH_API void *ph_ctx_alloc(ph_ctx *ctx, size_t size)
