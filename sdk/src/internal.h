@@ -544,6 +544,17 @@ ir_node_rare *ir_node_rare_get(ph_node *n);
 extern const char *const ir_op_names[PH_OP__COUNT];
 /* n's op_type as in the file: the op table's name of a known op, else the
  * rare block's string; NULL when absent. */
+/* 1 when no output of n has a reader or is a graph output (n may be removed). */
+static inline int ir_node_outputs_dead(const ph_node *n)
+{
+    for (size_t i = 0; i < n->n_outputs; i++) {
+        const ph_value *v = n->outputs[i];
+        if (v && (v->n_uses || v->n_output_refs))
+            return 0;
+    }
+    return 1;
+}
+
 static inline const char *ir_node_op_type(const ph_node *n)
 {
     return n->op != PH_OP_UNKNOWN ? ir_op_names[n->op] : n->rare ? n->rare->op_type : NULL;

@@ -1067,21 +1067,11 @@ PH_API ph_node *ph_node_create(ph_graph *g, ph_node *before, const char *op_type
     return n;
 }
 
-static int outputs_dead(const ph_node *n)
-{
-    for (size_t i = 0; i < n->n_outputs; i++) {
-        const ph_value *v = n->outputs[i];
-        if (v && (v->n_uses || v->n_output_refs))
-            return 0;
-    }
-    return 1;
-}
-
 PH_API int ph_node_remove(ph_node *n)
 {
     if (n->removed)
         return 0;
-    if (!outputs_dead(n))
+    if (!ir_node_outputs_dead(n))
         return PH_EBUSY;
     ph_model *m = n->graph->model;
     for (size_t i = 0; i < n->n_inputs; i++) {
@@ -1126,7 +1116,7 @@ PH_API int ph_node_bypass(ph_node *n, size_t out_index, ph_value *with)
     int rc = ph_value_replace(n->outputs[out_index], with);
     if (rc)
         return rc;
-    if (outputs_dead(n))
+    if (ir_node_outputs_dead(n))
         ph_node_remove(n);
     return 0;
 }
@@ -1622,7 +1612,7 @@ PH_API int ph_value_prune(ph_value *start)
             continue;
         }
         ph_node *p = v->producer;
-        if (p->removed || !outputs_dead(p))
+        if (p->removed || !ir_node_outputs_dead(p))
             continue;
         if (ir_grow((void **)&work, &cap, n + p->n_inputs, sizeof *work)) {
             free(work);
@@ -1649,7 +1639,7 @@ static int remove_dead(ph_graph *g, ph_dead_gate gate, void *user, int *stopped)
     int removed = 0;
     for (ph_node *n = g->last, *prev; n && !*stopped; n = prev) {
         prev = n->prev;
-        if (!outputs_dead(n)) {
+        if (!ir_node_outputs_dead(n)) {
             for (size_t s = 0; s < ir_node_n_subgraphs(n) && !*stopped; s++)
                 removed += remove_dead(ir_node_subgraphs(n)[s].graph, gate, user, stopped);
             continue;

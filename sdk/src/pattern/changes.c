@@ -152,16 +152,6 @@ PH_API ph_node *ph_node_heap_pop(ph_node_heap *h)
 
 /* ------------------------------------------------ dead code, near changes */
 
-static int outputs_dead(const ph_node *n)
-{
-    for (size_t i = 0; i < n->n_outputs; i++) {
-        const ph_value *v = n->outputs[i];
-        if (v && (v->n_uses || v->n_output_refs))
-            return 0;
-    }
-    return 1;
-}
-
 PH_API int ph_graph_remove_dead_near(ph_graph *g, ph_node *const *nodes, size_t n_nodes, ph_dead_gate gate,
                                      void *user)
 {
@@ -177,7 +167,7 @@ PH_API int ph_graph_remove_dead_near(ph_graph *g, ph_node *const *nodes, size_t 
         if (nodes[i]->graph == g)
             rc = ph_node_heap_push(h, nodes[i]);
     for (ph_node *n; !rc && (n = ph_node_heap_pop(h));) {
-        if (!outputs_dead(n))
+        if (!ir_node_outputs_dead(n))
             continue;
         if (gate && !gate(user, n, NULL)) {
             stopped = 1;
