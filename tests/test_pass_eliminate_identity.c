@@ -204,6 +204,71 @@ START_TEST(removes_identity_inside_if_branches)
 }
 END_TEST
 
+/* A value_info of a sequence of float tensors (TypeProto.sequence_type). */
+static void pb_seq_info(pb *graph, unsigned field, const char *name)
+{
+    pb tensor = {0}, elem = {0}, seq = {0}, type = {0}, vi = {0};
+    pb_int(&tensor, 1, PH_DT_FLOAT);
+    pb_msg(&elem, 1, &tensor);
+    pb_msg(&seq, 1, &elem);
+    pb_msg(&type, 4, &seq);
+    pb_str(&vi, 1, name);
+    pb_msg(&vi, 2, &type);
+    pb_msg(graph, field, &vi);
+}
+
+/* SequenceMap(xs) -> ys at opset 17, body: a = Identity(in); out = Relu(a). */
+static void write_sequence_map_model(const char *path)
+{
+    const int64_t d[1] = {3};
+    pb body = {0}, attrs = {0}, graph = {0}, opset = {0}, model = {0};
+    pb_node(&body, "Identity", "in", NULL, "a", NULL);
+    pb_node(&body, "Relu", "a", NULL, "out", NULL);
+    pb_str(&body, 2, "body");
+    pb_value_info(&body, 11, "in", PH_DT_FLOAT, 1, d);
+    pb_value_info(&body, 12, "out", PH_DT_FLOAT, 1, d);
+    pb_graph_attr(&attrs, "body", &body);
+    pb_node(&graph, "SequenceMap", "xs", NULL, "ys", &attrs);
+    pb_str(&graph, 2, "main");
+    pb_seq_info(&graph, 11, "xs");
+    pb_seq_info(&graph, 12, "ys");
+    pb_str(&opset, 1, "");
+    pb_int(&opset, 2, 17);
+    pb_int(&model, 1, 8);
+    pb_msg(&model, 7, &graph);
+    pb_msg(&model, 8, &opset);
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(model.data, 1, model.len, f), model.len);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
+/* A SequenceMap's body is reached like an If's: the rule passes find their
+ * nodes there through the op-type index too. */
+START_TEST(removes_identity_inside_sequence_map_body)
+{
+    char path[] = "/tmp/ph_identity_seqmap_XXXXXX", ops[256];
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    write_sequence_map_model(path);
+    ph_model *m = NULL;
+    ph_error err = {0};
+    int rc = ph_model_load(path, &m, &err);
+    unlink(path);
+    ck_assert_msg(rc == 0, "loading the SequenceMap model: %s", err.message);
+    ph_graph *g = ph_model_graph(m);
+    ck_assert_uint_eq(count_identity(g), 1);
+    pc_run_structure(m, 1);
+    ck_assert_uint_eq(count_identity(g), 0);
+    ph_graph *body = subgraph_named(g, "body");
+    ck_assert_ptr_nonnull(body);
+    ck_assert_str_eq(tk_ops(body, ops, sizeof ops), "Relu");
+    ck_assert_ptr_eq(ph_node_input(ph_graph_first_node(body), 0), ph_graph_input(body, 0));
+    ph_model_free(m);
+}
+END_TEST
+
 /* The bundled control-flow model's Loop body has Identity(cond_in) ->
  * cond_out: a body input to a body output, which must stay. */
 START_TEST(loop_condition_identity_is_kept)
@@ -248,6 +313,7 @@ int main(void)
     tcase_add_test(tc, graph_output_to_graph_output_is_kept);
     tcase_add_test(tc, other_domain_is_kept);
     tcase_add_test(tc, removes_identity_inside_if_branches);
+    tcase_add_test(tc, removes_identity_inside_sequence_map_body);
     tcase_add_test(tc, loop_condition_identity_is_kept);
     tcase_add_test(tc, cnn_identities_removed);
     suite_add_tcase(s, tc);

@@ -544,6 +544,17 @@ ir_node_rare *ir_node_rare_get(ph_node *n);
 extern const char *const ir_op_names[PH_OP__COUNT];
 /* n's op_type as in the file: the op table's name of a known op, else the
  * rare block's string; NULL when absent. */
+/* The ops whose nodes can hold bodies (graph attributes): the standard
+ * ops with a graph attribute, and ops the op table does not know.  A walk
+ * that reaches bodies through the op-type index visits the nodes of these
+ * ops only, in this order; *n gets the count. */
+static inline const ph_op *ir_body_ops(size_t *n)
+{
+    static const ph_op ops[] = {PH_OP_If, PH_OP_Loop, PH_OP_Scan, PH_OP_SequenceMap, PH_OP_UNKNOWN};
+    *n = sizeof ops / sizeof ops[0];
+    return ops;
+}
+
 /* 1 when no output of n has a reader or is a graph output (n may be removed). */
 static inline int ir_node_outputs_dead(const ph_node *n)
 {

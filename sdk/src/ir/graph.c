@@ -1730,8 +1730,9 @@ PH_API int ph_graph_walk_ops(ph_graph *g, const ph_op *ops, size_t n_ops, ph_nod
         return total;
     }
     /* bodies first, as ph_graph_walk visits them before their node */
-    static const ph_op holders[] = {PH_OP_If, PH_OP_Loop, PH_OP_Scan, PH_OP_UNKNOWN};
-    for (size_t h = 0; h < sizeof holders / sizeof holders[0]; h++)
+    size_t n_holders;
+    const ph_op *holders = ir_body_ops(&n_holders);
+    for (size_t h = 0; h < n_holders; h++)
         for (ph_node *n = g->op_first[holders[h]]; n; n = n->op_next)
             for (size_t s = 0; s < ir_node_n_subgraphs(n) && !n->removed; s++)
                 if ((rc = ph_graph_walk_ops(ir_node_subgraphs(n)[s].graph, ops, n_ops, fn, user)) < 0)

@@ -455,8 +455,9 @@ static int look_all(ph_worklist *wl, ph_graph *g)
             rc = classify(wl, arr[i], 0, 1);
         }
     }
-    static const ph_op holders[] = {PH_OP_If, PH_OP_Loop, PH_OP_Scan, PH_OP_UNKNOWN};
-    for (size_t h = 0; h < sizeof holders / sizeof holders[0] && !rc; h++)
+    size_t n_holders;
+    const ph_op *holders = ir_body_ops(&n_holders);
+    for (size_t h = 0; h < n_holders && !rc; h++)
         for (ph_node *n = g->op_first[holders[h]]; n && !rc; n = n->op_next)
             for (size_t s = 0; s < ir_node_n_subgraphs(n) && !rc; s++)
                 rc = look_all(wl, ir_node_subgraphs(n)[s].graph);
@@ -588,8 +589,9 @@ static void rank_graphs(ph_graph *g, uint32_t *next)
                 rank_graphs(ir_node_subgraphs(n)[s].graph, next);
         return;
     }
-    static const ph_op holders[] = {PH_OP_If, PH_OP_Loop, PH_OP_Scan, PH_OP_UNKNOWN};
-    for (size_t h = 0; h < sizeof holders / sizeof holders[0]; h++)
+    size_t n_holders;
+    const ph_op *holders = ir_body_ops(&n_holders);
+    for (size_t h = 0; h < n_holders; h++)
         for (ph_node *n = g->op_first[holders[h]]; n; n = n->op_next)
             for (size_t s = 0; s < ir_node_n_subgraphs(n); s++)
                 rank_graphs(ir_node_subgraphs(n)[s].graph, next);
