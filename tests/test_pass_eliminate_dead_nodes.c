@@ -239,6 +239,14 @@ START_TEST(near_sweep_order_and_other_models)
     ck_assert_int_eq(ph_node_heap_push(h, list[1]), 0); /* behind the last one: not taken */
     ck_assert_ptr_null(ph_node_heap_pop(h));
     ph_node_heap_free(h);
+    /* readers held before a rewrite moves them, pushed after it */
+    h = ph_node_heap_new(0);
+    ck_assert_int_eq(ph_node_heap_hold_readers(h, s), 0);
+    ck_assert_int_eq(ph_node_heap_push_held(h), 0);
+    ck_assert_ptr_eq(ph_node_heap_pop(h), t);
+    ck_assert_int_eq(ph_node_heap_push_held(h), 0); /* the hold was emptied */
+    ck_assert_ptr_null(ph_node_heap_pop(h));
+    ph_node_heap_free(h);
     ck_assert_int_eq(ph_graph_remove_dead_near(g, list, 2, NULL, NULL), 3);
     ck_assert_uint_eq(ph_graph_node_count(g), 42);
     ck_assert_int_eq(run_in(ctx, "eliminate_dead_nodes", m), 0);

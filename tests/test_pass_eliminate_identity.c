@@ -20,6 +20,15 @@ static void teardown(void)
 }
 
 /* Identity nodes in g and its subgraphs. */
+/* Write the bytes of a model made with pbwire to path. */
+static void write_pb_file(const char *path, const pb *model)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(model->data, 1, model->len, f), model->len);
+    ck_assert_int_eq(fclose(f), 0);
+}
+
 static size_t count_identity(const ph_graph *g)
 {
     size_t count = 0;
@@ -158,10 +167,7 @@ static void write_if_model(const char *path)
     pb_msg(&model, 7, &graph);
     pb_msg(&model, 8, &opset);
 
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(model.data, 1, model.len, f), model.len);
-    ck_assert_int_eq(fclose(f), 0);
+    write_pb_file(path, &model);
 }
 
 static ph_graph *subgraph_named(ph_graph *g, const char *name)
@@ -173,18 +179,26 @@ static ph_graph *subgraph_named(ph_graph *g, const char *name)
     return NULL;
 }
 
-START_TEST(removes_identity_inside_if_branches)
+/* The model `write` puts in a temporary file, loaded (the file removed). */
+static ph_model *load_written(void (*write)(const char *path))
 {
-    char path[] = "/tmp/ph_identity_if_XXXXXX", ops[256];
+    char path[] = "/tmp/ph_identity_body_XXXXXX";
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     close(fd);
-    write_if_model(path);
+    write(path);
     ph_model *m = NULL;
     ph_error err = {0};
     int rc = ph_model_load(path, &m, &err);
     unlink(path);
-    ck_assert_msg(rc == 0, "loading the If model: %s", err.message);
+    ck_assert_msg(rc == 0, "loading %s: %s", path, err.message);
+    return m;
+}
+
+START_TEST(removes_identity_inside_if_branches)
+{
+    char ops[256];
+    ph_model *m = load_written(write_if_model);
     ph_graph *g = ph_model_graph(m);
     ck_assert_uint_eq(count_identity(g), 2);
 
@@ -237,26 +251,15 @@ static void write_sequence_map_model(const char *path)
     pb_int(&model, 1, 8);
     pb_msg(&model, 7, &graph);
     pb_msg(&model, 8, &opset);
-    FILE *f = fopen(path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(model.data, 1, model.len, f), model.len);
-    ck_assert_int_eq(fclose(f), 0);
+    write_pb_file(path, &model);
 }
 
 /* A SequenceMap's body is reached like an If's: the rule passes find their
  * nodes there through the op-type index too. */
 START_TEST(removes_identity_inside_sequence_map_body)
 {
-    char path[] = "/tmp/ph_identity_seqmap_XXXXXX", ops[256];
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    write_sequence_map_model(path);
-    ph_model *m = NULL;
-    ph_error err = {0};
-    int rc = ph_model_load(path, &m, &err);
-    unlink(path);
-    ck_assert_msg(rc == 0, "loading the SequenceMap model: %s", err.message);
+    char ops[256];
+    ph_model *m = load_written(write_sequence_map_model);
     ph_graph *g = ph_model_graph(m);
     ck_assert_uint_eq(count_identity(g), 1);
     pc_run_structure(m, 1);

@@ -499,34 +499,18 @@ static int fold_near(fold_state *st, ph_graph *g, ph_node **changed, size_t n, i
     int rc = 0, total = 0;
     for (size_t i = 0; i < n && !rc; i++)
         rc = ph_node_heap_push(h, changed[i]);
-    ph_node **readers = NULL;
-    size_t cap = 0;
     for (ph_node *x; rc >= 0 && !st->stopped && (x = ph_node_heap_pop(h));) {
-        size_t k = 0, kept_before = st->n_kept; /* x's readers, before a fold moves them */
-        for (size_t j = 0; j < ph_node_output_count(x) && rc >= 0; j++) {
-            const ph_value *o = ph_node_output(x, j);
-            for (size_t u = 0; o && u < ph_value_use_count(o); u++) {
-                if (k == cap) {
-                    ph_node **r = realloc(readers, (cap = cap ? 2 * cap : 16) * sizeof *r);
-                    if (!r) {
-                        rc = PH_ENOMEM;
-                        break;
-                    }
-                    readers = r;
-                }
-                readers[k++] = ph_value_use(o, u, NULL);
-            }
-        }
-        if (rc < 0)
+        size_t kept_before = st->n_kept;
+        if (ph_node_heap_hold_readers(h, x)) { /* x's readers, before a fold moves them */
+            rc = PH_ENOMEM;
             break;
+        }
         rc = fold_node(x, st);
         if (rc > 0)
             total += rc;
-        if (rc > 0 || st->n_kept > kept_before)
-            for (size_t i = 0; i < k && rc >= 0; i++)
-                rc = ph_node_heap_push(h, readers[i]) < 0 ? PH_ENOMEM : rc;
+        if ((rc > 0 || st->n_kept > kept_before) && ph_node_heap_push_held(h))
+            rc = PH_ENOMEM;
     }
-    free(readers);
     ph_node_heap_free(h);
     if (rc == PH_ENOMEM)
         return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");

@@ -42,7 +42,6 @@
  */
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <passhost/passhost.h>
@@ -54,8 +53,6 @@ typedef struct cse {
     int refused; /* two equal nodes were left apart (can_merge) */
     /* the incremental call */
     ph_node_heap *heap;
-    ph_node **readers; /* scratch: readers of a merged node */
-    size_t cap_readers;
 } cse;
 
 static uint64_t mix_str(uint64_t h, const char *s)
@@ -225,25 +222,11 @@ static int visit_near(cse *c, ph_node *n)
         return 0;
     }
     /* n's readers read first's outputs after the merge: visited in turn */
-    size_t k = 0;
-    for (size_t j = 0; j < ph_node_output_count(n); j++) {
-        const ph_value *o = ph_node_output(n, j);
-        for (size_t u = 0; o && u < ph_value_use_count(o); u++) {
-            if (k == c->cap_readers) {
-                size_t cap = c->cap_readers ? 2 * c->cap_readers : 16;
-                ph_node **r = realloc(c->readers, cap * sizeof *r);
-                if (!r)
-                    return PH_ENOMEM;
-                c->readers = r;
-                c->cap_readers = cap;
-            }
-            c->readers[k++] = ph_value_use(o, u, NULL);
-        }
-    }
+    if (ph_node_heap_hold_readers(c->heap, n))
+        return PH_ENOMEM;
     int rc = merge(c, first, n);
-    for (size_t i = 0; i < k && rc > 0; i++)
-        if (ph_node_heap_push(c->heap, c->readers[i]) < 0)
-            return PH_ENOMEM;
+    if (rc > 0 && ph_node_heap_push_held(c->heap))
+        return PH_ENOMEM;
     return rc;
 }
 
@@ -299,7 +282,6 @@ static int run_near(cse *c, ph_graph *g, ph_node **changed, size_t n, int *done)
     }
     ph_node_heap_free(c->heap);
     c->heap = NULL;
-    free(c->readers);
     *done = 1;
     return rc < 0 ? rc : total;
 }
@@ -311,7 +293,7 @@ static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
     ph_node **changed;
     size_t n_changed;
     int known = ph_ctx_changed_nodes(ctx, ph_graph_model(g), &changed, &n_changed);
-    cse c = {ctx, ph_hmap_new(same, NULL), 0, 0, NULL, NULL, 0};
+    cse c = {ctx, ph_hmap_new(same, NULL), 0, 0, NULL};
     if (!c.seen) {
         ph_hmap_free(c.seen);
         return ph_ctx_error(ctx, PH_ENOMEM, "out of memory");

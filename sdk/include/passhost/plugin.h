@@ -279,6 +279,12 @@ PH_API void ph_node_heap_free(ph_node_heap *h);
 PH_API int ph_node_heap_push(ph_node_heap *h, ph_node *n);
 /* The next node in order, NULL when none is left. */
 PH_API ph_node *ph_node_heap_pop(ph_node_heap *h);
+/* Hold the nodes that read n's outputs now (replacing what was held), so
+ * that they can be pushed after a rewrite moved them to other values:
+ * ph_node_heap_push_held pushes them and empties the hold.  Both return 0
+ * or PH_ENOMEM. */
+PH_API int ph_node_heap_hold_readers(ph_node_heap *h, const ph_node *n);
+PH_API int ph_node_heap_push_held(ph_node_heap *h);
 /* 1 if a comes before b in their graph's node list (the order of
  * ph_graph_walk), 0 otherwise or when they are of different graphs. */
 PH_API int ph_node_before(const ph_node *a, const ph_node *b);

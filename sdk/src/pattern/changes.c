@@ -76,6 +76,8 @@ struct ph_node_heap {
     size_t n, cap;
     int latest_first;
     const ph_node *last; /* the node popped last, NULL before the first */
+    ph_node **held;      /* readers held by ph_node_heap_hold_readers */
+    size_t n_held, cap_held;
 };
 
 PH_API ph_node_heap *ph_node_heap_new(int latest_first)
@@ -91,6 +93,7 @@ PH_API void ph_node_heap_free(ph_node_heap *h)
     if (!h)
         return;
     free(h->v);
+    free(h->held);
     free(h);
 }
 
@@ -136,6 +139,29 @@ static ph_node *heap_take(ph_node_heap *h)
     if (h->n)
         h->v[i] = x;
     return top;
+}
+
+PH_API int ph_node_heap_hold_readers(ph_node_heap *h, const ph_node *n)
+{
+    h->n_held = 0;
+    for (size_t j = 0; j < n->n_outputs; j++) {
+        const ph_value *o = n->outputs[j];
+        for (size_t u = 0; o && u < o->n_uses; u++) {
+            if (ir_grow((void **)&h->held, &h->cap_held, h->n_held + 1, sizeof *h->held))
+                return PH_ENOMEM;
+            h->held[h->n_held++] = o->uses[u].node;
+        }
+    }
+    return 0;
+}
+
+PH_API int ph_node_heap_push_held(ph_node_heap *h)
+{
+    int rc = 0;
+    for (size_t i = 0; i < h->n_held && !rc; i++)
+        rc = ph_node_heap_push(h, h->held[i]);
+    h->n_held = 0;
+    return rc;
 }
 
 PH_API ph_node *ph_node_heap_pop(ph_node_heap *h)
