@@ -69,6 +69,10 @@ int ir_names_reserve(ir_names *m, size_t n);
  * larger), made at once: no growth step reads every entry again.  0 or
  * PH_ENOMEM. */
 int ir_names_presize(ir_names *m, size_t n);
+/* 1 when value v's name hashes to the hash it was entered under
+ * (ph_value.name_hash): a name changed behind the map's back almost never
+ * does.  A lookup of v's name finds v only when this holds (names.c). */
+int ir_names_value_hash_agrees(const ph_value *v);
 
 /* --------------------------------------------------------------- arrays */
 
@@ -437,6 +441,8 @@ struct ph_model {
     uint32_t walk_epoch;           /* for ph_node.walk_mark (ir_walk_epoch) */
     int order_dirty;               /* a node may read a value defined after it */
     int loaded_bodies;             /* the loader built a subgraph (If/Loop/Scan body) */
+    int bodies_made;               /* a subgraph was ever made (ir_graph_new with a parent):
+                                      while 0, no node of the model holds a body */
     size_t load_reordered;         /* see ph_model_load_reordered */
     size_t op_count[PH_OP__COUNT]; /* nodes of each op in the op-type indexes */
     uint32_t op_seq;               /* nodes linked into an op-type index (ph_node.op_seq), up

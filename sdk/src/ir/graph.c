@@ -270,6 +270,8 @@ ph_graph *ir_graph_new(ph_model *m, ph_node *parent, Onnx__GraphProto *gp)
     g->model = m;
     g->parent = parent;
     g->proto = gp;
+    if (parent && m)
+        m->bodies_made = 1;
     return g;
 }
 

@@ -239,3 +239,8 @@ void ir_names_del(ir_names *m, const void *o)
             return;
         }
 }
+
+int ir_names_value_hash_agrees(const ph_value *v)
+{
+    return v->name && name_hash(v->name, strlen(v->name)) == v->name_hash;
+}

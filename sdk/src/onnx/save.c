@@ -296,7 +296,9 @@ static void sync_graph(save_state *st, ph_graph *g)
     char **names = tmp_alloc(st, n_names * sizeof *names);
     if (!names)
         return;
-    for (ph_node *n = g->first; n; n = n->next) {
+    /* the main graph's nodes are walked only for their bodies: not at all
+     * in a model that never had one */
+    for (ph_node *n = n_msgs || g->model->bodies_made ? g->first : NULL; n; n = n->next) {
         if (n_msgs) {
             node_message(n, &msgs[k], names);
             nodes[k] = &msgs[k];
