@@ -15,8 +15,9 @@
  *   - blame: a pass that corrupts the graph behind the SDK's back, so that
  *     the next pass crashes, is named (and --skip-failing-passes skips it,
  *     not the pass that crashed); a pass that marks a node removed, or
- *     renames an output in place (duplicate names), and says it changed
- *     nothing, is named by the check before the save; an empty op_type under
+ *     renames an output in place (to another value's name or to a new
+ *     one), or moves a node after its readers in the list, and says it
+ *     changed nothing, is named by the check before the save; an empty op_type under
  *     --verify is a verification failure naming the pass (exit 5), not an
  *     evaluator error (exit 8).
  * And the run's signals: SIGINT to a run started with SIGINT ignored (a
@@ -238,8 +239,9 @@ START_TEST(the_pass_that_broke_the_graph_is_blamed)
      * round: in a second one tp_fault would bypass the node it broke.) */
     char cnn[700];
     snprintf(cnn, sizeof cnn, "%s/models/cnn_small.onnx", PH_SOURCE_DIR);
-    const char *faults[] = {"removed", "rename", NULL};
-    const char *what[] = {"removed node", "does not resolve to its value"};
+    const char *faults[] = {"removed", "rename", "fresh_name", "to_end", NULL};
+    const char *what[] = {"removed node", "does not resolve to its value", "does not resolve to its value",
+                          "input is used before it is defined"};
     for (int i = 0; faults[i]; i++) {
         r = run_fault_on(cnn, faults[i], 1, "tp_fault,fuse_conv_bn", output, "--set", "optimize.max_iterations=1",
                          NULL);

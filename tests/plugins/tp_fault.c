@@ -25,6 +25,12 @@
  *   rename    renames a node's output to the name of another value, in
  *             place (two values of one name: not SSA), says it changed
  *             nothing
+ *   fresh_name  renames a node's output in place to a name no value has
+ *             (the name map still holds the old one), says it changed
+ *             nothing
+ *   to_end    moves a node to the end of the node list behind the SDK's
+ *             back (its order key kept), so that its readers come before
+ *             it, says it changed nothing
  *   empty_op  clears a node's op_type
  * and, outside any call:
  *   ctor_loop, ctor_crash   in the plugin's constructor (dlopen)
@@ -145,6 +151,26 @@ static int graph_fault(ph_graph *g, ph_node *n)
                 return 1;
             }
         return 0;
+    }
+    if (is("fresh_name")) { /* a name no value has, in place: the map still has the old one */
+        if (!n->n_outputs || !n->outputs[0])
+            return 0;
+        char *name = strdup("tp_fault_fresh_name");
+        if (!name)
+            return 0;
+        n->outputs[0]->name = name;
+        return 1;
+    }
+    if (is("to_end")) { /* n relinked after the last node, its order key kept: its readers come first */
+        if (n == g->last || n == g->first)
+            return 0;
+        n->prev->next = n->next;
+        n->next->prev = n->prev;
+        n->prev = g->last;
+        n->next = NULL;
+        g->last->next = n;
+        g->last = n;
+        return 1;
     }
     if (is("empty_op"))
         return ph_node_set_op_type(n, "") == 0;

@@ -263,7 +263,7 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
         if (v->producer) {
             if (v->producer->removed)
                 return fail(c, g, n, "input is produced by a removed node", v->name);
-            if (v->graph == g && v->producer->mark >= c->pos)
+            if (v->graph == g && (c->counting ? v->producer->order >= n->order : v->producer->mark >= c->pos))
                 return fail(c, g, n, "input is used before it is defined", v->name);
         } else if (!v->is_input && !v->tensor) {
             return fail(c, g, n, "input has no producer, is no graph input and no initializer", v->name);
@@ -295,6 +295,36 @@ static int check_node(vctx *c, const ph_graph *g, ph_node *n)
     return rc;
 }
 
+static int check_graph_values(vctx *c, const ph_graph *g);
+static int check_graph_outputs(vctx *c, const ph_graph *g);
+
+/* The counting pass over g: the checks of verify_graph in one walk of the
+ * node list instead of two.  A node's position is its order key
+ * (ph_node.order), which the IR keeps increasing along the list: the walk
+ * checks that it does, so a producer's key below its reader's says what
+ * the positions say.  (A list the SDK made always passes; one that fails
+ * here is checked again by verify_graph, for its message.) */
+static int verify_graph_once(vctx *c, const ph_graph *g)
+{
+    int rc = check_graph_values(c, g);
+    size_t count = 0;
+    const ph_node *prev = NULL;
+    for (ph_node *n = g->first; n && !rc; n = n->next) {
+        if (n->prev != prev || (prev && !(prev->order < n->order)))
+            return fail(c, g, n, "node list links broken", NULL);
+        prev = n;
+        count++;
+        __builtin_prefetch(n->next);
+        rc = check_node(c, g, n);
+    }
+    if (rc)
+        return rc;
+    if (prev != g->last || count != g->n_nodes)
+        return fail(c, g, NULL, "node count or list tail wrong", NULL);
+    c->nodes += count;
+    return check_graph_outputs(c, g);
+}
+
 static int verify_graph(vctx *c, const ph_graph *g)
 {
     if (c->built) {
@@ -305,6 +335,8 @@ static int verify_graph(vctx *c, const ph_graph *g)
         }
         return 0;
     }
+    if (c->counting)
+        return verify_graph_once(c, g);
     /* one walk over the list: its links, its length, and each node's
      * definition position (the checks below walk it once more) */
     size_t count = 0;
@@ -318,6 +350,24 @@ static int verify_graph(vctx *c, const ph_graph *g)
     if (prev != g->last || count != g->n_nodes)
         return fail(c, g, NULL, "node count or list tail wrong", NULL);
     c->nodes += count;
+    int rc = check_graph_values(c, g);
+    if (rc)
+        return rc;
+    for (ph_node *n = g->first; n; n = n->next) {
+        c->pos = n->mark;
+        /* subgraph verification reuses marks: keep this graph's positions */
+        size_t saved = c->pos;
+        rc = check_node(c, g, n);
+        if (rc)
+            return rc;
+        c->pos = saved;
+    }
+    return check_graph_outputs(c, g);
+}
+
+/* The graph's inputs and initializers. */
+static int check_graph_values(vctx *c, const ph_graph *g)
+{
     for (size_t i = 0; i < g->n_inputs; i++) {
         const ph_value *v = g->inputs[i];
         if (v->dead || !v->is_input || v->graph != g || name_wrong(c, g, v))
@@ -344,15 +394,12 @@ static int verify_graph(vctx *c, const ph_graph *g)
         if (rc)
             return rc;
     }
-    for (ph_node *n = g->first; n; n = n->next) {
-        c->pos = n->mark;
-        /* subgraph verification reuses marks: keep this graph's positions */
-        size_t saved = c->pos;
-        int rc = check_node(c, g, n);
-        if (rc)
-            return rc;
-        c->pos = saved;
-    }
+    return 0;
+}
+
+/* The graph's outputs. */
+static int check_graph_outputs(vctx *c, const ph_graph *g)
+{
     for (size_t i = 0; i < g->n_outputs; i++) {
         const ph_value *v = g->outputs[i].value;
         size_t refs = 0;
