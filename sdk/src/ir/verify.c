@@ -23,6 +23,18 @@
 #include "internal.h"
 #include "passhost/schema.h"
 
+/* What check_schema reads of an operator's schema, read once per operator
+ * and call (the schema's accessors are calls into its table). */
+typedef struct op_facts {
+    const ph_schema *s; /* NULL: no schema */
+    int min_in;
+    uint32_t formal;      /* formal inputs */
+    uint64_t single;      /* bit i: formal input i (i < 64) is PH_PARAM_SINGLE */
+    uint8_t n_required;   /* required attributes, REQUIRED_ALL: more than fit in required[] */
+    uint16_t required[6]; /* their indices in the schema */
+} op_facts;
+#define REQUIRED_ALL 0xff
+
 typedef struct vctx {
     ph_error *err;
     size_t pos; /* running node position, for definition-before-use */
@@ -45,7 +57,7 @@ typedef struct vctx {
      * the file decides is checked, the structure holding by construction. */
     int built;
     /* the schema of each ph_op at that opset, looked up once per call */
-    const ph_schema *by_op[PH_OP__COUNT];
+    op_facts by_op[PH_OP__COUNT];
     unsigned char looked[PH_OP__COUNT];
 } vctx;
 
@@ -128,20 +140,44 @@ static int attr_type_of(const Onnx__AttributeProto *a)
 
 static int is_default_domain(const char *d) { return !d || !*d || strcmp(d, "ai.onnx") == 0; }
 
-/* The schema of n's operator at the model's opset of its domain, or NULL
- * (an operator ONNX does not define, or a domain without opset import). */
-static const ph_schema *schema_of(vctx *c, const ph_node *n)
+static void facts_of(const ph_schema *s, op_facts *f)
+{
+    memset(f, 0, sizeof *f);
+    if (!(f->s = s))
+        return;
+    int max_in;
+    ph_schema_input_range(s, &f->min_in, &max_in);
+    f->formal = (uint32_t)ph_schema_input_count(s);
+    for (uint32_t i = 0; i < f->formal && i < 64; i++)
+        if (ph_schema_input_option(s, i) == PH_PARAM_SINGLE)
+            f->single |= (uint64_t)1 << i;
+    for (size_t k = 0; k < ph_schema_attr_count(s); k++) {
+        if (!ph_schema_attr_required(s, k))
+            continue;
+        if (f->n_required == sizeof f->required / sizeof f->required[0]) {
+            f->n_required = REQUIRED_ALL;
+            break;
+        }
+        f->required[f->n_required++] = (uint16_t)k;
+    }
+}
+
+/* The schema of n's operator at the model's opset of its domain, with what
+ * check_schema reads of it (f->s NULL: an operator ONNX does not define,
+ * or a domain without opset import).  Points into c or at *local. */
+static const op_facts *schema_of(vctx *c, const ph_node *n, op_facts *local)
 {
     const char *domain = ir_node_domain(n);
     if (is_default_domain(domain) && n->op > PH_OP_UNKNOWN && n->op < PH_OP__COUNT) {
         if (!c->looked[n->op]) {
-            c->by_op[n->op] = c->opset > 0 ? ph_schema_find("", ir_node_op_type(n), c->opset) : NULL;
+            facts_of(c->opset > 0 ? ph_schema_find("", ir_node_op_type(n), c->opset) : NULL, &c->by_op[n->op]);
             c->looked[n->op] = 1;
         }
-        return c->by_op[n->op];
+        return &c->by_op[n->op];
     }
     int64_t opset = is_default_domain(domain) ? c->opset : c->model ? ph_model_opset(c->model, domain) : -1;
-    return opset > 0 ? ph_schema_find(domain, ir_node_op_type(n), opset) : NULL;
+    facts_of(opset > 0 ? ph_schema_find(domain, ir_node_op_type(n), opset) : NULL, local);
+    return local;
 }
 
 /* The inputs and attributes the operator's schema requires, attributes of
@@ -151,21 +187,20 @@ static int check_schema(vctx *c, const ph_graph *g, const ph_node *n)
     const char *domain = ir_node_domain(n);
     if (!is_default_domain(domain) && c->model && ph_model_opset(c->model, domain) < 0)
         return fail(c, g, n, "the model imports no opset of the operator's domain", domain);
-    const ph_schema *s = schema_of(c, n);
+    op_facts local;
+    const op_facts *f = schema_of(c, n, &local);
+    const ph_schema *s = f->s;
     if (!s)
         return 0;
     char what[200];
     int64_t opset = is_default_domain(domain) ? c->opset : ph_model_opset(c->model, domain);
-    int min_in, max_in;
-    ph_schema_input_range(s, &min_in, &max_in);
-    if (n->n_inputs < (size_t)min_in) {
-        snprintf(what, sizeof what, "%zu inputs, the operator needs at least %d at opset %lld", (size_t)n->n_inputs, min_in,
-                 (long long)opset);
+    if (n->n_inputs < (size_t)f->min_in) {
+        snprintf(what, sizeof what, "%zu inputs, the operator needs at least %d at opset %lld", (size_t)n->n_inputs,
+                 f->min_in, (long long)opset);
         return fail(c, g, n, what, NULL);
     }
-    size_t formal = ph_schema_input_count(s);
-    for (size_t i = 0; i < n->n_inputs && i < formal; i++)
-        if (ph_schema_input_option(s, i) == PH_PARAM_SINGLE && !n->inputs[i]) {
+    for (size_t i = 0; i < n->n_inputs && i < f->formal; i++)
+        if (!n->inputs[i] && (i < 64 ? f->single >> i & 1 : ph_schema_input_option(s, i) == PH_PARAM_SINGLE)) {
             snprintf(what, sizeof what, "required input %zu is missing", i);
             return fail(c, g, n, what, NULL);
         }
@@ -180,7 +215,9 @@ static int check_schema(vctx *c, const ph_graph *g, const ph_node *n)
             return fail(c, g, n, what, NULL);
         }
     }
-    for (size_t k = 0; k < ph_schema_attr_count(s); k++) {
+    size_t n_req = f->n_required == REQUIRED_ALL ? ph_schema_attr_count(s) : f->n_required;
+    for (size_t r = 0; r < n_req; r++) {
+        size_t k = f->n_required == REQUIRED_ALL ? r : f->required[r];
         if (!ph_schema_attr_required(s, k))
             continue;
         const char *name = ph_schema_attr_name(s, k);
