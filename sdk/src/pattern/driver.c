@@ -264,6 +264,8 @@ int pat_worklist_pending(const ph_worklist *wl)
     return 0;
 }
 
+size_t pat_worklist_pos(const ph_worklist *wl) { return wl->pos; }
+
 PH_API void ph_worklist_free(ph_worklist *wl)
 {
     if (!wl)
@@ -520,7 +522,8 @@ static int look(ph_worklist *wl, ph_graph *g)
         forget(wl);
         return PH_ENOMEM;
     }
-    int full = wl->model != m || wl->log != log || wl->birth != log->birth || (log->lost && log->lost - 1 >= wl->pos);
+    int full = wl->model != m || wl->log != log || wl->birth != log->birth || wl->pos < log->base ||
+               (log->lost && log->lost - 1 >= wl->pos);
     if (full) {
         forget(wl);
         if (pat_log_attach(log, wl))
@@ -550,7 +553,7 @@ static int look(ph_worklist *wl, ph_graph *g)
         uint32_t base = ir_walk_epoch(m, 256) - 255;
         wl->n_reached = 0;
         for (size_t i = wl->pos; i < end && !rc; i++) {
-            ph_node *n = log->items[i];
+            ph_node *n = pat_log_at(log, i);
             if (n && !n->removed)
                 rc = reach(wl, n, base);
         }
@@ -663,7 +666,7 @@ static int join_later(ph_worklist *wl, size_t member, size_t *from, const ph_nod
     ph_ruleset *rs = wl->sets[member];
     int depth = ph_ruleset_depth(rs);
     for (; *from < log->n; (*from)++) {
-        ph_node *e = log->items[*from];
+        ph_node *e = pat_log_at(log, *from);
         if (!e || e->removed)
             continue;
         uint32_t walk = ir_walk_epoch(e->graph->model, 1);
