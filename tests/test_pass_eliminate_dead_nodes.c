@@ -178,6 +178,47 @@ START_TEST(changed_nodes_since_the_last_call)
 }
 END_TEST
 
+/* The log keeps what a reader can still use: a reader that fell a
+ * quarter of the graph (at least 4096 entries) behind the end is told
+ * "everything"; one that keeps up is told what changed, as before. */
+START_TEST(a_reader_far_behind_is_told_everything)
+{
+    ph_model *m = far_model();
+    ph_ctx *ctx = ph_ctx_new(NULL, NULL);
+    ph_node **nodes;
+    size_t n;
+    ph_ctx_begin_pass(ctx, "behind", "");
+    ck_assert_int_eq(ph_ctx_changed_nodes(ctx, m, &nodes, &n), 0);
+    ph_ctx_end_pass(ctx);
+    ph_ctx_begin_pass(ctx, "near", "");
+    ck_assert_int_eq(ph_ctx_changed_nodes(ctx, m, &nodes, &n), 0);
+    ph_ctx_end_pass(ctx);
+    ph_node *add = producer_of(m, "z"), *exp = producer_of(m, "k3");
+    ph_value *k3 = pc_node_output(m, 43);
+    /* z reads x, then k3 again: Add and Exp are logged each time, as new
+     * entries once the "near" reader took the old ones */
+    for (int i = 0; i < 6000; i++) {
+        ck_assert_int_eq(ph_node_set_input(add, 0, i % 2 ? k3 : input_x(m)), 0);
+        ph_ctx_begin_pass(ctx, "near", "");
+        ck_assert_int_eq(ph_ctx_changed_nodes(ctx, m, &nodes, &n), 1);
+        ck_assert_uint_eq(n, 2);
+        ck_assert((nodes[0] == add && nodes[1] == exp) || (nodes[0] == exp && nodes[1] == add));
+        ph_ctx_end_pass(ctx);
+    }
+    ph_ctx_begin_pass(ctx, "behind", "");
+    ck_assert_int_eq(ph_ctx_changed_nodes(ctx, m, &nodes, &n), 0); /* its position fell off */
+    ck_assert_int_eq(ph_ctx_changed_nodes(ctx, m, &nodes, &n), 1); /* and from here it is told again */
+    ck_assert_uint_eq(n, 0);
+    ck_assert_int_eq(ph_node_set_input(add, 1, input_x(m)), 0);
+    ck_assert_int_eq(ph_ctx_changed_nodes(ctx, m, &nodes, &n), 1);
+    ck_assert_uint_eq(n, 1); /* Add (w, an initializer, and x have no producer) */
+    ck_assert_ptr_eq(nodes[0], add);
+    ph_ctx_end_pass(ctx);
+    ph_ctx_free(ctx);
+    ph_model_free(m);
+}
+END_TEST
+
 /* A second call finds what a change far from the rest left dead: the
  * chain behind it, transitively, and the initializer it read. */
 START_TEST(second_call_finds_a_far_change)
@@ -268,6 +309,7 @@ int main(void)
     tcase_add_test(tc, outer_values_read_by_bodies);
     tcase_add_test(tc, body_outputs_left_alone);
     tcase_add_test(tc, changed_nodes_since_the_last_call);
+    tcase_add_test(tc, a_reader_far_behind_is_told_everything);
     tcase_add_test(tc, second_call_finds_a_far_change);
     tcase_add_test(tc, near_sweep_order_and_other_models);
     suite_add_tcase(s, tc);

@@ -166,20 +166,27 @@ typedef enum ir_storage {
 } ir_storage;
 
 struct ph_tensor {
-    Onnx__TensorProto *proto; /* owned unless borrowed */
-    int borrowed;             /* proto belongs to an attribute */
-    ir_storage storage;
-    int external;             /* proto says data_location EXTERNAL */
+    /* The message the tensor was read from (owned unless borrowed), or NULL
+     * for a tensor made in memory (ph_tensor_new, the evaluator's results:
+     * a folded constant), which gets one only when an attribute or a save
+     * needs it (ir_tensor_proto). */
+    Onnx__TensorProto *proto;
+    const int64_t *dims; /* the proto's, or in the tensor's own block */
     const uint8_t *data;
     size_t nbytes;
     void *owned_data;
-    /* The evaluator's values of sequence and optional types (eval.h): kind
-     * PH_KIND_SEQUENCE or PH_KIND_OPTIONAL, with a proto of no dtype and no
-     * dims and no data; 0 (PH_KIND_TENSOR) for every tensor. */
-    int kind;
-    int elem_dtype;     /* the declared element dtype (0: unknown) */
-    ph_tensor **items;  /* owned: a sequence's elements, an optional's value */
+    ph_tensor **items;   /* owned: a sequence's elements, an optional's value */
     size_t n_items;
+    int dtype;           /* as the proto's data_type */
+    uint32_t rank;
+    /* The evaluator's values of sequence and optional types (eval.h): kind
+     * PH_KIND_SEQUENCE or PH_KIND_OPTIONAL, with no dtype, no dims and no
+     * data; 0 (PH_KIND_TENSOR) for every tensor. */
+    int kind;
+    int elem_dtype;          /* the declared element dtype (0: unknown) */
+    unsigned char storage;   /* ir_storage */
+    unsigned char borrowed;  /* proto belongs to an attribute */
+    unsigned char external;  /* proto says data_location EXTERNAL */
 };
 
 /* Wrap a proto (taking ownership unless borrowed) and read its data: typed
@@ -187,6 +194,12 @@ struct ph_tensor {
 ph_tensor *ir_tensor_wrap(Onnx__TensorProto *p, int borrowed);
 /* A deep copy of a sequence or optional (ph_tensor_clone's), or NULL. */
 ph_tensor *ir_container_clone(const ph_tensor *t);
+/* t's message: the one it was read from, or one made now (its dtype and
+ * dims; the data is the caller's to place) and kept.  NULL when out of
+ * memory. */
+Onnx__TensorProto *ir_tensor_proto(ph_tensor *t);
+/* Bytes t's dtype and dims call for (0 for strings/unknown). */
+size_t ir_tensor_bytes(const ph_tensor *t, int *ok);
 /* Point the tensor's data at bytes held elsewhere (a mapping). */
 int ir_tensor_attach(ph_tensor *t, const uint8_t *data, size_t nbytes, ph_error *err,
                       const char *what);

@@ -312,7 +312,11 @@ PH_API int ph_node_set_attr_tensor(ph_node *n, const char *name, ph_tensor *t)
         ph_tensor_free(t);
         return PH_EINVAL;
     }
-    Onnx__TensorProto *p = t->proto;
+    Onnx__TensorProto *p = ir_tensor_proto(t);
+    if (!p) {
+        ph_tensor_free(t);
+        return PH_ENOMEM;
+    }
     if (t->storage != IR_DATA_PROTO_RAW && t->storage != IR_DATA_TYPED) {
         uint8_t *copy = malloc(t->nbytes ? t->nbytes : 1);
         if (!copy) {

@@ -4,7 +4,10 @@
  * the model or of its external-data file), in the proto's raw_data, or in a
  * buffer of its own.  Typed-field storage (float_data, int64_data, ...) is
  * converted to raw bytes on first access only; the typed fields are what is
- * saved, so an untouched tensor is written back exactly as it was read. */
+ * saved, so an untouched tensor is written back exactly as it was read.
+ * A tensor made in memory (a folded constant) has no message: its dtype
+ * and dims are in its own block, and a message is made only for what needs
+ * one (an attribute, a body's initializer or external data at a save). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +36,12 @@ size_t ir_tensor_expected_bytes(const Onnx__TensorProto *p, int *ok)
         return 0;
     }
     return n * es;
+}
+
+size_t ir_tensor_bytes(const ph_tensor *t, int *ok)
+{
+    Onnx__TensorProto p = {.data_type = t->dtype, .n_dims = t->rank, .dims = (int64_t *)t->dims};
+    return ir_tensor_expected_bytes(&p, ok);
 }
 
 int64_t ir_dims_numel(const int64_t *dims, size_t n)
@@ -155,7 +164,10 @@ ph_tensor *ir_tensor_wrap(Onnx__TensorProto *p, int borrowed)
     if (!t)
         return NULL;
     t->proto = p;
-    t->borrowed = borrowed;
+    t->dims = p->dims;
+    t->dtype = p->data_type;
+    t->rank = (uint32_t)p->n_dims;
+    t->borrowed = (unsigned char)borrowed;
     t->external = p->has_data_location && p->data_location == ONNX__TENSOR_PROTO__DATA_LOCATION__EXTERNAL;
     if (p->has_raw_data) {
         t->storage = IR_DATA_PROTO_RAW;
@@ -169,7 +181,7 @@ int ir_tensor_attach(ph_tensor *t, const uint8_t *data, size_t nbytes, ph_error 
                       const char *what)
 {
     int ok;
-    size_t want = ir_tensor_expected_bytes(t->proto, &ok);
+    size_t want = ir_tensor_bytes(t, &ok);
     if (ok && want != nbytes)
         return ph_error_set(err, PH_EPARSE, "%s: tensor data has %zu bytes, its dtype and shape need %zu",
                             what, nbytes, want);
@@ -184,8 +196,8 @@ static int convert_typed(ph_tensor *t)
 {
     const Onnx__TensorProto *p = t->proto;
     int ok;
-    size_t nbytes = ir_tensor_expected_bytes(p, &ok);
-    if (!ok)
+    size_t nbytes = p ? ir_tensor_expected_bytes(p, &ok) : 0;
+    if (!p || !ok) /* (no message: a sequence or an optional) */
         return PH_EUNSUPPORTED;
     size_t es = ph_dtype_size(p->data_type), n = es ? nbytes / es : 0;
     uint8_t *buf = malloc(nbytes ? nbytes : 1);
@@ -299,31 +311,24 @@ void *ir_tensor_mut(ph_tensor *t)
     return t->storage == IR_DATA_OWNED ? t->owned_data : NULL;
 }
 
+/* A tensor without a message: the dims follow it in its block. */
 static ph_tensor *tensor_make(int dtype, size_t rank, const int64_t *dims, const void *data, int zero)
 {
-    Onnx__TensorProto *p = malloc(sizeof *p);
-    if (!p)
+    if (rank > UINT32_MAX || ir_dims_numel(dims, rank) < 0) /* every stride of the shape fits in int64 */
         return NULL;
-    onnx__tensor_proto__init(p);
-    p->has_data_type = 1;
-    p->data_type = dtype;
-    if (rank) {
-        p->dims = malloc(rank * sizeof *p->dims);
-        if (!p->dims) {
-            free(p);
-            return NULL;
-        }
-        memcpy(p->dims, dims, rank * sizeof *p->dims);
-        p->n_dims = rank;
-    }
+    ph_tensor *t = calloc(1, sizeof *t + rank * sizeof *dims);
+    if (!t)
+        return NULL;
+    if (rank)
+        memcpy(t + 1, dims, rank * sizeof *dims);
+    t->dims = rank ? (const int64_t *)(t + 1) : NULL;
+    t->rank = (uint32_t)rank;
+    t->dtype = dtype;
     int ok;
-    size_t nbytes = ir_tensor_expected_bytes(p, &ok);
-    ok = ok && ir_dims_numel(dims, rank) >= 0; /* every stride of the shape fits in int64 */
-    ph_tensor *t = ok ? ir_tensor_wrap(p, 0) : NULL;
-    void *buf = t ? malloc(nbytes ? nbytes : 1) : NULL;
+    size_t nbytes = ir_tensor_bytes(t, &ok);
+    void *buf = ok ? malloc(nbytes ? nbytes : 1) : NULL;
     if (!buf) {
         free(t);
-        protobuf_c_message_free_unpacked(&p->base, NULL);
         return NULL;
     }
     prefer_huge_pages(buf, nbytes);
@@ -336,6 +341,30 @@ static ph_tensor *tensor_make(int dtype, size_t rank, const int64_t *dims, const
     t->nbytes = nbytes;
     t->storage = IR_DATA_OWNED;
     return t;
+}
+
+Onnx__TensorProto *ir_tensor_proto(ph_tensor *t)
+{
+    if (t->proto)
+        return t->proto;
+    Onnx__TensorProto *p = malloc(sizeof *p);
+    if (!p)
+        return NULL;
+    onnx__tensor_proto__init(p);
+    if (t->kind == PH_KIND_TENSOR) { /* (a container's has no dtype) */
+        p->has_data_type = 1;
+        p->data_type = t->dtype;
+    }
+    if (t->rank) {
+        if (!(p->dims = malloc(t->rank * sizeof *p->dims))) {
+            free(p);
+            return NULL;
+        }
+        memcpy(p->dims, t->dims, t->rank * sizeof *p->dims);
+        p->n_dims = t->rank;
+    }
+    t->proto = p;
+    return p;
 }
 
 PH_API ph_tensor *ph_tensor_clone(const ph_tensor *t)
@@ -352,7 +381,7 @@ PH_API void ph_tensor_free(ph_tensor *t)
 {
     if (!t)
         return;
-    if (!t->borrowed) {
+    if (t->proto && !t->borrowed) {
         if (t->storage == IR_DATA_MAPPED || t->storage == IR_DATA_OWNED) {
             /* never let the proto free bytes it does not own */
             t->proto->has_raw_data = 0;
@@ -368,24 +397,24 @@ PH_API void ph_tensor_free(ph_tensor *t)
     free(t);
 }
 
-PH_API int ph_tensor_dtype(const ph_tensor *t) { return t->proto->data_type; }
-PH_API size_t ph_tensor_rank(const ph_tensor *t) { return t->proto->n_dims; }
-PH_API const int64_t *ph_tensor_dims(const ph_tensor *t) { return t->proto->dims; }
+PH_API int ph_tensor_dtype(const ph_tensor *t) { return t->dtype; }
+PH_API size_t ph_tensor_rank(const ph_tensor *t) { return t->rank; }
+PH_API const int64_t *ph_tensor_dims(const ph_tensor *t) { return t->dims; }
 
 PH_API int64_t ph_tensor_dim(const ph_tensor *t, size_t i)
 {
-    return i < t->proto->n_dims ? t->proto->dims[i] : -1;
+    return i < t->rank ? t->dims[i] : -1;
 }
 
 PH_API int64_t ph_tensor_numel(const ph_tensor *t)
 {
-    return ir_dims_numel(t->proto->dims, t->proto->n_dims);
+    return ir_dims_numel(t->dims, t->rank);
 }
 
 PH_API size_t ph_tensor_nbytes(const ph_tensor *t)
 {
     int ok;
-    return ir_tensor_expected_bytes(t->proto, &ok);
+    return ir_tensor_bytes(t, &ok);
 }
 
 PH_API const void *ph_tensor_data(const ph_tensor *t)
@@ -396,7 +425,7 @@ PH_API const void *ph_tensor_data(const ph_tensor *t)
     if (m->storage == IR_DATA_NONE)
         return NULL;
     int ok;
-    size_t want = ir_tensor_expected_bytes(m->proto, &ok);
+    size_t want = ir_tensor_bytes(m, &ok);
     if (!ok || want != m->nbytes)
         return NULL;
     return m->data ? m->data : (const void *)"";
@@ -415,7 +444,7 @@ PH_API int ph_tensor_equal(const ph_tensor *a, const ph_tensor *b)
     if (ph_tensor_dtype(a) != ph_tensor_dtype(b) || ph_tensor_rank(a) != ph_tensor_rank(b))
         return 0;
     for (size_t i = 0; i < ph_tensor_rank(a); i++)
-        if (a->proto->dims[i] != b->proto->dims[i])
+        if (a->dims[i] != b->dims[i])
             return 0;
     const void *da = ph_tensor_data(a), *db = ph_tensor_data(b);
     if (!da || !db)
@@ -428,19 +457,13 @@ PH_API int ph_tensor_equal(const ph_tensor *a, const ph_tensor *b)
 /* A container of kind with n items (taken over, also on failure). */
 static ph_tensor *container_new(int kind, int elem_dtype, size_t n, ph_tensor *const *items)
 {
-    Onnx__TensorProto *p = malloc(sizeof *p);
-    if (p)
-        onnx__tensor_proto__init(p);
-    ph_tensor *t = p ? ir_tensor_wrap(p, 0) : NULL;
+    ph_tensor *t = calloc(1, sizeof *t);
     ph_tensor **v = malloc((n ? n : 1) * sizeof *v);
     if (!t || !v) {
         for (size_t i = 0; i < n; i++)
             ph_tensor_free(items[i]);
         free(v);
-        if (t)
-            ph_tensor_free(t);
-        else
-            free(p);
+        free(t);
         return NULL;
     }
     if (n)

@@ -224,7 +224,17 @@ static int raw_empty(const ph_tensor *t)
 static void sync_tensor(save_state *st, ph_value *v)
 {
     ph_tensor *t = v->tensor;
-    Onnx__TensorProto *p = t->proto;
+    if (!t->proto && !v->graph->parent && t->storage == IR_DATA_OWNED && (t->nbytes < st->min_ext || !t->nbytes)) {
+        /* made in memory, in the main graph, too small for the data file:
+         * written from the tensor itself (main_graph), no message needed */
+        st->raw_bytes += t->nbytes;
+        return;
+    }
+    Onnx__TensorProto *p = ir_tensor_proto(t);
+    if (!p) {
+        st->oom = 1;
+        return;
+    }
     /* the name: a main-graph initializer's is set as it is written (main_graph) */
     if (v->graph->parent && (!p->name || (p->name != v->name && strcmp(p->name, v->name) != 0)))
         SET(st, p->name, v->name);
@@ -318,8 +328,8 @@ static void sync_graph(save_state *st, ph_graph *g)
         st->cap_raw_set = g->n_inits;
     }
     for (size_t i = 0; i < g->n_inits; i++) {
-        inits[i] = g->inits[i]->tensor->proto;
         sync_tensor(st, g->inits[i]);
+        inits[i] = g->inits[i]->tensor->proto; /* NULL for one main_graph writes from the tensor */
     }
     SET(st, gp->initializer, inits);
     SET(st, gp->n_initializer, g->n_inits);
@@ -704,6 +714,25 @@ static void node_write(save_state *st, file_writer *w, const node_view *v, uint6
 
 /* --- initializers */
 
+/* The fields of a plain tensor (below), from its message or, for a tensor
+ * made in memory, from the tensor itself (as its message would hold them). */
+typedef struct tensor_view {
+    const int64_t *dims;
+    size_t n_dims;
+    int has_type, dtype, has_raw;
+    const uint8_t *raw;
+    size_t raw_len;
+} tensor_view;
+
+static tensor_view view_of(const ph_tensor *t)
+{
+    const Onnx__TensorProto *p = t->proto;
+    if (p)
+        return (tensor_view){p->dims, p->n_dims, p->has_data_type, p->data_type, p->has_raw_data, p->raw_data.data,
+                             p->raw_data.len};
+    return (tensor_view){t->dims, t->rank, 1, t->dtype, 1, t->data, t->nbytes};
+}
+
 /* Whether tensor p has only the fields an initializer the IR holds has
  * (dims, data type, name, raw bytes): those are encoded here, others by
  * protobuf-c. */
@@ -716,28 +745,28 @@ static int tensor_plain(const Onnx__TensorProto *p)
 
 /* A plain tensor's message size, named name (name_len bytes: the value's
  * name, which the proto may not hold). */
-static uint64_t tensor_size(const Onnx__TensorProto *p, size_t name_len)
+static uint64_t tensor_size(const tensor_view *p, size_t name_len)
 {
     uint64_t size = p->n_dims; /* a tag a dim */
     for (size_t i = 0; i < p->n_dims; i++)
         size += onnx_wire_varint_size((uint64_t)p->dims[i]);
-    if (p->has_data_type)
-        size += 1 + onnx_wire_varint_size((uint64_t)(int64_t)p->data_type);
+    if (p->has_type)
+        size += 1 + onnx_wire_varint_size((uint64_t)(int64_t)p->dtype);
     size += field_size(name_len);
-    if (p->has_raw_data)
-        size += field_size(p->raw_data.len);
+    if (p->has_raw)
+        size += field_size(p->raw_len);
     return size;
 }
 
-static void tensor_write(file_writer *w, const Onnx__TensorProto *p, const char *name, size_t name_len)
+static void tensor_write(file_writer *w, const tensor_view *p, const char *name, size_t name_len)
 {
     for (size_t i = 0; i < p->n_dims; i++)
         put_varint_field(w, TENSOR_DIMS_TAG, (uint64_t)p->dims[i]);
-    if (p->has_data_type)
-        put_varint_field(w, TENSOR_TYPE_TAG, (uint64_t)(int64_t)p->data_type);
+    if (p->has_type)
+        put_varint_field(w, TENSOR_TYPE_TAG, (uint64_t)(int64_t)p->dtype);
     put_bytes(w, TENSOR_NAME_TAG, name, name_len);
-    if (p->has_raw_data)
-        put_bytes(w, TENSOR_RAW_TAG, p->raw_data.data, p->raw_data.len);
+    if (p->has_raw)
+        put_bytes(w, TENSOR_RAW_TAG, p->raw, p->raw_len);
 }
 
 /* --- the main graph and the model */
@@ -764,18 +793,19 @@ static uint64_t main_graph(save_state *st, const ph_graph *g, file_writer *w)
     }
     for (size_t i = 0; i < g->n_inits && !(w && w->err); i++) { /* gp->initializer's protos */
         const ph_value *iv = g->inits[i];
-        Onnx__TensorProto *p = iv->tensor->proto;
-        int plain = tensor_plain(p);
+        Onnx__TensorProto *p = iv->tensor->proto; /* NULL: made in memory, plain */
+        int plain = !p || tensor_plain(p);
         size_t name_len = plain ? strlen(iv->name) : 0;
         if (!plain && (!p->name || (p->name != iv->name && strcmp(p->name, iv->name) != 0)))
             SET(st, p->name, iv->name); /* for protobuf-c */
-        uint64_t s = plain ? tensor_size(p, name_len) : protobuf_c_message_get_packed_size(&p->base);
+        tensor_view tv = view_of(iv->tensor);
+        uint64_t s = plain ? tensor_size(&tv, name_len) : protobuf_c_message_get_packed_size(&p->base);
         size += field_size(s);
         if (!w)
             continue;
         put_header(w, GRAPH_INIT_TAG, s);
         if (plain)
-            tensor_write(w, p, iv->name, name_len);
+            tensor_write(w, &tv, iv->name, name_len);
         else
             protobuf_c_message_pack_to_buffer(&p->base, &w->base);
     }

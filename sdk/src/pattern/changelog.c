@@ -7,7 +7,11 @@
  * A node appears in the log at most once after the last point a reader
  * took (older entries of the node are cleared when it is logged again,
  * and when it is freed), so the log grows with the changes, not with the
- * rounds.
+ * rounds.  Nor does it keep what no reader needs: a pass told of a quarter
+ * of the graph or more walks the whole graph anyway (ph_ctx_changed_nodes),
+ * so entries farther back than that from the end, and behind every
+ * attached worklist, are dropped (a reader whose position fell off is told
+ * "everything").
  *
  * Held nodes: a worklist's agendas keep nodes from one pass of a stage to
  * a later one, while the host frees removed nodes in between (at each
@@ -20,6 +24,36 @@
 
 #include "pattern.h"
 
+/* Entries a reader needs at most behind the end: a quarter of the graph
+ * (fewer is not worth a trim). */
+static size_t log_keep(const ph_model *m)
+{
+    size_t q = m->n_nodes_total / 4;
+    return q > 4096 ? q : 4096;
+}
+
+/* Drop the entries before the last log_keep() ones that no attached
+ * worklist still has to read (called when the log holds twice that, so
+ * each entry is moved once at most on average). */
+static void log_trim(struct pat_changelog *log, const ph_model *m)
+{
+    size_t from = log->n - log_keep(m);
+    for (size_t i = 0; i < log->n_attached; i++) {
+        size_t pos = pat_worklist_pos(log->attached[i]);
+        if (pos < from)
+            from = pos;
+    }
+    if (from <= log->base || from - log->base < (log->n - log->base) / 4)
+        return; /* held back by a worklist: trim when it lets a quarter go */
+    for (size_t i = log->base; i < from; i++) {
+        ph_node *e = pat_log_at(log, i);
+        if (e)
+            e->log_pos = 0;
+    }
+    memmove(log->items, log->items + (from - log->base), (log->n - from) * sizeof *log->items);
+    log->base = from;
+}
+
 static void log_touch(ph_node *n)
 {
     if (!n || !n->graph || !n->graph->model)
@@ -29,20 +63,22 @@ static void log_touch(ph_node *n)
         return;
     if (n->log_pos) {
         size_t at = n->log_pos - 1;
-        if (at < log->n && log->items[at] == n) {
+        if (at >= log->base && at < log->n && pat_log_at(log, at) == n) {
             if (at >= log->sealed)
                 return; /* logged, and no reader has taken it yet */
-            log->items[at] = NULL;
+            log->items[at - log->base] = NULL;
         }
     }
-    if (ir_grow((void **)&log->items, &log->cap, log->n + 1, sizeof *log->items)) {
+    if (log->n - log->base >= 2 * log_keep(n->graph->model))
+        log_trim(log, n->graph->model);
+    if (ir_grow((void **)&log->items, &log->cap, log->n - log->base + 1, sizeof *log->items)) {
         ir_alloc_failed(n->graph->model); /* the next run scans everything */
         if (!log->lost)
             log->lost = log->n + 1;
         n->log_pos = 0;
         return;
     }
-    log->items[log->n++] = n;
+    log->items[log->n++ - log->base] = n;
     n->log_pos = log->n <= UINT32_MAX ? (uint32_t)log->n : 0; /* past 2^32 entries: not found again, may be logged twice */
 }
 
@@ -65,8 +101,9 @@ static void on_type_changed(void *self, ph_value *v)
 static void on_node_freed(void *self, ph_node *n)
 {
     struct pat_changelog *log = self; /* never n->graph: it may be gone */
-    if (log && n->log_pos && n->log_pos - 1 < log->n && log->items[n->log_pos - 1] == n)
-        log->items[n->log_pos - 1] = NULL;
+    if (log && n->log_pos && n->log_pos - 1 >= log->base && n->log_pos - 1 < log->n &&
+        pat_log_at(log, n->log_pos - 1) == n)
+        log->items[n->log_pos - 1 - log->base] = NULL;
     if (log && n->held_pos && n->held_pos - 1 < log->n_held && log->held[n->held_pos - 1] == n)
         log->held[n->held_pos - 1] = NULL;
     n->log_pos = 0;

@@ -37,7 +37,8 @@ PH_API int ph_ctx_changed_nodes(ph_ctx *ctx, ph_model *m, ph_node ***nodes, size
         r->model = NULL;
         return PH_ENOMEM;
     }
-    int known = r->model == m && r->birth == log->birth && r->pos <= log->n &&
+    /* (a reader whose position the log dropped looks at everything) */
+    int known = r->model == m && r->birth == log->birth && r->pos >= log->base && r->pos <= log->n &&
                 r->alloc_failures == m->alloc_failures;
     size_t from = r->pos, end = log->n;
     /* From here on a node touched again gets an entry at or after end,
@@ -52,7 +53,7 @@ PH_API int ph_ctx_changed_nodes(ph_ctx *ctx, ph_model *m, ph_node ***nodes, size
         return 0;
     size_t live = 0;
     for (size_t i = from; i < end; i++)
-        live += log->items[i] != NULL;
+        live += pat_log_at(log, i) != NULL;
     ph_node **out = live ? ph_ctx_alloc(ctx, live * sizeof *out) : NULL;
     if (live && !out) {
         r->model = NULL; /* the next call looks at everything too */
@@ -60,7 +61,7 @@ PH_API int ph_ctx_changed_nodes(ph_ctx *ctx, ph_model *m, ph_node ***nodes, size
     }
     size_t k = 0;
     for (size_t i = from; i < end; i++) {
-        ph_node *e = log->items[i];
+        ph_node *e = pat_log_at(log, i);
         if (e && !e->removed)
             out[k++] = e;
     }

@@ -36,6 +36,20 @@ static inline int room(void **p, size_t *cap, size_t need, size_t size)
     return need <= *cap ? 0 : ir_grow(p, cap, need, size);
 }
 
+/* Give back a scratch array, or an agenda left empty, when it is large: the
+ * first look and the first runs fill them with most of a large graph, the
+ * later ones with what changed; what passes allocate meanwhile reuses the
+ * memory. */
+enum { KEEP_SCRATCH = 1 << 14 };
+static void shed(void **p, size_t *cap)
+{
+    if (*cap > KEEP_SCRATCH) {
+        free(*p);
+        *p = NULL;
+        *cap = 0;
+    }
+}
+
 typedef struct wl_agenda {
     uint32_t *idx; /* entries of the log's held table */
     size_t n, cap;
@@ -263,6 +277,8 @@ int pat_worklist_pending(const ph_worklist *wl)
             return 1;
     return 0;
 }
+
+size_t pat_worklist_pos(const ph_worklist *wl) { return wl->pos; }
 
 PH_API void ph_worklist_free(ph_worklist *wl)
 {
@@ -520,7 +536,8 @@ static int look(ph_worklist *wl, ph_graph *g)
         forget(wl);
         return PH_ENOMEM;
     }
-    int full = wl->model != m || wl->log != log || wl->birth != log->birth || (log->lost && log->lost - 1 >= wl->pos);
+    int full = wl->model != m || wl->log != log || wl->birth != log->birth || wl->pos < log->base ||
+               (log->lost && log->lost - 1 >= wl->pos);
     if (full) {
         forget(wl);
         if (pat_log_attach(log, wl))
@@ -550,7 +567,7 @@ static int look(ph_worklist *wl, ph_graph *g)
         uint32_t base = ir_walk_epoch(m, 256) - 255;
         wl->n_reached = 0;
         for (size_t i = wl->pos; i < end && !rc; i++) {
-            ph_node *n = log->items[i];
+            ph_node *n = pat_log_at(log, i);
             if (n && !n->removed)
                 rc = reach(wl, n, base);
         }
@@ -560,6 +577,9 @@ static int look(ph_worklist *wl, ph_graph *g)
                 rc = classify(wl, n, (int)(n->walk_mark - base), 0);
         }
     }
+    shed((void **)&wl->queue, &wl->cap_queue);
+    shed((void **)&wl->reached, &wl->cap_reached);
+    wl->n_reached = 0;
     if (rc) {
         forget(wl); /* what was found is incomplete: look at everything next time */
         return rc;
@@ -624,17 +644,19 @@ static int key_cmp(const void *pa, const void *pb)
  * PH_ENOMEM. */
 static int scan_sort(ph_node **cands, size_t n)
 {
-    scan_key *k = malloc((n ? n : 1) * sizeof *k), *out = k ? malloc((n ? n : 1) * sizeof *out) : NULL;
+    size_t sorted = 1; /* (the usual case, in order already, needs no keys) */
+    while (sorted < n && !scan_before(cands[sorted], cands[sorted - 1]))
+        sorted++;
+    if (sorted >= n)
+        return 0;
+    scan_key *k = malloc(n * sizeof *k), *out = k ? malloc(n * sizeof *out) : NULL;
     if (!out) {
         free(k);
         return PH_ENOMEM;
     }
-    size_t sorted = n;
     for (size_t i = 0; i < n; i++) {
         ph_node *c = cands[i];
         k[i] = (scan_key){(uint64_t)c->graph->wl_rank << 32 | (uint32_t)c->op, c->op_seq, c};
-        if (i && sorted == n && key_cmp(&k[i - 1], &k[i]) > 0)
-            sorted = i;
     }
     qsort(k + sorted, n - sorted, sizeof *k, key_cmp);
     size_t a = 0, b = sorted, o = 0;
@@ -663,7 +685,7 @@ static int join_later(ph_worklist *wl, size_t member, size_t *from, const ph_nod
     ph_ruleset *rs = wl->sets[member];
     int depth = ph_ruleset_depth(rs);
     for (; *from < log->n; (*from)++) {
-        ph_node *e = log->items[*from];
+        ph_node *e = pat_log_at(log, *from);
         if (!e || e->removed)
             continue;
         uint32_t walk = ir_walk_epoch(e->graph->model, 1);
@@ -779,6 +801,10 @@ PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph
         }
     }
     free(extra.v);
+    shed((void **)&wl->cands, &wl->cap_cands);
+    shed((void **)&wl->queue, &wl->cap_queue);
+    if (!a->n)
+        shed((void **)&a->idx, &a->cap);
     if (wl->log)
         pat_log_release(wl->log);
     if (total >= 0 && m->alloc_failures != failures) /* absorbed below: the result would depend on memory */

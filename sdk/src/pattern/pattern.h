@@ -291,8 +291,10 @@ int pat_rewrite(ph_graph *g, const ph_match *m, ph_rule_rewrite_fn fn, const ph_
 /* ------------------------------------------------ change log (changelog.c) */
 
 struct pat_changelog {
-    ph_node **items; /* NULL holes where a node was logged again or freed */
-    size_t n, cap;
+    /* entries base .. n-1 (positions count every entry ever logged) in
+     * items[0 .. n-base): NULL holes where a node was logged again or freed */
+    ph_node **items;
+    size_t base, n, cap;
     size_t sealed;   /* entries below this were taken by a reader */
     size_t lost;     /* 1 + index where an append failed (out of memory), or 0 */
     uint64_t birth;  /* tells this log from one at a reused address */
@@ -302,6 +304,8 @@ struct pat_changelog {
     size_t n_attached, cap_attached;
 };
 
+/* The entry at position i (base <= i < n). */
+static inline ph_node *pat_log_at(const struct pat_changelog *log, size_t i) { return log->items[i - log->base]; }
 /* The model's change log, made (and observing) on first use; NULL when out
  * of memory (counted). */
 struct pat_changelog *pat_log_get(ph_model *m);
@@ -322,6 +326,8 @@ void pat_worklist_detached(ph_worklist *wl);
 void pat_worklist_reset(ph_worklist *wl);
 /* 1 when an agenda holds nodes. */
 int pat_worklist_pending(const ph_worklist *wl);
+/* The log position up to which the worklist has read. */
+size_t pat_worklist_pos(const ph_worklist *wl);
 
 /* -------------------------------------------------- rule sets (ruleset.c) */
 
