@@ -287,7 +287,17 @@ struct ph_rewriter {
     char **domains;     /* non-default domains of result ops: imported at commit */
     size_t n_domains, cap_domains;
     int failed; /* 0, or the PH_E* code of the first call that failed */
+    /* the first room of created, inits and repl, in the rewriter itself
+     * (most rewrites need no more): pat_rw_room */
+    ph_node *created_own[8];
+    ph_value *inits_own[4];
+    ph_value *repl_own[8];
 };
+
+/* Room for `need` elements of `size` bytes in *arr (capacity *cap), whose
+ * storage is `own` (the rewriter's, never freed) until it outgrows it.
+ * 0 or PH_ENOMEM. */
+int pat_rw_room(void **arr, size_t *cap, size_t need, size_t size, void *own);
 
 /* Build with fn (may be NULL) and then the form's result (when it has
  * one), and commit or roll back.  1 committed, 0 nothing changed (declined,
