@@ -327,7 +327,8 @@ static int commit(ph_rewriter *rw, int *stop)
     for (size_t i = 0; i < rw->n_repl; i += 2)
         if (!ph_value_can_replace(rw->repl[i], rw->repl[i + 1]))
             return 0;
-    char matched[512] = "";
+    char matched[512];
+    matched[0] = 0;
     int named = rw->ctx && ph_ctx_wants_names(rw->ctx);
     if (named)
         ph_match_describe(rw->m, matched, sizeof matched);
@@ -336,7 +337,10 @@ static int commit(ph_rewriter *rw, int *stop)
         return 0;
     }
     ph_node *root = ph_match_root(rw->m);
-    char *root_name = ir_strdup(ph_node_name(root));
+    const char *name_now = ph_node_name(root);
+    char name_own[128]; /* the root's name, copied (on the heap when longer) */
+    size_t name_len = strlen(name_now);
+    char *root_name = name_len < sizeof name_own ? memcpy(name_own, name_now, name_len + 1) : ir_strdup(name_now);
     size_t n_nodes = ph_match_node_count(rw->m);
     ph_node *matched_nodes[64];
     if (n_nodes > 64)
@@ -346,7 +350,8 @@ static int commit(ph_rewriter *rw, int *stop)
     for (size_t i = 0; i < rw->n_repl; i += 2) {
         int rc = ph_value_replace(rw->repl[i], rw->repl[i + 1]);
         if (rc < 0) {
-            free(root_name);
+            if (root_name != name_own)
+                free(root_name);
             return rc; /* only out of memory gets here after can_replace */
         }
     }
@@ -375,7 +380,8 @@ static int commit(ph_rewriter *rw, int *stop)
         keep_root_name(rw, root, root_name);
     else
         ir_alloc_failed(rw->g->model);
-    free(root_name);
+    if (root_name != name_own)
+        free(root_name);
     for (size_t i = 0; i < rw->n_domains; i++) /* a result's ops of other domains */
         if (ph_model_require_opset(rw->g->model, rw->domains[i], 1) < 0)
             ir_alloc_failed(rw->g->model);
