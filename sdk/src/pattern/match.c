@@ -365,7 +365,8 @@ static int fits(const ph_value *v, const ph_value *x)
     return 1;
 }
 
-static int check_cons(ph_match *m, const pat_cons *c, const ph_value *v, const ph_node *user)
+static __attribute__((noinline)) int check_cons_more(ph_match *m, const pat_cons *c, const ph_value *v,
+                                                     const ph_node *user)
 {
     const ph_tensor *t;
     switch (c->kind) {
@@ -429,6 +430,26 @@ static int check_cons(ph_match *m, const pat_cons *c, const ph_value *v, const p
     }
     }
     return 0;
+}
+
+/* A value's constraint: the usual ones here, the others (with their larger
+ * frames) in check_cons_more. */
+static inline int check_cons(ph_match *m, const pat_cons *c, const ph_value *v, const ph_node *user)
+{
+    switch (c->kind) {
+    case PAT_CONST:
+        return ph_value_const(v) != NULL;
+    case PAT_RANK:
+        return ph_value_rank(v) == c->n;
+    case PAT_DTYPE: {
+        int d = ph_value_dtype(v);
+        return d > 0 && d < 32 && (c->dtypes >> d) & 1;
+    }
+    case PAT_FITS:
+        return 1; /* at the end, when every value is bound */
+    default:
+        return check_cons_more(m, c, v, user);
+    }
 }
 
 static int check_attr(ph_match *m, const pat_attr *a, const ph_node *n)
