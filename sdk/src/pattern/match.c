@@ -1000,23 +1000,27 @@ static inline __attribute__((always_inline)) int root_inputs_possible(const ph_m
     return 1;
 }
 
+/* 1 when guard g holds for v, the model's opset of g's domain (-1: not
+ * imported, which no guard accepts). */
+static int guard_holds(const pat_guard *g, int64_t v)
+{
+    if (v < 0)
+        return 0;
+    switch (g->op) {
+    case PAT_OP_EQ: return v == g->version;
+    case PAT_OP_NE: return v != g->version;
+    case PAT_OP_LT: return v < g->version;
+    case PAT_OP_LE: return v <= g->version;
+    case PAT_OP_GT: return v > g->version;
+    default: return v >= g->version;
+    }
+}
+
 int pat_guards_hold(const pat_form *f, const ph_model *model)
 {
-    for (int i = 0; i < f->n_guards; i++) {
-        const pat_guard *g = &f->guards[i];
-        int64_t v = ph_model_opset(model, g->domain);
-        int ok;
-        switch (g->op) {
-        case PAT_OP_EQ: ok = v == g->version; break;
-        case PAT_OP_NE: ok = v != g->version; break;
-        case PAT_OP_LT: ok = v < g->version; break;
-        case PAT_OP_LE: ok = v <= g->version; break;
-        case PAT_OP_GT: ok = v > g->version; break;
-        default: ok = v >= g->version; break;
-        }
-        if (!ok || v < 0)
+    for (int i = 0; i < f->n_guards; i++)
+        if (!guard_holds(&f->guards[i], ph_model_opset(model, f->guards[i].domain)))
             return 0;
-    }
     return 1;
 }
 
@@ -1030,16 +1034,7 @@ static int guards_ok(const pat_form *f, const ph_node *root, ph_match *why)
     for (int i = 0; i < f->n_guards; i++) {
         const pat_guard *g = &f->guards[i];
         int64_t v = ph_model_opset(root->graph->model, g->domain);
-        int ok;
-        switch (g->op) {
-        case PAT_OP_EQ: ok = v == g->version; break;
-        case PAT_OP_NE: ok = v != g->version; break;
-        case PAT_OP_LT: ok = v < g->version; break;
-        case PAT_OP_LE: ok = v <= g->version; break;
-        case PAT_OP_GT: ok = v > g->version; break;
-        default: ok = v >= g->version; break;
-        }
-        if (!ok || v < 0) {
+        if (!guard_holds(g, v)) {
             char have[64] = "not imported";
             if (v >= 0)
                 snprintf(have, sizeof have, "%lld", (long long)v);
