@@ -20,7 +20,7 @@ typedef struct rs_entry {
     uint32_t rule, form;
     int benefit;
     int possible; /* every statement's op is in the model (pat_ruleset_reach) */
-    int guards;   /* its opset guards hold in the model (pat_ruleset_reach) */
+    int guards;   /* possible, and its opset guards hold in the model (pat_ruleset_reach) */
 } rs_entry;
 
 struct ph_ruleset {
