@@ -12,12 +12,15 @@ typedef Onnx__AttributeProto attr_t;
 
 static attr_t *find_attr(const ph_node *n, const char *name, size_t *pos)
 {
-    for (size_t i = 0; i < n->n_attrs; i++)
-        if (n->attrs[i]->name && strcmp(n->attrs[i]->name, name) == 0) {
+    char first = name[0]; /* most names differ there: strcmp only for those that do not */
+    for (size_t i = 0; i < n->n_attrs; i++) {
+        const char *have = n->attrs[i]->name;
+        if (have && have[0] == first && strcmp(have, name) == 0) {
             if (pos)
                 *pos = i;
             return n->attrs[i];
         }
+    }
     return NULL;
 }
 

@@ -50,6 +50,15 @@ static void shed(void **p, size_t *cap)
     }
 }
 
+/* What a look reads of a slot k of ph_worklist.members (see order). */
+typedef struct wl_slot {
+    int reach;       /* kreach[k] */
+    uint32_t member; /* members[k] */
+    uint32_t same;   /* same[k] */
+    uint32_t word;   /* member / 64: its word of a node's pending bits */
+    uint64_t bit;    /* 1 << member % 64 */
+} wl_slot;
+
 typedef struct wl_agenda {
     uint32_t *idx; /* entries of the log's held table */
     size_t n, cap;
@@ -66,6 +75,7 @@ struct ph_worklist {
      * member that cannot reach it */
     int *kreach;
     uint32_t *order;
+    wl_slot *slots;         /* slots[j]: what a look reads of slot order[j] */
     unsigned char anchor[PH_OP__COUNT];
     int depth;              /* greatest member depth */
     /* what it has read of a model's change log */
@@ -195,6 +205,15 @@ static int number_forms(ph_worklist *wl)
     return wl->memo.stamp && wl->memo.answer ? 0 : PH_ENOMEM;
 }
 
+/* The slots in order[], as a look reads them. */
+static void fill_slots(ph_worklist *wl)
+{
+    for (uint32_t j = 0; j < wl->by_op[PH_OP__COUNT]; j++) {
+        uint32_t k = wl->order[j], i = wl->members[k];
+        wl->slots[j] = (wl_slot){wl->kreach[k], i, wl->same[k], i / 64, (uint64_t)1 << (i % 64)};
+    }
+}
+
 PH_API ph_worklist *ph_worklist_new(ph_ruleset *const *sets, size_t n, ph_error *err)
 {
     ph_worklist *wl = calloc(1, sizeof *wl);
@@ -206,10 +225,11 @@ PH_API ph_worklist *ph_worklist_new(ph_ruleset *const *sets, size_t n, ph_error 
         wl->members = malloc(n * PH_OP__COUNT * sizeof *wl->members);
         wl->kreach = calloc(n * PH_OP__COUNT, sizeof *wl->kreach);
         wl->order = malloc(n * PH_OP__COUNT * sizeof *wl->order);
+        wl->slots = malloc(n * PH_OP__COUNT * sizeof *wl->slots);
         wl->words = (n + 63) / 64;
     }
     if (!wl || (n && (!wl->sets || !wl->agenda || !wl->ran || !wl->reach || !wl->members || !wl->kreach ||
-                      !wl->order))) {
+                      !wl->order || !wl->slots))) {
         ph_worklist_free(wl);
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;
@@ -242,6 +262,7 @@ PH_API ph_worklist *ph_worklist_new(ph_ruleset *const *sets, size_t n, ph_error 
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;
     }
+    fill_slots(wl);
     return wl;
 }
 
@@ -303,6 +324,7 @@ PH_API void ph_worklist_free(ph_worklist *wl)
     free(wl->members);
     free(wl->kreach);
     free(wl->order);
+    free(wl->slots);
     free(wl->cands);
     free(wl->queue);
     free(wl->reached);
@@ -359,19 +381,20 @@ static int push(ph_worklist *wl, size_t member, ph_node *n, uint32_t *held)
 static int classify(ph_worklist *wl, ph_node *n, int dist, int fresh)
 {
     uint32_t lo = wl->by_op[n->op], hi = wl->by_op[n->op + 1];
-    if (lo == hi || dist >= wl->kreach[wl->order[lo]])
+    const wl_slot *slots = wl->slots;
+    if (lo == hi || dist >= slots[lo].reach)
         return 0;
     uint32_t idx = fresh ? UINT32_MAX : held_index(wl, n);
     const uint64_t *pend = idx < wl->cap_pending ? wl->pending + (size_t)idx * wl->words : NULL;
     wl->memo.now++; /* answers hold for this node, while nothing changes */
     for (uint32_t j = lo; j < hi; j++) {
-        uint32_t k = wl->order[j];
-        if (dist >= wl->kreach[k])
+        const wl_slot *x = &slots[j];
+        if (dist >= x->reach)
             break;
-        uint32_t i = wl->members[k];
-        if (pend && (pend[i / 64] >> (i % 64)) & 1)
+        uint32_t i = x->member;
+        if (pend && (pend[x->word] & x->bit))
             continue;
-        uint32_t s = wl->same[k]; /* the members with these forms share the answer */
+        uint32_t s = x->same; /* the members with these forms share the answer */
         int hit;
         if (s == UINT32_MAX) {
             hit = pat_ruleset_may_match_memo(wl->sets[i], n, wl->form_ids[i], &wl->memo);
@@ -418,6 +441,7 @@ static void order_by_reach(ph_worklist *wl)
             wl->order[at] = k;
         }
     }
+    fill_slots(wl);
 }
 
 /* Ask early for what a match at the node arr[i + 8] reads first, in

@@ -172,7 +172,7 @@ void pat_lit_val(const pat_lit *l, pat_val *out)
 static int attr_val(const ph_node *n, const char *key, pat_val *out)
 {
     const Onnx__AttributeProto *a = ir_node_find_attr(n, key);
-    memset(out, 0, sizeof *out);
+    *out = (pat_val){0};
     if (!a)
         return 0;
     switch (a->type) {
@@ -365,7 +365,8 @@ static int fits(const ph_value *v, const ph_value *x)
     return 1;
 }
 
-static int check_cons(ph_match *m, const pat_cons *c, const ph_value *v, const ph_node *user)
+static __attribute__((noinline)) int check_cons_more(ph_match *m, const pat_cons *c, const ph_value *v,
+                                                     const ph_node *user)
 {
     const ph_tensor *t;
     switch (c->kind) {
@@ -431,6 +432,26 @@ static int check_cons(ph_match *m, const pat_cons *c, const ph_value *v, const p
     return 0;
 }
 
+/* A value's constraint: the usual ones here, the others (with their larger
+ * frames) in check_cons_more. */
+static inline int check_cons(ph_match *m, const pat_cons *c, const ph_value *v, const ph_node *user)
+{
+    switch (c->kind) {
+    case PAT_CONST:
+        return ph_value_const(v) != NULL;
+    case PAT_RANK:
+        return ph_value_rank(v) == c->n;
+    case PAT_DTYPE: {
+        int d = ph_value_dtype(v);
+        return d > 0 && d < 32 && (c->dtypes >> d) & 1;
+    }
+    case PAT_FITS:
+        return 1; /* at the end, when every value is bound */
+    default:
+        return check_cons_more(m, c, v, user);
+    }
+}
+
 static int check_attr(ph_match *m, const pat_attr *a, const ph_node *n)
 {
     pat_val v;
@@ -440,7 +461,7 @@ static int check_attr(ph_match *m, const pat_attr *a, const ph_node *n)
     if (!present) {
         if (!a->has_default)
             return a->absent_ok;
-        pat_lit_val(&a->dflt, &v);
+        v = a->dflt_val;
     }
     if (a->op == PAT_OP_PRESENT)
         return 1;
@@ -448,16 +469,14 @@ static int check_attr(ph_match *m, const pat_attr *a, const ph_node *n)
         return 0;
     if (a->var >= 0)
         return var_bind(m, a->var, &v);
-    pat_val rhs;
-    pat_lit_val(&a->rhs, &rhs);
     if (!a->all)
-        return compare(&v, a->op, &rhs);
+        return compare(&v, a->op, &a->rhs_val);
     if (!is_list(&v))
         return 0;
     for (size_t k = 0; k < v.n; k++) {
         pat_val e;
         elem(&v, k, &e);
-        if (!compare(&e, a->op, &rhs))
+        if (!compare(&e, a->op, &a->rhs_val))
             return 0;
     }
     return 1;
@@ -960,7 +979,8 @@ static int interior_ok(ph_match *m, const pat_form *f)
  * a node of one of that statement's ops, whatever position binding or
  * commutation gives it.  On a large graph most candidates of a rule set
  * fail here, after reading only their inputs' producers. */
-static int root_inputs_possible(const ph_match *m, const pat_form *f, const ph_node *root, ph_match *why)
+static inline __attribute__((always_inline)) int root_inputs_possible(const ph_match *m, const pat_form *f,
+                                                                     const ph_node *root, ph_match *why)
 {
     const struct pat_form_pre *pre = &m->pre[m->form];
     for (int k = 0; k < pre->n_need; k++) {
@@ -980,25 +1000,41 @@ static int root_inputs_possible(const ph_match *m, const pat_form *f, const ph_n
     return 1;
 }
 
+/* 1 when guard g holds for v, the model's opset of g's domain (-1: not
+ * imported, which no guard accepts). */
+static int guard_holds(const pat_guard *g, int64_t v)
+{
+    if (v < 0)
+        return 0;
+    switch (g->op) {
+    case PAT_OP_EQ: return v == g->version;
+    case PAT_OP_NE: return v != g->version;
+    case PAT_OP_LT: return v < g->version;
+    case PAT_OP_LE: return v <= g->version;
+    case PAT_OP_GT: return v > g->version;
+    default: return v >= g->version;
+    }
+}
+
+int pat_guards_hold(const pat_form *f, const ph_model *model)
+{
+    for (int i = 0; i < f->n_guards; i++)
+        if (!guard_holds(&f->guards[i], ph_model_opset(model, f->guards[i].domain)))
+            return 0;
+    return 1;
+}
+
+/* pat_guards_hold, with the reason of the first that fails. */
 static int guards_ok(const pat_form *f, const ph_node *root, ph_match *why)
 {
+    if (!why)
+        return pat_guards_hold(f, root->graph->model);
     static const char *const ops[] = {[PAT_OP_EQ] = "==", [PAT_OP_NE] = "!=", [PAT_OP_LT] = "<",
                                       [PAT_OP_LE] = "<=", [PAT_OP_GT] = ">", [PAT_OP_GE] = ">="};
     for (int i = 0; i < f->n_guards; i++) {
         const pat_guard *g = &f->guards[i];
         int64_t v = ph_model_opset(root->graph->model, g->domain);
-        int ok;
-        switch (g->op) {
-        case PAT_OP_EQ: ok = v == g->version; break;
-        case PAT_OP_NE: ok = v != g->version; break;
-        case PAT_OP_LT: ok = v < g->version; break;
-        case PAT_OP_LE: ok = v <= g->version; break;
-        case PAT_OP_GT: ok = v > g->version; break;
-        default: ok = v >= g->version; break;
-        }
-        if (!ok || v < 0) {
-            if (!why)
-                return 0;
+        if (!guard_holds(g, v)) {
             char have[64] = "not imported";
             if (v >= 0)
                 snprintf(have, sizeof have, "%lld", (long long)v);
@@ -1010,14 +1046,16 @@ static int guards_ok(const pat_form *f, const ph_node *root, ph_match *why)
     return 1;
 }
 
-int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m)
+static inline __attribute__((always_inline)) int match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m,
+                                                            int guards)
 {
     const pat_form *f = &p->forms[fi];
     if (!root || root->removed || m->p != p || !pat_op_matches(pat_root(f), root))
         return 0;
     m->form = fi; /* for the reasons of ph_pattern_explain */
     ph_match *why = m->why ? m : NULL;
-    if (!guards_ok(f, root, why) || !root_inputs_possible(m, f, root, why)) /* a guard is the first reason */
+    if ((guards && f->n_guards && !guards_ok(f, root, why)) || /* a guard is the first reason */
+        !root_inputs_possible(m, f, root, why))
         return 0;
     if (m->dirty) { /* after a failed match, backtracking left all of this clear */
         unbind_to(m, 0); /* what the match that held bound, from its trail */
@@ -1031,11 +1069,21 @@ int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m)
     m->state_fresh = 0;
     m->nodes[f->n_stmts - 1] = root;
     if (!match_from(m, f, f->n_stmts - 1, root->graph)) {
-        memset(m->nodes, 0, (size_t)f->n_stmts * sizeof *m->nodes);
+        m->nodes[f->n_stmts - 1] = NULL; /* backtracking cleared the others */
         return 0;
     }
     m->dirty = 1;
     return 1;
+}
+
+int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m)
+{
+    return match_form(p, fi, root, m, 1);
+}
+
+int pat_match_form_guards_held(const ph_pattern *p, int fi, ph_node *root, ph_match *m)
+{
+    return match_form(p, fi, root, m, 0);
 }
 
 PH_API int ph_pattern_match_at(const ph_pattern *p, ph_node *root, ph_match *m)

@@ -589,11 +589,22 @@ static int attr_op(parser *ps, int *op)
     return 1;
 }
 
+static int attribute_test(parser *ps, pat_attr *a);
+
+/* A statement's attribute test, its literals also as the matcher's values
+ * (pointing into the literals, which the form owns). */
 static int attribute(parser *ps, pat_stmt *st)
 {
     pat_attr *a = grow1(ps, (void **)&st->attrs, &st->n_attrs, sizeof *st->attrs);
-    if (!a)
+    if (!a || attribute_test(ps, a))
         return -1;
+    pat_lit_val(&a->rhs, &a->rhs_val);
+    pat_lit_val(&a->dflt, &a->dflt_val);
+    return 0;
+}
+
+static int attribute_test(parser *ps, pat_attr *a)
+{
     char key[64];
     a->var = -1;
     int absent = accept(ps, '!');

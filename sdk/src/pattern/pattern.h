@@ -62,6 +62,21 @@ typedef struct pat_lit {
     size_t n;           /* list length */
 } pat_lit;
 
+/* A variable's value while matching: numbers, a string or a list
+ * (borrowed from the node's attribute or the pattern's default). */
+typedef struct pat_val {
+    int kind;           /* 0 unbound, else a pat_lit_kind */
+    int64_t i;
+    double f;
+    const char *s;
+    const int64_t *ints;
+    const float *floats32; /* an attribute's FLOATS */
+    const double *floats;  /* a literal's list */
+    const char *const *strs; /* a literal's list of strings */
+    size_t n;
+    int f32;            /* the number is a float attribute's (a float32) */
+} pat_val;
+
 /* Attribute tests.  Absent attribute: `absent` says what happens, unless a
  * default stands in for it. */
 enum pat_attr_op { PAT_OP_PRESENT = 1, PAT_OP_ABSENT, PAT_OP_EQ, PAT_OP_NE, PAT_OP_LT, PAT_OP_LE, PAT_OP_GT,
@@ -76,6 +91,8 @@ typedef struct pat_attr {
     pat_lit dflt;
     int var;            /* rhs '$name' (op EQ only), or -1 */
     pat_lit rhs;        /* literal rhs; PAT_OP_IN: a list */
+    /* read off the literals once (parse.c), for the matcher */
+    pat_val rhs_val, dflt_val;
 } pat_attr;
 
 typedef struct pat_op {
@@ -172,21 +189,6 @@ struct ph_pattern {
     int has_result;     /* every form has a result */
 };
 
-/* A variable's value while matching: numbers, a string or a list
- * (borrowed from the node's attribute or the pattern's default). */
-typedef struct pat_val {
-    int kind;           /* 0 unbound, else a pat_lit_kind */
-    int64_t i;
-    double f;
-    const char *s;
-    const int64_t *ints;
-    const float *floats32; /* an attribute's FLOATS */
-    const double *floats;  /* a literal's list */
-    const char *const *strs; /* a literal's list of strings */
-    size_t n;
-    int f32;            /* the number is a float attribute's (a float32) */
-} pat_val;
-
 struct ph_match {
     const ph_pattern *p;
     int form;           /* the form matched (valid after a match) */
@@ -244,6 +246,11 @@ static inline int pat_op_matches(const pat_stmt *s, const ph_node *n)
 static inline const pat_stmt *pat_root(const pat_form *f) { return &f->stmts[f->n_stmts - 1]; }
 /* Match form fi of p with root as the root: 1 matched (m filled), 0 not. */
 int pat_match_form(const ph_pattern *p, int fi, ph_node *root, ph_match *m);
+/* pat_match_form for a caller that has found the form's opset guards to
+ * hold in root's model (pat_guards_hold) since the model last changed. */
+int pat_match_form_guards_held(const ph_pattern *p, int fi, ph_node *root, ph_match *m);
+/* 1 when every opset guard of f holds in model. */
+int pat_guards_hold(const pat_form *f, const ph_model *model);
 /* 1 if node n is one of m's matched nodes. */
 int pat_match_has(const ph_match *m, const ph_node *n);
 /* A literal as a variable value (borrowed). */
@@ -280,7 +287,17 @@ struct ph_rewriter {
     char **domains;     /* non-default domains of result ops: imported at commit */
     size_t n_domains, cap_domains;
     int failed; /* 0, or the PH_E* code of the first call that failed */
+    /* the first room of created, inits and repl, in the rewriter itself
+     * (most rewrites need no more): pat_rw_room */
+    ph_node *created_own[8];
+    ph_value *inits_own[4];
+    ph_value *repl_own[8];
 };
+
+/* Room for `need` elements of `size` bytes in *arr (capacity *cap), whose
+ * storage is `own` (the rewriter's, never freed) until it outgrows it.
+ * 0 or PH_ENOMEM. */
+int pat_rw_room(void **arr, size_t *cap, size_t need, size_t size, void *own);
 
 /* Build with fn (may be NULL) and then the form's result (when it has
  * one), and commit or roll back.  1 committed, 0 nothing changed (declined,

@@ -16,9 +16,25 @@
 
 #include "pattern.h"
 
-static int push(void ***arr, size_t *n, size_t *cap, void *item)
+int pat_rw_room(void **arr, size_t *cap, size_t need, size_t size, void *own)
 {
-    if (ir_grow((void **)arr, cap, *n + 1, sizeof **arr))
+    if (need <= *cap)
+        return 0;
+    if (!own || *arr != own)
+        return ir_grow(arr, cap, need, size);
+    void *heap = NULL;
+    size_t n = 0;
+    if (ir_grow(&heap, &n, need, size))
+        return PH_ENOMEM;
+    memcpy(heap, own, *cap * size);
+    *arr = heap;
+    *cap = n;
+    return 0;
+}
+
+static int push(void ***arr, size_t *n, size_t *cap, void *item, void *own)
+{
+    if (pat_rw_room((void **)arr, cap, *n + 1, sizeof **arr, own))
         return PH_ENOMEM;
     (*arr)[(*n)++] = item;
     return 0;
@@ -74,7 +90,7 @@ PH_API ph_node *ph_rw_node(ph_rewriter *rw, const char *op, size_t n_in, ph_valu
         ph_node_remove(n);
         n = NULL;
     }
-    if (!n || push((void ***)&rw->created, &rw->n_created, &rw->cap_created, n)) {
+    if (!n || push((void ***)&rw->created, &rw->n_created, &rw->cap_created, n, rw->created_own)) {
         if (n)
             ph_node_remove(n);
         note(rw, PH_EINVAL); /* an input out of scope, or out of memory */
@@ -118,7 +134,7 @@ PH_API ph_value *ph_rw_op(ph_rewriter *rw, const char *op, size_t n_in, ph_value
 PH_API ph_value *ph_rw_initializer(ph_rewriter *rw, const char *hint, ph_tensor *t)
 {
     ph_value *v = t ? ph_graph_add_initializer(rw->g, hint, t) : NULL;
-    if (!v || push((void ***)&rw->inits, &rw->n_inits, &rw->cap_inits, v)) {
+    if (!v || push((void ***)&rw->inits, &rw->n_inits, &rw->cap_inits, v, rw->inits_own)) {
         if (v)
             ph_value_prune(v);
         note(rw, t ? PH_ENOMEM : PH_EINVAL); /* no tensor given: the caller's make failed */
@@ -134,8 +150,8 @@ PH_API int ph_rw_replace(ph_rewriter *rw, ph_value *old, ph_value *with)
         matched = old && old->producer == ph_match_node_at(rw->m, i);
     if (!matched || !with)
         return note(rw, PH_EINVAL);
-    if (push((void ***)&rw->repl, &rw->n_repl, &rw->cap_repl, old) ||
-        push((void ***)&rw->repl, &rw->n_repl, &rw->cap_repl, with))
+    if (push((void ***)&rw->repl, &rw->n_repl, &rw->cap_repl, old, rw->repl_own) ||
+        push((void ***)&rw->repl, &rw->n_repl, &rw->cap_repl, with, rw->repl_own))
         return note(rw, PH_ENOMEM);
     return 0;
 }
@@ -162,7 +178,7 @@ PH_API int ph_rewrite_bypass(ph_rewriter *rw, const ph_match *m)
 PH_API void *ph_rw_alloc(ph_rewriter *rw, size_t size)
 {
     void *p = calloc(1, size ? size : 1);
-    if (!p || push(&rw->scratch, &rw->n_scratch, &rw->cap_scratch, p)) {
+    if (!p || push(&rw->scratch, &rw->n_scratch, &rw->cap_scratch, p, NULL)) {
         free(p);
         note(rw, PH_ENOMEM);
         ir_alloc_failed(rw->g->model); /* a rewrite that cannot be made must not look inapplicable */
@@ -311,7 +327,8 @@ static int commit(ph_rewriter *rw, int *stop)
     for (size_t i = 0; i < rw->n_repl; i += 2)
         if (!ph_value_can_replace(rw->repl[i], rw->repl[i + 1]))
             return 0;
-    char matched[512] = "";
+    char matched[512];
+    matched[0] = 0;
     int named = rw->ctx && ph_ctx_wants_names(rw->ctx);
     if (named)
         ph_match_describe(rw->m, matched, sizeof matched);
@@ -320,7 +337,10 @@ static int commit(ph_rewriter *rw, int *stop)
         return 0;
     }
     ph_node *root = ph_match_root(rw->m);
-    char *root_name = ir_strdup(ph_node_name(root));
+    const char *name_now = ph_node_name(root);
+    char name_own[128]; /* the root's name, copied (on the heap when longer) */
+    size_t name_len = strlen(name_now);
+    char *root_name = name_len < sizeof name_own ? memcpy(name_own, name_now, name_len + 1) : ir_strdup(name_now);
     size_t n_nodes = ph_match_node_count(rw->m);
     ph_node *matched_nodes[64];
     if (n_nodes > 64)
@@ -330,7 +350,8 @@ static int commit(ph_rewriter *rw, int *stop)
     for (size_t i = 0; i < rw->n_repl; i += 2) {
         int rc = ph_value_replace(rw->repl[i], rw->repl[i + 1]);
         if (rc < 0) {
-            free(root_name);
+            if (root_name != name_own)
+                free(root_name);
             return rc; /* only out of memory gets here after can_replace */
         }
     }
@@ -359,7 +380,8 @@ static int commit(ph_rewriter *rw, int *stop)
         keep_root_name(rw, root, root_name);
     else
         ir_alloc_failed(rw->g->model);
-    free(root_name);
+    if (root_name != name_own)
+        free(root_name);
     for (size_t i = 0; i < rw->n_domains; i++) /* a result's ops of other domains */
         if (ph_model_require_opset(rw->g->model, rw->domains[i], 1) < 0)
             ir_alloc_failed(rw->g->model);
@@ -376,6 +398,12 @@ int pat_rewrite(ph_graph *g, const ph_match *m, ph_rule_rewrite_fn fn, const ph_
                 ph_ctx *ctx, int *stop)
 {
     ph_rewriter rw = {.g = g, .m = m, .params = params, .ctx = ctx};
+    rw.created = rw.created_own;
+    rw.cap_created = sizeof rw.created_own / sizeof *rw.created_own;
+    rw.inits = rw.inits_own;
+    rw.cap_inits = sizeof rw.inits_own / sizeof *rw.inits_own;
+    rw.repl = rw.repl_own;
+    rw.cap_repl = sizeof rw.repl_own / sizeof *rw.repl_own;
     ph_model *model = g->model;
     int *outer = model->trap;
     model->trap = &rw.failed;
@@ -403,8 +431,11 @@ int pat_rewrite(ph_graph *g, const ph_match *m, ph_rule_rewrite_fn fn, const ph_
     free(rw.vbinds);
     free(rw.binds);
     free(rw.scratch);
-    free(rw.created);
-    free(rw.inits);
-    free(rw.repl);
+    if (rw.created != rw.created_own)
+        free(rw.created);
+    if (rw.inits != rw.inits_own)
+        free(rw.inits);
+    if (rw.repl != rw.repl_own)
+        free(rw.repl);
     return rc;
 }

@@ -20,6 +20,7 @@ typedef struct rs_entry {
     uint32_t rule, form;
     int benefit;
     int possible; /* every statement's op is in the model (pat_ruleset_reach) */
+    int guards;   /* possible, and its opset guards hold in the model (pat_ruleset_reach) */
 } rs_entry;
 
 struct ph_ruleset {
@@ -81,7 +82,7 @@ static int build_index(ph_ruleset *rs)
     for (size_t r = 0; r < rs->n; r++)
         for (int i = 0; i < rs->pats[r]->n_forms; i++) {
             int f = rs->pats[r]->order[i];
-            all[k++] = (rs_entry){(uint32_t)r, (uint32_t)f, rs->pats[r]->forms[f].benefit, 1};
+            all[k++] = (rs_entry){(uint32_t)r, (uint32_t)f, rs->pats[r]->forms[f].benefit, 1, 0};
         }
     /* stable insertion sort by benefit, greatest first */
     for (size_t i = 1; i < total; i++) {
@@ -228,6 +229,7 @@ int pat_ruleset_reach(ph_ruleset *rs, const ph_model *m)
         rs_entry *en = &rs->entries[e];
         const pat_form *f = &rs->pats[en->rule]->forms[en->form];
         en->possible = !form_impossible(f, m);
+        en->guards = en->possible && pat_guards_hold(f, m);
         if (en->possible && f->depth > reach)
             reach = f->depth;
     }
@@ -235,22 +237,23 @@ int pat_ruleset_reach(ph_ruleset *rs, const ph_model *m)
 }
 
 /* 1 if a possible form of the set anchored on n's op matches at n,
- * conditions aside. */
+ * conditions aside.  (A look changes nothing: the guards decided by
+ * pat_ruleset_reach at its start hold for all of it.) */
 int pat_ruleset_may_match_memo(ph_ruleset *rs, ph_node *n, const uint32_t *ids, pat_form_memo *memo)
 {
     for (uint32_t e = rs->by_op[n->op]; e < rs->by_op[n->op + 1]; e++) {
         const rs_entry *en = &rs->entries[e];
-        if (!en->possible)
+        if (!en->guards)
             continue;
         uint32_t key = ids[e];
         if (key == PAT_FORM_UNSHARED) {
-            if (pat_match_form(rs->pats[en->rule], (int)en->form, n, rs->matches[en->rule]))
+            if (pat_match_form_guards_held(rs->pats[en->rule], (int)en->form, n, rs->matches[en->rule]))
                 return 1;
             continue;
         }
         if (memo->stamp[key] != memo->now) {
-            memo->answer[key] = pat_match_form(rs->pats[en->rule], (int)en->form, n,
-                                                  rs->matches[en->rule]) != 0;
+            memo->answer[key] = pat_match_form_guards_held(rs->pats[en->rule], (int)en->form, n,
+                                                          rs->matches[en->rule]) != 0;
             memo->stamp[key] = memo->now;
         }
         if (memo->answer[key])

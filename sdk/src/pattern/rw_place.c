@@ -10,7 +10,8 @@ PH_API ph_node *ph_rw_node_after(ph_rewriter *rw, ph_node *after, const char *op
     if (!after)
         return ph_rw_node(rw, op, n_in, inputs, n_out);
     if (ph_node_graph(after) != rw->g || ph_node_is_removed(after) || strchr(op, '@') ||
-        ir_grow((void **)&rw->created, &rw->cap_created, rw->n_created + 1, sizeof *rw->created)) {
+        pat_rw_room((void **)&rw->created, &rw->cap_created, rw->n_created + 1, sizeof *rw->created,
+                    rw->created_own)) {
         rw->failed = PH_EINVAL;
         return NULL;
     }
