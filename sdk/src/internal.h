@@ -149,6 +149,11 @@ void ir_unmap_file(ir_mapping *m);
  * again from the page cache.  A file mapped private and never written loses
  * nothing (memory-loaded models are in-memory files, ir_map_memory). */
 void ir_mapping_release(const ir_mapping *m);
+/* The same for the pages of m wholly inside [lo, hi) (a page that [lo, hi)
+ * covers only in part is kept).  Returns where the next range may start:
+ * the end of the pages dropped (page-aligned), or lo rounded up to a page
+ * when none was. */
+const uint8_t *ir_mapping_release_range(const ir_mapping *m, const void *lo, const void *hi);
 
 /* ---------------------------------------------------------------- tensor */
 

@@ -103,7 +103,8 @@ int onnx_node_resolve_inputs(ph_node *n, ph_error *err)
     return 0;
 }
 
-int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, onnx_build_facts *facts, ph_error *err)
+int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, const ir_mapping *behind,
+                          onnx_build_facts *facts, ph_error *err)
 {
     Onnx__GraphProto *gp = g->proto;
     int rc = 0;
@@ -142,7 +143,7 @@ int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, onnx_bu
     /* nodes: outputs first (a model may list nodes out of order), then inputs */
     onnx_build_facts built = {.in_order = 1};
     if (src && !rc)
-        rc = onnx_nodes_build(g, src, n_src, &built, err);
+        rc = onnx_nodes_build(g, src, n_src, behind, &built, err);
     ph_node *first_new = NULL;
     for (i = 0; i < n_nodes && !rc; i++) {
         ph_node *n = ir_node_from_proto(g, nodes[i], err); /* owns nodes[i] even on failure */
@@ -197,7 +198,7 @@ int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, onnx_bu
 int onnx_graph_build(ph_graph *g, ph_error *err)
 {
     onnx_build_facts facts;
-    return onnx_graph_build_from(g, NULL, 0, &facts, err);
+    return onnx_graph_build_from(g, NULL, 0, NULL, &facts, err);
 }
 
 /* Build the IR of every GRAPH/GRAPHS attribute of n. */

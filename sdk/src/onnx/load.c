@@ -404,8 +404,17 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
     }
     if (n_inits)
         memcpy(init_protos, mp->graph->initializer, n_inits * sizeof *init_protos);
+    /* The nodes' pages go as the build passes them, unless an initializer's
+     * data, read after the build, lies among them (a file that interleaves
+     * the graph's fields).  Every other field is read from the skeleton. */
+    const ir_mapping *behind = s.n_nodes ? map : NULL;
+    const uint8_t *nodes_lo = s.n_nodes ? s.nodes[0].data : NULL;
+    const uint8_t *nodes_hi = s.n_nodes ? s.nodes[s.n_nodes - 1].data + s.nodes[s.n_nodes - 1].len : NULL;
+    for (size_t k = 0; k < s.n_refs && behind; k++)
+        if (s.refs[k].present && s.refs[k].data < nodes_hi && s.refs[k].data + s.refs[k].len > nodes_lo)
+            behind = NULL;
     onnx_build_facts facts;
-    rc = onnx_graph_build_from(m->graph, s.nodes, s.n_nodes, &facts, err);
+    rc = onnx_graph_build_from(m->graph, s.nodes, s.n_nodes, behind, &facts, err);
     int in_order = facts.in_order; /* every main-graph node reads only values defined before it */
     /* all read in place: no node with a tensor attribute, none with a body */
     int in_place = in_order && !m->loaded_bodies;

@@ -165,9 +165,11 @@ int onnx_has_field_zero(const ProtobufCMessage *m)
 /* ------------------------------------------------------ shared pieces */
 
 /* Byte strings of the file already read, and what was made of them: an
- * attribute message (NULL when the reader does not take it) or a string. */
+ * attribute message (NULL when the reader does not take it) or a string.
+ * The keys are copies (the reader's own arena): the file's pages behind
+ * the reader may be dropped (onnx_nodes_build). */
 typedef struct seen_entry {
-    const uint8_t *key; /* in the mapping; NULL: empty slot */
+    const uint8_t *key; /* a copy of the bytes; NULL: empty slot */
     size_t len;
     uint64_t hash;
     void *val;
@@ -187,8 +189,9 @@ static uint64_t bytes_hash(const uint8_t *p, size_t len)
     return h ^ (h >> 31);
 }
 
-/* The entry of key (val NULL and key set when new), or NULL on OOM. */
-static seen_entry *seen_get(seen_table *t, const uint8_t *key, size_t len, int *is_new)
+/* The entry of key (val NULL and a copy of key in *keys when new), or NULL
+ * on OOM. */
+static seen_entry *seen_get(seen_table *t, ir_arena **keys, const uint8_t *key, size_t len, int *is_new)
 {
     if (2 * (t->count + 1) > t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 256;
@@ -216,7 +219,12 @@ static seen_entry *seen_get(seen_table *t, const uint8_t *key, size_t len, int *
             return e;
         }
     }
-    t->slots[k] = (seen_entry){key, len, h, NULL, -1};
+    uint8_t *copy = ir_arena_alloc(keys, len);
+    if (!copy)
+        return NULL;
+    if (len)
+        memcpy(copy, key, len);
+    t->slots[k] = (seen_entry){copy, len, h, NULL, -1};
     t->count++;
     *is_new = 1;
     return &t->slots[k];
@@ -236,6 +244,9 @@ typedef struct reader {
     ph_model *m;
     seen_table attrs;   /* attribute bytes -> message in the arena */
     seen_table strings; /* op_type / domain bytes -> string in the arena */
+    ir_arena *keys;     /* the two tables' keys */
+    const ir_mapping *behind; /* the file, when its pages behind the reader may go */
+    const uint8_t *dropped;   /* where the pages not dropped yet start */
     name_refs ins, outs; /* the names of the node being read (node_scan) */
     node_view view;      /* of the node being read, when in place */
     recent_value recent[RECENT];
@@ -269,7 +280,7 @@ static int take_string(reader *r, const node_view *v, int num, int shared, char 
     const onnx_wire_field *f = &v->single[num];
     size_t len = text_len(f);
     int is_new = 1;
-    seen_entry *e = shared ? seen_get(&r->strings, f->payload, len, &is_new) : NULL;
+    seen_entry *e = shared ? seen_get(&r->strings, &r->keys, f->payload, len, &is_new) : NULL;
     if (shared && !e)
         return PH_ENOMEM;
     if (is_new)
@@ -299,7 +310,7 @@ static int node_op(const Onnx__NodeProto *np, seen_entry *op_type)
 static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributeProto **out, ph_error *deep)
 {
     int is_new;
-    seen_entry *e = seen_get(&r->attrs, p, len, &is_new);
+    seen_entry *e = seen_get(&r->attrs, &r->keys, p, len, &is_new);
     if (!e)
         return PH_ENOMEM;
     if (!is_new) {
@@ -405,6 +416,7 @@ static void reader_free(reader *r)
 {
     free(r->attrs.slots);
     free(r->strings.slots);
+    ir_arena_free(r->keys);
     free(r->ins.d);
     free(r->outs.d);
 }
@@ -527,9 +539,15 @@ static int build_unpacked_in_order(ph_node *n, ph_error *err)
     return rc ? rc : onnx_node_resolve_inputs(n, err);
 }
 
-int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, onnx_build_facts *facts, ph_error *err)
+/* The file's pages behind the reader go in steps of this many bytes: a
+ * million-node graph's 95 MB of nodes would otherwise stay in the process
+ * beside the IR built from them until the load's end. */
+#define DROP_STEP ((size_t)1 << 20)
+
+int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, const ir_mapping *behind, onnx_build_facts *facts,
+                     ph_error *err)
 {
-    reader r = {.m = g->model};
+    reader r = {.m = g->model, .behind = n ? behind : NULL, .dropped = n ? src[0].data : NULL};
     int rc = 0;
     size_t i = 0;
     ir_file_check *fc = ir_file_check_new(g->model);
@@ -547,6 +565,11 @@ int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, onnx_build_facts
             break;
         if (!rc && !failed && src[i].in_place && !ir_file_check_node(fc, src[i].node))
             failed = src[i].node;
+        /* src[0, i] are built: nothing reads their bytes again (the rest
+         * below starts at src[i + 1]; the tables keep copies of their keys) */
+        const uint8_t *end = src[i].data + src[i].len;
+        if (!rc && r.behind && end > r.dropped && (size_t)(end - r.dropped) >= DROP_STEP)
+            r.dropped = ir_mapping_release_range(r.behind, r.dropped, end);
     }
     ir_file_check_free(fc);
     *facts = (onnx_build_facts){.in_order = !rc, .failed = failed};
