@@ -417,9 +417,7 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
     rc = onnx_graph_build_from(m->graph, s.nodes, s.n_nodes, behind, &facts, err);
     int in_order = facts.in_order; /* every main-graph node reads only values defined before it */
     /* all read in place: no node with a tensor attribute, none with a body */
-    int in_place = in_order && !m->loaded_bodies;
-    for (size_t i = 0; i < s.n_nodes && in_place; i++)
-        in_place = s.nodes[i].in_place;
+    int in_place = in_order && !m->loaded_bodies && facts.in_place;
     free(s.nodes);
     /* bodies come only from the loader's onnx_node_build_subgraphs */
     m->n_nodes_total = m->loaded_bodies ? ir_graph_count_nodes(m->graph) : m->graph->n_nodes;

@@ -51,10 +51,13 @@ enum {
 };
 
 /* Where node_scan found a node's input or output names (their bytes in the
- * mapping, as the field holds them). */
+ * mapping, as the field holds them), and what look_ahead made of them. */
 typedef struct name_ref {
     const uint8_t *p;
     size_t len;
+    size_t text;   /* the name: the bytes up to the first NUL (0: an omitted one) */
+    ph_value *v;   /* an input found among the values the last nodes made, or NULL */
+    uint32_t hash; /* ir_name_hash of the name, when not found there */
 } name_ref;
 
 /* The reader's arrays of name_ref, kept from node to node. */
@@ -110,11 +113,11 @@ static int node_scan(const uint8_t *p, size_t len, node_view *v, name_refs *ins,
         if (f.num == NODE_INPUT) {
             if (refs_room(ins, v->n_in + 1))
                 return PH_ENOMEM;
-            ins->d[v->n_in++] = (name_ref){f.payload, f.len};
+            ins->d[v->n_in++] = (name_ref){.p = f.payload, .len = f.len};
         } else if (f.num == NODE_OUTPUT) {
             if (refs_room(outs, v->n_out + 1))
                 return PH_ENOMEM;
-            outs->d[v->n_out++] = (name_ref){f.payload, f.len};
+            outs->d[v->n_out++] = (name_ref){.p = f.payload, .len = f.len};
         } else if (f.num == NODE_ATTRIBUTE) {
             v->n_attr++;
         } else {
@@ -181,14 +184,6 @@ typedef struct seen_table {
     size_t cap, count;
 } seen_table;
 
-static uint64_t bytes_hash(const uint8_t *p, size_t len)
-{
-    uint64_t h = 1469598103934665603ull ^ len;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h ^ (h >> 31);
-}
-
 /* The entry of key (val NULL and a copy of key in *keys when new), or NULL
  * on OOM. */
 static seen_entry *seen_get(seen_table *t, ir_arena **keys, const uint8_t *key, size_t len, int *is_new)
@@ -210,7 +205,7 @@ static seen_entry *seen_get(seen_table *t, ir_arena **keys, const uint8_t *key, 
         t->slots = slots;
         t->cap = cap;
     }
-    uint64_t h = bytes_hash(key, len);
+    uint64_t h = ir_name_hash(key, len);
     size_t k = h & (t->cap - 1);
     for (; t->slots[k].key; k = (k + 1) & (t->cap - 1)) {
         seen_entry *e = &t->slots[k];
@@ -251,6 +246,7 @@ typedef struct reader {
     node_view view;      /* of the node being read, when in place */
     recent_value recent[RECENT];
     size_t n_recent;     /* values ever put in recent (the newest at (n_recent - 1) % RECENT) */
+    size_t unpacked;     /* nodes protobuf-c unpacked */
 } reader;
 
 /* The C string a protobuf-c string field would hold: up to the first NUL. */
@@ -338,6 +334,44 @@ static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributePro
     return 0;
 }
 
+/* The names of the node just scanned (*v), before its node is made: an
+ * input among the values the last nodes made is taken from there (names
+ * are unique in the map, and every value of recent is in it under its
+ * name, so it is the one the map would give); for any other input, and for
+ * each output (which the build adds to the map), the map's slot is brought
+ * into the cache now.  On a large graph the map's slots are cache misses;
+ * the node's making (its strings, attributes, allocation) comes between
+ * and hides them. */
+static void look_ahead(reader *r, node_view *v)
+{
+    const ir_names *map = &r->m->value_names;
+    size_t newest = r->n_recent;
+    for (size_t i = 0; i < v->n_in; i++) {
+        name_ref *in = &v->in[i];
+        const void *nul = memchr(in->p, 0, in->len);
+        in->text = nul ? (size_t)((const uint8_t *)nul - in->p) : in->len;
+        in->v = NULL;
+        if (!in->text)
+            continue;
+        for (size_t k = 0; k < RECENT && k < newest && !in->v; k++) {
+            const recent_value *e = &r->recent[(newest - 1 - k) % RECENT];
+            if (e->len == in->text && memcmp(e->name, in->p, in->text) == 0)
+                in->v = e->v;
+        }
+        if (!in->v) {
+            in->hash = ir_name_hash(in->p, in->text);
+            ir_names_prefetch(map, in->hash);
+        }
+    }
+    for (size_t i = 0; i < v->n_out; i++) {
+        name_ref *out = &v->out[i];
+        const void *nul = memchr(out->p, 0, out->len);
+        out->text = nul ? (size_t)((const uint8_t *)nul - out->p) : out->len;
+        if (out->text)
+            ir_names_prefetch(map, ir_name_hash(out->p, out->text));
+    }
+}
+
 /* The fields of the message into the carrier np, in the arena.  0, 1 when
  * the reader does not take it, or an error (with err set). */
 static int read_in_place(reader *r, onnx_node_src *src, Onnx__NodeProto *np, ph_error *err)
@@ -350,6 +384,7 @@ static int read_in_place(reader *r, onnx_node_src *src, Onnx__NodeProto *np, ph_
         return scan == 1 ? 1 : ph_error_set(err, PH_ENOMEM, "out of memory");
     if (v.n_in > UINT32_MAX || v.n_out > UINT32_MAX || v.n_attr > UINT32_MAX)
         return 1;
+    look_ahead(r, &v);
     ph_model *m = r->m;
     seen_entry *op_type = NULL;
     int rc = take_string(r, &v, NODE_NAME, 0, &np->name, NULL);
@@ -408,6 +443,7 @@ static int read_node(reader *r, onnx_node_src *s, ph_error *err)
             return ph_error_set(err, PH_EPARSE, "not a valid ONNX model: a field numbered 0 (not valid protobuf)");
         }
         s->node = ir_node_load(m->graph, np, 0, np->n_input, np->n_output, -1); /* np taken over */
+        r->unpacked++;
     }
     return s->node ? 0 : ph_error_set(err, PH_ENOMEM, "out of memory");
 }
@@ -478,19 +514,14 @@ static int resolve_in_place(ph_node *n, const onnx_node_src *s, ph_error *err)
     return 0;
 }
 
-/* The value named name[0, len) when one is defined, else NULL: among the
- * values the last nodes made first, then in the model's name map.  Names
- * are unique in the map, and every value of recent is in it under its
- * name, so a value found among recent is the one the map would give. */
-static ph_value *find_value(reader *r, const ph_graph *g, const char *name, size_t len)
+/* The value input in names when one is defined, else NULL: the one
+ * look_ahead found among the values the last nodes made, else the model's
+ * name map's. */
+static ph_value *find_value(reader *r, const ph_graph *g, const name_ref *in)
 {
-    size_t newest = r->n_recent;
-    for (size_t k = 0; k < RECENT && k < newest; k++) {
-        const recent_value *e = &r->recent[(newest - 1 - k) % RECENT];
-        if (e->len == len && memcmp(e->name, name, len) == 0)
-            return e->v;
-    }
-    ph_value *v = ir_names_get_mem(&r->m->value_names, name, len);
+    if (in->v)
+        return in->v;
+    ph_value *v = ir_names_get_hashed(&r->m->value_names, (const char *)in->p, in->text, in->hash);
     return v && ir_in_scope(v, g) ? v : NULL;
 }
 
@@ -503,9 +534,8 @@ static int build_in_order(reader *r, const onnx_node_src *s, ph_error *err)
     ph_graph *g = n->graph;
     const node_view *v = &r->view;
     for (size_t i = 0; i < v->n_in; i++) {
-        size_t len = text_len(&(onnx_wire_field){.payload = v->in[i].p, .len = v->in[i].len});
-        n->inputs[i] = len ? find_value(r, g, (const char *)v->in[i].p, len) : NULL;
-        if (len && !n->inputs[i])
+        n->inputs[i] = v->in[i].text ? find_value(r, g, &v->in[i]) : NULL;
+        if (v->in[i].text && !n->inputs[i])
             return 1; /* read after the rest: as the file is out of order, or the name undefined */
     }
     for (size_t i = 0; i < v->n_in; i++) {
@@ -514,7 +544,7 @@ static int build_in_order(reader *r, const onnx_node_src *s, ph_error *err)
             return ph_error_set(err, PH_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < v->n_out; i++) {
-        size_t len = text_len(&(onnx_wire_field){.payload = v->out[i].p, .len = v->out[i].len});
+        size_t len = v->out[i].text;
         if (!len)
             continue; /* an omitted optional output */
         char *name = ir_arena_strndup(&g->model->arena, (const char *)v->out[i].p, len);
@@ -588,7 +618,8 @@ int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, const ir_mapping
                                  : onnx_node_resolve_inputs(src[i].node, err);
     }
     reader_free(&r);
-    for (i = 0; i < n && !rc; i++)
+    facts->in_place = !r.unpacked;
+    for (i = 0; i < n && !rc && r.unpacked; i++)
         if (!src[i].in_place) /* one read in place has no body */
             rc = onnx_node_build_subgraphs(src[i].node, err);
     return rc;

@@ -21,6 +21,7 @@ typedef struct onnx_build_facts {
     int in_order;          /* every node reads only values defined before it in the list */
     const ph_node *failed; /* when in order: the first node read in place whose file-decided
                               checks (ir_file_check_node) fail, or NULL */
+    int in_place;          /* every node was read in place */
 } onnx_build_facts;
 
 /* Read the messages of src[0, n) into nodes appended to g (m's main
