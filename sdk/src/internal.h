@@ -56,6 +56,18 @@ void ir_names_free(ir_names *m);
 /* The (first) object named key, or key[0, len) (no NUL inside), or NULL. */
 void *ir_names_get(const ir_names *m, const char *key);
 void *ir_names_get_mem(const ir_names *m, const char *key, size_t len);
+/* The hash the maps use for the name key[0, len). */
+uint32_t ir_name_hash(const void *key, size_t len);
+/* ir_names_get_mem with h = ir_name_hash(key, len). */
+void *ir_names_get_hashed(const ir_names *m, const char *key, size_t len, uint32_t h);
+/* Bring the slot where a probe for a name of hash h starts into the cache
+ * (a hint: a reader that knows the names it will look up or add a little
+ * ahead hides the map's cache miss behind other work). */
+static inline void ir_names_prefetch(const ir_names *m, uint32_t h)
+{
+    if (m->cap)
+        __builtin_prefetch(&m->slots[h & (m->cap - 1)]);
+}
 /* How many objects are named key. */
 size_t ir_names_count(const ir_names *m, const char *key);
 /* Add o (its name non-NULL); unique: PH_EEXIST when an object of its name
@@ -153,6 +165,11 @@ void ir_unmap_file(ir_mapping *m);
  * again from the page cache.  A file mapped private and never written loses
  * nothing (memory-loaded models are in-memory files, ir_map_memory). */
 void ir_mapping_release(const ir_mapping *m);
+/* The same for the pages of m wholly inside [lo, hi) (a page that [lo, hi)
+ * covers only in part is kept).  Returns where the next range may start:
+ * the end of the pages dropped (page-aligned), or lo rounded up to a page
+ * when none was. */
+const uint8_t *ir_mapping_release_range(const ir_mapping *m, const void *lo, const void *hi);
 
 /* ---------------------------------------------------------------- tensor */
 

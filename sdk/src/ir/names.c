@@ -19,8 +19,9 @@
 
 /* The hash of a name: 8 bytes at a time (names are mostly 10 to 40 bytes:
  * a third of the work of a byte-wise hash), the low 32 bits kept. */
-static uint32_t name_hash(const char *s, size_t len)
+uint32_t ir_name_hash(const void *key, size_t len)
 {
+    const char *s = key;
     uint64_t h = 0x9E3779B97F4A7C15ull ^ len;
     for (; len >= 8; s += 8, len -= 8) {
         uint64_t w;
@@ -53,7 +54,7 @@ static uint32_t obj_hash(const ir_names *m, const void *o)
 {
     if (m->nodes) {
         const char *s = obj_name(m, o);
-        return name_hash(s, strlen(s));
+        return ir_name_hash(s, strlen(s));
     }
     return ((const ph_value *)o)->name_hash;
 }
@@ -101,9 +102,13 @@ void ir_names_free(ir_names *m)
 
 void *ir_names_get_mem(const ir_names *m, const char *key, size_t len)
 {
+    return m->cap ? ir_names_get_hashed(m, key, len, ir_name_hash(key, len)) : NULL;
+}
+
+void *ir_names_get_hashed(const ir_names *m, const char *key, size_t len, uint32_t h)
+{
     if (!m->cap)
         return NULL;
-    uint32_t h = name_hash(key, len);
     for (size_t mask = m->cap - 1, i = h & mask;; i = (i + 1) & mask) {
         uint64_t s = m->slots[i];
         if (!s)
@@ -124,7 +129,7 @@ size_t ir_names_count(const ir_names *m, const char *key)
     if (!m->cap)
         return 0;
     size_t len = strlen(key), count = 0;
-    uint32_t h = name_hash(key, len);
+    uint32_t h = ir_name_hash(key, len);
     for (size_t mask = m->cap - 1, i = h & mask; m->slots[i]; i = (i + 1) & mask)
         if (slot_match(m, m->slots[i], key, len, h))
             count++;
@@ -196,7 +201,7 @@ int ir_names_add(ir_names *m, void *o, int unique)
         go_wide(m);
     const char *name = obj_name(m, o);
     size_t len = strlen(name);
-    uint32_t h = name_hash(name, len);
+    uint32_t h = ir_name_hash(name, len);
     if (!m->nodes)
         ((ph_value *)o)->name_hash = h;
     size_t mask = m->cap - 1, i = h & mask, at = (size_t)-1;
@@ -242,5 +247,5 @@ void ir_names_del(ir_names *m, const void *o)
 
 int ir_names_value_hash_agrees(const ph_value *v)
 {
-    return v->name && name_hash(v->name, strlen(v->name)) == v->name_hash;
+    return v->name && ir_name_hash(v->name, strlen(v->name)) == v->name_hash;
 }

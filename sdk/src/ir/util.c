@@ -298,6 +298,20 @@ void ir_mapping_release(const ir_mapping *m)
         madvise((void *)m->data, m->size, MADV_DONTNEED);
 }
 
+const uint8_t *ir_mapping_release_range(const ir_mapping *m, const void *lo, const void *hi)
+{
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    uintptr_t a = ((uintptr_t)lo + page - 1) & ~(page - 1), b = (uintptr_t)hi & ~(page - 1);
+    uintptr_t start = (uintptr_t)m->data, end = start + m->size;
+    if (a < start)
+        a = (start + page - 1) & ~(page - 1);
+    if (b > end)
+        b = end & ~(page - 1);
+    if (a < b)
+        madvise((void *)a, b - a, MADV_DONTNEED);
+    return (const uint8_t *)(a < b ? b : a);
+}
+
 void ir_unmap_file(ir_mapping *m)
 {
     if (!m)

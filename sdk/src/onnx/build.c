@@ -41,8 +41,14 @@ static int take_input(ph_graph *g, Onnx__ValueInfoProto *vi, ph_error *err)
     return 0;
 }
 
-static int take_initializer(ph_graph *g, Onnx__TensorProto *tp, ph_error *err)
+/* Take over initializer tp; raw, when not NULL, is where the file holds its
+ * raw_data (left out of tp).  *ready: 1 when its checks pass and its data
+ * is attached (ir_tensor_check, ir_tensor_attach: what the loader would do
+ * next, done now while tp is in the cache); else the loader does it. */
+static int take_initializer(ph_graph *g, Onnx__TensorProto *tp, const onnx_raw_ref *raw, int *ready,
+                            ph_error *err)
 {
+    *ready = 0;
     const char *name = tp->name ? tp->name : "";
     if (!*name) {
         protobuf_c_message_free_unpacked(&tp->base, NULL);
@@ -78,7 +84,10 @@ static int take_initializer(ph_graph *g, Onnx__TensorProto *tp, ph_error *err)
         ph_value_set_type(v, tp->data_type, (int)tp->n_dims, tp->dims);
         v->type_dirty = 0; /* what the file says, not an edit */
     }
-    return 0; /* the loader attaches and checks the data once the model is built */
+    int mapped = raw && raw->present;
+    if (!ir_tensor_check(tp, mapped, mapped ? raw->len : 0, "", NULL))
+        *ready = mapped ? !ir_tensor_attach(t, raw->data, raw->len, NULL, "") : !t->external;
+    return 0;
 }
 
 int onnx_node_resolve_inputs(ph_node *n, ph_error *err)
@@ -103,10 +112,13 @@ int onnx_node_resolve_inputs(ph_node *n, ph_error *err)
     return 0;
 }
 
-int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, onnx_build_facts *facts, ph_error *err)
+/* main: NULL for a body */
+static int graph_build(ph_graph *g, const onnx_main_graph *main, onnx_build_facts *facts, ph_error *err)
 {
     Onnx__GraphProto *gp = g->proto;
     int rc = 0;
+    onnx_node_src *src = main ? main->nodes : NULL;
+    size_t n_src = main ? main->n_nodes : 0;
     *facts = (onnx_build_facts){0};
     /* take the arrays over */
     Onnx__NodeProto **nodes = gp->node;
@@ -133,8 +145,14 @@ int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, onnx_bu
         protobuf_c_message_free_unpacked(&ins[i]->base, NULL);
     free(ins);
 
-    for (i = 0; i < n_inits && !rc; i++)
-        rc = take_initializer(g, inits[i], err);
+    /* a main graph's initializers are checked and attached as they are
+     * taken (while their messages are in the cache), as long as all pass */
+    size_t ready = 0;
+    for (i = 0; i < n_inits && !rc; i++) {
+        int ok;
+        rc = take_initializer(g, inits[i], main && main->raw && i < main->n_raw ? &main->raw[i] : NULL, &ok, err);
+        ready += main && ok && ready == i;
+    }
     for (; i < n_inits; i++)
         protobuf_c_message_free_unpacked(&inits[i]->base, NULL);
     free(inits);
@@ -142,7 +160,7 @@ int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, onnx_bu
     /* nodes: outputs first (a model may list nodes out of order), then inputs */
     onnx_build_facts built = {.in_order = 1};
     if (src && !rc)
-        rc = onnx_nodes_build(g, src, n_src, &built, err);
+        rc = onnx_nodes_build(g, src, n_src, main->behind, &built, err);
     ph_node *first_new = NULL;
     for (i = 0; i < n_nodes && !rc; i++) {
         ph_node *n = ir_node_from_proto(g, nodes[i], err); /* owns nodes[i] even on failure */
@@ -191,13 +209,19 @@ int onnx_graph_build_from(ph_graph *g, onnx_node_src *src, size_t n_src, onnx_bu
         rc = ph_error_set(err, PH_EPARSE, "graph '%s': the nodes form a cycle", ph_graph_name(g));
     if (!rc && built.in_order && !n_nodes)
         *facts = built;
+    facts->inits_ready = ready;
     return rc;
+}
+
+int onnx_graph_build_main(ph_graph *g, const onnx_main_graph *main, onnx_build_facts *facts, ph_error *err)
+{
+    return graph_build(g, main, facts, err);
 }
 
 int onnx_graph_build(ph_graph *g, ph_error *err)
 {
     onnx_build_facts facts;
-    return onnx_graph_build_from(g, NULL, 0, &facts, err);
+    return graph_build(g, NULL, &facts, err);
 }
 
 /* Build the IR of every GRAPH/GRAPHS attribute of n. */

@@ -81,15 +81,9 @@ PH_API int ph_model_sniff(const void *data, size_t n, uint64_t file_size)
     return fields > 0;
 }
 
-typedef struct raw_ref {
-    const uint8_t *data;
-    size_t len;
-    int present;
-} raw_ref;
-
 typedef struct skeleton {
     wbuf buf;
-    raw_ref *refs; /* per main-graph initializer, in order */
+    onnx_raw_ref *refs; /* per main-graph initializer, in order */
     size_t n_refs, cap_refs;
     onnx_node_src *nodes; /* the main graph's nodes, left out of buf (read_nodes.c) */
     size_t n_nodes, cap_nodes;
@@ -103,25 +97,23 @@ static int skel_error(ph_error *err, const char *path, const skeleton *s, const 
                         path, (size_t)(at - s->base));
 }
 
-/* Copy a TensorProto without its raw_data, remembering where raw_data was. */
+/* Copy a TensorProto without its raw_data fields into out, remembering
+ * where the last one (the one protobuf keeps) was: its fields are read
+ * once to find them and size the copy, then the runs between them are
+ * copied. */
 static int skel_tensor(skeleton *s, const onnx_wire_field *tf, wbuf *out, const char *path, ph_error *err)
 {
     const uint8_t *p = tf->payload, *end = p + tf->len;
-    wbuf t = {0};
-    raw_ref ref = {0};
+    onnx_raw_ref ref = {0};
+    size_t kept = tf->len, n_raw = 0;
     while (p < end) {
         onnx_wire_field f;
-        if (onnx_wire_next(&p, end, &f)) {
-            free(t.d);
+        if (onnx_wire_next(&p, end, &f))
             return skel_error(err, path, s, p);
-        }
         if (f.num == 9 && f.type == 2) {
-            ref = (raw_ref){f.payload, f.len, 1};
-            continue;
-        }
-        if (wbuf_put(&t, f.start, (size_t)(f.end - f.start))) {
-            free(t.d);
-            return ph_error_set(err, PH_ENOMEM, "%s: out of memory", path);
+            ref = (onnx_raw_ref){f.payload, f.len, 1};
+            kept -= (size_t)(f.end - f.start);
+            n_raw++;
         }
     }
     int rc = ir_grow((void **)&s->refs, &s->cap_refs, s->n_refs + 1, sizeof *s->refs);
@@ -130,10 +122,18 @@ static int skel_tensor(skeleton *s, const onnx_wire_field *tf, wbuf *out, const 
     if (!rc)
         rc = wbuf_varint(out, (5u << 3) | 2);
     if (!rc)
-        rc = wbuf_varint(out, t.n);
-    if (!rc && t.n)
-        rc = wbuf_put(out, t.d, t.n);
-    free(t.d);
+        rc = wbuf_varint(out, kept);
+    const uint8_t *run = tf->payload; /* the start of the fields not copied yet */
+    for (p = tf->payload; !rc && n_raw && p < end;) {
+        onnx_wire_field f;
+        onnx_wire_next(&p, end, &f); /* read above */
+        if (f.num == 9 && f.type == 2) {
+            rc = f.start > run ? wbuf_put(out, run, (size_t)(f.start - run)) : 0;
+            run = f.end;
+        }
+    }
+    if (!rc && end > run)
+        rc = wbuf_put(out, run, (size_t)(end - run));
     return rc ? ph_error_set(err, PH_ENOMEM, "%s: out of memory", path) : 0;
 }
 
@@ -404,20 +404,31 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
     }
     if (n_inits)
         memcpy(init_protos, mp->graph->initializer, n_inits * sizeof *init_protos);
+    /* The nodes' pages go as the build passes them, unless an initializer's
+     * data, read after the build, lies among them (a file that interleaves
+     * the graph's fields).  Every other field is read from the skeleton. */
+    const ir_mapping *behind = s.n_nodes ? map : NULL;
+    const uint8_t *nodes_lo = s.n_nodes ? s.nodes[0].data : NULL;
+    const uint8_t *nodes_hi = s.n_nodes ? s.nodes[s.n_nodes - 1].data + s.nodes[s.n_nodes - 1].len : NULL;
+    for (size_t k = 0; k < s.n_refs && behind; k++)
+        if (s.refs[k].present && s.refs[k].data < nodes_hi && s.refs[k].data + s.refs[k].len > nodes_lo)
+            behind = NULL;
     onnx_build_facts facts;
-    rc = onnx_graph_build_from(m->graph, s.nodes, s.n_nodes, &facts, err);
+    onnx_main_graph main_graph = {.nodes = s.nodes, .n_nodes = s.n_nodes, .behind = behind,
+                                  .raw = s.buf.n ? s.refs : NULL, .n_raw = s.buf.n ? s.n_refs : 0};
+    rc = onnx_graph_build_main(m->graph, &main_graph, &facts, err);
     int in_order = facts.in_order; /* every main-graph node reads only values defined before it */
     /* all read in place: no node with a tensor attribute, none with a body */
-    int in_place = in_order && !m->loaded_bodies;
-    for (size_t i = 0; i < s.n_nodes && in_place; i++)
-        in_place = s.nodes[i].in_place;
+    int in_place = in_order && !m->loaded_bodies && facts.in_place;
     free(s.nodes);
     /* bodies come only from the loader's onnx_node_build_subgraphs */
     m->n_nodes_total = m->loaded_bodies ? ir_graph_count_nodes(m->graph) : m->graph->n_nodes;
     m->order_dirty = 1; /* the file's order is checked by the first toposort */
     m->init_version++;
-    /* attach mapped raw data and external data to the main graph's initializers */
-    for (size_t i = 0; i < m->graph->n_inits && !rc; i++) {
+    /* attach mapped raw data and external data to the main graph's
+     * initializers the build did not (a check failed: its message is made
+     * here, after any error of the nodes; or external data) */
+    for (size_t i = rc ? 0 : facts.inits_ready; i < m->graph->n_inits && !rc; i++) {
         ph_value *v = m->graph->inits[i];
         ph_tensor *t = v->tensor;
         size_t k = i; /* initializers are taken over in order */

@@ -51,10 +51,13 @@ enum {
 };
 
 /* Where node_scan found a node's input or output names (their bytes in the
- * mapping, as the field holds them). */
+ * mapping, as the field holds them), and what look_ahead made of them. */
 typedef struct name_ref {
     const uint8_t *p;
     size_t len;
+    size_t text;   /* the name: the bytes up to the first NUL (0: an omitted one) */
+    ph_value *v;   /* an input found among the values the last nodes made, or NULL */
+    uint32_t hash; /* ir_name_hash of the name, when not found there */
 } name_ref;
 
 /* The reader's arrays of name_ref, kept from node to node. */
@@ -110,11 +113,11 @@ static int node_scan(const uint8_t *p, size_t len, node_view *v, name_refs *ins,
         if (f.num == NODE_INPUT) {
             if (refs_room(ins, v->n_in + 1))
                 return PH_ENOMEM;
-            ins->d[v->n_in++] = (name_ref){f.payload, f.len};
+            ins->d[v->n_in++] = (name_ref){.p = f.payload, .len = f.len};
         } else if (f.num == NODE_OUTPUT) {
             if (refs_room(outs, v->n_out + 1))
                 return PH_ENOMEM;
-            outs->d[v->n_out++] = (name_ref){f.payload, f.len};
+            outs->d[v->n_out++] = (name_ref){.p = f.payload, .len = f.len};
         } else if (f.num == NODE_ATTRIBUTE) {
             v->n_attr++;
         } else {
@@ -165,9 +168,11 @@ int onnx_has_field_zero(const ProtobufCMessage *m)
 /* ------------------------------------------------------ shared pieces */
 
 /* Byte strings of the file already read, and what was made of them: an
- * attribute message (NULL when the reader does not take it) or a string. */
+ * attribute message (NULL when the reader does not take it) or a string.
+ * The keys are copies (the reader's own arena): the file's pages behind
+ * the reader may be dropped (onnx_nodes_build). */
 typedef struct seen_entry {
-    const uint8_t *key; /* in the mapping; NULL: empty slot */
+    const uint8_t *key; /* a copy of the bytes; NULL: empty slot */
     size_t len;
     uint64_t hash;
     void *val;
@@ -179,16 +184,9 @@ typedef struct seen_table {
     size_t cap, count;
 } seen_table;
 
-static uint64_t bytes_hash(const uint8_t *p, size_t len)
-{
-    uint64_t h = 1469598103934665603ull ^ len;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ p[i]) * 1099511628211ull;
-    return h ^ (h >> 31);
-}
-
-/* The entry of key (val NULL and key set when new), or NULL on OOM. */
-static seen_entry *seen_get(seen_table *t, const uint8_t *key, size_t len, int *is_new)
+/* The entry of key (val NULL and a copy of key in *keys when new), or NULL
+ * on OOM. */
+static seen_entry *seen_get(seen_table *t, ir_arena **keys, const uint8_t *key, size_t len, int *is_new)
 {
     if (2 * (t->count + 1) > t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 256;
@@ -207,7 +205,7 @@ static seen_entry *seen_get(seen_table *t, const uint8_t *key, size_t len, int *
         t->slots = slots;
         t->cap = cap;
     }
-    uint64_t h = bytes_hash(key, len);
+    uint64_t h = ir_name_hash(key, len);
     size_t k = h & (t->cap - 1);
     for (; t->slots[k].key; k = (k + 1) & (t->cap - 1)) {
         seen_entry *e = &t->slots[k];
@@ -216,7 +214,12 @@ static seen_entry *seen_get(seen_table *t, const uint8_t *key, size_t len, int *
             return e;
         }
     }
-    t->slots[k] = (seen_entry){key, len, h, NULL, -1};
+    uint8_t *copy = ir_arena_alloc(keys, len);
+    if (!copy)
+        return NULL;
+    if (len)
+        memcpy(copy, key, len);
+    t->slots[k] = (seen_entry){copy, len, h, NULL, -1};
     t->count++;
     *is_new = 1;
     return &t->slots[k];
@@ -236,10 +239,14 @@ typedef struct reader {
     ph_model *m;
     seen_table attrs;   /* attribute bytes -> message in the arena */
     seen_table strings; /* op_type / domain bytes -> string in the arena */
+    ir_arena *keys;     /* the two tables' keys */
+    const ir_mapping *behind; /* the file, when its pages behind the reader may go */
+    const uint8_t *dropped;   /* where the pages not dropped yet start */
     name_refs ins, outs; /* the names of the node being read (node_scan) */
     node_view view;      /* of the node being read, when in place */
     recent_value recent[RECENT];
     size_t n_recent;     /* values ever put in recent (the newest at (n_recent - 1) % RECENT) */
+    size_t unpacked;     /* nodes protobuf-c unpacked */
 } reader;
 
 /* The C string a protobuf-c string field would hold: up to the first NUL. */
@@ -269,7 +276,7 @@ static int take_string(reader *r, const node_view *v, int num, int shared, char 
     const onnx_wire_field *f = &v->single[num];
     size_t len = text_len(f);
     int is_new = 1;
-    seen_entry *e = shared ? seen_get(&r->strings, f->payload, len, &is_new) : NULL;
+    seen_entry *e = shared ? seen_get(&r->strings, &r->keys, f->payload, len, &is_new) : NULL;
     if (shared && !e)
         return PH_ENOMEM;
     if (is_new)
@@ -299,7 +306,7 @@ static int node_op(const Onnx__NodeProto *np, seen_entry *op_type)
 static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributeProto **out, ph_error *deep)
 {
     int is_new;
-    seen_entry *e = seen_get(&r->attrs, p, len, &is_new);
+    seen_entry *e = seen_get(&r->attrs, &r->keys, p, len, &is_new);
     if (!e)
         return PH_ENOMEM;
     if (!is_new) {
@@ -327,6 +334,44 @@ static int take_attr(reader *r, const uint8_t *p, size_t len, Onnx__AttributePro
     return 0;
 }
 
+/* The names of the node just scanned (*v), before its node is made: an
+ * input among the values the last nodes made is taken from there (names
+ * are unique in the map, and every value of recent is in it under its
+ * name, so it is the one the map would give); for any other input, and for
+ * each output (which the build adds to the map), the map's slot is brought
+ * into the cache now.  On a large graph the map's slots are cache misses;
+ * the node's making (its strings, attributes, allocation) comes between
+ * and hides them. */
+static void look_ahead(reader *r, node_view *v)
+{
+    const ir_names *map = &r->m->value_names;
+    size_t newest = r->n_recent;
+    for (size_t i = 0; i < v->n_in; i++) {
+        name_ref *in = &v->in[i];
+        const void *nul = memchr(in->p, 0, in->len);
+        in->text = nul ? (size_t)((const uint8_t *)nul - in->p) : in->len;
+        in->v = NULL;
+        if (!in->text)
+            continue;
+        for (size_t k = 0; k < RECENT && k < newest && !in->v; k++) {
+            const recent_value *e = &r->recent[(newest - 1 - k) % RECENT];
+            if (e->len == in->text && memcmp(e->name, in->p, in->text) == 0)
+                in->v = e->v;
+        }
+        if (!in->v) {
+            in->hash = ir_name_hash(in->p, in->text);
+            ir_names_prefetch(map, in->hash);
+        }
+    }
+    for (size_t i = 0; i < v->n_out; i++) {
+        name_ref *out = &v->out[i];
+        const void *nul = memchr(out->p, 0, out->len);
+        out->text = nul ? (size_t)((const uint8_t *)nul - out->p) : out->len;
+        if (out->text)
+            ir_names_prefetch(map, ir_name_hash(out->p, out->text));
+    }
+}
+
 /* The fields of the message into the carrier np, in the arena.  0, 1 when
  * the reader does not take it, or an error (with err set). */
 static int read_in_place(reader *r, onnx_node_src *src, Onnx__NodeProto *np, ph_error *err)
@@ -339,6 +384,7 @@ static int read_in_place(reader *r, onnx_node_src *src, Onnx__NodeProto *np, ph_
         return scan == 1 ? 1 : ph_error_set(err, PH_ENOMEM, "out of memory");
     if (v.n_in > UINT32_MAX || v.n_out > UINT32_MAX || v.n_attr > UINT32_MAX)
         return 1;
+    look_ahead(r, &v);
     ph_model *m = r->m;
     seen_entry *op_type = NULL;
     int rc = take_string(r, &v, NODE_NAME, 0, &np->name, NULL);
@@ -397,6 +443,7 @@ static int read_node(reader *r, onnx_node_src *s, ph_error *err)
             return ph_error_set(err, PH_EPARSE, "not a valid ONNX model: a field numbered 0 (not valid protobuf)");
         }
         s->node = ir_node_load(m->graph, np, 0, np->n_input, np->n_output, -1); /* np taken over */
+        r->unpacked++;
     }
     return s->node ? 0 : ph_error_set(err, PH_ENOMEM, "out of memory");
 }
@@ -405,6 +452,7 @@ static void reader_free(reader *r)
 {
     free(r->attrs.slots);
     free(r->strings.slots);
+    ir_arena_free(r->keys);
     free(r->ins.d);
     free(r->outs.d);
 }
@@ -466,19 +514,14 @@ static int resolve_in_place(ph_node *n, const onnx_node_src *s, ph_error *err)
     return 0;
 }
 
-/* The value named name[0, len) when one is defined, else NULL: among the
- * values the last nodes made first, then in the model's name map.  Names
- * are unique in the map, and every value of recent is in it under its
- * name, so a value found among recent is the one the map would give. */
-static ph_value *find_value(reader *r, const ph_graph *g, const char *name, size_t len)
+/* The value input in names when one is defined, else NULL: the one
+ * look_ahead found among the values the last nodes made, else the model's
+ * name map's. */
+static ph_value *find_value(reader *r, const ph_graph *g, const name_ref *in)
 {
-    size_t newest = r->n_recent;
-    for (size_t k = 0; k < RECENT && k < newest; k++) {
-        const recent_value *e = &r->recent[(newest - 1 - k) % RECENT];
-        if (e->len == len && memcmp(e->name, name, len) == 0)
-            return e->v;
-    }
-    ph_value *v = ir_names_get_mem(&r->m->value_names, name, len);
+    if (in->v)
+        return in->v;
+    ph_value *v = ir_names_get_hashed(&r->m->value_names, (const char *)in->p, in->text, in->hash);
     return v && ir_in_scope(v, g) ? v : NULL;
 }
 
@@ -491,9 +534,8 @@ static int build_in_order(reader *r, const onnx_node_src *s, ph_error *err)
     ph_graph *g = n->graph;
     const node_view *v = &r->view;
     for (size_t i = 0; i < v->n_in; i++) {
-        size_t len = text_len(&(onnx_wire_field){.payload = v->in[i].p, .len = v->in[i].len});
-        n->inputs[i] = len ? find_value(r, g, (const char *)v->in[i].p, len) : NULL;
-        if (len && !n->inputs[i])
+        n->inputs[i] = v->in[i].text ? find_value(r, g, &v->in[i]) : NULL;
+        if (v->in[i].text && !n->inputs[i])
             return 1; /* read after the rest: as the file is out of order, or the name undefined */
     }
     for (size_t i = 0; i < v->n_in; i++) {
@@ -502,7 +544,7 @@ static int build_in_order(reader *r, const onnx_node_src *s, ph_error *err)
             return ph_error_set(err, PH_ENOMEM, "out of memory");
     }
     for (size_t i = 0; i < v->n_out; i++) {
-        size_t len = text_len(&(onnx_wire_field){.payload = v->out[i].p, .len = v->out[i].len});
+        size_t len = v->out[i].text;
         if (!len)
             continue; /* an omitted optional output */
         char *name = ir_arena_strndup(&g->model->arena, (const char *)v->out[i].p, len);
@@ -527,9 +569,15 @@ static int build_unpacked_in_order(ph_node *n, ph_error *err)
     return rc ? rc : onnx_node_resolve_inputs(n, err);
 }
 
-int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, onnx_build_facts *facts, ph_error *err)
+/* The file's pages behind the reader go in steps of this many bytes: a
+ * million-node graph's 95 MB of nodes would otherwise stay in the process
+ * beside the IR built from them until the load's end. */
+#define DROP_STEP ((size_t)1 << 20)
+
+int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, const ir_mapping *behind, onnx_build_facts *facts,
+                     ph_error *err)
 {
-    reader r = {.m = g->model};
+    reader r = {.m = g->model, .behind = n ? behind : NULL, .dropped = n ? src[0].data : NULL};
     int rc = 0;
     size_t i = 0;
     ir_file_check *fc = ir_file_check_new(g->model);
@@ -547,6 +595,11 @@ int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, onnx_build_facts
             break;
         if (!rc && !failed && src[i].in_place && !ir_file_check_node(fc, src[i].node))
             failed = src[i].node;
+        /* src[0, i] are built: nothing reads their bytes again (the rest
+         * below starts at src[i + 1]; the tables keep copies of their keys) */
+        const uint8_t *end = src[i].data + src[i].len;
+        if (!rc && r.behind && end > r.dropped && (size_t)(end - r.dropped) >= DROP_STEP)
+            r.dropped = ir_mapping_release_range(r.behind, r.dropped, end);
     }
     ir_file_check_free(fc);
     *facts = (onnx_build_facts){.in_order = !rc, .failed = failed};
@@ -565,7 +618,8 @@ int onnx_nodes_build(ph_graph *g, onnx_node_src *src, size_t n, onnx_build_facts
                                  : onnx_node_resolve_inputs(src[i].node, err);
     }
     reader_free(&r);
-    for (i = 0; i < n && !rc; i++)
+    facts->in_place = !r.unpacked;
+    for (i = 0; i < n && !rc && r.unpacked; i++)
         if (!src[i].in_place) /* one read in place has no body */
             rc = onnx_node_build_subgraphs(src[i].node, err);
     return rc;
