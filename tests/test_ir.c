@@ -612,6 +612,37 @@ START_TEST(test_walk_ops)
 }
 END_TEST
 
+/* ph_graph_has_bodies: 0 for a graph whose nodes hold no subgraph, 1 once
+ * an If or a node of an unknown op holds one, 0 again once that node is
+ * removed; a body's own graph answers for its own nodes. */
+START_TEST(test_has_bodies)
+{
+    ph_model *m = ph_model_new(17);
+    ph_graph *g = ph_model_graph(m);
+    int64_t d[1] = {4};
+    ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT, 1, d);
+    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
+    ph_node *r = ph_node_create(g, NULL, "Relu", 1, &x, 1);
+    ph_graph_add_output(g, ph_node_output(r, 0));
+    ck_assert_int_eq(ph_graph_has_bodies(g), 0);
+    ph_node *iff = ph_node_create(g, NULL, "If", 1, &cond, 1);
+    ck_assert_int_eq(ph_graph_has_bodies(g), 0); /* an If without branches yet */
+    ph_graph *t = ph_node_add_subgraph(iff, "then_branch");
+    ph_graph_add_output(t, ph_node_output(ph_node_create(t, NULL, "Neg", 1, &x, 1), 0));
+    ck_assert_int_eq(ph_graph_has_bodies(g), 1);
+    ck_assert_int_eq(ph_graph_has_bodies(t), 0);
+    ck_assert_int_eq(ph_node_remove(iff), 0);
+    ck_assert_int_eq(ph_graph_has_bodies(g), 0);
+    ph_node *custom = ph_node_create(g, NULL, "Repeat", 1, &x, 1);
+    ph_node_set_domain(custom, "my.domain");
+    ck_assert_int_eq(ph_node_op(custom), PH_OP_UNKNOWN);
+    ck_assert_int_eq(ph_graph_has_bodies(g), 0);
+    ph_node_add_subgraph(custom, "body");
+    ck_assert_int_eq(ph_graph_has_bodies(g), 1);
+    ph_model_free(m);
+}
+END_TEST
+
 /* ir_version raised to what an opset needs, never lowered. */
 START_TEST(test_require_ir_version)
 {
@@ -709,6 +740,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_name_maps_grow_and_shrink);
     tcase_add_test(tc, test_initializer_version_and_memo);
     tcase_add_test(tc, test_walk_ops);
+    tcase_add_test(tc, test_has_bodies);
     tcase_add_test(tc, test_node_opset);
     tcase_add_test(tc, test_require_ir_version);
     tcase_add_test(tc, test_ctx_run_sticky);

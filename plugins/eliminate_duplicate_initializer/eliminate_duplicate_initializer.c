@@ -16,7 +16,8 @@
  *   model are paged in only where two of them begin alike (in practice:
  *   only the real duplicates).  Runs per graph: the main graph, then each
  *   If/Loop/Scan body on its own initializers (a body's copy of an outer
- *   initializer stays).
+ *   initializer stays); the nodes are walked for bodies only when a graph
+ *   has some (ph_graph_has_bodies).
  *   A call when no initializer changed since the pass's last call in the
  *   run returns at once (ph_model_initializers_version, ph_ctx_pass_memo).
  * Leaves:   initializers that differ in anything (e.g. the same bytes under
@@ -167,10 +168,14 @@ static int dedup_graph(ph_graph *g, ph_ctx *ctx)
     return merged;
 }
 
-/* g and, recursively, the bodies held by its nodes. */
+/* g and, recursively, the bodies held by its nodes, in graph order (a
+ * graph without bodies is not walked: that walk would cost more than the
+ * rest of a call that finds nothing). */
 static int dedup_all(ph_graph *g, ph_ctx *ctx)
 {
     int total = dedup_graph(g, ctx);
+    if (total < 0 || !ph_graph_has_bodies(g))
+        return total;
     for (ph_node *n = ph_graph_first_node(g); n && total >= 0; n = ph_node_next(n))
         for (size_t s = 0; s < ph_node_subgraph_count(n) && total >= 0; s++) {
             int rc = dedup_all(ph_node_subgraph(n, s), ctx);

@@ -1754,6 +1754,23 @@ PH_API int ph_graph_walk_ops(ph_graph *g, const ph_op *ops, size_t n_ops, ph_nod
     return total;
 }
 
+PH_API int ph_graph_has_bodies(const ph_graph *g)
+{
+    if (!g->op_first) { /* no index (it could not be allocated): the node list */
+        for (const ph_node *n = g->first; n; n = n->next)
+            if (!n->removed && ir_node_n_subgraphs(n))
+                return 1;
+        return 0;
+    }
+    size_t n_holders;
+    const ph_op *holders = ir_body_ops(&n_holders);
+    for (size_t h = 0; h < n_holders; h++)
+        for (const ph_node *n = g->op_first[holders[h]]; n; n = n->op_next)
+            if (!n->removed && ir_node_n_subgraphs(n))
+                return 1;
+    return 0;
+}
+
 PH_API int ph_graph_walk(ph_graph *g, ph_node_fn fn, void *user)
 {
     int total = 0;
