@@ -428,8 +428,10 @@ static int outputs_used(const ph_node *n)
 static int fold_node(ph_node *n, void *user)
 {
     fold_state *st = user;
-    if (!foldable_op(n) || !outputs_used(n) || random_dropout(st, n))
+    if (!foldable_op(n))
         return 0;
+    /* the inputs first: they settle nearly every node, and the outputs'
+     * readers are another cache line of another value */
     size_t n_in = ph_node_input_count(n), n_out = ph_node_output_count(n);
     int all_const = 1;
     for (size_t i = 0; i < n_in && all_const; i++)
@@ -438,7 +440,7 @@ static int fold_node(ph_node *n, void *user)
     ph_op op = ph_node_op(n);
     if (!all_const && op != PH_OP_Shape && op != PH_OP_Size && !moves_entries(op))
         return 0; /* fold_partial would refuse it at once */
-    if (named_domain(n))
+    if (!outputs_used(n) || random_dropout(st, n) || named_domain(n))
         return 0;
 
     if (grow_io(st, n_in > n_out ? n_in : n_out) < 0)
