@@ -18,15 +18,13 @@
  *   its gate did not stop, a later call on the same model looks only near
  *   the nodes changed since (ph_ctx_changed_nodes,
  *   ph_graph_remove_dead_near): a node dies only when an output loses its
- *   last reader or graph-output slot, and such a node is listed; the
- *   sweep starts from the listed nodes that are dead.
+ *   last reader or graph-output slot, and such a node is listed.
  * Exact:    yes; nothing that is computed and read changes.  (ONNX
  *   operators have no side effects; a dead random op only drew numbers
  *   nobody used.)
  */
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 
 #include <passhost/passhost.h>
 
@@ -48,35 +46,6 @@ static int number(void *user, const ph_node *node, const ph_value *init)
     return go;
 }
 
-/* 1 when no output of n is read by a node or is a graph output. */
-static int outputs_dead(const ph_node *n)
-{
-    for (size_t i = 0; i < ph_node_output_count(n); i++) {
-        const ph_value *v = ph_node_output(n, i);
-        if (v && (ph_value_use_count(v) || ph_value_graph_output_count(v)))
-            return 0;
-    }
-    return 1;
-}
-
-/* The sweep near the changed nodes, started from those of them that are
- * dead (the others can only die through a removal, which the sweep
- * follows): after the rule passes most of the graph may be listed, and
- * few or none of it dead. */
-static int sweep_near(ph_graph *g, ph_node **changed, size_t n, sweep *s)
-{
-    ph_node **dead = malloc((n ? n : 1) * sizeof *dead);
-    if (!dead)
-        return ph_graph_remove_dead_near(g, changed, n, number, s);
-    size_t n_dead = 0;
-    for (size_t i = 0; i < n; i++)
-        if (outputs_dead(changed[i]))
-            dead[n_dead++] = changed[i];
-    int r = ph_graph_remove_dead_near(g, dead, n_dead, number, s);
-    free(dead);
-    return r;
-}
-
 static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
 {
     /* memo: 1 when the last call's sweep ran to its end */
@@ -85,7 +54,7 @@ static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
     size_t n_changed;
     int known = ph_ctx_changed_nodes(ctx, ph_graph_model(g), &changed, &n_changed);
     sweep s = {ctx, 0};
-    int r = known == 1 && swept && *swept ? sweep_near(g, changed, n_changed, &s)
+    int r = known == 1 && swept && *swept ? ph_graph_remove_dead_near(g, changed, n_changed, number, &s)
                                           : ph_graph_remove_dead_gated(g, number, &s);
     if (swept)
         *swept = r >= 0 && !s.stopped;
