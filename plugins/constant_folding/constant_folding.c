@@ -274,7 +274,7 @@ static int install(fold_state *st, ph_node *n, ph_tensor **out)
         ph_value *v = ph_node_output(n, j);
         if (!out[j] || !v || ph_value_use_count(v) == 0)
             continue;
-        ph_value *init = ph_graph_add_initializer(g, ph_value_name(v), out[j]);
+        ph_value *init = ph_graph_add_initializer_for(g, v, out[j]); /* named after v */
         out[j] = NULL; /* the graph owns it now, even on failure */
         if (!init) {
             rc = PH_ENOMEM;

@@ -165,6 +165,11 @@ PH_API int ph_graph_add_output(ph_graph *g, ph_value *v);
  * the graph takes ownership of t even on failure.  NULL on failure (also
  * when t is a sequence or an optional, which no initializer can hold). */
 PH_API ph_value *ph_graph_add_initializer(ph_graph *g, const char *name, ph_tensor *t);
+/* ph_graph_add_initializer(g, ph_value_name(v), t) for a live value v of
+ * g's model, whose name is known to be taken: the new initializer gets
+ * the numbered name ("name__N") the call would give, without a lookup of
+ * the name itself (for a pass that replaces v by its computed value). */
+PH_API ph_value *ph_graph_add_initializer_for(ph_graph *g, const ph_value *v, ph_tensor *t);
 /* Make graph input v of the main graph an initializer holding t: v keeps
  * its name and every use, leaves the graph's inputs, and its known type
  * becomes t's (an input that had an initializer as its default gets t
