@@ -612,6 +612,68 @@ START_TEST(test_walk_ops)
 }
 END_TEST
 
+/* ph_graph_has_bodies: 0 for a graph whose nodes hold no subgraph, 1 once
+ * an If or a node of an unknown op holds one, 0 again once that node is
+ * removed; a body's own graph answers for its own nodes. */
+START_TEST(test_has_bodies)
+{
+    ph_model *m = ph_model_new(17);
+    ph_graph *g = ph_model_graph(m);
+    int64_t d[1] = {4};
+    ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT, 1, d);
+    ph_value *cond = ph_graph_add_input(g, "cond", PH_DT_BOOL, 0, NULL);
+    ph_node *r = ph_node_create(g, NULL, "Relu", 1, &x, 1);
+    ph_graph_add_output(g, ph_node_output(r, 0));
+    ck_assert_int_eq(ph_graph_has_bodies(g), 0);
+    ph_node *iff = ph_node_create(g, NULL, "If", 1, &cond, 1);
+    ck_assert_int_eq(ph_graph_has_bodies(g), 0); /* an If without branches yet */
+    ph_graph *t = ph_node_add_subgraph(iff, "then_branch");
+    ph_graph_add_output(t, ph_node_output(ph_node_create(t, NULL, "Neg", 1, &x, 1), 0));
+    ck_assert_int_eq(ph_graph_has_bodies(g), 1);
+    ck_assert_int_eq(ph_graph_has_bodies(t), 0);
+    ck_assert_int_eq(ph_node_remove(iff), 0);
+    ck_assert_int_eq(ph_graph_has_bodies(g), 0);
+    ph_node *custom = ph_node_create(g, NULL, "Repeat", 1, &x, 1);
+    ph_node_set_domain(custom, "my.domain");
+    ck_assert_int_eq(ph_node_op(custom), PH_OP_UNKNOWN);
+    ck_assert_int_eq(ph_graph_has_bodies(g), 0);
+    ph_node_add_subgraph(custom, "body");
+    ck_assert_int_eq(ph_graph_has_bodies(g), 1);
+    ph_model_free(m);
+}
+END_TEST
+
+/* ph_graph_add_initializer_for names the initializer as
+ * ph_graph_add_initializer does with the value's name: numbered, the
+ * counter advancing alike. */
+START_TEST(test_add_initializer_for)
+{
+    ph_model *m = ph_model_new(17);
+    ph_graph *g = ph_model_graph(m);
+    int64_t d[1] = {2};
+    float data[2] = {1, 2};
+    ph_value *x = ph_graph_add_input(g, "x", PH_DT_FLOAT, 1, d);
+    ph_node *r = ph_node_create(g, NULL, "Relu", 1, &x, 1);
+    ph_value *y = ph_node_output(r, 0);
+    char want[64];
+    ph_value *a = ph_graph_add_initializer(g, ph_value_name(y), ph_tensor_new(PH_DT_FLOAT, 1, d, data));
+    ck_assert_ptr_nonnull(a);
+    ck_assert_str_ne(ph_value_name(a), ph_value_name(y));
+    ph_value *b = ph_graph_add_initializer_for(g, y, ph_tensor_new(PH_DT_FLOAT, 1, d, data));
+    ck_assert_ptr_nonnull(b);
+    /* the next number after a's */
+    const char *an = ph_value_name(a);
+    long k = strtol(strrchr(an, '_') + 1, NULL, 10);
+    snprintf(want, sizeof want, "%s__%ld", ph_value_name(y), k + 1);
+    ck_assert_str_eq(ph_value_name(b), want);
+    ck_assert_ptr_eq(ph_graph_find_value(g, want), b);
+    ck_assert_int_eq(ph_tensor_dtype(ph_value_const(b)), PH_DT_FLOAT);
+    ph_error err = {0};
+    ck_assert_int_eq(ph_graph_verify(g, &err), 0);
+    ph_model_free(m);
+}
+END_TEST
+
 /* ir_version raised to what an opset needs, never lowered. */
 START_TEST(test_require_ir_version)
 {
@@ -709,6 +771,8 @@ static Suite *suite(void)
     tcase_add_test(tc, test_name_maps_grow_and_shrink);
     tcase_add_test(tc, test_initializer_version_and_memo);
     tcase_add_test(tc, test_walk_ops);
+    tcase_add_test(tc, test_has_bodies);
+    tcase_add_test(tc, test_add_initializer_for);
     tcase_add_test(tc, test_node_opset);
     tcase_add_test(tc, test_require_ir_version);
     tcase_add_test(tc, test_ctx_run_sticky);

@@ -667,6 +667,32 @@ START_TEST(second_call_folds_a_far_change)
 }
 END_TEST
 
+/* Of two listed nodes, u reads k, which may fold and u not, until k has
+ * folded: the call starts from k alone and reaches u as k's reader. */
+START_TEST(second_call_reaches_a_listed_reader)
+{
+    static char text[4096];
+    int len = snprintf(text, sizeof text, "x: float[4]; w: const float[4]\nv0 = Neg(x)\n");
+    for (int i = 0; i < 40; i++)
+        len += snprintf(text + len, sizeof text - (size_t)len, "v%d = Abs(v%d)\n", i + 1, i);
+    snprintf(text + len, sizeof text - (size_t)len, "k = Sin(x); u = Cos(x); o = Add(u, x)\nreturn v40, o");
+    ph_model *m = pc_model(text);
+    ph_graph *g = ph_model_graph(m);
+    ph_ctx *ctx = ph_ctx_new(NULL, NULL);
+    ck_assert_int_eq(run_in(ctx, m), 0);
+    ph_node *k = far_node(m, 41), *u = far_node(m, 42);
+    ph_value *w = ph_graph_find_value(g, "w");
+    ck_assert_int_eq(ph_node_set_input(u, 0, ph_node_output(k, 0)), 0); /* listed, not constant yet */
+    ck_assert_int_eq(ph_node_set_input(k, 0, w), 0);
+    ck_assert_int_eq(run_in(ctx, m), 2); /* k, then u */
+    ck_assert(ph_node_is_removed(k));
+    ck_assert(ph_node_is_removed(u));
+    ck_assert_uint_eq(ph_graph_node_count(g), 42);
+    ph_ctx_free(ctx);
+    ph_model_free(m);
+}
+END_TEST
+
 /* A call that kept a value (g0, g1: graph outputs computed from
  * constants) makes the next one walk the whole graph: t, changed to read
  * g1, folds with g1's value, which needs g0's, and nothing listed g0. */
@@ -694,6 +720,7 @@ int main(void)
     tcase_add_test(tc, folds_constant_chain);
     tcase_add_test(tc, second_call_folds_a_far_change);
     tcase_add_test(tc, second_call_after_a_kept_value);
+    tcase_add_test(tc, second_call_reaches_a_listed_reader);
     tcase_add_test(tc, folds_shape_gather_concat_reshape);
     tcase_add_test(tc, folds_shape_chain_after_inference);
     tcase_add_test(tc, shape_slice_of_partly_known_shape);

@@ -8,15 +8,19 @@
  * Changes:  every user of the later one (in file order) reads the first one
  *   instead, and the later one is removed.  Cost is linear in the bytes, and
  *   bytes are read only where a duplicate is possible: candidates are first
- *   counted by dtype and dims; only those whose dtype and dims occur twice or
- *   more are looked at, first by a hash of their first 64 bytes; only
+ *   grouped by dtype and dims (a hash of them, sorted: a radix sort reads
+ *   in order, where a map of every initializer misses the cache at each);
+ *   only those whose dtype and dims occur twice or
+ *   more are looked at, first by a hash of their first 64 bytes (sorted
+ *   likewise); only
  *   those whose prefix hash occurs twice or more get all their bytes hashed
  *   (ph_hash_bytes) into a map (passhost/hashmap.h), and bytes are compared
  *   in full only when hashes match.  So the weights of a large
  *   model are paged in only where two of them begin alike (in practice:
  *   only the real duplicates).  Runs per graph: the main graph, then each
  *   If/Loop/Scan body on its own initializers (a body's copy of an outer
- *   initializer stays).
+ *   initializer stays); the nodes are walked for bodies only when a graph
+ *   has some (ph_graph_has_bodies).
  *   A call when no initializer changed since the pass's last call in the
  *   run returns at once (ph_model_initializers_version, ph_ctx_pass_memo).
  * Leaves:   initializers that differ in anything (e.g. the same bytes under
@@ -41,22 +45,30 @@ static uint64_t shape_hash(const ph_tensor *t)
 
 #define PREFIX_BYTES 64 /* the bytes of the first, cheap look */
 
+/* A candidate: an initializer this pass may merge (keep or drop), with
+ * what the phases read of its tensor, read once (a model's initializers
+ * lie all over the heap: each read of a value, a tensor or its dims is a
+ * cache miss on a large model). */
+typedef struct cand {
+    ph_value *v;
+    const void *data;
+    size_t nbytes;
+    uint64_t shape; /* shape_hash */
+} cand;
+
 /* Hash of dtype, dims and the first PREFIX_BYTES bytes (all when fewer). */
-static uint64_t prefix_hash(const ph_tensor *t)
+static uint64_t prefix_hash(const cand *c)
 {
-    size_t n = ph_tensor_nbytes(t);
-    return ph_hash_bytes(ph_hash_mix(shape_hash(t), n), ph_tensor_data(t), n < PREFIX_BYTES ? n : PREFIX_BYTES);
+    return ph_hash_bytes(ph_hash_mix(c->shape, c->nbytes), c->data, c->nbytes < PREFIX_BYTES ? c->nbytes : PREFIX_BYTES);
 }
 
-/* Keys of the phase-1 counts are their hashes; of phase 2, initializers
- * with equal tensors. */
-static int same_hash(const void *a, const void *b, void *user) { return 1; }
+/* Phase 2's map: initializers with equal tensors are one key. */
 static int same_data(const void *a, const void *b, void *user)
 {
     return ph_tensor_equal(ph_value_const(a), ph_value_const(b));
 }
 
-/* An initializer this pass may merge (keep or drop). */
+/* The tensor of an initializer this pass may merge, or NULL. */
 static const ph_tensor *candidate(const ph_value *v)
 {
     const ph_tensor *t = ph_value_const(v);
@@ -65,29 +77,59 @@ static const ph_tensor *candidate(const ph_value *v)
     return t;
 }
 
-/* Of the candidates inits[idx[0..n)], whose tensors are ts[0..n), keep
- * those whose key another one shares (equal tensors have equal keys, so
- * one alone has no twin), in order, compacting idx and ts alike; keys (n
- * entries) is scratch, counts (a map of same_hash) is left empty.  Returns
- * how many are kept, or PH_ENOMEM.  Each key is computed once. */
-static ptrdiff_t keep_shared_keys(ph_hmap *counts, ph_value **inits, size_t *idx, const ph_tensor **ts, size_t n,
-                                  uint64_t *keys, uint64_t (*key)(const ph_tensor *))
+/* A key and the index of the candidate it belongs to. */
+typedef struct keyed {
+    uint64_t key;
+    size_t i;
+} keyed;
+
+/* Sort k[0..n) by key, stably (a radix sort by bytes, least significant
+ * first, skipping a byte all keys share): linear, and it reads and writes
+ * the arrays in order, where a map of n keys would miss the cache at each
+ * one.  tmp is scratch of n entries; the result is in k. */
+static void sort_keys(keyed *k, keyed *tmp, size_t n)
 {
-    for (size_t m = 0; m < n; m++) {
-        int created;
-        void **count = ph_hmap_slot(counts, keys[m] = key(ts[m]), inits[idx[m]], &created);
-        if (!count)
-            return PH_ENOMEM;
-        *count = (void *)((uintptr_t)*count + 1); /* a count kept in the pointer */
+    keyed *from = k, *to = tmp;
+    for (int shift = 0; shift < 64; shift += 8) {
+        size_t at[257] = {0};
+        for (size_t i = 0; i < n; i++)
+            at[((from[i].key >> shift) & 255) + 1]++;
+        if (at[((from[0].key >> shift) & 255) + 1] == n)
+            continue;
+        for (size_t b = 1; b < 257; b++)
+            at[b] += at[b - 1];
+        for (size_t i = 0; i < n; i++)
+            to[at[(from[i].key >> shift) & 255]++] = from[i];
+        keyed *x = from;
+        from = to;
+        to = x;
     }
+    if (from != k)
+        memcpy(k, from, n * sizeof *k);
+}
+
+/* Of the candidates c[0..n), keep those whose key another one shares
+ * (equal tensors have equal keys, so one alone has no twin), in order,
+ * compacting c.  k and tmp (n entries each) and once (n bytes) are
+ * scratch.  Returns how many are kept.  Each key is computed once. */
+static size_t keep_shared_keys(cand *c, size_t n, keyed *k, keyed *tmp, unsigned char *shared,
+                               int prefix)
+{
+    if (n < 2)
+        return 0;
+    for (size_t i = 0; i < n; i++) {
+        k[i] = (keyed){prefix ? prefix_hash(&c[i]) : c[i].shape, i};
+        shared[i] = 0;
+    }
+    sort_keys(k, tmp, n);
+    for (size_t i = 1; i < n; i++)
+        if (k[i].key == k[i - 1].key)
+            shared[k[i].i] = shared[k[i - 1].i] = 1;
     size_t kept = 0;
-    for (size_t m = 0; m < n; m++)
-        if ((uintptr_t)ph_hmap_get(counts, keys[m], inits[idx[m]]) >= 2) {
-            idx[kept] = idx[m];
-            ts[kept++] = ts[m];
-        }
-    ph_hmap_clear(counts);
-    return (ptrdiff_t)kept;
+    for (size_t i = 0; i < n; i++)
+        if (shared[i])
+            c[kept++] = c[i];
+    return kept;
 }
 
 /* Merge duplicates among g's own initializers: the number merged, or a
@@ -97,46 +139,41 @@ static int dedup_graph(ph_graph *g, ph_ctx *ctx)
     size_t n = ph_graph_initializer_count(g);
     if (n < 2)
         return 0;
-    /* Copy the list first: removing initializers compacts the graph's. */
-    ph_value **inits = malloc(n * sizeof *inits);
-    size_t *maybe = malloc(n * sizeof *maybe), n_maybe = 0; /* indices worth hashing */
-    const ph_tensor **ts = malloc(n * sizeof *ts); /* their tensors: each value is read once */
-    uint64_t *keys = malloc(n * sizeof *keys);
-    ph_hmap *counts = ph_hmap_new(same_hash, NULL), *first = ph_hmap_new(same_data, NULL);
-    ptrdiff_t kept = PH_ENOMEM;
-    if (inits && maybe && ts && keys && counts && first) {
-        for (size_t i = 0; i < n; i++)
-            if ((ts[n_maybe] = candidate(inits[i] = ph_graph_initializer(g, i))))
-                maybe[n_maybe++] = i;
-        /* phase 1: those whose dtype and dims occur twice or more, then of
-         * those, whose first bytes occur twice or more */
-        kept = keep_shared_keys(counts, inits, maybe, ts, n_maybe, keys, shape_hash);
-        /* (prefixes are nearly all distinct: the map is sized once, not
-         * grown step by step) */
-        if (kept >= 0 && ph_hmap_reserve(counts, (size_t)kept) < 0)
-            kept = PH_ENOMEM;
-        if (kept >= 0)
-            kept = keep_shared_keys(counts, inits, maybe, ts, (size_t)kept, keys, prefix_hash);
-    }
-    free(keys);
-    ph_hmap_free(counts);
-    if (kept < 0) {
-        free(inits);
-        free(maybe);
-        free(ts);
+    /* Copy what is needed first: removing initializers compacts the
+     * graph's list. */
+    cand *c = malloc(n * sizeof *c);
+    keyed *k = malloc(n * sizeof *k), *tmp = malloc(n * sizeof *tmp);
+    unsigned char *shared = malloc(n);
+    ph_hmap *first = ph_hmap_new(same_data, NULL);
+    if (!c || !k || !tmp || !shared || !first) {
+        free(c);
+        free(k);
+        free(tmp);
+        free(shared);
         ph_hmap_free(first);
         return ph_ctx_error(ctx, PH_ENOMEM, "out of memory");
     }
-    n_maybe = (size_t)kept;
+    size_t n_maybe = 0; /* candidates worth hashing */
+    for (size_t i = 0; i < n; i++) {
+        ph_value *v = ph_graph_initializer(g, i);
+        const ph_tensor *t = candidate(v);
+        if (t)
+            c[n_maybe++] = (cand){v, ph_tensor_data(t), ph_tensor_nbytes(t), shape_hash(t)};
+    }
+    /* phase 1: those whose dtype and dims occur twice or more, then of
+     * those, whose first bytes occur twice or more */
+    n_maybe = keep_shared_keys(c, n_maybe, k, tmp, shared, 0);
+    n_maybe = keep_shared_keys(c, n_maybe, k, tmp, shared, 1);
+    free(k);
+    free(tmp);
+    free(shared);
 
     /* phase 2: hash the bytes of those, merge on equal data */
     int merged = 0;
     for (size_t m = 0; m < n_maybe; m++) {
-        ph_value *v = inits[maybe[m]];
-        const ph_tensor *t = ts[m];
+        ph_value *v = c[m].v;
         int created;
-        void **slot = ph_hmap_slot(first, ph_hash_bytes(shape_hash(t), ph_tensor_data(t), ph_tensor_nbytes(t)), v,
-                                   &created);
+        void **slot = ph_hmap_slot(first, ph_hash_bytes(c[m].shape, c[m].data, c[m].nbytes), v, &created);
         if (!slot) {
             merged = ph_ctx_error(ctx, PH_ENOMEM, "out of memory");
             break;
@@ -160,17 +197,19 @@ static int dedup_graph(ph_graph *g, ph_ctx *ctx)
         ph_value_prune(v);
         merged++;
     }
-    free(inits);
+    free(c);
     ph_hmap_free(first);
-    free(maybe);
-    free(ts);
     return merged;
 }
 
-/* g and, recursively, the bodies held by its nodes. */
+/* g and, recursively, the bodies held by its nodes, in graph order (a
+ * graph without bodies is not walked: that walk would cost more than the
+ * rest of a call that finds nothing). */
 static int dedup_all(ph_graph *g, ph_ctx *ctx)
 {
     int total = dedup_graph(g, ctx);
+    if (total < 0 || !ph_graph_has_bodies(g))
+        return total;
     for (ph_node *n = ph_graph_first_node(g); n && total >= 0; n = ph_node_next(n))
         for (size_t s = 0; s < ph_node_subgraph_count(n) && total >= 0; s++) {
             int rc = dedup_all(ph_node_subgraph(n, s), ctx);

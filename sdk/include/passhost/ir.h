@@ -133,6 +133,12 @@ PH_API int ph_graph_walk(ph_graph *g, ph_node_fn fn, void *user);
  * added.  Nodes of other domains are all PH_OP_UNKNOWN.  fn may remove
  * nodes as with ph_graph_walk; nodes it adds may or may not be visited. */
 PH_API int ph_graph_walk_ops(ph_graph *g, const ph_op *ops, size_t n_ops, ph_node_fn fn, void *user);
+/* 1 when a node of g holds a subgraph (an If branch, a Loop or Scan body,
+ * a graph attribute of an unknown op), else 0: found through the op-type
+ * index, so the cost is the number of nodes of ops that can hold one, not
+ * g's size.  For a pass that handles bodies in a walk of every node and
+ * can skip that walk when there are none. */
+PH_API int ph_graph_has_bodies(const ph_graph *g);
 
 /* Nodes of this graph only (not subgraphs). */
 PH_API size_t ph_graph_node_count(const ph_graph *g);
@@ -159,6 +165,11 @@ PH_API int ph_graph_add_output(ph_graph *g, ph_value *v);
  * the graph takes ownership of t even on failure.  NULL on failure (also
  * when t is a sequence or an optional, which no initializer can hold). */
 PH_API ph_value *ph_graph_add_initializer(ph_graph *g, const char *name, ph_tensor *t);
+/* ph_graph_add_initializer(g, ph_value_name(v), t) for a live value v of
+ * g's model, whose name is known to be taken: the new initializer gets
+ * the numbered name ("name__N") the call would give, without a lookup of
+ * the name itself (for a pass that replaces v by its computed value). */
+PH_API ph_value *ph_graph_add_initializer_for(ph_graph *g, const ph_value *v, ph_tensor *t);
 /* Make graph input v of the main graph an initializer holding t: v keeps
  * its name and every use, leaves the graph's inputs, and its known type
  * becomes t's (an input that had an initializer as its default gets t

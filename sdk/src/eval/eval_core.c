@@ -141,6 +141,33 @@ static int misaligned(const ph_tensor *t)
     return d && es > 1 && (uintptr_t)d % es != 0;
 }
 
+/* An aligned copy of the bytes of tensor t (whose data can be read) under
+ * t's own proto, borrowed: what a kernel reads of a misaligned input,
+ * without the new proto and dims a clone makes and frees at each call (a
+ * folded node's weights read in place from the file are nearly always
+ * misaligned).  Freed with ph_tensor_free; valid while t is.  NULL when
+ * out of memory. */
+static ph_tensor *aligned_view(const ph_tensor *t)
+{
+    const void *d = ph_tensor_data(t);
+    size_t nb = ph_tensor_nbytes(t);
+    ph_tensor *v = calloc(1, sizeof *v);
+    void *copy = malloc(nb ? nb : 1);
+    if (!d || !v || !copy) {
+        free(v);
+        free(copy);
+        return NULL;
+    }
+    memcpy(copy, d, nb);
+    v->proto = t->proto;
+    v->borrowed = 1;
+    v->storage = IR_DATA_OWNED;
+    v->data = copy;
+    v->owned_data = copy;
+    v->nbytes = nb;
+    return v;
+}
+
 static ph_tensor *convert_tensor(const ph_tensor *t, int to)
 {
     const void *src = ph_tensor_data(t);
@@ -282,7 +309,7 @@ static int run_kernel(const eval_kernel_entry *k, const ph_node *n, int64_t opse
             }
             cin[i] = tmp[i];
         } else if (in[i] && misaligned(in[i])) {
-            if (!(tmp[i] = ph_tensor_clone(in[i]))) {
+            if (!(tmp[i] = aligned_view(in[i]))) {
                 rc = ph_error_set(&kerr, PH_ENOMEM, "cannot align input %zu", i);
                 goto done;
             }

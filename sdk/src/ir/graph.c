@@ -375,16 +375,18 @@ PH_API ph_value *ph_graph_find_value(const ph_graph *g, const char *name)
     return v && ir_in_scope(v, g) ? v : NULL;
 }
 
-/* hint, or hint__N, that neither map holds (b may be NULL), into buf.
- * Returns 0, or -1 when hint does not fit. */
-static int unique_into(ph_model *m, const ir_names *a, const ir_names *b, const char *hint, char *buf,
-                       size_t size)
+/* hint, or hint__N, that neither map holds (b may be NULL), into buf;
+ * with taken, hint is known to be held by a (not looked up).  Returns 0,
+ * or -1 when hint does not fit. */
+static int unique_into_taken(ph_model *m, const ir_names *a, const ir_names *b, const char *hint, int taken,
+                             char *buf, size_t size)
 {
     size_t len = strlen(hint);
     if (len + 24 > size)
         return -1;
     memcpy(buf, hint, len + 1);
-    while (ir_names_get(a, buf) || (b && ir_names_get(b, buf))) {
+    while (taken || ir_names_get(a, buf) || (b && ir_names_get(b, buf))) {
+        taken = 0;
         /* hint__N without snprintf: this runs for every node a pass creates */
         char digits[24];
         int k = 0;
@@ -398,6 +400,12 @@ static int unique_into(ph_model *m, const ir_names *a, const ir_names *b, const 
         *p = 0;
     }
     return 0;
+}
+
+static int unique_into(ph_model *m, const ir_names *a, const ir_names *b, const char *hint, char *buf,
+                       size_t size)
+{
+    return unique_into_taken(m, a, b, hint, 0, buf, size);
 }
 
 static void node_names_ensure(ph_model *m);
@@ -464,7 +472,22 @@ PH_API int ph_graph_add_output(ph_graph *g, ph_value *v)
     return 0;
 }
 
+static ph_value *add_initializer(ph_graph *g, const char *name, int taken, ph_tensor *t);
+
 PH_API ph_value *ph_graph_add_initializer(ph_graph *g, const char *name, ph_tensor *t)
+{
+    return add_initializer(g, name, 0, t);
+}
+
+PH_API ph_value *ph_graph_add_initializer_for(ph_graph *g, const ph_value *v, ph_tensor *t)
+{
+    /* a live value of g's model holds its name in the map: one lookup fewer */
+    int taken = v && !v->dead && v->graph && v->graph->model == g->model && v->name && *v->name;
+    return add_initializer(g, v ? v->name : NULL, taken, t);
+}
+
+/* ph_graph_add_initializer; with taken, name is known to be a value's. */
+static ph_value *add_initializer(ph_graph *g, const char *name, int taken, ph_tensor *t)
 {
     if (t && ph_tensor_kind(t) != PH_KIND_TENSOR) { /* a sequence or optional is no initializer */
         ph_tensor_free(t);
@@ -483,7 +506,8 @@ PH_API ph_value *ph_graph_add_initializer(ph_graph *g, const char *name, ph_tens
         return NULL;
     }
     /* a value name: unique among values (node names are another namespace) */
-    unique_into(g->model, &g->model->value_names, NULL, name && *name ? name : "v", uname, need);
+    unique_into_taken(g->model, &g->model->value_names, NULL, name && *name ? name : "v", taken && name && *name,
+                      uname, need);
     ph_value *v = ir_value_new(g, uname);
     if (uname != stack)
         free(uname);
@@ -1754,6 +1778,23 @@ PH_API int ph_graph_walk_ops(ph_graph *g, const ph_op *ops, size_t n_ops, ph_nod
         }
     }
     return total;
+}
+
+PH_API int ph_graph_has_bodies(const ph_graph *g)
+{
+    if (!g->op_first) { /* no index (it could not be allocated): the node list */
+        for (const ph_node *n = g->first; n; n = n->next)
+            if (!n->removed && ir_node_n_subgraphs(n))
+                return 1;
+        return 0;
+    }
+    size_t n_holders;
+    const ph_op *holders = ir_body_ops(&n_holders);
+    for (size_t h = 0; h < n_holders; h++)
+        for (const ph_node *n = g->op_first[holders[h]]; n; n = n->op_next)
+            if (!n->removed && ir_node_n_subgraphs(n))
+                return 1;
+    return 0;
 }
 
 PH_API int ph_graph_walk(ph_graph *g, ph_node_fn fn, void *user)
