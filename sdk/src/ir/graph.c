@@ -1782,6 +1782,8 @@ PH_API int ph_graph_walk_ops(ph_graph *g, const ph_op *ops, size_t n_ops, ph_nod
 
 PH_API int ph_graph_has_bodies(const ph_graph *g)
 {
+    if (g->model && !g->model->bodies_made) /* no subgraph was ever made */
+        return 0;
     if (!g->op_first) { /* no index (it could not be allocated): the node list */
         for (const ph_node *n = g->first; n; n = n->next)
             if (!n->removed && ir_node_n_subgraphs(n))

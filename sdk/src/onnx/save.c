@@ -307,8 +307,8 @@ static void sync_graph(save_state *st, ph_graph *g)
     if (!names)
         return;
     /* the main graph's nodes are walked only for their bodies: not at all
-     * in a model that never had one */
-    for (ph_node *n = n_msgs || g->model->bodies_made ? g->first : NULL; n; n = n->next) {
+     * in a graph without one */
+    for (ph_node *n = n_msgs || ph_graph_has_bodies(g) ? g->first : NULL; n; n = n->next) {
         if (n_msgs) {
             node_message(n, &msgs[k], names);
             nodes[k] = &msgs[k];
