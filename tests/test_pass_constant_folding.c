@@ -486,6 +486,57 @@ START_TEST(folds_inside_if_body)
 }
 END_TEST
 
+/* A float initializer w[2,3] whose raw bytes lie in the file at an offset
+ * set by the length of its name (so, over four names, at every address
+ * modulo 4: the loader reads them in place, and a kernel needs them
+ * aligned); t = Transpose(w), y = Add(x, t). */
+static ph_model *load_in_place_transpose(const char *w_name)
+{
+    const float w[6] = {1, 2, 3, 4, 5, 6};
+    const int64_t yd[2] = {3, 2};
+    pb init = {0}, graph = {0}, opset = {0}, model = {0};
+    pb_int(&init, 1, 2);
+    pb_int(&init, 1, 3);
+    pb_int(&init, 2, PH_DT_FLOAT);
+    pb_str(&init, 8, w_name);
+    pb_bytes(&init, 9, w, sizeof w);
+    pb_node(&graph, "Transpose", w_name, NULL, "t", NULL);
+    pb_node(&graph, "Add", "x", "t", "y", NULL);
+    pb_str(&graph, 2, "main");
+    pb_msg(&graph, 5, &init);
+    pb_value_info(&graph, 11, "x", PH_DT_FLOAT, 2, yd);
+    pb_value_info(&graph, 12, "y", PH_DT_FLOAT, 2, yd);
+    pb_str(&opset, 1, "");
+    pb_int(&opset, 2, 17);
+    pb_int(&model, 1, 8);
+    pb_msg(&model, 7, &graph);
+    pb_msg(&model, 8, &opset);
+    return pb_load(&model);
+}
+
+START_TEST(folds_weights_read_in_place_at_any_alignment)
+{
+    static const char *const names[] = {"w", "wa", "wab", "wabc"};
+    const float want[6] = {1, 4, 2, 5, 3, 6};
+    for (size_t k = 0; k < 4; k++) {
+        ph_model *m = load_in_place_transpose(names[k]);
+        ck_assert_int_eq(run(pass, m), 1);
+        ph_node *add = ph_graph_first_node(ph_model_graph(m));
+        ck_assert_int_eq(ph_node_op(add), PH_OP_Add);
+        const ph_tensor *t = ph_value_const(ph_node_input(add, 1));
+        ck_assert_msg(t != NULL, "name %s: t not folded", names[k]);
+        ck_assert_int_eq(ph_tensor_dtype(t), PH_DT_FLOAT);
+        ck_assert_uint_eq(ph_tensor_rank(t), 2);
+        ck_assert_int_eq(ph_tensor_dim(t, 0), 3);
+        float got[6];
+        ck_assert_uint_eq(ph_tensor_nbytes(t), sizeof got);
+        memcpy(got, ph_tensor_data(t), sizeof got);
+        ck_assert_msg(memcmp(got, want, sizeof got) == 0, "name %s: wrong values", names[k]);
+        ph_model_free(m);
+    }
+}
+END_TEST
+
 /* ------------------------------------------------------------ models */
 
 static int run_all(const ph_pass_desc *const *p, size_t np, ph_model *m)
@@ -718,6 +769,7 @@ int main(void)
     tcase_set_timeout(tc, 120);
     tcase_add_checked_fixture(tc, setup, teardown);
     tcase_add_test(tc, folds_constant_chain);
+    tcase_add_test(tc, folds_weights_read_in_place_at_any_alignment);
     tcase_add_test(tc, second_call_folds_a_far_change);
     tcase_add_test(tc, second_call_after_a_kept_value);
     tcase_add_test(tc, second_call_reaches_a_listed_reader);

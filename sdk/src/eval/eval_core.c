@@ -142,7 +142,7 @@ static int misaligned(const ph_tensor *t)
 }
 
 /* An aligned copy of the bytes of tensor t (whose data can be read) under
- * t's own proto, borrowed: what a kernel reads of a misaligned input,
+ * t's own proto (borrowed) and t's dtype and dims: what a kernel reads of a misaligned input,
  * without the new proto and dims a clone makes and frees at each call (a
  * folded node's weights read in place from the file are nearly always
  * misaligned).  Freed with ph_tensor_free; valid while t is.  NULL when
@@ -159,8 +159,12 @@ static ph_tensor *aligned_view(const ph_tensor *t)
         return NULL;
     }
     memcpy(copy, d, nb);
-    v->proto = t->proto;
+    v->proto = t->proto; /* NULL for a tensor made in memory */
     v->borrowed = 1;
+    v->dims = t->dims; /* t's proto's or t's own block: valid while t is */
+    v->dtype = t->dtype;
+    v->rank = t->rank;
+    v->elem_dtype = t->elem_dtype;
     v->storage = IR_DATA_OWNED;
     v->data = copy;
     v->owned_data = copy;
