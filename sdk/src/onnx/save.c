@@ -374,7 +374,7 @@ static void sync_graph(save_state *st, ph_graph *g)
 
 /* ------------------------------------------------------- file writer */
 
-enum { WRITEBACK_STEP = 8 << 20 };
+enum { WRITEBACK_STEP = 8 << 20, RELEASE_STEP = 1 << 20 };
 
 typedef struct file_writer {
     ProtobufCBuffer base;
@@ -384,6 +384,7 @@ typedef struct file_writer {
     int err; /* errno of the first failure */
     uint64_t off; /* bytes written to the file so far (the buffer's not counted) */
     uint64_t synced; /* bytes whose writeback has been started */
+    uint64_t released; /* bytes written when the input's pages were last given back */
     const ph_model *model; /* whose mappings large writes may come from */
 } file_writer;
 
@@ -447,6 +448,14 @@ static void write_all(file_writer *w, const uint8_t *p, size_t n)
     if (!w->err && w->off - w->synced >= WRITEBACK_STEP) {
         sync_file_range(w->fd, (off_t)w->synced, (off_t)(w->off - w->synced), SYNC_FILE_RANGE_WRITE);
         w->synced = w->off;
+    }
+    /* Give back the input's pages read so far, every MiB written: small
+     * weights are copied from the mapping into the buffer, a few bytes of
+     * a page each, so 1 MiB of output can touch many MiB of input. */
+    if (!w->err && w->off - w->released >= RELEASE_STEP) {
+        for (const ir_mapping *map = w->model ? w->model->mappings : NULL; map; map = map->next)
+            ir_mapping_release(map);
+        w->released = w->off;
     }
 }
 
