@@ -24,7 +24,10 @@
  *   (graph, op, domain, inputs, outputs, attributes) filled in topological
  *   order (bodies just before their node, after every outer value they
  *   read), so once a node is merged its readers compare equal in turn and
- *   a whole chain collapses in one run.
+ *   a whole chain collapses in one run.  A node that is the only reader of
+ *   one of its inputs has no equal node before it and stays out of the
+ *   table until a merge gives that input more readers (in a model without
+ *   bodies): the table holds a fraction of a large graph.
  *   A later call on the same model, after a call that refused no pair and
  *   was not stopped by --max-rewrites, looks only near what changed since
  *   (ph_ctx_changed_nodes): then no two live nodes were equal, so two are
@@ -51,6 +54,9 @@ typedef struct cse {
     ph_hmap *seen; /* node -> the first node equal to it */
     int stopped;
     int refused; /* two equal nodes were left apart (can_merge) */
+    /* the walk leaves out of the table the nodes that are alone to read one
+     * of their inputs (see alone_on_an_input) */
+    int skip_alone;
     /* the incremental call */
     ph_node_heap *heap;
 } cse;
@@ -126,6 +132,42 @@ static int can_merge(const ph_node *kept, const ph_node *dup)
     return 1;
 }
 
+/* n is the only reader of one of its inputs: no node visited before it is
+ * equal to it (an equal node reads the same inputs), so the walk neither
+ * looks it up nor enters it in the table.  A later node equal to it can
+ * only come from a merge that gives that input more readers; merge() then
+ * enters n (enter_lone_reader).  Most nodes of a large graph are such, and
+ * the table holds the others only. */
+static int alone_on_an_input(const ph_node *n)
+{
+    for (size_t i = 0; i < ph_node_input_count(n); i++) {
+        const ph_value *v = ph_node_input(n, i);
+        if (v && ph_value_use_count(v) == 1)
+            return 1;
+    }
+    return 0;
+}
+
+/* Before dup's readers move to kept's output k: if k's only reader r was
+ * visited (it is before dup, the node being visited) and left out of the
+ * table, enter it, since k is about to gain readers that may equal it.
+ * 0, or PH_ENOMEM. */
+static int enter_lone_reader(cse *c, const ph_value *k, const ph_node *dup)
+{
+    if (!c->skip_alone || !k || ph_value_use_count(k) != 1)
+        return 0;
+    ph_node *r = ph_value_use(k, 0, NULL);
+    if (!r || ph_node_is_removed(r) || !ph_node_before(r, dup) || !mergeable(r))
+        return 0;
+    int created;
+    void **slot = ph_hmap_slot(c->seen, node_hash(r), r, &created);
+    if (!slot)
+        return PH_ENOMEM;
+    if (created)
+        *slot = r;
+    return 0;
+}
+
 static int merge(cse *c, ph_node *kept, ph_node *dup)
 {
     char buf[512], a[200], b[200];
@@ -139,6 +181,8 @@ static int merge(cse *c, ph_node *kept, ph_node *dup)
         ph_value *d = ph_node_output(dup, i);
         if (!d || (!ph_value_use_count(d) && !ph_value_graph_output_count(d)))
             continue;
+        if (enter_lone_reader(c, ph_node_output(kept, i), dup) < 0)
+            return ph_ctx_error(c->ctx, PH_ENOMEM, "out of memory");
         int rc = ph_value_replace(d, ph_node_output(kept, i));
         if (rc < 0)
             return ph_ctx_error(c->ctx, rc, "cannot merge '%s' into '%s': %s", ph_node_name(dup),
@@ -153,7 +197,7 @@ static int merge(cse *c, ph_node *kept, ph_node *dup)
 static int visit(ph_node *n, void *user)
 {
     cse *c = user;
-    if (c->stopped || !mergeable(n))
+    if (c->stopped || !mergeable(n) || (c->skip_alone && alone_on_an_input(n)))
         return 0;
     int created;
     void **first = ph_hmap_slot(c->seen, node_hash(n), n, &created);
@@ -293,7 +337,7 @@ static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
     ph_node **changed;
     size_t n_changed;
     int known = ph_ctx_changed_nodes(ctx, ph_graph_model(g), &changed, &n_changed);
-    cse c = {ctx, ph_hmap_new(same, NULL), 0, 0, NULL};
+    cse c = {.ctx = ctx, .seen = ph_hmap_new(same, NULL)};
     if (!c.seen) {
         ph_hmap_free(c.seen);
         return ph_ctx_error(ctx, PH_ENOMEM, "out of memory");
@@ -302,7 +346,10 @@ static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
     if (known == 1 && clean && *clean)
         r = run_near(&c, g, changed, n_changed, &done);
     if (!done && r == 0) {
-        if (ph_hmap_reserve(c.seen, ph_model_node_count(ph_graph_model(g)))) {
+        /* in bodies, a node may read an outer value that its graph's uses
+         * do not show: there every node goes in the table */
+        c.skip_alone = !ph_graph_has_bodies(g);
+        if (!c.skip_alone && ph_hmap_reserve(c.seen, ph_model_node_count(ph_graph_model(g)))) {
             ph_hmap_free(c.seen);
             return ph_ctx_error(ctx, PH_ENOMEM, "out of memory");
         }
