@@ -21,15 +21,10 @@ static const char *ops_of(const ph_graph *g, char *buf, size_t size) { return tk
 /* A model around graph (its nodes already in it): x float[2,3] in, y out. */
 static void finish_model(pb *model, pb *graph)
 {
-    pb opset = {0};
     pb_str(graph, 2, "g");
     pb_value_info(graph, 11, "x", PH_DT_FLOAT, 2, D23);
     pb_value_info(graph, 12, "y", PH_DT_FLOAT, 2, D23);
-    pb_str(&opset, 1, "");
-    pb_int(&opset, 2, 17);
-    pb_int(model, 1, 8);
-    pb_msg(model, 7, graph);
-    pb_msg(model, 8, &opset);
+    pb_model(model, graph);
 }
 
 /* Write the bytes and load them; rc and the model (or the error). */

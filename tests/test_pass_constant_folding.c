@@ -371,7 +371,7 @@ END_TEST
 static ph_model *load_if_model(void)
 {
     const int64_t d[1] = {3};
-    pb then_g = {0}, else_g = {0}, attrs = {0}, graph = {0}, opset = {0}, model = {0}, ca = {0}, cb = {0};
+    pb then_g = {0}, else_g = {0}, attrs = {0}, graph = {0}, model = {0}, ca = {0}, cb = {0};
     pb_ints_attr(&ca, "value_ints", 3, (const int64_t[]){1, 2, 3});
     pb_node(&then_g, "Constant", NULL, NULL, "c", &ca);
     pb_node(&then_g, "Neg", "c", NULL, "nc", NULL);
@@ -389,11 +389,7 @@ static ph_model *load_if_model(void)
     pb_value_info(&graph, 11, "x", PH_DT_INT64, 1, d);
     pb_value_info(&graph, 11, "flag", PH_DT_BOOL, 0, NULL);
     pb_value_info(&graph, 12, "y", PH_DT_INT64, 1, d);
-    pb_str(&opset, 1, "");
-    pb_int(&opset, 2, 17);
-    pb_int(&model, 1, 8);
-    pb_msg(&model, 7, &graph);
-    pb_msg(&model, 8, &opset);
+    pb_model(&model, &graph);
     return pb_load(&model);
 }
 
@@ -403,7 +399,7 @@ static ph_model *load_input_default_model(void)
 {
     const int64_t d[1] = {3};
     const float w[3] = {1, 2, 3};
-    pb graph = {0}, opset = {0}, model = {0}, init = {0};
+    pb graph = {0}, model = {0}, init = {0};
     pb_int(&init, 1, 3);
     pb_int(&init, 2, PH_DT_FLOAT);
     pb_str(&init, 8, "w");
@@ -415,11 +411,7 @@ static ph_model *load_input_default_model(void)
     pb_value_info(&graph, 11, "x", PH_DT_FLOAT, 1, d);
     pb_value_info(&graph, 11, "w", PH_DT_FLOAT, 1, d);
     pb_value_info(&graph, 12, "y", PH_DT_FLOAT, 1, d);
-    pb_str(&opset, 1, "");
-    pb_int(&opset, 2, 17);
-    pb_int(&model, 1, 8);
-    pb_msg(&model, 7, &graph);
-    pb_msg(&model, 8, &opset);
+    pb_model(&model, &graph);
     return pb_load(&model);
 }
 
@@ -494,7 +486,7 @@ static ph_model *load_in_place_transpose(const char *w_name)
 {
     const float w[6] = {1, 2, 3, 4, 5, 6};
     const int64_t yd[2] = {3, 2};
-    pb init = {0}, graph = {0}, opset = {0}, model = {0};
+    pb init = {0}, graph = {0}, model = {0};
     pb_int(&init, 1, 2);
     pb_int(&init, 1, 3);
     pb_int(&init, 2, PH_DT_FLOAT);
@@ -506,11 +498,7 @@ static ph_model *load_in_place_transpose(const char *w_name)
     pb_msg(&graph, 5, &init);
     pb_value_info(&graph, 11, "x", PH_DT_FLOAT, 2, yd);
     pb_value_info(&graph, 12, "y", PH_DT_FLOAT, 2, yd);
-    pb_str(&opset, 1, "");
-    pb_int(&opset, 2, 17);
-    pb_int(&model, 1, 8);
-    pb_msg(&model, 7, &graph);
-    pb_msg(&model, 8, &opset);
+    pb_model(&model, &graph);
     return pb_load(&model);
 }
 

@@ -96,7 +96,7 @@ START_TEST(graph_input_default_kept)
 {
     const int64_t d[1] = {3};
     const float w[3] = {1, 2, 3};
-    pb graph = {0}, opset = {0}, model = {0}, i1 = {0}, i2 = {0};
+    pb graph = {0}, model = {0}, i1 = {0}, i2 = {0};
     pb_int(&i1, 1, 3);
     pb_int(&i1, 2, PH_DT_FLOAT);
     pb_str(&i1, 8, "w");
@@ -113,11 +113,7 @@ START_TEST(graph_input_default_kept)
     pb_value_info(&graph, 11, "x", PH_DT_FLOAT, 1, d);
     pb_value_info(&graph, 11, "w", PH_DT_FLOAT, 1, d);
     pb_value_info(&graph, 12, "y", PH_DT_FLOAT, 1, d);
-    pb_str(&opset, 1, "");
-    pb_int(&opset, 2, 17);
-    pb_int(&model, 1, 8);
-    pb_msg(&model, 7, &graph);
-    pb_msg(&model, 8, &opset);
+    pb_model(&model, &graph);
     ph_model *m = pb_load(&model);
     ck_assert_int_eq(ph_value_is_graph_input(ph_graph_find_value(ph_model_graph(m), "w")), 1);
     ph_error err = {0};

@@ -142,7 +142,7 @@ static void pb_named_node(pb *b, const char *op, const char *name, const char *i
 static void write_if_model(const char *path)
 {
     const int64_t d[2] = {2, 3};
-    pb then_g = {0}, else_g = {0}, attrs = {0}, graph = {0}, opset = {0}, model = {0};
+    pb then_g = {0}, else_g = {0}, attrs = {0}, graph = {0}, model = {0};
     pb_named_node(&then_g, "Identity", "then_id", "x", "t_id", NULL);
     pb_named_node(&then_g, "Relu", "then_relu", "t_id", "then_out", NULL);
     pb_str(&then_g, 2, "then_branch");
@@ -161,11 +161,7 @@ static void write_if_model(const char *path)
     pb_value_info(&graph, 11, "flag", PH_DT_BOOL, 0, NULL);
     pb_value_info(&graph, 12, "y", PH_DT_FLOAT, 2, d);
 
-    pb_str(&opset, 1, "");
-    pb_int(&opset, 2, 17);
-    pb_int(&model, 1, 8);
-    pb_msg(&model, 7, &graph);
-    pb_msg(&model, 8, &opset);
+    pb_model(&model, &graph);
 
     write_pb_file(path, &model);
 }
@@ -235,7 +231,7 @@ static void pb_seq_info(pb *graph, unsigned field, const char *name)
 static void write_sequence_map_model(const char *path)
 {
     const int64_t d[1] = {3};
-    pb body = {0}, attrs = {0}, graph = {0}, opset = {0}, model = {0};
+    pb body = {0}, attrs = {0}, graph = {0}, model = {0};
     pb_node(&body, "Identity", "in", NULL, "a", NULL);
     pb_node(&body, "Relu", "a", NULL, "out", NULL);
     pb_str(&body, 2, "body");
@@ -246,11 +242,7 @@ static void write_sequence_map_model(const char *path)
     pb_str(&graph, 2, "main");
     pb_seq_info(&graph, 11, "xs");
     pb_seq_info(&graph, 12, "ys");
-    pb_str(&opset, 1, "");
-    pb_int(&opset, 2, 17);
-    pb_int(&model, 1, 8);
-    pb_msg(&model, 7, &graph);
-    pb_msg(&model, 8, &opset);
+    pb_model(&model, &graph);
     write_pb_file(path, &model);
 }
 

@@ -94,6 +94,16 @@ void pb_graph_attr(pb *attrs, const char *name, const pb *graph)
     pb_msg(attrs, 5, &a);
 }
 
+void pb_model(pb *model, const pb *graph)
+{
+    pb opset = {0};
+    pb_str(&opset, 1, "");
+    pb_int(&opset, 2, 17);
+    pb_int(model, 1, 8);
+    pb_msg(model, 7, graph);
+    pb_msg(model, 8, &opset);
+}
+
 /* Write model bytes to a temporary file and load them. */
 ph_model *pb_load(const pb *model)
 {

@@ -39,6 +39,9 @@ void pb_node(pb *b, const char *op, const char *in0, const char *in1, const char
 void pb_ints_attr(pb *attrs, const char *name, size_t n, const int64_t *vals);
 /* A GRAPH attribute record holding the graph message `graph`. */
 void pb_graph_attr(pb *attrs, const char *name, const pb *graph);
+/* A ModelProto around the graph message `graph`: IR version 8, the
+ * default domain at opset 17. */
+void pb_model(pb *model, const pb *graph);
 ph_model *pb_load(const pb *model);
 
 #endif
