@@ -470,9 +470,9 @@ struct ph_model {
     uint32_t visit_epoch;          /* for ph_node.visit_mark (ir_visit_epoch) */
     uint32_t walk_epoch;           /* for ph_node.walk_mark (ir_walk_epoch) */
     int order_dirty;               /* a node may read a value defined after it */
-    int loaded_bodies;             /* the loader built a subgraph (If/Loop/Scan body) */
-    int bodies_made;               /* a subgraph was ever made (ir_graph_new with a parent):
-                                      while 0, no node of the model holds a body */
+    int bodies_made;               /* a subgraph was ever made (ir_graph_new with a parent:
+                                      the loader's bodies too): while 0, no node of the
+                                      model holds a body */
     size_t load_reordered;         /* see ph_model_load_reordered */
     size_t op_count[PH_OP__COUNT]; /* nodes of each op in the op-type indexes */
     uint32_t op_seq;               /* nodes linked into an op-type index (ph_node.op_seq), up

@@ -239,8 +239,6 @@ int onnx_node_build_subgraphs(ph_node *n, ph_error *err)
     }
     if (!count)
         return 0;
-    if (n->graph->model)
-        n->graph->model->loaded_bodies = 1;
     ir_node_rare *r = ir_node_rare_get(n);
     if (!r || !(r->subgraphs = calloc(count, sizeof *r->subgraphs)))
         return ph_error_set(err, PH_ENOMEM, "out of memory");

@@ -419,10 +419,10 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
     rc = onnx_graph_build_main(m->graph, &main_graph, &facts, err);
     int in_order = facts.in_order; /* every main-graph node reads only values defined before it */
     /* all read in place: no node with a tensor attribute, none with a body */
-    int in_place = in_order && !m->loaded_bodies && facts.in_place;
+    int in_place = in_order && !m->bodies_made && facts.in_place;
     free(s.nodes);
     /* bodies come only from the loader's onnx_node_build_subgraphs */
-    m->n_nodes_total = m->loaded_bodies ? ir_graph_count_nodes(m->graph) : m->graph->n_nodes;
+    m->n_nodes_total = m->bodies_made ? ir_graph_count_nodes(m->graph) : m->graph->n_nodes;
     m->order_dirty = 1; /* the file's order is checked by the first toposort */
     m->init_version++;
     /* attach mapped raw data and external data to the main graph's
@@ -455,7 +455,7 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
     /* a list out of order is sorted (onnx/order.c); a cycle is refused.  A
      * list the build found in order, without bodies (whose nodes may read
      * a value of the main graph listed after their node), needs neither. */
-    if (!rc && !(in_order && !m->loaded_bodies))
+    if (!rc && !(in_order && !m->bodies_made))
         rc = onnx_model_sort_loaded(m, err);
     /* what loaded must also hold together (e.g. no attribute without a name;
      * names are resolved by the build); of a graph built in order from
@@ -470,7 +470,7 @@ static int load_mapping(ir_mapping *map, const char *path, const char *dir, ph_m
      * bodies (whose outer references it does not order) the file's order is
      * known good: the first toposort, a walk of the whole graph, is not
      * needed. */
-    if (!rc && !m->loaded_bodies)
+    if (!rc && !m->bodies_made)
         m->order_dirty = 0;
     /* What the IR needs of the file is in the IR, but for the weights, read
      * in place when used: the file's pages need not stay in the process. */
