@@ -91,6 +91,24 @@ static int count_node(ph_node *n, void *user)
     return 0;
 }
 
+/* The op histogram from the model's count of each op's live nodes, with
+ * no walk of the nodes (on a million nodes that walk misses the cache at
+ * each one): when the counts of the op table's ops add up to every node of
+ * g and of the model and g holds no body, each node is one of them, since
+ * the counts take no node twice.  Else 0, and the caller walks. */
+static int count_ops_indexed(counter *c, const ph_model *m, const ph_graph *g)
+{
+    if (ph_graph_has_bodies(g))
+        return 0;
+    size_t known[PH_OP__COUNT] = {0}, sum = 0;
+    for (size_t op = 1; op < PH_OP__COUNT; op++)
+        sum += known[op] = ph_model_op_count(m, (ph_op)op);
+    if (sum != ph_graph_node_count(g) || sum != ph_model_node_count(m))
+        return 0;
+    memcpy(c->known, known, sizeof known);
+    return 1;
+}
+
 static int by_count(const void *a, const void *b)
 {
     const host_op_count *x = a, *y = b;
@@ -164,7 +182,8 @@ void host_model_info_take(host_model_info *info, ph_model *m, const char *path, 
     }
     counter *c = host_xcalloc(1, sizeof *c);
     count_initializers(c, g);
-    ph_graph_walk(g, count_node, c);
+    if (!count_ops_indexed(c, m, g))
+        ph_graph_walk(g, count_node, c);
     size_t kinds = c->n_other;
     for (size_t op = 1; op < PH_OP__COUNT; op++)
         kinds += c->known[op] > 0;
