@@ -60,6 +60,9 @@ struct infer_partial {
 typedef struct infer_shape_table {
     infer_shape **slots;
     size_t cap, count;
+    /* the last two distinct answers of infer_shape_intern, compared before
+     * hashing: a node's output and its reader's are mostly of one type */
+    const infer_shape *recent[2];
 } infer_shape_table;
 
 /* Per-model state (ph_model.infer, owned). */

@@ -252,8 +252,10 @@ static int pc_same(const struct infer_partial *p, const infer_pc *pc)
 
 static int pc_store(ph_value *v, const infer_pc *pc)
 {
-    free(v->infer.pc);
-    v->infer.pc = NULL;
+    if (v->infer.pc) { /* most values carry none */
+        free(v->infer.pc);
+        v->infer.pc = NULL;
+    }
     if (!pc || pc->n < 0)
         return 0;
     size_t n = (size_t)pc->n;
@@ -296,13 +298,11 @@ int infer_write_type(struct infer_state *st, ph_value *v, const infer_shape *sin
     /* Merge with the declared type: on the first inference of any value,
      * and always for graph outputs (their declared type is the interface). */
     int first = !(v->infer_fresh && v->by_infer);
-    infer_shape decl = cur;
     int declared = first ? (cur.dtype || cur.rank >= 0) : (v->n_output_refs && vi->decl);
-    if (!first && vi->decl)
-        decl = *vi->decl;
     if (declared) {
         infer_shape cur_saved = cur;
-        cur = decl;
+        if (!first)
+            cur = *vi->decl;
         char a[200], b[200];
         int bad = (s.dtype && cur.dtype && s.dtype != cur.dtype) ||
                   (s.rank >= 0 && cur.rank >= 0 && s.rank != cur.rank);
@@ -328,12 +328,12 @@ int infer_write_type(struct infer_state *st, ph_value *v, const infer_shape *sin
         }
         cur = cur_saved;
     }
-    int same = infer_shape_eq(&s, &cur) && pc_same(vi->pc, pc);
-    if (same) {
+    int same_shape = infer_shape_eq(&s, &cur);
+    if (same_shape && pc_same(vi->pc, pc)) {
         v->by_infer = 1;
         return 0;
     }
-    if (!infer_shape_eq(&s, &cur) && store_type(st, v, &s))
+    if (!same_shape && store_type(st, v, &s))
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     const infer_shape *shared = infer_shape_intern(st, &s);
     if (!shared || pc_store(v, pc))
