@@ -342,7 +342,8 @@ int infer_write_type(struct infer_state *st, ph_value *v, const infer_shape *sin
     v->by_infer = 1;
     v->infer_fresh = 1;
     st->stats.values_changed++;
-    ir_notify_type_changed(v); /* also when only the shape constant changed */
+    if (same_shape) /* only the shape constant changed; a new type was told of by its setter */
+        ir_notify_type_changed(v);
     return 1;
 }
 
