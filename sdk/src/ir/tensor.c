@@ -268,26 +268,6 @@ static int convert_typed(ph_tensor *t)
 
 static ph_tensor *tensor_make(int dtype, size_t rank, const int64_t *dims, const void *data, int zero);
 
-/* A new tensor of several MiB (a folded weight) is written whole right
- * after its allocation: ask for transparent huge pages on the 2 MiB-aligned
- * part of it, so that first touch costs one fault per 2 MiB instead of one
- * per 4 KiB (the faults, with the kernel zeroing each page, were most of
- * the time of folding a ResNet's BatchNormalizations).  Only advice: the
- * buffer stays an ordinary malloc'd block. */
-static void prefer_huge_pages(void *buf, size_t nbytes)
-{
-#ifdef MADV_HUGEPAGE
-    const uintptr_t huge = (uintptr_t)2 << 20;
-    if (nbytes < 2 * huge)
-        return;
-    uintptr_t lo = ((uintptr_t)buf + huge - 1) & ~(huge - 1), hi = ((uintptr_t)buf + nbytes) & ~(huge - 1);
-    if (hi > lo)
-        madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-#else
-    (void)buf, (void)nbytes;
-#endif
-}
-
 PH_API ph_tensor *ph_tensor_new(int dtype, size_t rank, const int64_t *dims, const void *data)
 {
     return tensor_make(dtype, rank, dims, data, 1);
@@ -331,7 +311,10 @@ static ph_tensor *tensor_make(int dtype, size_t rank, const int64_t *dims, const
         free(t);
         return NULL;
     }
-    prefer_huge_pages(buf, nbytes);
+    /* a tensor of several MiB (a folded weight) is written whole right
+     * away: the page faults, with the kernel zeroing each page, were most
+     * of the time of folding a ResNet's BatchNormalizations */
+    ir_prefer_huge_pages(buf, nbytes, 0);
     if (data)
         memcpy(buf, data, nbytes);
     else if (zero)
