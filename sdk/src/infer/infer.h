@@ -108,7 +108,16 @@ static inline int infer_is_sym(infer_dim d) { return d <= -2; }
 /* ---- shape helpers (infer_util.c, like everything down to the operator tables) */
 void infer_shape_unknown(infer_shape *s);
 void infer_shape_set(infer_shape *s, int dtype, int rank, const infer_dim *d);
-int infer_shape_eq(const infer_shape *a, const infer_shape *b);
+/* Same dtype, rank and dims (inline: interning compares at every value). */
+static inline int infer_shape_eq(const infer_shape *a, const infer_shape *b)
+{
+    if (a->dtype != b->dtype || a->rank != b->rank)
+        return 0;
+    for (int i = 0; i < a->rank; i++)
+        if (a->d[i] != b->d[i])
+            return 0;
+    return 1;
+}
 /* Format "float[batch,3,?]" into buf. */
 const char *infer_shape_str(const struct infer_state *st, const infer_shape *s, char *buf, size_t size);
 /* Product of the dims, -1 if any is not static. */

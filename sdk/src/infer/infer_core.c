@@ -128,16 +128,6 @@ static int shapes_grow(infer_shape_table *set)
     return 0;
 }
 
-static inline int shape_same(const infer_shape *a, const infer_shape *b)
-{
-    if (a->dtype != b->dtype || a->rank != b->rank)
-        return 0;
-    for (int i = 0; i < a->rank; i++)
-        if (a->d[i] != b->d[i])
-            return 0;
-    return 1;
-}
-
 static const infer_shape *shape_recent(infer_shape_table *set, const infer_shape *e)
 {
     if (set->recent[0] != e) {
@@ -150,15 +140,15 @@ static const infer_shape *shape_recent(infer_shape_table *set, const infer_shape
 const infer_shape *infer_shape_intern(struct infer_state *st, const infer_shape *s)
 {
     infer_shape_table *set = &st->shapes;
-    if (set->recent[0] && shape_same(set->recent[0], s))
+    if (set->recent[0] && infer_shape_eq(set->recent[0], s))
         return set->recent[0];
-    if (set->recent[1] && shape_same(set->recent[1], s))
+    if (set->recent[1] && infer_shape_eq(set->recent[1], s))
         return shape_recent(set, set->recent[1]);
     if (2 * (set->count + 1) > set->cap && shapes_grow(set))
         return NULL;
     size_t k = (size_t)shape_hash(s) & (set->cap - 1);
     for (; set->slots[k]; k = (k + 1) & (set->cap - 1))
-        if (shape_same(set->slots[k], s))
+        if (infer_shape_eq(set->slots[k], s))
             return shape_recent(set, set->slots[k]);
     infer_shape *copy = calloc(1, sizeof *copy);
     if (!copy)

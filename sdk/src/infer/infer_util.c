@@ -55,16 +55,6 @@ void infer_shape_set(infer_shape *s, int dtype, int rank, const infer_dim *d)
         s->d[i] = d ? d[i] : INFER_DIM_UNK;
 }
 
-int infer_shape_eq(const infer_shape *a, const infer_shape *b)
-{
-    if (a->dtype != b->dtype || a->rank != b->rank)
-        return 0;
-    for (int i = 0; i < a->rank; i++)
-        if (a->d[i] != b->d[i])
-            return 0;
-    return 1;
-}
-
 const char *infer_shape_str(const struct infer_state *st, const infer_shape *s, char *buf, size_t size)
 {
     size_t k = (size_t)snprintf(buf, size, "%s", s->dtype ? ph_dtype_name(s->dtype) : "?");
