@@ -63,10 +63,11 @@
  *   when the changes are a quarter of the graph or more, or bodies have
  *   nodes.
  * First calls: on a graph without bodies whose initializers (and Constant,
- *   Shape, Size and variadic nodes) are fewer than half its nodes, a call
- *   that cannot follow the changes starts from the constants' readers and
- *   those nodes instead of walking every node (a node that folds reads
- *   only constants), with the same folds in the same order.
+ *   Shape, Size and variadic nodes) are fewer than its nodes, a call that
+ *   cannot follow the changes (the first, or one told of a quarter of the
+ *   graph) starts from the constants' readers and those nodes instead of
+ *   walking every node (a node that folds reads only constants), with the
+ *   same folds in the same order.
  * Exact:    yes; the evaluator computes what the runtime would, and the
  *   result is stored bit for bit.
  */
@@ -606,13 +607,15 @@ static int seed_add(ph_node *x, void *user)
 static const ph_op seed_ops[] = {PH_OP_Constant, PH_OP_Shape, PH_OP_Size, PH_OP_Concat, PH_OP_Einsum,
                                  PH_OP_Max,      PH_OP_Mean,  PH_OP_Min,  PH_OP_Sum};
 
-/* The first call, or one after a change it cannot follow, on a graph
- * with few initializers for its nodes: instead of a walk of every node,
+/* The first call, or one after changes it cannot follow, on a graph
+ * with fewer initializers than nodes: instead of a walk of every node,
  * the readers of the constants and the nodes of seed_ops that may fold,
  * then the readers of what folds or is kept, in graph order; the same
  * folds in the same order as the walk.  *done = 0 when the walk costs
- * less (initializers and seed ops half the nodes or more) or bodies have
- * nodes. */
+ * less (initializers and seed ops as many as the nodes or more) or bodies
+ * have nodes.  (On the generated 100k-node graph, callgrind with a 4 MiB
+ * last-level cache: the walk of 40 000 nodes in round 2 costs about 170 k
+ * misses, the 20 000 initializers' readers about 150 k.) */
 static int fold_seeded(fold_state *st, ph_graph *g, int *done)
 {
     *done = 0;
@@ -622,7 +625,7 @@ static int fold_seeded(fold_state *st, ph_graph *g, int *done)
         return 0;
     for (size_t i = 0; i < sizeof seed_ops / sizeof *seed_ops; i++)
         visits += ph_model_op_count(m, seed_ops[i]);
-    if (visits >= nodes / 2)
+    if (visits >= nodes)
         return 0;
     seeds s = {st, NULL, 0, 0};
     int rc = 0;
@@ -695,7 +698,7 @@ static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
     int rc = 0, done = 0;
     if (known == 1 && memo && *memo && *memo == clean_word(&st))
         rc = fold_near(&st, g, changed, n_changed, &done);
-    else
+    if (!done && rc >= 0)
         rc = fold_seeded(&st, g, &done);
     if (!done && rc >= 0)
         rc = ph_graph_walk(g, fold_node, &st);
