@@ -506,6 +506,42 @@ static uint64_t clean_word(const fold_state *st)
     return (uint64_t)st->opset << 48 | st->cap << 1 | 1;
 }
 
+/* Visit in graph order the nodes of c[0..n) (in graph order, NULL when
+ * n = 0) merged with those of h, and the readers of what folds or is kept
+ * (pushed into h); frees h.  The folds, or a negative PH_E* code. */
+static int visit_in_order(fold_state *st, ph_node_heap *h, ph_node *const *c, size_t n)
+{
+    int rc = 0, total = 0;
+    size_t next = 0;
+    const ph_node *last = NULL;
+    while (rc >= 0 && !st->stopped) {
+        /* the next candidate still live and ahead, against the readers
+           pushed so far (all behind the node visited last) */
+        while (next < n && (ph_node_is_removed(c[next]) || (last && !ph_node_before(last, c[next]))))
+            next++;
+        ph_node *x = ph_node_heap_peek(h);
+        if (next < n && (!x || ph_node_before(c[next], x)))
+            x = c[next++];
+        else if (!(x = ph_node_heap_pop(h)))
+            break;
+        last = x;
+        size_t kept_before = st->n_kept;
+        if (ph_node_heap_hold_readers(h, x)) { /* x's readers, before a fold moves them */
+            rc = PH_ENOMEM;
+            break;
+        }
+        rc = fold_node(x, st);
+        if (rc > 0)
+            total += rc;
+        if ((rc > 0 || st->n_kept > kept_before) && ph_node_heap_push_held(h))
+            rc = PH_ENOMEM;
+    }
+    ph_node_heap_free(h);
+    if (rc == PH_ENOMEM)
+        return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");
+    return rc < 0 ? rc : total;
+}
+
 /* Visit the nodes of changed[0..n) that may fold (may_fold) and the
  * readers of what folds or is kept, in graph order.  A changed node that
  * may not fold now can only come to through a fold or a kept value of a
@@ -523,7 +559,7 @@ static int fold_near(fold_state *st, ph_graph *g, ph_node **changed, size_t n, i
     ph_node_heap *h = ph_node_heap_new(0);
     if (!h)
         return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");
-    int rc = 0, total = 0;
+    int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         if (ph_node_graph(changed[i]) != g) {
             ph_node_heap_free(h); /* a body's node */
@@ -534,22 +570,11 @@ static int fold_near(fold_state *st, ph_graph *g, ph_node **changed, size_t n, i
             rc = ph_node_heap_push(h, changed[i]);
     }
     *done = 1;
-    for (ph_node *x; rc >= 0 && !st->stopped && (x = ph_node_heap_pop(h));) {
-        size_t kept_before = st->n_kept;
-        if (ph_node_heap_hold_readers(h, x)) { /* x's readers, before a fold moves them */
-            rc = PH_ENOMEM;
-            break;
-        }
-        rc = fold_node(x, st);
-        if (rc > 0)
-            total += rc;
-        if ((rc > 0 || st->n_kept > kept_before) && ph_node_heap_push_held(h))
-            rc = PH_ENOMEM;
-    }
-    ph_node_heap_free(h);
-    if (rc == PH_ENOMEM)
+    if (rc < 0) {
+        ph_node_heap_free(h);
         return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");
-    return rc < 0 ? rc : total;
+    }
+    return visit_in_order(st, h, NULL, 0);
 }
 
 /* Candidates in graph order, without duplicates: sorted unless they came
@@ -643,37 +668,11 @@ static int fold_seeded(fold_state *st, ph_graph *g, int *done)
         free(s.c);
         return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");
     }
-    size_t n = sort_unique(s.c, s.n), next = 0;
+    size_t n = sort_unique(s.c, s.n);
     *done = 1;
-    int total = 0;
-    const ph_node *last = NULL;
-    while (rc >= 0 && !st->stopped) {
-        /* the next candidate still live and ahead, against the readers
-           pushed so far (all behind the node visited last) */
-        while (next < n && (ph_node_is_removed(s.c[next]) || (last && !ph_node_before(last, s.c[next]))))
-            next++;
-        ph_node *x = ph_node_heap_peek(h);
-        if (next < n && (!x || ph_node_before(s.c[next], x)))
-            x = s.c[next++];
-        else if (!(x = ph_node_heap_pop(h)))
-            break;
-        last = x;
-        size_t kept_before = st->n_kept;
-        if (ph_node_heap_hold_readers(h, x)) { /* x's readers, before a fold moves them */
-            rc = PH_ENOMEM;
-            break;
-        }
-        rc = fold_node(x, st);
-        if (rc > 0)
-            total += rc;
-        if ((rc > 0 || st->n_kept > kept_before) && ph_node_heap_push_held(h))
-            rc = PH_ENOMEM;
-    }
-    ph_node_heap_free(h);
+    rc = visit_in_order(st, h, s.c, n);
     free(s.c);
-    if (rc == PH_ENOMEM)
-        return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");
-    return rc < 0 ? rc : total;
+    return rc;
 }
 
 static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
