@@ -882,6 +882,34 @@ START_TEST(test_replace_by_constant_reinfers)
 }
 END_TEST
 
+/* ... except for a MatMul or Gemm, which reads only its inputs' types: a
+ * folded weight of the same static type leaves it as it is; one of other
+ * dims re-infers it. */
+START_TEST(test_replace_by_constant_of_a_matmul)
+{
+    setup_opset(13);
+    ph_value *x = in("x", F, "batch,4");
+    ph_value *w = out(node("Transpose", 1, fconst(2, 4LL, 4LL), END), 0);
+    ph_node *mm = node("MatMul", 1, x, w, END);
+    ph_value *w2 = out(node("Neg", 1, fconst(2, 4LL, 4LL), END), 0);
+    ph_node *gm = node("Gemm", 1, out(mm, 0), w2, END);
+    ph_graph_add_output(G, out(gm, 0));
+    infer_ok();
+    ph_infer_stats st;
+    ck_assert_int_eq(ph_value_replace(w, fconst(2, 4LL, 4LL)), 0);
+    ck_assert_int_eq(ph_graph_update_shapes(G, &E), 0);
+    ph_model_infer_stats(M, &st);
+    ck_assert_uint_eq(st.nodes_inferred, 0);
+    EXPECT(out(mm, 0), "float[batch,4]");
+
+    ck_assert_int_eq(ph_value_replace(w2, fconst(2, 4LL, 6LL)), 0);
+    ck_assert_msg(ph_graph_update_shapes(G, &E) == 0, "%s", E.message);
+    ph_model_infer_stats(M, &st);
+    ck_assert_uint_eq(st.nodes_inferred, 1);
+    EXPECT(out(gm, 0), "float[batch,6]");
+}
+END_TEST
+
 START_TEST(test_incremental_shape_constant)
 {
     /* changing a Reshape target initializer re-infers the Reshape and its consumers */
@@ -1045,6 +1073,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(ti, NULL, teardown);
     tcase_add_test(ti, test_incremental_update);
     tcase_add_test(ti, test_replace_alike_does_not_reinfer);
+    tcase_add_test(ti, test_replace_by_constant_of_a_matmul);
     tcase_add_test(ti, test_replace_by_constant_reinfers);
     tcase_add_test(ti, test_incremental_shape_constant);
     suite_add_tcase(s, ti);

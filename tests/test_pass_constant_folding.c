@@ -750,6 +750,39 @@ START_TEST(second_call_after_a_kept_value)
 }
 END_TEST
 
+/* Few initializers for many nodes: the first call starts from the
+ * constants' readers, the Constant and Shape nodes (not a walk of every
+ * node), and folds as the walk would, in graph order: w2 comes first in
+ * the file but its reader b after a, so a's value is added first; c reads
+ * both and folds after them, d reads c and the Constant k, e is a Shape. */
+START_TEST(first_call_from_the_constants_in_graph_order)
+{
+    static char text[4096];
+    int len = snprintf(text, sizeof text, "x: float[4]; w2: const float[4]; w1: const float[4]\nv0 = Neg(x)\n");
+    for (int i = 0; i < 40; i++)
+        len += snprintf(text + len, sizeof text - (size_t)len, "v%d = Abs(v%d)\n", i + 1, i);
+    snprintf(text + len, sizeof text - (size_t)len,
+             "a = Neg(w1); b = Sin(w2); y1 = Add(v40, a); y0 = Add(x, b)\nc = Add(a, b); k = Constant() {value_floats=[1.0, 2, 3, 4]}\n"
+             "d = Mul(c, k); e = Shape(x); y2 = Add(x, d); y3 = Reshape(y2, e)\nreturn y0, y1, y3");
+    ph_model *m = pc_model(text);
+    ph_graph *g = ph_model_graph(m);
+    char want[4][64]; /* the outputs of a, b, d, e, in graph order */
+    const ph_op ops[4] = {PH_OP_Neg, PH_OP_Sin, PH_OP_Mul, PH_OP_Shape};
+    for (size_t i = 0; i < 4; i++) {
+        const ph_node *n = i ? tk_find_op(g, ops[i]) : ph_value_use(ph_graph_find_value(g, "w1"), 0, NULL);
+        snprintf(want[i], sizeof want[i], "%s", ph_value_name(ph_node_output(n, 0)));
+    }
+    ph_error err = {0};
+    ck_assert_int_eq(ph_test_run_checked(pass, m, NULL, NULL, &err), 6); /* a, b, c, k, d, e; numeric check */
+    ck_assert_uint_eq(ph_graph_initializer_count(g), 4);
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_msg(!strncmp(ph_value_name(ph_graph_initializer(g, i)), want[i], strlen(want[i])), "%s for %s",
+                      ph_value_name(ph_graph_initializer(g, i)), want[i]); /* named after the output */
+    ck_assert_uint_eq(ph_graph_node_count(g), 45);
+    ph_model_free(m);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("pass_constant_folding");
@@ -760,6 +793,7 @@ int main(void)
     tcase_add_test(tc, folds_weights_read_in_place_at_any_alignment);
     tcase_add_test(tc, second_call_folds_a_far_change);
     tcase_add_test(tc, second_call_after_a_kept_value);
+    tcase_add_test(tc, first_call_from_the_constants_in_graph_order);
     tcase_add_test(tc, second_call_reaches_a_listed_reader);
     tcase_add_test(tc, folds_shape_gather_concat_reshape);
     tcase_add_test(tc, folds_shape_chain_after_inference);

@@ -62,6 +62,12 @@
  *   order are those of a walk of the whole graph, which is made instead
  *   when the changes are a quarter of the graph or more, or bodies have
  *   nodes.
+ * First calls: on a graph without bodies whose initializers (and Constant,
+ *   Shape, Size and variadic nodes) are fewer than its nodes, a call that
+ *   cannot follow the changes (the first, or one told of a quarter of the
+ *   graph) starts from the constants' readers and those nodes instead of
+ *   walking every node (a node that folds reads only constants), with the
+ *   same folds in the same order.
  * Exact:    yes; the evaluator computes what the runtime would, and the
  *   result is stored bit for bit.
  */
@@ -500,6 +506,42 @@ static uint64_t clean_word(const fold_state *st)
     return (uint64_t)st->opset << 48 | st->cap << 1 | 1;
 }
 
+/* Visit in graph order the nodes of c[0..n) (in graph order, NULL when
+ * n = 0) merged with those of h, and the readers of what folds or is kept
+ * (pushed into h); frees h.  The folds, or a negative PH_E* code. */
+static int visit_in_order(fold_state *st, ph_node_heap *h, ph_node *const *c, size_t n)
+{
+    int rc = 0, total = 0;
+    size_t next = 0;
+    const ph_node *last = NULL;
+    while (rc >= 0 && !st->stopped) {
+        /* the next candidate still live and ahead, against the readers
+           pushed so far (all behind the node visited last) */
+        while (next < n && (ph_node_is_removed(c[next]) || (last && !ph_node_before(last, c[next]))))
+            next++;
+        ph_node *x = ph_node_heap_peek(h);
+        if (next < n && (!x || ph_node_before(c[next], x)))
+            x = c[next++];
+        else if (!(x = ph_node_heap_pop(h)))
+            break;
+        last = x;
+        size_t kept_before = st->n_kept;
+        if (ph_node_heap_hold_readers(h, x)) { /* x's readers, before a fold moves them */
+            rc = PH_ENOMEM;
+            break;
+        }
+        rc = fold_node(x, st);
+        if (rc > 0)
+            total += rc;
+        if ((rc > 0 || st->n_kept > kept_before) && ph_node_heap_push_held(h))
+            rc = PH_ENOMEM;
+    }
+    ph_node_heap_free(h);
+    if (rc == PH_ENOMEM)
+        return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");
+    return rc < 0 ? rc : total;
+}
+
 /* Visit the nodes of changed[0..n) that may fold (may_fold) and the
  * readers of what folds or is kept, in graph order.  A changed node that
  * may not fold now can only come to through a fold or a kept value of a
@@ -517,7 +559,7 @@ static int fold_near(fold_state *st, ph_graph *g, ph_node **changed, size_t n, i
     ph_node_heap *h = ph_node_heap_new(0);
     if (!h)
         return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");
-    int rc = 0, total = 0;
+    int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         if (ph_node_graph(changed[i]) != g) {
             ph_node_heap_free(h); /* a body's node */
@@ -528,22 +570,109 @@ static int fold_near(fold_state *st, ph_graph *g, ph_node **changed, size_t n, i
             rc = ph_node_heap_push(h, changed[i]);
     }
     *done = 1;
-    for (ph_node *x; rc >= 0 && !st->stopped && (x = ph_node_heap_pop(h));) {
-        size_t kept_before = st->n_kept;
-        if (ph_node_heap_hold_readers(h, x)) { /* x's readers, before a fold moves them */
-            rc = PH_ENOMEM;
-            break;
-        }
-        rc = fold_node(x, st);
-        if (rc > 0)
-            total += rc;
-        if ((rc > 0 || st->n_kept > kept_before) && ph_node_heap_push_held(h))
-            rc = PH_ENOMEM;
-    }
-    ph_node_heap_free(h);
-    if (rc == PH_ENOMEM)
+    if (rc < 0) {
+        ph_node_heap_free(h);
         return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");
-    return rc < 0 ? rc : total;
+    }
+    return visit_in_order(st, h, NULL, 0);
+}
+
+/* Candidates in graph order, without duplicates: sorted unless they came
+ * in order (the common case: an initializer's reader follows the previous
+ * initializer's). */
+static int by_graph_order(const void *a, const void *b)
+{
+    const ph_node *x = *(ph_node *const *)a, *y = *(ph_node *const *)b;
+    return ph_node_before(x, y) ? -1 : ph_node_before(y, x) ? 1 : 0;
+}
+
+static size_t sort_unique(ph_node **c, size_t n)
+{
+    size_t i = 1;
+    while (i < n && !ph_node_before(c[i], c[i - 1]))
+        i++;
+    if (i < n)
+        qsort(c, n, sizeof *c, by_graph_order);
+    size_t k = n ? 1 : 0;
+    for (i = 1; i < n; i++)
+        if (c[i] != c[k - 1])
+            c[k++] = c[i];
+    return k;
+}
+
+/* Gather into *c the nodes of g that may fold: every present input of a
+ * node that folds is constant, so it reads an initializer; or it has no
+ * present input (of the default-domain ops only Constant may have none;
+ * the variadic ops are listed too, for a node whose inputs are all
+ * omitted) or is a Shape or Size. */
+typedef struct seeds {
+    const fold_state *st;
+    ph_node **c;
+    size_t n, cap;
+} seeds;
+
+static int seed_add(ph_node *x, void *user)
+{
+    seeds *s = user;
+    int all_const;
+    if (!may_fold(s->st, x, &all_const))
+        return 0;
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? 2 * s->cap : 1024;
+        ph_node **c = realloc(s->c, cap * sizeof *c);
+        if (!c)
+            return PH_ENOMEM;
+        s->c = c;
+        s->cap = cap;
+    }
+    s->c[s->n++] = x;
+    return 0;
+}
+
+static const ph_op seed_ops[] = {PH_OP_Constant, PH_OP_Shape, PH_OP_Size, PH_OP_Concat, PH_OP_Einsum,
+                                 PH_OP_Max,      PH_OP_Mean,  PH_OP_Min,  PH_OP_Sum};
+
+/* The first call, or one after changes it cannot follow, on a graph
+ * with fewer initializers than nodes: instead of a walk of every node,
+ * the readers of the constants and the nodes of seed_ops that may fold,
+ * then the readers of what folds or is kept, in graph order; the same
+ * folds in the same order as the walk.  *done = 0 when the walk costs
+ * less (initializers and seed ops as many as the nodes or more) or bodies
+ * have nodes.  (On the generated 100k-node graph, callgrind with a 4 MiB
+ * last-level cache: the walk of 40 000 nodes in round 2 costs about 170 k
+ * misses, the 20 000 initializers' readers about 150 k.) */
+static int fold_seeded(fold_state *st, ph_graph *g, int *done)
+{
+    *done = 0;
+    ph_model *m = ph_graph_model(g);
+    size_t nodes = ph_graph_node_count(g), n_init = ph_graph_initializer_count(g), visits = n_init;
+    if (ph_model_node_count(m) != nodes)
+        return 0;
+    for (size_t i = 0; i < sizeof seed_ops / sizeof *seed_ops; i++)
+        visits += ph_model_op_count(m, seed_ops[i]);
+    if (visits >= nodes)
+        return 0;
+    seeds s = {st, NULL, 0, 0};
+    int rc = 0;
+    for (size_t i = 0; i < n_init && !rc; i++) {
+        const ph_value *v = ph_graph_initializer(g, i);
+        if (!ph_value_const(v))
+            continue; /* a graph input's default */
+        for (size_t u = 0; u < ph_value_use_count(v) && !rc; u++)
+            rc = seed_add(ph_value_use(v, u, NULL), &s);
+    }
+    if (!rc)
+        rc = ph_graph_walk_ops(g, seed_ops, sizeof seed_ops / sizeof *seed_ops, seed_add, &s);
+    ph_node_heap *h = rc ? NULL : ph_node_heap_new(0);
+    if (!h) {
+        free(s.c);
+        return ph_ctx_error(st->ctx, PH_ENOMEM, "out of memory");
+    }
+    size_t n = sort_unique(s.c, s.n);
+    *done = 1;
+    rc = visit_in_order(st, h, s.c, n);
+    free(s.c);
+    return rc;
 }
 
 static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
@@ -568,7 +697,9 @@ static int run(ph_graph *g, const ph_params *params, ph_ctx *ctx)
     int rc = 0, done = 0;
     if (known == 1 && memo && *memo && *memo == clean_word(&st))
         rc = fold_near(&st, g, changed, n_changed, &done);
-    if (!done)
+    if (!done && rc >= 0)
+        rc = fold_seeded(&st, g, &done);
+    if (!done && rc >= 0)
         rc = ph_graph_walk(g, fold_node, &st);
     if (memo)
         *memo = rc >= 0 && !st.stopped && st.n_kept == 0 ? clean_word(&st) : 0;

@@ -279,6 +279,10 @@ PH_API void ph_node_heap_free(ph_node_heap *h);
 PH_API int ph_node_heap_push(ph_node_heap *h, ph_node *n);
 /* The next node in order, NULL when none is left. */
 PH_API ph_node *ph_node_heap_pop(ph_node_heap *h);
+/* The node ph_node_heap_pop would return next, left in the heap; NULL when
+ * none is left.  For a pass that merges the heap with nodes it already
+ * holds in order. */
+PH_API ph_node *ph_node_heap_peek(ph_node_heap *h);
 /* Hold the nodes that read n's outputs now (replacing what was held), so
  * that they can be pushed after a rewrite moved them to other values:
  * ph_node_heap_push_held pushes them and empties the hold.  Both return 0

@@ -187,9 +187,28 @@ static int infers_alike(const ph_value *old, const ph_value *repl)
     return 1;
 }
 
+/* 1 when n reads only its inputs' types (MatMul, Gemm: never a constant's
+ * values) and repl is an initializer of old's type, every dim static: a
+ * folded weight in place of the node that computed it.  Re-inferring n
+ * would give the same outputs; constant folding would otherwise re-infer
+ * the reader of every value it folds. */
+static int typed_alike(const ph_node *n, const ph_value *old, const ph_value *repl)
+{
+    if ((n->op != PH_OP_MatMul && n->op != PH_OP_Gemm) || !repl->tensor || repl->producer || repl->is_input ||
+        !old->infer_fresh || old->infer.pc)
+        return 0;
+    const infer_shape *a = old->infer.shape;
+    if (repl->dtype == PH_DT_UNDEFINED || a->dtype != repl->dtype || a->rank != repl->rank || a->rank < 0)
+        return 0;
+    for (int i = 0; i < a->rank; i++)
+        if (repl->dims[i] < 0 || a->d[i] != repl->dims[i])
+            return 0;
+    return 1;
+}
+
 static void infer_input_replaced(void *self, ph_node *n, const ph_value *old, const ph_value *repl)
 {
-    if (!infers_alike(old, repl))
+    if (!infers_alike(old, repl) && !typed_alike(n, old, repl))
         infer_touch(n);
 }
 

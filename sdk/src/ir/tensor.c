@@ -14,16 +14,18 @@
 
 #include "internal.h"
 
-size_t ir_tensor_expected_bytes(const Onnx__TensorProto *p, int *ok)
+/* The bytes n_dims dims of dtype take; *ok = 0 (and 0) for an unknown
+ * dtype, a negative dim or an overflow. */
+static size_t bytes_of(int dtype, size_t n_dims, const int64_t *dims, int *ok)
 {
-    size_t es = ph_dtype_size(p->data_type), n = 1;
+    size_t es = ph_dtype_size(dtype), n = 1;
     *ok = es != 0;
-    for (size_t i = 0; i < p->n_dims; i++) {
-        if (p->dims[i] < 0) {
+    for (size_t i = 0; i < n_dims; i++) {
+        if (dims[i] < 0) {
             *ok = 0;
             return 0;
         }
-        size_t d = (size_t)p->dims[i];
+        size_t d = (size_t)dims[i];
         if (d && n > SIZE_MAX / d) {
             *ok = 0;
             return 0;
@@ -37,11 +39,13 @@ size_t ir_tensor_expected_bytes(const Onnx__TensorProto *p, int *ok)
     return n * es;
 }
 
-size_t ir_tensor_bytes(const ph_tensor *t, int *ok)
+size_t ir_tensor_expected_bytes(const Onnx__TensorProto *p, int *ok)
 {
-    Onnx__TensorProto p = {.data_type = t->dtype, .n_dims = t->rank, .dims = (int64_t *)t->dims};
-    return ir_tensor_expected_bytes(&p, ok);
+    return bytes_of(p->data_type, p->n_dims, p->dims, ok);
 }
+
+/* From the tensor's own fields: a zeroed TensorProto on the stack cost more than the count. */
+size_t ir_tensor_bytes(const ph_tensor *t, int *ok) { return bytes_of(t->dtype, t->rank, t->dims, ok); }
 
 int64_t ir_dims_numel(const int64_t *dims, size_t n)
 {

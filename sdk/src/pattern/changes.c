@@ -165,6 +165,13 @@ PH_API int ph_node_heap_push_held(ph_node_heap *h)
     return rc;
 }
 
+PH_API ph_node *ph_node_heap_peek(ph_node_heap *h)
+{
+    while (h->n && (h->v[0] == h->last || h->v[0]->removed))
+        heap_take(h); /* pushed twice, or removed since: never popped */
+    return h->n ? h->v[0] : NULL;
+}
+
 PH_API ph_node *ph_node_heap_pop(ph_node_heap *h)
 {
     while (h->n) {
