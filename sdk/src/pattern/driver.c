@@ -78,6 +78,7 @@ struct ph_worklist {
     uint32_t *order;
     wl_slot *slots;         /* slots[j]: what a look reads of slot order[j] */
     unsigned char anchor[PH_OP__COUNT];
+    unsigned char reached_op[PH_OP__COUNT]; /* a member anchored on the op reaches (set by each look) */
     int depth;              /* greatest member depth */
     /* what it has read of a model's change log */
     ph_model *model;
@@ -583,7 +584,9 @@ static int look_all(ph_worklist *wl, ph_graph *g)
 /* Reach downstream of start, breadth first, as far as the deepest member
  * reaches.  A node's walk_mark is base + its least distance from the
  * changes of this look; a node met again farther away is not walked again.
- * New nodes go to `reached` in the order first met. */
+ * New nodes of an op some member reaches go to `reached` in the order first
+ * met (the others are never classified); a node of another op where the
+ * walk stops is not even marked. */
 static int reach(ph_worklist *wl, ph_node *start, uint32_t base)
 {
     size_t head = 0, tail = 0;
@@ -593,7 +596,7 @@ static int reach(ph_worklist *wl, ph_node *start, uint32_t base)
         return 0; /* already walked from distance 0 */
     int seen = start->walk_mark > base && start->walk_mark < base + 256;
     start->walk_mark = base;
-    if (!seen) {
+    if (!seen && wl->reached_op[start->op]) {
         if (room((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
             return PH_ENOMEM;
         wl->reached[wl->n_reached++] = start;
@@ -604,19 +607,25 @@ static int reach(ph_worklist *wl, ph_node *start, uint32_t base)
         uint32_t d = n->walk_mark - base;
         if ((int)d + 1 >= wl->reach_all)
             continue;
+        int last = (int)d + 2 >= wl->reach_all; /* no walk from the nodes at d + 1 */
         for (size_t o = 0; o < n->n_outputs; o++) {
             ph_value *v = n->outputs[o];
             for (size_t u = 0; v && u < v->n_uses; u++) {
                 ph_node *c = v->uses[u].node;
+                int anchor = wl->reached_op[c->op];
+                if (last && !anchor)
+                    continue;
                 int known = c->walk_mark >= base && c->walk_mark < base + 256;
                 if (known && c->walk_mark - base <= d + 1)
                     continue;
                 c->walk_mark = base + d + 1;
-                if (!known) {
+                if (!known && anchor) {
                     if (room((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
                         return PH_ENOMEM;
                     wl->reached[wl->n_reached++] = c;
                 }
+                if (last)
+                    continue;
                 if (room((void **)&wl->queue, &wl->cap_queue, tail + 1, sizeof *wl->queue))
                     return PH_ENOMEM;
                 wl->queue[tail++] = c;
@@ -656,8 +665,11 @@ static int look(ph_worklist *wl, ph_graph *g)
     for (size_t i = 0; present && i < wl->n; i++)
         if ((wl->reach[i] = pat_ruleset_reach(wl->sets[i], m)) > wl->reach_all)
             wl->reach_all = wl->reach[i];
-    if (present)
+    if (present) {
         order_by_reach(wl);
+        for (int op = 0; op < PH_OP__COUNT; op++)
+            wl->reached_op[op] = wl->by_op[op] < wl->by_op[op + 1] && wl->slots[wl->by_op[op]].reach > 0;
+    }
     int rc = 0;
     if (!present) {
         /* nothing to match: only mark the log read */
