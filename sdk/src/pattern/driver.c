@@ -753,12 +753,13 @@ static int key_cmp(const void *pa, const void *pb)
     return a->k2 < b->k2 ? -1 : a->k2 > b->k2;
 }
 
-/* Sort cands[0..n) in scan order.  What the first look found is in that
- * order already; what later looks added is sorted and merged in.  0 or
- * PH_ENOMEM. */
-static int scan_sort(ph_node **cands, size_t n)
+/* Sort cands[0..n) in scan order, the first `sorted` of which are in
+ * order.  What the first look found is in that order already; what later
+ * looks added is sorted and merged in.  0 or PH_ENOMEM. */
+static int scan_sort(ph_node **cands, size_t n, size_t sorted)
 {
-    size_t sorted = 1; /* (the usual case, in order already, needs no keys) */
+    if (sorted < 1)
+        sorted = 1; /* (the usual case, in order already, needs no keys) */
     while (sorted < n && !scan_before(cands[sorted], cands[sorted - 1]))
         sorted++;
     if (sorted >= n)
@@ -862,6 +863,13 @@ PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph
         forget(wl);
         return ctx ? ph_ctx_error(ctx, PH_ENOMEM, "out of memory") : PH_ENOMEM;
     }
+    int first = !wl->ran[member];
+    wl->ran[member] = 1;
+    if (first) {
+        uint32_t next = 0;
+        rank_graphs(g, &next);
+    }
+    size_t sorted = 0; /* (first run) the candidates in scan order so far, told while each is in the cache */
     for (size_t i = 0; i < a->n; i++) {
         if (i + 8 < a->n) /* held nodes are spread over the heap */
             __builtin_prefetch(wl->log->held[a->idx[i + 8]]);
@@ -869,16 +877,14 @@ PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph
         ph_node *n = wl->log->held[a->idx[i]];
         if (n && !n->removed && n->visit_mark != epoch) {
             n->visit_mark = epoch;
+            if (first && sorted == n_cands && (!n_cands || !scan_before(n, wl->cands[n_cands - 1])))
+                sorted++;
             wl->cands[n_cands++] = n;
         }
     }
     a->n = 0;
-    int first = !wl->ran[member];
-    wl->ran[member] = 1;
     if (first) {
-        uint32_t next = 0;
-        rank_graphs(g, &next);
-        if (scan_sort(wl->cands, n_cands)) {
+        if (scan_sort(wl->cands, n_cands, sorted)) {
             forget(wl);
             return ctx ? ph_ctx_error(ctx, PH_ENOMEM, "out of memory") : PH_ENOMEM;
         }
