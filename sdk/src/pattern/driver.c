@@ -489,50 +489,55 @@ static void order_by_reach(ph_worklist *wl)
     fill_slots(wl);
 }
 
-/* Ask early for what a match at the node arr[i + 8] reads first, in
- * four steps over the candidates to come (on a large graph each is a
- * cache miss, and a node's line must be in before its arrays can be
- * found): the node, four candidates later its input and output arrays,
- * two later their first values, one later the first two inputs'
- * producers (a form's quick test reads their ops). */
+/* Ask early for what a look reads of the nodes arr[i + 1 ..], in steps
+ * over the nodes to come (on a large graph each is a cache miss, and a
+ * node's line must be in before its arrays can be found, their values
+ * before the producers): the node sixteen nodes ahead, its input and
+ * output arrays eight ahead, the first two inputs and the first output
+ * four ahead, those inputs' producers (a form's quick test reads their
+ * ops) two ahead.  Many nodes take only a few instructions (a look stops
+ * at once where no member reaches), so the steps are far apart. */
 static inline void prefetch_ahead(ph_node *const *arr, size_t i, size_t k)
 {
-    if (i + 8 < k)
-        __builtin_prefetch(arr[i + 8]);
-    if (i + 4 < k) {
-        const ph_node *a = arr[i + 4];
+    if (i + 16 < k)
+        __builtin_prefetch(arr[i + 16]);
+    if (i + 8 < k) {
+        const ph_node *a = arr[i + 8];
         __builtin_prefetch(a->inputs);
         __builtin_prefetch(a->outputs);
     }
-    if (i + 2 < k) {
-        const ph_node *a = arr[i + 2];
+    if (i + 4 < k) {
+        const ph_node *a = arr[i + 4];
         for (size_t j = 0; j < a->n_inputs && j < 2; j++)
             if (a->inputs[j])
                 __builtin_prefetch(a->inputs[j]);
         if (a->n_outputs && a->outputs[0])
             __builtin_prefetch(a->outputs[0]);
     }
-    if (i + 1 < k) {
-        const ph_node *a = arr[i + 1];
+    if (i + 2 < k) {
+        const ph_node *a = arr[i + 2];
         for (size_t j = 0; j < a->n_inputs && j < 2; j++)
             if (a->inputs[j] && a->inputs[j]->producer)
                 __builtin_prefetch(a->inputs[j]->producer);
     }
 }
 
-/* The same for the walk downstream of the log's entries at i + 8 ..: the
- * node, its output array, its first output, that value's readers. */
+/* The same for the walk downstream of the log's entries at i + 1 ..: the
+ * node, its output array, its first output, that value's readers, the
+ * first reader. */
 static inline void prefetch_log_ahead(const struct pat_changelog *log, size_t i, size_t end)
 {
     const ph_node *a;
-    if (i + 8 < end && (a = pat_log_at(log, i + 8)))
+    if (i + 16 < end && (a = pat_log_at(log, i + 16)))
         __builtin_prefetch(a);
-    if (i + 4 < end && (a = pat_log_at(log, i + 4)))
+    if (i + 8 < end && (a = pat_log_at(log, i + 8)))
         __builtin_prefetch(a->outputs);
-    if (i + 2 < end && (a = pat_log_at(log, i + 2)) && a->n_outputs && a->outputs[0])
+    if (i + 4 < end && (a = pat_log_at(log, i + 4)) && a->n_outputs && a->outputs[0])
         __builtin_prefetch(a->outputs[0]);
-    if (i + 1 < end && (a = pat_log_at(log, i + 1)) && a->n_outputs && a->outputs[0])
+    if (i + 2 < end && (a = pat_log_at(log, i + 2)) && a->n_outputs && a->outputs[0])
         __builtin_prefetch(a->outputs[0]->uses);
+    if (i + 1 < end && (a = pat_log_at(log, i + 1)) && a->n_outputs && a->outputs[0] && a->outputs[0]->n_uses)
+        __builtin_prefetch(a->outputs[0]->uses[0].node);
 }
 
 /* Every node of g and its bodies whose op is an anchor.  Each agenda gets
