@@ -9,7 +9,7 @@
  * log, changelog.c) and visits the nodes within reach downstream of each
  * change, once each, trying there the forms of every member anchored on
  * the node's op.  The first look at a model visits every node of the
- * members' root ops (each graph's op-type index, bodies included).  A
+ * members' root ops (each graph's node list, bodies included).  A
  * member's run then tries its agenda's nodes, in the order they were
  * found, and rewrites (ruleset.c: benefit order, the larger match wins).
  *
