@@ -9,7 +9,7 @@
  * log, changelog.c) and visits the nodes within reach downstream of each
  * change, once each, trying there the forms of every member anchored on
  * the node's op.  The first look at a model visits every node of the
- * members' root ops (each graph's op-type index, bodies included).  A
+ * members' root ops (each graph's node list, bodies included).  A
  * member's run then tries its agenda's nodes, in the order they were
  * found, and rewrites (ruleset.c: benefit order, the larger match wins).
  *
@@ -57,6 +57,7 @@ typedef struct wl_slot {
     uint32_t same;   /* same[k] */
     uint32_t word;   /* member / 64: its word of a node's pending bits */
     uint64_t bit;    /* 1 << member % 64 */
+    uint32_t dest;   /* dest[k] */
 } wl_slot;
 
 typedef struct wl_agenda {
@@ -77,13 +78,20 @@ struct ph_worklist {
     uint32_t *order;
     wl_slot *slots;         /* slots[j]: what a look reads of slot order[j] */
     unsigned char anchor[PH_OP__COUNT];
+    unsigned char reached_op[PH_OP__COUNT]; /* a member anchored on the op reaches (set by each look) */
     int depth;              /* greatest member depth */
     /* what it has read of a model's change log */
     ph_model *model;
     struct pat_changelog *log;
     uint64_t birth;
     size_t pos;
-    wl_agenda *agenda;      /* one per member */
+    wl_agenda *agenda;      /* one per member, then the first look's buckets (see dest) */
+    size_t n_agendas;
+    /* where the first look at a graph puts what slot k finds: the member's
+     * agenda (members[k]) when the member is anchored on one op, else a
+     * bucket of its own (n + ...), appended to the agenda op by op once
+     * the graph's nodes were looked at */
+    uint32_t *dest;
     unsigned char *ran;     /* per member: ran on this model since the first look */
     int *reach;             /* per member: its depth among the forms possible now */
     int reach_all;          /* the greatest of them */
@@ -205,12 +213,37 @@ static int number_forms(ph_worklist *wl)
     return wl->memo.stamp && wl->memo.answer ? 0 : PH_ENOMEM;
 }
 
+/* The first look's destination of each slot (ph_worklist.dest), and the
+ * buckets' room.  0 or PH_ENOMEM. */
+static int buckets(ph_worklist *wl)
+{
+    uint32_t n_k = wl->by_op[PH_OP__COUNT], n_b = 0;
+    unsigned char *ops = calloc(wl->n ? wl->n : 1, 1); /* anchor ops of each member, up to 2 */
+    if (!ops)
+        return PH_ENOMEM;
+    for (uint32_t k = 0; k < n_k; k++)
+        if (ops[wl->members[k]] < 2)
+            ops[wl->members[k]]++;
+    for (uint32_t k = 0; k < n_k; k++)
+        wl->dest[k] = ops[wl->members[k]] > 1 ? (uint32_t)wl->n + n_b++ : wl->members[k];
+    free(ops);
+    if (n_b) {
+        wl_agenda *a = realloc(wl->agenda, (wl->n + n_b) * sizeof *a);
+        if (!a)
+            return PH_ENOMEM;
+        memset(a + wl->n, 0, n_b * sizeof *a);
+        wl->agenda = a;
+        wl->n_agendas = wl->n + n_b;
+    }
+    return 0;
+}
+
 /* The slots in order[], as a look reads them. */
 static void fill_slots(ph_worklist *wl)
 {
     for (uint32_t j = 0; j < wl->by_op[PH_OP__COUNT]; j++) {
         uint32_t k = wl->order[j], i = wl->members[k];
-        wl->slots[j] = (wl_slot){wl->kreach[k], i, wl->same[k], i / 64, (uint64_t)1 << (i % 64)};
+        wl->slots[j] = (wl_slot){wl->kreach[k], i, wl->same[k], i / 64, (uint64_t)1 << (i % 64), wl->dest[k]};
     }
 }
 
@@ -226,15 +259,16 @@ PH_API ph_worklist *ph_worklist_new(ph_ruleset *const *sets, size_t n, ph_error 
         wl->kreach = calloc(n * PH_OP__COUNT, sizeof *wl->kreach);
         wl->order = malloc(n * PH_OP__COUNT * sizeof *wl->order);
         wl->slots = malloc(n * PH_OP__COUNT * sizeof *wl->slots);
+        wl->dest = malloc(n * PH_OP__COUNT * sizeof *wl->dest);
         wl->words = (n + 63) / 64;
     }
     if (!wl || (n && (!wl->sets || !wl->agenda || !wl->ran || !wl->reach || !wl->members || !wl->kreach ||
-                      !wl->order || !wl->slots))) {
+                      !wl->order || !wl->slots || !wl->dest))) {
         ph_worklist_free(wl);
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;
     }
-    wl->n = n;
+    wl->n = wl->n_agendas = n;
     for (size_t i = 0; i < n; i++) {
         if (!sets[i]) {
             ph_worklist_free(wl);
@@ -257,6 +291,11 @@ PH_API ph_worklist *ph_worklist_new(ph_ruleset *const *sets, size_t n, ph_error 
     wl->by_op[PH_OP__COUNT] = k;
     for (uint32_t j = 0; j < k; j++)
         wl->order[j] = j;
+    if (buckets(wl)) {
+        ph_worklist_free(wl);
+        ph_error_set(err, PH_ENOMEM, "out of memory");
+        return NULL;
+    }
     if (number_forms(wl)) {
         ph_worklist_free(wl);
         ph_error_set(err, PH_ENOMEM, "out of memory");
@@ -271,6 +310,8 @@ static void forget(ph_worklist *wl)
 {
     for (size_t i = 0; i < wl->n; i++)
         wl->agenda[i].n = wl->ran[i] = 0;
+    for (size_t b = wl->n; b < wl->n_agendas; b++)
+        wl->agenda[b].n = 0;
     if (wl->pending)
         memset(wl->pending, 0, wl->cap_pending * wl->words * sizeof *wl->pending);
     if (wl->log)
@@ -306,7 +347,7 @@ PH_API void ph_worklist_free(ph_worklist *wl)
     if (!wl)
         return;
     forget(wl);
-    for (size_t i = 0; wl->agenda && i < wl->n; i++)
+    for (size_t i = 0; wl->agenda && i < wl->n_agendas; i++)
         free(wl->agenda[i].idx);
     free(wl->agenda);
     for (size_t i = 0; wl->form_ids && i < wl->n; i++)
@@ -325,6 +366,7 @@ PH_API void ph_worklist_free(ph_worklist *wl)
     free(wl->kreach);
     free(wl->order);
     free(wl->slots);
+    free(wl->dest);
     free(wl->cands);
     free(wl->queue);
     free(wl->reached);
@@ -342,14 +384,15 @@ static uint32_t held_index(const ph_worklist *wl, const ph_node *n)
                                                                                             : UINT32_MAX;
 }
 
-/* *held: n's entry in the log's held table, UINT32_MAX until it has one
- * (then push gives it one). */
-static int push(ph_worklist *wl, size_t member, ph_node *n, uint32_t *held)
+/* n goes on the member's agenda, or the bucket `dest` that will be
+ * appended to it.  *held: n's entry in the log's held table, UINT32_MAX
+ * until it has one (then push gives it one). */
+static int push(ph_worklist *wl, size_t member, uint32_t dest, ph_node *n, uint32_t *held)
 {
     if (*held == UINT32_MAX && pat_log_hold(wl->log, n, held))
         return PH_ENOMEM;
     uint32_t idx = *held;
-    wl_agenda *a = &wl->agenda[member];
+    wl_agenda *a = &wl->agenda[dest];
     if (idx >= wl->cap_pending) {
         size_t cap = wl->cap_pending ? wl->cap_pending : 1024;
         while (cap <= idx)
@@ -376,9 +419,11 @@ static int push(ph_worklist *wl, size_t member, ph_node *n, uint32_t *held)
  * agendas (a pending node is tried in full at the member's run anyway).
  * `fresh`: nothing is pending on this worklist (its first look at a model
  * classifies each node once), so n's held entry is not read until a member
- * takes it.  Members are visited by decreasing reach: the pushes to
- * different agendas do not depend on each other's order. */
-static int classify(ph_worklist *wl, ph_node *n, int dist, int fresh)
+ * takes it.  `bucketed`: a member anchored on several ops gets n in its
+ * bucket of n's op (see ph_worklist.dest).  Members are visited by
+ * decreasing reach: the pushes to different agendas do not depend on each
+ * other's order. */
+static int classify(ph_worklist *wl, ph_node *n, int dist, int fresh, int bucketed)
 {
     uint32_t lo = wl->by_op[n->op], hi = wl->by_op[n->op + 1];
     const wl_slot *slots = wl->slots;
@@ -407,7 +452,7 @@ static int classify(ph_worklist *wl, ph_node *n, int dist, int fresh)
             hit = wl->same_answer[s];
         }
         if (hit) {
-            int rc = push(wl, i, n, &idx);
+            int rc = push(wl, i, bucketed ? x->dest : i, n, &idx);
             if (rc)
                 return rc;
             pend = wl->pending + (size_t)idx * wl->words; /* push may have moved the table */
@@ -444,56 +489,93 @@ static void order_by_reach(ph_worklist *wl)
     fill_slots(wl);
 }
 
-/* Ask early for what a match at the node arr[i + 8] reads first, in
- * three steps over the candidates to come (on a large graph each is a
- * cache miss, and a node's line must be in before its arrays can be
- * found): the node, four candidates later its input and output arrays,
- * two later their first values. */
+/* Ask early for what a look reads of the nodes arr[i + 1 ..], in steps
+ * over the nodes to come (on a large graph each is a cache miss, and a
+ * node's line must be in before its arrays can be found, their values
+ * before the producers): the node sixteen nodes ahead, its input and
+ * output arrays eight ahead, the first two inputs and the first output
+ * four ahead, those inputs' producers (a form's quick test reads their
+ * ops) two ahead.  Many nodes take only a few instructions (a look stops
+ * at once where no member reaches), so the steps are far apart. */
 static inline void prefetch_ahead(ph_node *const *arr, size_t i, size_t k)
 {
-    if (i + 8 < k)
-        __builtin_prefetch(arr[i + 8]);
-    if (i + 4 < k) {
-        const ph_node *a = arr[i + 4];
+    if (i + 16 < k)
+        __builtin_prefetch(arr[i + 16]);
+    if (i + 8 < k) {
+        const ph_node *a = arr[i + 8];
         __builtin_prefetch(a->inputs);
         __builtin_prefetch(a->outputs);
     }
-    if (i + 2 < k) {
-        const ph_node *a = arr[i + 2];
-        if (a->n_inputs && a->inputs[0])
-            __builtin_prefetch(a->inputs[0]);
+    if (i + 4 < k) {
+        const ph_node *a = arr[i + 4];
+        for (size_t j = 0; j < a->n_inputs && j < 2; j++)
+            if (a->inputs[j])
+                __builtin_prefetch(a->inputs[j]);
         if (a->n_outputs && a->outputs[0])
             __builtin_prefetch(a->outputs[0]);
     }
+    if (i + 2 < k) {
+        const ph_node *a = arr[i + 2];
+        for (size_t j = 0; j < a->n_inputs && j < 2; j++)
+            if (a->inputs[j] && a->inputs[j]->producer)
+                __builtin_prefetch(a->inputs[j]->producer);
+    }
 }
 
-/* Every node of g and its bodies whose op is an anchor. */
+/* The same for the walk downstream of the log's entries at i + 1 ..: the
+ * node, its output array, its first output, that value's readers, the
+ * first reader. */
+static inline void prefetch_log_ahead(const struct pat_changelog *log, size_t i, size_t end)
+{
+    const ph_node *a;
+    if (i + 16 < end && (a = pat_log_at(log, i + 16)))
+        __builtin_prefetch(a);
+    if (i + 8 < end && (a = pat_log_at(log, i + 8)))
+        __builtin_prefetch(a->outputs);
+    if (i + 4 < end && (a = pat_log_at(log, i + 4)) && a->n_outputs && a->outputs[0])
+        __builtin_prefetch(a->outputs[0]);
+    if (i + 2 < end && (a = pat_log_at(log, i + 2)) && a->n_outputs && a->outputs[0])
+        __builtin_prefetch(a->outputs[0]->uses);
+    if (i + 1 < end && (a = pat_log_at(log, i + 1)) && a->n_outputs && a->outputs[0] && a->outputs[0]->n_uses)
+        __builtin_prefetch(a->outputs[0]->uses[0].node);
+}
+
+/* Every node of g and its bodies whose op is an anchor.  Each agenda gets
+ * g's nodes op by op, in the order of each op's index, then the bodies'
+ * (the order a member's first run tries them in, so its sort finds them
+ * in order).  The nodes are looked at in the order of g's list: a node's
+ * producers were looked at just before it, so what a match reads of them
+ * is still in the cache, where op by op each op's nodes are read apart
+ * from their producers.  A member anchored on one op gets them in its
+ * agenda directly (the list holds each op's nodes in its index's order
+ * unless a pass inserted one); the others in a bucket per op, appended
+ * to their agendas in op order at the end. */
 static int look_all(ph_worklist *wl, ph_graph *g)
 {
     int rc = 0;
     if (!g->op_first) { /* no index (it could not be allocated): the node list */
         for (ph_node *n = g->first; n && !rc; n = n->next) {
             if (wl->anchor[n->op])
-                rc = classify(wl, n, 0, 1);
+                rc = classify(wl, n, 0, 1, 0);
             for (size_t s = 0; s < ir_node_n_subgraphs(n) && !rc; s++)
                 rc = look_all(wl, ir_node_subgraphs(n)[s].graph);
         }
         return rc;
     }
-    for (int op = 0; op < PH_OP__COUNT && !rc; op++) {
-        if (!wl->anchor[op])
+    for (ph_node *n = g->first; n && !rc; n = n->next)
+        if (wl->anchor[n->op])
+            rc = classify(wl, n, 0, 1, 1);
+    for (uint32_t k = 0; k < wl->by_op[PH_OP__COUNT] && !rc; k++) {
+        wl_agenda *b = &wl->agenda[wl->dest[k]], *a = &wl->agenda[wl->members[k]];
+        if (b == a || !b->n)
             continue;
-        size_t k;
-        ph_node *const *arr = ir_op_nodes(g, (ph_op)op, &k);
-        if (!arr) { /* out of memory (counted): the list itself */
-            for (ph_node *n = g->op_first[op]; n && !rc; n = n->op_next)
-                rc = classify(wl, n, 0, 1);
-            continue;
-        }
-        for (size_t i = 0; i < k && !rc; i++) {
-            prefetch_ahead(arr, i, k); /* an array, unlike the list, lets the misses overlap */
-            rc = classify(wl, arr[i], 0, 1);
-        }
+        if (room((void **)&a->idx, &a->cap, a->n + b->n, sizeof *a->idx))
+            rc = PH_ENOMEM;
+        else
+            memcpy(a->idx + a->n, b->idx, b->n * sizeof *b->idx);
+        a->n += rc ? 0 : b->n;
+        b->n = 0;
+        shed((void **)&b->idx, &b->cap);
     }
     size_t n_holders;
     const ph_op *holders = ir_body_ops(&n_holders);
@@ -507,7 +589,9 @@ static int look_all(ph_worklist *wl, ph_graph *g)
 /* Reach downstream of start, breadth first, as far as the deepest member
  * reaches.  A node's walk_mark is base + its least distance from the
  * changes of this look; a node met again farther away is not walked again.
- * New nodes go to `reached` in the order first met. */
+ * New nodes of an op some member reaches go to `reached` in the order first
+ * met (the others are never classified); a node of another op where the
+ * walk stops is not even marked. */
 static int reach(ph_worklist *wl, ph_node *start, uint32_t base)
 {
     size_t head = 0, tail = 0;
@@ -517,7 +601,7 @@ static int reach(ph_worklist *wl, ph_node *start, uint32_t base)
         return 0; /* already walked from distance 0 */
     int seen = start->walk_mark > base && start->walk_mark < base + 256;
     start->walk_mark = base;
-    if (!seen) {
+    if (!seen && wl->reached_op[start->op]) {
         if (room((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
             return PH_ENOMEM;
         wl->reached[wl->n_reached++] = start;
@@ -528,19 +612,25 @@ static int reach(ph_worklist *wl, ph_node *start, uint32_t base)
         uint32_t d = n->walk_mark - base;
         if ((int)d + 1 >= wl->reach_all)
             continue;
+        int last = (int)d + 2 >= wl->reach_all; /* no walk from the nodes at d + 1 */
         for (size_t o = 0; o < n->n_outputs; o++) {
             ph_value *v = n->outputs[o];
             for (size_t u = 0; v && u < v->n_uses; u++) {
                 ph_node *c = v->uses[u].node;
+                int anchor = wl->reached_op[c->op];
+                if (last && !anchor)
+                    continue;
                 int known = c->walk_mark >= base && c->walk_mark < base + 256;
                 if (known && c->walk_mark - base <= d + 1)
                     continue;
                 c->walk_mark = base + d + 1;
-                if (!known) {
+                if (!known && anchor) {
                     if (room((void **)&wl->reached, &wl->cap_reached, wl->n_reached + 1, sizeof *wl->reached))
                         return PH_ENOMEM;
                     wl->reached[wl->n_reached++] = c;
                 }
+                if (last)
+                    continue;
                 if (room((void **)&wl->queue, &wl->cap_queue, tail + 1, sizeof *wl->queue))
                     return PH_ENOMEM;
                 wl->queue[tail++] = c;
@@ -580,8 +670,11 @@ static int look(ph_worklist *wl, ph_graph *g)
     for (size_t i = 0; present && i < wl->n; i++)
         if ((wl->reach[i] = pat_ruleset_reach(wl->sets[i], m)) > wl->reach_all)
             wl->reach_all = wl->reach[i];
-    if (present)
+    if (present) {
         order_by_reach(wl);
+        for (int op = 0; op < PH_OP__COUNT; op++)
+            wl->reached_op[op] = wl->by_op[op] < wl->by_op[op + 1] && wl->slots[wl->by_op[op]].reach > 0;
+    }
     int rc = 0;
     if (!present) {
         /* nothing to match: only mark the log read */
@@ -591,14 +684,16 @@ static int look(ph_worklist *wl, ph_graph *g)
         uint32_t base = ir_walk_epoch(m, 256) - 255;
         wl->n_reached = 0;
         for (size_t i = wl->pos; i < end && !rc; i++) {
+            prefetch_log_ahead(log, i, end); /* the log's nodes are spread over the heap */
             ph_node *n = pat_log_at(log, i);
             if (n && !n->removed)
                 rc = reach(wl, n, base);
         }
         for (size_t i = 0; i < wl->n_reached && !rc; i++) {
+            prefetch_ahead(wl->reached, i, wl->n_reached);
             ph_node *n = wl->reached[i];
             if (!n->removed)
-                rc = classify(wl, n, (int)(n->walk_mark - base), 0);
+                rc = classify(wl, n, (int)(n->walk_mark - base), 0, 0);
         }
     }
     shed((void **)&wl->queue, &wl->cap_queue);
@@ -663,12 +758,13 @@ static int key_cmp(const void *pa, const void *pb)
     return a->k2 < b->k2 ? -1 : a->k2 > b->k2;
 }
 
-/* Sort cands[0..n) in scan order.  What the first look found is in that
- * order already; what later looks added is sorted and merged in.  0 or
- * PH_ENOMEM. */
-static int scan_sort(ph_node **cands, size_t n)
+/* Sort cands[0..n) in scan order, the first `sorted` of which are in
+ * order.  What the first look found is in that order already; what later
+ * looks added is sorted and merged in.  0 or PH_ENOMEM. */
+static int scan_sort(ph_node **cands, size_t n, size_t sorted)
 {
-    size_t sorted = 1; /* (the usual case, in order already, needs no keys) */
+    if (sorted < 1)
+        sorted = 1; /* (the usual case, in order already, needs no keys) */
     while (sorted < n && !scan_before(cands[sorted], cands[sorted - 1]))
         sorted++;
     if (sorted >= n)
@@ -772,6 +868,13 @@ PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph
         forget(wl);
         return ctx ? ph_ctx_error(ctx, PH_ENOMEM, "out of memory") : PH_ENOMEM;
     }
+    int first = !wl->ran[member];
+    wl->ran[member] = 1;
+    if (first) {
+        uint32_t next = 0;
+        rank_graphs(g, &next);
+    }
+    size_t sorted = 0; /* (first run) the candidates in scan order so far, told while each is in the cache */
     for (size_t i = 0; i < a->n; i++) {
         if (i + 8 < a->n) /* held nodes are spread over the heap */
             __builtin_prefetch(wl->log->held[a->idx[i + 8]]);
@@ -779,16 +882,14 @@ PH_API int ph_worklist_run(ph_worklist *wl, size_t member, ph_graph *g, const ph
         ph_node *n = wl->log->held[a->idx[i]];
         if (n && !n->removed && n->visit_mark != epoch) {
             n->visit_mark = epoch;
+            if (first && sorted == n_cands && (!n_cands || !scan_before(n, wl->cands[n_cands - 1])))
+                sorted++;
             wl->cands[n_cands++] = n;
         }
     }
     a->n = 0;
-    int first = !wl->ran[member];
-    wl->ran[member] = 1;
     if (first) {
-        uint32_t next = 0;
-        rank_graphs(g, &next);
-        if (scan_sort(wl->cands, n_cands)) {
+        if (scan_sort(wl->cands, n_cands, sorted)) {
             forget(wl);
             return ctx ? ph_ctx_error(ctx, PH_ENOMEM, "out of memory") : PH_ENOMEM;
         }
