@@ -1100,6 +1100,13 @@ PH_API int ph_node_remove(ph_node *n)
     if (!ir_node_outputs_dead(n))
         return PH_EBUSY;
     ph_model *m = n->graph->model;
+    /* the outputs' slots in the name map and the op index's next node lie
+     * anywhere on a large graph: ask for them before dropping the uses */
+    for (size_t i = 0; i < n->n_outputs; i++)
+        if (n->outputs[i])
+            ir_names_prefetch(&m->value_names, n->outputs[i]->name_hash);
+    if (n->op_linked && n->op_next)
+        __builtin_prefetch(&n->op_next->op_prev, 1);
     for (size_t i = 0; i < n->n_inputs; i++) {
         ir_drop_use(n, i);
         n->inputs[i] = NULL;
