@@ -1660,8 +1660,12 @@ PH_API int ph_value_prune(ph_value *start)
             work = heap;
         }
         for (size_t i = 0; i < p->n_inputs; i++)
-            if (p->inputs[i])
-                work[n++] = p->inputs[i];
+            if (p->inputs[i]) {
+                ph_value *in = p->inputs[i];
+                work[n++] = in;
+                if (in->n_uses == 1 && !in->n_output_refs && m) /* dies with p, most likely */
+                    ir_names_prefetch(&m->value_names, in->name_hash);
+            }
         ph_node_remove(p);
         removed++;
     }

@@ -10,6 +10,7 @@
  * (attributes, names, types, opsets: the model's trap points at the
  * rewriter while the callback runs), is kept, and a callback that returns
  * 1 after one fails the rewrite with it. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -341,10 +342,10 @@ static int commit(ph_rewriter *rw, int *stop)
      * which it leaves when pruned; the replacement's readers). */
     for (size_t i = 0; i < rw->n_repl; i += 2) {
         const ph_value *old = rw->repl[i], *with = rw->repl[i + 1];
-        if (old->n_uses)
+        if (old->n_uses) /* old's fields are at hand: can_replace read them */
             __builtin_prefetch(&old->uses[old->n_uses - 1]);
-        if (with->n_uses)
-            __builtin_prefetch(with->uses);
+        __builtin_prefetch(with->uses); /* (the line of with->producer, read by the match) */
+        __builtin_prefetch(&with->n_uses); /* not read: a load would wait for it here */
         ir_names_prefetch(&rw->g->model->value_names, old->name_hash);
     }
     char matched[512];
@@ -421,13 +422,33 @@ static int commit(ph_rewriter *rw, int *stop)
 int pat_rewrite(ph_graph *g, const ph_match *m, ph_rule_rewrite_fn fn, const ph_params *params,
                 ph_ctx *ctx, int *stop)
 {
-    ph_rewriter rw = {.g = g, .m = m, .params = params, .ctx = ctx};
+    /* field by field: the rooms inside the rewriter need no zeroing (a
+     * field added before them must be set here: the assertion says so) */
+    _Static_assert(offsetof(ph_rewriter, created_own) == 25 * sizeof(void *) + sizeof(size_t),
+                   "every field before the rooms is set below");
+    ph_rewriter rw;
+    rw.g = g;
+    rw.m = m;
+    rw.params = params;
+    rw.ctx = ctx;
     rw.created = rw.created_own;
+    rw.n_created = 0;
     rw.cap_created = sizeof rw.created_own / sizeof *rw.created_own;
     rw.inits = rw.inits_own;
+    rw.n_inits = 0;
     rw.cap_inits = sizeof rw.inits_own / sizeof *rw.inits_own;
     rw.repl = rw.repl_own;
+    rw.n_repl = 0;
     rw.cap_repl = sizeof rw.repl_own / sizeof *rw.repl_own;
+    rw.scratch = NULL;
+    rw.n_scratch = rw.cap_scratch = 0;
+    rw.binds = NULL;
+    rw.n_binds = rw.cap_binds = 0;
+    rw.vbinds = NULL;
+    rw.n_vbinds = rw.cap_vbinds = 0;
+    rw.domains = NULL;
+    rw.n_domains = rw.cap_domains = 0;
+    rw.failed = 0;
     ph_model *model = g->model;
     int *outer = model->trap;
     model->trap = &rw.failed;
