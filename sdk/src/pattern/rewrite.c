@@ -156,6 +156,11 @@ PH_API int ph_rw_replace(ph_rewriter *rw, ph_value *old, ph_value *with)
     int matched = 0;
     size_t n_nodes;
     ph_node *const *nodes = match_nodes(rw->m, &n_nodes);
+    if (old) { /* the commit reads all of old (up to three lines): ask for them together */
+        __builtin_prefetch(old);
+        __builtin_prefetch((const char *)old + 64);
+        __builtin_prefetch((const char *)old + sizeof *old - 1);
+    }
     for (size_t i = n_nodes; i-- > 0 && !matched;) /* the root, most often, first */
         matched = old && old->producer == nodes[i];
     if (!matched || !with)
