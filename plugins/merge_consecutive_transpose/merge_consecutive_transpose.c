@@ -36,21 +36,18 @@
 /* Length of n's perm attribute, 0 when absent, -1 when malformed. */
 static ptrdiff_t perm_len(const ph_node *n, const int64_t **perm)
 {
-    ph_attr_type t = ph_node_attr_type(n, "perm");
-    *perm = NULL;
-    if (t == PH_ATTR_NONE)
-        return 0;
-    if (t != PH_ATTR_INTS)
-        return -1;
-    ptrdiff_t len = ph_node_attr_ints(n, "perm", perm);
+    ptrdiff_t len = ph_node_attr_ints(n, "perm", perm); /* one look-up when it is a list */
+    if (len < 0) {
+        *perm = NULL;
+        return ph_node_attr_type(n, "perm") == PH_ATTR_NONE ? 0 : -1;
+    }
     return len >= 1 ? len : -1;
 }
 
-/* n's permutation of `rank` dims into out; 0, or -1 if not a permutation. */
-static int read_perm(const ph_node *n, int rank, int64_t *out)
+/* The permutation of `rank` dims a perm of length len (0: absent) gives,
+ * into out; 0, or -1 if not a permutation. */
+static int read_perm(ptrdiff_t len, const int64_t *p, int rank, int64_t *out)
 {
-    const int64_t *p;
-    ptrdiff_t len = perm_len(n, &p);
     unsigned char seen[MAX_RANK] = {0};
     if (len != 0 && len != rank)
         return -1;
@@ -63,11 +60,10 @@ static int read_perm(const ph_node *n, int rank, int64_t *out)
     return 0;
 }
 
-/* The common rank of the pair, or -1 when unknown or inconsistent. */
-static int pair_rank(const ph_node *t1, const ph_node *t2)
+/* The common rank of the pair (perms of lengths l1, l2), or -1 when
+ * unknown or inconsistent. */
+static int pair_rank(const ph_node *t1, ptrdiff_t l1, const ph_node *t2, ptrdiff_t l2)
 {
-    const int64_t *p;
-    ptrdiff_t l1 = perm_len(t1, &p), l2 = perm_len(t2, &p);
     if (l1 < 0 || l2 < 0 || (l1 && l2 && l1 != l2))
         return -1;
     ptrdiff_t r = l1 ? l1 : l2;
@@ -93,9 +89,11 @@ static int merge(ph_rewriter *rw, const ph_match *m)
 {
     ph_node *t1 = ph_match_node(m, "t"), *t2 = ph_match_root(m);
     ph_value *x = ph_match_value(m, "x"), *y = ph_match_value(m, "y");
-    int rank = pair_rank(t1, t2);
+    const int64_t *a1, *a2;
+    ptrdiff_t l1 = perm_len(t1, &a1), l2 = perm_len(t2, &a2);
+    int rank = pair_rank(t1, l1, t2, l2);
     int64_t p1[MAX_RANK], p2[MAX_RANK], c[MAX_RANK];
-    if (rank < 0 || read_perm(t1, rank, p1) || read_perm(t2, rank, p2))
+    if (rank < 0 || read_perm(l1, a1, rank, p1) || read_perm(l2, a2, rank, p2))
         return 0;
     for (int j = 0; j < rank; j++)
         c[j] = p1[p2[j]];

@@ -1100,6 +1100,13 @@ PH_API int ph_node_remove(ph_node *n)
     if (!ir_node_outputs_dead(n))
         return PH_EBUSY;
     ph_model *m = n->graph->model;
+    /* the outputs' slots in the name map and the op index's next node lie
+     * anywhere on a large graph: ask for them before dropping the uses */
+    for (size_t i = 0; i < n->n_outputs; i++)
+        if (n->outputs[i])
+            ir_names_prefetch(&m->value_names, n->outputs[i]->name_hash);
+    if (n->op_linked && n->op_next)
+        __builtin_prefetch(&n->op_next->op_prev, 1);
     for (size_t i = 0; i < n->n_inputs; i++) {
         ir_drop_use(n, i);
         n->inputs[i] = NULL;
@@ -1428,9 +1435,13 @@ PH_API int ph_value_can_replace(const ph_value *old, const ph_value *repl)
 {
     if (!old || !repl || old == repl || old->dead || repl->dead)
         return 0;
-    for (size_t i = 0; i < old->n_uses; i++)
-        if (!ir_in_scope(repl, old->uses[i].node->graph))
-            return 0;
+    /* Every reader of old lies in old's graph or a body inside it (its
+     * scope), so a repl in scope there is in scope for all of them: the
+     * readers are looked at only when repl is not (a value of a body). */
+    if (!ir_in_scope(repl, old->graph))
+        for (size_t i = 0; i < old->n_uses; i++)
+            if (!ir_in_scope(repl, old->uses[i].node->graph))
+                return 0;
     if (old->n_output_refs) {
         if (old->is_input || !old->producer) /* renaming it would change the interface */
             return 0;
@@ -1620,14 +1631,10 @@ static int remove_initializer(ph_value *v)
 
 PH_API int ph_value_prune(ph_value *start)
 {
-    ph_value **work = NULL;
-    size_t n = 0, cap = 0;
+    ph_value *own[16], **work = own; /* most prunes stay within a few values */
+    size_t n = 0, cap = sizeof own / sizeof *own;
     int removed = 0;
     ph_model *m = start->graph ? start->graph->model : NULL;
-    if (ir_grow((void **)&work, &cap, 1, sizeof *work)) {
-        ir_alloc_failed(m); /* callers may go on with dead nodes left */
-        return PH_ENOMEM;
-    }
     work[n++] = start;
     while (n) {
         ph_value *v = work[--n];
@@ -1640,18 +1647,30 @@ PH_API int ph_value_prune(ph_value *start)
         ph_node *p = v->producer;
         if (p->removed || !ir_node_outputs_dead(p))
             continue;
-        if (ir_grow((void **)&work, &cap, n + p->n_inputs, sizeof *work)) {
-            free(work);
-            ir_alloc_failed(m);
-            return PH_ENOMEM;
+        if (n + p->n_inputs > cap) {
+            ph_value **heap = work == own ? NULL : work;
+            if (ir_grow((void **)&heap, &cap, n + p->n_inputs, sizeof *work)) {
+                if (work != own)
+                    free(work);
+                ir_alloc_failed(m); /* callers may go on with dead nodes left */
+                return PH_ENOMEM;
+            }
+            if (work == own)
+                memcpy(heap, own, n * sizeof *work);
+            work = heap;
         }
         for (size_t i = 0; i < p->n_inputs; i++)
-            if (p->inputs[i])
-                work[n++] = p->inputs[i];
+            if (p->inputs[i]) {
+                ph_value *in = p->inputs[i];
+                work[n++] = in;
+                if (in->n_uses == 1 && !in->n_output_refs && m) /* dies with p, most likely */
+                    ir_names_prefetch(&m->value_names, in->name_hash);
+            }
         ph_node_remove(p);
         removed++;
     }
-    free(work);
+    if (work != own)
+        free(work);
     return removed;
 }
 

@@ -205,7 +205,8 @@ PH_API void *ph_ctx_alloc(ph_ctx *ctx, size_t size)
 
 static void set_str(char **dst, const char *s)
 {
-    free(*dst);
+    if (*dst) /* nearly always empty: no free() call per rewrite */
+        free(*dst);
     *dst = s ? ir_strdup(s) : NULL; /* NULL on OOM too: reported as "not told" */
 }
 

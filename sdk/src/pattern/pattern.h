@@ -288,7 +288,8 @@ struct ph_rewriter {
     size_t n_domains, cap_domains;
     int failed; /* 0, or the PH_E* code of the first call that failed */
     /* the first room of created, inits and repl, in the rewriter itself
-     * (most rewrites need no more): pat_rw_room */
+     * (most rewrites need no more): pat_rw_room.  Last: pat_rewrite sets
+     * the fields before them one by one and leaves the rooms as they are. */
     ph_node *created_own[8];
     ph_value *inits_own[4];
     ph_value *repl_own[8];

@@ -155,12 +155,16 @@ static int build_stmt(ph_rewriter *rw, const pat_form *f, const pat_rstmt *r, ph
 int pat_result_build(ph_rewriter *rw)
 {
     const pat_form *f = &rw->m->p->forms[rw->m->form];
-    ph_value **local = calloc((size_t)(f->n_slots ? f->n_slots : 1), sizeof *local);
-    if (!local)
+    ph_value *own[32], **local = own; /* a form's slots: a few, nearly always */
+    size_t n = (size_t)(f->n_slots ? f->n_slots : 1);
+    if (n <= sizeof own / sizeof *own)
+        memset(own, 0, n * sizeof *own);
+    else if (!(local = calloc(n, sizeof *local)))
         return PH_ENOMEM;
     int rc = 0;
     for (int i = 0; i < f->n_result && !rc; i++)
         rc = build_stmt(rw, f, &f->result[i], local);
-    free(local);
+    if (local != own)
+        free(local);
     return rc;
 }

@@ -10,6 +10,7 @@
  * (attributes, names, types, opsets: the model's trap points at the
  * rewriter while the callback runs), is kept, and a callback that returns
  * 1 after one fails the rewrite with it. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,11 +144,25 @@ PH_API ph_value *ph_rw_initializer(ph_rewriter *rw, const char *hint, ph_tensor 
     return v;
 }
 
+/* The match's nodes (its statements' nodes, the root last) and their count. */
+static ph_node *const *match_nodes(const ph_match *m, size_t *n)
+{
+    *n = (size_t)m->p->forms[m->form].n_stmts;
+    return m->nodes;
+}
+
 PH_API int ph_rw_replace(ph_rewriter *rw, ph_value *old, ph_value *with)
 {
     int matched = 0;
-    for (size_t i = 0; i < ph_match_node_count(rw->m) && !matched; i++)
-        matched = old && old->producer == ph_match_node_at(rw->m, i);
+    size_t n_nodes;
+    ph_node *const *nodes = match_nodes(rw->m, &n_nodes);
+    if (old) { /* the commit reads all of old (up to three lines): ask for them together */
+        __builtin_prefetch(old);
+        __builtin_prefetch((const char *)old + 64);
+        __builtin_prefetch((const char *)old + sizeof *old - 1);
+    }
+    for (size_t i = n_nodes; i-- > 0 && !matched;) /* the root, most often, first */
+        matched = old && old->producer == nodes[i];
     if (!matched || !with)
         return note(rw, PH_EINVAL);
     if (push((void ***)&rw->repl, &rw->n_repl, &rw->cap_repl, old, rw->repl_own) ||
@@ -327,6 +342,17 @@ static int commit(ph_rewriter *rw, int *stop)
     for (size_t i = 0; i < rw->n_repl; i += 2)
         if (!ph_value_can_replace(rw->repl[i], rw->repl[i + 1]))
             return 0;
+    /* What the commit reads next lies far apart on a large graph: ask for
+     * it now (the replaced value's readers and its slot in the name map,
+     * which it leaves when pruned; the replacement's readers). */
+    for (size_t i = 0; i < rw->n_repl; i += 2) {
+        const ph_value *old = rw->repl[i], *with = rw->repl[i + 1];
+        if (old->n_uses) /* old's fields are at hand: can_replace read them */
+            __builtin_prefetch(&old->uses[old->n_uses - 1]);
+        __builtin_prefetch(with->uses); /* (the line of with->producer, read by the match) */
+        __builtin_prefetch(&with->n_uses); /* not read: a load would wait for it here */
+        ir_names_prefetch(&rw->g->model->value_names, old->name_hash);
+    }
     char matched[512];
     matched[0] = 0;
     int named = rw->ctx && ph_ctx_wants_names(rw->ctx);
@@ -337,16 +363,20 @@ static int commit(ph_rewriter *rw, int *stop)
         return 0;
     }
     ph_node *root = ph_match_root(rw->m);
-    const char *name_now = ph_node_name(root);
-    char name_own[128]; /* the root's name, copied (on the heap when longer) */
-    size_t name_len = strlen(name_now);
-    char *root_name = name_len < sizeof name_own ? memcpy(name_own, name_now, name_len + 1) : ir_strdup(name_now);
-    size_t n_nodes = ph_match_node_count(rw->m);
+    /* the root's name, copied (on the heap when longer), for a created
+     * node to keep: not needed when the rewrite created none */
+    char name_own[128], *root_name = name_own;
+    if (rw->n_created) {
+        const char *name_now = ph_node_name(root);
+        size_t name_len = strlen(name_now);
+        root_name = name_len < sizeof name_own ? memcpy(name_own, name_now, name_len + 1) : ir_strdup(name_now);
+    }
+    size_t n_nodes;
+    ph_node *const *match = match_nodes(rw->m, &n_nodes);
     ph_node *matched_nodes[64];
     if (n_nodes > 64)
         n_nodes = 64;
-    for (size_t i = 0; i < n_nodes; i++)
-        matched_nodes[i] = ph_match_node_at(rw->m, i);
+    memcpy(matched_nodes, match, n_nodes * sizeof *matched_nodes);
     for (size_t i = 0; i < rw->n_repl; i += 2) {
         int rc = ph_value_replace(rw->repl[i], rw->repl[i + 1]);
         if (rc < 0) {
@@ -376,9 +406,9 @@ static int commit(ph_rewriter *rw, int *stop)
                     }
         }
     }
-    if (root_name)
+    if (root_name && rw->n_created)
         keep_root_name(rw, root, root_name);
-    else
+    else if (!root_name)
         ir_alloc_failed(rw->g->model);
     if (root_name != name_own)
         free(root_name);
@@ -397,13 +427,33 @@ static int commit(ph_rewriter *rw, int *stop)
 int pat_rewrite(ph_graph *g, const ph_match *m, ph_rule_rewrite_fn fn, const ph_params *params,
                 ph_ctx *ctx, int *stop)
 {
-    ph_rewriter rw = {.g = g, .m = m, .params = params, .ctx = ctx};
+    /* field by field: the rooms inside the rewriter need no zeroing (a
+     * field added before them must be set here: the assertion says so) */
+    _Static_assert(offsetof(ph_rewriter, created_own) == 25 * sizeof(void *) + sizeof(size_t),
+                   "every field before the rooms is set below");
+    ph_rewriter rw;
+    rw.g = g;
+    rw.m = m;
+    rw.params = params;
+    rw.ctx = ctx;
     rw.created = rw.created_own;
+    rw.n_created = 0;
     rw.cap_created = sizeof rw.created_own / sizeof *rw.created_own;
     rw.inits = rw.inits_own;
+    rw.n_inits = 0;
     rw.cap_inits = sizeof rw.inits_own / sizeof *rw.inits_own;
     rw.repl = rw.repl_own;
+    rw.n_repl = 0;
     rw.cap_repl = sizeof rw.repl_own / sizeof *rw.repl_own;
+    rw.scratch = NULL;
+    rw.n_scratch = rw.cap_scratch = 0;
+    rw.binds = NULL;
+    rw.n_binds = rw.cap_binds = 0;
+    rw.vbinds = NULL;
+    rw.n_vbinds = rw.cap_vbinds = 0;
+    rw.domains = NULL;
+    rw.n_domains = rw.cap_domains = 0;
+    rw.failed = 0;
     ph_model *model = g->model;
     int *outer = model->trap;
     model->trap = &rw.failed;
@@ -427,10 +477,14 @@ int pat_rewrite(ph_graph *g, const ph_match *m, ph_rule_rewrite_fn fn, const ph_
     }
     for (size_t i = 0; i < rw.n_domains; i++)
         free(rw.domains[i]);
-    free(rw.domains);
-    free(rw.vbinds);
-    free(rw.binds);
-    free(rw.scratch);
+    if (rw.domains) /* most rewrites allocate none of these */
+        free(rw.domains);
+    if (rw.vbinds)
+        free(rw.vbinds);
+    if (rw.binds)
+        free(rw.binds);
+    if (rw.scratch)
+        free(rw.scratch);
     if (rw.created != rw.created_own)
         free(rw.created);
     if (rw.inits != rw.inits_own)
