@@ -171,12 +171,11 @@ void ir_mapping_release(const ir_mapping *m);
  * when none was. */
 const uint8_t *ir_mapping_release_range(const ir_mapping *m, const void *lo, const void *hi);
 /* Ask for transparent huge pages on the 2 MiB-aligned part of buf[0, nbytes)
- * (a block of at least 4 MiB; only advice: the block stays what it was).
- * Before the block is touched, so that first touch costs one fault per
- * 2 MiB instead of one per 4 KiB; with `collapse`, for a block whose pages
- * are in already (a calloc'd table), also made huge now, so that random
+ * (nothing when no whole 2 MiB page lies inside; only advice: the block
+ * stays what it was).  Called before the block is touched, so that first
+ * touch costs one fault per 2 MiB instead of one per 4 KiB, and random
  * reads of it miss the TLB far less. */
-void ir_prefer_huge_pages(void *buf, size_t nbytes, int collapse);
+void ir_prefer_huge_pages(void *buf, size_t nbytes);
 
 /* ---------------------------------------------------------------- tensor */
 

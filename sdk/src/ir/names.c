@@ -10,7 +10,6 @@
  * bytes (16 MB), where a slot holding hash, key and value took 24. */
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "internal.h"
 
@@ -142,14 +141,12 @@ size_t ir_names_count(const ir_names *m, const char *key)
  * pages: it asks for huge pages (a hint; the kernel may say no). */
 static uint64_t *slots_new(size_t ncap)
 {
-#ifdef MADV_HUGEPAGE
     size_t bytes = ncap * sizeof(uint64_t), huge = (size_t)2 << 20;
     void *p = NULL;
     if (bytes >= huge && bytes / sizeof(uint64_t) == ncap && posix_memalign(&p, huge, bytes) == 0) {
-        (void)madvise(p, bytes, MADV_HUGEPAGE);
+        ir_prefer_huge_pages(p, bytes);
         return memset(p, 0, bytes);
     }
-#endif
     return calloc(ncap, sizeof(uint64_t));
 }
 

@@ -317,7 +317,7 @@ static ph_tensor *tensor_make(int dtype, size_t rank, const int64_t *dims, const
     /* a tensor of several MiB (a folded weight) is written whole right
      * away: the page faults, with the kernel zeroing each page, were most
      * of the time of folding a ResNet's BatchNormalizations */
-    ir_prefer_huge_pages(buf, nbytes, 0);
+    ir_prefer_huge_pages(buf, nbytes);
     if (data)
         memcpy(buf, data, nbytes);
     else if (zero)

@@ -322,23 +322,15 @@ void ir_unmap_file(ir_mapping *m)
     free(m);
 }
 
-#ifndef MADV_COLLAPSE
-#define MADV_COLLAPSE 25 /* Linux 6.1 */
-#endif
-
-void ir_prefer_huge_pages(void *buf, size_t nbytes, int collapse)
+void ir_prefer_huge_pages(void *buf, size_t nbytes)
 {
 #ifdef MADV_HUGEPAGE
     const uintptr_t huge = (uintptr_t)2 << 20;
-    if (nbytes < 2 * huge)
-        return;
     uintptr_t lo = ((uintptr_t)buf + huge - 1) & ~(huge - 1), hi = ((uintptr_t)buf + nbytes) & ~(huge - 1);
     if (hi <= lo)
         return;
     madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-    if (collapse) /* refused by kernels before 6.1, or when no huge page is free: then only advice */
-        madvise((void *)lo, hi - lo, MADV_COLLAPSE);
 #else
-    (void)buf, (void)nbytes, (void)collapse;
+    (void)buf, (void)nbytes;
 #endif
 }

@@ -138,11 +138,6 @@ static int graph_build(ph_graph *g, const onnx_main_graph *main, onnx_build_fact
      * output), not grown step by step: each growth reads every value again */
     if (n_src && ir_names_presize(&g->model->value_names, g->model->value_names.count + n_ins + n_inits + n_src))
         rc = ph_error_set(err, PH_ENOMEM, "out of memory");
-    /* every value's name is looked up in it at a random slot, by the build
-     * and by the passes: in 2 MiB pages, such a probe of a 16 MiB table (a
-     * million values) no longer misses the TLB as well as the cache */
-    if (!rc && n_src)
-        ir_prefer_huge_pages(g->model->value_names.slots, g->model->value_names.cap * sizeof(uint64_t), 1);
     size_t i = 0;
     for (i = 0; i < n_ins && !rc; i++)
         rc = take_input_checked(g, ins[i], err);
