@@ -113,6 +113,8 @@ int64_t ir_dims_numel(const int64_t *dims, size_t n);
 typedef struct ir_dims_table {
     int64_t **slots; /* owned array; entries in the model's arena */
     size_t cap, count;
+    const int64_t *last; /* the last answer, compared before hashing (a value's
+                          * dims are mostly its producer's input's or neighbour's) */
 } ir_dims_table;
 
 struct ph_model;
