@@ -76,8 +76,17 @@ struct infer_state {
     ph_infer_stats stats;
 };
 
+/* An interned shape (its first member), with the IR's interned dims of a
+ * value of that shape (unknown dims -1) once a value took it: setting a
+ * value's type then needs no lookup.  NULL until then, and for a shape with
+ * symbolic dims (a value of it has names, set one by one). */
+typedef struct infer_shape_entry {
+    infer_shape shape;
+    const int64_t *ir_dims;
+} infer_shape_entry;
+
 /* The interned copy of s (borrowed from st until the model is freed), or
- * NULL when out of memory. */
+ * NULL when out of memory; an infer_shape_entry's shape. */
 const infer_shape *infer_shape_intern(struct infer_state *st, const infer_shape *s);
 
 typedef struct infer_istate infer_istate;

@@ -1548,6 +1548,8 @@ static const int64_t *type_dims_interned(ph_model *m, int rank, const int64_t *d
     return e;
 }
 
+static int value_set_type_interned(ph_value *v, int dtype, int rank, const int64_t *nd);
+
 /* Observers are told of a type that differs from v's (dtype, rank, dims or
  * a symbolic dim's name); v is marked as set either way. */
 static int ph_value_set_type_(ph_value *v, int dtype, int rank, const int64_t *dims)
@@ -1563,6 +1565,12 @@ static int ph_value_set_type_(ph_value *v, int dtype, int rank, const int64_t *d
         ir_alloc_failed(m);
         return PH_ENOMEM;
     }
+    return value_set_type_interned(v, dtype, rank, nd);
+}
+
+/* v's type: dtype, and nd (interned, rank of them) or unknown (rank < 0). */
+static int value_set_type_interned(ph_value *v, int dtype, int rank, const int64_t *nd)
+{
     int same = v->dtype == dtype && v->rank == (rank >= 0 ? rank : -1) && v->dims == nd && !v->dim_params;
     if (v->dim_params)
         value_clear_type(v);
@@ -1574,6 +1582,11 @@ static int ph_value_set_type_(ph_value *v, int dtype, int rank, const int64_t *d
     v->dims = nd;
     v->rank = rank >= 0 ? rank : -1;
     return 0;
+}
+
+void ir_value_set_type_interned(ph_value *v, int dtype, int rank, const int64_t *dims)
+{
+    value_set_type_interned(v, dtype, rank, dims);
 }
 
 PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *dims)
