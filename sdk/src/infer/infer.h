@@ -63,6 +63,8 @@ typedef struct infer_shape_table {
     /* the last two distinct answers of infer_shape_intern, compared before
      * hashing: a node's output and its reader's are mostly of one type */
     const infer_shape *recent[2];
+    const infer_shape *unknown; /* the unknown type's entry once interned (every
+                                 * output before its first inference reads it) */
 } infer_shape_table;
 
 /* Per-model state (ph_model.infer, owned). */

@@ -206,10 +206,13 @@ void infer_read_type(struct infer_state *st, ph_value *v, infer_shape *s)
         } else
             s->d[i] = INFER_DIM_UNK;
     }
-    const infer_shape *shared = infer_shape_intern(st, s);
+    int unknown = s->rank < 0 && !s->dtype;
+    const infer_shape *shared = unknown && st->shapes.unknown ? st->shapes.unknown : infer_shape_intern(st, s);
     if (!shared)
         ir_alloc_failed(v->graph ? v->graph->model : NULL);
     if (shared) {
+        if (unknown)
+            st->shapes.unknown = shared;
         v->infer.shape = shared;
         v->infer.decl = s->dtype || s->rank >= 0 ? shared : NULL;
         v->by_infer = 0;
