@@ -51,7 +51,7 @@ const int64_t *ir_dims_intern(ph_model *m, const int64_t *d, size_t r)
         return NULL;
     size_t k = dims_hash(d, r) & (t->cap - 1);
     for (int64_t *e; (e = t->slots[k]); k = (k + 1) & (t->cap - 1))
-        if ((size_t)e[0] == r && memcmp(e + 1, d, r * sizeof *d) == 0)
+        if ((size_t)e[0] == r && (!r || memcmp(e + 1, d, r * sizeof *d) == 0)) /* d may be NULL when r is 0 */
             return t->last = e + 1;
     int64_t *e = ir_arena_alloc(&m->arena, (r + 1) * sizeof *e);
     if (!e)
