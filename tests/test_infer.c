@@ -503,6 +503,43 @@ START_TEST(test_shape_chain_symbolic)
 }
 END_TEST
 
+/* ph_value_set_type: unknown dims (any negative, or no dims) read -1, a
+ * symbolic dim's name goes with a new type, setting the same type again
+ * keeps it; values inferred to one static type and to one with a symbolic
+ * dim of the same sizes each read their own (the interned shape keeps the
+ * IR's dims only for types without names). */
+START_TEST(test_value_set_type_forms)
+{
+    setup_opset(13);
+    ph_value *v = in("v", F, "batch,3");
+    ck_assert_int_eq(ph_value_set_type(v, F, 3, (const int64_t[]){4, -7, 5}), 0);
+    EXPECT(v, "float[4,?,5]");
+    ck_assert_ptr_null(ph_value_dim_param(v, 0));
+    ck_assert_int_eq(ph_value_set_type(v, I64, 2, NULL), 0);
+    EXPECT(v, "int64[?,?]");
+    ck_assert_int_eq(ph_value_set_dim_param(v, 1, "n"), 0);
+    EXPECT(v, "int64[?,n]");
+    ck_assert_int_eq(ph_value_set_type(v, I64, 2, (const int64_t[]){-1, -1}), 0);
+    EXPECT(v, "int64[?,?]");
+    ck_assert_int_eq(ph_value_set_type(v, I64, 2, (const int64_t[]){-1, -1}), 0);
+    EXPECT(v, "int64[?,?]");
+    ck_assert_int_eq(ph_value_set_type(v, F, -1, NULL), 0);
+    EXPECT(v, "float[*]");
+
+    ph_value *a = out(node("Relu", 1, in("x", F, "batch,3"), END), 0);
+    ph_value *b = out(node("Relu", 1, in("y", F, "?,3"), END), 0);
+    ph_value *c = out(node("Relu", 1, in("z", F, "?,3"), END), 0);
+    ph_value *d = out(node("Relu", 1, in("w", F, "batch,3"), END), 0);
+    infer_ok();
+    EXPECT(a, "float[batch,3]");
+    EXPECT(b, "float[?,3]");
+    EXPECT(c, "float[?,3]");
+    EXPECT(d, "float[batch,3]");
+    ck_assert_ptr_null(ph_value_dim_param(c, 0));
+    ck_assert_str_eq(ph_value_dim_param(d, 0), "batch");
+}
+END_TEST
+
 START_TEST(test_shape_ops)
 {
     setup_opset(13);
@@ -1076,6 +1113,7 @@ static Suite *suite(void)
     tcase_add_test(ti, test_replace_by_constant_of_a_matmul);
     tcase_add_test(ti, test_replace_by_constant_reinfers);
     tcase_add_test(ti, test_incremental_shape_constant);
+    tcase_add_test(ti, test_value_set_type_forms);
     suite_add_tcase(s, ti);
     TCase *tm = tcase_create("models");
     tcase_add_checked_fixture(tm, NULL, teardown);

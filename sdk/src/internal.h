@@ -113,12 +113,17 @@ int64_t ir_dims_numel(const int64_t *dims, size_t n);
 typedef struct ir_dims_table {
     int64_t **slots; /* owned array; entries in the model's arena */
     size_t cap, count;
+    const int64_t *last; /* the last answer, compared before hashing (a value's
+                          * dims are mostly its producer's input's or neighbour's) */
 } ir_dims_table;
 
 struct ph_model;
 /* The interned copy of dims d[0, r) of model m (valid until ph_model_free;
  * never to be written), or NULL when out of memory. */
 const int64_t *ir_dims_intern(struct ph_model *m, const int64_t *d, size_t r);
+/* ph_value_set_type with dims already interned in v's model (ir_dims_intern,
+ * or another value's: every unknown dim -1); cannot fail. */
+void ir_value_set_type_interned(ph_value *v, int dtype, int rank, const int64_t *dims);
 /* Free m's table (the arrays go with the arena). */
 void ir_dims_free(struct ph_model *m);
 

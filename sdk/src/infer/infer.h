@@ -63,6 +63,8 @@ typedef struct infer_shape_table {
     /* the last two distinct answers of infer_shape_intern, compared before
      * hashing: a node's output and its reader's are mostly of one type */
     const infer_shape *recent[2];
+    const infer_shape *unknown; /* the unknown type's entry once interned (every
+                                 * output before its first inference reads it) */
 } infer_shape_table;
 
 /* Per-model state (ph_model.infer, owned). */
@@ -76,8 +78,17 @@ struct infer_state {
     ph_infer_stats stats;
 };
 
+/* An interned shape (its first member), with the IR's interned dims of a
+ * value of that shape (unknown dims -1) once a value took it: setting a
+ * value's type then needs no lookup.  NULL until then, and for a shape with
+ * symbolic dims (a value of it has names, set one by one). */
+typedef struct infer_shape_entry {
+    infer_shape shape;
+    const int64_t *ir_dims;
+} infer_shape_entry;
+
 /* The interned copy of s (borrowed from st until the model is freed), or
- * NULL when out of memory. */
+ * NULL when out of memory; an infer_shape_entry's shape. */
 const infer_shape *infer_shape_intern(struct infer_state *st, const infer_shape *s);
 
 typedef struct infer_istate infer_istate;

@@ -150,9 +150,10 @@ const infer_shape *infer_shape_intern(struct infer_state *st, const infer_shape 
     for (; set->slots[k]; k = (k + 1) & (set->cap - 1))
         if (infer_shape_eq(set->slots[k], s))
             return shape_recent(set, set->slots[k]);
-    infer_shape *copy = calloc(1, sizeof *copy);
-    if (!copy)
+    infer_shape_entry *entry = calloc(1, sizeof *entry); /* freed as its first member */
+    if (!entry)
         return NULL;
+    infer_shape *copy = &entry->shape;
     copy->dtype = s->dtype;
     copy->rank = s->rank;
     for (int i = 0; i < s->rank; i++)

@@ -206,10 +206,13 @@ void infer_read_type(struct infer_state *st, ph_value *v, infer_shape *s)
         } else
             s->d[i] = INFER_DIM_UNK;
     }
-    const infer_shape *shared = infer_shape_intern(st, s);
+    int unknown = s->rank < 0 && !s->dtype;
+    const infer_shape *shared = unknown && st->shapes.unknown ? st->shapes.unknown : infer_shape_intern(st, s);
     if (!shared)
         ir_alloc_failed(v->graph ? v->graph->model : NULL);
     if (shared) {
+        if (unknown)
+            st->shapes.unknown = shared;
         v->infer.shape = shared;
         v->infer.decl = s->dtype || s->rank >= 0 ? shared : NULL;
         v->by_infer = 0;
@@ -266,14 +269,25 @@ static int pc_store(ph_value *v, const infer_pc *pc)
  * write back, so a no-pass round trip stays byte-identical. */
 static int store_type(struct infer_state *st, ph_value *v, const infer_shape *s)
 {
-    int64_t dims[INFER_MAXRANK];
     int dirty = v->type_dirty, body_io = v->graph && v->graph->parent && (v->is_input || v->n_output_refs);
-    for (int i = 0; i < s->rank; i++)
-        dims[i] = s->d[i] >= 0 ? s->d[i] : -1;
-    int rc = ph_value_set_type(v, s->dtype, s->rank, dims);
-    for (int i = 0; !rc && i < s->rank; i++)
-        if (infer_is_sym(s->d[i]))
-            rc = ph_value_set_dim_param(v, i, infer_sym_name(st, s->d[i]));
+    infer_shape_entry *e = (infer_shape_entry *)s; /* s is interned */
+    int rc = 0;
+    if (e->ir_dims) {
+        ir_value_set_type_interned(v, s->dtype, s->rank, e->ir_dims);
+    } else {
+        int64_t dims[INFER_MAXRANK];
+        int syms = 0;
+        for (int i = 0; i < s->rank; i++) {
+            dims[i] = s->d[i] >= 0 ? s->d[i] : -1;
+            syms |= infer_is_sym(s->d[i]);
+        }
+        rc = ph_value_set_type(v, s->dtype, s->rank, dims);
+        for (int i = 0; !rc && i < s->rank; i++)
+            if (infer_is_sym(s->d[i]))
+                rc = ph_value_set_dim_param(v, i, infer_sym_name(st, s->d[i]));
+        if (!rc && !syms && s->rank >= 0)
+            e->ir_dims = v->dims;
+    }
     if (body_io)
         v->type_dirty = dirty;
     return rc;
@@ -323,10 +337,8 @@ int infer_write_type(struct infer_state *st, ph_value *v, const infer_shape *sin
         v->by_infer = 1;
         return 0;
     }
-    if (!same_shape && store_type(st, v, &s))
-        return ph_error_set(err, PH_ENOMEM, "out of memory");
     const infer_shape *shared = infer_shape_intern(st, &s);
-    if (!shared || pc_store(v, pc))
+    if (!shared || (!same_shape && store_type(st, v, shared)) || pc_store(v, pc))
         return ph_error_set(err, PH_ENOMEM, "out of memory");
     vi->shape = shared;
     v->by_infer = 1;

@@ -45,12 +45,14 @@ const int64_t *ir_dims_intern(ph_model *m, const int64_t *d, size_t r)
     if (!m)
         return NULL;
     ir_dims_table *t = &m->dims;
+    if (t->last && (size_t)t->last[-1] == r && (!r || memcmp(t->last, d, r * sizeof *d) == 0))
+        return t->last;
     if (2 * (t->count + 1) > t->cap && dims_grow(t))
         return NULL;
     size_t k = dims_hash(d, r) & (t->cap - 1);
     for (int64_t *e; (e = t->slots[k]); k = (k + 1) & (t->cap - 1))
-        if ((size_t)e[0] == r && memcmp(e + 1, d, r * sizeof *d) == 0)
-            return e + 1;
+        if ((size_t)e[0] == r && (!r || memcmp(e + 1, d, r * sizeof *d) == 0)) /* d may be NULL when r is 0 */
+            return t->last = e + 1;
     int64_t *e = ir_arena_alloc(&m->arena, (r + 1) * sizeof *e);
     if (!e)
         return NULL;
@@ -59,7 +61,7 @@ const int64_t *ir_dims_intern(ph_model *m, const int64_t *d, size_t r)
         memcpy(e + 1, d, r * sizeof *d);
     t->slots[k] = e;
     t->count++;
-    return e + 1;
+    return t->last = e + 1;
 }
 
 void ir_dims_free(ph_model *m) { free(m->dims.slots); }

@@ -1527,30 +1527,66 @@ PH_API const char *ph_value_dim_param(const ph_value *v, int i)
     return i >= 0 && i < v->rank && v->dim_params ? v->dim_params[i] : NULL;
 }
 
-static int ph_value_set_type_(ph_value *v, int dtype, int rank, const int64_t *dims)
+/* The interned form of dims[0, rank) with every unknown dim -1 (dims NULL:
+ * all unknown): dims themselves when they are in that form already (the
+ * common case: no copy), else a normalized copy.  NULL when out of memory. */
+static const int64_t *type_dims_interned(ph_model *m, int rank, const int64_t *dims)
 {
-    value_clear_type(v);
-    v->type_dirty = 1;
-    v->infer_fresh = 0;
-    ir_notify_type_changed(v);
-    v->dtype = dtype;
-    if (rank < 0)
-        return 0;
-    size_t r = (size_t)rank;
+    size_t r = (size_t)rank, i = 0;
+    while (dims && i < r && dims[i] >= -1)
+        i++;
+    if (i == r)
+        return ir_dims_intern(m, dims, r);
     int64_t small[16], *d = r <= 16 ? small : malloc(r * sizeof *d);
-    if (!d) {
-        ir_alloc_failed(v->graph ? v->graph->model : NULL);
-        return PH_ENOMEM;
-    }
-    for (size_t i = 0; i < r; i++)
+    if (!d)
+        return NULL;
+    for (i = 0; i < r; i++)
         d[i] = dims && dims[i] >= 0 ? dims[i] : -1;
-    int rc = value_set_dims(v, d, r);
+    const int64_t *e = ir_dims_intern(m, d, r);
     if (d != small)
         free(d);
-    if (rc)
+    return e;
+}
+
+static int value_set_type_interned(ph_value *v, int dtype, int rank, const int64_t *nd);
+
+/* Observers are told of a type that differs from v's (dtype, rank, dims or
+ * a symbolic dim's name); v is marked as set either way. */
+static int ph_value_set_type_(ph_value *v, int dtype, int rank, const int64_t *dims)
+{
+    ph_model *m = v->graph ? v->graph->model : NULL;
+    const int64_t *nd = NULL;
+    if (rank >= 0 && !(nd = type_dims_interned(m, rank, dims))) {
+        value_clear_type(v);
+        v->type_dirty = 1;
+        v->infer_fresh = 0;
+        ir_notify_type_changed(v);
+        v->dtype = dtype;
+        ir_alloc_failed(m);
         return PH_ENOMEM;
-    v->rank = rank;
+    }
+    return value_set_type_interned(v, dtype, rank, nd);
+}
+
+/* v's type: dtype, and nd (interned, rank of them) or unknown (rank < 0). */
+static int value_set_type_interned(ph_value *v, int dtype, int rank, const int64_t *nd)
+{
+    int same = v->dtype == dtype && v->rank == (rank >= 0 ? rank : -1) && v->dims == nd && !v->dim_params;
+    if (v->dim_params)
+        value_clear_type(v);
+    v->type_dirty = 1;
+    v->infer_fresh = 0;
+    if (!same)
+        ir_notify_type_changed(v);
+    v->dtype = dtype;
+    v->dims = nd;
+    v->rank = rank >= 0 ? rank : -1;
     return 0;
+}
+
+void ir_value_set_type_interned(ph_value *v, int dtype, int rank, const int64_t *dims)
+{
+    value_set_type_interned(v, dtype, rank, dims);
 }
 
 PH_API int ph_value_set_type(ph_value *v, int dtype, int rank, const int64_t *dims)
