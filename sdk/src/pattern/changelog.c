@@ -11,7 +11,8 @@
  * of the graph or more walks the whole graph anyway (ph_ctx_changed_nodes),
  * so entries farther back than that from the end, and behind every
  * attached worklist, are dropped (a reader whose position fell off is told
- * "everything").
+ * "everything").  A node removed from its graph leaves the log then (no
+ * reader looks at removed nodes), so a look does not read it to see that.
  *
  * Held nodes: a worklist's agendas keep nodes from one pass of a stage to
  * a later one, while the host frees removed nodes in between (at each
@@ -54,8 +55,8 @@ static void log_trim(struct pat_changelog *log, const ph_model *m)
 
 static void log_touch(ph_node *n)
 {
-    if (!n || !n->graph || !n->graph->model)
-        return;
+    if (!n || n->removed || !n->graph || !n->graph->model)
+        return; /* (a removed node is nothing a reader looks at) */
     struct pat_changelog *log = n->graph->model->changes;
     if (!log)
         return;
@@ -97,6 +98,9 @@ static void on_type_changed(void *self, ph_value *v)
         log_touch(v->uses[i].node);
 }
 
+/* A node removed (ph_node_remove, on a large rewrite a third to a half of
+ * the nodes logged) or freed leaves the log and the held table: its entries
+ * become holes, so a look or a run skips it without reading it. */
 static void on_node_freed(void *self, ph_node *n)
 {
     struct pat_changelog *log = self; /* never n->graph: it may be gone */
@@ -128,6 +132,7 @@ static const ir_observer_ops log_observer = {
     .uses_changed = on_uses_changed,
     .type_changed = on_type_changed,
     .node_freed = on_node_freed,
+    .node_removed = on_node_freed,
     .model_freed = on_model_freed,
 };
 
