@@ -273,9 +273,16 @@ typedef struct ir_observer_ops {
     /* v's known type changed */
     void (*type_changed)(void *self, ph_value *v);
     void (*model_freed)(void *self, ph_model *m);
+    /* n was removed from its graph (ph_node_remove): n->removed is set, its
+     * inputs and outputs' uses are dropped; it is freed (node_freed) later */
+    void (*node_removed)(void *self, ph_node *n);
 } ir_observer_ops;
 
 #define IR_MAX_OBSERVERS 4
+
+/* The events every rewrite sends: per event, the slots of the observers
+ * that listen (ph_model.listen), so a notification calls only them. */
+enum { IR_EV_NODE_CHANGED, IR_EV_INPUT_REPLACED, IR_EV_USES_CHANGED, IR_EV_NODE_REMOVED, IR_EV__COUNT };
 
 typedef struct ir_observer {
     const ir_observer_ops *ops;
@@ -493,6 +500,9 @@ struct ph_model {
     size_t n_nodes_total;          /* nodes of every graph reachable from the main one */
     ir_observer observers[IR_MAX_OBSERVERS];
     int n_observers;
+    /* listen[e][0]: how many observers listen to event e (IR_EV_*), then
+     * their slots in observers[], in its order (ir/observe.c keeps it) */
+    unsigned char listen[IR_EV__COUNT][IR_MAX_OBSERVERS + 1];
     ir_arena *arena;              /* owned: nodes the loader read, value names (ir/arena.c) */
     ir_dims_table dims;            /* the values' dims, interned in the arena (ir/dims.c) */
     int *trap;                     /* see ir_note; NULL when none is set */
@@ -692,6 +702,7 @@ void ir_notify_input_replaced(ph_node *n, const ph_value *old, const ph_value *r
 void ir_notify_uses_changed(ph_value *v);
 /* the model is given: a freed node's or value's graph may be gone */
 void ir_notify_node_freed(ph_model *m, ph_node *n);
+void ir_notify_node_removed(ph_model *m, ph_node *n);
 void ir_notify_value_freed(ph_model *m, ph_value *v);
 void ir_notify_graph_freed(ph_graph *g);
 void ir_notify_type_changed(ph_value *v);

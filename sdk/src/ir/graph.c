@@ -31,13 +31,18 @@ static int value_reserve_uses(ph_value *v, size_t need)
 
 /* v is not dead (every caller checks: a dead value's uses field links the
  * list of values to free). */
+static inline void add_use_reserved(ph_value *v, ph_node *n, uint32_t index)
+{
+    v->uses[v->n_uses] = (ir_use){n, index};
+    n->use_pos[index] = (uint32_t)v->n_uses;
+    v->n_uses++;
+}
+
 int ir_add_use(ph_value *v, ph_node *n, uint32_t index)
 {
     if (value_reserve_uses(v, (size_t)v->n_uses + 1))
         return PH_ENOMEM;
-    v->uses[v->n_uses] = (ir_use){n, index};
-    n->use_pos[index] = (uint32_t)v->n_uses;
-    v->n_uses++;
+    add_use_reserved(v, n, index);
     ir_notify_uses_changed(v);
     return 0;
 }
@@ -1125,6 +1130,7 @@ PH_API int ph_node_remove(ph_node *n)
     n->grave_next = m->grave_nodes;
     m->grave_nodes = n;
     m->n_grave_nodes++;
+    ir_notify_node_removed(m, n);
     return 0;
 }
 
@@ -1475,11 +1481,15 @@ PH_API int ph_value_replace(ph_value *old, ph_value *repl)
         return old == repl ? 0 : PH_EBUSY;
     if (value_reserve_uses(repl, (size_t)repl->n_uses + old->n_uses))
         return PH_ENOMEM;
-    while (old->n_uses) {
+    /* repl is told it gained uses once, when the first reader moved (the
+     * observers saw it so before, once per reader, to the same effect) */
+    for (int told = 0; old->n_uses; told = 1) {
         ir_use u = old->uses[old->n_uses - 1];
         old->n_uses--;
         u.node->inputs[u.index] = repl;
-        ir_add_use(repl, u.node, u.index); /* capacity reserved above */
+        add_use_reserved(repl, u.node, u.index); /* capacity reserved above */
+        if (!told)
+            ir_notify_uses_changed(repl);
         ir_order_check(repl, u.node);
         ir_notify_input_replaced(u.node, old, repl);
     }

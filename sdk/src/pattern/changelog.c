@@ -11,7 +11,8 @@
  * of the graph or more walks the whole graph anyway (ph_ctx_changed_nodes),
  * so entries farther back than that from the end, and behind every
  * attached worklist, are dropped (a reader whose position fell off is told
- * "everything").
+ * "everything").  A node removed from its graph leaves the log then (no
+ * reader looks at removed nodes), so a look does not read it to see that.
  *
  * Held nodes: a worklist's agendas keep nodes from one pass of a stage to
  * a later one, while the host frees removed nodes in between (at each
@@ -54,8 +55,8 @@ static void log_trim(struct pat_changelog *log, const ph_model *m)
 
 static void log_touch(ph_node *n)
 {
-    if (!n || !n->graph || !n->graph->model)
-        return;
+    if (!n || n->removed || !n->graph || !n->graph->model)
+        return; /* (a removed node is nothing a reader looks at) */
     struct pat_changelog *log = n->graph->model->changes;
     if (!log)
         return;
@@ -97,15 +98,28 @@ static void on_type_changed(void *self, ph_value *v)
         log_touch(v->uses[i].node);
 }
 
-static void on_node_freed(void *self, ph_node *n)
+/* A node removed (ph_node_remove: on a large rewrite a third to a half of
+ * the nodes logged) leaves the log: its entry becomes a hole, so a look
+ * skips it without reading it.  Its held entry stays until it is freed
+ * (the table is most often emptied before, and a run reads its candidates
+ * anyway, where a check here would be a miss in the table each). */
+static void log_unlog(struct pat_changelog *log, ph_node *n)
 {
-    struct pat_changelog *log = self; /* never n->graph: it may be gone */
     if (log && n->log_pos && n->log_pos - 1 >= log->base && n->log_pos - 1 < log->n &&
         pat_log_at(log, n->log_pos - 1) == n)
         log->items[n->log_pos - 1 - log->base] = NULL;
+    n->log_pos = 0;
+}
+
+static void on_node_removed(void *self, ph_node *n) { log_unlog(self, n); }
+
+/* A node freed leaves the log and the held table. */
+static void on_node_freed(void *self, ph_node *n)
+{
+    struct pat_changelog *log = self; /* never n->graph: it may be gone */
+    log_unlog(log, n);
     if (log && n->held_pos && n->held_pos - 1 < log->n_held && log->held[n->held_pos - 1] == n)
         log->held[n->held_pos - 1] = NULL;
-    n->log_pos = 0;
     n->held_pos = 0;
 }
 
@@ -128,6 +142,7 @@ static const ir_observer_ops log_observer = {
     .uses_changed = on_uses_changed,
     .type_changed = on_type_changed,
     .node_freed = on_node_freed,
+    .node_removed = on_node_removed,
     .model_freed = on_model_freed,
 };
 

@@ -307,20 +307,25 @@ static int apply(ph_ruleset *rs, size_t r, ph_match *m, ph_node *n, const ph_par
         *stop = 1;
         return 0;
     }
-    /* a callback that explains its failure (ph_ctx_error) keeps its words */
+    /* a callback that explains its failure (ph_ctx_error) keeps its words:
+     * the message before the rewrite is kept to tell them apart (on the
+     * stack: the context holds at most 511 characters) */
+    char saved[512];
     const char *before = ctx ? ph_ctx_last_error(ctx) : "";
-    char *saved = *before ? strdup(before) : NULL;
+    size_t len = strlen(before);
+    if (len >= sizeof saved)
+        len = sizeof saved - 1;
+    memcpy(saved, before, len);
+    saved[len] = 0;
     int rc = pat_rewrite(n->graph, m, rs->rules[r].rewrite, params, ctx, stop);
     if (rc < 0 && ctx) {
         const char *now = ph_ctx_last_error(ctx);
         char own[512] = "";
-        if (*now && (!saved || strcmp(now, saved) != 0))
+        if (*now && strcmp(now, saved) != 0)
             snprintf(own, sizeof own, "%s", now);
-        free(saved);
         return ph_ctx_error(ctx, rc, "rule '%.200s' at node '%.100s': %s", rule_name(rs, r), ph_node_name(n),
                             *own ? own : ph_strerror(rc));
     }
-    free(saved);
     return rc;
 }
 
