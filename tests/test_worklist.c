@@ -5,7 +5,8 @@
  * under a worklist is forgotten; a member's first run meets its nodes in
  * the order a scan of the graph would (its rewrites enabling later nodes
  * in the same run); randomized stages agree with separate rule-set runs,
- * also with every set given twice. */
+ * also with every set given twice, and with sets of the same patterns but
+ * other conditions. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -242,6 +243,51 @@ START_TEST(sets_given_twice_agree)
 }
 END_TEST
 
+/* Rule sets with the same patterns whose conditions differ (a look asks
+ * the first of such twins, and puts the node on the agendas of all): each
+ * still runs its own condition, at its own place.  On Neg and Abs both
+ * (the first look's buckets per op), and on Neg alone, each refusing
+ * everything first and accepting in its twin; a set between the twins. */
+static int refuse(const ph_match *m, const ph_params *params)
+{
+    (void)m, (void)params;
+    return 0;
+}
+
+static int accept(const ph_match *m, const ph_params *params)
+{
+    (void)m, (void)params;
+    return 1;
+}
+
+static const ph_rule neg_abs_refusing[] = {{"neg_neg", "a = Neg(x); y = Neg(a)", refuse, to_inner},
+                                           {"abs_abs", "a = Abs(x); y = Abs(a)\n=>\ny = a", refuse, NULL},
+                                           {0}};
+static const ph_rule neg_abs_accepting[] = {{"neg_neg", "a = Neg(x); y = Neg(a)", accept, to_inner},
+                                            {"abs_abs", "a = Abs(x); y = Abs(a)\n=>\ny = a", accept, NULL},
+                                            {0}};
+static const ph_rule neg_refusing[] = {{"neg_neg", "a = Neg(x); y = Neg(a)", refuse, to_inner}, {0}};
+
+START_TEST(twins_run_their_own_conditions)
+{
+    ph_error err = {0};
+    const ph_rule *tables[5] = {neg_abs_refusing, relu_rules, neg_abs_accepting, neg_refusing, neg_rules};
+    ph_ruleset *sets[5];
+    for (size_t i = 0; i < 5; i++)
+        ck_assert(sets[i] = ph_ruleset_new(tables[i], &err));
+    random_stages(sets, 5, 4242);
+    /* the accepting twins rewrite what the refusing ones left */
+    static const char *const ops[] = {"Neg", "Neg", "Abs", "Abs", "Sigmoid", "Relu", "Neg"};
+    ph_model *m = chain_model(ops, 7, 0);
+    for (size_t i = 0; i < 5; i++)
+        ph_ruleset_reset(sets[i]);
+    ck_assert_int_eq(stage(m, sets, 5, 1), 4); /* Neg Neg, Abs Abs, Relu(Sigmoid) -> Neg, then Neg Neg */
+    ck_assert_int_eq(ph_graph_node_count(ph_model_graph(m)), 1);
+    ph_model_free(m);
+    free_sets(sets, 5);
+}
+END_TEST
+
 int main(void)
 {
     Suite *s = suite_create("worklist");
@@ -251,6 +297,7 @@ int main(void)
     tcase_add_test(tc, first_run_in_scan_order);
     tcase_add_test(tc, random_stages_agree);
     tcase_add_test(tc, sets_given_twice_agree);
+    tcase_add_test(tc, twins_run_their_own_conditions);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);
     srunner_set_fork_status(sr, CK_NOFORK); /* cases that only compute share one process */

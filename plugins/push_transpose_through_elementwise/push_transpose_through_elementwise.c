@@ -136,12 +136,22 @@ static int leads_to_transpose(const ph_value *v, const perm_info *pi)
     return 0;
 }
 
+/* The perm is found on the stack and handed to the rewrite only for a push
+ * (most nodes asked have no Transpose above them). */
 static int worth_it(const ph_match *m, const ph_params *params)
 {
-    perm_info *pi = ph_match_state(m, sizeof *pi);
+    perm_info found;
+    found.rank = 0;
     ph_node *n = ph_match_root(m);
-    int k = pi ? classify(n, NULL, pi) : 0;
-    return !pi ? PH_ENOMEM : k >= 2 || (k == 1 && leads_to_transpose(ph_node_output(n, 0), pi));
+    int k = classify(n, NULL, &found);
+    if (!(k >= 2 || (k == 1 && leads_to_transpose(ph_node_output(n, 0), &found))))
+        return 0;
+    perm_info *pi = ph_match_state(m, sizeof *pi);
+    if (!pi)
+        return PH_ENOMEM;
+    pi->rank = found.rank;
+    memcpy(pi->perm, found.perm, (size_t)found.rank * sizeof *pi->perm);
+    return 1;
 }
 
 static int push(ph_rewriter *rw, const ph_match *m)

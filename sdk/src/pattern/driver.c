@@ -58,6 +58,9 @@ typedef struct wl_slot {
     uint32_t word;   /* member / 64: its word of a node's pending bits */
     uint64_t bit;    /* 1 << member % 64 */
     uint32_t dest;   /* dest[k] */
+    /* the member's twins (ph_worklist.twin_of) anchored on this op: the
+     * slots twins .. twins + n_twins, after the op's looked-at slots */
+    uint32_t twins, n_twins;
 } wl_slot;
 
 typedef struct wl_agenda {
@@ -76,7 +79,17 @@ struct ph_worklist {
      * member that cannot reach it */
     int *kreach;
     uint32_t *order;
-    wl_slot *slots;         /* slots[j]: what a look reads of slot order[j] */
+    /* what a look reads of each op's slots: slots[by_op[op] .. look_end[op]]
+     * in order[]'s order, the members that are no other's twin; then, for
+     * each of those in turn, its twins (see twin_of) */
+    wl_slot *slots;
+    uint32_t look_end[PH_OP__COUNT];
+    /* twin_of[i]: the first member whose rule set has the same forms as
+     * member i's, on every op in the same order (a pass given twice: the
+     * same pattern texts); i itself when there is none before it.  Twins
+     * match at the same nodes and reach as far, so a look asks the first
+     * one and puts the node on the agendas of all. */
+    uint32_t *twin_of;
     unsigned char anchor[PH_OP__COUNT];
     unsigned char reached_op[PH_OP__COUNT]; /* a member anchored on the op reaches (set by each look) */
     int depth;              /* greatest member depth */
@@ -163,8 +176,27 @@ static int number_forms(ph_worklist *wl)
         }
     }
     free(slot);
-    /* members with the same forms on an op (before unshared keys are made
-     * alike below) */
+    /* twins (before unshared keys are made alike below) */
+    for (size_t i = 0; i < wl->n; i++) {
+        wl->twin_of[i] = (uint32_t)i;
+        size_t n_e = pat_ruleset_n_entries(wl->sets[i]);
+        for (size_t o = 0; o < i && wl->twin_of[i] == i; o++) {
+            if (wl->twin_of[o] != o || pat_ruleset_n_entries(wl->sets[o]) != n_e ||
+                memcmp(wl->form_ids[o], wl->form_ids[i], n_e * sizeof **wl->form_ids) != 0)
+                continue;
+            int alike = 1;
+            for (int op = 0; op < PH_OP__COUNT && alike; op++) {
+                size_t lo, hi, olo, ohi;
+                pat_ruleset_op_entries(wl->sets[i], (ph_op)op, &lo, &hi);
+                pat_ruleset_op_entries(wl->sets[o], (ph_op)op, &olo, &ohi);
+                alike = lo == olo && hi == ohi;
+            }
+            if (alike)
+                wl->twin_of[i] = (uint32_t)o;
+        }
+    }
+    /* members with the same forms on an op, twins aside (a look does not
+     * ask those) */
     uint32_t n_k = wl->by_op[PH_OP__COUNT];
     wl->same = malloc((n_k ? n_k : 1) * sizeof *wl->same);
     wl->same_stamp = calloc(n_k ? n_k : 1, sizeof *wl->same_stamp);
@@ -177,11 +209,15 @@ static int number_forms(ph_worklist *wl)
             size_t lo, hi;
             pat_ruleset_op_entries(wl->sets[i], (ph_op)op, &lo, &hi);
             wl->same[k] = k;
+            if (wl->twin_of[i] != i) {
+                wl->same[k] = UINT32_MAX;
+                continue;
+            }
             for (uint32_t j = wl->by_op[op]; j < k && wl->same[k] == k; j++) {
                 uint32_t o = wl->members[j];
                 size_t olo, ohi;
                 pat_ruleset_op_entries(wl->sets[o], (ph_op)op, &olo, &ohi);
-                if (wl->same[j] == j && ohi - olo == hi - lo &&
+                if (wl->same[j] == j && wl->twin_of[o] == o && ohi - olo == hi - lo &&
                     !memcmp(wl->form_ids[o] + olo, wl->form_ids[i] + lo, (hi - lo) * sizeof **wl->form_ids))
                     wl->same[k] = j;
             }
@@ -190,7 +226,7 @@ static int number_forms(ph_worklist *wl)
     if (!followed)
         return PH_ENOMEM;
     for (uint32_t k = 0; k < n_k; k++)
-        if (wl->same[k] != k)
+        if (wl->same[k] != k && wl->same[k] != UINT32_MAX)
             followed[wl->same[k]] = 1;
     for (uint32_t k = 0; k < n_k; k++)
         if (wl->same[k] == k && !followed[k])
@@ -200,8 +236,8 @@ static int number_forms(ph_worklist *wl)
     uint32_t *uses = calloc(keys ? keys : 1, sizeof *uses);
     if (!uses)
         return PH_ENOMEM;
-    for (size_t i = 0; i < wl->n; i++)
-        for (size_t e = 0; e < pat_ruleset_n_entries(wl->sets[i]); e++)
+    for (size_t i = 0; i < wl->n; i++) /* (twins are not asked) */
+        for (size_t e = 0; wl->twin_of[i] == i && e < pat_ruleset_n_entries(wl->sets[i]); e++)
             uses[wl->form_ids[i][e]]++;
     for (size_t i = 0; i < wl->n; i++)
         for (size_t e = 0; e < pat_ruleset_n_entries(wl->sets[i]); e++)
@@ -238,12 +274,30 @@ static int buckets(ph_worklist *wl)
     return 0;
 }
 
-/* The slots in order[], as a look reads them. */
+/* The slots in order[], as a look reads them: on each op the members that
+ * are no other's twin, then the twins of each. */
 static void fill_slots(ph_worklist *wl)
 {
-    for (uint32_t j = 0; j < wl->by_op[PH_OP__COUNT]; j++) {
-        uint32_t k = wl->order[j], i = wl->members[k];
-        wl->slots[j] = (wl_slot){wl->kreach[k], i, wl->same[k], i / 64, (uint64_t)1 << (i % 64), wl->dest[k]};
+    for (int op = 0; op < PH_OP__COUNT; op++) {
+        uint32_t lo = wl->by_op[op], hi = wl->by_op[op + 1], at = lo;
+        for (uint32_t j = lo; j < hi; j++) {
+            uint32_t k = wl->order[j], i = wl->members[k];
+            if (wl->twin_of[i] == i)
+                wl->slots[at++] = (wl_slot){wl->kreach[k], i, wl->same[k], i / 64, (uint64_t)1 << (i % 64),
+                                            wl->dest[k], 0, 0};
+        }
+        wl->look_end[op] = at;
+        for (uint32_t s = lo; s < wl->look_end[op]; s++) {
+            wl->slots[s].twins = at;
+            for (uint32_t j = lo; j < hi; j++) {
+                uint32_t k = wl->order[j], i = wl->members[k];
+                if (i != wl->slots[s].member && wl->twin_of[i] == wl->slots[s].member) {
+                    wl->slots[at++] = (wl_slot){wl->kreach[k], i, wl->same[k], i / 64, (uint64_t)1 << (i % 64),
+                                                wl->dest[k], 0, 0};
+                    wl->slots[s].n_twins++;
+                }
+            }
+        }
     }
 }
 
@@ -260,10 +314,11 @@ PH_API ph_worklist *ph_worklist_new(ph_ruleset *const *sets, size_t n, ph_error 
         wl->order = malloc(n * PH_OP__COUNT * sizeof *wl->order);
         wl->slots = malloc(n * PH_OP__COUNT * sizeof *wl->slots);
         wl->dest = malloc(n * PH_OP__COUNT * sizeof *wl->dest);
+        wl->twin_of = malloc(n * sizeof *wl->twin_of);
         wl->words = (n + 63) / 64;
     }
     if (!wl || (n && (!wl->sets || !wl->agenda || !wl->ran || !wl->reach || !wl->members || !wl->kreach ||
-                      !wl->order || !wl->slots || !wl->dest))) {
+                      !wl->order || !wl->slots || !wl->dest || !wl->twin_of))) {
         ph_worklist_free(wl);
         ph_error_set(err, PH_ENOMEM, "out of memory");
         return NULL;
@@ -367,6 +422,7 @@ PH_API void ph_worklist_free(ph_worklist *wl)
     free(wl->order);
     free(wl->slots);
     free(wl->dest);
+    free(wl->twin_of);
     free(wl->cands);
     free(wl->queue);
     free(wl->reached);
@@ -387,7 +443,8 @@ static uint32_t held_index(const ph_worklist *wl, const ph_node *n)
 /* n goes on the member's agenda, or the bucket `dest` that will be
  * appended to it.  *held: n's entry in the log's held table, UINT32_MAX
  * until it has one (then push gives it one). */
-static int push(ph_worklist *wl, size_t member, uint32_t dest, ph_node *n, uint32_t *held)
+static inline __attribute__((always_inline)) int push(ph_worklist *wl, size_t member, uint32_t dest, ph_node *n,
+                                                     uint32_t *held)
 {
     if (*held == UINT32_MAX && pat_log_hold(wl->log, n, held))
         return PH_ENOMEM;
@@ -414,9 +471,38 @@ static int push(ph_worklist *wl, size_t member, uint32_t dest, ph_node *n, uint3
     return 0;
 }
 
+/* 1 if n is pending (its row of pending bits: pend) for every twin of slot x. */
+static inline int twins_pending(const wl_slot *slots, const wl_slot *x, const uint64_t *pend)
+{
+    for (uint32_t t = x->twins; t < x->twins + x->n_twins; t++)
+        if (!(pend[slots[t].word] & slots[t].bit))
+            return 0;
+    return 1;
+}
+
+/* push for each twin of slot x, once push put held node `idx` on x's
+ * member's agenda (so its row of pending bits exists).  Kept apart from
+ * classify's loop, which most worklists run without twins. */
+static __attribute__((noinline)) int push_twins(ph_worklist *wl, const wl_slot *x, uint32_t idx, int bucketed)
+{
+    uint64_t *row = wl->pending + (size_t)idx * wl->words;
+    for (uint32_t t = x->twins; t < x->twins + x->n_twins; t++) {
+        const wl_slot *y = &wl->slots[t];
+        if (row[y->word] & y->bit)
+            continue;
+        wl_agenda *a = &wl->agenda[bucketed ? y->dest : y->member];
+        if (a->n == a->cap && ir_grow((void **)&a->idx, &a->cap, a->n + 1, sizeof *a->idx))
+            return PH_ENOMEM;
+        row[y->word] |= y->bit;
+        a->idx[a->n++] = idx;
+    }
+    return 0;
+}
+
 /* The members anchored on n's op that reach `dist` hops, for which n is
  * not already pending, and whose patterns match at n get n on their
- * agendas (a pending node is tried in full at the member's run anyway).
+ * agendas (a pending node is tried in full at the member's run anyway);
+ * a member's twins get it with it.
  * `fresh`: nothing is pending on this worklist (its first look at a model
  * classifies each node once), so n's held entry is not read until a member
  * takes it.  `bucketed`: a member anchored on several ops gets n in its
@@ -425,7 +511,7 @@ static int push(ph_worklist *wl, size_t member, uint32_t dest, ph_node *n, uint3
  * other's order. */
 static int classify(ph_worklist *wl, ph_node *n, int dist, int fresh, int bucketed)
 {
-    uint32_t lo = wl->by_op[n->op], hi = wl->by_op[n->op + 1];
+    uint32_t lo = wl->by_op[n->op], hi = wl->look_end[n->op];
     const wl_slot *slots = wl->slots;
     if (lo == hi || dist >= slots[lo].reach)
         return 0;
@@ -437,7 +523,7 @@ static int classify(ph_worklist *wl, ph_node *n, int dist, int fresh, int bucket
         if (dist >= x->reach)
             break;
         uint32_t i = x->member;
-        if (pend && (pend[x->word] & x->bit))
+        if (pend && (pend[x->word] & x->bit) && (!x->n_twins || twins_pending(slots, x, pend)))
             continue;
         uint32_t s = x->same; /* the members with these forms share the answer */
         int hit;
@@ -453,6 +539,8 @@ static int classify(ph_worklist *wl, ph_node *n, int dist, int fresh, int bucket
         }
         if (hit) {
             int rc = push(wl, i, bucketed ? x->dest : i, n, &idx);
+            if (!rc && x->n_twins)
+                rc = push_twins(wl, x, idx, bucketed);
             if (rc)
                 return rc;
             pend = wl->pending + (size_t)idx * wl->words; /* push may have moved the table */
