@@ -481,9 +481,8 @@ static inline int twins_pending(const wl_slot *slots, const wl_slot *x, const ui
 }
 
 /* push for each twin of slot x, once push put held node `idx` on x's
- * member's agenda (so its row of pending bits exists).  Kept apart from
- * classify's loop, which most worklists run without twins. */
-static __attribute__((noinline)) int push_twins(ph_worklist *wl, const wl_slot *x, uint32_t idx, int bucketed)
+ * member's agenda (so its row of pending bits exists). */
+static inline int push_twins(ph_worklist *wl, const wl_slot *x, uint32_t idx, int bucketed)
 {
     uint64_t *row = wl->pending + (size_t)idx * wl->words;
     for (uint32_t t = x->twins; t < x->twins + x->n_twins; t++) {
