@@ -43,7 +43,7 @@ static int fuse(ph_rewriter *rw, const ph_match *m)
 }
 
 static const ph_rule rules[] = {
-    {"matmul_add", "mm = MatMul(a:rank=2, b:const:floating:rank=2)\ny = Add(mm, c:const)", bias_fits, fuse},
+    {"matmul_add", "mm = MatMul(a:rank=2, b:const:floating)\ny = Add(mm, c:const)", bias_fits, fuse},
     {0}};
 
 PH_PASS_DEFINE(
