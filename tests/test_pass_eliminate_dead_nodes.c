@@ -241,6 +241,37 @@ START_TEST(second_call_finds_a_far_change)
 }
 END_TEST
 
+/* A later call on a model with a body finds an initializer the body left
+ * unused, also when the body has no node (a node of an unknown domain
+ * holding an empty graph attribute: the model's node count is the main
+ * graph's, as for a model without bodies). */
+START_TEST(later_call_finds_a_body_initializer)
+{
+    ph_model *m = far_model();
+    ph_graph *g = ph_model_graph(m);
+    ph_value *x = input_x(m);
+    ph_node *custom = ph_node_create(g, NULL, "Custom", 1, &x, 1);
+    ck_assert_ptr_nonnull(custom);
+    ck_assert_int_eq(ph_node_set_domain(custom, "my.domain"), 0);
+    ck_assert_int_eq(ph_graph_add_output(g, ph_node_output(custom, 0)), 0);
+    ph_graph *body = ph_node_add_subgraph(custom, "body");
+    ck_assert_ptr_nonnull(body);
+    ph_ctx *ctx = ph_ctx_new(NULL, NULL);
+    ck_assert_int_eq(run_in(ctx, "eliminate_dead_nodes", m), 0);
+    float zeros[4] = {0};
+    int64_t dims[1] = {4};
+    ck_assert_ptr_nonnull(ph_graph_add_initializer(body, "unused_w", ph_tensor_new(PH_DT_FLOAT, 1, dims, zeros)));
+    ph_node *add = producer_of(m, "z");
+    ck_assert_int_eq(ph_node_set_input(add, 0, x), 0);
+    ck_assert_int_eq(ph_node_set_input(add, 1, x), 0);
+    ck_assert_int_eq(run_in(ctx, "eliminate_dead_nodes", m), 5); /* Exp, Tanh, Sin, w, unused_w */
+    ck_assert_uint_eq(ph_graph_initializer_count(g), 0);
+    ck_assert_uint_eq(ph_graph_initializer_count(body), 0);
+    ph_ctx_free(ctx);
+    ph_model_free(m);
+}
+END_TEST
+
 /* The near sweep removes what the full one removes, in its order (the
  * latest first), and a call on another model in between looks at all. */
 START_TEST(near_sweep_order_and_other_models)
@@ -311,6 +342,7 @@ int main(void)
     tcase_add_test(tc, changed_nodes_since_the_last_call);
     tcase_add_test(tc, a_reader_far_behind_is_told_everything);
     tcase_add_test(tc, second_call_finds_a_far_change);
+    tcase_add_test(tc, later_call_finds_a_body_initializer);
     tcase_add_test(tc, near_sweep_order_and_other_models);
     suite_add_tcase(s, tc);
     SRunner *sr = srunner_create(s);

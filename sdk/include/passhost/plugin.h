@@ -261,9 +261,10 @@ PH_API int ph_ctx_changed_nodes(ph_ctx *ctx, ph_model *m, ph_node ***nodes, size
  * dead, and transitively the producers that removals leave dead, are
  * removed in the order the full sweep would remove them (the latest
  * first), then every unused initializer of g as the full sweep does.
- * When g is not the main graph, some graph under it has nodes, or n is a
- * quarter of g's nodes or more (then the walk along the list costs less),
- * this is the full sweep.  Returns how many were removed, or PH_ENOMEM. */
+ * When g is not the main graph, its model holds a body (a graph
+ * attribute, even one without nodes: the full sweep also looks at the
+ * bodies' initializers), or n is a quarter of g's nodes or more (then the
+ * walk along the list costs less), this is the full sweep.  Returns how many were removed, or PH_ENOMEM. */
 PH_API int ph_graph_remove_dead_near(ph_graph *g, ph_node *const *nodes, size_t n, ph_dead_gate gate, void *user);
 
 /* A set of nodes of one graph taken out in the graph's order (or the

@@ -189,9 +189,11 @@ PH_API ph_node *ph_node_heap_pop(ph_node_heap *h)
 PH_API int ph_graph_remove_dead_near(ph_graph *g, ph_node *const *nodes, size_t n_nodes, ph_dead_gate gate,
                                      void *user)
 {
-    /* a quarter of the graph or more: the walk along the list costs less
-     * than the heap over scattered nodes */
-    if (!g || g->model->graph != g || ph_model_node_count(g->model) != g->n_nodes || n_nodes >= g->n_nodes / 4)
+    /* bodies (also empty ones, whose initializers only the full sweep
+     * looks at), or a quarter of the graph or more: the walk along the list
+     * costs less than the heap over scattered nodes */
+    if (!g || g->model->graph != g || g->model->bodies_made || ph_model_node_count(g->model) != g->n_nodes ||
+        n_nodes >= g->n_nodes / 4)
         return ph_graph_remove_dead_gated(g, gate, user);
     ph_node_heap *h = ph_node_heap_new(1);
     if (!h)
