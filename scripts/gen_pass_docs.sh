@@ -5,6 +5,7 @@
 #                                            first; OUT to docs/passes.md)
 # tests/pass_docs.sh checks that docs/passes.md is what this writes.
 set -eu
+export LC_ALL=C # the sections in byte order of the names, whatever the locale
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 out=${2:-docs/passes.md}
