@@ -8,10 +8,10 @@
  *   so y = Transpose(x, perm = c) with c[j] = p1[p2[j]].
  *
  * Requires: T2 a default-domain Transpose whose input is produced by T1, a
- *   default-domain Transpose; both perms valid permutations of one rank.  A
- *   missing perm means reversed dims and needs the rank: taken from the other
- *   Transpose's perm, else from ph_value_rank of x / T1's output / y; unknown
- *   rank -> skip.
+ *   default-domain Transpose; both perms valid permutations of one rank
+ *   (ph_node_transpose_perm).  A missing perm means reversed dims and needs
+ *   the rank: that of the Transpose's input or output (ph_value_rank), else
+ *   the other Transpose's; unknown rank -> skip.
  * Changes:
  *   - composite identity, and y redirectable (ph_value_can_replace(y, x)):
  *     users of y read x, T2 is removed;
@@ -33,47 +33,18 @@
 
 #define MAX_RANK 64
 
-/* Length of n's perm attribute, 0 when absent, -1 when malformed. */
-static ptrdiff_t perm_len(const ph_node *n, const int64_t **perm)
+/* t's permutation into out (ph_node_transpose_perm: a missing perm is the
+ * reversed dims of the rank t's values know), or, for a missing perm whose
+ * rank they do not know, the reversed dims of `rank`, the other
+ * Transpose's (0: none).  The rank, or < 1. */
+static int perm_of(const ph_node *t, int rank, int64_t *out)
 {
-    ptrdiff_t len = ph_node_attr_ints(n, "perm", perm); /* one look-up when it is a list */
-    if (len < 0) {
-        *perm = NULL;
-        return ph_node_attr_type(n, "perm") == PH_ATTR_NONE ? 0 : -1;
-    }
-    return len >= 1 ? len : -1;
-}
-
-/* The permutation of `rank` dims a perm of length len (0: absent) gives,
- * into out; 0, or -1 if not a permutation. */
-static int read_perm(ptrdiff_t len, const int64_t *p, int rank, int64_t *out)
-{
-    unsigned char seen[MAX_RANK] = {0};
-    if (len != 0 && len != rank)
-        return -1;
-    for (int i = 0; i < rank; i++) {
-        int64_t v = len == 0 ? rank - 1 - i : p[i];
-        if (v < 0 || v >= rank || seen[v]++)
-            return -1;
-        out[i] = v;
-    }
-    return 0;
-}
-
-/* The common rank of the pair (perms of lengths l1, l2), or -1 when
- * unknown or inconsistent. */
-static int pair_rank(const ph_node *t1, ptrdiff_t l1, const ph_node *t2, ptrdiff_t l2)
-{
-    if (l1 < 0 || l2 < 0 || (l1 && l2 && l1 != l2))
-        return -1;
-    ptrdiff_t r = l1 ? l1 : l2;
-    if (!r)
-        r = ph_value_rank(ph_node_input(t1, 0));
-    if (r <= 0)
-        r = ph_value_rank(ph_node_output(t1, 0));
-    if (r <= 0)
-        r = ph_value_rank(ph_node_output(t2, 0));
-    return r >= 1 && r <= MAX_RANK ? (int)r : -1;
+    int r = ph_node_transpose_perm(t, out, MAX_RANK);
+    if (r >= 1 || rank < 1 || ph_node_attr_type(t, "perm") != PH_ATTR_NONE)
+        return r;
+    for (int i = 0; i < rank; i++)
+        out[i] = rank - 1 - i;
+    return rank;
 }
 
 static int is_identity_perm(const int64_t *c, int rank)
@@ -89,22 +60,18 @@ static int merge(ph_rewriter *rw, const ph_match *m)
 {
     ph_node *t1 = ph_match_node(m, "t"), *t2 = ph_match_root(m);
     ph_value *x = ph_match_value(m, "x"), *y = ph_match_value(m, "y");
-    const int64_t *a1, *a2;
-    ptrdiff_t l1 = perm_len(t1, &a1), l2 = perm_len(t2, &a2);
-    int rank = pair_rank(t1, l1, t2, l2);
     int64_t p1[MAX_RANK], p2[MAX_RANK], c[MAX_RANK];
-    if (rank < 0 || read_perm(l1, a1, rank, p1) || read_perm(l2, a2, rank, p2))
-        return 0;
-    for (int j = 0; j < rank; j++)
+    int r1 = ph_node_transpose_perm(t1, p1, MAX_RANK), r2 = perm_of(t2, r1, p2);
+    if (r1 < 1)
+        r1 = perm_of(t1, r2, p1);
+    if (r1 < 1 || r1 != r2)
+        return 0; /* a rank unknown, or two that disagree; an invalid perm */
+    for (int j = 0; j < r1; j++)
         c[j] = p1[p2[j]];
     ph_value *with = x;
-    if (!is_identity_perm(c, rank) || !ph_value_can_replace(y, x)) {
-        ph_node *t = ph_rw_node(rw, "Transpose", 1, &x, 1);
-        if (!t || ph_node_set_attr_ints(t, "perm", (size_t)rank, c) < 0)
-            return PH_ENOMEM;
-        with = ph_node_output(t, 0);
-    }
-    return ph_rw_replace(rw, y, with) ? PH_ENOMEM : 1;
+    if (!is_identity_perm(c, r1) || !ph_value_can_replace(y, x))
+        with = ph_rw_transpose(rw, x, (size_t)r1, c);
+    return with && !ph_rw_replace(rw, y, with) ? 1 : PH_ENOMEM;
 }
 
 /* t is shared: when T1 has other readers it stays for them, and T2 still

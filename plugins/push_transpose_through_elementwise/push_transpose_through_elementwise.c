@@ -185,9 +185,7 @@ static int push(ph_rewriter *rw, const ph_match *m)
     }
     ph_value *z = op ? ph_node_output(op, 0) : NULL;
     ph_value_set_type_transposed(z, y, r, inv); /* the new value's type: y's, untransposed */
-    ph_node *t = ph_rw_node(rw, "Transpose", 1, &z, 1);
-    ph_node_set_attr_ints(t, "perm", (size_t)r, pi->perm);
-    return ph_rw_replace_root(rw, t ? ph_node_output(t, 0) : NULL);
+    return ph_rw_replace_root(rw, ph_rw_transpose(rw, z, (size_t)r, pi->perm));
 }
 
 static const ph_rule rules[] = {
